@@ -1,0 +1,129 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// One list of Swift settings, applied to every target.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "kiosk",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "kiosk", targets: ["kiosk"]),
+        .library(name: "KioskCore", targets: ["KioskCore"]),
+        .library(name: "KioskSigning", targets: ["KioskSigning"]),
+        .library(name: "KioskTesting", targets: ["KioskTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.14.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.33.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.0"),
+    ],
+    targets: [
+        // Domain types and rules; no I/O.
+        .target(name: "KioskCore", swiftSettings: swiftSettings),
+        // Keys, certificate chains, JWS, verification.
+        .target(
+            name: "KioskSigning",
+            dependencies: [
+                "KioskCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Persistence behind one interface: SQLite and PostgreSQL.
+        .target(
+            name: "KioskStorage",
+            dependencies: [
+                "KioskCore",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The store server: HTTP routes, console API, startup.
+        .target(
+            name: "KioskStore",
+            dependencies: [
+                "KioskCore",
+                "KioskSigning",
+                "KioskStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+        // The `kiosk` command line, as a library so tests build the exact commands.
+        .target(
+            name: "KioskCLI",
+            dependencies: [
+                "KioskCore",
+                "KioskSigning",
+                "KioskStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "kiosk", dependencies: ["KioskCLI"], swiftSettings: swiftSettings),
+        // Helpers for users' own tests: a store on an ephemeral port, with its admin token.
+        .target(
+            name: "KioskTesting",
+            dependencies: [
+                "KioskStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KioskSigningTests",
+            dependencies: ["KioskSigning", .product(name: "X509", package: "swift-certificates")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "KioskStorageTests",
+            dependencies: ["KioskStorage", "KioskCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "KioskStoreTests",
+            dependencies: [
+                "KioskStore", "KioskTesting", "KioskSigning",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "KioskCLITests",
+            dependencies: ["kiosk", "KioskCLI", "KioskTesting", "KioskSigning"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,32 @@
+extension Currency {
+    /// `minorUnits` as a plain decimal string with the currency's digits: 99 USD → "0.99", 120 JPY → "120".
+    public func decimalString(minorUnits: Int) -> String {
+        guard minorUnitExponent > 0 else { return String(minorUnits) }
+        let sign = minorUnits < 0 ? "-" : ""
+        let magnitude = minorUnits.magnitude
+        var divisor: UInt = 1
+        for _ in 0..<minorUnitExponent { divisor *= 10 }
+        let fraction = String(magnitude % divisor)
+        let padded = String(repeating: "0", count: minorUnitExponent - fraction.count) + fraction
+        return "\(sign)\(magnitude / divisor).\(padded)"
+    }
+
+    /// Parses a plain decimal string ("0.99", "6", "120") into minor units; nil if it is not a number or has
+    /// more digits after the point than the currency allows. Never goes through floating point.
+    public func minorUnits(decimalString text: String) -> Int? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCIIDigitCharacter)
+        else { return nil }
+        var fraction = parts.count == 2 ? String(parts[1]) : ""
+        guard fraction.allSatisfy(\.isASCIIDigitCharacter) else { return nil }
+        while fraction.count > minorUnitExponent, fraction.last == "0" { fraction.removeLast() }
+        guard fraction.count <= minorUnitExponent else { return nil }
+        fraction += String(repeating: "0", count: minorUnitExponent - fraction.count)
+        guard let value = Int(whole + fraction) else { return nil }
+        return value
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigitCharacter: Bool { isASCII && isNumber }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// An in-app purchase product of one app. Its `productId` is permanent: once used, even after the
+/// product is deleted, it can never be used again in that app.
+public struct Product: Codable, Sendable, Hashable {
+    public var appId: App.ID
+    public var productId: String
+    public var referenceName: String
+    public var type: ProductType
+    public var pricing: Pricing
+    public var localizations: [ProductLocalization]
+    public var clearedForSale: Bool
+    public var reviewState: ReviewState
+    public var familyShareable: Bool
+    /// Auto-renewable products belong to a subscription group at a level (1 = highest service).
+    public var subscription: SubscriptionMembership?
+    /// The period of an auto-renewable subscription (required) or a non-renewing one (optional).
+    public var duration: SubscriptionDuration?
+    public var introductoryOffers: [IntroductoryOffer]
+    public var promotionalOffers: [PromotionalOffer]
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// Set when the developer deleted the product; the row stays so the id is never reused.
+    public var deletedAt: Date?
+
+    public init(
+        appId: App.ID, productId: String, referenceName: String, type: ProductType, pricing: Pricing = Pricing(),
+        localizations: [ProductLocalization] = [], clearedForSale: Bool = true,
+        reviewState: ReviewState = .missingMetadata, familyShareable: Bool = false,
+        subscription: SubscriptionMembership? = nil, duration: SubscriptionDuration? = nil,
+        introductoryOffers: [IntroductoryOffer] = [], promotionalOffers: [PromotionalOffer] = [],
+        createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+    ) {
+        self.appId = appId
+        self.productId = productId
+        self.referenceName = referenceName
+        self.type = type
+        self.pricing = pricing
+        self.localizations = localizations
+        self.clearedForSale = clearedForSale
+        self.reviewState = reviewState
+        self.familyShareable = familyShareable
+        self.subscription = subscription
+        self.duration = duration
+        self.introductoryOffers = introductoryOffers
+        self.promotionalOffers = promotionalOffers
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+}
+
+/// A price: a tier of the built-in table (1–20), and/or custom price points per storefront, which win
+/// over the tier in their storefront. Amounts are integer minor units of the storefront's currency.
+public struct Pricing: Codable, Sendable, Hashable {
+    public var tier: Int?
+    /// Storefront alpha-3 code → price in minor units.
+    public var customPrices: [String: Int]
+
+    public init(tier: Int? = nil, customPrices: [String: Int] = [:]) {
+        self.tier = tier
+        self.customPrices = customPrices
+    }
+
+    public var isEmpty: Bool { tier == nil && customPrices.isEmpty }
+}
+
+/// A product's name and description in one locale (`en_US`, `zh_CN`, …).
+public struct ProductLocalization: Codable, Sendable, Hashable {
+    public var locale: String
+    public var displayName: String
+    public var description: String
+
+    public init(locale: String, displayName: String, description: String) {
+        self.locale = locale
+        self.displayName = displayName
+        self.description = description
+    }
+}
+
+/// An auto-renewable product's place in its subscription group.
+public struct SubscriptionMembership: Codable, Sendable, Hashable {
+    public var groupId: SubscriptionGroup.ID
+    /// 1 is the highest level of service; moving to a lower number is an upgrade.
+    public var level: Int
+
+    public init(groupId: SubscriptionGroup.ID, level: Int) {
+        self.groupId = groupId
+        self.level = level
+    }
+}
+
+/// An introductory offer of an auto-renewable product, for one storefront or (nil) all of them.
+public struct IntroductoryOffer: Codable, Sendable, Hashable {
+    public var storefront: String?
+    public var paymentMode: OfferPaymentMode
+    public var period: OfferPeriod
+    public var numberOfPeriods: Int
+    /// Ignored for free trials.
+    public var pricing: Pricing
+
+    public init(
+        storefront: String? = nil, paymentMode: OfferPaymentMode, period: OfferPeriod, numberOfPeriods: Int = 1,
+        pricing: Pricing = Pricing()
+    ) {
+        self.storefront = storefront
+        self.paymentMode = paymentMode
+        self.period = period
+        self.numberOfPeriods = numberOfPeriods
+        self.pricing = pricing
+    }
+}
+
+/// A promotional offer of an auto-renewable product, redeemed with a signature the merchant makes.
+public struct PromotionalOffer: Codable, Sendable, Hashable {
+    /// Unique within the product; what apps pass as the offer identifier.
+    public var identifier: String
+    public var referenceName: String
+    public var paymentMode: OfferPaymentMode
+    public var period: OfferPeriod
+    public var numberOfPeriods: Int
+    public var pricing: Pricing
+
+    public init(
+        identifier: String, referenceName: String, paymentMode: OfferPaymentMode, period: OfferPeriod,
+        numberOfPeriods: Int = 1, pricing: Pricing = Pricing()
+    ) {
+        self.identifier = identifier
+        self.referenceName = referenceName
+        self.paymentMode = paymentMode
+        self.period = period
+        self.numberOfPeriods = numberOfPeriods
+        self.pricing = pricing
+    }
+}

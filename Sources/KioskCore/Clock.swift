@@ -1,0 +1,33 @@
+import Foundation
+
+/// Where "now" comes from. Every component that needs the time takes one, so tests and the sandbox
+/// can move time explicitly.
+public protocol KioskClock: Sendable {
+    func now() -> Date
+}
+
+/// The real clock.
+public struct SystemClock: KioskClock {
+    public init() {}
+    public func now() -> Date { Date() }
+}
+
+/// A clock that stands still until moved; for tests.
+public final class ManualClock: KioskClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
+        current = start
+    }
+
+    public func now() -> Date { lock.withLock { current } }
+
+    public func advance(by seconds: TimeInterval) {
+        lock.withLock { current += seconds }
+    }
+
+    public func set(_ date: Date) {
+        lock.withLock { current = date }
+    }
+}

@@ -1,0 +1,55 @@
+/// An error a user can act on: what was wrong, where, and what to do.
+///
+/// The HTTP layer turns it into a 4xx JSON body `{"error": {"code", "message", "field", "fix"}}`; the CLI prints
+/// it readably. `code` is stable and machine-readable; `message` and `fix` are for people.
+public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The class of failure, which decides the HTTP status.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// 400: the request is malformed or a value is invalid.
+        case invalidInput
+        /// 401: no or wrong credentials.
+        case unauthorized
+        /// 403: the credentials are fine but not for this.
+        case forbidden
+        /// 404: the named thing does not exist.
+        case notFound
+        /// 409: the request conflicts with what exists (duplicates, reused ids, wrong state).
+        case conflict
+    }
+
+    public var kind: Kind
+    /// Stable machine-readable code, snake_case, e.g. `duplicate_bundle_id`.
+    public var code: String
+    public var message: String
+    /// Where the problem is: a JSON path (`products[2].localizations`), a field name, or a file line.
+    public var field: String?
+    /// What to do about it.
+    public var fix: String?
+
+    public init(_ kind: Kind, code: String, message: String, field: String? = nil, fix: String? = nil) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.field = field
+        self.fix = fix
+    }
+
+    public var description: String {
+        var text = message
+        if let field { text += " (at \(field))" }
+        if let fix { text += " Fix: \(fix)" }
+        return text
+    }
+
+    public static func invalid(_ code: String, _ message: String, field: String? = nil, fix: String? = nil) -> Self {
+        KioskError(.invalidInput, code: code, message: message, field: field, fix: fix)
+    }
+
+    public static func notFound(_ code: String, _ message: String, field: String? = nil, fix: String? = nil) -> Self {
+        KioskError(.notFound, code: code, message: message, field: field, fix: fix)
+    }
+
+    public static func conflict(_ code: String, _ message: String, field: String? = nil, fix: String? = nil) -> Self {
+        KioskError(.conflict, code: code, message: message, field: field, fix: fix)
+    }
+}

@@ -1,0 +1,2 @@
+import KioskCLI
+await KioskCommand.main()
