@@ -100,7 +100,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KioskCoreTests", dependencies: ["KioskCore"], resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "KioskSigningTests",
             dependencies: ["KioskSigning", .product(name: "X509", package: "swift-certificates")],
