@@ -1,7 +1,20 @@
 import ArgumentParser
 
-/// The `kiosk` command line.
+/// The `kiosk` command line: runs the store and drives its console.
 public struct KioskCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(commandName: "kiosk", abstract: "A self-hosted in-app purchase store.")
+    public static let configuration = CommandConfiguration(
+        commandName: "kiosk",
+        abstract: "Kiosk: a self-hosted in-app purchase store that speaks Apple's protocols.",
+        discussion: """
+            Start a store with `kiosk serve`; the other commands talk to a running store \
+            (--server / KIOSK_SERVER, --token / KIOSK_ADMIN_TOKEN).
+            """,
+        version: "0.1.0",
+        subcommands: [
+            ServeCommand.self, AppsCommand.self, ProductsCommand.self, GroupsCommand.self, CatalogCommand.self,
+            AgreementsCommand.self, TestersCommand.self, KeysCommand.self, CertsCommand.self,
+        ]
+    )
+
     public init() {}
 }

@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Talks to a running store's console API (`/admin/v1`) for the CLI.
+struct AdminClient {
+    let server: String
+    let token: String?
+
+    /// An answer from the store: its status and body.
+    struct Answer {
+        var status: Int
+        var body: Data
+        var contentType: String?
+    }
+
+    func get(_ path: String, query: [String: String] = [:]) async throws -> Answer {
+        try await send(.GET, path, query: query, body: nil)
+    }
+
+    func post(_ path: String, query: [String: String] = [:], raw: Data? = nil) async throws -> Answer {
+        try await send(.POST, path, query: query, body: raw)
+    }
+
+    func patch(_ path: String, raw: Data) async throws -> Answer {
+        try await send(.PATCH, path, query: [:], body: raw)
+    }
+
+    func put(_ path: String, raw: Data) async throws -> Answer {
+        try await send(.PUT, path, query: [:], body: raw)
+    }
+
+    func delete(_ path: String) async throws -> Answer {
+        try await send(.DELETE, path, query: [:], body: nil)
+    }
+
+    /// Sends a request and returns a 2xx answer; any other answer becomes a `CLIError` with the store's text.
+    private func send(_ method: HTTPMethod, _ path: String, query: [String: String], body: Data?) async throws -> Answer {
+        guard let token, !token.isEmpty else {
+            throw CLIError(
+                message: "No admin token.",
+                fix: "Pass --token or set KIOSK_ADMIN_TOKEN to the token `kiosk serve` printed at its first start.")
+        }
+        var components = URLComponents(string: server.hasSuffix("/") ? String(server.dropLast()) : server)
+        components?.percentEncodedPath += "/admin/v1" + path
+        if !query.isEmpty {
+            components?.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        }
+        guard let url = components?.string else {
+            throw CLIError(message: "'\(server)' is not a valid server URL.", fix: "Use e.g. --server http://127.0.0.1:8080")
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Accept", value: "application/json")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        } catch {
+            throw CLIError(
+                message: "Cannot reach the store at \(server) (\(error)).",
+                fix: "Start it with `kiosk serve`, or point --server / KIOSK_SERVER at it.")
+        }
+        let buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
+        let answer = Answer(
+            status: Int(response.status.code), body: Data(buffer.readableBytesView),
+            contentType: response.headers.first(name: "Content-Type"))
+        guard (200..<300).contains(answer.status) else { throw CLIError(answer: answer) }
+        return answer
+    }
+}
+
+extension AdminClient.Answer {
+    /// The body decoded as the store's JSON.
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(type, from: body)
+    }
+
+    /// The body re-printed as indented JSON with sorted keys, for `--json`.
+    var prettyJSON: String {
+        guard let object = try? JSONSerialization.jsonObject(with: body),
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        else { return String(decoding: body, as: UTF8.self) }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+
+/// `--server`, `--token` and `--json`, shared by every command that talks to a running store.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "The store's URL (default: KIOSK_SERVER or http://127.0.0.1:8080).")
+    var server: String?
+
+    @Option(help: "The admin token (default: KIOSK_ADMIN_TOKEN).")
+    var token: String?
+
+    @Flag(help: "Print one JSON document instead of text.")
+    var json = false
+
+    var client: AdminClient {
+        let environment = ProcessInfo.processInfo.environment
+        return AdminClient(
+            server: server ?? environment["KIOSK_SERVER"] ?? "http://127.0.0.1:8080",
+            token: token ?? environment["KIOSK_ADMIN_TOKEN"])
+    }
+
+    /// Prints `--json` output or the text lines `text` makes from the answer.
+    func print(_ answer: AdminClient.Answer, text: (AdminClient.Answer) throws -> [String]) throws {
+        if json {
+            Swift.print(answer.prettyJSON)
+        } else {
+            for line in try text(answer) { Swift.print(line) }
+        }
+    }
+}
+
+/// Runs a command body, printing a `CLIError` readably to standard error and exiting 1.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as CLIError {
+        FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        throw ExitCode.failure
+    }
+}

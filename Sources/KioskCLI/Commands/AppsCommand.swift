@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import KioskStore
+
+/// `kiosk apps …`: apps as App Store Connect's "My Apps".
+struct AppsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps", abstract: "Create and inspect apps.",
+        subcommands: [Create.self, List.self, Show.self, Update.self, RegenerateSecret.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an app; Kiosk assigns its numeric app id.")
+        @Option(help: "The app's bundle id, reverse-DNS (com.example.app).") var bundleId: String
+        @Option(help: "The app's name.") var name: String
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.post("/apps", raw: try JSONBody(["bundleId": bundleId, "name": name]))
+                try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List apps.")
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.get("/apps")
+                try connection.print(answer) { answer in
+                    let apps = try answer.decode(AppList.self).apps
+                    guard !apps.isEmpty else { return ["No apps yet. Create one with `kiosk apps create`."] }
+                    var table = TextTable("BUNDLE ID", "APP ID", "NAME")
+                    for app in apps { table.add(app.bundleId, String(app.appAppleId), app.name) }
+                    return table.lines
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one app.")
+        @Argument(help: "The app's bundle id.") var bundleId: String
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.get("/apps/\(bundleId.pathEscaped)")
+                try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change an app's name or notification URLs.")
+        @Argument(help: "The app's bundle id.") var bundleId: String
+        @Option(help: "A new name.") var name: String?
+        @Option(help: "Where production notifications go (repeat for several; \"\" clears).")
+        var productionNotificationUrl: [String] = []
+        @Option(help: "Where sandbox notifications go (repeat for several; \"\" clears).")
+        var sandboxNotificationUrl: [String] = []
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                var body: [String: Any] = [:]
+                if let name { body["name"] = name }
+                if !productionNotificationUrl.isEmpty { body["productionNotificationURLs"] = productionNotificationUrl.filter { !$0.isEmpty } }
+                if !sandboxNotificationUrl.isEmpty { body["sandboxNotificationURLs"] = sandboxNotificationUrl.filter { !$0.isEmpty } }
+                guard !body.isEmpty else {
+                    throw CLIError(message: "Nothing to change.", fix: "Pass --name or a notification URL option.")
+                }
+                let answer = try await connection.client.patch("/apps/\(bundleId.pathEscaped)", raw: try JSONBody(body))
+                try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
+            }
+        }
+    }
+
+    struct RegenerateSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "shared-secret", abstract: "Generate (or regenerate) the app-specific shared secret.")
+        @Argument(help: "The app's bundle id.") var bundleId: String
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.post("/apps/\(bundleId.pathEscaped)/shared-secret")
+                try connection.print(answer) { ["Shared secret: \(try $0.decode(AppResource.self).sharedSecret ?? "")"] }
+            }
+        }
+    }
+
+    static func describe(_ app: AppResource) -> [String] {
+        [
+            "Bundle id:       \(app.bundleId)",
+            "App id:          \(app.appAppleId)",
+            "Name:            \(app.name)",
+            "Shared secret:   \(app.sharedSecret ?? "none (create with `kiosk apps shared-secret \(app.bundleId)`)")",
+            "Notifications:   production \(app.productionNotificationURLs.isEmpty ? "none" : app.productionNotificationURLs.joined(separator: ", "))",
+            "                 sandbox \(app.sandboxNotificationURLs.isEmpty ? "none" : app.sandboxNotificationURLs.joined(separator: ", "))",
+        ]
+    }
+}
+
+extension String {
+    /// The string escaped for use as one URL path segment.
+    var pathEscaped: String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/")
+        return addingPercentEncoding(withAllowedCharacters: allowed) ?? self
+    }
+}
+
+/// A JSON object body built from plain values.
+func JSONBody(_ object: [String: Any]) throws -> Data {
+    try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+}

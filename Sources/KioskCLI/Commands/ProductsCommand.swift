@@ -1,0 +1,295 @@
+import ArgumentParser
+import Foundation
+import KioskCore
+import KioskStore
+
+/// `kiosk products …`: in-app purchases as App Store Connect's "In-App Purchases" page.
+struct ProductsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "products", abstract: "Create, change, review and inspect in-app purchase products.",
+        subcommands: [
+            Create.self, List.self, Show.self, Update.self, Localize.self, Delete.self, Review.self,
+            Availability.self, Prices.self,
+        ])
+
+    /// Options that set a product's fields, shared by `create` and `update`.
+    struct Fields: ParsableArguments {
+        @Option(help: "Reference name (internal, 1–64 characters).") var referenceName: String?
+        @Option(help: "Price tier 1–20 of the built-in table.") var tier: Int?
+        @Option(help: "A custom price point STOREFRONT=AMOUNT, e.g. CHN=6 or USA=0.99 (repeatable).") var price: [String] = []
+        @Option(help: "Locale of the display name and description, e.g. en_US.") var locale: String?
+        @Option(help: "Display name customers see (with --locale).") var displayName: String?
+        @Option(help: "Description customers see (with --locale).") var description: String?
+        @Option(help: "Subscription group (reference name or id), for auto-renewable products.") var group: String?
+        @Option(help: "Level in the group, 1 = highest service.") var level: Int?
+        @Option(help: "Subscription duration: P1W, P1M, P2M, P3M, P6M or P1Y.") var duration: String?
+        @Option(help: "Cleared for sale: true or false.") var clearedForSale: Bool?
+        @Option(help: "Family shareable: true or false.") var familyShareable: Bool?
+
+        func body(current: ProductResource?) throws -> [String: Any] {
+            var body: [String: Any] = [:]
+            if let referenceName { body["referenceName"] = referenceName }
+            if tier != nil || !price.isEmpty {
+                var pricing: [String: Any] = [:]
+                if let tier = tier ?? current?.pricing.tier { pricing["tier"] = tier }
+                var custom = current?.pricing.customPrices ?? [:]
+                for entry in price {
+                    let (code, amount) = try Self.customPrice(entry)
+                    custom[code] = amount
+                }
+                if !custom.isEmpty { pricing["customPrices"] = custom }
+                body["pricing"] = pricing
+            }
+            if let locale {
+                guard let displayName, let description else {
+                    throw CLIError(message: "--locale needs --display-name and --description.", field: "--locale")
+                }
+                var localizations = (current?.localizations ?? []).filter { $0.locale != locale }.map {
+                    ["locale": $0.locale, "displayName": $0.displayName, "description": $0.description]
+                }
+                localizations.append(["locale": locale, "displayName": displayName, "description": description])
+                body["localizations"] = localizations
+            } else if displayName != nil || description != nil {
+                throw CLIError(message: "--display-name and --description need --locale.", field: "--locale", fix: "Add e.g. --locale en_US.")
+            }
+            if group != nil || level != nil {
+                var placement: [String: Any] = ["level": level ?? current?.subscription?.level ?? 1]
+                if let group {
+                    if let id = Int64(group) { placement["groupId"] = id } else { placement["group"] = group }
+                } else if let groupId = current?.subscription?.groupId {
+                    placement["groupId"] = groupId
+                }
+                body["subscription"] = placement
+            }
+            if let duration { body["duration"] = duration }
+            if let clearedForSale { body["clearedForSale"] = clearedForSale }
+            if let familyShareable { body["familyShareable"] = familyShareable }
+            return body
+        }
+
+        /// `CHN=6` → ("CHN", 600): the amount is a decimal in the storefront's currency.
+        static func customPrice(_ entry: String) throws -> (String, Int) {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let storefront = Storefront.named(parts[0]) else {
+                throw CLIError(
+                    message: "'\(entry)' is not STOREFRONT=AMOUNT with a known storefront.", field: "--price",
+                    fix: "Use e.g. --price USA=0.99 or --price CHN=6 (alpha-3 storefront codes).")
+            }
+            guard let amount = storefront.currency.minorUnits(decimalString: parts[1]), amount > 0 else {
+                throw CLIError(
+                    message: "'\(parts[1])' is not a price in \(storefront.currency.code).", field: "--price",
+                    fix: "\(storefront.currency.code) takes up to \(storefront.currency.minorUnitExponent) digits after the point.")
+            }
+            return (storefront.code, amount)
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a product.")
+        @Option(help: "The app's bundle id.") var app: String
+        @Option(name: .customLong("id"), help: "The product id (permanent: never reusable, even after deletion).") var productId: String
+        @Option(help: "consumable, non_consumable, auto_renewable or non_renewing.") var type: String
+        @OptionGroup var fields: Fields
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                var body = try fields.body(current: nil)
+                body["productId"] = productId
+                body["type"] = type
+                if body["referenceName"] == nil { body["referenceName"] = productId }
+                let answer = try await connection.client.post("/apps/\(app.pathEscaped)/products", raw: try JSONBody(body))
+                try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List an app's products.")
+        @Option(help: "The app's bundle id.") var app: String
+        @Flag(help: "Include deleted products (their ids stay reserved).") var includeDeleted = false
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.get(
+                    "/apps/\(app.pathEscaped)/products", query: includeDeleted ? ["includeDeleted": "true"] : [:])
+                try connection.print(answer) { answer in
+                    let products = try answer.decode(ProductList.self).products
+                    guard !products.isEmpty else { return ["No products yet. Create one with `kiosk products create`."] }
+                    var table = TextTable("PRODUCT ID", "TYPE", "TIER", "STATE", "CLEARED", "NAME")
+                    for product in products {
+                        table.add(
+                            product.productId, product.type.rawValue, product.pricing.tier.map(String.init) ?? "-",
+                            product.deletedAt == nil ? product.reviewState.rawValue : "deleted",
+                            product.clearedForSale ? "yes" : "no", product.referenceName)
+                    }
+                    return table.lines
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a product and whether clients get it.")
+        @Option(help: "The app's bundle id.") var app: String
+        @Argument(help: "The product id.") var productId: String
+        @Option(help: "Storefront for the availability check (default USA).") var storefront: String?
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.get(
+                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)",
+                    query: storefront.map { ["storefront": $0] } ?? [:])
+                try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a product's fields.")
+        @Option(help: "The app's bundle id.") var app: String
+        @Argument(help: "The product id.") var productId: String
+        @OptionGroup var fields: Fields
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let client = connection.client
+                let path = "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)"
+                let current = try await client.get(path).decode(ProductResource.self)
+                let body = try fields.body(current: current)
+                guard !body.isEmpty else { throw CLIError(message: "Nothing to change.", fix: "See `kiosk products update --help`.") }
+                let answer = try await client.patch(path, raw: try JSONBody(body))
+                try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
+            }
+        }
+    }
+
+    struct Localize: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add or replace a product's texts in one locale.")
+        @Option(help: "The app's bundle id.") var app: String
+        @Argument(help: "The product id.") var productId: String
+        @Option(help: "Locale, e.g. en_US or zh_CN.") var locale: String
+        @Option(help: "Display name (1–35 characters).") var displayName: String
+        @Option(help: "Description (1–55 characters).") var description: String
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.put(
+                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/localizations/\(locale.pathEscaped)",
+                    raw: try JSONBody(["displayName": displayName, "description": description]))
+                try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a product. Its id can never be used again in this app.")
+        @Option(help: "The app's bundle id.") var app: String
+        @Argument(help: "The product id.") var productId: String
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.delete("/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)")
+                try connection.print(answer) { _ in ["Deleted \(productId). Its id stays reserved forever."] }
+            }
+        }
+    }
+
+    struct Review: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move a product through review: submit, approve, reject, remove_from_sale, restore_to_sale.")
+        @Option(help: "The app's bundle id.") var app: String
+        @Argument(help: "The product id.") var productId: String
+        @Option(help: "submit, approve, reject, remove_from_sale or restore_to_sale.") var action: String
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.post(
+                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/review",
+                    raw: try JSONBody(["action": action]))
+                try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
+            }
+        }
+    }
+
+    struct Availability: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Say whether clients get a product, and every reason why not (seed 002's \"zero products\").")
+        @Option(help: "The app's bundle id.") var app: String
+        @Argument(help: "The product id.") var productId: String
+        @Option(help: "sandbox or production (default sandbox).") var environment: String = "sandbox"
+        @Option(help: "Storefront (default USA).") var storefront: String = "USA"
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.get(
+                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/availability",
+                    query: ["environment": environment, "storefront": storefront])
+                try connection.print(answer) { answer in
+                    ProductsCommand.describe(try answer.decode(AvailabilityResource.self))
+                }
+            }
+        }
+    }
+
+    struct Prices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a product's price in every storefront.")
+        @Option(help: "The app's bundle id.") var app: String
+        @Argument(help: "The product id.") var productId: String
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await connection.client.get("/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/prices")
+                try connection.print(answer) { answer in
+                    var table = TextTable("STOREFRONT", "CURRENCY", "PRICE", "SOURCE")
+                    for price in try answer.decode(PriceList.self).prices {
+                        table.add(price.storefront, price.currency, price.price, price.source)
+                    }
+                    return table.lines
+                }
+            }
+        }
+    }
+
+    static func describe(_ availability: AvailabilityResource) -> [String] {
+        let head = "\(availability.environment.rawValue) \(availability.storefront): "
+        guard !availability.available else { return [head + "available"] }
+        var lines = [head + "NOT available"]
+        for reason in availability.reasons {
+            lines.append("  - \(reason.message)")
+            if let fix = reason.fix { lines.append("    fix: \(fix)") }
+        }
+        return lines
+    }
+
+    static func describe(_ product: ProductResource) -> [String] {
+        var lines = [
+            "Product id:      \(product.productId)",
+            "Reference name:  \(product.referenceName)",
+            "Type:            \(product.type.rawValue)",
+            "Review state:    \(product.deletedAt == nil ? product.reviewState.rawValue : "deleted")",
+            "Cleared:         \(product.clearedForSale ? "yes" : "no")   family shareable: \(product.familyShareable ? "yes" : "no")",
+            "Price:           "
+                + ([product.pricing.tier.map { "tier \($0)" }].compactMap { $0 }
+                    + product.pricing.customPrices.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) (minor units)" })
+                .joined(separator: ", "),
+        ]
+        if let subscription = product.subscription {
+            lines.append("Subscription:    group \(subscription.groupId), level \(subscription.level), \(product.duration?.rawValue ?? "no duration")")
+        }
+        for localization in product.localizations {
+            lines.append("  \(localization.locale): \(localization.displayName) — \(localization.description)")
+        }
+        for availability in product.availability ?? [] { lines += describe(availability) }
+        return lines
+    }
+}

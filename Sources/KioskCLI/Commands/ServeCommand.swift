@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import KioskCore
+import KioskStore
+import Logging
+
+/// `kiosk serve`: runs the store until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the store (production and sandbox) on one port.",
+        discussion: """
+            On first start it creates the data directory, the SQLite database, a signing chain per environment \
+            and an admin token, and prints where everything is. Every option also reads a KIOSK_* variable.
+            """)
+
+    @Option(help: "Address to listen on (KIOSK_HOST; default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to listen on, 0 for any free port (KIOSK_PORT; default 8080).")
+    var port: Int?
+
+    @Option(help: "Directory for the database, keys and state (KIOSK_DATA_DIR; default ./kiosk-data).")
+    var dataDir: String?
+
+    @Option(help: "Database URL: sqlite:///path or postgres://user:pass@host:port/db (KIOSK_DATABASE_URL).")
+    var database: String?
+
+    @Option(help: "Use this admin token instead of a generated one (KIOSK_ADMIN_TOKEN).")
+    var adminToken: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (KIOSK_LOG_LEVEL; default info).")
+    var logLevel: String?
+
+    @Option(help: "text or json (KIOSK_LOG_FORMAT; default text).")
+    var logFormat: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let configuration = try makeConfiguration(environment: ProcessInfo.processInfo.environment)
+            KioskLogging.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
+            let host = configuration.host
+            let store: BuiltStore
+            do {
+                store = try await buildStore(
+                    configuration: configuration, logger: Logger(label: "kiosk"),
+                    onServerRunning: { port in
+                        let base = "http://\(host):\(port)"
+                        print("Kiosk \(KioskVersion.current) listening on \(base)")
+                        print("  production: \(base)/verifyReceipt, \(base)/inApps/…   sandbox: \(base)/sandbox/…")
+                        print("  console:    \(base)/admin/v1 (Bearer admin token)   health: \(base)/health")
+                        fflush(stdout)
+                    })
+            } catch let error as KioskError {
+                throw CLIError(message: error.message, field: error.field, fix: error.fix, code: error.code)
+            }
+            for line in store.report.lines() { print(line) }
+            fflush(stdout)
+            try await store.application.runService()
+        }
+    }
+
+    func makeConfiguration(environment: [String: String]) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        if let host = host ?? environment["KIOSK_HOST"] { configuration.host = host }
+        if let portText = port.map(String.init) ?? environment["KIOSK_PORT"] {
+            guard let value = Int(portText), (0...65535).contains(value) else {
+                throw CLIError(message: "'\(portText)' is not a port.", field: "--port", fix: "Use a number from 0 to 65535.")
+            }
+            configuration.port = value
+        }
+        if let dataDir = dataDir ?? environment["KIOSK_DATA_DIR"] {
+            configuration.dataDirectory = URL(fileURLWithPath: dataDir)
+        }
+        configuration.databaseURL = database ?? environment["KIOSK_DATABASE_URL"]
+        configuration.adminToken = adminToken ?? environment["KIOSK_ADMIN_TOKEN"]
+        if let levelText = logLevel ?? environment["KIOSK_LOG_LEVEL"] {
+            guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+                throw CLIError(
+                    message: "'\(levelText)' is not a log level.", field: "--log-level",
+                    fix: "Use one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            configuration.logLevel = level
+        }
+        if let formatText = logFormat ?? environment["KIOSK_LOG_FORMAT"] {
+            guard let format = ServerConfiguration.LogFormat(rawValue: formatText.lowercased()) else {
+                throw CLIError(message: "'\(formatText)' is not a log format.", field: "--log-format", fix: "Use text or json.")
+            }
+            configuration.logFormat = format
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskStorage
+import Logging
+import Prometheus
+
+/// A store ready to run: the Hummingbird application, what starting it did, and its parts.
+public struct BuiltStore: Sendable {
+    public var application: Application<RouterResponder<KioskRequestContext>>
+    public var report: StartupReport
+    public var database: any KioskDatabase
+    public var catalog: CatalogService
+    public var signing: StoreSigning
+}
+
+/// Builds the whole store: `kiosk serve` runs what this returns, and tests call it too.
+///
+/// - Parameters:
+///   - configuration: where to listen and where state lives.
+///   - clock: the source of "now" for everything the store does.
+///   - logger: the store's logger.
+///   - onServerRunning: called with the bound port once the server listens (useful with port 0).
+public func buildStore(
+    configuration: ServerConfiguration,
+    clock: any KioskClock = SystemClock(),
+    logger: Logger = Logger(label: "kiosk"),
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> BuiltStore {
+    let bootstrap = try await StoreBootstrap(configuration: configuration, clock: clock, logger: logger).run()
+    let catalog = CatalogService(database: bootstrap.database, clock: clock)
+    let registry = PrometheusCollectorRegistry()
+
+    let router = Router(context: KioskRequestContext.self)
+    router.add(middleware: RequestMetricsMiddleware(registry: registry))
+    router.add(middleware: LogRequestMiddleware(.info))
+    router.add(middleware: ErrorMiddleware())
+    HealthController(database: bootstrap.database, registry: registry).addRoutes(to: router)
+
+    let admin = router.group("admin/v1").add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
+    AppsController(catalog: catalog).addRoutes(to: admin)
+    ProductsController(catalog: catalog).addRoutes(to: admin)
+    GroupsController(catalog: catalog).addRoutes(to: admin)
+    TestersController(catalog: catalog).addRoutes(to: admin)
+    AgreementsController(catalog: catalog).addRoutes(to: admin)
+    CatalogController(catalog: catalog).addRoutes(to: admin)
+    CertificatesController(catalog: catalog, signing: bootstrap.signing, clock: clock).addRoutes(to: admin)
+    router.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
+
+    var application = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Kiosk/\(KioskVersion.current)"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger)
+    application.addServices(DatabaseLifecycleService(database: bootstrap.database))
+    return BuiltStore(
+        application: application, report: bootstrap.report, database: bootstrap.database, catalog: catalog,
+        signing: bootstrap.signing)
+}

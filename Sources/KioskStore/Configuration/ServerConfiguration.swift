@@ -1,0 +1,50 @@
+import Foundation
+import Logging
+
+/// Everything `kiosk serve` needs to start a store. Defaults give a working store on a fresh machine:
+/// 127.0.0.1:8080, an SQLite file in `./kiosk-data`.
+public struct ServerConfiguration: Sendable {
+    /// Address to listen on (`KIOSK_HOST`, `--host`).
+    public var host: String
+    /// Port to listen on; 0 picks a free one (`KIOSK_PORT`, `--port`).
+    public var port: Int
+    /// Where the database file, signing keys and other state live (`KIOSK_DATA_DIR`, `--data-dir`).
+    public var dataDirectory: URL
+    /// `sqlite:///path`, a file path, or `postgres://user:pass@host:port/db` (`KIOSK_DATABASE_URL`, `--database`).
+    /// nil means `kiosk.sqlite` in the data directory.
+    public var databaseURL: String?
+    /// An admin token to install instead of generating one (`KIOSK_ADMIN_TOKEN`, `--admin-token`).
+    public var adminToken: String?
+    public var logLevel: Logger.Level
+    public var logFormat: LogFormat
+
+    public enum LogFormat: String, Sendable, CaseIterable {
+        /// One human-readable line per event, metadata as `key=value`.
+        case text
+        /// One JSON object per line, for log shippers.
+        case json
+    }
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        dataDirectory: URL = URL(fileURLWithPath: "kiosk-data"),
+        databaseURL: String? = nil,
+        adminToken: String? = nil,
+        logLevel: Logger.Level = .info,
+        logFormat: LogFormat = .text
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
+        self.adminToken = adminToken
+        self.logLevel = logLevel
+        self.logFormat = logFormat
+    }
+
+    /// The database URL in effect: the configured one, or the SQLite file in the data directory.
+    public var effectiveDatabaseURL: String {
+        databaseURL ?? "sqlite://" + dataDirectory.appendingPathComponent("kiosk.sqlite").standardizedFileURL.path
+    }
+}

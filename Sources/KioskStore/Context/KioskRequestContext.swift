@@ -1,0 +1,17 @@
+import Foundation
+import Hummingbird
+
+/// The request context of every Kiosk route: ISO 8601 JSON, and room for large catalog uploads.
+public struct KioskRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    /// Catalog files can be large; everything else is small.
+    public var maxUploadSize: Int { 16 * 1024 * 1024 }
+
+    public var requestDecoder: JSONDecoder { .kiosk }
+    public var responseEncoder: JSONEncoder { .kiosk }
+}

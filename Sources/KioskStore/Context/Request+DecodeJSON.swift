@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import KioskCore
+
+/// A request body type that names the keys it accepts, so a misspelt key is an error instead of lost data.
+package protocol StrictlyDecodable: Decodable {
+    static var knownKeys: Set<String> { get }
+}
+
+extension Request {
+    /// Reads the whole body, up to the context's upload limit.
+    func collectBody(context: KioskRequestContext) async throws -> Data {
+        do {
+            let buffer = try await body.collect(upTo: context.maxUploadSize)
+            return Data(buffer.readableBytesView)
+        } catch {
+            throw KioskError.invalid(
+                "body_too_large", "The request body is larger than \(context.maxUploadSize / 1_048_576) MiB.",
+                fix: "Split the upload into smaller files.")
+        }
+    }
+
+    /// Decodes a JSON body, turning every problem into a `KioskError` that names the field.
+    func decodeJSON<T: StrictlyDecodable>(as type: T.Type, context: KioskRequestContext) async throws -> T {
+        let data = try await collectBody(context: context)
+        return try JSONBody.decode(type, from: data)
+    }
+}
+
+/// Decoding of Kiosk API bodies with errors people can act on.
+enum JSONBody {
+    static func decode<T: StrictlyDecodable>(_ type: T.Type, from data: Data) throws -> T {
+        guard !data.isEmpty else {
+            throw KioskError.invalid("missing_body", "The request needs a JSON object body.", fix: "Send a JSON object.")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data), let fields = object as? [String: Any] else {
+            throw KioskError.invalid(
+                "invalid_json", "The request body is not a JSON object.",
+                fix: "Send a JSON object such as {\"name\": \"…\"} with Content-Type: application/json.")
+        }
+        let unknown = Set(fields.keys).subtracting(T.knownKeys).sorted()
+        if let first = unknown.first {
+            throw KioskError.invalid(
+                "unknown_field", "Unknown field '\(first)'.", field: first,
+                fix: "Use only these fields: \(T.knownKeys.sorted().joined(separator: ", ")).")
+        }
+        do {
+            return try JSONDecoder.kiosk.decode(type, from: data)
+        } catch let error as DecodingError {
+            throw KioskError(decoding: error)
+        }
+    }
+}
+
+extension KioskError {
+    /// A `KioskError` naming the JSON path a `DecodingError` points at.
+    init(decoding error: DecodingError) {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            var text = ""
+            for key in codingPath {
+                if let index = key.intValue { text += "[\(index)]" } else { text += text.isEmpty ? key.stringValue : ".\(key.stringValue)" }
+            }
+            return text
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath + [key])
+            self = .invalid("missing_field", "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            let field = path(context.codingPath)
+            self = .invalid(
+                "invalid_type", "The field '\(field)' must be \(Self.describe(type)).", field: field,
+                fix: "Send '\(field)' as \(Self.describe(type)).")
+        case .dataCorrupted(let context):
+            let field = path(context.codingPath)
+            self = .invalid(
+                "invalid_value", "The field '\(field)' has an invalid value: \(context.debugDescription)",
+                field: field.isEmpty ? nil : field, fix: "Correct the value of '\(field)'.")
+        @unknown default:
+            self = .invalid("invalid_json", "The request body could not be read.")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Bool.Type: "true or false"
+        case is Double.Type: "a number"
+        default: "a \(type)"
+        }
+    }
+}

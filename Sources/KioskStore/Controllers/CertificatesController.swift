@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskSigning
+
+/// `/admin/v1/certificates` and `/admin/v1/apps/{bundleId}/signed-test-notification`: the roots merchants must
+/// trust, and a signed payload to check a verifier against them.
+struct CertificatesController {
+    let catalog: CatalogService
+    let signing: StoreSigning
+    let clock: any KioskClock
+
+    func addRoutes(to group: RouterGroup<KioskRequestContext>) {
+        group.get("certificates/:environment/root") { request, context in
+            let environment = try request.environment(context.parameters.get("environment"))
+            let identity = signing.identity(environment)
+            var headers = HTTPFields()
+            switch request.uri.queryParameters.get("format")?.lowercased() ?? "pem" {
+            case "pem":
+                headers[.contentType] = "application/x-pem-file"
+                return Response(
+                    status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: identity.rootPEM)))
+            case "der":
+                headers[.contentType] = "application/pkix-cert"
+                return Response(
+                    status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: identity.rootDER)))
+            case let other:
+                throw KioskError.invalid(
+                    "invalid_format", "Unknown certificate format '\(other)'.", field: "format", fix: "Use 'pem' or 'der'.")
+            }
+        }
+        // A signed TEST notification, as Apple's "Request a Test Notification" makes; nothing is delivered.
+        group.post("apps/:bundleId/signed-test-notification") { request, context in
+            let environment = try request.environment(request.uri.queryParameters.get("environment"))
+            let app = try await catalog.app(bundleId: try context.parameters.require("bundleId"))
+            let payload = TestNotificationPayload(
+                notificationUUID: UUID().uuidString.lowercased(),
+                signedDate: Int64((clock.now().timeIntervalSince1970 * 1000).rounded()),
+                data: .init(appAppleId: app.id, bundleId: app.bundleId, environment: environment.appleName))
+            return SignedTestNotification(
+                environment: environment, notificationUUID: payload.notificationUUID,
+                signedPayload: try signing.sign(payload, environment: environment))
+        }
+    }
+}
+
+/// The decoded payload of a V2 `TEST` notification (Apple's `ResponseBodyV2DecodedPayload`).
+struct TestNotificationPayload: Codable, Sendable {
+    struct Data: Codable, Sendable {
+        var appAppleId: Int64
+        var bundleId: String
+        var environment: String
+    }
+
+    var notificationType = "TEST"
+    var notificationUUID: String
+    var version = "2.0"
+    var signedDate: Int64
+    var data: Data
+}
+
+struct SignedTestNotification: ResponseCodable {
+    var environment: StoreEnvironment
+    var notificationUUID: String
+    var signedPayload: String
+}

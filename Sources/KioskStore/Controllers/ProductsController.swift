@@ -1,0 +1,130 @@
+import Foundation
+import Hummingbird
+import KioskCore
+
+/// `/admin/v1/apps/{bundleId}/products`: products, their localizations, review, availability and prices.
+struct ProductsController {
+    let catalog: CatalogService
+
+    func addRoutes(to group: RouterGroup<KioskRequestContext>) {
+        group.get("apps/:bundleId/products") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let includeDeleted = request.uri.queryParameters.get("includeDeleted").map { $0.lowercased() == "true" } ?? false
+            return ProductList(
+                products: try await catalog.products(bundleId: bundleId, includeDeleted: includeDeleted).map {
+                    ProductResource($0)
+                })
+        }
+        group.post("apps/:bundleId/products") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let body = try await request.decodeJSON(as: ProductBody.self, context: context)
+            guard let productId = body.productId else { throw missing("productId") }
+            guard let type = body.type else { throw missing("type") }
+            guard let referenceName = body.referenceName else { throw missing("referenceName") }
+            let product = try await catalog.createProduct(
+                bundleId: bundleId, productId: productId, type: type, referenceName: referenceName,
+                changes: body.changes)
+            return EditedResponse(
+                status: .created, response: try await resource(product, bundleId: bundleId, storefront: "USA"))
+        }
+        group.get("apps/:bundleId/products/:productId") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let product = try await catalog.product(bundleId: bundleId, productId: try context.parameters.require("productId"))
+            return try await resource(product, bundleId: bundleId, storefront: request.uri.queryParameters.get("storefront"))
+        }
+        group.patch("apps/:bundleId/products/:productId") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let body = try await request.decodeJSON(as: ProductBody.self, context: context)
+            let productId = try context.parameters.require("productId")
+            if let type = body.type {
+                let current = try await catalog.product(bundleId: bundleId, productId: productId)
+                guard type == current.type else {
+                    throw KioskError.invalid(
+                        "type_immutable", "A product's type cannot change (it is \(current.type.rawValue)).",
+                        field: "type", fix: "Create a new product with the other type.")
+                }
+            }
+            if let newId = body.productId, newId != productId {
+                throw KioskError.invalid(
+                    "product_id_immutable", "A product id cannot change.", field: "productId",
+                    fix: "Create a new product; product ids are permanent.")
+            }
+            let product = try await catalog.updateProduct(bundleId: bundleId, productId: productId, changes: body.changes)
+            return try await resource(product, bundleId: bundleId, storefront: nil)
+        }
+        group.delete("apps/:bundleId/products/:productId") { _, context in
+            let bundleId = try context.parameters.require("bundleId")
+            return ProductResource(
+                try await catalog.deleteProduct(bundleId: bundleId, productId: try context.parameters.require("productId")))
+        }
+        group.put("apps/:bundleId/products/:productId/localizations/:locale") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let body = try await request.decodeJSON(as: LocalizationBody.self, context: context)
+            let product = try await catalog.setLocalization(
+                bundleId: bundleId, productId: try context.parameters.require("productId"),
+                localization: ProductLocalization(
+                    locale: try context.parameters.require("locale"), displayName: body.displayName,
+                    description: body.description))
+            return try await resource(product, bundleId: bundleId, storefront: nil)
+        }
+        group.delete("apps/:bundleId/products/:productId/localizations/:locale") { _, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let product = try await catalog.deleteLocalization(
+                bundleId: bundleId, productId: try context.parameters.require("productId"),
+                locale: try context.parameters.require("locale"))
+            return try await resource(product, bundleId: bundleId, storefront: nil)
+        }
+        group.post("apps/:bundleId/products/:productId/review") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let body = try await request.decodeJSON(as: ReviewBody.self, context: context)
+            let product = try await catalog.review(
+                bundleId: bundleId, productId: try context.parameters.require("productId"), action: body.action)
+            return try await resource(product, bundleId: bundleId, storefront: nil)
+        }
+        group.get("apps/:bundleId/products/:productId/availability") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let storefront = request.uri.queryParameters.get("storefront") ?? "USA"
+            let environment = try request.environment(request.uri.queryParameters.get("environment"))
+            let availability = try await catalog.availability(
+                bundleId: bundleId, productId: try context.parameters.require("productId"), environment: environment,
+                storefront: storefront)
+            return AvailabilityResource(availability, environment: environment, storefront: storefront.uppercased())
+        }
+        group.get("apps/:bundleId/products/:productId/prices") { _, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let product = try await catalog.product(bundleId: bundleId, productId: try context.parameters.require("productId"))
+            return PriceList(productId: product.productId, prices: Self.prices(of: product.pricing))
+        }
+    }
+
+    /// The product with its availability in both environments for `storefront` (default USA).
+    private func resource(_ product: Product, bundleId: String, storefront: String?) async throws -> ProductResource {
+        let storefront = (storefront ?? "USA").uppercased()
+        var availability: [AvailabilityResource] = []
+        for environment in StoreEnvironment.allCases {
+            availability.append(
+                AvailabilityResource(
+                    try await catalog.availability(
+                        bundleId: bundleId, productId: product.productId, environment: environment,
+                        storefront: storefront),
+                    environment: environment, storefront: storefront))
+        }
+        return ProductResource(product, availability: availability)
+    }
+
+    /// The price in every storefront where the pricing gives one.
+    static func prices(of pricing: Pricing) -> [PriceResource] {
+        Storefront.all.compactMap { storefront in
+            guard let amount = pricing.price(in: storefront) else { return nil }
+            return PriceResource(
+                storefront: storefront.code, storefrontId: String(storefront.appleId),
+                currency: storefront.currency.code, priceMinorUnits: amount,
+                price: storefront.currency.decimalString(minorUnits: amount),
+                source: pricing.customPrices[storefront.code] != nil ? "custom" : "tier")
+        }
+    }
+
+    private func missing(_ field: String) -> KioskError {
+        .invalid("missing_field", "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
+    }
+}

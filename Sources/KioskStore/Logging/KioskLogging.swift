@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+
+/// Process-wide logging set-up for `kiosk serve`: text lines or one JSON object per line on standard error.
+public enum KioskLogging {
+    /// Installs the log handler. Call once, before the store starts.
+    public static func bootstrap(format: ServerConfiguration.LogFormat, level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler
+            switch format {
+            case .text: handler = StreamLogHandler.standardError(label: label)
+            case .json: handler = JSONLogHandler(label: label)
+            }
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+/// Writes each log event as one JSON object (`time`, `level`, `label`, `message`, metadata) per line.
+struct JSONLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var object: [String: String] = [:]
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
+            object[key] = value.description
+        }
+        object["time"] = Date().formatted(.iso8601)
+        object["level"] = event.level.rawValue
+        object["label"] = label
+        object["message"] = event.message.description
+        object["source"] = event.source
+        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
+        data.append(UInt8(ascii: "\n"))
+        FileHandle.standardError.write(data)
+    }
+}

@@ -1,0 +1,34 @@
+import Crypto
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskSigning
+
+/// Lets a request through only with `Authorization: Bearer <admin token>`. The store keeps only the
+/// token's SHA-256, so the comparison is between hashes.
+struct AdminAuthMiddleware: RouterMiddleware {
+    typealias Context = KioskRequestContext
+
+    let tokenSHA256: String
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let header = request.headers[.authorization] else {
+            throw KioskError(
+                .unauthorized, code: "missing_admin_token", message: "This endpoint needs the admin token.",
+                field: "Authorization",
+                fix: "Send 'Authorization: Bearer <token>' (the CLI reads --token or KIOSK_ADMIN_TOKEN).")
+        }
+        let prefix = "Bearer "
+        guard header.hasPrefix(prefix),
+            SecretGenerator.constantTimeEquals(SecretGenerator.sha256Hex(String(header.dropFirst(prefix.count))), tokenSHA256)
+        else {
+            throw KioskError(
+                .unauthorized, code: "invalid_admin_token", message: "The admin token is wrong.",
+                field: "Authorization",
+                fix: "Use the token `kiosk serve` printed at first start, or restart it with --admin-token to set a new one.")
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskStorage
+
+/// Turns every error into a JSON answer. Errors users can act on keep their status and text; anything else
+/// becomes a 500 whose details go only to the log, under the request id the body names.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = KioskRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as KioskError {
+            return try error.response(from: request, context: context)
+        } catch let error as StorageError {
+            if case .uniqueViolation(let constraint) = error {
+                let conflict = KioskError.conflict(
+                    "already_exists", "Something with the same unique value already exists (\(constraint)).",
+                    field: constraint, fix: "Choose another value.")
+                return try conflict.response(from: request, context: context)
+            }
+            return try internalError(error, request: request, context: context)
+        } catch let error as HTTPError {
+            let kioskError = KioskError(
+                error.status.code == 404 ? .notFound : .invalidInput,
+                code: error.status.code == 404 ? "not_found" : "bad_request",
+                message: error.body ?? error.status.reasonPhrase)
+            var response = try kioskError.response(from: request, context: context)
+            response.status = error.status
+            return response
+        } catch {
+            return try internalError(error, request: request, context: context)
+        }
+    }
+
+    private func internalError(_ error: any Error, request: Request, context: Context) throws -> Response {
+        let requestId = context.logger[metadataKey: "hb.request.id"]?.description ?? "unknown"
+        context.logger.error(
+            "Request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)", "method": "\(request.method)"])
+        let body = ErrorBody(
+            error: .init(
+                code: "internal_error", message: "The store failed to answer; the log has the details.",
+                fix: "Report it with the request id.", requestId: requestId))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(
+            status: .internalServerError, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder.kiosk.encode(body))))
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import KioskCore
+import KioskSigning
+import KioskStorage
+
+/// The fields of a sandbox tester a caller may set; nil leaves a field as it is.
+public struct TesterChanges: Sendable {
+    public var password: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var storefront: String?
+    public var interruptPurchases: Bool?
+    public var askToBuy: Bool?
+    public var renewalRate: RenewalRate?
+
+    public init(
+        password: String? = nil, firstName: String? = nil, lastName: String? = nil, storefront: String? = nil,
+        interruptPurchases: Bool? = nil, askToBuy: Bool? = nil, renewalRate: RenewalRate? = nil
+    ) {
+        self.password = password
+        self.firstName = firstName
+        self.lastName = lastName
+        self.storefront = storefront
+        self.interruptPurchases = interruptPurchases
+        self.askToBuy = askToBuy
+        self.renewalRate = renewalRate
+    }
+}
+
+extension CatalogService {
+    public func createTester(email: String, changes: TesterChanges) async throws -> Tester {
+        let email = email.lowercased()
+        try CatalogRules.validateEmail(email, field: "email")
+        guard let password = changes.password else {
+            throw KioskError.invalid("missing_field", "A tester needs a password.", field: "password", fix: "Add 'password'.")
+        }
+        try CatalogRules.validatePassword(password, field: "password")
+        let storefront = try CatalogRules.requireStorefront(changes.storefront ?? "USA", field: "storefront")
+        let firstName = changes.firstName ?? "Test"
+        let lastName = changes.lastName ?? "User"
+        try CatalogRules.validateName(firstName, field: "firstName")
+        try CatalogRules.validateName(lastName, field: "lastName")
+        // The slow hash runs before the transaction so it never holds the database.
+        let passwordHash = try PasswordHasher.hash(password)
+        let now = clock.now()
+        let settings = TesterSettings(
+            interruptPurchases: changes.interruptPurchases ?? false, askToBuy: changes.askToBuy ?? false,
+            renewalRate: changes.renewalRate ?? .monthlyEvery5Minutes)
+        return try await database.transaction { tx in
+            if try await tx.tester(email: email) != nil {
+                throw KioskError.conflict(
+                    "duplicate_tester_email", "A sandbox tester with email '\(email)' already exists.", field: "email",
+                    fix: "Each tester needs its own email; update the existing one with `kiosk testers update`.")
+            }
+            let tester = Tester(
+                id: UUID(), email: email, passwordHash: passwordHash, firstName: firstName, lastName: lastName,
+                storefront: storefront.code, settings: settings, createdAt: now, updatedAt: now)
+            try await tx.insertTester(tester)
+            return tester
+        }
+    }
+
+    public func testers() async throws -> [Tester] {
+        try await database.transaction { tx in try await tx.testers() }
+    }
+
+    public func tester(email: String) async throws -> Tester {
+        try await database.transaction { tx in try await Self.requireTester(email, in: tx) }
+    }
+
+    public func updateTester(email: String, changes: TesterChanges) async throws -> Tester {
+        if let password = changes.password { try CatalogRules.validatePassword(password, field: "password") }
+        if let firstName = changes.firstName { try CatalogRules.validateName(firstName, field: "firstName") }
+        if let lastName = changes.lastName { try CatalogRules.validateName(lastName, field: "lastName") }
+        let storefront = try changes.storefront.map { try CatalogRules.requireStorefront($0, field: "storefront") }
+        let passwordHash = try changes.password.map { try PasswordHasher.hash($0) }
+        let now = clock.now()
+        return try await database.transaction { tx in
+            var tester = try await Self.requireTester(email, in: tx)
+            if let passwordHash { tester.passwordHash = passwordHash }
+            if let firstName = changes.firstName { tester.firstName = firstName }
+            if let lastName = changes.lastName { tester.lastName = lastName }
+            if let storefront { tester.storefront = storefront.code }
+            if let value = changes.interruptPurchases { tester.settings.interruptPurchases = value }
+            if let value = changes.askToBuy { tester.settings.askToBuy = value }
+            if let value = changes.renewalRate { tester.settings.renewalRate = value }
+            tester.updatedAt = now
+            try await tx.updateTester(tester)
+            return tester
+        }
+    }
+
+    public func deleteTester(email: String) async throws {
+        try await database.transaction { tx in
+            let tester = try await Self.requireTester(email, in: tx)
+            try await tx.deleteTester(id: tester.id)
+        }
+    }
+
+    /// Clears the tester's purchase history, as App Store Connect's "Clear Purchase History".
+    public func clearPurchaseHistory(email: String) async throws -> Tester {
+        let now = clock.now()
+        return try await database.transaction { tx in
+            var tester = try await Self.requireTester(email, in: tx)
+            tester.purchaseHistoryClearedAt = now
+            tester.updatedAt = now
+            try await tx.updateTester(tester)
+            return tester
+        }
+    }
+
+    static func requireTester(_ email: String, in tx: any StorageTransaction) async throws -> Tester {
+        guard let tester = try await tx.tester(email: email.lowercased()) else {
+            throw KioskError.notFound(
+                "tester_not_found", "No sandbox tester has email '\(email)'.", field: "email",
+                fix: "List testers with `kiosk testers list`, or create one with `kiosk testers create`.")
+        }
+        return tester
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import KioskCore
+import KioskSigning
+import KioskStorage
+
+/// The console's operations (App Store Connect's): each validates its input with the catalog rules and runs
+/// in one database transaction, so a failed call leaves nothing half-written.
+public struct CatalogService: Sendable {
+    let database: any KioskDatabase
+    let clock: any KioskClock
+
+    public init(database: any KioskDatabase, clock: any KioskClock) {
+        self.database = database
+        self.clock = clock
+    }
+
+    // MARK: Apps
+
+    public func createApp(bundleId: String, name: String) async throws -> App {
+        try CatalogRules.validateBundleId(bundleId, field: "bundleId")
+        try CatalogRules.validateName(name, field: "name")
+        let now = clock.now()
+        return try await database.transaction { tx in
+            if try await tx.app(bundleId: bundleId) != nil {
+                throw KioskError.conflict(
+                    "duplicate_bundle_id", "An app with bundle id '\(bundleId)' already exists.", field: "bundleId",
+                    fix: "Bundle ids are unique; use `kiosk apps show \(bundleId)` to see it, or choose another id.")
+            }
+            let app = App(
+                id: try await tx.nextIdentifier(.appAppleId), bundleId: bundleId, name: name, createdAt: now,
+                updatedAt: now)
+            try await tx.insertApp(app)
+            return app
+        }
+    }
+
+    public func apps() async throws -> [App] {
+        try await database.transaction { tx in try await tx.apps() }
+    }
+
+    public func app(bundleId: String) async throws -> App {
+        try await database.transaction { tx in try await Self.requireApp(bundleId, in: tx) }
+    }
+
+    public func updateApp(
+        bundleId: String, name: String?, productionNotificationURLs: [String]?, sandboxNotificationURLs: [String]?
+    ) async throws -> App {
+        if let name { try CatalogRules.validateName(name, field: "name") }
+        if let productionNotificationURLs {
+            try CatalogRules.validateNotificationURLs(productionNotificationURLs, field: "productionNotificationURLs")
+        }
+        if let sandboxNotificationURLs {
+            try CatalogRules.validateNotificationURLs(sandboxNotificationURLs, field: "sandboxNotificationURLs")
+        }
+        let now = clock.now()
+        return try await database.transaction { tx in
+            var app = try await Self.requireApp(bundleId, in: tx)
+            if let name { app.name = name }
+            if let productionNotificationURLs { app.productionNotificationURLs = productionNotificationURLs }
+            if let sandboxNotificationURLs { app.sandboxNotificationURLs = sandboxNotificationURLs }
+            app.updatedAt = now
+            try await tx.updateApp(app)
+            return app
+        }
+    }
+
+    /// Generates (or regenerates, replacing the old one) the app-specific shared secret.
+    public func regenerateSharedSecret(bundleId: String) async throws -> App {
+        let now = clock.now()
+        return try await database.transaction { tx in
+            var app = try await Self.requireApp(bundleId, in: tx)
+            app.sharedSecret = SecretGenerator.hex(byteCount: 16)
+            app.updatedAt = now
+            try await tx.updateApp(app)
+            return app
+        }
+    }
+
+    // MARK: Paid Apps agreement
+
+    static let agreementKey = "paid_apps_agreement"
+
+    public func agreement() async throws -> PaidAppsAgreement {
+        try await database.transaction { tx in try await Self.agreement(in: tx) }
+    }
+
+    public func setAgreement(_ status: PaidAppsAgreement.Status) async throws -> PaidAppsAgreement {
+        let now = clock.now()
+        return try await database.transaction { tx in
+            var agreement = try await Self.agreement(in: tx)
+            guard agreement.status != status else { return agreement }
+            agreement.status = status
+            agreement.acceptedAt = status == .active ? now : nil
+            try await tx.setSetting(Self.agreementKey, to: String(decoding: try JSONEncoder().encode(agreement), as: UTF8.self))
+            return agreement
+        }
+    }
+
+    static func agreement(in tx: any StorageTransaction) async throws -> PaidAppsAgreement {
+        guard let text = try await tx.setting(agreementKey) else { return PaidAppsAgreement() }
+        return try JSONDecoder().decode(PaidAppsAgreement.self, from: Data(text.utf8))
+    }
+
+    // MARK: Lookups shared by the other operations
+
+    static func requireApp(_ bundleId: String, in tx: any StorageTransaction) async throws -> App {
+        guard let app = try await tx.app(bundleId: bundleId) else {
+            throw KioskError.notFound(
+                "app_not_found", "No app has bundle id '\(bundleId)'.", field: "bundleId",
+                fix: "Check the id with `kiosk apps list`, or create it with `kiosk apps create`.")
+        }
+        return app
+    }
+}

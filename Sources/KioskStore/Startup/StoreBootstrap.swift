@@ -1,0 +1,94 @@
+import Foundation
+import KioskCore
+import KioskSigning
+import KioskStorage
+import Logging
+
+/// First-start (and every-start) work: the data directory, the database and its migrations, the signing
+/// chains, the admin token and the issuer id.
+struct StoreBootstrap {
+    let configuration: ServerConfiguration
+    let clock: any KioskClock
+    let logger: Logger
+
+    static let adminTokenKey = "admin_token_sha256"
+
+    struct Result {
+        var database: any KioskDatabase
+        var signing: StoreSigning
+        var adminTokenSHA256: String
+        var report: StartupReport
+    }
+
+    func run() async throws -> Result {
+        let dataDirectory = configuration.dataDirectory.standardizedFileURL
+        try createPrivateDirectory(dataDirectory)
+
+        let database = try await DatabaseOpener.open(url: configuration.effectiveDatabaseURL, logger: logger)
+        do {
+            let signingDirectory = dataDirectory.appendingPathComponent("signing")
+            let keyStore = SigningKeyStore(baseDirectory: signingDirectory)
+            var identities: [StoreEnvironment: SigningIdentity] = [:]
+            var generated: [StoreEnvironment] = []
+            for environment in StoreEnvironment.allCases {
+                let loaded = try keyStore.loadOrCreate(environment: environment, now: clock.now())
+                identities[environment] = loaded.identity
+                if loaded.created { generated.append(environment) }
+            }
+
+            let catalog = CatalogService(database: database, clock: clock)
+            let (tokenHash, newToken) = try await installAdminToken(database)
+            let report = StartupReport(
+                dataDirectory: dataDirectory,
+                database: "\(database.engine) — \(Self.redacted(configuration.effectiveDatabaseURL))",
+                signingDirectory: signingDirectory, generatedSigningChains: generated, newAdminToken: newToken,
+                adminTokenFromConfiguration: configuration.adminToken != nil, issuerId: try await catalog.issuerId())
+            return Result(
+                database: database, signing: StoreSigning(identities: identities), adminTokenSHA256: tokenHash,
+                report: report)
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+
+    /// Installs the configured token, or generates one on the first start. Returns the stored hash and, when
+    /// generated now, the token itself (to be shown once).
+    private func installAdminToken(_ database: any KioskDatabase) async throws -> (String, String?) {
+        if let token = configuration.adminToken {
+            guard token.count >= 16 else {
+                throw KioskError.invalid(
+                    "weak_admin_token", "The admin token must be at least 16 characters long.", field: "--admin-token",
+                    fix: "Pass a longer token, or leave it out to have Kiosk generate one.")
+            }
+            let hash = SecretGenerator.sha256Hex(token)
+            try await database.transaction { tx in try await tx.setSetting(Self.adminTokenKey, to: hash) }
+            return (hash, nil)
+        }
+        return try await database.transaction { tx in
+            if let existing = try await tx.setting(Self.adminTokenKey) { return (existing, nil) }
+            let token = SecretGenerator.adminToken()
+            let hash = SecretGenerator.sha256Hex(token)
+            try await tx.setSetting(Self.adminTokenKey, to: hash)
+            return (hash, token)
+        }
+    }
+
+    private func createPrivateDirectory(_ url: URL) throws {
+        do {
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw KioskError.invalid(
+                "data_directory_unusable", "Cannot create the data directory \(url.path): \(error.localizedDescription)",
+                field: "--data-dir", fix: "Choose a directory you can write to with --data-dir or KIOSK_DATA_DIR.")
+        }
+    }
+
+    /// The database URL without its password.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "•••"
+        return components.string ?? url
+    }
+}
