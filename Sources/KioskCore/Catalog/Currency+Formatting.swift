@@ -12,13 +12,14 @@ extension Currency {
     }
 
     /// Parses a plain decimal string ("0.99", "6", "120") into minor units; nil if it is not a number or has
-    /// more digits after the point than the currency allows. Never goes through floating point.
+    /// more significant digits after the point than the currency allows. A point must have digits on both sides
+    /// ("1." and ".5" are refused). Never goes through floating point.
     public func minorUnits(decimalString text: String) -> Int? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCIIDigitCharacter)
         else { return nil }
         var fraction = parts.count == 2 ? String(parts[1]) : ""
-        guard fraction.allSatisfy(\.isASCIIDigitCharacter) else { return nil }
+        guard fraction.allSatisfy(\.isASCIIDigitCharacter), parts.count == 1 || !fraction.isEmpty else { return nil }
         while fraction.count > minorUnitExponent, fraction.last == "0" { fraction.removeLast() }
         guard fraction.count <= minorUnitExponent else { return nil }
         fraction += String(repeating: "0", count: minorUnitExponent - fraction.count)

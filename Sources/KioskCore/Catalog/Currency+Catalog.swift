@@ -1,0 +1,51 @@
+/// The currencies of `Storefront.all`. Exponents follow ISO 4217 unless said otherwise.
+extension Currency {
+    static let aed = Currency(code: "AED", minorUnitExponent: 2)
+    static let aud = Currency(code: "AUD", minorUnitExponent: 2)
+    static let brl = Currency(code: "BRL", minorUnitExponent: 2)
+    static let cad = Currency(code: "CAD", minorUnitExponent: 2)
+    static let chf = Currency(code: "CHF", minorUnitExponent: 2)
+    /// ISO 4217 gives the Chilean peso no minor unit.
+    static let clp = Currency(code: "CLP", minorUnitExponent: 0)
+    static let cny = Currency(code: "CNY", minorUnitExponent: 2)
+    static let cop = Currency(code: "COP", minorUnitExponent: 2)
+    static let czk = Currency(code: "CZK", minorUnitExponent: 2)
+    static let dkk = Currency(code: "DKK", minorUnitExponent: 2)
+    static let egp = Currency(code: "EGP", minorUnitExponent: 2)
+    static let eur = Currency(code: "EUR", minorUnitExponent: 2)
+    static let gbp = Currency(code: "GBP", minorUnitExponent: 2)
+    static let hkd = Currency(code: "HKD", minorUnitExponent: 2)
+    static let huf = Currency(code: "HUF", minorUnitExponent: 2)
+    /// ISO 4217 gives the rupiah two decimals, but nobody uses them: Apple prices IDR in whole rupiah
+    /// (Rp 15.000, Rp 29.000, …), so Kiosk counts IDR without decimals to keep every price a whole amount.
+    static let idr = Currency(code: "IDR", minorUnitExponent: 0)
+    static let ils = Currency(code: "ILS", minorUnitExponent: 2)
+    static let inr = Currency(code: "INR", minorUnitExponent: 2)
+    /// ISO 4217 gives the yen no minor unit.
+    static let jpy = Currency(code: "JPY", minorUnitExponent: 0)
+    /// ISO 4217 gives the won no minor unit.
+    static let krw = Currency(code: "KRW", minorUnitExponent: 0)
+    static let kzt = Currency(code: "KZT", minorUnitExponent: 2)
+    static let mxn = Currency(code: "MXN", minorUnitExponent: 2)
+    static let myr = Currency(code: "MYR", minorUnitExponent: 2)
+    static let ngn = Currency(code: "NGN", minorUnitExponent: 2)
+    static let nok = Currency(code: "NOK", minorUnitExponent: 2)
+    static let nzd = Currency(code: "NZD", minorUnitExponent: 2)
+    static let pen = Currency(code: "PEN", minorUnitExponent: 2)
+    static let php = Currency(code: "PHP", minorUnitExponent: 2)
+    static let pkr = Currency(code: "PKR", minorUnitExponent: 2)
+    static let pln = Currency(code: "PLN", minorUnitExponent: 2)
+    static let qar = Currency(code: "QAR", minorUnitExponent: 2)
+    static let ron = Currency(code: "RON", minorUnitExponent: 2)
+    static let rub = Currency(code: "RUB", minorUnitExponent: 2)
+    static let sar = Currency(code: "SAR", minorUnitExponent: 2)
+    static let sek = Currency(code: "SEK", minorUnitExponent: 2)
+    static let sgd = Currency(code: "SGD", minorUnitExponent: 2)
+    static let thb = Currency(code: "THB", minorUnitExponent: 2)
+    static let `try` = Currency(code: "TRY", minorUnitExponent: 2)
+    static let twd = Currency(code: "TWD", minorUnitExponent: 2)
+    static let usd = Currency(code: "USD", minorUnitExponent: 2)
+    /// ISO 4217 gives the dong no minor unit.
+    static let vnd = Currency(code: "VND", minorUnitExponent: 0)
+    static let zar = Currency(code: "ZAR", minorUnitExponent: 2)
+}

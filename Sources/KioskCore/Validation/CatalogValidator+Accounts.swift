@@ -1,0 +1,99 @@
+import Foundation
+
+extension CatalogValidator {
+    /// The longest email address accepted (RFC 5321's path limit).
+    public static let emailMaxLength = 254
+    /// The shortest sandbox tester password accepted.
+    public static let passwordMinLength = 8
+
+    /// Checks an email address against a practical RFC 5322 subset: `local@domain.tld`, one `@`, no spaces, a local
+    /// part of 1–64 of the usual atom characters without leading, trailing or double dots, a domain of at least two
+    /// labels (letters, digits, inner hyphens) ending in a top-level domain of two or more letters; ≤ 254 characters.
+    public static func validateEmail(_ email: String, field: String = "email") -> [KioskError] {
+        let fix = "Give an address such as tester@example.com; it need not exist, but must look like one."
+        func problem(_ why: String) -> [KioskError] {
+            [.invalid("invalid_email", "'\(email)' is not a valid email address: \(why).", field: field, fix: fix)]
+        }
+        if email.isEmpty { return problem("it is empty") }
+        if email.count > emailMaxLength { return problem("it is longer than \(emailMaxLength) characters") }
+        if email.contains(where: \.isWhitespace) { return problem("it contains a space") }
+        let halves = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard halves.count == 2 else { return problem("it needs exactly one @") }
+        let local = halves[0]
+        let domain = halves[1]
+        let atomSymbols = Set("!#$%&'*+/=?^_`{|}~-.")
+        let isAtomCharacter = { (c: Character) in c.isASCIILetter || c.isASCIIDigit || atomSymbols.contains(c) }
+        guard (1...64).contains(local.count), local.allSatisfy(isAtomCharacter)
+        else { return problem("the part before @ must be 1–64 letters, digits or !#$%&'*+/=?^_`{|}~-.") }
+        if local.first == "." || local.last == "." || local.contains("..") {
+            return problem("the part before @ has a misplaced dot")
+        }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2 else { return problem("the domain needs a dot, as in example.com") }
+        for label in labels {
+            guard (1...63).contains(label.count), label.first != "-", label.last != "-",
+                label.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == "-" })
+            else { return problem("the domain label '\(label)' is not a valid host name part") }
+        }
+        if let tld = labels.last, tld.count < 2 || !tld.allSatisfy(\.isASCIILetter) {
+            return problem("the top-level domain '\(tld)' must be two or more letters")
+        }
+        return []
+    }
+
+    /// Checks a new sandbox tester: a valid email, a password of at least 8 characters, first and last names that
+    /// are not blank, and a storefront Kiosk knows.
+    public static func validateTester(
+        email: String, password: String, firstName: String, lastName: String, storefront: String,
+        field: String = "tester"
+    ) -> [KioskError] {
+        var errors = validateEmail(email, field: "\(field).email")
+        if password.count < passwordMinLength {
+            errors.append(
+                .invalid(
+                    "password_too_short",
+                    "The password has \(password.count) characters; at least \(passwordMinLength) are required.",
+                    field: "\(field).password", fix: "Choose a password of \(passwordMinLength) or more characters."))
+        }
+        for (name, key) in [(firstName, "firstName"), (lastName, "lastName")] where name.allSatisfy(\.isWhitespace) {
+            errors.append(
+                .invalid(
+                    "invalid_tester_name", "The tester's \(key == "firstName" ? "first" : "last") name is empty.",
+                    field: "\(field).\(key)", fix: "Give the tester a name; any text will do."))
+        }
+        if Storefront.named(storefront) == nil {
+            errors.append(
+                .invalid(
+                    "unknown_storefront", "'\(storefront)' is not a storefront Kiosk knows.",
+                    field: "\(field).storefront", fix: "Use an alpha-3 storefront code such as USA, CHN or JPN."))
+        }
+        return errors
+    }
+
+    /// Checks a server notification URL: absolute, `http` or `https`, with a host.
+    public static func validateNotificationURL(_ text: String, field: String = "notificationURL") -> [KioskError] {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else {
+            return [
+                .invalid(
+                    "invalid_notification_url", "'\(text)' is not an absolute http or https URL.", field: field,
+                    fix: "Give a full URL such as https://example.com/apple/notifications.")
+            ]
+        }
+        return []
+    }
+
+    /// Checks an app: its bundle id, its name and every notification URL of both environments.
+    public static func validate(app: App, field: String = "app") -> [KioskError] {
+        var errors = validateBundleId(app.bundleId, field: "\(field).bundleId")
+        errors += validateAppName(app.name, field: "\(field).name")
+        for (index, url) in app.productionNotificationURLs.enumerated() {
+            errors += validateNotificationURL(url, field: "\(field).productionNotificationURLs[\(index)]")
+        }
+        for (index, url) in app.sandboxNotificationURLs.enumerated() {
+            errors += validateNotificationURL(url, field: "\(field).sandboxNotificationURLs[\(index)]")
+        }
+        return errors
+    }
+}

@@ -1,0 +1,119 @@
+extension CatalogValidator {
+    /// The most periods a pay-as-you-go offer may run, as App Store Connect allows (1–12).
+    public static let payAsYouGoMaxPeriods = 12
+    /// The longest offer period Kiosk accepts per unit: 3 days to 1 year in App Store Connect; Kiosk allows any
+    /// count up to these bounds (days ≤ 31, weeks ≤ 52, months ≤ 12, years 1).
+    public static let offerPeriodMaxCount: [OfferPeriod.Unit: Int] = [.day: 31, .week: 52, .month: 12, .year: 1]
+
+    /// Checks a product's introductory and promotional offers.
+    ///
+    /// Offers exist only on auto-renewable subscriptions. Each offer has a sane period, a number of periods
+    /// (exactly 1 for free trials and pay-up-front offers, whose period is the whole offer; 1–12 for pay-as-you-go)
+    /// and, unless it is a free trial, a valid non-empty pricing. Promotional offer identifiers follow the product-id
+    /// rules and are unique within the product. Introductory offers: at most one per storefront, where an offer
+    /// without a storefront applies to all of them and so conflicts with any other.
+    static func validateOffers(of product: Product, field: String) -> [KioskError] {
+        var errors: [KioskError] = []
+        if product.type != .autoRenewable, !product.introductoryOffers.isEmpty || !product.promotionalOffers.isEmpty {
+            let path = product.introductoryOffers.isEmpty ? "promotionalOffers" : "introductoryOffers"
+            errors.append(
+                .invalid(
+                    "offers_require_auto_renewable",
+                    "Introductory and promotional offers exist only on auto-renewable subscriptions, "
+                        + "not on \(product.type.appleName) products.",
+                    field: "\(field).\(path)", fix: "Remove the offers, or make the product auto-renewable."))
+        }
+        var storefrontsSeen: [String: Int] = [:]
+        for (index, offer) in product.introductoryOffers.enumerated() {
+            let path = "\(field).introductoryOffers[\(index)]"
+            errors += validateOfferTerms(
+                paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
+                pricing: offer.pricing, field: path)
+            let key: String
+            if let code = offer.storefront {
+                guard let storefront = Storefront.named(code) else {
+                    errors.append(
+                        .invalid(
+                            "unknown_storefront", "'\(code)' is not a storefront Kiosk knows.",
+                            field: "\(path).storefront",
+                            fix: "Use an alpha-3 storefront code such as USA, or none for every storefront."))
+                    continue
+                }
+                key = storefront.code
+            } else {
+                key = "*"
+            }
+            let clash = storefrontsSeen[key] ?? (key == "*" ? storefrontsSeen.values.min() : storefrontsSeen["*"])
+            if let clash {
+                let scope = key == "*" ? "every storefront" : key
+                errors.append(
+                    .invalid(
+                        "duplicate_introductory_offer",
+                        "Two introductory offers apply to \(scope) (this one and introductoryOffers[\(clash)]).",
+                        field: "\(path).storefront",
+                        fix: "Keep one introductory offer per storefront; an offer without a storefront covers all."))
+            } else {
+                storefrontsSeen[key] = index
+            }
+        }
+        var identifiersSeen: [String: Int] = [:]
+        for (index, offer) in product.promotionalOffers.enumerated() {
+            let path = "\(field).promotionalOffers[\(index)]"
+            errors += validateProductId(offer.identifier, field: "\(path).identifier", what: "offer identifier")
+            if let first = identifiersSeen[offer.identifier] {
+                errors.append(
+                    .invalid(
+                        "duplicate_offer_identifier",
+                        "The offer identifier '\(offer.identifier)' is also used by promotionalOffers[\(first)].",
+                        field: "\(path).identifier",
+                        fix: "Give each promotional offer of a product its own identifier."))
+            } else {
+                identifiersSeen[offer.identifier] = index
+            }
+            errors += validateReferenceName(offer.referenceName, field: "\(path).referenceName")
+            errors += validateOfferTerms(
+                paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
+                pricing: offer.pricing, field: path)
+        }
+        return errors
+    }
+
+    /// Checks what every offer has: a period within bounds, a number of periods fitting the payment mode, and a
+    /// pricing unless it is a free trial.
+    static func validateOfferTerms(
+        paymentMode: OfferPaymentMode, period: OfferPeriod, numberOfPeriods: Int, pricing: Pricing, field: String
+    ) -> [KioskError] {
+        var errors: [KioskError] = []
+        let maxCount = offerPeriodMaxCount[period.unit] ?? 1
+        if !(1...maxCount).contains(period.count) {
+            errors.append(
+                .invalid(
+                    "invalid_offer_period", "The offer period \(period.iso8601) is out of range.",
+                    field: "\(field).period",
+                    fix: "Use 1–\(maxCount) of that unit, such as P3D, P1W, P1M or P1Y."))
+        }
+        let allowedPeriods = paymentMode == .payAsYouGo ? 1...payAsYouGoMaxPeriods : 1...1
+        if !allowedPeriods.contains(numberOfPeriods) {
+            let allowed = allowedPeriods.count == 1 ? "exactly 1" : "1–\(payAsYouGoMaxPeriods)"
+            errors.append(
+                .invalid(
+                    "invalid_offer_periods",
+                    "A \(paymentMode.rawValue) offer has \(allowed) period(s), not \(numberOfPeriods).",
+                    field: "\(field).numberOfPeriods",
+                    fix: paymentMode == .payAsYouGo
+                        ? "Give 1–\(payAsYouGoMaxPeriods) periods."
+                        : "Give 1 period and put the whole offer length in the period (e.g. P3M)."))
+        }
+        if paymentMode != .freeTrial {
+            if pricing.isEmpty {
+                errors.append(
+                    .invalid(
+                        "missing_offer_price", "A \(paymentMode.rawValue) offer needs a price.",
+                        field: "\(field).pricing",
+                        fix: "Give the offer a tier or custom prices, or make it a free trial."))
+            }
+            errors += validatePricing(pricing, field: "\(field).pricing")
+        }
+        return errors
+    }
+}

@@ -1,0 +1,137 @@
+extension CatalogValidator {
+    /// App Store Connect's longest in-app purchase display name.
+    public static let displayNameMaxLength = 35
+    /// App Store Connect's longest in-app purchase description.
+    public static let descriptionMaxLength = 55
+
+    /// Checks everything about a product that can be checked without the rest of the catalog: its id, reference
+    /// name, localizations, pricing, the rules of its type and its offers. It does not require completeness (a
+    /// product may be saved without a price or localization; see `Product.missingMetadata(storefronts:)`).
+    public static func validate(product: Product, field: String = "product") -> [KioskError] {
+        var errors = validateProductId(product.productId, field: "\(field).productId")
+        errors += validateReferenceName(product.referenceName, field: "\(field).referenceName")
+        errors += validateLocalizations(product.localizations, field: "\(field).localizations")
+        errors += validatePricing(product.pricing, field: "\(field).pricing")
+        errors += validateTypeRules(of: product, field: field)
+        errors += validateOffers(of: product, field: field)
+        return errors
+    }
+
+    /// Checks localizations: each locale is one of `AppStoreLocale.all` (hyphen or underscore), no locale twice,
+    /// display names of 1–35 characters and descriptions of 1–55.
+    public static func validateLocalizations(
+        _ localizations: [ProductLocalization], field: String = "localizations"
+    ) -> [KioskError] {
+        var errors: [KioskError] = []
+        var seen: [String: Int] = [:]
+        for (index, localization) in localizations.enumerated() {
+            let path = "\(field)[\(index)]"
+            if let locale = AppStoreLocale.normalized(localization.locale) {
+                if let first = seen[locale] {
+                    errors.append(
+                        .invalid(
+                            "duplicate_locale", "The locale \(locale) appears twice (also at \(field)[\(first)]).",
+                            field: "\(path).locale", fix: "Keep one localization per locale."))
+                } else {
+                    seen[locale] = index
+                }
+            } else {
+                errors.append(
+                    .invalid(
+                        "invalid_locale", "'\(localization.locale)' is not an App Store Connect locale.",
+                        field: "\(path).locale",
+                        fix: "Use one of: \(AppStoreLocale.all.joined(separator: ", "))."))
+            }
+            errors += validateText(
+                localization.displayName, code: "invalid_display_name", what: "display name",
+                limit: displayNameMaxLength, field: "\(path).displayName")
+            errors += validateText(
+                localization.description, code: "invalid_description", what: "description",
+                limit: descriptionMaxLength, field: "\(path).description")
+        }
+        return errors
+    }
+
+    /// Checks a pricing: a tier, if any, is in 1...20; custom prices name known storefronts and are positive.
+    public static func validatePricing(_ pricing: Pricing, field: String = "pricing") -> [KioskError] {
+        var errors: [KioskError] = []
+        if let tier = pricing.tier, !PriceTable.tiers.contains(tier) {
+            errors.append(
+                .invalid(
+                    "invalid_price_tier", "Price tier \(tier) does not exist.", field: "\(field).tier",
+                    fix: "Choose a tier from \(PriceTable.tiers.lowerBound) to \(PriceTable.tiers.upperBound)."))
+        }
+        for (code, amount) in pricing.customPrices.sorted(by: { $0.key < $1.key }) {
+            let path = "\(field).customPrices.\(code)"
+            guard let storefront = Storefront.named(code) else {
+                errors.append(
+                    .invalid(
+                        "unknown_storefront", "'\(code)' is not a storefront Kiosk knows.", field: path,
+                        fix: "Use an ISO 3166-1 alpha-3 storefront code such as USA, CHN or JPN."))
+                continue
+            }
+            if amount <= 0 {
+                errors.append(
+                    .invalid(
+                        "invalid_price_amount",
+                        "The custom price in \(storefront.code) is \(amount) minor units; a price must be positive.",
+                        field: path,
+                        fix: "Give the price in minor units of \(storefront.currency.code), e.g. "
+                            + "\(PriceTable.price(tier: 1, in: storefront) ?? 1) for tier 1's amount."))
+            }
+        }
+        return errors
+    }
+
+    /// Checks the rules that depend on the product type: auto-renewables need a group, a level ≥ 1 and a duration;
+    /// other types have no group; consumables and non-consumables have no duration; only non-consumables and
+    /// auto-renewables can be family-shareable.
+    static func validateTypeRules(of product: Product, field: String) -> [KioskError] {
+        var errors: [KioskError] = []
+        let typeName = product.type.appleName
+        if product.type == .autoRenewable {
+            if let subscription = product.subscription {
+                if subscription.level < 1 {
+                    errors.append(
+                        .invalid(
+                            "invalid_subscription_level",
+                            "The subscription level is \(subscription.level); levels start at 1 (the highest).",
+                            field: "\(field).subscription.level", fix: "Give a level of 1 or more."))
+                }
+            } else {
+                errors.append(
+                    .invalid(
+                        "missing_subscription_group", "An auto-renewable subscription must belong to a group.",
+                        field: "\(field).subscription",
+                        fix: "Create a subscription group and set the product's group and level."))
+            }
+            if product.duration == nil {
+                errors.append(
+                    .invalid(
+                        "missing_duration", "An auto-renewable subscription needs a duration.",
+                        field: "\(field).duration",
+                        fix: "Choose one of \(SubscriptionDuration.allCases.map(\.rawValue).joined(separator: ", "))."))
+            }
+        } else if product.subscription != nil {
+            errors.append(
+                .invalid(
+                    "unexpected_subscription_group", "A \(typeName) product cannot belong to a subscription group.",
+                    field: "\(field).subscription",
+                    fix: "Remove the group, or make the product an auto-renewable subscription."))
+        }
+        if product.duration != nil, product.type == .consumable || product.type == .nonConsumable {
+            errors.append(
+                .invalid(
+                    "unexpected_duration", "A \(typeName) product has no duration.", field: "\(field).duration",
+                    fix: "Remove the duration, or make the product a subscription."))
+        }
+        if product.familyShareable, product.type == .consumable || product.type == .nonRenewing {
+            errors.append(
+                .invalid(
+                    "family_sharing_not_supported",
+                    "Family Sharing is only for non-consumables and auto-renewable subscriptions, not \(typeName).",
+                    field: "\(field).familyShareable", fix: "Turn Family Sharing off for this product."))
+        }
+        return errors
+    }
+}
