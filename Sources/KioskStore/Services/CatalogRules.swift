@@ -1,0 +1,82 @@
+import KioskCore
+
+/// The catalog rules of KioskCore, as the console's operations apply them: each check throws the first problem
+/// as a `KioskError` whose `field` names the request field.
+enum CatalogRules {
+    static func validateBundleId(_ bundleId: String, field: String) throws {
+        try CatalogValidator.require(CatalogValidator.validateBundleId(bundleId, field: field))
+    }
+
+    static func validateName(_ name: String, field: String) throws {
+        try CatalogValidator.require(CatalogValidator.validateAppName(name, field: field))
+    }
+
+    static func validateProductId(_ productId: String, field: String) throws {
+        try CatalogValidator.require(CatalogValidator.validateProductId(productId, field: field))
+    }
+
+    static func validateEmail(_ email: String, field: String) throws {
+        try CatalogValidator.require(CatalogValidator.validateEmail(email, field: field))
+    }
+
+    static func validatePassword(_ password: String, field: String) throws {
+        guard password.count >= CatalogValidator.passwordMinLength else {
+            throw KioskError.invalid(
+                "password_too_short",
+                "The password has \(password.count) characters; at least \(CatalogValidator.passwordMinLength) are required.",
+                field: field, fix: "Choose a password of \(CatalogValidator.passwordMinLength) or more characters.")
+        }
+    }
+
+    static func validateNotificationURLs(_ urls: [String], field: String) throws {
+        for (index, url) in urls.enumerated() {
+            try CatalogValidator.require(CatalogValidator.validateNotificationURL(url, field: "\(field)[\(index)]"))
+        }
+    }
+
+    static func requireStorefront(_ code: String, field: String) throws -> Storefront {
+        guard let storefront = Storefront.named(code) else {
+            throw KioskError.invalid(
+                "unknown_storefront", "'\(code)' is not a storefront Kiosk knows.", field: field,
+                fix: "Use an alpha-3 storefront code such as USA, CHN or JPN.")
+        }
+        return storefront
+    }
+
+    /// Every rule about one product. The validator prefixes fields with `product.`; requests name them bare.
+    static func validateProduct(_ product: Product) throws {
+        let errors = CatalogValidator.validate(product: product, field: "product").map { error in
+            var error = error
+            if let field = error.field, field.hasPrefix("product.") { error.field = String(field.dropFirst(8)) }
+            return error
+        }
+        try CatalogValidator.require(errors)
+    }
+
+    static func validateGroup(_ group: SubscriptionGroup) throws {
+        try CatalogValidator.require(CatalogValidator.validateReferenceName(group.referenceName, field: "referenceName"))
+        for (index, localization) in group.localizations.enumerated() {
+            let field = "localizations[\(index)]"
+            guard AppStoreLocale.normalized(localization.locale) != nil else {
+                throw KioskError.invalid(
+                    "unknown_locale", "'\(localization.locale)' is not an App Store Connect locale.",
+                    field: "\(field).locale", fix: "Use a locale such as en_US, zh_CN or ja_JP.")
+            }
+            guard !localization.name.allSatisfy(\.isWhitespace) else {
+                throw KioskError.invalid(
+                    "missing_group_name", "The group's customer-facing name is empty.", field: "\(field).name",
+                    fix: "Give the group a name customers see, e.g. 'Pro'.")
+            }
+        }
+    }
+
+    /// `en-US`, `en_us` → `en_US`; unknown locales stay as given (validation reports them).
+    static func normalizedLocale(_ locale: String) -> String {
+        AppStoreLocale.normalized(locale) ?? locale
+    }
+
+    /// The review state after `event`, given whether the product's metadata is complete.
+    static func reviewState(of product: Product, after event: ReviewEvent) throws -> ReviewState {
+        try product.reviewState.apply(event, metadataComplete: product.hasCompleteMetadata()).get()
+    }
+}

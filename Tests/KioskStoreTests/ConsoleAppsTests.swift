@@ -1,0 +1,115 @@
+import Foundation
+import KioskTesting
+import Testing
+
+@Suite struct ConsoleAppsTests {
+    /// An app gets a numeric app id from the store, is listed and shown, and its bundle id is unique.
+    @Test(arguments: TestDatabase.available)
+    func createListShowAndDuplicate(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            let created = try await store.createApp("com.example.coins", name: "Coin Game")
+            #expect(created.json["appAppleId"] as? Int == 1_400_000_001)
+            #expect(created.json["bundleId"] as? String == "com.example.coins")
+            #expect(created.json["sharedSecret"] == nil)
+            try await store.createApp("com.example.second", name: "Second")
+
+            let list = try await store.request(.GET, "/admin/v1/apps")
+            let bundleIds = (list.json["apps"] as? [[String: Any]])?.compactMap { $0["bundleId"] as? String }
+            #expect(bundleIds == ["com.example.coins", "com.example.second"])
+
+            let shown = try await store.request(.GET, "/admin/v1/apps/com.example.second")
+            #expect(shown.json["appAppleId"] as? Int == 1_400_000_002)
+
+            let duplicate = try await store.request(
+                .POST, "/admin/v1/apps", json: ["bundleId": "com.example.coins", "name": "Again"])
+            #expect(duplicate.status == 409)
+            #expect(duplicate.errorCode == "duplicate_bundle_id")
+            #expect(duplicate.errorField == "bundleId")
+            #expect(duplicate.header("Content-Type") == "application/json")
+        }
+    }
+
+    /// Bad bundle ids, missing or misspelt fields and non-JSON bodies each get a 400 naming the field.
+    @Test(arguments: TestDatabase.available)
+    func badInputIsNamed(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            let cases: [(body: Data, code: String, field: String?)] = [
+                (Data(#"{"bundleId": "coins", "name": "X"}"#.utf8), "invalid_bundle_id", "bundleId"),
+                (Data(#"{"bundleId": "com.example.*", "name": "X"}"#.utf8), "invalid_bundle_id", "bundleId"),
+                (Data(#"{"bundleId": "com.example.x"}"#.utf8), "missing_field", "name"),
+                (Data(#"{"bundleId": "com.example.x", "name": "X", "nmae": "Y"}"#.utf8), "unknown_field", "nmae"),
+                (Data(#"{"bundleId": 12, "name": "X"}"#.utf8), "invalid_type", "bundleId"),
+                (Data("not json".utf8), "invalid_json", nil),
+            ]
+            for (body, code, field) in cases {
+                let answer = try await store.request(.POST, "/admin/v1/apps", body: body)
+                #expect(answer.status == 400, "\(String(decoding: body, as: UTF8.self)) → \(answer.text)")
+                #expect(answer.errorCode == code, "\(answer.text)")
+                #expect(answer.errorField == field)
+                #expect(answer.errorFix != nil, "every error says what to do: \(answer.text)")
+            }
+            let apps = try await store.request(.GET, "/admin/v1/apps")
+            #expect((apps.json["apps"] as? [Any])?.isEmpty == true, "nothing was half-written")
+        }
+    }
+
+    /// The shared secret is generated on request, 32 hex characters, and regenerating replaces it.
+    @Test(arguments: TestDatabase.available)
+    func sharedSecretAndNotificationURLs(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.createApp()
+            let first = try await store.request(.POST, "/admin/v1/apps/com.example.app/shared-secret")
+            let secret = try #require(first.json["sharedSecret"] as? String)
+            #expect(secret.count == 32 && secret.allSatisfy(\.isHexDigit))
+            let second = try await store.request(.POST, "/admin/v1/apps/com.example.app/shared-secret")
+            #expect(second.json["sharedSecret"] as? String != secret)
+
+            let updated = try await store.request(
+                .PATCH, "/admin/v1/apps/com.example.app",
+                json: ["sandboxNotificationURLs": ["http://127.0.0.1:9000/apple", "https://merchant.example/apple"]])
+            #expect(updated.status == 200)
+            #expect(updated.json["sandboxNotificationURLs"] as? [String] == ["http://127.0.0.1:9000/apple", "https://merchant.example/apple"])
+
+            let bad = try await store.request(
+                .PATCH, "/admin/v1/apps/com.example.app", json: ["productionNotificationURLs": ["ftp://x"]])
+            #expect(bad.status == 400)
+            #expect(bad.errorCode == "invalid_notification_url")
+            #expect(bad.errorField == "productionNotificationURLs[0]")
+
+            let missing = try await store.request(.GET, "/admin/v1/apps/com.example.nothing")
+            #expect(missing.status == 404)
+            #expect(missing.errorCode == "app_not_found")
+        }
+    }
+
+    /// Without the admin token, or with a wrong one, the console answers 401 and says how to authenticate.
+    @Test func adminTokenIsRequired() async throws {
+        try await withTestStore { store in
+            let none = try await store.request(.GET, "/admin/v1/apps", token: .some(nil))
+            #expect(none.status == 401)
+            #expect(none.errorCode == "missing_admin_token")
+            let wrong = try await store.request(.GET, "/admin/v1/apps", token: "kiosk_wrong_token_123456")
+            #expect(wrong.status == 401)
+            #expect(wrong.errorCode == "invalid_admin_token")
+            #expect(wrong.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            let health = try await store.request(.GET, "/health")
+            #expect(health.status == 200)
+        }
+    }
+
+    /// `/health` names the database engine and `/metrics` counts requests by route in Prometheus' text format.
+    @Test(arguments: TestDatabase.available)
+    func healthAndMetrics(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            let health = try await store.request(.GET, "/health")
+            #expect(health.json["status"] as? String == "ok")
+            let engine = (health.json["database"] as? [String: Any])?["engine"] as? String
+            #expect(engine == (database == .sqlite ? "sqlite" : "postgresql"))
+            _ = try await store.request(.GET, "/admin/v1/apps")
+            let metrics = try await store.request(.GET, "/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.text.contains("kiosk_http_requests_total"))
+            #expect(metrics.text.contains(#"route="/admin/v1/apps""#))
+        }
+    }
+}
