@@ -117,9 +117,10 @@ let package = Package(
         .testTarget(
             name: "KioskStoreTests",
             dependencies: [
-                "KioskStore", "KioskTesting", "KioskSigning",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "KioskStore", "KioskTesting", "KioskSigning", "KioskCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: swiftSettings
         ),
