@@ -228,10 +228,14 @@ struct JSONSyntaxCheckTests {
         .init(text: "{\"a\": 1,}", failure: .init(message: "expected a quoted key", line: 1, column: 9)),
         .init(text: "[1 2]", failure: .init(message: "expected ',' or ']' in an array", line: 1, column: 4)),
         .init(text: "{\n\"é\": tru}", failure: .init(message: "expected 'true'", line: 2, column: 9)),
-        .init(text: "\"abc", failure: .init(
-            message: "the document ends inside a string (missing closing quote)", line: 1, column: 5)),
-        .init(text: "01", failure: .init(
-            message: "unexpected text after the end of the document", line: 1, column: 2)),
+        .init(
+            text: "\"abc",
+            failure: .init(
+                message: "the document ends inside a string (missing closing quote)", line: 1, column: 5)),
+        .init(
+            text: "01",
+            failure: .init(
+                message: "unexpected text after the end of the document", line: 1, column: 2)),
         .init(text: "", failure: .init(message: "the document ends where a value was expected", line: 1, column: 1)),
     ]
 

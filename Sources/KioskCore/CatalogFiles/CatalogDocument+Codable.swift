@@ -22,7 +22,8 @@ extension CatalogDocument {
         guard version == Self.currentVersion else {
             throw DecodingError.dataCorruptedError(
                 forKey: .version, in: container,
-                debugDescription: "version \(version) is not supported (this Kiosk reads version \(Self.currentVersion))")
+                debugDescription:
+                    "version \(version) is not supported (this Kiosk reads version \(Self.currentVersion))")
         }
         self.init(
             app: try container.decode(AppEntry.self, forKey: .app),

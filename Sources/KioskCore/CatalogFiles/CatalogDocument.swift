@@ -89,7 +89,8 @@ public struct CatalogDocument: Codable, Sendable, Equatable {
             }
             if let membership = product.subscription, !groupNames.contains(membership.group) {
                 throw KioskError.invalid(
-                    Self.errorCode, "Product '\(product.productId)' names subscription group '\(membership.group)', "
+                    Self.errorCode,
+                    "Product '\(product.productId)' names subscription group '\(membership.group)', "
                         + "which is not in the file.",
                     field: "products[\(index)].subscription.group",
                     fix: "Add the group to `subscriptionGroups` or correct its name.")

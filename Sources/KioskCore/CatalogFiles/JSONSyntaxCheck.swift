@@ -70,7 +70,8 @@ enum JSONSyntaxCheck {
             case UInt8(ascii: "f"): try literal("false")
             case UInt8(ascii: "n"): try literal("null")
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
-            default: throw failure("unexpected character '\(Character(Unicode.Scalar(byte)))' where a value was expected")
+            default:
+                throw failure("unexpected character '\(Character(Unicode.Scalar(byte)))' where a value was expected")
             }
         }
 
@@ -174,7 +175,9 @@ enum JSONSyntaxCheck {
             if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
                 index += 1
                 if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-                guard let digit = current, Self.isDigit(digit) else { throw failure("expected a digit in the exponent") }
+                guard let digit = current, Self.isDigit(digit) else {
+                    throw failure("expected a digit in the exponent")
+                }
                 skipDigits()
             }
         }

@@ -29,7 +29,8 @@ extension StoreKitConfiguration {
         }
         for (index, product) in nonRenewingSubscriptions.enumerated() {
             entries.append(
-                try Self.entry(product, type: .nonRenewing, field: "nonRenewingSubscriptions[\(index)]", prices: prices))
+                try Self.entry(product, type: .nonRenewing, field: "nonRenewingSubscriptions[\(index)]", prices: prices)
+            )
         }
         var groups: [CatalogDocument.GroupEntry] = []
         for (groupIndex, group) in subscriptionGroups.enumerated() {
@@ -75,7 +76,9 @@ extension StoreKitConfiguration {
             }
             for (index, subscription) in group.subscriptions.enumerated() {
                 let field = "\(groupField).subscriptions[\(index)]"
-                if !subscription.codeOffers.isEmpty { notes.append("\(field).codeOffers: offer codes are not imported") }
+                if !subscription.codeOffers.isEmpty {
+                    notes.append("\(field).codeOffers: offer codes are not imported")
+                }
                 if !(subscription.winbackOffers ?? []).isEmpty {
                     notes.append("\(field).winbackOffers: win-back offers are not imported")
                 }
@@ -86,7 +89,11 @@ extension StoreKitConfiguration {
                     notes.append("\(field).adHocOffers: offers of commitment billing plans are not imported")
                 }
                 if (subscription.billingPlans ?? []).contains(where: {
-                    if case .object(let plan) = $0 { plan["billingPlanType"] != .string(Self.upFrontPlan) } else { true }
+                    if case .object(let plan) = $0 {
+                        plan["billingPlanType"] != .string(Self.upFrontPlan)
+                    } else {
+                        true
+                    }
                 }) {
                     notes.append("\(field).billingPlans: commitment billing plans are not imported")
                 }
@@ -128,7 +135,9 @@ extension StoreKitConfiguration {
         _ product: ProductEntry, group: String, field: String, prices: PriceReader
     ) throws(KioskError) -> CatalogDocument.ProductEntry {
         var entry = try entry(product, type: .autoRenewable, field: field, prices: prices)
-        entry.subscription = product.groupNumber.map { CatalogDocument.ProductEntry.Membership(group: group, level: $0) }
+        entry.subscription = product.groupNumber.map {
+            CatalogDocument.ProductEntry.Membership(group: group, level: $0)
+        }
         entry.duration = product.recurringSubscriptionPeriod
         let introductory: [(Offer, String)] =
             if let offers = product.introductoryOffers {

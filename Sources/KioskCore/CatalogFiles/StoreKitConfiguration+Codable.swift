@@ -26,7 +26,8 @@ extension StoreKitConfiguration: Codable {
             subscriptionGroups: try container.decode([Group].self, forKey: .subscriptionGroups),
             settings: try container.decodeIfPresent([String: JSONValue].self, forKey: .settings) ?? [:],
             appPolicies: try container.decodeIfPresent(JSONValue.self, forKey: .appPolicies),
-            subscriptionOffersKeyPair: try container.decodeIfPresent(JSONValue.self, forKey: .subscriptionOffersKeyPair),
+            subscriptionOffersKeyPair: try container.decodeIfPresent(
+                JSONValue.self, forKey: .subscriptionOffersKeyPair),
             version: version)
     }
 
@@ -41,7 +42,8 @@ extension StoreKitConfiguration: Codable {
                         CatalogFileCoding.AnyKey(stringValue: list), CatalogFileCoding.AnyKey(intValue: index),
                         CatalogFileCoding.AnyKey(stringValue: "type"),
                     ],
-                    debugDescription: "a '\(entry.type.rawValue)' product cannot be in '\(list)' (expected \(allowed))"))
+                    debugDescription: "a '\(entry.type.rawValue)' product cannot be in '\(list)' (expected \(allowed))")
+            )
         }
     }
 

@@ -44,7 +44,8 @@ extension StoreKitConfiguration {
                 }
                 guard document.group(named: membership.group) != nil else {
                     throw Self.exportError(
-                        "Product '\(product.productId)' names group '\(membership.group)', which is not in the catalog.",
+                        "Product '\(product.productId)' names group '\(membership.group)', "
+                            + "which is not in the catalog.",
                         field: "\(field).subscription.group")
                 }
                 entry.type = .recurringSubscription
@@ -52,7 +53,8 @@ extension StoreKitConfiguration {
                 entry.groupNumber = membership.level
                 entry.introductoryOffer = try Self.introductoryOffer(
                     product, storefront: storefront, ids: &ids, field: field)
-                entry.adHocOffers = try product.promotionalOffers.enumerated().map { (offerIndex, offer) throws(KioskError) in
+                entry.adHocOffers = try product.promotionalOffers.enumerated().map {
+                    (offerIndex, offer) throws(KioskError) in
                     Offer(
                         internalID: ids.make("promotional:\(product.productId):\(offer.identifier)"),
                         offerID: offer.identifier, referenceName: offer.referenceName,
@@ -127,7 +129,8 @@ extension StoreKitConfiguration {
             internalID: ids.make("introductory:\(product.productId)"), paymentMode: PaymentMode(offer.paymentMode),
             subscriptionPeriod: offer.period, numberOfPeriods: writtenPeriods(offer.paymentMode, offer.numberOfPeriods),
             displayPrice: try offerPrice(
-                offer.paymentMode, offer.pricing, in: storefront, field: "\(field).introductoryOffers[\(index)].pricing"))
+                offer.paymentMode, offer.pricing, in: storefront, field: "\(field).introductoryOffers[\(index)].pricing"
+            ))
     }
 
     /// Xcode leaves `numberOfPeriods` out for single-period offers other than pay-as-you-go.
@@ -145,9 +148,11 @@ extension StoreKitConfiguration {
     private static func displayPrice(
         _ pricing: Pricing, in storefront: Storefront, field: String
     ) throws(KioskError) -> String {
-        let minorUnits = pricing.customPrices[storefront.code] ?? pricing.tier.flatMap {
-            PriceTable.price(tier: $0, in: storefront)
-        }
+        let minorUnits =
+            pricing.customPrices[storefront.code]
+            ?? pricing.tier.flatMap {
+                PriceTable.price(tier: $0, in: storefront)
+            }
         guard let minorUnits else {
             throw exportError("There is no price in the \(storefront.code) storefront.", field: field)
         }
