@@ -1,0 +1,307 @@
+import Foundation
+
+// The catalog file's JSON shape. Every object rejects keys it does not know, so a typo is an error with its path
+// rather than silently dropped data; optional keys are omitted when empty, which keeps the bytes stable.
+
+extension CatalogDocument {
+    private enum Keys: String, CodingKey, CaseIterable {
+        case format, version, app, subscriptionGroups, products
+    }
+
+    /// Reads a document, checking its format name and version first.
+    public init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        let format = try container.decode(String.self, forKey: .format)
+        guard format == Self.format else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .format, in: container,
+                debugDescription: "'\(format)' is not a Kiosk catalog (expected '\(Self.format)')")
+        }
+        let version = try container.decode(Int.self, forKey: .version)
+        guard version == Self.currentVersion else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .version, in: container,
+                debugDescription:
+                    "version \(version) is not supported (this Kiosk reads version \(Self.currentVersion))")
+        }
+        self.init(
+            app: try container.decode(AppEntry.self, forKey: .app),
+            subscriptionGroups: try container.decode([GroupEntry].self, forKey: .subscriptionGroups),
+            products: try container.decode([ProductEntry].self, forKey: .products))
+    }
+
+    /// Writes the document with its format name and version.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(Self.format, forKey: .format)
+        try container.encode(Self.currentVersion, forKey: .version)
+        try container.encode(app, forKey: .app)
+        try container.encode(subscriptionGroups, forKey: .subscriptionGroups)
+        try container.encode(products, forKey: .products)
+    }
+}
+
+extension CatalogDocument.AppEntry: Codable {
+    private enum Keys: String, CodingKey, CaseIterable {
+        case bundleId, name
+    }
+
+    /// Reads `{"bundleId", "name"}`.
+    public init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        self.init(
+            bundleId: try container.decode(String.self, forKey: .bundleId),
+            name: try container.decode(String.self, forKey: .name))
+    }
+
+    /// Writes `{"bundleId", "name"}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(bundleId, forKey: .bundleId)
+        try container.encode(name, forKey: .name)
+    }
+}
+
+extension CatalogDocument.GroupEntry: Codable {
+    private enum Keys: String, CodingKey, CaseIterable {
+        case referenceName, localizations
+    }
+
+    /// Reads `{"referenceName", "localizations": [{"locale", "name", "customAppName"?}]}`.
+    public init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        self.init(
+            referenceName: try container.decode(String.self, forKey: .referenceName),
+            localizations: try container.decode([GroupLocalizationCoding].self, forKey: .localizations).map(\.value))
+    }
+
+    /// Writes the group entry.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(referenceName, forKey: .referenceName)
+        try container.encode(localizations.map(GroupLocalizationCoding.init), forKey: .localizations)
+    }
+}
+
+extension CatalogDocument.ProductEntry: Codable {
+    private enum Keys: String, CodingKey, CaseIterable {
+        case productId, referenceName, type, pricing, localizations, clearedForSale, familyShareable, reviewState
+        case subscription, duration, introductoryOffers, promotionalOffers
+    }
+
+    /// Reads a product entry; `reviewState`, `subscription`, `duration` and the offer lists are optional.
+    public init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        let reviewState: ReviewState? =
+            container.contains(.reviewState)
+            ? try CatalogFileCoding.decodeEnum(ReviewState.self, in: container, forKey: .reviewState) : nil
+        let duration: SubscriptionDuration? =
+            container.contains(.duration)
+            ? try CatalogFileCoding.decodeEnum(SubscriptionDuration.self, in: container, forKey: .duration) : nil
+        self.init(
+            productId: try container.decode(String.self, forKey: .productId),
+            referenceName: try container.decode(String.self, forKey: .referenceName),
+            type: try CatalogFileCoding.decodeEnum(ProductType.self, in: container, forKey: .type),
+            pricing: try container.decode(PricingCoding.self, forKey: .pricing).value,
+            localizations: try container.decode([ProductLocalizationCoding].self, forKey: .localizations).map(\.value),
+            clearedForSale: try container.decode(Bool.self, forKey: .clearedForSale),
+            familyShareable: try container.decode(Bool.self, forKey: .familyShareable),
+            reviewState: reviewState,
+            subscription: try container.decodeIfPresent(Membership.self, forKey: .subscription),
+            duration: duration,
+            introductoryOffers: try container.decodeIfPresent(
+                [IntroductoryOfferCoding].self, forKey: .introductoryOffers)?.map(\.value) ?? [],
+            promotionalOffers: try container.decodeIfPresent(
+                [PromotionalOfferCoding].self, forKey: .promotionalOffers)?.map(\.value) ?? [])
+    }
+
+    /// Writes the product entry, leaving out optional keys that are empty.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(productId, forKey: .productId)
+        try container.encode(referenceName, forKey: .referenceName)
+        try container.encode(type.rawValue, forKey: .type)
+        try container.encode(PricingCoding(value: pricing), forKey: .pricing)
+        try container.encode(localizations.map(ProductLocalizationCoding.init), forKey: .localizations)
+        try container.encode(clearedForSale, forKey: .clearedForSale)
+        try container.encode(familyShareable, forKey: .familyShareable)
+        try container.encodeIfPresent(reviewState?.rawValue, forKey: .reviewState)
+        try container.encodeIfPresent(subscription, forKey: .subscription)
+        try container.encodeIfPresent(duration?.rawValue, forKey: .duration)
+        if !introductoryOffers.isEmpty {
+            try container.encode(introductoryOffers.map(IntroductoryOfferCoding.init), forKey: .introductoryOffers)
+        }
+        if !promotionalOffers.isEmpty {
+            try container.encode(promotionalOffers.map(PromotionalOfferCoding.init), forKey: .promotionalOffers)
+        }
+    }
+}
+
+extension CatalogDocument.ProductEntry.Membership: Codable {
+    private enum Keys: String, CodingKey, CaseIterable {
+        case group, level
+    }
+
+    /// Reads `{"group": "<reference name>", "level": 1}`.
+    public init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        self.init(
+            group: try container.decode(String.self, forKey: .group),
+            level: try container.decode(Int.self, forKey: .level))
+    }
+
+    /// Writes `{"group", "level"}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(group, forKey: .group)
+        try container.encode(level, forKey: .level)
+    }
+}
+
+/// `Pricing` as the catalog file writes it: `{"tier"?: 3, "customPrices"?: {"USA": 299}}`.
+struct PricingCoding: Codable {
+    var value: Pricing
+
+    private enum Keys: String, CodingKey, CaseIterable {
+        case tier, customPrices
+    }
+
+    init(value: Pricing) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        value = Pricing(
+            tier: try container.decodeIfPresent(Int.self, forKey: .tier),
+            customPrices: try container.decodeIfPresent([String: Int].self, forKey: .customPrices) ?? [:])
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encodeIfPresent(value.tier, forKey: .tier)
+        if !value.customPrices.isEmpty { try container.encode(value.customPrices, forKey: .customPrices) }
+    }
+}
+
+/// `ProductLocalization` as `{"locale", "displayName", "description"}`.
+struct ProductLocalizationCoding: Codable {
+    var value: ProductLocalization
+
+    private enum Keys: String, CodingKey, CaseIterable {
+        case locale, displayName, description
+    }
+
+    init(value: ProductLocalization) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        value = ProductLocalization(
+            locale: try container.decode(String.self, forKey: .locale),
+            displayName: try container.decode(String.self, forKey: .displayName),
+            description: try container.decode(String.self, forKey: .description))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(value.locale, forKey: .locale)
+        try container.encode(value.displayName, forKey: .displayName)
+        try container.encode(value.description, forKey: .description)
+    }
+}
+
+/// `SubscriptionGroupLocalization` as `{"locale", "name", "customAppName"?}`.
+struct GroupLocalizationCoding: Codable {
+    var value: SubscriptionGroupLocalization
+
+    private enum Keys: String, CodingKey, CaseIterable {
+        case locale, name, customAppName
+    }
+
+    init(value: SubscriptionGroupLocalization) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        value = SubscriptionGroupLocalization(
+            locale: try container.decode(String.self, forKey: .locale),
+            name: try container.decode(String.self, forKey: .name),
+            customAppName: try container.decodeIfPresent(String.self, forKey: .customAppName))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(value.locale, forKey: .locale)
+        try container.encode(value.name, forKey: .name)
+        try container.encodeIfPresent(value.customAppName, forKey: .customAppName)
+    }
+}
+
+/// `IntroductoryOffer` as `{"storefront"?, "paymentMode", "period", "numberOfPeriods", "pricing"?}`.
+struct IntroductoryOfferCoding: Codable {
+    var value: IntroductoryOffer
+
+    private enum Keys: String, CodingKey, CaseIterable {
+        case storefront, paymentMode, period, numberOfPeriods, pricing
+    }
+
+    init(value: IntroductoryOffer) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        value = IntroductoryOffer(
+            storefront: try container.decodeIfPresent(String.self, forKey: .storefront),
+            paymentMode: try CatalogFileCoding.decodeEnum(OfferPaymentMode.self, in: container, forKey: .paymentMode),
+            period: try container.decode(OfferPeriod.self, forKey: .period),
+            numberOfPeriods: try container.decode(Int.self, forKey: .numberOfPeriods),
+            pricing: try container.decodeIfPresent(PricingCoding.self, forKey: .pricing)?.value ?? Pricing())
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encodeIfPresent(value.storefront, forKey: .storefront)
+        try container.encode(value.paymentMode.rawValue, forKey: .paymentMode)
+        try container.encode(value.period, forKey: .period)
+        try container.encode(value.numberOfPeriods, forKey: .numberOfPeriods)
+        if !value.pricing.isEmpty { try container.encode(PricingCoding(value: value.pricing), forKey: .pricing) }
+    }
+}
+
+/// `PromotionalOffer` as `{"identifier", "referenceName", "paymentMode", "period", "numberOfPeriods", "pricing"?}`.
+struct PromotionalOfferCoding: Codable {
+    var value: PromotionalOffer
+
+    private enum Keys: String, CodingKey, CaseIterable {
+        case identifier, referenceName, paymentMode, period, numberOfPeriods, pricing
+    }
+
+    init(value: PromotionalOffer) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        value = PromotionalOffer(
+            identifier: try container.decode(String.self, forKey: .identifier),
+            referenceName: try container.decode(String.self, forKey: .referenceName),
+            paymentMode: try CatalogFileCoding.decodeEnum(OfferPaymentMode.self, in: container, forKey: .paymentMode),
+            period: try container.decode(OfferPeriod.self, forKey: .period),
+            numberOfPeriods: try container.decode(Int.self, forKey: .numberOfPeriods),
+            pricing: try container.decodeIfPresent(PricingCoding.self, forKey: .pricing)?.value ?? Pricing())
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(value.identifier, forKey: .identifier)
+        try container.encode(value.referenceName, forKey: .referenceName)
+        try container.encode(value.paymentMode.rawValue, forKey: .paymentMode)
+        try container.encode(value.period, forKey: .period)
+        try container.encode(value.numberOfPeriods, forKey: .numberOfPeriods)
+        if !value.pricing.isEmpty { try container.encode(PricingCoding(value: value.pricing), forKey: .pricing) }
+    }
+}

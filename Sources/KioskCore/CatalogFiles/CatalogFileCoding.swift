@@ -1,0 +1,129 @@
+import Foundation
+
+/// Shared machinery of the catalog file formats: strict decoding (unknown keys and unknown enum values are
+/// errors with their JSON path), translation of decoding failures into `KioskError`s that name the path or the
+/// line and column, and stable pretty-printed encoding.
+enum CatalogFileCoding {
+    /// A coding key for any string or index, used to list the keys an object really has.
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int?
+
+        init(stringValue: String) {
+            self.stringValue = stringValue
+            intValue = nil
+        }
+
+        init(intValue: Int) {
+            stringValue = String(intValue)
+            self.intValue = intValue
+        }
+    }
+
+    /// Throws if the object being decoded has a key outside `known`, so a typo such as `"prcing"` is reported
+    /// instead of silently dropping data.
+    static func rejectUnknownKeys(in decoder: any Decoder, known: Set<String>) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        let unknown = container.allKeys.map(\.stringValue).filter { !known.contains($0) }.sorted()
+        guard let first = unknown.first else { return }
+        let expected = known.sorted().joined(separator: ", ")
+        throw DecodingError.dataCorrupted(
+            .init(
+                codingPath: decoder.codingPath + [AnyKey(stringValue: first)],
+                debugDescription: "unknown key '\(first)' (known keys here: \(expected))"))
+    }
+
+    /// Decodes a string-backed enum, naming the allowed values when the file has another one.
+    static func decodeEnum<Value: RawRepresentable & CaseIterable, Key: CodingKey>(
+        _ type: Value.Type, in container: KeyedDecodingContainer<Key>, forKey key: Key
+    ) throws -> Value where Value.RawValue == String {
+        let text = try container.decode(String.self, forKey: key)
+        guard let value = Value(rawValue: text) else {
+            let allowed = Value.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "'\(text)' is not one of \(allowed)")
+        }
+        return value
+    }
+
+    /// Renders a coding path as `products[2].localizations[0].locale`.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text
+    }
+
+    /// Decodes `type` from `data`, turning every failure into a `KioskError` with `code` that names the
+    /// JSON path of the problem, or the line and column of a syntax error.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from data: Data, code: String, fileKind: String, fix: String
+    ) throws(KioskError) -> Value {
+        if let failure = JSONSyntaxCheck.firstFailure(in: Array(data)) {
+            throw KioskError.invalid(
+                code, "The \(fileKind) is not valid JSON: \(failure.message).",
+                field: "line \(failure.line), column \(failure.column)", fix: "Correct the JSON syntax there.")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            throw kioskError(error, code: code, fileKind: fileKind, fix: fix)
+        } catch let error as KioskError {
+            throw error
+        } catch {
+            throw KioskError.invalid(code, "The \(fileKind) could not be read: \(error).", fix: fix)
+        }
+    }
+
+    /// Translates a `DecodingError` into a `KioskError` whose `field` is the JSON path of the problem.
+    static func kioskError(_ error: DecodingError, code: String, fileKind: String, fix: String) -> KioskError {
+        switch error {
+        case .typeMismatch(let type, let context):
+            return KioskError.invalid(
+                code, "Wrong type in the \(fileKind): expected \(describe(type)).", field: path(context.codingPath),
+                fix: fix)
+        case .valueNotFound(let type, let context):
+            return KioskError.invalid(
+                code, "Missing value in the \(fileKind): expected \(describe(type)) but found null.",
+                field: path(context.codingPath), fix: fix)
+        case .keyNotFound(let key, let context):
+            return KioskError.invalid(
+                code, "The \(fileKind) lacks the required key '\(key.stringValue)'.",
+                field: path(context.codingPath + [key]), fix: "Add '\(key.stringValue)'. \(fix)")
+        case .dataCorrupted(let context):
+            return KioskError.invalid(
+                code, "Invalid value in the \(fileKind): \(context.debugDescription).", field: path(context.codingPath),
+                fix: fix)
+        @unknown default:
+            return KioskError.invalid(code, "The \(fileKind) could not be read: \(error).", fix: fix)
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is [Any].Type: "an array"
+        case is [String: Any].Type: "an object"
+        default: "\(type)"
+        }
+    }
+
+    /// Pretty-printed, key-sorted JSON: the same value always gives the same bytes.
+    static func encode<Value: Encodable>(_ value: Value) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(value)
+        } catch {
+            // The catalog types hold only strings, integers, booleans, arrays and objects, which always encode.
+            preconditionFailure("catalog file encoding failed: \(error)")
+        }
+    }
+}

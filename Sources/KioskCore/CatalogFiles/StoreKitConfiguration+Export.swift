@@ -1,0 +1,190 @@
+import Foundation
+
+extension StoreKitConfiguration {
+    /// A configuration Xcode accepts (format 4.0) for a catalog, with prices in one storefront.
+    ///
+    /// Ids are derived from the bundle id, group names and product ids, so exporting the same catalog twice gives
+    /// identical bytes. Per product, the introductory offer for `storefront` is written, else the one for all
+    /// storefronts; the file has room for one. Non-renewing durations, `clearedForSale` and review states have no
+    /// place in the file and are not written.
+    ///
+    /// - Parameters:
+    ///   - document: The catalog.
+    ///   - storefront: The storefront whose prices and currency the file uses (`settings._storefront`).
+    /// - Throws: `KioskError` `storekit_export_failed` when a product has no price in `storefront`, or an
+    ///   auto-renewable product lacks its group or duration.
+    public init(document: CatalogDocument, storefront: Storefront) throws(KioskError) {
+        var ids = StableIdentifiers()
+        let identifier = ids.make("configuration:\(document.app.bundleId)")
+        var products: [ProductEntry] = []
+        var nonRenewing: [ProductEntry] = []
+        var subscriptions: [String: [(level: Int, entry: ProductEntry)]] = [:]
+        for (index, product) in document.products.enumerated() {
+            let field = "products[\(index)]"
+            var entry = ProductEntry(
+                displayPrice: try Self.displayPrice(product.pricing, in: storefront, field: "\(field).pricing"),
+                familyShareable: product.familyShareable, internalID: ids.make("product:\(product.productId)"),
+                localizations: product.localizations.map {
+                    Localization(locale: $0.locale, displayName: $0.displayName, description: $0.description)
+                },
+                productID: product.productId, referenceName: product.referenceName, type: .consumable)
+            switch product.type {
+            case .consumable: products.append(entry)
+            case .nonConsumable:
+                entry.type = .nonConsumable
+                products.append(entry)
+            case .nonRenewing:
+                entry.type = .nonRenewingSubscription
+                nonRenewing.append(entry)
+            case .autoRenewable:
+                guard let membership = product.subscription, let duration = product.duration else {
+                    throw Self.exportError(
+                        "Auto-renewable product '\(product.productId)' needs a subscription group and a duration.",
+                        field: field)
+                }
+                guard document.group(named: membership.group) != nil else {
+                    throw Self.exportError(
+                        "Product '\(product.productId)' names group '\(membership.group)', "
+                            + "which is not in the catalog.",
+                        field: "\(field).subscription.group")
+                }
+                entry.type = .recurringSubscription
+                entry.recurringSubscriptionPeriod = duration
+                entry.groupNumber = membership.level
+                entry.introductoryOffer = try Self.introductoryOffer(
+                    product, storefront: storefront, ids: &ids, field: field)
+                entry.adHocOffers = try product.promotionalOffers.enumerated().map {
+                    (offerIndex, offer) throws(KioskError) in
+                    Offer(
+                        internalID: ids.make("promotional:\(product.productId):\(offer.identifier)"),
+                        offerID: offer.identifier, referenceName: offer.referenceName,
+                        paymentMode: PaymentMode(offer.paymentMode), subscriptionPeriod: offer.period,
+                        numberOfPeriods: Self.writtenPeriods(offer.paymentMode, offer.numberOfPeriods),
+                        displayPrice: try Self.offerPrice(
+                            offer.paymentMode, offer.pricing, in: storefront,
+                            field: "\(field).promotionalOffers[\(offerIndex)].pricing"))
+                }
+                entry.winbackOffers = []
+                subscriptions[membership.group, default: []].append((membership.level, entry))
+            }
+        }
+        var groups: [Group] = []
+        for group in document.subscriptionGroups {
+            let id = ids.make("group:\(group.referenceName)")
+            let members = (subscriptions[group.referenceName] ?? [])
+                .sorted { ($0.level, $0.entry.productID) < ($1.level, $1.entry.productID) }
+                .map { member in
+                    var entry = member.entry
+                    entry.subscriptionGroupID = id
+                    return entry
+                }
+            groups.append(
+                Group(
+                    id: id,
+                    localizations: group.localizations.map {
+                        GroupLocalization(locale: $0.locale, displayName: $0.name, customAppName: $0.customAppName)
+                    },
+                    name: group.referenceName, subscriptions: members))
+        }
+        self.init(
+            identifier: identifier, products: products, nonRenewingSubscriptions: nonRenewing,
+            subscriptionGroups: groups,
+            settings: [
+                "_failTransactionsEnabled": .bool(false),
+                "_locale": .string(storefront.defaultLocale),
+                "_storefront": .string(storefront.code),
+                "_storeKitErrors": .array([]),
+            ],
+            appPolicies: .object([
+                "eula": .string(""),
+                "policies": .array([
+                    .object([
+                        "locale": .string(storefront.defaultLocale), "policyText": .string(""),
+                        "policyURL": .string(""),
+                    ])
+                ]),
+            ]),
+            version: Self.writtenVersion)
+    }
+
+    /// A configuration for a catalog with prices in the United States storefront, as Xcode defaults to.
+    ///
+    /// - Throws: As ``init(document:storefront:)``.
+    public init(document: CatalogDocument) throws(KioskError) {
+        guard let usa = Storefront.named("USA") else {
+            throw Self.exportError("The USA storefront is missing from the storefront table.", field: "storefront")
+        }
+        try self.init(document: document, storefront: usa)
+    }
+
+    private static func introductoryOffer(
+        _ product: CatalogDocument.ProductEntry, storefront: Storefront, ids: inout StableIdentifiers, field: String
+    ) throws(KioskError) -> Offer? {
+        let offers = product.introductoryOffers.enumerated()
+        guard
+            let (index, offer) = offers.first(where: { $0.element.storefront == storefront.code })
+                ?? offers.first(where: { $0.element.storefront == nil })
+        else { return nil }
+        return Offer(
+            internalID: ids.make("introductory:\(product.productId)"), paymentMode: PaymentMode(offer.paymentMode),
+            subscriptionPeriod: offer.period, numberOfPeriods: writtenPeriods(offer.paymentMode, offer.numberOfPeriods),
+            displayPrice: try offerPrice(
+                offer.paymentMode, offer.pricing, in: storefront, field: "\(field).introductoryOffers[\(index)].pricing"
+            ))
+    }
+
+    /// Xcode leaves `numberOfPeriods` out for single-period offers other than pay-as-you-go.
+    private static func writtenPeriods(_ mode: OfferPaymentMode, _ count: Int) -> Int? {
+        mode == .payAsYouGo || count != 1 ? count : nil
+    }
+
+    private static func offerPrice(
+        _ mode: OfferPaymentMode, _ pricing: Pricing, in storefront: Storefront, field: String
+    ) throws(KioskError) -> String? {
+        mode == .freeTrial ? nil : try displayPrice(pricing, in: storefront, field: field)
+    }
+
+    /// The custom price in the storefront, else the tier's price there, as a decimal string.
+    private static func displayPrice(
+        _ pricing: Pricing, in storefront: Storefront, field: String
+    ) throws(KioskError) -> String {
+        let minorUnits =
+            pricing.customPrices[storefront.code]
+            ?? pricing.tier.flatMap {
+                PriceTable.price(tier: $0, in: storefront)
+            }
+        guard let minorUnits else {
+            throw exportError("There is no price in the \(storefront.code) storefront.", field: field)
+        }
+        return storefront.currency.decimalString(minorUnits: minorUnits)
+    }
+
+    private static func exportError(_ message: String, field: String) -> KioskError {
+        KioskError.invalid(
+            "storekit_export_failed", message, field: field,
+            fix: "Complete the product (price, group, duration) or export for another storefront.")
+    }
+}
+
+/// Xcode-style ids (8 upper-case hex digits) derived from a name with 64-bit FNV-1a, so the same catalog always
+/// gets the same ids; a clash within one file is resolved by rehashing with a counter.
+struct StableIdentifiers {
+    private var used = Set<String>()
+
+    mutating func make(_ name: String) -> String {
+        var attempt = 0
+        while true {
+            let seed = attempt == 0 ? name : "\(name)#\(attempt)"
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in seed.utf8 {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01B3
+            }
+            let folded = UInt32(truncatingIfNeeded: hash >> 32) ^ UInt32(truncatingIfNeeded: hash)
+            let hex = String(folded, radix: 16, uppercase: true)
+            let id = String(repeating: "0", count: 8 - hex.count) + hex
+            if used.insert(id).inserted { return id }
+            attempt += 1
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+
+@testable import KioskCore
+
+@Suite("StoreKitConfiguration")
+struct StoreKitConfigurationTests {
+    static func sampleData() throws -> Data {
+        let url = try #require(Bundle.module.url(forResource: "Sample", withExtension: "storekit", subdirectory: "Resources"))
+        return try Data(contentsOf: url)
+    }
+
+    static func sampleText() throws -> String {
+        try #require(String(data: try sampleData(), encoding: .utf8))
+    }
+
+    static func importSample() throws -> CatalogDocument {
+        let configuration = try StoreKitConfiguration.decode(from: try sampleData())
+        return try configuration.catalogDocument(bundleId: "com.example.trails", appName: "Trails")
+    }
+
+    // The sample file becomes the catalog it describes: types, tiers or custom prices, groups, levels, offers.
+    @Test func importMapsEveryPart() throws {
+        let document = try Self.importSample()
+        #expect(document.products.map(\.productId) == [
+            "com.example.trails.hints10", "com.example.trails.hints50", "com.example.trails.offlinemaps",
+            "com.example.trails.plus.monthly", "com.example.trails.plus.weekly", "com.example.trails.plus.yearly",
+            "com.example.trails.seasonpass",
+        ])
+        let byId = Dictionary(uniqueKeysWithValues: document.products.map { ($0.productId, $0) })
+        #expect(byId["com.example.trails.hints10"]?.pricing == Pricing(tier: 1))
+        #expect(byId["com.example.trails.hints50"]?.pricing == Pricing(customPrices: ["USA": 249]))
+        #expect(byId["com.example.trails.offlinemaps"]?.type == .nonConsumable)
+        #expect(byId["com.example.trails.offlinemaps"]?.familyShareable == true)
+        #expect(byId["com.example.trails.seasonpass"]?.type == .nonRenewing)
+        let monthly = try #require(byId["com.example.trails.plus.monthly"])
+        #expect(monthly.type == .autoRenewable)
+        #expect(monthly.subscription == .init(group: "Trails Plus", level: 2))
+        #expect(monthly.duration == .oneMonth)
+        #expect(monthly.reviewState == nil)
+        #expect(monthly.introductoryOffers == [
+            IntroductoryOffer(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week))
+        ])
+        #expect(monthly.promotionalOffers == [
+            PromotionalOffer(
+                identifier: "com.example.trails.plus.monthly.comeback", referenceName: "Come back",
+                paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
+                pricing: Pricing(tier: 2))
+        ])
+        let yearly = try #require(byId["com.example.trails.plus.yearly"])
+        #expect(yearly.localizations.map(\.locale) == ["en_US", "es_ES"])
+        #expect(document.subscriptionGroups == [
+            .init(
+                referenceName: "Trails Plus",
+                localizations: [.init(locale: "en_US", name: "Trails Plus"), .init(locale: "es_ES", name: "Trails Plus")])
+        ])
+    }
+
+    // .storekit → catalog → .storekit → catalog gives the first catalog again.
+    @Test func roundTripThroughExport() throws {
+        let first = try Self.importSample()
+        let exported = try StoreKitConfiguration(document: first).encode()
+        let second = try StoreKitConfiguration.decode(from: exported)
+            .catalogDocument(bundleId: "com.example.trails", appName: "Trails")
+        #expect(second == first)
+    }
+
+    // Exporting the same catalog twice gives identical bytes, with ids that look like Xcode's.
+    @Test func exportIsDeterministicAndXcodeShaped() throws {
+        let document = try Self.importSample()
+        let first = try StoreKitConfiguration(document: document)
+        let second = try StoreKitConfiguration(document: document)
+        #expect(first.encode() == second.encode())
+        #expect(first.version == .init(major: 4, minor: 0))
+        #expect(first.storefrontCode == "USA")
+        let ids = [first.identifier] + first.products.map(\.internalID) + first.subscriptionGroups.map(\.id)
+            + first.subscriptionGroups.flatMap { $0.subscriptions.map(\.internalID) }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
+        let group = try #require(first.subscriptionGroups.first)
+        #expect(group.subscriptions.map(\.groupNumber) == [1, 2, 3])
+        #expect(group.subscriptions.allSatisfy { $0.subscriptionGroupID == group.id })
+        let text = try #require(String(data: first.encode(), encoding: .utf8))
+        #expect(text.contains("\"introductoryOffer\" : null"))
+        #expect(text.contains("\"displayPrice\" : \"49.99\""))
+        #expect(text.contains("\"paymentMode\" : \"free\""))
+        #expect(text.contains("\"type\" : \"RecurringSubscription\""))
+        #expect(text.contains("\"_storefront\" : \"USA\""))
+    }
+
+    // Reading a file and writing it back keeps settings Kiosk does not interpret.
+    @Test func decodeEncodeKeepsUnknownSettings() throws {
+        let configuration = try StoreKitConfiguration.decode(from: try Self.sampleData())
+        #expect(configuration.settings["_timeRate"] == .integer(0))
+        let again = try StoreKitConfiguration.decode(from: configuration.encode())
+        #expect(again == configuration)
+        #expect(configuration.unsupportedContent.isEmpty)
+    }
+
+    // Offer codes and win-back offers, which Kiosk does not import, are listed rather than dropped silently.
+    @Test func unsupportedContentIsListed() throws {
+        let text = try Self.sampleText().replacingOccurrences(
+            of: "\"codeOffers\" : [\n\n          ],\n          \"displayPrice\" : \"49.99\"",
+            with: """
+                "codeOffers" : [{"internalID" : "4373DD6D", "isStackable" : true, "eligibility" : ["new"],
+                  "paymentMode" : "free", "referenceName" : "Codes", "subscriptionPeriod" : "P3D"}],
+                          "displayPrice" : "49.99"
+                """)
+        let configuration = try StoreKitConfiguration.decode(from: Data(text.utf8))
+        #expect(configuration.unsupportedContent == [
+            "subscriptionGroups[0].subscriptions[2].codeOffers: offer codes are not imported"
+        ])
+    }
+
+    // Prices are read in the currency of the file's storefront; JPY has no minor digits, so "0.99" is refused.
+    @Test func pricesFollowTheFileStorefront() throws {
+        let text = try Self.sampleText()
+            .replacingOccurrences(of: "\"_storefront\" : \"USA\"", with: "\"_storefront\" : \"JPN\"")
+        let error = try #require(throws: KioskError.self) { try StoreKitConfiguration.decode(from: Data(text.utf8)) }
+        #expect(error.field == "products[0].displayPrice")
+        #expect(error.message.contains("'0.99' is not a price in JPY"))
+        let japanese = """
+            {"identifier" : "1", "nonRenewingSubscriptions" : [], "settings" : {"_storefront" : "JPN"},
+             "products" : [{"displayPrice" : "160", "familyShareable" : false, "internalID" : "2",
+               "localizations" : [{"description" : "", "displayName" : "", "locale" : "ja"}], "productID" : "p",
+               "referenceName" : "p", "type" : "Consumable"}],
+             "subscriptionGroups" : [], "version" : {"major" : 3, "minor" : 0}}
+            """
+        let document = try StoreKitConfiguration.decode(from: Data(japanese.utf8))
+            .catalogDocument(bundleId: "b", appName: "n")
+        #expect(document.products.first?.pricing == Pricing(customPrices: ["JPN": 160]))
+    }
+
+    // A product without a price in the export storefront cannot be written, and the error names it.
+    @Test func exportWithoutPriceInStorefrontFails() throws {
+        let document = try Self.importSample()
+        let japan = try #require(Storefront.named("JPN"))
+        let error = try #require(throws: KioskError.self) { try StoreKitConfiguration(document: document, storefront: japan) }
+        #expect(error.code == "storekit_export_failed")
+        #expect(error.field == "products[0].pricing")
+    }
+
+    /// One way of breaking the sample file and where the error must point.
+    struct Breakage: Sendable, CustomTestStringConvertible {
+        var name: String
+        var replace: String
+        var with: String
+        var field: String
+        var messageContains: String
+        var testDescription: String { name }
+    }
+
+    static let breakages: [Breakage] = [
+        .init(
+            name: "wrong type of renewal period", replace: "\"recurringSubscriptionPeriod\" : \"P1M\"",
+            with: "\"recurringSubscriptionPeriod\" : 1",
+            field: "subscriptionGroups[0].subscriptions[1].recurringSubscriptionPeriod", messageContains: "a string"),
+        .init(
+            name: "unknown renewal period", replace: "\"recurringSubscriptionPeriod\" : \"P1M\"",
+            with: "\"recurringSubscriptionPeriod\" : \"P2W\"",
+            field: "subscriptionGroups[0].subscriptions[1].recurringSubscriptionPeriod", messageContains: "'P2W'"),
+        .init(
+            name: "unknown product type", replace: "\"type\" : \"NonConsumable\"", with: "\"type\" : \"Bundle\"",
+            field: "products[2].type", messageContains: "'Bundle' is not one of"),
+        .init(
+            name: "product in the wrong list", replace: "\"type\" : \"NonConsumable\"",
+            with: "\"type\" : \"NonRenewingSubscription\"", field: "products[2].type",
+            messageContains: "cannot be in 'products'"),
+        .init(
+            name: "unknown payment mode", replace: "\"paymentMode\" : \"free\"", with: "\"paymentMode\" : \"trial\"",
+            field: "subscriptionGroups[0].subscriptions[1].introductoryOffer.paymentMode",
+            messageContains: "'trial' is not one of"),
+        .init(
+            name: "price that is not a number", replace: "\"displayPrice\" : \"4.99\"",
+            with: "\"displayPrice\" : \"abc\"", field: "products[2].displayPrice",
+            messageContains: "'abc' is not a price in USD"),
+        .init(
+            name: "price with too many digits", replace: "\"displayPrice\" : \"0.99\"",
+            with: "\"displayPrice\" : \"0.999\"", field: "products[0].displayPrice",
+            messageContains: "'0.999' is not a price in USD"),
+        .init(
+            name: "offer price that is not a number", replace: "\"displayPrice\" : \"1.99\"",
+            with: "\"displayPrice\" : \"1,99\"", field: "subscriptionGroups[0].subscriptions[1].adHocOffers[0].displayPrice",
+            messageContains: "'1,99'"),
+        .init(
+            name: "unknown key", replace: "\"familyShareable\" : true,\n      \"internalID\" : \"36835F3D\"",
+            with: "\"familySharable\" : true,\n      \"internalID\" : \"36835F3D\"",
+            field: "products[2].familySharable", messageContains: "unknown key 'familySharable'"),
+        .init(
+            name: "missing group number", replace: "\"groupNumber\" : 3,", with: "",
+            field: "subscriptionGroups[0].subscriptions[0].groupNumber", messageContains: "'groupNumber'"),
+        .init(
+            name: "unsupported format version", replace: "\"major\" : 4", with: "\"major\" : 9",
+            field: "version.major", messageContains: "version 9 is not supported"),
+        .init(
+            name: "unknown storefront", replace: "\"_storefront\" : \"USA\"", with: "\"_storefront\" : \"XYZ\"",
+            field: "settings._storefront", messageContains: "'XYZ'"),
+    ]
+
+    // Each kind of malformed .storekit file is an invalid_storekit_file error naming the JSON path of the problem.
+    @Test(arguments: breakages)
+    func malformedFileNamesThePath(_ breakage: Breakage) throws {
+        let original = try Self.sampleText()
+        #expect(original.contains(breakage.replace))
+        let text = original.replacingOccurrences(of: breakage.replace, with: breakage.with)
+        let error = try #require(throws: KioskError.self) { try StoreKitConfiguration.decode(from: Data(text.utf8)) }
+        #expect(error.code == "invalid_storekit_file")
+        #expect(error.field == breakage.field)
+        #expect(error.message.contains(breakage.messageContains), "\(error.message)")
+    }
+
+    // A truncated .storekit file reports the line and column where the JSON stops.
+    @Test func truncatedFileReportsLineAndColumn() throws {
+        let text = String(try Self.sampleText().prefix(600))
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let error = try #require(throws: KioskError.self) { try StoreKitConfiguration.decode(from: Data(text.utf8)) }
+        #expect(error.code == "invalid_storekit_file")
+        #expect(error.field == "line \(lines.count), column \(lines.last!.utf8.count + 1)")
+    }
+
+    // Structures of real Xcode files parse: version 1 without codeOffers, version 5 with billing plans.
+    @Test func olderAndNewerVersionsParse() throws {
+        let version1 = """
+            {"identifier" : "B495CDA2", "nonRenewingSubscriptions" : [], "products" : [], "settings" : {},
+             "subscriptionGroups" : [{"id" : "7096FF06", "localizations" : [], "name" : "group",
+               "subscriptions" : [{"adHocOffers" : [], "displayPrice" : "4.99", "familyShareable" : true,
+                 "groupNumber" : 1, "internalID" : "E5E51B92",
+                 "introductoryOffer" : {"internalID" : "D4FA46D0", "paymentMode" : "free", "subscriptionPeriod" : "P2W"},
+                 "localizations" : [{"description" : "", "displayName" : "", "locale" : "en_US"}],
+                 "productID" : "monthly", "recurringSubscriptionPeriod" : "P1M", "referenceName" : "monthly",
+                 "subscriptionGroupID" : "7096FF06", "type" : "RecurringSubscription"}]}],
+             "version" : {"major" : 1, "minor" : 1}}
+            """
+        let old = try StoreKitConfiguration.decode(from: Data(version1.utf8))
+            .catalogDocument(bundleId: "b", appName: "n")
+        #expect(old.products.first?.introductoryOffers.first?.period == OfferPeriod(count: 2, unit: .week))
+        let version5 = version1
+            .replacingOccurrences(of: "\"major\" : 1, \"minor\" : 1", with: "\"major\" : 5, \"minor\" : 0")
+            .replacingOccurrences(
+                of: "\"adHocOffers\" : [],",
+                with: """
+                    "adHocOffers" : [], "billingPlans" : [{"billingPlanType" : "MONTHLY", "commitmentDisplayPrice" : "6.00",
+                      "displayPrice" : "0.5", "internalID" : "8BCD7D45", "isEnabled" : true}],
+                    "introductoryOffers" : [{"billingPlanType" : "BILLED_UPFRONT", "internalID" : "9EB4AFC5",
+                      "numberOfPeriods" : 1, "paymentMode" : "free", "subscriptionPeriod" : "P1M"}],
+                    """)
+        let newer = try StoreKitConfiguration.decode(from: Data(version5.utf8))
+        #expect(newer.unsupportedContent == [
+            "subscriptionGroups[0].subscriptions[0].billingPlans: commitment billing plans are not imported"
+        ])
+        let document = try newer.catalogDocument(bundleId: "b", appName: "n")
+        #expect(document.products.first?.introductoryOffers.first?.period == OfferPeriod(count: 1, unit: .month))
+    }
+}
