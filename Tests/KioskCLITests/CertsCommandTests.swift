@@ -1,0 +1,91 @@
+import Foundation
+import KioskSigning
+import KioskTesting
+import Testing
+import X509
+
+@Suite struct CertsCommandTests {
+    static var python: String? { ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] }
+    static var verifierScript: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Interop/verify_signed_data.py").path
+    }
+
+    /// A TEST notification the store signs verifies, in each environment, against the root `kiosk certs export`
+    /// writes (DER and PEM give the same certificate) — and not against the other environment's root.
+    @Test(arguments: ["sandbox", "production"])
+    func signedDataVerifiesAgainstExportedRoot(environment: String) async throws {
+        try await withTestStore { store in
+            _ = try await store.createAppForCerts()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("certs-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let der = directory.appendingPathComponent("root.der")
+            let pem = directory.appendingPathComponent("root.pem")
+            for (format, file) in [("der", der), ("pem", pem)] {
+                let export = try ConsoleCommandTests.kiosk(
+                    store, "certs", "export", "--environment", environment, "--format", format, "--output", file.path)
+                #expect(export.status == 0, "\(export.stderr)")
+            }
+            let root = try Certificate(derEncoded: Array(try Data(contentsOf: der)))
+            #expect(try Certificate(pemEncoded: try String(contentsOf: pem, encoding: .utf8)) == root)
+
+            let signed = try ConsoleCommandTests.kiosk(
+                store, "certs", "test-notification", "--app", "com.example.certs", "--environment", environment)
+            #expect(signed.status == 0, "\(signed.stderr)")
+            let jws = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(jws.split(separator: ".").count == 3)
+
+            let verified = await JWSVerifier(rootCertificates: [root]).verify(jws)
+            let payload = try #require(verified.payloadJSON, "\(String(describing: verified.failure))")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+            #expect(object["notificationType"] as? String == "TEST")
+            let data = object["data"] as? [String: Any]
+            #expect(data?["environment"] as? String == (environment == "sandbox" ? "Sandbox" : "Production"))
+            #expect(data?["bundleId"] as? String == "com.example.certs")
+
+            let otherEnvironment = environment == "sandbox" ? "production" : "sandbox"
+            let other = try await store.request(.GET, "/admin/v1/certificates/\(otherEnvironment)/root?format=der")
+            let otherRoot = try Certificate(derEncoded: Array(other.body))
+            #expect(await JWSVerifier(rootCertificates: [otherRoot]).verify(jws).failure != nil, "environments never mix")
+
+            if let python = Self.python {
+                let jwsFile = directory.appendingPathComponent("notification.jws")
+                try Data(jws.utf8).write(to: jwsFile)
+                let appleVerifier = try Self.runPython(
+                    python,
+                    [
+                        Self.verifierScript, "--root-der", der.path, "--environment",
+                        environment == "sandbox" ? "Sandbox" : "Production", "--bundle-id", "com.example.certs",
+                        "--app-apple-id", "1400000001", "--kind", "notification", "--jws-file", jwsFile.path,
+                    ])
+                #expect(appleVerifier.status == 0, "Apple's SignedDataVerifier refused Kiosk's data: \(appleVerifier.output)")
+            }
+        }
+    }
+
+    /// Says in the report when Apple's own verifier was not available to judge Kiosk's signatures.
+    @Test(.enabled(if: python == nil, "KIOSK_TEST_PYTHON is set; Apple's verifier ran"))
+    func appleVerifierSkippedNotice() {
+        print("note: Apple's app-store-server-library did not check the exported root; set KIOSK_TEST_PYTHON (.ci/run does)")
+    }
+
+    static func runPython(_ python: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}
+
+extension TestStore {
+    func createAppForCerts() async throws -> Answer {
+        try await request(.POST, "/admin/v1/apps", json: ["bundleId": "com.example.certs", "name": "Certs"])
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// Runs the built `kiosk` executable as a user would, capturing what it prints.
+enum KioskProcess {
+    /// The `kiosk` binary SwiftPM built next to the test bundle.
+    static var executable: URL {
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("kiosk"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("kiosk"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/debug/kiosk"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `kiosk <arguments>` to completion (at most 60 s) with a clean `KIOSK_*` environment plus `environment`.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KIOSK_") }
+        base.merge(environment) { $1 }
+        process.environment = base
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes while the process runs, so a full pipe never blocks it.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var stdoutData = Data()
+        nonisolated(unsafe) var stderrData = Data()
+        DispatchQueue.global().async(group: group) { stdoutData = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { stderrData = err.fileHandleForReading.readDataToEndOfFile() }
+        if group.wait(timeout: .now() + 60) == .timedOut { process.terminate() }
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+}
+
+/// A `kiosk serve` process, read line by line while it runs.
+final class ServeProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var output: [String] = []
+    private let reader = DispatchGroup()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = KioskProcess.executable
+        process.arguments = ["serve"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KIOSK_") }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        DispatchQueue.global().async(group: reader) { [self] in
+            var pending = Data()
+            while true {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    lock.withLock { output.append(line) }
+                }
+            }
+        }
+    }
+
+    /// Every line printed so far.
+    var lines: [String] { lock.withLock { output } }
+
+    /// Waits (at most `seconds`) for a line containing `text` and returns it.
+    func waitForLine(containing text: String, seconds: Double = 60) async throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let line = lines.first(where: { $0.contains(text) }) { return line }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServeError(message: "no line containing '\(text)'; output so far:\n" + lines.joined(separator: "\n"))
+    }
+
+    /// Sends SIGTERM and waits (at most `seconds`) for the exit status.
+    func terminate(seconds: Double = 30) async throws -> Int32 {
+        process.terminate()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            throw ServeError(message: "kiosk serve did not stop within \(seconds) s of SIGTERM")
+        }
+        return process.terminationStatus
+    }
+
+    struct ServeError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+}

@@ -1,0 +1,54 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+
+@Suite struct ServeCommandTests {
+    /// `kiosk serve` on a fresh data directory creates the database, owner-only signing keys and an admin token it
+    /// prints once, answers `/health`, stops cleanly on SIGTERM, and on the next start keeps the same state and
+    /// prints no token.
+    @Test func firstStartThenRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let first = try ServeProcess(["--port", "0", "--data-dir", directory.path, "--log-level", "warning"])
+        let listening = try await first.waitForLine(containing: "listening on http://")
+        let baseURL = try #require(listening.split(separator: " ").last.map(String.init))
+        let tokenLine = try #require(first.lines.first { $0.hasPrefix("Admin token:") })
+        let token = try #require(tokenLine.split(separator: " ").last.map(String.init))
+        #expect(token.hasPrefix("kiosk_"))
+        #expect(first.lines.contains { $0.contains("generated now for production, sandbox") })
+
+        let health = try await HTTPClient.shared.get(url: baseURL + "/health").get()
+        #expect(health.status.code == 200)
+        let apps = try KioskProcess.run(["apps", "list", "--server", baseURL, "--token", token])
+        #expect(apps.status == 0, "\(apps.stderr)")
+
+        for environment in ["production", "sandbox"] {
+            let keyPath = directory.appendingPathComponent("signing/\(environment)/leaf-key.pem").path
+            let mode = try #require(FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? Int)
+            #expect(mode == 0o600, "\(keyPath) must be readable by its owner only")
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("kiosk.sqlite").path))
+        #expect(try await first.terminate() == 0)
+
+        let second = try ServeProcess(["--port", "0", "--data-dir", directory.path, "--log-level", "warning"])
+        _ = try await second.waitForLine(containing: "listening on http://")
+        #expect(second.lines.contains { $0.contains("set at an earlier start") })
+        #expect(!second.lines.contains { $0.contains("generated now") })
+        #expect(!second.lines.contains { $0.contains(token) }, "the token is printed only once")
+        #expect(try await second.terminate() == 0)
+    }
+
+    /// Bad flags are refused with a readable error and a non-zero exit, before anything starts.
+    @Test func badFlagsAreExplained() throws {
+        let port = try KioskProcess.run(["serve", "--port", "99999"])
+        #expect(port.status != 0)
+        #expect(port.stderr.contains("error:") && port.stderr.contains("--port"))
+        let database = try KioskProcess.run(["serve", "--port", "0", "--database", "mysql://x", "--data-dir", "/tmp/kiosk-bad-\(UUID().uuidString)"])
+        #expect(database.status != 0)
+        #expect(database.stderr.contains("error:"), "\(database.stderr)")
+        let token = try KioskProcess.run(["serve", "--admin-token", "short"])
+        #expect(token.status != 0)
+        #expect(token.stderr.contains("16"), "\(token.stderr)")
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import KioskTesting
+import Testing
+
+@Suite struct OpenAPIContractTests {
+    static var python: String? { ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] }
+
+    /// The store serves its OpenAPI contract, and every console route the store answers is described in it.
+    @Test func servedContractNamesEveryRoute() async throws {
+        try await withTestStore { store in
+            let answer = try await store.request(.GET, "/openapi.yaml")
+            #expect(answer.status == 200)
+            #expect(answer.text.hasPrefix("openapi: 3.1"))
+            for path in [
+                "/admin/v1/apps:", "/admin/v1/apps/{bundleId}/products:", "/admin/v1/apps/{bundleId}/catalog:",
+                "/admin/v1/testers:", "/admin/v1/agreements/paid-apps:", "/admin/v1/certificates/{environment}/root:",
+                "/admin/v1/apps/{bundleId}/keys:", "/health:", "/metrics:",
+            ] {
+                #expect(answer.text.contains(path), "openapi.yaml does not describe \(path)")
+            }
+        }
+    }
+
+    /// The contract is a valid OpenAPI 3.1 document (checked with openapi-spec-validator from PyPI).
+    @Test(.enabled(if: python != nil, "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
+    func contractIsValidOpenAPI() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/KioskStore/Resources/openapi.yaml")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.python))
+        process.arguments = ["-m", "openapi_spec_validator", file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(output)")
+    }
+}
