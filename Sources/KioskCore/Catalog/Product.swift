@@ -63,6 +63,15 @@ public struct Pricing: Codable, Sendable, Hashable {
     }
 
     public var isEmpty: Bool { tier == nil && customPrices.isEmpty }
+
+    private enum CodingKeys: String, CodingKey { case tier, customPrices }
+
+    /// Both fields are optional on the wire: `{"tier": 1}` is a whole pricing.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        tier = try container.decodeIfPresent(Int.self, forKey: .tier)
+        customPrices = try container.decodeIfPresent([String: Int].self, forKey: .customPrices) ?? [:]
+    }
 }
 
 /// A product's name and description in one locale (`en_US`, `zh_CN`, …).
@@ -109,6 +118,18 @@ public struct IntroductoryOffer: Codable, Sendable, Hashable {
         self.numberOfPeriods = numberOfPeriods
         self.pricing = pricing
     }
+
+    private enum CodingKeys: String, CodingKey { case storefront, paymentMode, period, numberOfPeriods, pricing }
+
+    /// `numberOfPeriods` defaults to 1 and `pricing` to none (free trials need none).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        storefront = try container.decodeIfPresent(String.self, forKey: .storefront)
+        paymentMode = try container.decode(OfferPaymentMode.self, forKey: .paymentMode)
+        period = try container.decode(OfferPeriod.self, forKey: .period)
+        numberOfPeriods = try container.decodeIfPresent(Int.self, forKey: .numberOfPeriods) ?? 1
+        pricing = try container.decodeIfPresent(Pricing.self, forKey: .pricing) ?? Pricing()
+    }
 }
 
 /// A promotional offer of an auto-renewable product, redeemed with a signature the merchant makes.
@@ -131,5 +152,20 @@ public struct PromotionalOffer: Codable, Sendable, Hashable {
         self.period = period
         self.numberOfPeriods = numberOfPeriods
         self.pricing = pricing
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case identifier, referenceName, paymentMode, period, numberOfPeriods, pricing
+    }
+
+    /// `numberOfPeriods` defaults to 1 and `pricing` to none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        identifier = try container.decode(String.self, forKey: .identifier)
+        referenceName = try container.decode(String.self, forKey: .referenceName)
+        paymentMode = try container.decode(OfferPaymentMode.self, forKey: .paymentMode)
+        period = try container.decode(OfferPeriod.self, forKey: .period)
+        numberOfPeriods = try container.decodeIfPresent(Int.self, forKey: .numberOfPeriods) ?? 1
+        pricing = try container.decodeIfPresent(Pricing.self, forKey: .pricing) ?? Pricing()
     }
 }
