@@ -1,0 +1,62 @@
+import Crypto
+import Foundation
+import SwiftASN1
+@_spi(FixedExpiryValidationTime) import X509
+
+/// Checks a leaf and intermediate against trusted roots the way Apple's verifiers do: RFC 5280 path
+/// validation at a chosen instant, then the marker extensions, then a P-256 leaf key.
+enum ChainValidator {
+    /// Validates `leaf ← intermediate ← one of roots` at `validationTime`.
+    ///
+    /// - Returns: The leaf's P-256 public key, or the first reason the chain is refused.
+    static func validate(
+        leaf: Certificate,
+        intermediate: Certificate,
+        roots: [Certificate],
+        at validationTime: Date
+    ) async -> Result<P256.Signing.PublicKey, JWSVerificationFailure> {
+        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+            RFC5280Policy(fixedExpiryValidationTime: validationTime)
+        }
+        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
+        switch result {
+        case .validCertificate(let chain):
+            // Apple's verifiers trust the leaf only through the intermediate they were given, so a path that
+            // skips or replaces it is refused even if it would verify.
+            let certificates = Array(chain)
+            guard certificates.count == 3, certificates[0] == leaf, certificates[1] == intermediate else {
+                return .failure(.invalidChain("the chain must be leaf, then the x5c intermediate, then a root"))
+            }
+        case .couldNotValidate(let failures):
+            let reasons = failures.map { "\($0.policyFailureReason)" }
+            let detail =
+                reasons.isEmpty
+                ? "no path from the leaf through the intermediate to a trusted root"
+                : reasons.joined(separator: "; ")
+            return .failure(.invalidChain("\(detail) (validated at \(validationTime))"))
+        }
+        if let failure = markerFailure(leaf, SigningProfile.leafMarkerOID, "leaf")
+            ?? markerFailure(intermediate, SigningProfile.intermediateMarkerOID, "intermediate")
+        {
+            return .failure(failure)
+        }
+        guard let leafKey = P256.Signing.PublicKey(leaf.publicKey) else {
+            return .failure(.invalidCertificate("the leaf key is not EC P-256, which ES256 requires"))
+        }
+        return .success(leafKey)
+    }
+
+    private static func markerFailure(
+        _ certificate: Certificate,
+        _ oid: ASN1ObjectIdentifier,
+        _ role: String
+    ) -> JWSVerificationFailure? {
+        guard let marker = certificate.extensions[oid: oid] else {
+            return .missingMarker("the \(role) certificate lacks extension \(oid)")
+        }
+        if marker.critical {
+            return .missingMarker("the \(role) certificate marks extension \(oid) critical; it must be non-critical")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import KioskCore
+import KioskSigning
+import Testing
+
+/// The Python interpreter that has Apple's `app-store-server-library`, from `KIOSK_TEST_PYTHON`.
+private let interopPython = ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+
+@Suite(
+    "Apple's SignedDataVerifier accepts Kiosk's signatures",
+    .enabled(
+        if: interopPython != nil,
+        "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"
+    )
+)
+struct AppleInteropTests {
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Interop/verify_signed_data.py").path
+    static let bundleId = "com.example.app"
+    static let appAppleId: Int64 = 1_400_000_001
+
+    struct Notification: Encodable {
+        struct Data: Encodable {
+            var appAppleId: Int64
+            var bundleId: String
+            var environment: String
+        }
+        var notificationType = "TEST"
+        var notificationUUID = UUID().uuidString.lowercased()
+        var version = "2.0"
+        var signedDate: Int64
+        var data: Data
+    }
+
+    struct Transaction: Encodable {
+        var transactionId = "2000000111222333"
+        var originalTransactionId = "2000000111222333"
+        var webOrderLineItemId = "2000000044455566"
+        var bundleId: String
+        var productId = "com.example.app.gold"
+        var purchaseDate: Int64
+        var originalPurchaseDate: Int64
+        var quantity = 1
+        var type = "Consumable"
+        var inAppOwnershipType = "PURCHASED"
+        var signedDate: Int64
+        var environment: String
+        var transactionReason = "PURCHASE"
+        var storefront = "USA"
+        var storefrontId = "143441"
+        var price = 990
+        var currency = "USD"
+        var appTransactionId = "704289572311289000"
+    }
+
+    struct Outcome {
+        var status: Int32
+        var output: String
+    }
+
+    /// Signs both payload kinds with a fresh chain for `environment` and writes the root DER; returns the files.
+    func signedFiles(
+        environment: StoreEnvironment,
+        in directory: TemporaryDirectory
+    ) throws -> (root: String, notification: String, transaction: String, identity: SigningIdentity) {
+        let now = Date()
+        let milliseconds = Int64(now.timeIntervalSince1970 * 1000)
+        let identity = try SigningIdentity.generate(environment: environment, now: now)
+        let signer = JWSSigner(identity: identity)
+        let notification = Notification(
+            signedDate: milliseconds,
+            data: .init(appAppleId: Self.appAppleId, bundleId: Self.bundleId, environment: environment.appleName)
+        )
+        let transaction = Transaction(
+            bundleId: Self.bundleId, purchaseDate: milliseconds - 5_000, originalPurchaseDate: milliseconds - 5_000,
+            signedDate: milliseconds, environment: environment.appleName
+        )
+        let root = directory.appending("root-\(environment.rawValue).der")
+        try Data(identity.rootDER).write(to: URL(fileURLWithPath: root))
+        let notificationFile = directory.appending("notification-\(environment.rawValue).jws")
+        try signer.sign(payload: notification).write(toFile: notificationFile, atomically: true, encoding: .ascii)
+        let transactionFile = directory.appending("transaction-\(environment.rawValue).jws")
+        try signer.sign(payload: transaction).write(toFile: transactionFile, atomically: true, encoding: .ascii)
+        return (root, notificationFile, transactionFile, identity)
+    }
+
+    /// Runs the Python verifier script and collects its exit status and output.
+    func runVerifier(root: String, environment: StoreEnvironment, kind: String, jwsFile: String) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(interopPython))
+        process.arguments = [
+            Self.script, "--root-der", root, "--environment", environment.appleName, "--bundle-id", Self.bundleId,
+            "--app-apple-id", String(Self.appAppleId), "--kind", kind, "--jws-file", jwsFile,
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+    }
+
+    // Proves Apple's verifier (OpenSSL X509_STRICT, markers, ES256) accepts a notification and a transaction,
+    // in both environments.
+    @Test(arguments: StoreEnvironment.allCases)
+    func appleAcceptsKioskSignatures(environment: StoreEnvironment) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let files = try signedFiles(environment: environment, in: directory)
+
+        let notification = try runVerifier(
+            root: files.root, environment: environment, kind: "notification", jwsFile: files.notification
+        )
+        #expect(notification.status == 0, "\(notification.output)")
+        #expect(notification.output.contains(#""notificationType": "TEST""#), "\(notification.output)")
+
+        let transaction = try runVerifier(
+            root: files.root, environment: environment, kind: "transaction", jwsFile: files.transaction
+        )
+        #expect(transaction.status == 0, "\(transaction.output)")
+        #expect(transaction.output.contains(#""transactionId": "2000000111222333""#), "\(transaction.output)")
+        #expect(transaction.output.contains(#""environment": "\#(environment.appleName)""#), "\(transaction.output)")
+    }
+
+    // Proves Apple's verifier refuses Kiosk's signatures against another root and with a tampered payload.
+    @Test func appleRefusesWrongRootAndTampering() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let files = try signedFiles(environment: .sandbox, in: directory)
+        let otherRoot = directory.appending("other-root.der")
+        try Data(try SigningIdentity.generate(environment: .sandbox, now: Date()).rootDER)
+            .write(to: URL(fileURLWithPath: otherRoot))
+        let wrongRoot = try runVerifier(
+            root: otherRoot, environment: .sandbox, kind: "transaction", jwsFile: files.transaction
+        )
+        #expect(wrongRoot.status == 1, "\(wrongRoot.output)")
+        #expect(wrongRoot.output.contains("VerificationException"), "\(wrongRoot.output)")
+
+        let parts = try String(contentsOfFile: files.transaction, encoding: .ascii).split(separator: ".").map(
+            String.init)
+        let payload = try #require(Data(base64Encoded: base64(fromURL: parts[1])))
+        let tamperedJSON = String(decoding: payload, as: UTF8.self)
+            .replacingOccurrences(of: "com.example.app.gold", with: "com.example.app.platinum")
+        let tamperedFile = directory.appending("tampered.jws")
+        try [parts[0], JWSForge.base64URL(tamperedJSON), parts[2]].joined(separator: ".")
+            .write(toFile: tamperedFile, atomically: true, encoding: .ascii)
+        let tampered = try runVerifier(
+            root: files.root, environment: .sandbox, kind: "transaction", jwsFile: tamperedFile)
+        #expect(tampered.status == 1, "\(tampered.output)")
+        #expect(tampered.output.contains("VERIFICATION_FAILURE"), "\(tampered.output)")
+    }
+
+    private func base64(fromURL text: String) -> String {
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        return standard
+    }
+}
