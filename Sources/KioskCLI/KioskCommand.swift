@@ -18,3 +18,22 @@ public struct KioskCommand: AsyncParsableCommand {
 
     public init() {}
 }
+
+extension KioskCommand {
+    /// Parses the process's arguments and runs the chosen command, exiting with ArgumentParser's conventions.
+    ///
+    /// This spells out what `AsyncParsableCommand.main()` does, because from another module overload resolution
+    /// picks the synchronous `ParsableCommand.main()`, which refuses asynchronous commands on Linux.
+    public static func runFromCommandLine() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

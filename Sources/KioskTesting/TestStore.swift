@@ -4,6 +4,8 @@ import KioskCore
 import KioskStore
 import Logging
 import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
 
 /// A real Kiosk store on 127.0.0.1 and a free port, with its own data directory and a known admin token.
 ///
@@ -30,8 +32,8 @@ public struct TestStore: Sendable {
         public var body: Data
 
         /// The body as a JSON object; an empty dictionary if it is not one.
-        public var json: [String: any Sendable] {
-            ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?.mapValues { $0 as any Sendable } ?? [:]
+        public var json: [String: Any] {
+            ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any]) ?? [:]
         }
 
         public var text: String { String(decoding: body, as: UTF8.self) }
@@ -99,24 +101,34 @@ public func withTestStore<T: Sendable>(
             portContinuation.yield(port)
             portContinuation.finish()
         })
+    // The store runs in its own service group so the test can stop it the way SIGTERM does: gracefully,
+    // letting the database close after the server.
+    let serviceGroup = ServiceGroup(
+        configuration: .init(services: [built.application], gracefulShutdownSignals: [], logger: logger))
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask {
             defer { portContinuation.finish() }
-            try await built.application.run()
+            try await serviceGroup.run()
         }
-        defer { group.cancelAll() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            // The server stopped before listening; its error is the one to report.
-            try await group.next()
-            throw TestStoreError(message: "The store stopped before it listened.")
+        do {
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                // The server stopped before listening; its error is the one to report.
+                try await group.next()
+                throw TestStoreError(message: "The store stopped before it listened.")
+            }
+            let store = TestStore(
+                baseURL: "http://127.0.0.1:\(port)", port: port, adminToken: token, dataDirectory: directory,
+                built: built)
+            let result = try await body(store)
+            await serviceGroup.triggerGracefulShutdown()
+            try await group.waitForAll()
+            return result
+        } catch {
+            await serviceGroup.triggerGracefulShutdown()
+            try? await group.waitForAll()
+            throw error
         }
-        let store = TestStore(
-            baseURL: "http://127.0.0.1:\(port)", port: port, adminToken: token, dataDirectory: directory, built: built)
-        let result = try await body(store)
-        group.cancelAll()
-        try? await group.waitForAll()
-        return result
     }
 }
 

@@ -1,2 +1,3 @@
 import KioskCLI
-await KioskCommand.main()
+
+await KioskCommand.runFromCommandLine()

@@ -46,16 +46,16 @@ struct ServeCommand: AsyncParsableCommand {
                     configuration: configuration, logger: Logger(label: "kiosk"),
                     onServerRunning: { port in
                         let base = "http://\(host):\(port)"
-                        print("Kiosk \(KioskVersion.current) listening on \(base)")
-                        print("  production: \(base)/verifyReceipt, \(base)/inApps/…   sandbox: \(base)/sandbox/…")
-                        print("  console:    \(base)/admin/v1 (Bearer admin token)   health: \(base)/health")
-                        fflush(stdout)
+                        writeLines([
+                            "Kiosk \(KioskVersion.current) listening on \(base)",
+                            "  console: \(base)/admin/v1 (Bearer admin token)   health: \(base)/health   "
+                                + "contract: \(base)/openapi.yaml",
+                        ])
                     })
             } catch let error as KioskError {
                 throw CLIError(message: error.message, field: error.field, fix: error.fix, code: error.code)
             }
-            for line in store.report.lines() { print(line) }
-            fflush(stdout)
+            writeLines(store.report.lines())
             try await store.application.runService()
         }
     }
@@ -90,4 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         return configuration
     }
+}
+
+/// Writes lines to standard output at once (unbuffered), so a reader sees them while the store runs.
+private func writeLines(_ lines: [String]) {
+    FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
 }

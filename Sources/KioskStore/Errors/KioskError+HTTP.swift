@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import KioskCore
 
-extension KioskError: @retroactive ResponseGenerator {}
-extension KioskError: @retroactive HTTPResponseError {
+extension KioskError: ResponseGenerator {}
+extension KioskError: HTTPResponseError {
     /// The HTTP status for the error's kind.
     public var status: HTTPResponse.Status {
         switch kind {

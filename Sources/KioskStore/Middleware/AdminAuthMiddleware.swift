@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import KioskCore
@@ -22,7 +21,7 @@ struct AdminAuthMiddleware: RouterMiddleware {
         }
         let prefix = "Bearer "
         guard header.hasPrefix(prefix),
-            SecretGenerator.constantTimeEquals(SecretGenerator.sha256Hex(String(header.dropFirst(prefix.count))), tokenSHA256)
+            Self.constantTimeEquals(SecretGenerator.sha256Hex(String(header.dropFirst(prefix.count))), tokenSHA256)
         else {
             throw KioskError(
                 .unauthorized, code: "invalid_admin_token", message: "The admin token is wrong.",
@@ -30,5 +29,13 @@ struct AdminAuthMiddleware: RouterMiddleware {
                 fix: "Use the token `kiosk serve` printed at first start, or restart it with --admin-token to set a new one.")
         }
         return try await next(request, context)
+    }
+
+    /// Compares two hex digests without stopping at the first difference.
+    static func constantTimeEquals(_ left: String, _ right: String) -> Bool {
+        let left = Array(left.utf8)
+        let right = Array(right.utf8)
+        guard left.count == right.count else { return false }
+        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

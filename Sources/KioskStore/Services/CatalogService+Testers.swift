@@ -41,7 +41,7 @@ extension CatalogService {
         try CatalogRules.validateName(firstName, field: "firstName")
         try CatalogRules.validateName(lastName, field: "lastName")
         // The slow hash runs before the transaction so it never holds the database.
-        let passwordHash = try PasswordHasher.hash(password)
+        let passwordHash = try PasswordHasher().hash(password)
         let now = clock.now()
         let settings = TesterSettings(
             interruptPurchases: changes.interruptPurchases ?? false, askToBuy: changes.askToBuy ?? false,
@@ -73,7 +73,7 @@ extension CatalogService {
         if let firstName = changes.firstName { try CatalogRules.validateName(firstName, field: "firstName") }
         if let lastName = changes.lastName { try CatalogRules.validateName(lastName, field: "lastName") }
         let storefront = try changes.storefront.map { try CatalogRules.requireStorefront($0, field: "storefront") }
-        let passwordHash = try changes.password.map { try PasswordHasher.hash($0) }
+        let passwordHash = try changes.password.map { try PasswordHasher().hash($0) }
         let now = clock.now()
         return try await database.transaction { tx in
             var tester = try await Self.requireTester(email, in: tx)

@@ -69,7 +69,7 @@ public struct CatalogService: Sendable {
         let now = clock.now()
         return try await database.transaction { tx in
             var app = try await Self.requireApp(bundleId, in: tx)
-            app.sharedSecret = SecretGenerator.hex(byteCount: 16)
+            app.sharedSecret = SecretGenerator.sharedSecret()
             app.updatedAt = now
             try await tx.updateApp(app)
             return app

@@ -27,11 +27,11 @@ struct StoreBootstrap {
         let database = try await DatabaseOpener.open(url: configuration.effectiveDatabaseURL, logger: logger)
         do {
             let signingDirectory = dataDirectory.appendingPathComponent("signing")
-            let keyStore = SigningKeyStore(baseDirectory: signingDirectory)
+            let keyStore = SigningKeyStore(baseDirectory: signingDirectory.path)
             var identities: [StoreEnvironment: SigningIdentity] = [:]
             var generated: [StoreEnvironment] = []
             for environment in StoreEnvironment.allCases {
-                let loaded = try keyStore.loadOrCreate(environment: environment, now: clock.now())
+                let loaded = try await keyStore.loadOrCreate(environment: environment, now: clock.now())
                 identities[environment] = loaded.identity
                 if loaded.created { generated.append(environment) }
             }
@@ -67,7 +67,7 @@ struct StoreBootstrap {
         }
         return try await database.transaction { tx in
             if let existing = try await tx.setting(Self.adminTokenKey) { return (existing, nil) }
-            let token = SecretGenerator.adminToken()
+            let token = SecretGenerator.token()
             let hash = SecretGenerator.sha256Hex(token)
             try await tx.setSetting(Self.adminTokenKey, to: hash)
             return (hash, token)
