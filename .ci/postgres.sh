@@ -79,6 +79,7 @@ if [ "$(as_postgres psql -p "$PORT" -tAc "SELECT 1 FROM pg_database WHERE datnam
 fi
 
 # Prove the password login works before handing out the URL.
-PGPASSWORD=$PASSWORD psql -h 127.0.0.1 -p "$PORT" -U "$ROLE" -d "$DATABASE" -v ON_ERROR_STOP=1 -qtAc "SELECT 1" >/dev/null
+PGPASSWORD=$PASSWORD psql -h 127.0.0.1 -p "$PORT" -U "$ROLE" -d "$DATABASE" \
+    -v ON_ERROR_STOP=1 -qtAc "SELECT 1" >/dev/null
 
 echo "postgres://$ROLE:$PASSWORD@127.0.0.1:$PORT/$DATABASE"

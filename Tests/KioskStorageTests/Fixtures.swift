@@ -15,7 +15,9 @@ enum Fixtures {
         )
     }
 
-    static func group(id: Int64 = 21_000_001, appId: Int64 = 1_400_000_001, name: String = "Premium") -> SubscriptionGroup {
+    static func group(
+        id: Int64 = 21_000_001, appId: Int64 = 1_400_000_001, name: String = "Premium"
+    ) -> SubscriptionGroup {
         SubscriptionGroup(
             id: id, appId: appId, referenceName: name,
             localizations: [
@@ -73,7 +75,9 @@ enum Fixtures {
         )
     }
 
-    static func key(id: String = "A1B2C3D4E5", appId: Int64 = 1_400_000_001, createdAt: Date = created) -> InAppPurchaseKey {
+    static func key(
+        id: String = "A1B2C3D4E5", appId: Int64 = 1_400_000_001, createdAt: Date = created
+    ) -> InAppPurchaseKey {
         InAppPurchaseKey(
             id: id, appId: appId, name: "Server \(id)",
             publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n", createdAt: createdAt

@@ -332,6 +332,27 @@ struct StorageContractTests {
         }
     }
 
+    @Test(.enabled(if: TestEngine.postgresURL != nil, TestEngine.postgresSkipReason))
+    func simultaneousOpensMigrateOnce() async throws {
+        // Proves several servers' openers starting together on one fresh PostgreSQL schema all succeed and apply
+        // each migration exactly once, thanks to the advisory lock.
+        let engine = TestEngine.postgresql
+        try await engine.withDatabase { database, _ in
+            // withDatabase migrated a throwaway place; start over on a fresh one shared by four openers.
+            let fresh = engine.makeURL()
+            let opened = try await withThrowingTaskGroup(of: (any KioskDatabase).self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await DatabaseOpener.open(url: fresh, logger: TestEngine.logger) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let migrations = try await opened[0].scalar("SELECT COUNT(*) AS n FROM schema_migrations")
+            #expect(migrations == Int64(Migration.all.count))
+            for database in opened { try await database.close() }
+            try await engine.discard(url: fresh, using: database)
+        }
+    }
+
     @Test(arguments: TestEngine.all)
     func foreignKeysAreEnforced(engine: TestEngine) async throws {
         // Proves a product of an app that does not exist is refused, so foreign keys are on.

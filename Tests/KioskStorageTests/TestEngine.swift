@@ -25,7 +25,7 @@ enum TestEngine: String, CustomTestStringConvertible, Sendable {
 
     static let logger: Logger = {
         var logger = Logger(label: "kiosk.storage.tests")
-        logger.logLevel = .warning
+        logger.logLevel = ProcessInfo.processInfo.environment["KIOSK_TEST_TRACE"] == nil ? .warning : .trace
         return logger
     }()
 
@@ -57,21 +57,23 @@ enum TestEngine: String, CustomTestStringConvertible, Sendable {
         }
     }
 
-    /// Drops the test's schema (PostgreSQL) or deletes its directory (SQLite), and closes the database.
+    /// Closes the test's database and removes what it created.
     private func cleanUp(_ database: any KioskDatabase, url: String) async throws {
-        switch self {
-        case .sqlite:
-            try await database.close()
-            if case .sqliteFile(let path) = try DatabaseLocation(url: url) {
-                try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
-            }
-        case .postgresql:
-            if let runner = database as? any SQLTransactionRunner,
-                case .postgres(let location) = try DatabaseLocation(url: url), let schema = location.schema
-            {
-                try await runner.withSession { try await $0.run("DROP SCHEMA \(ident: schema) CASCADE") }
-            }
-            try await database.close()
+        try await discard(url: url, using: database)
+        try await database.close()
+    }
+
+    /// Removes the place `url` names: deletes the SQLite file's directory, or drops the PostgreSQL schema through
+    /// `database` (any open database on the same server).
+    func discard(url: String, using database: any KioskDatabase) async throws {
+        switch try DatabaseLocation(url: url) {
+        case .sqliteFile(let path):
+            try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
+        case .postgres(let location):
+            guard let schema = location.schema, let runner = database as? any SQLTransactionRunner else { return }
+            try await runner.withSession { try await $0.run("DROP SCHEMA \(ident: schema) CASCADE") }
+        case .sqliteMemory:
+            break
         }
     }
 }

@@ -40,10 +40,12 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
             throw Self.translate(error)
         }
         let database = SQLiteKioskDatabase(connection: connection, logger: logger)
+        var inMemory = false
+        if case .memory = storage { inMemory = true }
         do {
-            try await database.configure(inMemory: storage == .memory)
+            try await database.configure(inMemory: inMemory)
         } catch {
-            try? await connection.close()
+            try? await database.close()
             throw error
         }
         return database
@@ -51,7 +53,8 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
 
     /// Sets the pragmas and reads each back: a layer that silently resets `synchronous` must not go unnoticed.
     private func configure(inMemory: Bool) async throws {
-        try await setPragma("busy_timeout", to: "\(Self.busyTimeoutMilliseconds)", expect: "\(Self.busyTimeoutMilliseconds)")
+        let timeout = "\(Self.busyTimeoutMilliseconds)"
+        try await setPragma("busy_timeout", to: timeout, expect: timeout)
         // An in-memory database has no file to log ahead of; it reports journal mode `memory`.
         try await setPragma("journal_mode", to: "WAL", expect: inMemory ? "memory" : "wal")
         try await setPragma("foreign_keys", to: "ON", expect: "1")
@@ -127,9 +130,12 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
         _ = try await pragma("user_version")
     }
 
+    /// Closes the connection after any running transaction. Shielded from cancellation: the thread pool skips
+    /// work of a cancelled task, and an unclosed connection must not be left behind.
     func close() async throws {
+        let connection = connection
         try await lock.withLock {
-            try await connection.close()
+            try await Task { try await connection.close() }.value
         }
     }
 

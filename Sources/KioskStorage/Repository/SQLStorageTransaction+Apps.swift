@@ -52,8 +52,10 @@ extension SQLStorageTransaction {
             bundleId: try row.decode(column: "bundle_id", as: String.self),
             name: try row.decode(column: "name", as: String.self),
             sharedSecret: try row.optional("shared_secret", as: String.self),
-            productionNotificationURLs: try decodeURLs(row.decode(column: "production_notification_urls", as: String.self)),
-            sandboxNotificationURLs: try decodeURLs(row.decode(column: "sandbox_notification_urls", as: String.self)),
+            productionNotificationURLs: try decodeURLs(
+                row.decode(column: "production_notification_urls", as: String.self)),
+            sandboxNotificationURLs: try decodeURLs(
+                row.decode(column: "sandbox_notification_urls", as: String.self)),
             createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at")
         )
