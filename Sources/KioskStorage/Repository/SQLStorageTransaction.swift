@@ -1,0 +1,70 @@
+import Foundation
+import KioskCore
+import SQLKit
+
+/// The one implementation of `StorageTransaction`, written against SQLKit so SQLite and PostgreSQL share it.
+///
+/// Queries are raw SQL with `\(bind:)` values, which SQLKit turns into each dialect's placeholders. Both engines
+/// hand it an `SQLSession` that is already inside a transaction; the facets (`+Apps`, `+Products`, …) hold the
+/// statements per aggregate.
+struct SQLStorageTransaction: StorageTransaction {
+    let session: SQLSession
+
+    /// First value of each sequence: what Apple's numbers look like.
+    static func firstValue(of sequence: IdentifierSequence) -> Int64 {
+        switch sequence {
+        case .appAppleId: 1_400_000_001
+        case .subscriptionGroupId: 21_000_001
+        }
+    }
+
+    func nextIdentifier(_ sequence: IdentifierSequence) async throws -> Int64 {
+        // One statement creates the counter on first use or advances it, so two transactions can never read the
+        // same value: the row lock (PostgreSQL) or the write lock (SQLite) orders them.
+        let first = Self.firstValue(of: sequence)
+        let row = try await session.first(
+            """
+            INSERT INTO sequences (name, next_value) VALUES (\(bind: sequence.rawValue), \(bind: first + 1))
+            ON CONFLICT (name) DO UPDATE SET next_value = sequences.next_value + 1
+            RETURNING next_value - 1 AS value
+            """
+        )
+        guard let row else {
+            throw StorageError.engine(message: "sequence \(sequence.rawValue) returned no value")
+        }
+        return try row.decode(column: "value", as: Int64.self)
+    }
+
+    func setting(_ key: String) async throws -> String? {
+        try await session.first("SELECT value FROM settings WHERE key = \(bind: key)")?
+            .decode(column: "value", as: String.self)
+    }
+
+    func setSetting(_ key: String, to value: String?) async throws {
+        guard let value else {
+            try await session.run("DELETE FROM settings WHERE key = \(bind: key)")
+            return
+        }
+        try await session.run(
+            """
+            INSERT INTO settings (key, value) VALUES (\(bind: key), \(bind: value))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """
+        )
+    }
+
+    /// Throws when an `UPDATE … RETURNING` touched no row: updating something that does not exist is a bug
+    /// in the caller, and silently doing nothing would hide it.
+    func requireUpdated(_ row: (any SQLRow)?, _ what: @autoclosure () -> String) throws {
+        if row == nil {
+            throw StorageError.engine(message: "cannot update \(what()): no such row")
+        }
+    }
+}
+
+extension Sequence {
+    /// Multi-row `VALUES` lists: `(…), (…)`, one per element.
+    func valuesList(_ row: (Element) -> SQLQueryString) -> SQLQueryString {
+        map(row).joined(separator: ", ")
+    }
+}

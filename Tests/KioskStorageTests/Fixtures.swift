@@ -1,0 +1,86 @@
+import Foundation
+import KioskCore
+
+/// Sample aggregates with every field set, at whole milliseconds (the precision timestamps are stored at).
+enum Fixtures {
+    static let created = Date(timeIntervalSince1970: 1_767_225_600.123)
+    static let updated = Date(timeIntervalSince1970: 1_767_229_200.456)
+
+    static func app(id: Int64 = 1_400_000_001, bundleId: String = "com.example.game") -> App {
+        App(
+            id: id, bundleId: bundleId, name: "Game \(id)", sharedSecret: "0123456789abcdef0123456789abcdef",
+            productionNotificationURLs: ["https://example.com/asn/prod", "https://backup.example.com/asn"],
+            sandboxNotificationURLs: ["http://127.0.0.1:9000/asn"],
+            createdAt: created, updatedAt: updated
+        )
+    }
+
+    static func group(
+        id: Int64 = 21_000_001, appId: Int64 = 1_400_000_001, name: String = "Premium"
+    ) -> SubscriptionGroup {
+        SubscriptionGroup(
+            id: id, appId: appId, referenceName: name,
+            localizations: [
+                SubscriptionGroupLocalization(locale: "de_DE", name: "Premium DE", customAppName: "Spiel"),
+                SubscriptionGroupLocalization(locale: "en_US", name: "Premium US"),
+            ],
+            createdAt: created, updatedAt: updated
+        )
+    }
+
+    /// An auto-renewable product with localizations, custom prices and both kinds of offers, each with prices.
+    static func product(appId: Int64 = 1_400_000_001, productId: String = "com.example.game.monthly") -> Product {
+        Product(
+            appId: appId, productId: productId, referenceName: "Monthly", type: .autoRenewable,
+            pricing: Pricing(tier: 5, customPrices: ["USA": 499, "JPN": 700, "DEU": 549]),
+            localizations: [
+                ProductLocalization(locale: "de_DE", displayName: "Monatlich", description: "Jeden Monat"),
+                ProductLocalization(locale: "en_US", displayName: "Monthly", description: "Every month"),
+                ProductLocalization(locale: "ja_JP", displayName: "月額", description: "毎月"),
+            ],
+            clearedForSale: false, reviewState: .approved, familyShareable: true,
+            subscription: SubscriptionMembership(groupId: 21_000_001, level: 2), duration: .oneMonth,
+            introductoryOffers: [
+                IntroductoryOffer(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week)),
+                IntroductoryOffer(
+                    storefront: "JPN", paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month),
+                    numberOfPeriods: 3, pricing: Pricing(tier: 1, customPrices: ["JPN": 120])
+                ),
+                IntroductoryOffer(
+                    storefront: "USA", paymentMode: .payUpFront, period: OfferPeriod(count: 3, unit: .month),
+                    pricing: Pricing(customPrices: ["USA": 999])
+                ),
+            ],
+            promotionalOffers: [
+                PromotionalOffer(
+                    identifier: "comeback", referenceName: "Come back", paymentMode: .payAsYouGo,
+                    period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 2,
+                    pricing: Pricing(tier: 2, customPrices: ["USA": 199, "DEU": 219])
+                ),
+                PromotionalOffer(
+                    identifier: "loyal-year", referenceName: "Loyal", paymentMode: .freeTrial,
+                    period: OfferPeriod(count: 1, unit: .year)
+                ),
+            ],
+            createdAt: created, updatedAt: updated
+        )
+    }
+
+    static func tester(email: String = "ada@example.com") -> Tester {
+        Tester(
+            id: UUID(), email: email, passwordHash: "$scrypt$ln=15$salt$hash", firstName: "Ada",
+            lastName: "Lovelace", storefront: "GBR",
+            settings: TesterSettings(interruptPurchases: true, askToBuy: true, renewalRate: .monthlyEvery3Minutes),
+            purchaseHistoryClearedAt: updated, createdAt: created, updatedAt: updated
+        )
+    }
+
+    static func key(
+        id: String = "A1B2C3D4E5", appId: Int64 = 1_400_000_001, createdAt: Date = created
+    ) -> InAppPurchaseKey {
+        InAppPurchaseKey(
+            id: id, appId: appId, name: "Server \(id)",
+            publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n", createdAt: createdAt
+        )
+    }
+}

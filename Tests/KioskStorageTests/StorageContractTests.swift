@@ -1,0 +1,408 @@
+import Foundation
+import KioskCore
+import Testing
+
+@testable import KioskStorage
+
+/// One set of behaviours every engine must show; each test runs once per engine in `TestEngine.all`.
+@Suite("Storage contract")
+struct StorageContractTests {
+    /// A marker for runs without PostgreSQL, so a skipped half of the suite is visible in the output.
+    @Test(.enabled(if: TestEngine.postgresURL != nil, TestEngine.postgresSkipReason))
+    func postgresqlIsTested() async throws {
+        // Proves the PostgreSQL URL given to the suite opens a PostgreSQL database.
+        try await TestEngine.postgresql.withDatabase { database, _ in
+            #expect(database.engine == "postgresql")
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func appRoundTrip(engine: TestEngine) async throws {
+        // Proves an app, with its secret and both lists of notification URLs, reads back equal by id and bundle id.
+        try await engine.withDatabase { database, _ in
+            let app = Fixtures.app()
+            let other = Fixtures.app(id: 1_400_000_002, bundleId: "com.example.aardvark")
+            try await database.transaction { try await $0.insertApp(app); try await $0.insertApp(other) }
+            let byId = try await database.transaction { try await $0.app(id: app.id) }
+            let byBundle = try await database.transaction { try await $0.app(bundleId: app.bundleId) }
+            let all = try await database.transaction { try await $0.apps() }
+            #expect(byId == app)
+            #expect(byBundle == app)
+            #expect(all == [other, app])
+
+            var draft = app
+            draft.sharedSecret = nil
+            draft.productionNotificationURLs = []
+            draft.name = "Renamed"
+            let changed = draft
+            try await database.transaction { try await $0.updateApp(changed) }
+            #expect(try await database.transaction { try await $0.app(id: app.id) } == changed)
+            #expect(try await database.transaction { try await $0.app(bundleId: "com.missing") } == nil)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func productRoundTrip(engine: TestEngine) async throws {
+        // Proves a product with localizations, custom prices and offers (with their prices) reads back equal,
+        // and that an update replaces its children rather than adding to them.
+        try await engine.withDatabase { database, _ in
+            let product = Fixtures.product()
+            let simple = Product(
+                appId: product.appId, productId: "com.example.game.coins", referenceName: "Coins", type: .consumable,
+                createdAt: Fixtures.created, updatedAt: Fixtures.created
+            )
+            try await database.transaction {
+                try await $0.insertApp(Fixtures.app())
+                try await $0.insertProduct(product)
+                try await $0.insertProduct(simple)
+            }
+            #expect(try await database.transaction {
+                try await $0.product(appId: product.appId, productId: product.productId)
+            } == product)
+            #expect(try await database.transaction { try await $0.products(appId: product.appId) } == [simple, product])
+
+            var draft = product
+            draft.localizations.removeFirst()
+            draft.pricing = Pricing(tier: nil, customPrices: ["GBR": 449])
+            draft.introductoryOffers = [draft.introductoryOffers[2]]
+            draft.introductoryOffers[0].pricing.customPrices["USA"] = 899
+            draft.promotionalOffers.removeLast()
+            draft.promotionalOffers[0].pricing = Pricing()
+            draft.subscription = nil
+            draft.duration = nil
+            let changed = draft
+            try await database.transaction { try await $0.updateProduct(changed) }
+            #expect(try await database.transaction {
+                try await $0.product(appId: product.appId, productId: product.productId)
+            } == changed)
+            #expect(try await database.transaction {
+                try await $0.product(appId: product.appId, productId: "com.example.none")
+            } == nil)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func groupRoundTrip(engine: TestEngine) async throws {
+        // Proves groups with localizations read back equal, list by reference name, update, and delete whole.
+        try await engine.withDatabase { database, _ in
+            let group = Fixtures.group()
+            let other = Fixtures.group(id: 21_000_002, name: "Basic")
+            try await database.transaction {
+                try await $0.insertApp(Fixtures.app())
+                try await $0.insertGroup(group)
+                try await $0.insertGroup(other)
+            }
+            #expect(try await database.transaction { try await $0.group(id: group.id) } == group)
+            #expect(try await database.transaction { try await $0.groups(appId: group.appId) } == [other, group])
+
+            var draft = group
+            draft.localizations = [SubscriptionGroupLocalization(locale: "fr_FR", name: "Prime")]
+            draft.referenceName = "Premium+"
+            let changed = draft
+            try await database.transaction { try await $0.updateGroup(changed) }
+            #expect(try await database.transaction { try await $0.group(id: group.id) } == changed)
+
+            try await database.transaction { try await $0.deleteGroup(id: group.id) }
+            #expect(try await database.transaction { try await $0.group(id: group.id) } == nil)
+            // The localizations went with the group: the same id can be inserted again without conflicts.
+            try await database.transaction { try await $0.insertGroup(group) }
+            #expect(try await database.transaction { try await $0.group(id: group.id) } == group)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func testerRoundTrip(engine: TestEngine) async throws {
+        // Proves testers read back equal by id and by email in any case, list by email, update and delete.
+        try await engine.withDatabase { database, _ in
+            let ada = Fixtures.tester()
+            let bob = Fixtures.tester(email: "bob@example.com")
+            try await database.transaction { try await $0.insertTester(bob); try await $0.insertTester(ada) }
+            #expect(try await database.transaction { try await $0.tester(id: ada.id) } == ada)
+            #expect(try await database.transaction { try await $0.tester(email: "ADA@Example.com") } == ada)
+            #expect(try await database.transaction { try await $0.testers() } == [ada, bob])
+
+            var draft = ada
+            draft.settings = TesterSettings()
+            draft.purchaseHistoryClearedAt = nil
+            draft.storefront = "JPN"
+            let changed = draft
+            try await database.transaction { try await $0.updateTester(changed) }
+            #expect(try await database.transaction { try await $0.tester(id: ada.id) } == changed)
+
+            try await database.transaction { try await $0.deleteTester(id: ada.id) }
+            #expect(try await database.transaction { try await $0.tester(id: ada.id) } == nil)
+            #expect(try await database.transaction { try await $0.testers() } == [bob])
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func keyRoundTrip(engine: TestEngine) async throws {
+        // Proves keys read back equal, list by creation time with revoked ones included, and record revocation.
+        try await engine.withDatabase { database, _ in
+            let later = Fixtures.key(id: "AAAAAAAAAA", createdAt: Fixtures.updated)
+            let earlier = Fixtures.key(id: "ZZZZZZZZZZ")
+            try await database.transaction {
+                try await $0.insertApp(Fixtures.app())
+                try await $0.insertKey(later)
+                try await $0.insertKey(earlier)
+            }
+            #expect(try await database.transaction { try await $0.key(id: later.id) } == later)
+            var draft = earlier
+            draft.revokedAt = Fixtures.updated
+            let revoked = draft
+            try await database.transaction { try await $0.updateKey(revoked) }
+            #expect(try await database.transaction { try await $0.keys(appId: later.appId) } == [revoked, later])
+            #expect(try await database.transaction { try await $0.key(id: "NOPE000000") } == nil)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func settingsSetReplaceAndRemove(engine: TestEngine) async throws {
+        // Proves a setting can be stored, overwritten and removed by setting nil.
+        try await engine.withDatabase { database, _ in
+            try await database.transaction { try await $0.setSetting("agreement", to: "pending") }
+            try await database.transaction { try await $0.setSetting("agreement", to: "active") }
+            #expect(try await database.transaction { try await $0.setting("agreement") } == "active")
+            try await database.transaction { try await $0.setSetting("agreement", to: nil) }
+            #expect(try await database.transaction { try await $0.setting("agreement") } == nil)
+        }
+    }
+
+    /// A write that breaks a uniqueness rule, and the constraint name it must report.
+    enum Duplicate: String, CaseIterable, Sendable {
+        case bundleId = "apps.bundle_id"
+        case appId = "apps.id"
+        case productId = "products.product_id"
+        case testerEmail = "testers.email"
+        case groupReferenceName = "subscription_groups.reference_name"
+        case keyId = "iap_keys.id"
+
+        /// Writes the first row, then the conflicting one.
+        func write(_ transaction: any StorageTransaction) async throws {
+            try await transaction.insertApp(Fixtures.app())
+            switch self {
+            case .bundleId:
+                try await transaction.insertApp(Fixtures.app(id: 1_400_000_002))
+            case .appId:
+                try await transaction.insertApp(Fixtures.app(bundleId: "com.example.other"))
+            case .productId:
+                try await transaction.insertProduct(Fixtures.product())
+                try await transaction.insertProduct(Fixtures.product())
+            case .testerEmail:
+                try await transaction.insertTester(Fixtures.tester(email: "ada@example.com"))
+                try await transaction.insertTester(Fixtures.tester(email: "Ada@EXAMPLE.com"))
+            case .groupReferenceName:
+                try await transaction.insertGroup(Fixtures.group())
+                try await transaction.insertGroup(Fixtures.group(id: 21_000_002))
+            case .keyId:
+                try await transaction.insertKey(Fixtures.key())
+                try await transaction.insertKey(Fixtures.key())
+            }
+        }
+    }
+
+    @Test(arguments: TestEngine.all, Duplicate.allCases)
+    func uniqueViolationNamesTheConstraint(engine: TestEngine, duplicate: Duplicate) async throws {
+        // Proves each uniqueness rule throws uniqueViolation with the same readable name on every engine, and
+        // that the failed transaction leaves nothing behind.
+        try await engine.withDatabase { database, _ in
+            await #expect(throws: StorageError.uniqueViolation(constraint: duplicate.rawValue)) {
+                try await database.transaction { try await duplicate.write($0) }
+            }
+            let apps = try await database.transaction { try await $0.apps() }
+            #expect(apps.isEmpty)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func uniqueViolationCanBeCaughtInsideTheTransaction(engine: TestEngine) async throws {
+        // Proves the typed error reaches the caller at the statement, so it can be turned into a KioskError there.
+        try await engine.withDatabase { database, _ in
+            try await database.transaction { try await $0.insertApp(Fixtures.app()) }
+            let caught = try await database.transaction { transaction -> StorageError? in
+                do {
+                    try await transaction.insertApp(Fixtures.app(id: 1_400_000_009))
+                    return nil
+                } catch let error as StorageError {
+                    return error
+                }
+            }
+            #expect(caught == .uniqueViolation(constraint: "apps.bundle_id"))
+        }
+    }
+
+    struct Abort: Error, Equatable {}
+
+    @Test(arguments: TestEngine.all)
+    func thrownErrorRollsBackEverything(engine: TestEngine) async throws {
+        // Proves a body that throws after several writes leaves none of them, and its error reaches the caller.
+        try await engine.withDatabase { database, _ in
+            await #expect(throws: Abort()) {
+                try await database.transaction { transaction in
+                    try await transaction.insertApp(Fixtures.app())
+                    try await transaction.insertProduct(Fixtures.product())
+                    try await transaction.setSetting("k", to: "v")
+                    _ = try await transaction.nextIdentifier(.appAppleId)
+                    throw Abort()
+                }
+            }
+            try await database.transaction { transaction in
+                #expect(try await transaction.apps().isEmpty)
+                #expect(try await transaction.products(appId: 1_400_000_001).isEmpty)
+                let setting = try await transaction.setting("k")
+                #expect(setting == nil)
+            }
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func cancelledTaskLeavesNoOpenTransaction(engine: TestEngine) async throws {
+        // Proves a transaction whose task is cancelled mid-body rolls back and the database stays usable.
+        try await engine.withDatabase { database, _ in
+            let task = Task {
+                try await database.transaction { transaction in
+                    try await transaction.insertApp(Fixtures.app())
+                    try await Task.sleep(for: .seconds(30))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+            try await database.transaction { try await $0.insertApp(Fixtures.app(id: 1_400_000_002, bundleId: "b")) }
+            #expect(try await database.transaction { try await $0.apps() }.map(\.id) == [1_400_000_002])
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func deletedProductIsStillFound(engine: TestEngine) async throws {
+        // Proves a deleted product keeps its row: lookups return it with deletedAt, and its id cannot be reused.
+        try await engine.withDatabase { database, _ in
+            let original = Fixtures.product()
+            try await database.transaction {
+                try await $0.insertApp(Fixtures.app())
+                try await $0.insertProduct(original)
+            }
+            var draft = original
+            draft.deletedAt = Fixtures.updated
+            let product = draft
+            try await database.transaction { try await $0.updateProduct(product) }
+            let found = try await database.transaction {
+                try await $0.product(appId: product.appId, productId: product.productId)
+            }
+            #expect(found == product)
+            #expect(found?.deletedAt == Fixtures.updated)
+            #expect(try await database.transaction { try await $0.products(appId: product.appId) } == [product])
+            await #expect(throws: StorageError.uniqueViolation(constraint: "products.product_id")) {
+                try await database.transaction { try await $0.insertProduct(Fixtures.product()) }
+            }
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func sequencesStartRightIncreaseAndPersist(engine: TestEngine) async throws {
+        // Proves each sequence starts at Apple-like values, counts up on its own, and continues after a reopen.
+        try await engine.withDatabase { database, url in
+            let first = try await database.transaction { transaction in
+                [
+                    try await transaction.nextIdentifier(.appAppleId),
+                    try await transaction.nextIdentifier(.appAppleId),
+                    try await transaction.nextIdentifier(.subscriptionGroupId),
+                ]
+            }
+            #expect(first == [1_400_000_001, 1_400_000_002, 21_000_001])
+
+            let reopened = try await DatabaseOpener.open(url: url, logger: TestEngine.logger)
+            let next = try await reopened.transaction { try await $0.nextIdentifier(.appAppleId) }
+            try await reopened.close()
+            #expect(next == 1_400_000_003)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func migrationsApplyOnce(engine: TestEngine) async throws {
+        // Proves opening the same database again applies nothing twice and keeps the data.
+        try await engine.withDatabase { database, url in
+            try await database.transaction { try await $0.insertApp(Fixtures.app()) }
+            let again = try await DatabaseOpener.open(url: url, logger: TestEngine.logger)
+            let migrations = try await again.scalar("SELECT COUNT(*) AS n FROM schema_migrations")
+            let apps = try await again.transaction { try await $0.apps() }
+            try await again.close()
+            #expect(migrations == Int64(Migration.all.count))
+            #expect(apps == [Fixtures.app()])
+        }
+    }
+
+    @Test(.enabled(if: TestEngine.postgresURL != nil, TestEngine.postgresSkipReason))
+    func simultaneousOpensMigrateOnce() async throws {
+        // Proves several servers' openers starting together on one fresh PostgreSQL schema all succeed and apply
+        // each migration exactly once, thanks to the advisory lock.
+        let engine = TestEngine.postgresql
+        try await engine.withDatabase { database, _ in
+            // withDatabase migrated a throwaway place; start over on a fresh one shared by four openers.
+            let fresh = engine.makeURL()
+            let opened = try await withThrowingTaskGroup(of: (any KioskDatabase).self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await DatabaseOpener.open(url: fresh, logger: TestEngine.logger) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let migrations = try await opened[0].scalar("SELECT COUNT(*) AS n FROM schema_migrations")
+            #expect(migrations == Int64(Migration.all.count))
+            for database in opened { try await database.close() }
+            try await engine.discard(url: fresh, using: database)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func foreignKeysAreEnforced(engine: TestEngine) async throws {
+        // Proves a product of an app that does not exist is refused, so foreign keys are on.
+        try await engine.withDatabase { database, _ in
+            await #expect(throws: StorageError.self) {
+                try await database.transaction { try await $0.insertProduct(Fixtures.product()) }
+            }
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func updatingAMissingRowThrows(engine: TestEngine) async throws {
+        // Proves an update of something never inserted is an error rather than a silent no-op.
+        try await engine.withDatabase { database, _ in
+            await #expect(throws: StorageError.self) {
+                try await database.transaction { try await $0.updateApp(Fixtures.app()) }
+            }
+            await #expect(throws: StorageError.self) {
+                try await database.transaction { try await $0.updateTester(Fixtures.tester()) }
+            }
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func concurrentTransactionsAllCommit(engine: TestEngine) async throws {
+        // Proves 50 transactions started at once each get their own identifier and all commit, with no busy errors.
+        try await engine.withDatabase { database, _ in
+            let ids = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        try await database.transaction { transaction in
+                            let id = try await transaction.nextIdentifier(.appAppleId)
+                            try await transaction.insertApp(Fixtures.app(id: id, bundleId: "com.example.app\(index)"))
+                            return id
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(ids) == Set((1...50).map { 1_400_000_000 + Int64($0) }))
+            #expect(try await database.transaction { try await $0.apps() }.count == 50)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func pingAnswers(engine: TestEngine) async throws {
+        // Proves the health check reaches the database.
+        try await engine.withDatabase { database, _ in
+            try await database.ping()
+            #expect(database.engine == engine.rawValue)
+        }
+    }
+}
