@@ -82,3 +82,13 @@ public enum StorageError: Error, Sendable, Equatable {
     /// The database refused or failed; `message` is the engine's text.
     case engine(message: String)
 }
+
+extension StorageError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .uniqueViolation(let constraint): "A unique value is already taken (\(constraint))."
+        case .invalidURL(let message): message
+        case .engine(let message): "The database failed: \(message)"
+        }
+    }
+}

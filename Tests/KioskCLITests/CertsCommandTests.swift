@@ -23,14 +23,14 @@ import X509
             let der = directory.appendingPathComponent("root.der")
             let pem = directory.appendingPathComponent("root.pem")
             for (format, file) in [("der", der), ("pem", pem)] {
-                let export = try ConsoleCommandTests.kiosk(
+                let export = try await ConsoleCommandTests.kiosk(
                     store, "certs", "export", "--environment", environment, "--format", format, "--output", file.path)
                 #expect(export.status == 0, "\(export.stderr)")
             }
             let root = try Certificate(derEncoded: Array(try Data(contentsOf: der)))
             #expect(try Certificate(pemEncoded: try String(contentsOf: pem, encoding: .utf8)) == root)
 
-            let signed = try ConsoleCommandTests.kiosk(
+            let signed = try await ConsoleCommandTests.kiosk(
                 store, "certs", "test-notification", "--app", "com.example.certs", "--environment", environment)
             #expect(signed.status == 0, "\(signed.stderr)")
             let jws = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -52,14 +52,15 @@ import X509
             if let python = Self.python {
                 let jwsFile = directory.appendingPathComponent("notification.jws")
                 try Data(jws.utf8).write(to: jwsFile)
-                let appleVerifier = try Self.runPython(
-                    python,
+                let appleVerifier = try await KioskProcess.run(
                     [
                         Self.verifierScript, "--root-der", der.path, "--environment",
                         environment == "sandbox" ? "Sandbox" : "Production", "--bundle-id", "com.example.certs",
                         "--app-apple-id", "1400000001", "--kind", "notification", "--jws-file", jwsFile.path,
-                    ])
-                #expect(appleVerifier.status == 0, "Apple's SignedDataVerifier refused Kiosk's data: \(appleVerifier.output)")
+                    ], executable: URL(fileURLWithPath: python))
+                #expect(
+                    appleVerifier.status == 0,
+                    "Apple's SignedDataVerifier refused Kiosk's data: \(appleVerifier.stdout)\(appleVerifier.stderr)")
             }
         }
     }
@@ -68,19 +69,6 @@ import X509
     @Test(.enabled(if: python == nil, "KIOSK_TEST_PYTHON is set; Apple's verifier ran"))
     func appleVerifierSkippedNotice() {
         print("note: Apple's app-store-server-library did not check the exported root; set KIOSK_TEST_PYTHON (.ci/run does)")
-    }
-
-    static func runPython(_ python: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
 

@@ -4,65 +4,65 @@ import Testing
 
 @Suite struct ConsoleCommandTests {
     /// Runs `kiosk` against `store` with its URL and token.
-    static func kiosk(_ store: TestStore, _ arguments: String...) throws -> KioskProcess.Result {
-        try KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
+    static func kiosk(_ store: TestStore, _ arguments: String...) async throws -> KioskProcess.Result {
+        try await KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
     }
 
     /// The README walkthrough, as typed: an app, a product, the "zero products" explanation, the agreement, review,
     /// prices, a group, a subscription, a tester and a key.
     @Test func readmeWalkthrough() async throws {
         try await withTestStore { store in
-            let app = try Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.coins", "--name", "Coin Game")
+            let app = try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.coins", "--name", "Coin Game")
             #expect(app.status == 0, "\(app.stderr)")
             #expect(app.stdout.contains("1400000001"))
-            let product = try Self.kiosk(
+            let product = try await Self.kiosk(
                 store, "products", "create", "--app", "com.example.coins", "--id", "com.example.coins.100", "--type",
                 "consumable", "--reference-name", "100 coins", "--tier", "1", "--locale", "en_US", "--display-name",
                 "100 Coins", "--description", "A small pile of coins")
             #expect(product.status == 0, "\(product.stderr)")
-            let show = try Self.kiosk(store, "products", "show", "--app", "com.example.coins", "com.example.coins.100")
+            let show = try await Self.kiosk(store, "products", "show", "--app", "com.example.coins", "com.example.coins.100")
             #expect(show.stdout.contains("NOT available"))
             #expect(show.stdout.contains("kiosk agreements accept"))
 
-            #expect(try Self.kiosk(store, "agreements", "accept").status == 0)
-            let sandbox = try Self.kiosk(store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100")
+            #expect(try await Self.kiosk(store, "agreements", "accept").status == 0)
+            let sandbox = try await Self.kiosk(store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100")
             #expect(sandbox.stdout.contains("sandbox USA: available"), "\(sandbox.stdout)")
-            let production = try Self.kiosk(
+            let production = try await Self.kiosk(
                 store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100", "--environment",
                 "production")
             #expect(production.stdout.contains("NOT available"))
             for action in ["submit", "approve"] {
-                let review = try Self.kiosk(
+                let review = try await Self.kiosk(
                     store, "products", "review", "--app", "com.example.coins", "com.example.coins.100", "--action", action)
                 #expect(review.status == 0, "\(review.stderr)")
             }
-            let prices = try Self.kiosk(store, "products", "prices", "--app", "com.example.coins", "com.example.coins.100")
+            let prices = try await Self.kiosk(store, "products", "prices", "--app", "com.example.coins", "com.example.coins.100")
             #expect(prices.stdout.contains("USA") && prices.stdout.contains("0.99") && prices.stdout.contains("6.00"))
 
-            let group = try Self.kiosk(
+            let group = try await Self.kiosk(
                 store, "groups", "create", "--app", "com.example.coins", "--name", "Coin Club", "--localization",
                 "en_US=Coin Club")
             #expect(group.status == 0, "\(group.stderr)")
-            let subscription = try Self.kiosk(
+            let subscription = try await Self.kiosk(
                 store, "products", "create", "--app", "com.example.coins", "--id", "com.example.coins.club.monthly",
                 "--type", "auto_renewable", "--reference-name", "Club monthly", "--tier", "5", "--group", "Coin Club",
                 "--level", "1", "--duration", "P1M", "--locale", "en_US", "--display-name", "Coin Club",
                 "--description", "Fresh coins every month")
             #expect(subscription.status == 0, "\(subscription.stderr)")
-            let tester = try Self.kiosk(
+            let tester = try await Self.kiosk(
                 store, "testers", "create", "--email", "tester@example.com", "--password", "sandbox-pass", "--storefront", "USA")
             #expect(tester.status == 0, "\(tester.stderr)")
 
             let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString).p8")
             defer { try? FileManager.default.removeItem(at: keyFile) }
-            let key = try Self.kiosk(store, "keys", "create", "--app", "com.example.coins", "--output", keyFile.path)
+            let key = try await Self.kiosk(store, "keys", "create", "--app", "com.example.coins", "--output", keyFile.path)
             #expect(key.status == 0, "\(key.stderr)")
             #expect(key.stdout.contains("Key id:") && key.stdout.contains("Issuer id:"))
             let mode = try FileManager.default.attributesOfItem(atPath: keyFile.path)[.posixPermissions] as? Int
             #expect(mode == 0o600)
             #expect(try String(contentsOf: keyFile, encoding: .utf8).hasPrefix("-----BEGIN PRIVATE KEY-----"))
 
-            let secret = try Self.kiosk(store, "apps", "shared-secret", "com.example.coins")
+            let secret = try await Self.kiosk(store, "apps", "shared-secret", "com.example.coins")
             #expect(secret.stdout.hasPrefix("Shared secret: "))
         }
     }
@@ -70,11 +70,11 @@ import Testing
     /// `--json` prints one JSON document with the HTTP API's field names.
     @Test func jsonOutput() async throws {
         try await withTestStore { store in
-            let created = try Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.json", "--name", "JSON", "--json")
+            let created = try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.json", "--name", "JSON", "--json")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
             #expect(object["bundleId"] as? String == "com.example.json")
             #expect(object["appAppleId"] as? Int == 1_400_000_001)
-            let key = try Self.kiosk(store, "keys", "create", "--app", "com.example.json", "--json")
+            let key = try await Self.kiosk(store, "keys", "create", "--app", "com.example.json", "--json")
             let keyObject = try #require(try JSONSerialization.jsonObject(with: Data(key.stdout.utf8)) as? [String: Any])
             #expect(keyObject["keyId"] is String && keyObject["issuerId"] is String && keyObject["privateKey"] is String)
         }
@@ -83,23 +83,23 @@ import Testing
     /// Errors print what was wrong, where and what to do on standard error, and the exit status is non-zero.
     @Test func errorsAreReadable() async throws {
         try await withTestStore { store in
-            let invalid = try Self.kiosk(store, "apps", "create", "--bundle-id", "coins", "--name", "X")
+            let invalid = try await Self.kiosk(store, "apps", "create", "--bundle-id", "coins", "--name", "X")
             #expect(invalid.status == 1)
             #expect(invalid.stderr.contains("error:") && invalid.stderr.contains("at:  bundleId") && invalid.stderr.contains("fix:"))
-            let missing = try Self.kiosk(store, "apps", "show", "com.example.nothing")
+            let missing = try await Self.kiosk(store, "apps", "show", "com.example.nothing")
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("kiosk apps list"))
 
-            let noToken = try KioskProcess.run(["apps", "list", "--server", store.baseURL])
+            let noToken = try await KioskProcess.run(["apps", "list", "--server", store.baseURL])
             #expect(noToken.status == 1)
             #expect(noToken.stderr.contains("KIOSK_ADMIN_TOKEN"))
-            let wrongToken = try KioskProcess.run(["apps", "list", "--server", store.baseURL, "--token", "kiosk_wrong_0123456789"])
+            let wrongToken = try await KioskProcess.run(["apps", "list", "--server", store.baseURL, "--token", "kiosk_wrong_0123456789"])
             #expect(wrongToken.stderr.contains("admin token is wrong"))
-            let envToken = try KioskProcess.run(
+            let envToken = try await KioskProcess.run(
                 ["apps", "list"], environment: ["KIOSK_SERVER": store.baseURL, "KIOSK_ADMIN_TOKEN": store.adminToken])
             #expect(envToken.status == 0, "\(envToken.stderr)")
         }
-        let unreachable = try KioskProcess.run(["apps", "list", "--server", "http://127.0.0.1:1", "--token", "kiosk_x_0123456789abcdef"])
+        let unreachable = try await KioskProcess.run(["apps", "list", "--server", "http://127.0.0.1:1", "--token", "kiosk_x_0123456789abcdef"])
         #expect(unreachable.status == 1)
         #expect(unreachable.stderr.contains("Cannot reach the store"))
     }
@@ -108,24 +108,24 @@ import Testing
     /// without changes.
     @Test func catalogFiles() async throws {
         try await withTestStore { store in
-            #expect(try Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status == 0)
+            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status == 0)
             let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("KioskCoreTests/Resources/Sample.storekit")
-            let imported = try Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", sample.path)
+            let imported = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", sample.path)
             #expect(imported.status == 0, "\(imported.stderr)")
             #expect(imported.stdout.contains("created"))
             for format in ["json", "storekit"] {
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).\(format)")
                 defer { try? FileManager.default.removeItem(at: file) }
-                let exported = try Self.kiosk(store, "catalog", "export", "--app", "com.example.kit", "--format", format, "--output", file.path)
+                let exported = try await Self.kiosk(store, "catalog", "export", "--app", "com.example.kit", "--format", format, "--output", file.path)
                 #expect(exported.status == 0, "\(exported.stderr)")
-                let again = try Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", "--format", format, file.path)
+                let again = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", "--format", format, file.path)
                 #expect(again.stdout.contains("0 created, 0 updated"), "\(format): \(again.stdout) \(again.stderr)")
             }
             let broken = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).json")
             defer { try? FileManager.default.removeItem(at: broken) }
             try Data("{\n  \"format\": \"kiosk-catalog\",\n  \"version\": 1,\n  \"products\": [\n".utf8).write(to: broken)
-            let failed = try Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken.path)
+            let failed = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken.path)
             #expect(failed.status == 1)
             #expect(failed.stderr.contains("line"), "\(failed.stderr)")
         }

@@ -20,7 +20,12 @@ enum KioskProcess {
     }
 
     /// Runs `kiosk <arguments>` to completion (at most 60 s) with a clean `KIOSK_*` environment plus `environment`.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    ///
+    /// Waiting happens on dispatch threads, never on Swift concurrency's few cooperative threads: the store under
+    /// test answers the command on those, so blocking one could starve it.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], executable: URL = KioskProcess.executable
+    ) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -31,18 +36,33 @@ enum KioskProcess {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
-        // Read both pipes while the process runs, so a full pipe never blocks it.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var stdoutData = Data()
-        nonisolated(unsafe) var stderrData = Data()
-        DispatchQueue.global().async(group: group) { stdoutData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { stderrData = err.fileHandleForReading.readDataToEndOfFile() }
-        if group.wait(timeout: .now() + 60) == .timedOut { process.terminate() }
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self))
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(throwing: error)
+                    return
+                }
+                let readers = DispatchGroup()
+                let collected = Collected()
+                DispatchQueue.global().async(group: readers) { collected.stdout = out.fileHandleForReading.readDataToEndOfFile() }
+                DispatchQueue.global().async(group: readers) { collected.stderr = err.fileHandleForReading.readDataToEndOfFile() }
+                if readers.wait(timeout: .now() + 60) == .timedOut { process.terminate() }
+                readers.wait()
+                process.waitUntilExit()
+                continuation.resume(
+                    returning: Result(
+                        status: process.terminationStatus, stdout: String(decoding: collected.stdout, as: UTF8.self),
+                        stderr: String(decoding: collected.stderr, as: UTF8.self)))
+            }
+        }
+    }
+
+    /// What a process printed, filled in by reader threads.
+    private final class Collected: @unchecked Sendable {
+        var stdout = Data()
+        var stderr = Data()
     }
 }
 

@@ -20,7 +20,7 @@ import Testing
 
         let health = try await HTTPClient.shared.get(url: baseURL + "/health").get()
         #expect(health.status.code == 200)
-        let apps = try KioskProcess.run(["apps", "list", "--server", baseURL, "--token", token])
+        let apps = try await KioskProcess.run(["apps", "list", "--server", baseURL, "--token", token])
         #expect(apps.status == 0, "\(apps.stderr)")
 
         for environment in ["production", "sandbox"] {
@@ -40,14 +40,14 @@ import Testing
     }
 
     /// Bad flags are refused with a readable error and a non-zero exit, before anything starts.
-    @Test func badFlagsAreExplained() throws {
-        let port = try KioskProcess.run(["serve", "--port", "99999"])
+    @Test func badFlagsAreExplained() async throws {
+        let port = try await KioskProcess.run(["serve", "--port", "99999"])
         #expect(port.status != 0)
         #expect(port.stderr.contains("error:") && port.stderr.contains("--port"))
-        let database = try KioskProcess.run(["serve", "--port", "0", "--database", "mysql://x", "--data-dir", "/tmp/kiosk-bad-\(UUID().uuidString)"])
+        let database = try await KioskProcess.run(["serve", "--port", "0", "--database", "mysql://x", "--data-dir", "/tmp/kiosk-bad-\(UUID().uuidString)"])
         #expect(database.status != 0)
         #expect(database.stderr.contains("error:"), "\(database.stderr)")
-        let token = try KioskProcess.run(["serve", "--admin-token", "short"])
+        let token = try await KioskProcess.run(["serve", "--admin-token", "short"])
         #expect(token.status != 0)
         #expect(token.stderr.contains("16"), "\(token.stderr)")
     }

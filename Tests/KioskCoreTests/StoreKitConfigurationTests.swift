@@ -137,7 +137,8 @@ struct StoreKitConfigurationTests {
         let japan = try #require(Storefront.named("JPN"))
         let error = try #require(throws: KioskError.self) { try StoreKitConfiguration(document: document, storefront: japan) }
         #expect(error.code == "storekit_export_failed")
-        #expect(error.field == "products[0].pricing")
+        let unpriced = try #require(document.products.firstIndex { $0.pricing.price(in: japan) == nil })
+        #expect(error.field == "products[\(unpriced)].pricing")
     }
 
     /// One way of breaking the sample file and where the error must point.

@@ -47,20 +47,26 @@ struct SQLiteEngineTests {
         // busy timeout make the second wait instead of failing.
         try await TestEngine.sqlite.withDatabase { first, url in
             let second = try await DatabaseOpener.open(url: url, logger: TestEngine.logger)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (index, database) in [first, second, first, second].enumerated() {
-                    group.addTask {
-                        for round in 0..<20 {
-                            try await database.transaction { transaction in
-                                let id = try await transaction.nextIdentifier(.appAppleId)
-                                try await transaction.insertApp(Fixtures.app(id: id, bundleId: "a\(index).\(round)"))
+            // The second database is closed however the test ends: SQLiteNIO asserts on unclosed connections.
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, database) in [first, second, first, second].enumerated() {
+                        group.addTask {
+                            for round in 0..<20 {
+                                try await database.transaction { transaction in
+                                    let id = try await transaction.nextIdentifier(.appAppleId)
+                                    try await transaction.insertApp(Fixtures.app(id: id, bundleId: "a\(index).\(round)"))
+                                }
                             }
                         }
                     }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
+                #expect(try await second.transaction { try await $0.apps() }.count == 80)
+            } catch {
+                try? await second.close()
+                throw error
             }
-            #expect(try await second.transaction { try await $0.apps() }.count == 80)
             try await second.close()
         }
     }

@@ -262,7 +262,7 @@ struct StorageContractTests {
             let task = Task {
                 try await database.transaction { transaction in
                     try await transaction.insertApp(Fixtures.app())
-                    try await Task.sleep(for: .seconds(30))
+                    try await Task.sleep(for: .seconds(3600))
                 }
             }
             try await Task.sleep(for: .milliseconds(200))

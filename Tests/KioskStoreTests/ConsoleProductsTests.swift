@@ -97,7 +97,7 @@ import Testing
     func pricesPerStorefront(database: TestDatabase) async throws {
         try await withStore(database) { store in
             try await store.createApp()
-            try await store.createProduct("com.example.coins", fields: ["pricing": ["tier": 1, "customPrices": ["GBP": 1, "KOR": 1500]]])
+            try await store.createProduct("com.example.coins", fields: ["pricing": ["tier": 1, "customPrices": ["GBR": 149, "KOR": 1500]]])
             let answer = try await store.request(.GET, "/admin/v1/apps/com.example.app/products/com.example.coins/prices")
             let prices = try #require(answer.json["prices"] as? [[String: Any]])
             func price(_ storefront: String) -> (Int?, String?, String?) {

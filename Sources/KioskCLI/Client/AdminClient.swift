@@ -58,9 +58,15 @@ struct AdminClient {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
         }
+        // A refused connection is reported at once instead of being retried until the deadline.
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        defer { _ = client.shutdown() }
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+            response = try await client.execute(request, timeout: .seconds(120))
         } catch {
             throw CLIError(
                 message: "Cannot reach the store at \(server) (\(error)).",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KioskCore
+import KioskStorage
 import KioskStore
 import Logging
 
@@ -54,6 +55,10 @@ struct ServeCommand: AsyncParsableCommand {
                     })
             } catch let error as KioskError {
                 throw CLIError(message: error.message, field: error.field, fix: error.fix, code: error.code)
+            } catch let error as StorageError {
+                throw CLIError(
+                    message: "The store could not open its database: \(error)", field: "--database",
+                    fix: "Check --database / KIOSK_DATABASE_URL, or leave it out to use SQLite in the data directory.")
             }
             writeLines(store.report.lines())
             try await store.application.runService()

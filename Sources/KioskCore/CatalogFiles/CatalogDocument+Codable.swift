@@ -25,10 +25,10 @@ extension CatalogDocument {
                 debugDescription:
                     "version \(version) is not supported (this Kiosk reads version \(Self.currentVersion))")
         }
-        self.init(
-            app: try container.decode(AppEntry.self, forKey: .app),
-            subscriptionGroups: try container.decode([GroupEntry].self, forKey: .subscriptionGroups),
-            products: try container.decode([ProductEntry].self, forKey: .products))
+        // The file's order is kept, so errors found later (`products[3]…`) point at the entry as the file has it.
+        app = try container.decode(AppEntry.self, forKey: .app)
+        subscriptionGroups = try container.decode([GroupEntry].self, forKey: .subscriptionGroups)
+        products = try container.decode([ProductEntry].self, forKey: .products)
     }
 
     /// Writes the document with its format name and version.

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import Logging
+import NIOPosix
 import SQLKit
 import SQLiteKit
 
@@ -9,11 +10,13 @@ import SQLiteKit
 ///
 /// All transactions share one connection and queue on an `AsyncSerialLock`, each starting with
 /// `BEGIN IMMEDIATE`: callers in this process wait their turn instead of failing with `SQLITE_BUSY`, and the busy
-/// timeout covers another process holding the write lock.
+/// timeout covers another process holding the write lock. Each database has its own blocking-I/O thread, so while
+/// it waits on SQLite's busy handler it can never hold up another database's commit in the same process.
 final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
     let engine = "sqlite"
 
     private let connection: SQLiteConnection
+    private let threadPool: NIOThreadPool
     private let sql: any SQLDatabase
     private let lock = AsyncSerialLock()
     private let logger: Logger
@@ -21,8 +24,9 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
     /// How long a statement waits for another process's write lock before failing.
     static let busyTimeoutMilliseconds = 5_000
 
-    private init(connection: SQLiteConnection, logger: Logger) {
+    private init(connection: SQLiteConnection, threadPool: NIOThreadPool, logger: Logger) {
         self.connection = connection
+        self.threadPool = threadPool
         self.sql = connection.sql(queryLogLevel: .trace)
         self.logger = logger
     }
@@ -33,13 +37,17 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
+        let threadPool = NIOThreadPool(numberOfThreads: 1)
+        threadPool.start()
         let connection: SQLiteConnection
         do {
-            connection = try await SQLiteConnection.open(storage: storage, logger: logger)
+            connection = try await SQLiteConnection.open(
+                storage: storage, threadPool: threadPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
         } catch {
+            try? await threadPool.shutdownGracefully()
             throw Self.translate(error)
         }
-        let database = SQLiteKioskDatabase(connection: connection, logger: logger)
+        let database = SQLiteKioskDatabase(connection: connection, threadPool: threadPool, logger: logger)
         var inMemory = false
         if case .memory = storage { inMemory = true }
         do {
@@ -134,8 +142,12 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
     /// work of a cancelled task, and an unclosed connection must not be left behind.
     func close() async throws {
         let connection = connection
+        let threadPool = threadPool
         try await lock.withLock {
-            try await Task { try await connection.close() }.value
+            try await Task {
+                try await connection.close()
+                try await threadPool.shutdownGracefully()
+            }.value
         }
     }
 
