@@ -54,6 +54,7 @@ import Testing
             let created = try #require(imported.json["created"] as? [String])
             #expect(created.contains { $0.hasPrefix("group:") })
             #expect(created.filter { $0.hasPrefix("product:") }.count >= 5)
+            #expect(imported.json["warnings"] as? [String] == [])
 
             let products = try await store.request(.GET, "/admin/v1/apps/com.example.app/products")
             let states = Set((products.json["products"] as? [[String: Any]])?.compactMap { $0["reviewState"] as? String } ?? [])
@@ -66,6 +67,26 @@ import Testing
             #expect(again.status == 200, "\(again.text)")
             #expect((again.json["created"] as? [String])?.isEmpty == true)
             #expect((again.json["updated"] as? [String])?.isEmpty == true)
+        }
+    }
+
+    /// What a `.storekit` file holds that Kiosk does not import (offer codes) is reported, not dropped silently.
+    @Test func storeKitImportWarnsAboutWhatItLeavesOut() async throws {
+        try await withTestStore { store in
+            try await store.createApp()
+            let text = try String(contentsOf: Self.sampleStoreKitFile, encoding: .utf8).replacingOccurrences(
+                of: "\"codeOffers\" : [\n\n          ],\n          \"displayPrice\" : \"49.99\"",
+                with: """
+                    "codeOffers" : [{"internalID" : "4373DD6D", "isStackable" : true, "eligibility" : ["new"],
+                      "paymentMode" : "free", "referenceName" : "Codes", "subscriptionPeriod" : "P3D"}],
+                    "displayPrice" : "49.99"
+                    """)
+            let imported = try await store.request(
+                .POST, "/admin/v1/apps/com.example.app/catalog?format=storekit", body: Data(text.utf8))
+            #expect(imported.status == 200, "\(imported.text)")
+            #expect(imported.json["warnings"] as? [String] == [
+                "subscriptionGroups[0].subscriptions[2].codeOffers: offer codes are not imported"
+            ])
         }
     }
 

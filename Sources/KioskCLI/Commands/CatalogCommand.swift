@@ -33,6 +33,7 @@ struct CatalogCommand: AsyncParsableCommand {
                         + "\(summary.created.count) created, \(summary.updated.count) updated, \(summary.unchanged.count) unchanged."]
                     for id in summary.created { lines.append("  + \(id)") }
                     for id in summary.updated { lines.append("  ~ \(id)") }
+                    for warning in summary.warnings { lines.append("  warning: not imported: \(warning)") }
                     return lines
                 }
             }

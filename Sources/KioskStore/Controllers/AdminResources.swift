@@ -286,7 +286,7 @@ package struct ReviewBody: StrictlyDecodable, Encodable {
 package typealias ResponseCodable = Codable & ResponseEncodable & Sendable
 
 extension Request {
-    /// A required query parameter or path parameter parsed as `StoreEnvironment`.
+    /// A query or path parameter parsed as `StoreEnvironment`; absent means the sandbox.
     func environment(_ text: String?, field: String = "environment") throws -> StoreEnvironment {
         guard let text else { return .sandbox }
         guard let environment = StoreEnvironment(rawValue: text.lowercased()) else {

@@ -34,12 +34,17 @@ struct CatalogController {
             let data = try await request.collectBody(context: context)
             let app = try await catalog.app(bundleId: bundleId)
             let document: CatalogDocument
+            var warnings: [String] = []
             switch try Self.format(request.uri.queryParameters.get("format")) ?? Self.detect(data) {
             case .json: document = try CatalogDocument.decode(from: data)
             case .storekit:
-                document = try StoreKitConfiguration.decode(from: data).catalogDocument(bundleId: bundleId, appName: app.name)
+                let configuration = try StoreKitConfiguration.decode(from: data)
+                document = try configuration.catalogDocument(bundleId: bundleId, appName: app.name)
+                warnings = configuration.unsupportedContent
             }
-            return try await catalog.importCatalog(bundleId: bundleId, document: document)
+            var summary = try await catalog.importCatalog(bundleId: bundleId, document: document)
+            summary.warnings = warnings
+            return summary
         }
     }
 

@@ -7,6 +7,8 @@ package struct CatalogImportSummary: Codable, Sendable {
     package var created: [String] = []
     package var updated: [String] = []
     package var unchanged: [String] = []
+    /// Parts of the file Kiosk read but does not import (e.g. a `.storekit` file's offer codes).
+    package var warnings: [String] = []
 }
 
 extension CatalogService {
