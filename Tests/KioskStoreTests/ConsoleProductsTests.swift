@@ -147,6 +147,16 @@ import Testing
             #expect(noGroup.status == 400)
             #expect(noGroup.errorField == "subscription")
 
+            let nestedTypo = try await store.createProduct(
+                "com.example.g",
+                fields: ["localizations": [["locale": "en_US", "displayName": "G", "descripton": "typo"]]])
+            #expect(nestedTypo.status == 400)
+            #expect(nestedTypo.errorCode == "missing_field" || nestedTypo.errorField == "localizations[0].descripton")
+            let nestedExtra = try await store.createProduct(
+                "com.example.h", fields: ["pricing": ["tier": 1, "currency": "USD"]])
+            #expect(nestedExtra.errorCode == "unknown_field")
+            #expect(nestedExtra.errorField == "pricing.currency")
+
             try await store.createProduct("com.example.f")
             let typeChange = try await store.request(
                 .PATCH, "/admin/v1/apps/com.example.app/products/com.example.f", json: ["type": "non_consumable"])

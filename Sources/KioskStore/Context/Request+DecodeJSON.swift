@@ -3,7 +3,8 @@ import Hummingbird
 import KioskCore
 
 /// A request body type that names the keys it accepts, so a misspelt key is an error instead of lost data.
-package protocol StrictlyDecodable: Decodable {
+/// Nested objects are checked too: a key the decoded value does not carry when encoded again was not used.
+package protocol StrictlyDecodable: Codable {
     static var knownKeys: Set<String> { get }
 }
 
@@ -44,11 +45,42 @@ enum JSONBody {
                 "unknown_field", "Unknown field '\(first)'.", field: first,
                 fix: "Use only these fields: \(T.knownKeys.sorted().joined(separator: ", ")).")
         }
+        let value: T
         do {
-            return try JSONDecoder.kiosk.decode(type, from: data)
+            value = try JSONDecoder.kiosk.decode(type, from: data)
         } catch let error as DecodingError {
             throw KioskError(decoding: error)
         }
+        if let used = try? JSONSerialization.jsonObject(with: JSONEncoder.kiosk.encode(value)),
+            let unused = firstUnusedKey(in: fields, used: used, path: "")
+        {
+            throw KioskError.invalid(
+                "unknown_field", "Unknown field '\(unused)'.", field: unused,
+                fix: "Check its spelling against the API description (GET /openapi.yaml).")
+        }
+        return value
+    }
+
+    /// The path of the first key in `input` (other than a null) that `used`, the decoded value encoded again,
+    /// does not have.
+    private static func firstUnusedKey(in input: Any, used: Any, path: String) -> String? {
+        switch (input, used) {
+        case (let input as [String: Any], let used as [String: Any]):
+            for key in input.keys.sorted() where !(input[key] is NSNull) {
+                let keyPath = path.isEmpty ? key : "\(path).\(key)"
+                guard let usedValue = used[key] else { return keyPath }
+                if let found = firstUnusedKey(in: input[key] ?? NSNull(), used: usedValue, path: keyPath) {
+                    return found
+                }
+            }
+        case (let input as [Any], let used as [Any]) where input.count == used.count:
+            for (index, pair) in zip(input, used).enumerated() {
+                if let found = firstUnusedKey(in: pair.0, used: pair.1, path: "\(path)[\(index)]") { return found }
+            }
+        default:
+            break
+        }
+        return nil
     }
 }
 

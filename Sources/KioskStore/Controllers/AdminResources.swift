@@ -197,30 +197,30 @@ package struct AgreementResource: ResponseCodable {
 
 // MARK: Request bodies
 
-package struct AppCreateBody: StrictlyDecodable, Encodable {
+package struct AppCreateBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["bundleId", "name"]
     package var bundleId: String
     package var name: String
 }
 
-package struct AppUpdateBody: StrictlyDecodable, Encodable {
+package struct AppUpdateBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["name", "productionNotificationURLs", "sandboxNotificationURLs"]
     package var name: String?
     package var productionNotificationURLs: [String]?
     package var sandboxNotificationURLs: [String]?
 }
 
-package struct KeyCreateBody: StrictlyDecodable, Encodable {
+package struct KeyCreateBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["name"]
     package var name: String?
 }
 
-package struct AgreementBody: StrictlyDecodable, Encodable {
+package struct AgreementBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["status"]
     package var status: PaidAppsAgreement.Status
 }
 
-package struct TesterBody: StrictlyDecodable, Encodable {
+package struct TesterBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = [
         "email", "password", "firstName", "lastName", "storefront", "interruptPurchases", "askToBuy", "renewalRate",
     ]
@@ -240,13 +240,13 @@ package struct TesterBody: StrictlyDecodable, Encodable {
     }
 }
 
-package struct GroupBody: StrictlyDecodable, Encodable {
+package struct GroupBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["referenceName", "localizations"]
     package var referenceName: String?
     package var localizations: [SubscriptionGroupLocalization]?
 }
 
-package struct ProductBody: StrictlyDecodable, Encodable {
+package struct ProductBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = [
         "productId", "type", "referenceName", "pricing", "localizations", "clearedForSale", "familyShareable",
         "subscription", "duration", "introductoryOffers", "promotionalOffers",
@@ -271,13 +271,13 @@ package struct ProductBody: StrictlyDecodable, Encodable {
     }
 }
 
-package struct LocalizationBody: StrictlyDecodable, Encodable {
+package struct LocalizationBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["displayName", "description"]
     package var displayName: String
     package var description: String
 }
 
-package struct ReviewBody: StrictlyDecodable, Encodable {
+package struct ReviewBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["action"]
     package var action: ReviewAction
 }
