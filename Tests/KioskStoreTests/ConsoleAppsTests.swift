@@ -97,6 +97,21 @@ import Testing
         }
     }
 
+    /// Unknown routes and unparsable path parameters answer JSON errors that say what to do, like every other error.
+    @Test func unknownRoutesAndBadParameters() async throws {
+        try await withTestStore { store in
+            let unknown = try await store.request(.GET, "/admin/v1/nothing")
+            #expect(unknown.status == 404)
+            #expect(unknown.errorCode == "not_found")
+            #expect(unknown.errorFix?.contains("openapi.yaml") == true)
+            try await store.createApp()
+            let badGroupId = try await store.request(.GET, "/admin/v1/apps/com.example.app/subscription-groups/abc")
+            #expect(badGroupId.status == 400)
+            #expect(badGroupId.errorCode == "bad_request")
+            #expect(badGroupId.header("Content-Type") == "application/json")
+        }
+    }
+
     /// `/health` names the database engine and `/metrics` counts requests by route in Prometheus' text format.
     @Test(arguments: TestDatabase.available)
     func healthAndMetrics(database: TestDatabase) async throws {

@@ -24,10 +24,15 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             return try internalError(error, request: request, context: context)
         } catch let error as HTTPError {
+            let notFound = error.status == .notFound
             let kioskError = KioskError(
-                error.status.code == 404 ? .notFound : .invalidInput,
-                code: error.status.code == 404 ? "not_found" : "bad_request",
-                message: error.body ?? error.status.reasonPhrase)
+                notFound ? .notFound : .invalidInput, code: notFound ? "not_found" : "bad_request",
+                message: notFound
+                    ? "Nothing answers \(request.method) \(request.uri.path)."
+                    : error.body ?? error.status.reasonPhrase,
+                fix: notFound
+                    ? "Check the method and path against the API description at GET /openapi.yaml."
+                    : "Correct the path or query parameter the message names.")
             var response = try kioskError.response(from: request, context: context)
             response.status = error.status
             return response
