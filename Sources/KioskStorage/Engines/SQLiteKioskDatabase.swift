@@ -21,8 +21,9 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
     private let lock = AsyncSerialLock()
     private let logger: Logger
 
-    /// How long a statement waits for another process's write lock before failing.
-    static let busyTimeoutMilliseconds = 5_000
+    /// How long a statement waits for another connection's write lock before failing; generous, because a writer
+    /// on a loaded machine can hold the lock for seconds and failing a purchase costs more than waiting.
+    static let busyTimeoutMilliseconds = 30_000
 
     private init(connection: SQLiteConnection, threadPool: NIOThreadPool, logger: Logger) {
         self.connection = connection
