@@ -39,7 +39,8 @@ import Testing
                 (Data(#"{"bundleId": "com.example.x"}"#.utf8), "missing_field", "name"),
                 (Data(#"{"bundleId": "com.example.x", "name": "X", "nmae": "Y"}"#.utf8), "unknown_field", "nmae"),
                 (Data(#"{"bundleId": 12, "name": "X"}"#.utf8), "invalid_type", "bundleId"),
-                (Data("not json".utf8), "invalid_json", nil),
+                (Data("not json".utf8), "invalid_json", "line 1, column 2"),
+                (Data("[1, 2]".utf8), "invalid_json", nil),
             ]
             for (body, code, field) in cases {
                 let answer = try await store.request(.POST, "/admin/v1/apps", body: body)

@@ -3,7 +3,7 @@ import Foundation
 /// Shared machinery of the catalog file formats: strict decoding (unknown keys and unknown enum values are
 /// errors with their JSON path), translation of decoding failures into `KioskError`s that name the path or the
 /// line and column, and stable pretty-printed encoding.
-enum CatalogFileCoding {
+package enum CatalogFileCoding {
     /// A coding key for any string or index, used to list the keys an object really has.
     struct AnyKey: CodingKey {
         var stringValue: String
@@ -47,7 +47,7 @@ enum CatalogFileCoding {
     }
 
     /// Renders a coding path as `products[2].localizations[0].locale`.
-    static func path(_ codingPath: [any CodingKey]) -> String {
+    package static func path(_ codingPath: [any CodingKey]) -> String {
         var text = ""
         for key in codingPath {
             if let index = key.intValue {
@@ -104,7 +104,8 @@ enum CatalogFileCoding {
         }
     }
 
-    private static func describe(_ type: Any.Type) -> String {
+    /// How a JSON type is named to people: "a string", "an integer", …
+    package static func describe(_ type: Any.Type) -> String {
         switch type {
         case is String.Type: "a string"
         case is Bool.Type: "true or false"

@@ -2,16 +2,16 @@
 ///
 /// Foundation's `JSONDecoder` on Linux reports only "not valid JSON", without a position, so catalog files are
 /// checked by this small recursive-descent scanner (RFC 8259 grammar) before they are decoded.
-enum JSONSyntaxCheck {
+package enum JSONSyntaxCheck {
     /// A syntax error: what is wrong and where, with 1-based line and column (columns count bytes).
-    struct Failure: Equatable {
-        var message: String
-        var line: Int
-        var column: Int
+    package struct Failure: Equatable {
+        package var message: String
+        package var line: Int
+        package var column: Int
     }
 
     /// The first syntax error in `bytes`, or nil if they are one well-formed JSON value.
-    static func firstFailure(in bytes: [UInt8]) -> Failure? {
+    package static func firstFailure(in bytes: [UInt8]) -> Failure? {
         var scanner = Scanner(bytes: bytes)
         do throws(Problem) {
             scanner.skipWhitespace()

@@ -34,6 +34,11 @@ enum JSONBody {
         guard !data.isEmpty else {
             throw KioskError.invalid("missing_body", "The request needs a JSON object body.", fix: "Send a JSON object.")
         }
+        if let failure = JSONSyntaxCheck.firstFailure(in: Array(data)) {
+            throw KioskError.invalid(
+                "invalid_json", "The request body is not valid JSON: \(failure.message).",
+                field: "line \(failure.line), column \(failure.column)", fix: "Correct the JSON syntax there.")
+        }
         guard let object = try? JSONSerialization.jsonObject(with: data), let fields = object as? [String: Any] else {
             throw KioskError.invalid(
                 "invalid_json", "The request body is not a JSON object.",
@@ -87,13 +92,7 @@ enum JSONBody {
 extension KioskError {
     /// A `KioskError` naming the JSON path a `DecodingError` points at.
     init(decoding error: DecodingError) {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            var text = ""
-            for key in codingPath {
-                if let index = key.intValue { text += "[\(index)]" } else { text += text.isEmpty ? key.stringValue : ".\(key.stringValue)" }
-            }
-            return text
-        }
+        let path = CatalogFileCoding.path
         switch error {
         case .keyNotFound(let key, let context):
             let field = path(context.codingPath + [key])
@@ -101,8 +100,8 @@ extension KioskError {
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
             let field = path(context.codingPath)
             self = .invalid(
-                "invalid_type", "The field '\(field)' must be \(Self.describe(type)).", field: field,
-                fix: "Send '\(field)' as \(Self.describe(type)).")
+                "invalid_type", "The field '\(field)' must be \(CatalogFileCoding.describe(type)).", field: field,
+                fix: "Send '\(field)' as \(CatalogFileCoding.describe(type)).")
         case .dataCorrupted(let context):
             let field = path(context.codingPath)
             self = .invalid(
@@ -110,16 +109,6 @@ extension KioskError {
                 field: field.isEmpty ? nil : field, fix: "Correct the value of '\(field)'.")
         @unknown default:
             self = .invalid("invalid_json", "The request body could not be read.")
-        }
-    }
-
-    private static func describe(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: "a string"
-        case is Int.Type, is Int64.Type: "an integer"
-        case is Bool.Type: "true or false"
-        case is Double.Type: "a number"
-        default: "a \(type)"
         }
     }
 }
