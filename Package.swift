@@ -96,6 +96,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "kiosk", dependencies: ["KioskCLI"], swiftSettings: swiftSettings),
+        // Benchmarks: ratios against baselines measured in the same run (`swift run -c release kiosk-bench`).
+        .executableTarget(
+            name: "kiosk-bench",
+            dependencies: [
+                "KioskCore", "KioskSigning", "KioskStorage", "KioskTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Helpers for users' own tests: a store on an ephemeral port, with its admin token.
         .target(
             name: "KioskTesting",

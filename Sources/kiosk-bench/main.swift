@@ -1,0 +1,97 @@
+// kiosk-bench: measures the store's costly steps against baselines taken in the same run, and prints ratios.
+//
+//     swift run -c release kiosk-bench [--seconds 2]
+//
+// Each line compares an operation with the cheapest thing it cannot avoid (a bare P-256 signature, a one-row
+// commit, the health endpoint), so numbers stay comparable across machines and runs.
+import Crypto
+import Foundation
+import KioskCore
+import KioskSigning
+import KioskStorage
+import KioskTesting
+import Logging
+
+/// Runs `body` repeatedly for about `seconds` and returns operations per second.
+func rate(seconds: Double, _ body: () async throws -> Void) async throws -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let limit = Duration.milliseconds(Int(seconds * 1000))
+    var count = 0
+    while clock.now - start < limit {
+        for _ in 0..<10 { try await body() }
+        count += 10
+    }
+    let elapsed = clock.now - start
+    return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}
+
+func report(_ name: String, _ measured: Double, baselineName: String, _ baseline: Double) {
+    func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+    func perSecond(_ value: Double) -> String { pad(String(format: "%.0f/s", value), 10) }
+    print(
+        pad(name, 46) + perSecond(measured) + "  vs " + pad(baselineName, 16) + perSecond(baseline)
+            + String(format: "  ratio %.3f", measured / baseline))
+}
+
+let arguments = CommandLine.arguments
+let seconds = arguments.firstIndex(of: "--seconds").flatMap { Double(arguments[$0 + 1]) } ?? 2
+print("kiosk-bench: each figure over ~\(seconds) s on this machine; compare ratios, not absolute rates")
+
+// 1. Signing a transaction-sized JWS against a bare P-256 signature of the same bytes.
+let identity = try SigningIdentity.generate(environment: .sandbox, now: Date())
+let signer = JWSSigner(identity: identity)
+let payload = Array(String(repeating: "{\"transactionId\":\"2000000000000001\"}", count: 13).utf8)
+let rawSign = try await rate(seconds: seconds) { _ = try identity.leafPrivateKey.signature(for: payload) }
+let jwsSign = try await rate(seconds: seconds) { _ = try signer.sign(payloadJSON: payload) }
+report("JWS sign (\(payload.count)-byte payload)", jwsSign, baselineName: "P-256 sign", rawSign)
+
+// 2. Writing a whole product aggregate against a one-row commit, on a fresh SQLite file.
+var logger = Logger(label: "kiosk-bench")
+logger.logLevel = .error
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bench-\(UUID().uuidString)")
+defer { try? FileManager.default.removeItem(at: directory) }
+let database = try await DatabaseOpener.open(url: directory.appendingPathComponent("bench.sqlite").path, logger: logger)
+let now = Date(timeIntervalSince1970: 1_767_225_600)
+try await database.transaction { tx in
+    try await tx.insertApp(App(id: 1, bundleId: "com.example.bench", name: "Bench", createdAt: now, updatedAt: now))
+}
+var settingNumber = 0
+let oneRow = try await rate(seconds: seconds) {
+    settingNumber += 1
+    let value = String(settingNumber)
+    try await database.transaction { tx in try await tx.setSetting("bench", to: value) }
+}
+var productNumber = 0
+let aggregate = try await rate(seconds: seconds) {
+    productNumber += 1
+    let product = Product(
+        appId: 1, productId: "com.example.bench.\(productNumber)", referenceName: "Bench", type: .consumable,
+        pricing: Pricing(tier: 1, customPrices: ["CHN": 600]),
+        localizations: [
+            ProductLocalization(locale: "en_US", displayName: "Coins", description: "A pile of coins"),
+            ProductLocalization(locale: "zh_CN", displayName: "金币", description: "一堆金币"),
+        ], reviewState: .readyToSubmit, createdAt: now, updatedAt: now)
+    try await database.transaction { tx in try await tx.insertProduct(product) }
+}
+report("product aggregate insert (SQLite, FULL sync)", aggregate, baselineName: "one-row commit", oneRow)
+try await database.close()
+
+// 3. A console write over HTTP against the cheapest request the same server answers.
+try await withTestStore { store in
+    _ = try await store.request(.POST, "/admin/v1/apps", json: ["bundleId": "com.example.http", "name": "HTTP"])
+    let health = try await rate(seconds: seconds) { _ = try await store.request(.GET, "/health") }
+    var number = 0
+    let create = try await rate(seconds: seconds) {
+        number += 1
+        let answer = try await store.request(
+            .POST, "/admin/v1/apps/com.example.http/products",
+            json: [
+                "productId": "com.example.http.\(number)", "type": "consumable", "referenceName": "Coins",
+                "pricing": ["tier": 1],
+                "localizations": [["locale": "en_US", "displayName": "Coins", "description": "A pile of coins"]],
+            ])
+        precondition(answer.status == 201, "product creation failed: \(answer.text)")
+    }
+    report("POST product (validate + commit + answer)", create, baselineName: "GET /health", health)
+}
