@@ -49,26 +49,40 @@ import X509
             let otherRoot = try Certificate(derEncoded: Array(other.body))
             #expect(await JWSVerifier(rootCertificates: [otherRoot]).verify(jws).failure != nil, "environments never mix")
 
-            if let python = Self.python {
-                let jwsFile = directory.appendingPathComponent("notification.jws")
-                try Data(jws.utf8).write(to: jwsFile)
-                let appleVerifier = try await KioskProcess.run(
-                    [
-                        Self.verifierScript, "--root-der", der.path, "--environment",
-                        environment == "sandbox" ? "Sandbox" : "Production", "--bundle-id", "com.example.certs",
-                        "--app-apple-id", "1400000001", "--kind", "notification", "--jws-file", jwsFile.path,
-                    ], executable: URL(fileURLWithPath: python))
-                #expect(
-                    appleVerifier.status == 0,
-                    "Apple's SignedDataVerifier refused Kiosk's data: \(appleVerifier.stdout)\(appleVerifier.stderr)")
-            }
         }
     }
 
-    /// Says in the report when Apple's own verifier was not available to judge Kiosk's signatures.
-    @Test(.enabled(if: python == nil, "KIOSK_TEST_PYTHON is set; Apple's verifier ran"))
-    func appleVerifierSkippedNotice() {
-        print("note: Apple's app-store-server-library did not check the exported root; set KIOSK_TEST_PYTHON (.ci/run does)")
+    /// Apple's own `SignedDataVerifier` (PyPI app-store-server-library, OpenSSL with X509_STRICT) accepts a TEST
+    /// notification the store signed, checked against the root `kiosk certs export` wrote, in both environments.
+    @Test(
+        .enabled(if: python != nil, "set KIOSK_TEST_PYTHON to a python with app-store-server-library (.ci/run does)"),
+        arguments: ["sandbox", "production"])
+    func appleVerifierAcceptsExportedRoot(environment: String) async throws {
+        let python = try #require(Self.python)
+        try await withTestStore { store in
+            _ = try await store.createAppForCerts()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apple-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let der = directory.appendingPathComponent("root.der")
+            let export = try await ConsoleCommandTests.kiosk(
+                store, "certs", "export", "--environment", environment, "--format", "der", "--output", der.path)
+            #expect(export.status == 0, "\(export.stderr)")
+            let signed = try await ConsoleCommandTests.kiosk(
+                store, "certs", "test-notification", "--app", "com.example.certs", "--environment", environment)
+            let jwsFile = directory.appendingPathComponent("notification.jws")
+            try Data(signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines).utf8).write(to: jwsFile)
+            let appleVerifier = try await KioskProcess.run(
+                [
+                    Self.verifierScript, "--root-der", der.path, "--environment",
+                    environment == "sandbox" ? "Sandbox" : "Production", "--bundle-id", "com.example.certs",
+                    "--app-apple-id", "1400000001", "--kind", "notification", "--jws-file", jwsFile.path,
+                ], executable: URL(fileURLWithPath: python))
+            #expect(
+                appleVerifier.status == 0,
+                "Apple's SignedDataVerifier refused Kiosk's data: \(appleVerifier.stdout)\(appleVerifier.stderr)")
+            #expect(appleVerifier.stdout.contains("\"TEST\""), "the decoded notification: \(appleVerifier.stdout)")
+        }
     }
 }
 

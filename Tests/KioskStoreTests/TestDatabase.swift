@@ -31,11 +31,15 @@ func withStore<T: Sendable>(
     try await withTestStore(databaseURL: database.freshURL(), body)
 }
 
-@Suite struct PostgreSQLAvailability {
-    /// Says plainly, in the test report, when the PostgreSQL half of the suites did not run.
-    @Test(.enabled(if: TestDatabase.postgresURL == nil, "PostgreSQL is configured; the HTTP suites run on it too"))
-    func postgresSkippedNotice() {
-        print("note: the store's HTTP tests ran on SQLite only; set KIOSK_TEST_POSTGRES_URL (.ci/run does) to run them on PostgreSQL")
+@Suite struct PostgreSQLStoreTests {
+    /// A store started on a PostgreSQL URL runs its migrations there and reports the engine in `/health`.
+    /// Skipped, with the reason in the report, when no PostgreSQL is configured.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, "set KIOSK_TEST_POSTGRES_URL (.ci/run does) to run the HTTP suites on PostgreSQL too"))
+    func storeRunsOnPostgreSQL() async throws {
+        try await withStore(.postgres) { store in
+            let health = try await store.request(.GET, "/health")
+            #expect((health.json["database"] as? [String: Any])?["engine"] as? String == "postgresql")
+        }
     }
 }
 
