@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "KioskCore", targets: ["KioskCore"]),
         .library(name: "KioskSigning", targets: ["KioskSigning"]),
         .library(name: "KioskTesting", targets: ["KioskTesting"]),
+        .library(name: "KioskProtocol", targets: ["KioskProtocol"]),
+        .library(name: "KioskKit", targets: ["KioskKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -36,6 +38,8 @@ let package = Package(
     targets: [
         // Domain types and rules; no I/O.
         .target(name: "KioskCore", swiftSettings: swiftSettings),
+        // The client protocol's messages, shared by the store and KioskKit; Foundation only.
+        .target(name: "KioskProtocol", swiftSettings: swiftSettings),
         // Keys, certificate chains, JWS, verification.
         .target(
             name: "KioskSigning",
@@ -68,6 +72,7 @@ let package = Package(
             name: "KioskStore",
             dependencies: [
                 "KioskCore",
+                "KioskProtocol",
                 "KioskSigning",
                 "KioskStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -84,6 +89,7 @@ let package = Package(
             name: "KioskCLI",
             dependencies: [
                 "KioskCore",
+                "KioskProtocol",
                 "KioskSigning",
                 "KioskStorage",
                 "KioskStore",
@@ -96,6 +102,29 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "kiosk", dependencies: ["KioskCLI"], swiftSettings: swiftSettings),
+        // The client kit: StoreKit's two faces over Kiosk's client protocol. Never depends on the store.
+        .target(
+            name: "KioskKit",
+            dependencies: [
+                "KioskProtocol",
+                "KioskSigning",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A terminal coin shop: the seeds' built-in model on KioskKit (`swift run coin-shop --help`).
+        .executableTarget(
+            name: "coin-shop",
+            dependencies: [
+                "KioskKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/CoinShop",
+            swiftSettings: swiftSettings
+        ),
         // Benchmarks: ratios against baselines measured in the same run (`swift run -c release kiosk-bench`).
         .executableTarget(
             name: "kiosk-bench",
@@ -146,6 +175,15 @@ let package = Package(
                 "KioskStore", "KioskTesting", "KioskSigning", "KioskCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "KioskKitTests",
+            dependencies: [
+                "KioskKit", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: swiftSettings

@@ -1,3 +1,4 @@
+import Foundation
 import KioskCore
 
 /// The store's database: SQLite (embedded default) or PostgreSQL, behind one interface.
@@ -23,6 +24,13 @@ public enum IdentifierSequence: String, Sendable, CaseIterable {
     case appAppleId = "app_apple_id"
     /// `subscriptionGroupIdentifier`s; the first is 21_000_001.
     case subscriptionGroupId = "subscription_group_id"
+    /// Production transaction ids; the first is 1_000_000_000_000_001 (16 digits, like Apple's).
+    case productionTransactionId = "production_transaction_id"
+    /// Sandbox transaction ids; the first is 2_000_000_000_000_001.
+    case sandboxTransactionId = "sandbox_transaction_id"
+    /// Payment queue entries, one sequence for both environments; the updates stream's cursor. Taking it
+    /// inside the inserting transaction orders entries by commit on both engines.
+    case queueEntry = "queue_entry"
 }
 
 /// The reads and writes available inside one database transaction.
@@ -65,6 +73,59 @@ public protocol StorageTransaction: Sendable {
     func tester(email: String) async throws -> Tester?
     /// All testers, ordered by email.
     func testers() async throws -> [Tester]
+
+    func insertCustomer(_ customer: CustomerAccount) async throws
+    func updateCustomer(_ customer: CustomerAccount) async throws
+    func deleteCustomer(id: CustomerAccount.ID) async throws
+    func customer(id: CustomerAccount.ID) async throws -> CustomerAccount?
+    /// `email` is compared lower-cased.
+    func customer(email: String) async throws -> CustomerAccount?
+    /// All customer accounts, ordered by email.
+    func customers() async throws -> [CustomerAccount]
+
+    func insertSession(_ session: StoreSession) async throws
+    func session(tokenHash: String) async throws -> StoreSession?
+    func deleteSession(tokenHash: String) async throws
+
+    /// Throws `uniqueViolation(constraint: "payments.idempotency_key")` when the account already has a payment
+    /// with this key in this app.
+    func insertPayment(_ payment: Payment) async throws
+    func updatePayment(_ payment: Payment) async throws
+    func payment(id: Payment.ID) async throws -> Payment?
+    func payment(accountId: UUID, appId: App.ID, idempotencyKey: String) async throws -> Payment?
+    /// Payments of an app in one environment, optionally of one account and in one state, oldest first.
+    func payments(appId: App.ID, environment: StoreEnvironment, accountId: UUID?, state: PaymentState?)
+        async throws -> [Payment]
+
+    func insertTransaction(_ transaction: StoreTransaction) async throws
+    func updateTransaction(_ transaction: StoreTransaction) async throws
+    func transaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> StoreTransaction?
+    /// Every transaction of one account in one app, oldest first (by purchase date, then id).
+    func transactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
+        -> [StoreTransaction]
+    /// Deletes the transaction and the queue entries that show it; returns how many transactions went.
+    func deleteTransaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> Int
+    /// Deletes all transactions (and their queue entries and payments) of one account in one app.
+    func deleteTransactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws -> Int
+
+    func insertQueueRecord(_ record: QueueRecord) async throws
+    /// Sets `finishedAt` if it is nil; returns the record as stored afterwards (nil if there is none).
+    func finishQueueRecord(sequence: Int64, at date: Date) async throws -> QueueRecord?
+    func queueRecord(sequence: Int64) async throws -> QueueRecord?
+    /// Unfinished records of one account in one app, by sequence.
+    func unfinishedQueueRecords(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
+        -> [QueueRecord]
+    /// Records with `sequence > after`, by sequence, at most `limit`.
+    func queueRecords(accountId: UUID, appId: App.ID, environment: StoreEnvironment, after: Int64, limit: Int)
+        async throws -> [QueueRecord]
+    /// The highest sequence handed out so far (0 when none).
+    func latestQueueSequence() async throws -> Int64
+
+    /// Replaces the armed failure of `failure.api` in its app (`remaining == 0` removes it).
+    func setArmedFailure(_ failure: ArmedFailure) async throws
+    func armedFailures(appId: App.ID) async throws -> [ArmedFailure]
+    /// Uses up one call of an armed failure: returns its error code and decrements it, or nil if none is armed.
+    func consumeArmedFailure(appId: App.ID, api: ArmedFailure.API) async throws -> Int?
 
     func insertKey(_ key: InAppPurchaseKey) async throws
     func updateKey(_ key: InAppPurchaseKey) async throws

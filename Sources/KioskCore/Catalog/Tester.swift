@@ -41,11 +41,17 @@ public struct TesterSettings: Codable, Sendable, Hashable {
     /// Purchases wait for a parent's approval (Ask to Buy).
     public var askToBuy: Bool
     public var renewalRate: RenewalRate
+    /// What the tester's simulated payment method does with a charge.
+    public var paymentOutcome: PaymentOutcome
 
-    public init(interruptPurchases: Bool = false, askToBuy: Bool = false, renewalRate: RenewalRate = .monthlyEvery5Minutes) {
+    public init(
+        interruptPurchases: Bool = false, askToBuy: Bool = false, renewalRate: RenewalRate = .monthlyEvery5Minutes,
+        paymentOutcome: PaymentOutcome = .approve
+    ) {
         self.interruptPurchases = interruptPurchases
         self.askToBuy = askToBuy
         self.renewalRate = renewalRate
+        self.paymentOutcome = paymentOutcome
     }
 }
 

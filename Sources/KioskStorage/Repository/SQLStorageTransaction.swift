@@ -15,6 +15,9 @@ struct SQLStorageTransaction: StorageTransaction {
         switch sequence {
         case .appAppleId: 1_400_000_001
         case .subscriptionGroupId: 21_000_001
+        case .productionTransactionId: 1_000_000_000_000_001
+        case .sandboxTransactionId: 2_000_000_000_000_001
+        case .queueEntry: 1
         }
     }
 

@@ -1,0 +1,138 @@
+import Foundation
+
+/// A charge the store recorded: the durable fact behind every `purchased`. Signed once, when created; the JWS
+/// and the iOS 6-style receipt are stored with it.
+public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
+    /// Apple-style numeric transaction id, unique per environment and never reused.
+    public var id: Int64
+    public var environment: StoreEnvironment
+    public var appId: App.ID
+    public var accountId: UUID
+    public var productId: String
+    public var productType: ProductType
+    /// The first purchase of this product this transaction continues (itself for one-time purchases).
+    public var originalTransactionId: Int64
+    public var purchaseDate: Date
+    public var originalPurchaseDate: Date
+    public var quantity: Int
+    /// What was charged for all of `quantity`, in integer minor units of `currency`.
+    public var priceMinorUnits: Int
+    public var currency: String
+    /// Storefront alpha-3 code.
+    public var storefront: String
+    public var storefrontId: Int
+    public var applicationUsername: String?
+    public var appAccountToken: UUID?
+    /// The customer's invoice number (Apple's order id), e.g. `MK5TTTVWJH`.
+    public var orderId: String
+    public var subscriptionGroupId: Int64?
+    public var webOrderLineItemId: Int64?
+    public var expiresDate: Date?
+    public var revocationDate: Date?
+    public var revocationReason: Int?
+    /// Compact JWS in Apple's `JWSTransactionDecodedPayload` shape.
+    public var signedTransaction: String
+    /// Base64 iOS 6-style transaction receipt.
+    public var transactionReceipt: String
+
+    public init(
+        id: Int64, environment: StoreEnvironment, appId: App.ID, accountId: UUID, productId: String,
+        productType: ProductType, originalTransactionId: Int64, purchaseDate: Date, originalPurchaseDate: Date,
+        quantity: Int, priceMinorUnits: Int, currency: String, storefront: String, storefrontId: Int,
+        applicationUsername: String?, appAccountToken: UUID?, orderId: String, subscriptionGroupId: Int64? = nil,
+        webOrderLineItemId: Int64? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
+        revocationReason: Int? = nil, signedTransaction: String, transactionReceipt: String
+    ) {
+        self.id = id
+        self.environment = environment
+        self.appId = appId
+        self.accountId = accountId
+        self.productId = productId
+        self.productType = productType
+        self.originalTransactionId = originalTransactionId
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.quantity = quantity
+        self.priceMinorUnits = priceMinorUnits
+        self.currency = currency
+        self.storefront = storefront
+        self.storefrontId = storefrontId
+        self.applicationUsername = applicationUsername
+        self.appAccountToken = appAccountToken
+        self.orderId = orderId
+        self.subscriptionGroupId = subscriptionGroupId
+        self.webOrderLineItemId = webOrderLineItemId
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.signedTransaction = signedTransaction
+        self.transactionReceipt = transactionReceipt
+    }
+}
+
+/// One entry of an account's payment queue for one app (see `KioskProtocol.QueueEntry` for the wire form).
+/// `sequence` comes from `IdentifierSequence.queueEntry`, taken in the transaction that inserts the entry.
+public struct QueueRecord: Codable, Sendable, Hashable {
+    public enum State: String, Codable, Sendable, CaseIterable, Hashable {
+        case purchased, failed, deferred, restored, promoted
+    }
+
+    public var sequence: Int64
+    public var environment: StoreEnvironment
+    public var accountId: UUID
+    public var appId: App.ID
+    public var state: State
+    public var paymentId: UUID?
+    public var productId: String
+    public var quantity: Int
+    /// The transaction shown (`purchased`), or restored (`restored`: the original purchase).
+    public var transactionId: Int64?
+    /// For `restored`: the new identifier the client sees for this restore.
+    public var restoreTransactionId: Int64?
+    public var errorCode: Int?
+    public var errorReason: String?
+    public var createdAt: Date
+    /// Nil until the client finishes the entry; `deferred` entries are born finished (nothing to finish).
+    public var finishedAt: Date?
+
+    public init(
+        sequence: Int64, environment: StoreEnvironment, accountId: UUID, appId: App.ID, state: State, paymentId: UUID?,
+        productId: String, quantity: Int, transactionId: Int64? = nil, restoreTransactionId: Int64? = nil,
+        errorCode: Int? = nil, errorReason: String? = nil, createdAt: Date, finishedAt: Date? = nil
+    ) {
+        self.sequence = sequence
+        self.environment = environment
+        self.accountId = accountId
+        self.appId = appId
+        self.state = state
+        self.paymentId = paymentId
+        self.productId = productId
+        self.quantity = quantity
+        self.transactionId = transactionId
+        self.restoreTransactionId = restoreTransactionId
+        self.errorCode = errorCode
+        self.errorReason = errorReason
+        self.createdAt = createdAt
+        self.finishedAt = finishedAt
+    }
+}
+
+/// A failure the sandbox test controls armed: the next `remaining` calls of `api` in one app fail with
+/// `errorCode` (`SKError.Code` raw value).
+public struct ArmedFailure: Codable, Sendable, Hashable {
+    public enum API: String, Codable, Sendable, CaseIterable, Hashable {
+        case products, purchase, restore, receipt
+    }
+
+    public var appId: App.ID
+    public var api: API
+    public var remaining: Int
+    public var errorCode: Int
+
+    public init(appId: App.ID, api: API, remaining: Int, errorCode: Int) {
+        self.appId = appId
+        self.api = api
+        self.remaining = remaining
+        self.errorCode = errorCode
+    }
+}

@@ -1,0 +1,1 @@
+// TEMPORARY placeholder; KioskKit is written in its own branch.

@@ -1,0 +1,187 @@
+import Foundation
+
+/// `SKPayment` as sent to the store. The client makes `idempotencyKey` once per `add(payment)` and keeps it
+/// with the payment on the device, so a retry after a crash or a lost answer charges once.
+public struct PaymentRequest: Codable, Sendable, Hashable {
+    public var productId: String
+    /// 1–10 for consumables; 1 for everything else.
+    public var quantity: Int
+    /// Opaque per-user string, at most 255 characters (`SKMutablePayment.applicationUsername`).
+    public var applicationUsername: String?
+    /// The merchant's UUID for the user (`Product.PurchaseOption.appAccountToken`).
+    public var appAccountToken: UUID?
+    /// Unique per payment; 1–128 characters.
+    public var idempotencyKey: String
+    /// `SKMutablePayment.simulatesAskToBuyInSandbox`: defer this payment for approval (sandbox only).
+    public var simulatesAskToBuyInSandbox: Bool?
+
+    public init(
+        productId: String, quantity: Int = 1, applicationUsername: String? = nil, appAccountToken: UUID? = nil,
+        idempotencyKey: String, simulatesAskToBuyInSandbox: Bool? = nil
+    ) {
+        self.productId = productId
+        self.quantity = quantity
+        self.applicationUsername = applicationUsername
+        self.appAccountToken = appAccountToken
+        self.idempotencyKey = idempotencyKey
+        self.simulatesAskToBuyInSandbox = simulatesAskToBuyInSandbox
+    }
+}
+
+/// `restoreCompletedTransactions(withApplicationUsername:)`.
+public struct RestoreRequest: Codable, Sendable, Hashable {
+    public var applicationUsername: String?
+
+    public init(applicationUsername: String? = nil) {
+        self.applicationUsername = applicationUsername
+    }
+}
+
+/// What a queue entry tells the client. Raw values are `SKPaymentTransactionState` names, plus `promoted`.
+public enum QueueEntryState: String, Codable, Sendable, Hashable, CaseIterable {
+    /// Charged; the app delivers, then finishes.
+    case purchased
+    /// Not charged; `error` says why. The app finishes it too.
+    case failed
+    /// Waiting for a parent's approval (Ask to Buy); a later entry of the same payment brings the outcome.
+    /// Nothing to finish.
+    case deferred
+    /// A restorable purchase replayed by `restore`; `transaction.originalTransactionId` is the first purchase.
+    case restored
+    /// A purchase started outside the app (a promoted in-app purchase): the client asks its delegate
+    /// `shouldAddStorePayment`, then finishes the entry whatever the answer.
+    case promoted
+}
+
+/// One entry of an account's payment queue for one app: a state change the client must see.
+///
+/// `sequence` orders every entry of the environment and is the cursor of the updates stream. Entries in
+/// `purchased`, `failed`, `restored` and `promoted` stay unfinished (and come back at every sync) until the client
+/// finishes them.
+public struct QueueEntry: Codable, Sendable, Hashable {
+    public var sequence: Int64
+    public var state: QueueEntryState
+    /// The payment this entry belongs to (nil for restored entries).
+    public var paymentId: UUID?
+    /// The idempotency key the client sent with the payment (nil for purchases it did not start).
+    public var idempotencyKey: String?
+    public var productId: String
+    public var quantity: Int
+    public var applicationUsername: String?
+    public var appAccountToken: UUID?
+    /// Present for `purchased` and `restored`.
+    public var transaction: TransactionInfo?
+    /// Present for `failed`.
+    public var error: StoreKitErrorInfo?
+    /// When the entry was made, in milliseconds since 1970.
+    public var date: Int64
+    /// Set once the client finished the entry.
+    public var finished: Bool
+
+    public init(
+        sequence: Int64, state: QueueEntryState, paymentId: UUID?, idempotencyKey: String?, productId: String,
+        quantity: Int, applicationUsername: String?, appAccountToken: UUID?, transaction: TransactionInfo?,
+        error: StoreKitErrorInfo?, date: Int64, finished: Bool
+    ) {
+        self.sequence = sequence
+        self.state = state
+        self.paymentId = paymentId
+        self.idempotencyKey = idempotencyKey
+        self.productId = productId
+        self.quantity = quantity
+        self.applicationUsername = applicationUsername
+        self.appAccountToken = appAccountToken
+        self.transaction = transaction
+        self.error = error
+        self.date = date
+        self.finished = finished
+    }
+}
+
+/// A charged transaction as the client sees it, with its signed forms.
+public struct TransactionInfo: Codable, Sendable, Hashable {
+    /// `SKPaymentTransaction.transactionIdentifier`. For a restored entry, a new identifier of the restore.
+    public var transactionId: String
+    /// The first purchase this transaction continues or restores.
+    public var originalTransactionId: String
+    /// Milliseconds since 1970.
+    public var purchaseDate: Int64
+    public var originalPurchaseDate: Int64
+    /// Compact JWS in Apple's `JWSTransactionDecodedPayload` shape, signed by the environment's chain.
+    public var signedTransaction: String
+    /// The iOS 6-style `transactionReceipt`, base64.
+    public var transactionReceipt: String
+
+    public init(
+        transactionId: String, originalTransactionId: String, purchaseDate: Int64, originalPurchaseDate: Int64,
+        signedTransaction: String, transactionReceipt: String
+    ) {
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.signedTransaction = signedTransaction
+        self.transactionReceipt = transactionReceipt
+    }
+}
+
+/// Why a payment failed, in StoreKit's terms.
+public struct StoreKitErrorInfo: Codable, Sendable, Hashable {
+    /// `SKError.Code` raw value (`SKErrorDomain`).
+    public var skErrorCode: Int
+    /// Kiosk's stable code, e.g. `payment_declined`.
+    public var code: String
+    public var message: String
+
+    public init(skErrorCode: Int, code: String, message: String) {
+        self.skErrorCode = skErrorCode
+        self.code = code
+        self.message = message
+    }
+}
+
+/// A list of queue entries and the newest sequence the store had when it answered (resume updates after it).
+public struct QueueSnapshot: Codable, Sendable, Hashable {
+    public var entries: [QueueEntry]
+    public var cursor: Int64
+
+    public init(entries: [QueueEntry], cursor: Int64) {
+        self.entries = entries
+        self.cursor = cursor
+    }
+}
+
+/// A freshly signed app receipt.
+public struct ReceiptResponse: Codable, Sendable, Hashable {
+    /// Base64 of the PKCS #7 DER, exactly what `appStoreReceiptURL` holds on an Apple device.
+    public var receipt: String
+
+    public init(receipt: String) {
+        self.receipt = receipt
+    }
+}
+
+/// What the account owns in the app now: non-consumables, non-renewing subscriptions and auto-renewable
+/// subscriptions not expired, none revoked (`Transaction.currentEntitlements`).
+public struct EntitlementsResponse: Codable, Sendable, Hashable {
+    public var transactions: [TransactionInfo]
+
+    public init(transactions: [TransactionInfo]) {
+        self.transactions = transactions
+    }
+}
+
+/// The error body of every client-protocol failure: `{"error": {…}}`.
+public struct ErrorResponse: Codable, Sendable, Hashable {
+    public struct Body: Codable, Sendable, Hashable {
+        public var code: String
+        public var message: String
+        public var field: String?
+        public var fix: String?
+        /// The `SKError.Code` an app sees for this failure, when there is one.
+        public var skErrorCode: Int?
+        public var requestId: String?
+    }
+
+    public var error: Body
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The sandbox test controls (SKTestSession's powers), under `StoreKitPaths.testControlsBase`, admin token.
+///
+/// - `POST /apps/{bundleId}/purchases` `TestPurchaseRequest` → `QueueEntry`
+/// - `GET /apps/{bundleId}/payments?tester=EMAIL&state=deferred|interrupted` → `TestPaymentsResponse`
+/// - `POST /apps/{bundleId}/payments/{paymentId}/approve|decline|resolve` → `QueueEntry`
+/// - `GET /apps/{bundleId}/transactions?tester=EMAIL` → `TestTransactionsResponse`
+/// - `DELETE /apps/{bundleId}/transactions?tester=EMAIL` → `TestDeletedResponse` (clear)
+/// - `DELETE /apps/{bundleId}/transactions/{transactionId}` → `TestDeletedResponse`
+/// - `PUT /apps/{bundleId}/failures` `TestFailureRequest` → `TestFailureResponse`; `GET` lists them
+/// - `GET /apps/{bundleId}/receipt?tester=EMAIL` → `ReceiptResponse`
+public enum TestControlPaths {
+    public static func app(_ bundleId: String) -> String { "\(StoreKitPaths.testControlsBase)/apps/\(bundleId)" }
+}
+
+/// Buys a product for a tester as if started outside the app. `promoted: true` makes it a promoted purchase
+/// the app's delegate is asked about (`shouldAddStorePayment`), instead of a charged transaction.
+public struct TestPurchaseRequest: Codable, Sendable, Hashable {
+    public var tester: String
+    public var productId: String
+    public var quantity: Int?
+    public var promoted: Bool?
+
+    public init(tester: String, productId: String, quantity: Int? = nil, promoted: Bool? = nil) {
+        self.tester = tester
+        self.productId = productId
+        self.quantity = quantity
+        self.promoted = promoted
+    }
+}
+
+/// Makes the next `count` calls of one client API fail with `error` (an `SKError.Code` name).
+public struct TestFailureRequest: Codable, Sendable, Hashable {
+    /// `products`, `purchase`, `restore` or `receipt`.
+    public var api: String
+    /// 0 clears.
+    public var count: Int
+    /// `SKError.Code` name, e.g. `cloudServiceNetworkConnectionFailed`.
+    public var error: String
+
+    public init(api: String, count: Int, error: String) {
+        self.api = api
+        self.count = count
+        self.error = error
+    }
+}
+
+/// The failures armed for one app.
+public struct TestFailureResponse: Codable, Sendable, Hashable {
+    public var failures: [TestFailureRequest]
+
+    public init(failures: [TestFailureRequest]) {
+        self.failures = failures
+    }
+}
+
+/// A payment the test controls can act on.
+public struct TestPaymentInfo: Codable, Sendable, Hashable {
+    public var paymentId: UUID
+    public var tester: String
+    public var productId: String
+    public var quantity: Int
+    /// `deferred`, `interrupted`, `purchased`, `failed`.
+    public var state: String
+    public var transactionId: String?
+    public var createdDate: Int64
+
+    public init(
+        paymentId: UUID, tester: String, productId: String, quantity: Int, state: String, transactionId: String?,
+        createdDate: Int64
+    ) {
+        self.paymentId = paymentId
+        self.tester = tester
+        self.productId = productId
+        self.quantity = quantity
+        self.state = state
+        self.transactionId = transactionId
+        self.createdDate = createdDate
+    }
+}
+
+public struct TestPaymentsResponse: Codable, Sendable, Hashable {
+    public var payments: [TestPaymentInfo]
+
+    public init(payments: [TestPaymentInfo]) {
+        self.payments = payments
+    }
+}
+
+/// A tester's transaction as the test controls list it.
+public struct TestTransactionInfo: Codable, Sendable, Hashable {
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var tester: String
+    public var productId: String
+    public var quantity: Int
+    public var purchaseDate: Int64
+    /// Integer minor units of `currency`.
+    public var price: Int
+    public var currency: String
+    public var storefront: String
+    /// Whether an unfinished queue entry still holds it.
+    public var finished: Bool
+    public var signedTransaction: String
+
+    public init(
+        transactionId: String, originalTransactionId: String, tester: String, productId: String, quantity: Int,
+        purchaseDate: Int64, price: Int, currency: String, storefront: String, finished: Bool, signedTransaction: String
+    ) {
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.tester = tester
+        self.productId = productId
+        self.quantity = quantity
+        self.purchaseDate = purchaseDate
+        self.price = price
+        self.currency = currency
+        self.storefront = storefront
+        self.finished = finished
+        self.signedTransaction = signedTransaction
+    }
+}
+
+public struct TestTransactionsResponse: Codable, Sendable, Hashable {
+    public var transactions: [TestTransactionInfo]
+
+    public init(transactions: [TestTransactionInfo]) {
+        self.transactions = transactions
+    }
+}
+
+public struct TestDeletedResponse: Codable, Sendable, Hashable {
+    public var deleted: Int
+
+    public init(deleted: Int) {
+        self.deleted = deleted
+    }
+}
