@@ -27,6 +27,7 @@ extension SQLStorageTransaction {
     func insertQueueRecord(_ record: QueueRecord) async throws { fatalError("pending") }
     func finishQueueRecord(sequence: Int64, at date: Date) async throws -> QueueRecord? { fatalError("pending") }
     func queueRecord(sequence: Int64) async throws -> QueueRecord? { fatalError("pending") }
+    func queueRecords(paymentId: Payment.ID) async throws -> [QueueRecord] { fatalError("pending") }
     func unfinishedQueueRecords(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws -> [QueueRecord] { fatalError("pending") }
     func queueRecords(accountId: UUID, appId: App.ID, environment: StoreEnvironment, after: Int64, limit: Int) async throws -> [QueueRecord] { fatalError("pending") }
     func latestQueueSequence() async throws -> Int64 { fatalError("pending") }
