@@ -3,8 +3,9 @@ extension Migration {
     /// test failures; testers gain a payment outcome.
     ///
     /// Account ids are lower-case UUID text with no foreign key: an account is a customer (production) or a tester
-    /// (sandbox), told apart by `environment`. Transactions are durable facts, so payments and queue entries name
-    /// them without foreign keys; deleting them is the repository's job (`deleteTransaction`).
+    /// (sandbox), told apart by `environment`. Payments and queue entries name transactions without foreign keys
+    /// too: a payment keeps its transaction id after the transaction is deleted, and the repository deletes the
+    /// queue entries itself. Every app-scoped row goes with its app (ON DELETE CASCADE), as in migration 1.
     static let purchases = Migration(
         version: 2,
         name: "purchases",
