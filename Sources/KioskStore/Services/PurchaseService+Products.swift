@@ -19,8 +19,8 @@ extension PurchaseService {
         }
         var seen = Set<String>()
         let identifiers = request.identifiers.filter { seen.insert($0).inserted }
+        try await failIfArmed(.products, client: client)
         let (products, agreement) = try await database.transaction { tx in
-            try await armedFailure(.products, client: client, in: tx)
             var products: [String: Product] = [:]
             for identifier in identifiers {
                 products[identifier] = try await tx.product(appId: client.app.id, productId: identifier)
@@ -93,12 +93,14 @@ extension PurchaseService {
             ?? product.localizations.first
     }
 
-    /// Throws the failure the test controls armed for `api` in this app, using up one call of it.
-    func armedFailure(_ api: ArmedFailure.API, client: ClientSession, in tx: any StorageTransaction) async throws {
-        guard client.environment == .sandbox,
-            let code = try await tx.consumeArmedFailure(appId: client.app.id, api: api)
-        else { return }
-        throw Self.injectedFailure(api, code: code)
+    /// Throws the failure the test controls armed for `api` in this app, using up one call of it. The use is
+    /// committed on its own, so the failure it causes cannot roll it back.
+    func failIfArmed(_ api: ArmedFailure.API, client: ClientSession) async throws {
+        guard client.environment == .sandbox else { return }
+        let code = try await database.transaction { tx in
+            try await tx.consumeArmedFailure(appId: client.app.id, api: api)
+        }
+        if let code { throw Self.injectedFailure(api, code: code) }
     }
 
     static func injectedFailure(_ api: ArmedFailure.API, code: Int) -> KioskError {

@@ -52,9 +52,9 @@ extension PurchaseService {
                 "application_username_too_long", "applicationUsername may have at most 255 characters.",
                 field: "applicationUsername", fix: "Send the same value the payments carried.")
         }
+        try await failIfArmed(.restore, client: client)
         let now = clock.now()
         let snapshot = try await database.transaction { tx in
-            try await armedFailure(.restore, client: client, in: tx)
             var latestByOriginal: [Int64: StoreTransaction] = [:]
             for transaction in try await visibleTransactions(client: client, in: tx)
             where transaction.revocationDate == nil
