@@ -5,7 +5,8 @@ import Testing
 @Suite struct OpenAPIContractTests {
     static var python: String? { ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] }
 
-    /// The store serves its OpenAPI contract, and every console route the store answers is described in it.
+    /// The store serves its OpenAPI contract, and the console, the client protocol in both environments and the
+    /// sandbox test controls are described in it.
     @Test func servedContractNamesEveryRoute() async throws {
         try await withTestStore { store in
             let answer = try await store.request(.GET, "/openapi.yaml")
@@ -15,6 +16,13 @@ import Testing
                 "/admin/v1/apps:", "/admin/v1/apps/{bundleId}/products:", "/admin/v1/apps/{bundleId}/catalog:",
                 "/admin/v1/testers:", "/admin/v1/agreements/paid-apps:", "/admin/v1/certificates/{environment}/root:",
                 "/admin/v1/apps/{bundleId}/keys:", "/health:", "/metrics:",
+                "/admin/v1/accounts:", "/admin/v1/accounts/{email}:",
+                "/storekit/v1/sessions:", "/storekit/v1/payments:", "/storekit/v1/queue/{sequence}/finish:",
+                "/storekit/v1/updates:", "/sandbox/storekit/v1/sessions:", "/sandbox/storekit/v1/payments:",
+                "/sandbox/storekit/v1/updates:", "/sandbox/storekit/v1/restore:",
+                "/sandbox/test/v1/apps/{bundleId}/purchases:",
+                "/sandbox/test/v1/apps/{bundleId}/payments/{paymentId}/{decision}:",
+                "/sandbox/test/v1/apps/{bundleId}/failures:",
             ] {
                 #expect(answer.text.contains(path), "openapi.yaml does not describe \(path)")
             }
