@@ -100,7 +100,7 @@ public struct TestTransactionInfo: Codable, Sendable, Hashable {
     public var price: Int
     public var currency: String
     public var storefront: String
-    /// Whether an unfinished queue entry still holds it.
+    /// False while an unfinished queue entry still shows it to the app.
     public var finished: Bool
     public var signedTransaction: String
 

@@ -22,7 +22,8 @@ extension KioskError: HTTPResponseError {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if kind == .unauthorized {
-            let realm = request.uri.path.hasPrefix("/admin/") ? "kiosk-admin" : "kiosk-storekit"
+            let clientProtocol = request.uri.path.hasPrefix("/storekit/") || request.uri.path.hasPrefix("/sandbox/storekit/")
+            let realm = clientProtocol ? "kiosk-storekit" : "kiosk-admin"
             headers[.wwwAuthenticate] = "Bearer realm=\"\(realm)\""
         }
         let body = ErrorBody(
