@@ -49,7 +49,8 @@ public struct AppReceiptVerifier: Sendable {
             signerInfo.signatureAlgorithm == SignedReceiptContainer.ecdsaWithSHA256OID
         else {
             return .invalid(
-                .unsupportedAlgorithm("digest \(signerInfo.digestAlgorithm), signature \(signerInfo.signatureAlgorithm)")
+                .unsupportedAlgorithm(
+                    "digest \(signerInfo.digestAlgorithm), signature \(signerInfo.signatureAlgorithm)")
             )
         }
         guard !signerInfo.hasSignedAttributes else {

@@ -131,8 +131,9 @@ struct ReceiptAttributeReader {
         guard let value = first(type) else { return nil }
         let text = String(try ASN1IA5String(derEncoded: value))
         if text.isEmpty { return nil }
-        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+        // The plain style would accept a fraction and drop it, so the fractional style goes first.
         if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
         throw ReceiptDecodingError("attribute \(type) is not an RFC 3339 date: \(text)")
     }
 
