@@ -1,0 +1,87 @@
+import Foundation
+import X509
+
+/// Verifies app receipts made by ``AppReceiptSigner`` the way a device or a merchant server checks Apple's.
+///
+/// The checks, in order: a DER PKCS #7 `SignedData` with attached `pkcs7-data` content and one signer; digest
+/// SHA-256 and ECDSA with SHA-256, without signed attributes; the embedded signer certificate's signature over
+/// exactly the payload; a payload that decodes as an ``AppReceipt``; the embedded leaf ← the embedded
+/// certificate that issued it ← one of the trusted roots under RFC 5280 **at the receipt creation date**
+/// (attribute 12), with Apple's marker extensions, as ``JWSVerifier`` checks a JWS chain. So a receipt signed
+/// while the leaf was valid stays verifiable after the leaf expires.
+///
+/// ```swift
+/// let verifier = AppReceiptVerifier(rootCertificates: [identity.root])
+/// switch await verifier.verify(base64: receiptBase64) {
+/// case .verified(let receipt): …
+/// case .invalid(let failure): …
+/// }
+/// ```
+public struct AppReceiptVerifier: Sendable {
+    /// The roots a chain must lead to.
+    public let rootCertificates: [Certificate]
+
+    /// Creates a verifier trusting exactly these roots (for Kiosk, the exported root of one environment).
+    public init(rootCertificates: [Certificate]) {
+        self.rootCertificates = rootCertificates
+    }
+
+    /// Verifies a receipt given as base64, as apps send it; line breaks are ignored.
+    public func verify(base64 receipt: String) async -> ReceiptVerificationResult<AppReceipt> {
+        guard let der = Data(base64Encoded: receipt, options: .ignoreUnknownCharacters), !der.isEmpty else {
+            return .invalid(.malformedContainer("the receipt is not base64"))
+        }
+        return await verify(Array(der))
+    }
+
+    /// Verifies the DER bytes of a receipt file (see the type's documentation).
+    ///
+    /// - Returns: `.verified` with the decoded receipt, or `.invalid` with the first reason it was refused.
+    public func verify(_ receiptDER: [UInt8]) async -> ReceiptVerificationResult<AppReceipt> {
+        let container: SignedReceiptContainer
+        do {
+            container = try SignedReceiptContainer(derEncoded: receiptDER)
+        } catch {
+            return .invalid(.malformedContainer("\(error)"))
+        }
+        let signerInfo = container.signerInfo
+        guard signerInfo.digestAlgorithm == SignedReceiptContainer.sha256OID,
+            signerInfo.signatureAlgorithm == SignedReceiptContainer.ecdsaWithSHA256OID
+        else {
+            return .invalid(
+                .unsupportedAlgorithm(
+                    "digest \(signerInfo.digestAlgorithm), signature \(signerInfo.signatureAlgorithm)")
+            )
+        }
+        guard !signerInfo.hasSignedAttributes else {
+            return .invalid(.unsupportedAlgorithm("signed attributes; the signature must cover the payload itself"))
+        }
+        guard let leaf = container.signer else {
+            return .invalid(.malformedContainer("no embedded certificate matches the signer info"))
+        }
+        guard
+            leaf.publicKey.isValidSignature(
+                signerInfo.signature, for: container.content, signatureAlgorithm: .ecdsaWithSHA256
+            )
+        else {
+            return .invalid(.invalidSignature)
+        }
+        let receipt: AppReceipt
+        do {
+            receipt = try AppReceipt(payloadDER: container.content)
+        } catch {
+            return .invalid(error)
+        }
+        guard let intermediate = container.certificates.first(where: { $0.subject == leaf.issuer && $0 != leaf })
+        else {
+            return .invalid(.untrustedChain("the receipt embeds no certificate that issued the signer"))
+        }
+        let chain = await ChainValidator.validate(
+            leaf: leaf, intermediate: intermediate, roots: rootCertificates, at: receipt.receiptCreationDate
+        )
+        if case .failure(let failure) = chain {
+            return .invalid(.untrustedChain(failure.description))
+        }
+        return .verified(receipt)
+    }
+}

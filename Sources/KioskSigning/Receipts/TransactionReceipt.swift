@@ -1,0 +1,159 @@
+import Foundation
+import KioskCore
+
+/// An iOS 6-style transaction receipt (`SKPaymentTransaction.transactionReceipt`): the purchase-info fields of
+/// one transaction, as `reference/apple-protocols.md` §1.7 lists them. ``TransactionReceiptSigner`` renders
+/// and signs it; ``TransactionReceiptVerifier`` checks and parses it.
+///
+/// Every value is a quoted string on the wire; dates go out three ways (`…-ms`, `… Etc/GMT`,
+/// `… America/Los_Angeles`) and are read back from the milliseconds.
+public struct TransactionReceipt: Sendable, Hashable {
+    /// `environment`: Apple writes `Sandbox` and leaves the key out in production.
+    public var environment: StoreEnvironment
+    /// `transaction-id`.
+    public var transactionId: String
+    /// `original-transaction-id`.
+    public var originalTransactionId: String
+    /// `product-id`.
+    public var productId: String
+    /// `item-id`: the App Store id of the product.
+    public var itemId: String
+    /// `quantity`.
+    public var quantity: Int
+    /// `purchase-date-ms`, `purchase-date`, `purchase-date-pst`; the chain is validated at this instant.
+    public var purchaseDate: Date
+    /// `original-purchase-date-ms`, `original-purchase-date`, `original-purchase-date-pst`.
+    public var originalPurchaseDate: Date
+    /// `bid`: the app's bundle id.
+    public var bundleId: String
+    /// `bvrs`: the app's bundle version.
+    public var bundleVersion: String
+    /// `unique-identifier`: the device's identifier.
+    public var uniqueIdentifier: String
+    /// `unique-vendor-identifier`: the device's `identifierForVendor`.
+    public var uniqueVendorIdentifier: String?
+    /// `expires-date` (milliseconds), `expires-date-formatted`, `expires-date-formatted-pst`: auto-renewables only.
+    public var expiresDate: Date?
+    /// `web-order-line-item-id`: subscriptions only.
+    public var webOrderLineItemId: String?
+
+    /// Creates a receipt; every argument is the field of the same name.
+    public init(
+        environment: StoreEnvironment, transactionId: String, originalTransactionId: String, productId: String,
+        itemId: String, quantity: Int, purchaseDate: Date, originalPurchaseDate: Date, bundleId: String,
+        bundleVersion: String, uniqueIdentifier: String, uniqueVendorIdentifier: String? = nil,
+        expiresDate: Date? = nil, webOrderLineItemId: String? = nil
+    ) {
+        self.environment = environment
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.productId = productId
+        self.itemId = itemId
+        self.quantity = quantity
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.bundleId = bundleId
+        self.bundleVersion = bundleVersion
+        self.uniqueIdentifier = uniqueIdentifier
+        self.uniqueVendorIdentifier = uniqueVendorIdentifier
+        self.expiresDate = expiresDate
+        self.webOrderLineItemId = webOrderLineItemId
+    }
+
+    /// The `purchase-info` property list, keys in the order of Apple's receipts, as UTF-8: the bytes the
+    /// signature covers.
+    public var purchaseInfo: [UInt8] {
+        var entries: [(key: String, value: String)] = [
+            ("original-purchase-date-pst", Self.pacificDate(originalPurchaseDate)),
+            ("purchase-date-ms", Self.milliseconds(purchaseDate)),
+            ("unique-identifier", uniqueIdentifier),
+            ("original-transaction-id", originalTransactionId),
+        ]
+        if let expiresDate { entries.append(("expires-date", Self.milliseconds(expiresDate))) }
+        entries += [
+            ("transaction-id", transactionId),
+            ("original-purchase-date-ms", Self.milliseconds(originalPurchaseDate)),
+        ]
+        if let webOrderLineItemId { entries.append(("web-order-line-item-id", webOrderLineItemId)) }
+        entries.append(("bvrs", bundleVersion))
+        if let uniqueVendorIdentifier { entries.append(("unique-vendor-identifier", uniqueVendorIdentifier)) }
+        if let expiresDate { entries.append(("expires-date-formatted-pst", Self.pacificDate(expiresDate))) }
+        entries.append(("item-id", itemId))
+        if let expiresDate { entries.append(("expires-date-formatted", Self.gmtDate(expiresDate))) }
+        entries += [
+            ("product-id", productId),
+            ("purchase-date", Self.gmtDate(purchaseDate)),
+            ("original-purchase-date", Self.gmtDate(originalPurchaseDate)),
+            ("bid", bundleId),
+            ("purchase-date-pst", Self.pacificDate(purchaseDate)),
+            ("quantity", String(quantity)),
+        ]
+        return Array(ASCIIPropertyList.render(entries).utf8)
+    }
+
+    /// Reads the fields back from `purchase-info` bytes; unknown keys are ignored.
+    ///
+    /// - Throws: ``ReceiptDecodingError`` naming a missing key or a value that is not a number.
+    init(purchaseInfo: [UInt8], environment: StoreEnvironment) throws {
+        let fields = try ASCIIPropertyList.parse(String(decoding: purchaseInfo, as: UTF8.self))
+        func string(_ key: String) throws -> String {
+            guard let value = fields[key] else { throw ReceiptDecodingError("purchase-info lacks \"\(key)\"") }
+            return value
+        }
+        func date(_ key: String) throws -> Date {
+            guard let milliseconds = Int64(try string(key)) else {
+                throw ReceiptDecodingError("\"\(key)\" is not a number of milliseconds")
+            }
+            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        }
+        guard let quantity = Int(try string("quantity")) else {
+            throw ReceiptDecodingError("\"quantity\" is not a number")
+        }
+        self.init(
+            environment: environment,
+            transactionId: try string("transaction-id"),
+            originalTransactionId: try string("original-transaction-id"),
+            productId: try string("product-id"),
+            itemId: try string("item-id"),
+            quantity: quantity,
+            purchaseDate: try date("purchase-date-ms"),
+            originalPurchaseDate: try date("original-purchase-date-ms"),
+            bundleId: try string("bid"),
+            bundleVersion: try string("bvrs"),
+            uniqueIdentifier: try string("unique-identifier"),
+            uniqueVendorIdentifier: fields["unique-vendor-identifier"],
+            expiresDate: fields["expires-date"] == nil ? nil : try date("expires-date"),
+            webOrderLineItemId: fields["web-order-line-item-id"]
+        )
+    }
+
+    /// Epoch milliseconds, rounded.
+    static func milliseconds(_ date: Date) -> String {
+        String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    /// `2012-04-30 15:05:55 Etc/GMT`.
+    static func gmtDate(_ date: Date) -> String {
+        wallClock(date, in: .gmt) + " Etc/GMT"
+    }
+
+    /// `2012-04-30 08:05:55 America/Los_Angeles`: Los Angeles wall-clock time, daylight saving included.
+    static func pacificDate(_ date: Date) -> String {
+        wallClock(date, in: losAngeles) + " America/Los_Angeles"
+    }
+
+    /// Foundation ships this zone on every platform, so its absence would be a broken installation.
+    private static let losAngeles = TimeZone(identifier: "America/Los_Angeles")!
+
+    private static func wallClock(_ date: Date, in timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func padded(_ number: Int?, _ width: Int) -> String {
+            let digits = String(number ?? 0)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(parts.year, 4))-\(padded(parts.month, 2))-\(padded(parts.day, 2)) "
+            + "\(padded(parts.hour, 2)):\(padded(parts.minute, 2)):\(padded(parts.second, 2))"
+    }
+}
