@@ -320,4 +320,127 @@ import X509
             #expect(replay.compactMap { $0["sequence"] as? Int }.first == firstSequence)
         }
     }
+
+    /// The app receipt is PKCS #7 signed by the environment's chain (OpenSSL agrees), made for the session's
+    /// device (its hash checks), and lists non-consumables always but consumables only until finished.
+    @Test(arguments: TestDatabase.available)
+    func appReceiptListsPurchasesForThisDevice(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let device = UUID()
+            let token = try await store.signIn(deviceId: device)
+            let unlock = try await store.pay(TestStore.removeAds, token: token)
+            let coins = try await store.pay(TestStore.coins, token: token, quantity: 2)
+
+            let rootPEM = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=pem").text
+            let verifier = AppReceiptVerifier(rootCertificates: [try Certificate(pemEncoded: rootPEM)])
+            let answer = try await store.client(.GET, "/receipt", token: token)
+            #expect(answer.status == 200, "\(answer.text)")
+            let base64 = try #require(answer.json["receipt"] as? String)
+            guard case .verified(let receipt) = await verifier.verify(base64: base64) else {
+                Issue.record("the app receipt did not verify")
+                return
+            }
+            #expect(receipt.bundleId == TestStore.bundleId)
+            #expect(receipt.receiptType == .productionSandbox)
+            #expect(receipt.hashMatches(deviceId: device))
+            #expect(!receipt.hashMatches(deviceId: UUID()))
+            #expect(Set(receipt.inApp.map(\.transactionId)) == [unlock.transactionId, coins.transactionId])
+            #expect(receipt.inApp.first { $0.productId == TestStore.coins }?.quantity == 2)
+
+            let der = try #require(Data(base64Encoded: base64))
+            let file = store.dataDirectory.appendingPathComponent("receipt.der")
+            let rootFile = store.dataDirectory.appendingPathComponent("root.pem")
+            try der.write(to: file)
+            try rootPEM.write(to: rootFile, atomically: true, encoding: .ascii)
+            if FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") {
+                let (status, output) = try await runProcess(
+                    "/usr/bin/openssl",
+                    ["cms", "-verify", "-inform", "DER", "-in", file.path, "-CAfile", rootFile.path, "-purpose", "any",
+                     "-out", "/dev/null"])
+                #expect(status == 0, "openssl cms -verify: \(output)")
+            }
+
+            let sequence = try #require(coins.json["sequence"] as? Int)
+            _ = try await store.client(.POST, "/queue/\(sequence)/finish", token: token)
+            let refreshed = try await store.client(.GET, "/receipt", token: token)
+            guard case .verified(let later) = await verifier.verify(base64: refreshed.json["receipt"] as? String ?? "")
+            else {
+                Issue.record("the refreshed receipt did not verify")
+                return
+            }
+            #expect(later.inApp.map(\.productId) == [TestStore.removeAds])
+        }
+    }
+}
+
+/// Apple's own `SignedDataVerifier` (PyPI app-store-server-library) on transactions the purchase flow signed.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] != nil,
+        "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
+struct PurchaseAppleInteropTests {
+    /// Apple's verifier accepts a purchase's JWS against the root `GET …/certificates/{environment}/root` exports,
+    /// in production (customer account, approved product) and in the sandbox (tester).
+    @Test(arguments: ["sandbox", "production"])
+    func appleVerifiesPurchasedTransactions(environment: String) async throws {
+        let sandbox = environment == "sandbox"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-interop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (transactionId, appAppleId) = try await withStore(.sqlite) { store in
+            try await store.preparePurchaseCatalog()
+            let app = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)")
+            for action in ["submit", "approve"] {
+                _ = try await store.request(
+                    .POST, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.removeAds)/review",
+                    json: ["action": action])
+            }
+            _ = try await store.request(
+                .POST, "/admin/v1/accounts", json: ["email": "buyer@example.com", "password": TestStore.password])
+            let token = try await store.signIn(sandbox ? TestStore.testerEmail : "buyer@example.com", sandbox: sandbox)
+            let bought = try await store.pay(TestStore.removeAds, token: token, sandbox: sandbox)
+            let signed = try #require((bought.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
+            try signed.write(to: directory.appendingPathComponent("transaction.jws"), atomically: true, encoding: .ascii)
+            let root = try await store.request(.GET, "/admin/v1/certificates/\(environment)/root?format=der")
+            try root.body.write(to: directory.appendingPathComponent("root.der"))
+            return (try #require(bought.transactionId), try #require(app.json["appAppleId"] as? Int))
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Interop/verify_signed_data.py").path
+        let (status, output) = try await runProcess(
+            ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] ?? "python3",
+            [
+                script, "--root-der", directory.appendingPathComponent("root.der").path, "--environment",
+                sandbox ? "Sandbox" : "Production", "--bundle-id", TestStore.bundleId, "--app-apple-id",
+                String(appAppleId), "--kind", "transaction", "--jws-file",
+                directory.appendingPathComponent("transaction.jws").path,
+            ])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains(#""transactionId": "\#(transactionId)""#), "\(output)")
+        #expect(output.contains(#""type": "Non-Consumable""#), "\(output)")
+    }
+}
+
+/// Runs a program to its end on a dispatch thread (never blocking Swift concurrency's few threads) and returns
+/// its exit status and combined output.
+func runProcess(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            do {
+                try process.run()
+                let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: output, as: UTF8.self)))
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
 }

@@ -40,6 +40,9 @@ struct StoreKitController {
             let body = data.isEmpty ? RestoreRequest() : try JSONBody.decode(RestoreRequest.self, from: data)
             return try JSONAnswer.response(try await purchases.restore(body, for: try context.requireClient()))
         }
+        client.get("receipt") { _, context in
+            try JSONAnswer.response(try await purchases.receipt(for: try context.requireClient()))
+        }
         client.get("entitlements") { _, context in
             try JSONAnswer.response(try await purchases.entitlements(for: try context.requireClient()))
         }

@@ -56,6 +56,20 @@ struct TestControlsController {
                     bundleId: try context.parameters.require("bundleId"),
                     transactionId: try context.parameters.require("transactionId", as: Int64.self)))
         }
+        group.get("apps/:bundleId/receipt") { request, context in
+            let deviceId = try request.uri.queryParameters["deviceId"].map { text in
+                guard let id = UUID(uuidString: String(text)) else {
+                    throw KioskError.invalid(
+                        "invalid_device_id", "'\(text)' is not a UUID.", field: "deviceId",
+                        fix: "Send the device's identifierForVendor, e.g. 6F9619FF-8B86-D011-B42D-00C04FC964FF.")
+                }
+                return id
+            }
+            return try JSONAnswer.response(
+                try await testControls.receipt(
+                    bundleId: try context.parameters.require("bundleId"), tester: try Self.tester(of: request),
+                    deviceId: deviceId))
+        }
         group.get("apps/:bundleId/failures") { _, context in
             try JSONAnswer.response(try await testControls.failures(bundleId: try context.parameters.require("bundleId")))
         }

@@ -145,6 +145,26 @@ extension PurchaseService {
             storefrontId: String(transaction.storefrontId), currency: transaction.currency,
             price: Self.milliunits(transaction.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2))
         transaction.signedTransaction = try signing.sign(payload, environment: transaction.environment)
+        transaction.transactionReceipt = try signing.sign(
+            TransactionReceipt(
+                environment: transaction.environment, transactionId: String(transaction.id),
+                originalTransactionId: String(transaction.originalTransactionId), productId: transaction.productId,
+                itemId: String(Self.itemId(appId: transaction.appId, productId: transaction.productId)),
+                quantity: transaction.quantity, purchaseDate: transaction.purchaseDate,
+                originalPurchaseDate: transaction.originalPurchaseDate, bundleId: bundleId,
+                bundleVersion: Self.applicationVersion, uniqueIdentifier: transaction.accountId.uuidString.lowercased(),
+                expiresDate: transaction.expiresDate, webOrderLineItemId: transaction.webOrderLineItemId.map(String.init)))
+    }
+
+    /// The app version receipts name: Kiosk does not know the installed build, so it writes what Apple's sandbox
+    /// writes (`1.0`).
+    static let applicationVersion = "1.0"
+
+    /// A stable numeric App Store id for a product (`item-id`), derived from the app and product ids.
+    static func itemId(appId: App.ID, productId: String) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in "\(appId)/\(productId)".utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return hash
     }
 
     /// Apple's `price`: thousandths of the currency's main unit.

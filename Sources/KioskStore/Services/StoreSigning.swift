@@ -6,10 +6,13 @@ import KioskSigning
 public struct StoreSigning: Sendable {
     public let identities: [StoreEnvironment: SigningIdentity]
     private let signers: [StoreEnvironment: JWSSigner]
+    private let transactionReceiptSigners: [StoreEnvironment: TransactionReceiptSigner]
 
-    public init(identities: [StoreEnvironment: SigningIdentity]) {
+    /// - Throws: when a certificate of an identity cannot be serialized (it was read from disk, so it can).
+    public init(identities: [StoreEnvironment: SigningIdentity]) throws {
         self.identities = identities
         self.signers = identities.mapValues { JWSSigner(identity: $0) }
+        self.transactionReceiptSigners = try identities.mapValues { try TransactionReceiptSigner(identity: $0) }
     }
 
     public func identity(_ environment: StoreEnvironment) -> SigningIdentity {
@@ -21,5 +24,18 @@ public struct StoreSigning: Sendable {
     public func sign(_ payload: some Encodable, environment: StoreEnvironment) throws -> String {
         guard let signer = signers[environment] else { preconditionFailure("no signer for \(environment)") }
         return try signer.sign(payload: payload)
+    }
+
+    /// Signs an iOS 6-style transaction receipt; returns its base64 text.
+    public func sign(_ receipt: TransactionReceipt) throws -> String {
+        guard let signer = transactionReceiptSigners[receipt.environment] else {
+            preconditionFailure("no signer for \(receipt.environment)")
+        }
+        return try signer.sign(receipt)
+    }
+
+    /// Signs an app receipt as PKCS #7; returns the DER bytes.
+    public func sign(_ receipt: AppReceipt, environment: StoreEnvironment) throws -> [UInt8] {
+        try AppReceiptSigner(identity: identity(environment)).sign(receipt)
     }
 }

@@ -220,6 +220,14 @@ public struct TestControlsService: Sendable {
             })
     }
 
+    /// A tester's app receipt for the app, as a device with `deviceId` (all zeros when nil) would get it.
+    public func receipt(bundleId: String, tester: String, deviceId: UUID?) async throws -> ReceiptResponse {
+        let client = try await database.transaction { tx in
+            try await testerClient(bundleId: bundleId, tester: tester, in: tx)
+        }
+        return try await purchases.receipt(for: client, deviceId: deviceId ?? client.session.deviceId)
+    }
+
     private func testerClient(bundleId: String, tester: String, in tx: any StorageTransaction) async throws
         -> ClientSession
     {

@@ -44,7 +44,7 @@ struct StoreBootstrap {
                 signingDirectory: signingDirectory, generatedSigningChains: generated, newAdminToken: newToken,
                 adminTokenFromConfiguration: configuration.adminToken != nil, issuerId: try await catalog.issuerId())
             return Result(
-                database: database, signing: StoreSigning(identities: identities), adminTokenSHA256: tokenHash,
+                database: database, signing: try StoreSigning(identities: identities), adminTokenSHA256: tokenHash,
                 report: report)
         } catch {
             try? await database.close()
