@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import SwiftASN1
 
 /// The payload of an on-device app receipt (`Bundle.main.appStoreReceiptURL`), attribute by attribute as Apple
 /// encodes it (`reference/apple-protocols.md` §2.3). ``AppReceiptSigner`` wraps it in PKCS #7;
