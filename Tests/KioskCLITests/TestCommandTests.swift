@@ -1,0 +1,78 @@
+import Foundation
+import KioskTesting
+import Testing
+
+@Suite struct TestCommandTests {
+    static func kiosk(_ store: TestStore, _ arguments: String...) async throws -> KioskProcess.Result {
+        try await KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
+    }
+
+    /// The sandbox test controls as typed: buy for a tester (prints the signed transaction), Ask to Buy through
+    /// `payments` and `approve`, arm a failure, print the receipt, list and clear transactions; a customer account.
+    @Test func sandboxSessionFromTheCommandLine() async throws {
+        try await withTestStore { store in
+            let app = "com.example.coins"
+            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", app, "--name", "Coins").status == 0)
+            let product = try await Self.kiosk(
+                store, "products", "create", "--app", app, "--id", "com.example.coins.100", "--type", "consumable",
+                "--reference-name", "100 coins", "--tier", "1", "--locale", "en_US", "--display-name", "100 Coins",
+                "--description", "A small pile of coins")
+            #expect(product.status == 0, "\(product.stderr)")
+            #expect(try await Self.kiosk(store, "agreements", "accept").status == 0)
+            let tester = try await Self.kiosk(
+                store, "testers", "create", "--email", "kid@example.com", "--password", "sandbox-pass", "--ask-to-buy",
+                "false", "--payment-outcome", "approve")
+            #expect(tester.status == 0, "\(tester.stderr)")
+
+            let bought = try await Self.kiosk(
+                store, "test", "buy", "--app", app, "--tester", "kid@example.com", "--product", "com.example.coins.100",
+                "--quantity", "3")
+            #expect(bought.status == 0, "\(bought.stderr)")
+            #expect(bought.stdout.contains("Transaction: 2000000000000001"), "\(bought.stdout)")
+            #expect(bought.stdout.split(separator: "\n").last?.split(separator: ".").count == 3, "a compact JWS")
+
+            let json = try await Self.kiosk(
+                store, "test", "buy", "--app", app, "--tester", "kid@example.com", "--product", "com.example.coins.100",
+                "--json")
+            let entry = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            #expect((entry?["transaction"] as? [String: Any])?["transactionId"] as? String == "2000000000000002")
+
+            let failing = try await Self.kiosk(
+                store, "test", "fail-next", "--app", app, "--api", "receipt", "--count", "2", "--error",
+                "cloudServiceNetworkConnectionFailed")
+            #expect(failing.status == 0, "\(failing.stderr)")
+            let failures = try await Self.kiosk(store, "test", "failures", "--app", app)
+            #expect(failures.stdout.contains("receipt") && failures.stdout.contains("cloudServiceNetworkConnectionFailed"))
+            let wrongError = try await Self.kiosk(store, "test", "fail-next", "--app", app, "--api", "receipt", "--error", "oops")
+            #expect(wrongError.status == 1)
+            #expect(wrongError.stderr.contains("SKError"), "\(wrongError.stderr)")
+
+            let receipt = try await Self.kiosk(store, "test", "receipt", "--app", app, "--tester", "kid@example.com")
+            #expect(receipt.status == 0, "\(receipt.stderr)")
+            #expect(Data(base64Encoded: receipt.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) != nil)
+
+            let listed = try await Self.kiosk(store, "test", "transactions", "--app", app, "--tester", "kid@example.com")
+            #expect(listed.stdout.contains("2000000000000001") && listed.stdout.contains("297"), "\(listed.stdout)")
+            let cleared = try await Self.kiosk(store, "test", "clear", "--app", app, "--tester", "kid@example.com")
+            #expect(cleared.stdout.contains("Deleted 2 transaction(s)"), "\(cleared.stdout)")
+
+            let account = try await Self.kiosk(
+                store, "accounts", "create", "--email", "buyer@example.com", "--password", "buyer-pass",
+                "--storefront", "CHN", "--payment-outcome", "insufficient_funds")
+            #expect(account.status == 0, "\(account.stderr)")
+            let accounts = try await Self.kiosk(store, "accounts", "list")
+            #expect(accounts.stdout.contains("buyer@example.com") && accounts.stdout.contains("insufficient_funds"))
+        }
+    }
+
+    /// Approving a payment that is not waiting says why and exits 1.
+    @Test func approvingAnUnknownPaymentExplains() async throws {
+        try await withTestStore { store in
+            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0)
+            let answer = try await Self.kiosk(
+                store, "test", "approve", "--app", "com.example.a", UUID().uuidString)
+            #expect(answer.status == 1)
+            #expect(answer.stderr.contains("payment_not_found") || answer.stderr.contains("no sandbox payment"), "\(answer.stderr)")
+        }
+    }
+}
