@@ -2,12 +2,16 @@ import Foundation
 import KioskProtocol
 
 extension PriceInfo {
-    /// The exact amount: `decimal` parsed as text (`"0.99"`, `"120"`), never through `Double`. A malformed
-    /// text falls back to `minorUnits` scaled by the currency's digits.
-    var decimalValue: Decimal {
-        if let value = Decimal(string: decimal, locale: Locale(identifier: "en_US_POSIX")) { return value }
-        let digits = PriceFormatting.fractionDigits(currencyCode: currency)
-        return Decimal(sign: .plus, exponent: -digits, significand: Decimal(minorUnits))
+    /// The exact amount: `decimal` parsed as text (`"0.99"`, `"120"`), never through `Double`.
+    ///
+    /// - Throws: ``KioskKitError`` `.invalidResponse` when the text is not a decimal number.
+    func exactDecimal() throws -> Decimal {
+        guard let value = Decimal(string: decimal, locale: Locale(identifier: "en_US_POSIX")),
+            decimal.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" })
+        else {
+            throw KioskKitError(code: .invalidResponse, message: "The store sent the price \"\(decimal)\" \(currency).")
+        }
+        return value
     }
 }
 
@@ -16,14 +20,6 @@ enum PriceFormatting {
     /// `price` as currency in `locale`, with the currency's own number of decimals (`$0.99`, `¥120`).
     static func format(_ price: Decimal, currencyCode: String, locale: Locale) -> String {
         price.formatted(.currency(code: currencyCode).locale(locale))
-    }
-
-    /// How many decimals a currency's minor unit has (2 for USD, 0 for JPY).
-    static func fractionDigits(currencyCode: String) -> Int {
-        let formatter = NumberFormatter()
-        formatter.numberStyle = .currency
-        formatter.currencyCode = currencyCode
-        return formatter.maximumFractionDigits
     }
 
     /// Milliunits (the signed transaction's `price`) as an exact decimal: 990 → 0.99.

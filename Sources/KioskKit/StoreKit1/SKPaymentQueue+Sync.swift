@@ -199,15 +199,14 @@ extension SKPaymentQueue {
     /// finished afterwards. A product no longer on sale just finishes the entry.
     private func promote(_ entry: QueueEntry) async {
         guard let session = locked.withLock({ $0.device.session }) else { return }
-        let answer: ProductsResponse
+        let product: SKProduct?
         do {
-            answer = try await api.products([entry.productId], token: session.token)
+            product = try await api.products([entry.productId], token: session.token).products.first.map(SKProduct.init)
         } catch {
             logger.notice("Promoted purchase postponed to the next sync.", metadata: ["error": "\(error)"])
             return
         }
-        if let info = answer.products.first {
-            let product = SKProduct(info)
+        if let product {
             let payment = SKPayment(
                 productIdentifier: entry.productId, quantity: entry.quantity,
                 applicationUsername: entry.applicationUsername, idempotencyKey: "promoted-\(entry.sequence)")

@@ -23,17 +23,18 @@ public final class SKProduct: Sendable, CustomStringConvertible {
     /// Kiosk addition: `consumable`, `non_consumable`, `auto_renewable` or `non_renewing`.
     public let productType: String
 
-    init(_ info: ProductInfo) {
+    /// - Throws: ``KioskKitError`` `.invalidResponse` when a price is not a decimal number.
+    init(_ info: ProductInfo) throws {
         productIdentifier = info.productId
         localizedTitle = info.localizedTitle
         localizedDescription = info.localizedDescription
-        price = info.price.decimalValue
+        price = try info.price.exactDecimal()
         priceLocale = Locale(identifier: info.price.locale)
         currencyCode = info.price.currency
         productType = info.type
         subscriptionPeriod = info.subscriptionPeriod.flatMap(SKProductSubscriptionPeriod.init(iso8601:))
-        introductoryPrice = info.introductoryOffer.map { SKProductDiscount($0, type: .introductory, product: info) }
-        discounts = info.promotionalOffers.map { SKProductDiscount($0, type: .subscription, product: info) }
+        introductoryPrice = try info.introductoryOffer.map { try SKProductDiscount($0, type: .introductory, product: info) }
+        discounts = try info.promotionalOffers.map { try SKProductDiscount($0, type: .subscription, product: info) }
         subscriptionGroupIdentifier = info.subscriptionGroupIdentifier
         isFamilyShareable = info.isFamilyShareable
     }
@@ -91,8 +92,8 @@ public struct SKProductDiscount: Sendable {
     public let paymentMode: PaymentMode
     public let type: `Type`
 
-    init(_ offer: OfferInfo, type: `Type`, product: ProductInfo) {
-        price = offer.price?.decimalValue ?? 0
+    init(_ offer: OfferInfo, type: `Type`, product: ProductInfo) throws {
+        price = try offer.price?.exactDecimal() ?? 0
         priceLocale = Locale(identifier: offer.price?.locale ?? product.price.locale)
         identifier = offer.identifier
         subscriptionPeriod = SKProductSubscriptionPeriod(iso8601: offer.period)

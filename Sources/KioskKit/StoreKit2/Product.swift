@@ -27,12 +27,13 @@ public struct Product: Identifiable, Sendable {
     public let subscriptionGroupID: String?
     private let client: KioskStoreClient
 
-    init(_ info: ProductInfo, client: KioskStoreClient) {
+    /// - Throws: ``KioskKitError`` `.invalidResponse` when the price is not a decimal number.
+    init(_ info: ProductInfo, client: KioskStoreClient) throws {
         id = info.productId
         type = ProductType(wireType: info.type)
         displayName = info.localizedTitle
         description = info.localizedDescription
-        price = info.price.decimalValue
+        price = try info.price.exactDecimal()
         currencyCode = info.price.currency
         displayPrice = PriceFormatting.format(
             price, currencyCode: currencyCode, locale: Locale(identifier: info.price.locale))
@@ -53,7 +54,7 @@ public struct Product: Identifiable, Sendable {
         for identifiers: some Collection<String>, client: KioskStoreClient
     ) async throws -> [Product] {
         do {
-            return try await client.products(for: Array(identifiers)).products.map { Product($0, client: client) }
+            return try await client.products(for: Array(identifiers)).products.map { try Product($0, client: client) }
         } catch {
             throw SKError(wrapping: error)
         }
