@@ -136,7 +136,9 @@ struct StoreAPI: Sendable {
 
     private static func networkError(_ error: any Error) -> any Error {
         if error is CancellationError { return error }
-        return KioskKitError(code: .network, message: "The store could not be reached: \(error).", cause: error)
+        return KioskKitError(
+            code: .network, message: "The store could not be reached; check the server URL and that it is running.",
+            cause: error)
     }
 
     private static func storeError(status: HTTPResponseStatus, body: ByteBuffer?) -> KioskKitError {
