@@ -112,6 +112,8 @@ public protocol StorageTransaction: Sendable {
     /// Sets `finishedAt` if it is nil; returns the record as stored afterwards (nil if there is none).
     func finishQueueRecord(sequence: Int64, at date: Date) async throws -> QueueRecord?
     func queueRecord(sequence: Int64) async throws -> QueueRecord?
+    /// Every record of one payment, by sequence.
+    func queueRecords(paymentId: Payment.ID) async throws -> [QueueRecord]
     /// Unfinished records of one account in one app, by sequence.
     func unfinishedQueueRecords(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
         -> [QueueRecord]

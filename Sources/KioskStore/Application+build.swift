@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import KioskCore
+import KioskProtocol
 import KioskStorage
 import Logging
 import Prometheus
@@ -11,6 +12,7 @@ public struct BuiltStore: Sendable {
     public var report: StartupReport
     public var database: any KioskDatabase
     public var catalog: CatalogService
+    public var purchases: PurchaseService
     public var signing: StoreSigning
 }
 
@@ -29,6 +31,8 @@ public func buildStore(
 ) async throws -> BuiltStore {
     let bootstrap = try await StoreBootstrap(configuration: configuration, clock: clock, logger: logger).run()
     let catalog = CatalogService(database: bootstrap.database, clock: clock)
+    let purchases = PurchaseService(
+        database: bootstrap.database, clock: clock, signing: bootstrap.signing, feed: QueueFeed())
     let registry = PrometheusCollectorRegistry()
 
     let router = Router(context: KioskRequestContext.self)
@@ -45,6 +49,13 @@ public func buildStore(
     AgreementsController(catalog: catalog).addRoutes(to: admin)
     CatalogController(catalog: catalog).addRoutes(to: admin)
     CertificatesController(catalog: catalog, signing: bootstrap.signing, clock: clock).addRoutes(to: admin)
+    AccountsController(catalog: catalog).addRoutes(to: admin)
+    for environment in StoreEnvironment.allCases {
+        StoreKitController(purchases: purchases, environment: environment).addRoutes(to: router)
+    }
+    let testControls = router.group(RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst())))
+        .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
+    TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
     router.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
 
     var application = Application(
@@ -55,5 +66,5 @@ public func buildStore(
     application.addServices(DatabaseLifecycleService(database: bootstrap.database))
     return BuiltStore(
         application: application, report: bootstrap.report, database: bootstrap.database, catalog: catalog,
-        signing: bootstrap.signing)
+        purchases: purchases, signing: bootstrap.signing)
 }

@@ -95,3 +95,42 @@ try await withTestStore { store in
     }
     report("POST product (validate + commit + answer)", create, baselineName: "GET /health", health)
 }
+
+// 4. Purchases: a payment over HTTP until its signed transaction and queue entry are durable, against a one-row
+// commit on the same store's database (SQLite always; PostgreSQL too when KIOSK_TEST_POSTGRES_URL is set).
+let postgresURL = ProcessInfo.processInfo.environment["KIOSK_TEST_POSTGRES_URL"]
+for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine == "SQLite" || url != nil {
+    let schemaURL = url.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))" }
+    try await withTestStore(databaseURL: schemaURL) { store in
+        _ = try await store.request(.POST, "/admin/v1/apps", json: ["bundleId": "com.example.shop", "name": "Shop"])
+        _ = try await store.request(
+            .POST, "/admin/v1/apps/com.example.shop/products",
+            json: [
+                "productId": "com.example.coins", "type": "consumable", "referenceName": "Coins", "pricing": ["tier": 1],
+                "localizations": [["locale": "en_US", "displayName": "Coins", "description": "A pile of coins"]],
+            ])
+        _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
+        _ = try await store.request(
+            .POST, "/admin/v1/testers", json: ["email": "bench@example.com", "password": "bench password"])
+        let signIn = try await store.request(
+            .POST, "/sandbox/storekit/v1/sessions",
+            json: ["email": "bench@example.com", "password": "bench password", "bundleId": "com.example.shop",
+                   "deviceId": UUID().uuidString])
+        guard let token = signIn.json["sessionToken"] as? String else { fatalError("sign-in failed: \(signIn.text)") }
+        let database = store.built.database
+        var commitNumber = 0
+        let commit = try await rate(seconds: seconds) {
+            commitNumber += 1
+            let value = String(commitNumber)
+            try await database.transaction { tx in try await tx.setSetting("bench", to: value) }
+        }
+        let purchase = try await rate(seconds: seconds) {
+            let answer = try await store.request(
+                .POST, "/sandbox/storekit/v1/payments",
+                json: ["productId": "com.example.coins", "quantity": 1, "idempotencyKey": UUID().uuidString],
+                token: .some(token))
+            precondition(answer.json["state"] as? String == "purchased", "purchase failed: \(answer.text)")
+        }
+        report("purchase over HTTP (\(engine): charge+JWS+queue)", purchase, baselineName: "one-row commit", commit)
+    }
+}

@@ -70,7 +70,10 @@ enum Fixtures {
         Tester(
             id: UUID(), email: email, passwordHash: "$scrypt$ln=15$salt$hash", firstName: "Ada",
             lastName: "Lovelace", storefront: "GBR",
-            settings: TesterSettings(interruptPurchases: true, askToBuy: true, renewalRate: .monthlyEvery3Minutes),
+            settings: TesterSettings(
+                interruptPurchases: true, askToBuy: true, renewalRate: .monthlyEvery3Minutes,
+                paymentOutcome: .insufficientFunds
+            ),
             purchaseHistoryClearedAt: updated, createdAt: created, updatedAt: updated
         )
     }
@@ -81,6 +84,68 @@ enum Fixtures {
         InAppPurchaseKey(
             id: id, appId: appId, name: "Server \(id)",
             publicKeyPEM: "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n", createdAt: createdAt
+        )
+    }
+
+    static func customer(email: String = "grace@example.com") -> CustomerAccount {
+        CustomerAccount(
+            id: UUID(), email: email, passwordHash: "$scrypt$ln=15$salt$hash", firstName: "Grace",
+            lastName: "Hopper", storefront: "USA", paymentOutcome: .decline, createdAt: created, updatedAt: updated
+        )
+    }
+
+    static func session(tokenHash: String = String(repeating: "ab", count: 32), accountId: UUID) -> StoreSession {
+        StoreSession(
+            tokenHash: tokenHash, environment: .sandbox, accountId: accountId, appId: 1_400_000_001,
+            deviceId: UUID(), createdAt: created
+        )
+    }
+
+    /// A deferred payment with every optional field set; `minimal` leaves them all nil.
+    static func payment(
+        accountId: UUID, environment: StoreEnvironment = .sandbox, idempotencyKey: String? = "key-1",
+        createdAt: Date = created, minimal: Bool = false
+    ) -> Payment {
+        Payment(
+            id: UUID(), environment: environment, accountId: accountId, appId: 1_400_000_001,
+            idempotencyKey: minimal ? nil : idempotencyKey, productId: "com.example.game.coins", quantity: 3,
+            applicationUsername: minimal ? nil : "player-7", appAccountToken: minimal ? nil : UUID(),
+            state: minimal ? .purchased : .failed, transactionId: minimal ? nil : 2_000_000_000_000_001,
+            errorCode: minimal ? nil : 2, errorReason: minimal ? nil : "payment_cancelled",
+            createdAt: createdAt, updatedAt: updated
+        )
+    }
+
+    /// An auto-renewable purchase with every optional field set; `minimal` leaves them all nil.
+    static func transaction(
+        id: Int64 = 2_000_000_000_000_001, environment: StoreEnvironment = .sandbox, accountId: UUID,
+        purchaseDate: Date = created, minimal: Bool = false
+    ) -> StoreTransaction {
+        StoreTransaction(
+            id: id, environment: environment, appId: 1_400_000_001, accountId: accountId,
+            productId: "com.example.game.monthly", productType: .autoRenewable, originalTransactionId: id - 1,
+            purchaseDate: purchaseDate, originalPurchaseDate: created, quantity: 1, priceMinorUnits: 499,
+            currency: "USD", storefront: "USA", storefrontId: 143_441,
+            applicationUsername: minimal ? nil : "player-7", appAccountToken: minimal ? nil : UUID(),
+            orderId: "MK5TTTVWJH", subscriptionGroupId: minimal ? nil : 21_000_001,
+            webOrderLineItemId: minimal ? nil : 2_000_000_000_000_002, expiresDate: minimal ? nil : updated,
+            revocationDate: minimal ? nil : updated, revocationReason: minimal ? nil : 1,
+            signedTransaction: "eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln",
+            transactionReceipt: "ewoJInNpZ25hdHVyZSIgPSAiQUE9PSI7Cn0="
+        )
+    }
+
+    /// A restored entry with every optional field set; `minimal` leaves them all nil.
+    static func queueRecord(
+        sequence: Int64, environment: StoreEnvironment = .sandbox, accountId: UUID,
+        transactionId: Int64? = 2_000_000_000_000_001, minimal: Bool = false
+    ) -> QueueRecord {
+        QueueRecord(
+            sequence: sequence, environment: environment, accountId: accountId, appId: 1_400_000_001,
+            state: minimal ? .deferred : .restored, paymentId: minimal ? nil : UUID(),
+            productId: "com.example.game.monthly", quantity: 1, transactionId: minimal ? nil : transactionId,
+            restoreTransactionId: minimal ? nil : 2_000_000_000_000_009, errorCode: minimal ? nil : 0,
+            errorReason: minimal ? nil : "none", createdAt: created, finishedAt: minimal ? nil : updated
         )
     }
 }

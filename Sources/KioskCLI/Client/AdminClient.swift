@@ -7,6 +7,13 @@ import NIOHTTP1
 struct AdminClient {
     let server: String
     let token: String?
+    /// The API the paths are relative to: the console (`/admin/v1`) or the sandbox test controls.
+    var basePath = "/admin/v1"
+
+    /// The same store and token, for the sandbox test controls (`/sandbox/test/v1`).
+    var testControls: AdminClient {
+        AdminClient(server: server, token: token, basePath: "/sandbox/test/v1")
+    }
 
     /// An answer from the store: its status and body.
     struct Answer {
@@ -31,8 +38,8 @@ struct AdminClient {
         try await send(.PUT, path, query: [:], body: raw)
     }
 
-    func delete(_ path: String) async throws -> Answer {
-        try await send(.DELETE, path, query: [:], body: nil)
+    func delete(_ path: String, query: [String: String] = [:]) async throws -> Answer {
+        try await send(.DELETE, path, query: query, body: nil)
     }
 
     /// Sends a request and returns a 2xx answer; any other answer becomes a `CLIError` with the store's text.
@@ -43,7 +50,7 @@ struct AdminClient {
                 fix: "Pass --token or set KIOSK_ADMIN_TOKEN to the token `kiosk serve` printed at its first start.")
         }
         var components = URLComponents(string: server.hasSuffix("/") ? String(server.dropLast()) : server)
-        components?.percentEncodedPath += "/admin/v1" + path
+        components?.percentEncodedPath += basePath + path
         if !query.isEmpty {
             components?.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
         }

@@ -16,6 +16,7 @@ struct TestersCommand: AsyncParsableCommand {
         @Option(help: "Interrupt purchases: true or false.") var interruptPurchases: Bool?
         @Option(help: "Ask to Buy: true or false.") var askToBuy: Bool?
         @Option(help: "Renewal rate: how long a monthly period lasts (3m, 5m, 15m, 30m, 1h).") var renewalRate: String?
+        @Option(help: "What the simulated card does: approve, decline or insufficient_funds.") var paymentOutcome: String?
 
         var fields: [String: Any] {
             var body: [String: Any] = [:]
@@ -25,6 +26,7 @@ struct TestersCommand: AsyncParsableCommand {
             if let interruptPurchases { body["interruptPurchases"] = interruptPurchases }
             if let askToBuy { body["askToBuy"] = askToBuy }
             if let renewalRate { body["renewalRate"] = renewalRate }
+            if let paymentOutcome { body["paymentOutcome"] = paymentOutcome }
             return body
         }
     }
@@ -133,6 +135,7 @@ struct TestersCommand: AsyncParsableCommand {
             "Ask to Buy:          \(tester.askToBuy ? "on" : "off")",
             "Interrupt purchases: \(tester.interruptPurchases ? "on" : "off")",
             "Renewal rate:        a month lasts \(tester.renewalRate.rawValue)",
+            "Payment outcome:     \(tester.paymentOutcome.rawValue)",
         ]
     }
 }

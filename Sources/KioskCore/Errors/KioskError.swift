@@ -15,6 +15,8 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
         case notFound
         /// 409: the request conflicts with what exists (duplicates, reused ids, wrong state).
         case conflict
+        /// 503: the store cannot serve this now (e.g. a failure the sandbox test controls armed); retry later.
+        case unavailable
     }
 
     public var kind: Kind
@@ -25,13 +27,18 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
     public var field: String?
     /// What to do about it.
     public var fix: String?
+    /// The `SKError.Code` raw value a StoreKit app sees for this failure, on the client protocol.
+    public var storeKitCode: Int?
 
-    public init(_ kind: Kind, code: String, message: String, field: String? = nil, fix: String? = nil) {
+    public init(
+        _ kind: Kind, code: String, message: String, field: String? = nil, fix: String? = nil, storeKitCode: Int? = nil
+    ) {
         self.kind = kind
         self.code = code
         self.message = message
         self.field = field
         self.fix = fix
+        self.storeKitCode = storeKitCode
     }
 
     public var description: String {

@@ -8,11 +8,11 @@ extension SQLStorageTransaction {
         try await session.run(
             """
             INSERT INTO testers (id, email, password_hash, first_name, last_name, storefront, interrupt_purchases,
-                ask_to_buy, renewal_rate, purchase_history_cleared_at, created_at, updated_at)
+                ask_to_buy, renewal_rate, payment_outcome, purchase_history_cleared_at, created_at, updated_at)
             VALUES (\(bind: Self.text(tester.id)), \(bind: tester.email), \(bind: tester.passwordHash),
                 \(bind: tester.firstName), \(bind: tester.lastName), \(bind: tester.storefront),
                 \(bind: tester.settings.interruptPurchases), \(bind: tester.settings.askToBuy),
-                \(bind: tester.settings.renewalRate.rawValue),
+                \(bind: tester.settings.renewalRate.rawValue), \(bind: tester.settings.paymentOutcome.rawValue),
                 \(bind: tester.purchaseHistoryClearedAt?.millisecondsSince1970),
                 \(bind: tester.createdAt.millisecondsSince1970), \(bind: tester.updatedAt.millisecondsSince1970))
             """
@@ -28,6 +28,7 @@ extension SQLStorageTransaction {
                 interrupt_purchases = \(bind: tester.settings.interruptPurchases),
                 ask_to_buy = \(bind: tester.settings.askToBuy),
                 renewal_rate = \(bind: tester.settings.renewalRate.rawValue),
+                payment_outcome = \(bind: tester.settings.paymentOutcome.rawValue),
                 purchase_history_cleared_at = \(bind: tester.purchaseHistoryClearedAt?.millisecondsSince1970),
                 created_at = \(bind: tester.createdAt.millisecondsSince1970),
                 updated_at = \(bind: tester.updatedAt.millisecondsSince1970)
@@ -56,17 +57,9 @@ extension SQLStorageTransaction {
             .sorted { $0.email < $1.email }
     }
 
-    private static func text(_ id: UUID) -> String {
-        id.uuidString.lowercased()
-    }
-
     private static func decodeTester(_ row: any SQLRow) throws -> Tester {
-        let idText = try row.decode(column: "id", as: String.self)
-        guard let id = UUID(uuidString: idText) else {
-            throw StorageError.engine(message: "testers.id '\(idText)' is not a UUID")
-        }
-        return Tester(
-            id: id,
+        Tester(
+            id: try row.uuid("id"),
             email: try row.decode(column: "email", as: String.self),
             passwordHash: try row.decode(column: "password_hash", as: String.self),
             firstName: try row.decode(column: "first_name", as: String.self),
@@ -75,7 +68,8 @@ extension SQLStorageTransaction {
             settings: TesterSettings(
                 interruptPurchases: try row.decode(column: "interrupt_purchases", as: Bool.self),
                 askToBuy: try row.decode(column: "ask_to_buy", as: Bool.self),
-                renewalRate: try row.enumeration("renewal_rate", as: RenewalRate.self)
+                renewalRate: try row.enumeration("renewal_rate", as: RenewalRate.self),
+                paymentOutcome: try row.enumeration("payment_outcome", as: PaymentOutcome.self)
             ),
             purchaseHistoryClearedAt: try row.optionalDate("purchase_history_cleared_at"),
             createdAt: try row.date("created_at"),

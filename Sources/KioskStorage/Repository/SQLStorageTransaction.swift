@@ -56,6 +56,20 @@ struct SQLStorageTransaction: StorageTransaction {
         )
     }
 
+    /// UUIDs are stored as lower-case text, so both engines compare and order them alike.
+    static func text(_ id: UUID) -> String {
+        id.uuidString.lowercased()
+    }
+
+    /// The rows of one account in one app and environment, in any purchase table (`payments`,
+    /// `transactions`, `queue_entries`).
+    static func ownedBy(_ accountId: UUID, _ appId: App.ID, _ environment: StoreEnvironment) -> SQLQueryString {
+        """
+        environment = \(bind: environment.rawValue) AND account_id = \(bind: Self.text(accountId))
+            AND app_id = \(bind: appId)
+        """
+    }
+
     /// Throws when an `UPDATE … RETURNING` touched no row: updating something that does not exist is a bug
     /// in the caller, and silently doing nothing would hide it.
     func requireUpdated(_ row: (any SQLRow)?, _ what: @autoclosure () -> String) throws {

@@ -67,6 +67,20 @@ extension SQLRow {
         try optional(column, as: Int64.self).map(Date.init(millisecondsSince1970:))
     }
 
+    /// A UUID column (text); anything else is a storage error, not a crash.
+    func uuid(_ column: String) throws -> UUID {
+        let text = try decode(column: column, as: String.self)
+        guard let id = UUID(uuidString: text) else {
+            throw StorageError.engine(message: "column \(column) holds '\(text)', which is not a UUID")
+        }
+        return id
+    }
+
+    /// A nullable UUID column.
+    func optionalUUID(_ column: String) throws -> UUID? {
+        try decodeNil(column: column) ? nil : uuid(column)
+    }
+
     /// A text column holding the raw value of `T`; an unknown value is a storage error, not a crash.
     func enumeration<T: RawRepresentable>(_ column: String, as type: T.Type) throws -> T where T.RawValue == String {
         let raw = try decode(column: column, as: String.self)

@@ -15,7 +15,15 @@ enum UniqueConstraint {
         "testers.id": "testers.id",
         "index 'testers_email_key'": "testers.email",
         "iap_keys.id": "iap_keys.id",
-        // PostgreSQL: constraint and index names, as Migration 1 declares them.
+        "customers.id": "customers.id",
+        "index 'customers_email_key'": "customers.email",
+        "sessions.token_hash": "sessions.token_hash",
+        "payments.id": "payments.id",
+        "payments.account_id, payments.app_id, payments.idempotency_key": "payments.idempotency_key",
+        "transactions.environment, transactions.id": "transactions.id",
+        "queue_entries.sequence": "queue_entries.sequence",
+        "armed_failures.app_id, armed_failures.api": "armed_failures.api",
+        // PostgreSQL: constraint and index names, as the migrations declare them.
         "apps_pkey": "apps.id",
         "apps_bundle_id_key": "apps.bundle_id",
         "products_pkey": "products.product_id",
@@ -24,6 +32,14 @@ enum UniqueConstraint {
         "testers_pkey": "testers.id",
         "testers_email_key": "testers.email",
         "iap_keys_pkey": "iap_keys.id",
+        "customers_pkey": "customers.id",
+        "customers_email_key": "customers.email",
+        "sessions_pkey": "sessions.token_hash",
+        "payments_pkey": "payments.id",
+        "payments_idempotency_key_key": "payments.idempotency_key",
+        "transactions_pkey": "transactions.id",
+        "queue_entries_pkey": "queue_entries.sequence",
+        "armed_failures_pkey": "armed_failures.api",
     ]
 
     /// The readable name of the constraint the engine reported; the engine's own text if it is not one of ours.

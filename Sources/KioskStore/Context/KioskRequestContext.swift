@@ -4,6 +4,8 @@ import Hummingbird
 /// The request context of every Kiosk route: ISO 8601 JSON, and room for large catalog uploads.
 public struct KioskRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The signed-in client, set by `ClientAuthMiddleware` on client-protocol routes.
+    public var client: ClientSession?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -135,6 +135,7 @@ package struct TesterResource: ResponseCodable {
     package var interruptPurchases: Bool
     package var askToBuy: Bool
     package var renewalRate: RenewalRate
+    package var paymentOutcome: PaymentOutcome
     package var purchaseHistoryClearedAt: Date?
     package var createdAt: Date
     package var updatedAt: Date
@@ -148,6 +149,7 @@ package struct TesterResource: ResponseCodable {
         interruptPurchases = tester.settings.interruptPurchases
         askToBuy = tester.settings.askToBuy
         renewalRate = tester.settings.renewalRate
+        paymentOutcome = tester.settings.paymentOutcome
         purchaseHistoryClearedAt = tester.purchaseHistoryClearedAt
         createdAt = tester.createdAt
         updatedAt = tester.updatedAt
@@ -223,6 +225,7 @@ package struct AgreementBody: StrictlyDecodable {
 package struct TesterBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = [
         "email", "password", "firstName", "lastName", "storefront", "interruptPurchases", "askToBuy", "renewalRate",
+        "paymentOutcome",
     ]
     package var email: String?
     package var password: String?
@@ -232,11 +235,13 @@ package struct TesterBody: StrictlyDecodable {
     package var interruptPurchases: Bool?
     package var askToBuy: Bool?
     package var renewalRate: RenewalRate?
+    package var paymentOutcome: PaymentOutcome?
 
     package var changes: TesterChanges {
         TesterChanges(
             password: password, firstName: firstName, lastName: lastName, storefront: storefront,
-            interruptPurchases: interruptPurchases, askToBuy: askToBuy, renewalRate: renewalRate)
+            interruptPurchases: interruptPurchases, askToBuy: askToBuy, renewalRate: renewalRate,
+            paymentOutcome: paymentOutcome)
     }
 }
 
@@ -294,5 +299,47 @@ extension Request {
                 "invalid_environment", "Unknown environment '\(text)'.", field: field, fix: "Use 'sandbox' or 'production'.")
         }
         return environment
+    }
+}
+
+package struct AccountResource: ResponseCodable {
+    package var id: UUID
+    package var email: String
+    package var firstName: String
+    package var lastName: String
+    package var storefront: String
+    package var paymentOutcome: PaymentOutcome
+    package var createdAt: Date
+    package var updatedAt: Date
+
+    package init(_ account: CustomerAccount) {
+        id = account.id
+        email = account.email
+        firstName = account.firstName
+        lastName = account.lastName
+        storefront = account.storefront
+        paymentOutcome = account.paymentOutcome
+        createdAt = account.createdAt
+        updatedAt = account.updatedAt
+    }
+}
+
+package struct AccountList: ResponseCodable { package var accounts: [AccountResource] }
+
+package struct AccountBody: StrictlyDecodable {
+    package static let knownKeys: Set<String> = [
+        "email", "password", "firstName", "lastName", "storefront", "paymentOutcome",
+    ]
+    package var email: String?
+    package var password: String?
+    package var firstName: String?
+    package var lastName: String?
+    package var storefront: String?
+    package var paymentOutcome: PaymentOutcome?
+
+    package var changes: AccountChanges {
+        AccountChanges(
+            password: password, firstName: firstName, lastName: lastName, storefront: storefront,
+            paymentOutcome: paymentOutcome)
     }
 }

@@ -13,6 +13,7 @@ extension KioskError: HTTPResponseError {
         case .forbidden: .forbidden
         case .notFound: .notFound
         case .conflict: .conflict
+        case .unavailable: .serviceUnavailable
         }
     }
 
@@ -20,8 +21,12 @@ extension KioskError: HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        if kind == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"kiosk-admin\"" }
-        let body = ErrorBody(error: .init(code: code, message: message, field: field, fix: fix))
+        if kind == .unauthorized {
+            let realm = request.uri.path.hasPrefix("/admin/") ? "kiosk-admin" : "kiosk-storekit"
+            headers[.wwwAuthenticate] = "Bearer realm=\"\(realm)\""
+        }
+        let body = ErrorBody(
+            error: .init(code: code, message: message, field: field, fix: fix, skErrorCode: storeKitCode))
         let data = try JSONEncoder.kiosk.encode(body)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
@@ -34,6 +39,8 @@ struct ErrorBody: Codable, Sendable {
         var message: String
         var field: String?
         var fix: String?
+        /// The `SKError.Code` a StoreKit app sees, on the client protocol.
+        var skErrorCode: Int?
         var requestId: String?
     }
 

@@ -12,10 +12,12 @@ public struct TesterChanges: Sendable {
     public var interruptPurchases: Bool?
     public var askToBuy: Bool?
     public var renewalRate: RenewalRate?
+    public var paymentOutcome: PaymentOutcome?
 
     public init(
         password: String? = nil, firstName: String? = nil, lastName: String? = nil, storefront: String? = nil,
-        interruptPurchases: Bool? = nil, askToBuy: Bool? = nil, renewalRate: RenewalRate? = nil
+        interruptPurchases: Bool? = nil, askToBuy: Bool? = nil, renewalRate: RenewalRate? = nil,
+        paymentOutcome: PaymentOutcome? = nil
     ) {
         self.password = password
         self.firstName = firstName
@@ -24,6 +26,7 @@ public struct TesterChanges: Sendable {
         self.interruptPurchases = interruptPurchases
         self.askToBuy = askToBuy
         self.renewalRate = renewalRate
+        self.paymentOutcome = paymentOutcome
     }
 }
 
@@ -45,7 +48,7 @@ extension CatalogService {
         let now = clock.now()
         let settings = TesterSettings(
             interruptPurchases: changes.interruptPurchases ?? false, askToBuy: changes.askToBuy ?? false,
-            renewalRate: changes.renewalRate ?? .monthlyEvery5Minutes)
+            renewalRate: changes.renewalRate ?? .monthlyEvery5Minutes, paymentOutcome: changes.paymentOutcome ?? .approve)
         return try await database.transaction { tx in
             if try await tx.tester(email: email) != nil {
                 throw KioskError.conflict(
@@ -84,6 +87,7 @@ extension CatalogService {
             if let value = changes.interruptPurchases { tester.settings.interruptPurchases = value }
             if let value = changes.askToBuy { tester.settings.askToBuy = value }
             if let value = changes.renewalRate { tester.settings.renewalRate = value }
+            if let value = changes.paymentOutcome { tester.settings.paymentOutcome = value }
             tester.updatedAt = now
             try await tx.updateTester(tester)
             return tester

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import KioskCore
+import KioskProtocol
+import ServiceLifecycle
+
+/// `GET …/updates`: the account's queue entries as server-sent events, from a resumable cursor.
+///
+/// Each event is `id: <sequence>`, `event: entry`, `data: <QueueEntry JSON>`. The stream answers at once when
+/// this process changes the queue (`QueueFeed`), polls every `pollInterval` for changes other replicas made,
+/// and sends a `: keep-alive` comment when quiet for `keepAliveInterval`. It ends when the client goes away or
+/// the store shuts down; the client reconnects with `?after=` or `Last-Event-ID`.
+struct UpdatesStream: Sendable {
+    static let pollInterval: Duration = .seconds(2)
+    static let keepAliveInterval: Duration = .seconds(15)
+    static let batchSize = 100
+
+    let purchases: PurchaseService
+    let client: ClientSession
+    let cursor: Int64
+
+    /// The cursor from `?after=N`, else `Last-Event-ID`, else 0 (everything).
+    static func cursor(of request: Request) throws -> Int64 {
+        let text = request.uri.queryParameters["after"].map(String.init) ?? request.headers[.lastEventID]
+        guard let text else { return 0 }
+        guard let cursor = Int64(text), cursor >= 0 else {
+            throw KioskError.invalid(
+                "invalid_cursor", "The cursor '\(text)' is not a sequence number.", field: "after",
+                fix: "Send the `id` of the last event received, or 0 for everything.")
+        }
+        return cursor
+    }
+
+    func response() -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            let (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            try await withGracefulShutdownHandler {
+                try await stream(to: &writer, wakeups: wakeups, continuation: continuation)
+            } onGracefulShutdown: {
+                continuation.finish()
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    private func stream(
+        to writer: inout any ResponseBodyWriter, wakeups: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation
+    ) async throws {
+        let listener = UUID()
+        await purchases.feed.listen(client.feedKey, id: listener, continuation: continuation)
+        let ticker = Task {
+            while !Task.isCancelled {
+                continuation.yield()
+                try? await Task.sleep(for: Self.pollInterval)
+            }
+        }
+        defer {
+            ticker.cancel()
+            continuation.finish()
+            Task { [feed = purchases.feed, key = client.feedKey] in await feed.stopListening(key, id: listener) }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var cursor = self.cursor
+        var lastWrite = ContinuousClock.now
+        try await writer.write(ByteBuffer(string: ": connected\n\n"))
+        for await _ in wakeups {
+            try Task.checkCancellation()
+            var batch = try await purchases.entries(after: cursor, limit: Self.batchSize, for: client)
+            while !batch.isEmpty {
+                var text = ""
+                for entry in batch {
+                    let json = String(decoding: try encoder.encode(entry), as: UTF8.self)
+                    text += "id: \(entry.sequence)\nevent: entry\ndata: \(json)\n\n"
+                    cursor = entry.sequence
+                }
+                try await writer.write(ByteBuffer(string: text))
+                lastWrite = .now
+                batch = batch.count == Self.batchSize
+                    ? try await purchases.entries(after: cursor, limit: Self.batchSize, for: client) : []
+            }
+            if ContinuousClock.now - lastWrite >= Self.keepAliveInterval {
+                try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                lastWrite = .now
+            }
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let lastEventID = Self("Last-Event-ID")!
+}

@@ -1,0 +1,112 @@
+import Foundation
+import KioskCore
+import KioskProtocol
+import KioskStorage
+
+extension PurchaseService {
+    /// At most this many identifiers per products request.
+    static let maximumIdentifiers = 200
+
+    /// `SKProductsRequest`: every identifier comes back as a product on sale to this account or as invalid,
+    /// never as an error (seed 003).
+    public func products(_ request: ProductsRequest, for client: ClientSession) async throws -> ProductsResponse {
+        guard request.identifiers.count <= Self.maximumIdentifiers else {
+            throw KioskError.invalid(
+                "too_many_identifiers",
+                "A products request may name at most \(Self.maximumIdentifiers) identifiers; it named "
+                    + "\(request.identifiers.count).",
+                field: "identifiers", fix: "Split the request.")
+        }
+        var seen = Set<String>()
+        let identifiers = request.identifiers.filter { seen.insert($0).inserted }
+        let (products, agreement) = try await database.transaction { tx in
+            try await armedFailure(.products, client: client, in: tx)
+            var products: [String: Product] = [:]
+            for identifier in identifiers {
+                products[identifier] = try await tx.product(appId: client.app.id, productId: identifier)
+            }
+            return (products, try await CatalogService.agreement(in: tx))
+        }
+        var valid: [ProductInfo] = []
+        var invalid: [String] = []
+        for identifier in identifiers {
+            guard let product = products[identifier],
+                ProductAvailability.evaluate(
+                    product: product, app: client.app, agreement: agreement, environment: client.environment,
+                    storefront: client.storefront
+                ).isAvailable,
+                let info = Self.productInfo(product, storefront: client.storefront)
+            else {
+                invalid.append(identifier)
+                continue
+            }
+            valid.append(info)
+        }
+        return ProductsResponse(products: valid, invalidProductIdentifiers: invalid)
+    }
+
+    /// The product as the storefront sells it; nil when it has no price there.
+    static func productInfo(_ product: Product, storefront: Storefront) -> ProductInfo? {
+        guard let price = product.pricing.price(in: storefront),
+            let text = localization(of: product, locale: storefront.defaultLocale)
+        else { return nil }
+        let introductory = product.introductoryOffers.first { $0.storefront == storefront.code }
+            ?? product.introductoryOffers.first { $0.storefront == nil }
+        return ProductInfo(
+            productId: product.productId, type: product.type.rawValue, localizedTitle: text.displayName,
+            localizedDescription: text.description, textLocale: text.locale,
+            price: priceInfo(minorUnits: price, storefront: storefront),
+            subscriptionPeriod: product.duration?.rawValue,
+            subscriptionGroupIdentifier: product.subscription.map { String($0.groupId) },
+            introductoryOffer: introductory.map {
+                OfferInfo(
+                    identifier: nil, paymentMode: $0.paymentMode.rawValue, period: $0.period.iso8601,
+                    numberOfPeriods: $0.numberOfPeriods,
+                    price: offerPrice($0.paymentMode, $0.pricing, storefront: storefront))
+            },
+            promotionalOffers: product.promotionalOffers.map {
+                OfferInfo(
+                    identifier: $0.identifier, paymentMode: $0.paymentMode.rawValue, period: $0.period.iso8601,
+                    numberOfPeriods: $0.numberOfPeriods,
+                    price: offerPrice($0.paymentMode, $0.pricing, storefront: storefront))
+            },
+            isFamilyShareable: product.familyShareable)
+    }
+
+    static func priceInfo(minorUnits: Int, storefront: Storefront) -> PriceInfo {
+        PriceInfo(
+            minorUnits: minorUnits, decimal: storefront.currency.decimalString(minorUnits: minorUnits),
+            currency: storefront.currency.code, storefront: storefront.code, locale: priceLocale(storefront))
+    }
+
+    private static func offerPrice(_ mode: OfferPaymentMode, _ pricing: Pricing, storefront: Storefront) -> PriceInfo? {
+        guard mode != .freeTrial, let price = pricing.price(in: storefront) else { return nil }
+        return priceInfo(minorUnits: price, storefront: storefront)
+    }
+
+    /// The texts for `locale`: the exact locale, else the same language, else US English, else the first one.
+    static func localization(of product: Product, locale: String) -> ProductLocalization? {
+        let language = locale.split(separator: "_").first.map(String.init)
+        return product.localizations.first { $0.locale == locale }
+            ?? product.localizations.first { $0.locale.split(separator: "_").first.map(String.init) == language }
+            ?? product.localizations.first { $0.locale == "en_US" }
+            ?? product.localizations.first
+    }
+
+    /// Throws the failure the test controls armed for `api` in this app, using up one call of it.
+    func armedFailure(_ api: ArmedFailure.API, client: ClientSession, in tx: any StorageTransaction) async throws {
+        guard client.environment == .sandbox,
+            let code = try await tx.consumeArmedFailure(appId: client.app.id, api: api)
+        else { return }
+        throw Self.injectedFailure(api, code: code)
+    }
+
+    static func injectedFailure(_ api: ArmedFailure.API, code: Int) -> KioskError {
+        let name = StoreKitErrorCode(rawValue: code)?.name ?? "code \(code)"
+        return KioskError(
+            .unavailable, code: "injected_failure",
+            message: "The sandbox test controls made this \(api.rawValue) call fail with SKError.\(name).",
+            fix: "Disarm it with `kiosk test fail-next --app BUNDLE_ID --api \(api.rawValue) --count 0`.",
+            storeKitCode: code)
+    }
+}

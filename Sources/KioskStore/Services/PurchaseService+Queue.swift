@@ -1,0 +1,160 @@
+import Foundation
+import KioskCore
+import KioskProtocol
+import KioskStorage
+
+extension PurchaseService {
+    /// Every unfinished entry of the client's account and app: what a client syncs at launch and on reconnect.
+    public func unfinished(for client: ClientSession) async throws -> QueueSnapshot {
+        try await database.transaction { tx in
+            let records = try await tx.unfinishedQueueRecords(
+                accountId: client.account.id, appId: client.app.id, environment: client.environment)
+            var entries: [QueueEntry] = []
+            for record in records { entries.append(try await entry(for: record, in: tx)) }
+            return QueueSnapshot(entries: entries, cursor: try await tx.latestQueueSequence())
+        }
+    }
+
+    /// Entries after `cursor` (finished or not), for the updates stream.
+    public func entries(after cursor: Int64, limit: Int, for client: ClientSession) async throws -> [QueueEntry] {
+        try await database.transaction { tx in
+            let records = try await tx.queueRecords(
+                accountId: client.account.id, appId: client.app.id, environment: client.environment, after: cursor,
+                limit: limit)
+            var entries: [QueueEntry] = []
+            for record in records { entries.append(try await entry(for: record, in: tx)) }
+            return entries
+        }
+    }
+
+    /// `finishTransaction`: the entry stops coming back. Finishing twice answers the same.
+    public func finish(sequence: Int64, for client: ClientSession) async throws -> QueueEntry {
+        try await database.transaction { tx in
+            guard let record = try await tx.queueRecord(sequence: sequence), record.accountId == client.account.id,
+                record.appId == client.app.id, record.environment == client.environment,
+                let finished = try await tx.finishQueueRecord(sequence: sequence, at: clock.now())
+            else {
+                throw KioskError.notFound(
+                    "unknown_queue_entry",
+                    "The queue of this account and app has no entry \(sequence).", field: "sequence",
+                    fix: "Finish only transactions the queue handed out to this session.")
+            }
+            return try await entry(for: finished, in: tx)
+        }
+    }
+
+    /// `restoreCompletedTransactions`: one new `restored` entry per restorable purchase (non-consumables and
+    /// auto-renewable subscriptions, not revoked); consumables and non-renewing subscriptions never come back
+    /// (seed 000). Restoring twice makes the entries twice, as StoreKit does.
+    public func restore(_ request: RestoreRequest, for client: ClientSession) async throws -> QueueSnapshot {
+        if let name = request.applicationUsername, name.count > 255 {
+            throw KioskError.invalid(
+                "application_username_too_long", "applicationUsername may have at most 255 characters.",
+                field: "applicationUsername", fix: "Send the same value the payments carried.")
+        }
+        let now = clock.now()
+        let snapshot = try await database.transaction { tx in
+            try await armedFailure(.restore, client: client, in: tx)
+            var latestByOriginal: [Int64: StoreTransaction] = [:]
+            for transaction in try await visibleTransactions(client: client, in: tx)
+            where transaction.revocationDate == nil
+                && [.nonConsumable, .autoRenewable].contains(transaction.productType)
+            {
+                latestByOriginal[transaction.originalTransactionId] = transaction
+            }
+            var entries: [QueueEntry] = []
+            for transaction in latestByOriginal.values.sorted(by: { $0.id < $1.id }) {
+                let record = QueueRecord(
+                    sequence: try await tx.nextIdentifier(.queueEntry), environment: client.environment,
+                    accountId: client.account.id, appId: client.app.id, state: .restored, paymentId: nil,
+                    productId: transaction.productId, quantity: transaction.quantity, transactionId: transaction.id,
+                    restoreTransactionId: try await tx.nextIdentifier(
+                        client.environment == .production ? .productionTransactionId : .sandboxTransactionId),
+                    createdAt: now)
+                try await tx.insertQueueRecord(record)
+                entries.append(try await entry(for: record, in: tx))
+            }
+            return QueueSnapshot(entries: entries, cursor: try await tx.latestQueueSequence())
+        }
+        if !snapshot.entries.isEmpty { await feed.changed(client.feedKey) }
+        return snapshot
+    }
+
+    /// `Transaction.currentEntitlements`: the latest transaction of each non-consumable, non-renewing and
+    /// unexpired auto-renewable purchase, none revoked.
+    public func entitlements(for client: ClientSession) async throws -> EntitlementsResponse {
+        let now = clock.now()
+        let transactions = try await database.transaction { tx in try await visibleTransactions(client: client, in: tx) }
+        var latestByOriginal: [Int64: StoreTransaction] = [:]
+        for transaction in transactions where transaction.productType != .consumable {
+            latestByOriginal[transaction.originalTransactionId] = transaction
+        }
+        let current = latestByOriginal.values.filter { transaction in
+            transaction.revocationDate == nil && (transaction.expiresDate.map { $0 > now } ?? true)
+        }
+        return EntitlementsResponse(transactions: current.sorted { $0.id < $1.id }.map { Self.info($0) })
+    }
+
+    /// The wire form of a record, with its payment's and transaction's details.
+    func entry(for record: QueueRecord, in tx: any StorageTransaction) async throws -> QueueEntry {
+        let payment = try await record.paymentId.asyncMap { try await tx.payment(id: $0) } ?? nil
+        let transaction = try await record.transactionId.asyncMap {
+            try await tx.transaction(id: $0, environment: record.environment)
+        } ?? nil
+        let info = transaction.map { transaction in
+            record.restoreTransactionId.map { Self.info(transaction, restoredAs: $0, at: record.createdAt) }
+                ?? Self.info(transaction)
+        }
+        let error = record.errorCode.map { code in
+            StoreKitErrorInfo(
+                skErrorCode: code, code: record.errorReason ?? "failed",
+                message: Self.failureMessage(record.errorReason, code: code))
+        }
+        return QueueEntry(
+            sequence: record.sequence, state: QueueEntryState(rawValue: record.state.rawValue) ?? .failed,
+            paymentId: record.paymentId, idempotencyKey: payment?.idempotencyKey, productId: record.productId,
+            quantity: record.quantity,
+            applicationUsername: payment?.applicationUsername ?? transaction?.applicationUsername,
+            appAccountToken: payment?.appAccountToken ?? transaction?.appAccountToken, transaction: info, error: error,
+            date: record.createdAt.millisecondsSince1970, finished: record.finishedAt != nil)
+    }
+
+    static func info(_ transaction: StoreTransaction) -> TransactionInfo {
+        TransactionInfo(
+            transactionId: String(transaction.id), originalTransactionId: String(transaction.originalTransactionId),
+            purchaseDate: transaction.purchaseDate.millisecondsSince1970,
+            originalPurchaseDate: transaction.originalPurchaseDate.millisecondsSince1970,
+            signedTransaction: transaction.signedTransaction, transactionReceipt: transaction.transactionReceipt)
+    }
+
+    /// A restored transaction: a new identifier and date; the original is the restored purchase. Its signed forms
+    /// are the original purchase's (StoreKit 2 has no restored transactions of its own).
+    static func info(_ transaction: StoreTransaction, restoredAs id: Int64, at date: Date) -> TransactionInfo {
+        TransactionInfo(
+            transactionId: String(id), originalTransactionId: String(transaction.id),
+            purchaseDate: date.millisecondsSince1970,
+            originalPurchaseDate: transaction.purchaseDate.millisecondsSince1970,
+            signedTransaction: transaction.signedTransaction, transactionReceipt: transaction.transactionReceipt)
+    }
+
+    static func failureMessage(_ reason: String?, code: Int) -> String {
+        switch reason {
+        case "purchase_interrupted":
+            "The purchase was interrupted (the sandbox tester has interrupted purchases on); it completes once resolved."
+        case "payment_declined": "The account's payment method was declined."
+        case "insufficient_funds": "The account's payment method has insufficient funds."
+        case "ask_to_buy_declined": "The parent declined the Ask to Buy request."
+        case "injected_failure": "The sandbox test controls made this purchase fail."
+        case "product_not_available", "unknown_product": "The product is not available for purchase."
+        default: "The payment failed (SKError code \(code))."
+        }
+    }
+}
+
+extension Optional {
+    /// `map` with an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import KioskCore
+import KioskProtocol
+import KioskSigning
+import KioskStorage
+
+/// The store's side of the purchase protocol KioskKit speaks: sign-in, product lookup, payments, the payment
+/// queue, restore, receipts and entitlements, for one environment at a time.
+///
+/// Every state change is one database transaction; a charge, its signed transaction and the queue entry that
+/// tells the client are committed together, so a `purchased` answer always names a durable transaction.
+public struct PurchaseService: Sendable {
+    let database: any KioskDatabase
+    let clock: any KioskClock
+    let signing: StoreSigning
+    /// Wakes the updates streams of an account when its queue changes.
+    let feed: QueueFeed
+
+    public init(database: any KioskDatabase, clock: any KioskClock, signing: StoreSigning, feed: QueueFeed) {
+        self.database = database
+        self.clock = clock
+        self.signing = signing
+        self.feed = feed
+    }
+}
+
+/// A signed-in client on one request: who, in which app, on which device.
+public struct ClientSession: Sendable {
+    public var session: StoreSession
+    public var account: StoreAccount
+    public var app: App
+    public var storefront: Storefront
+
+    public var environment: StoreEnvironment { session.environment }
+}
+
+// MARK: - Sign-in
+
+extension PurchaseService {
+    /// Signs an account in for one app on one device. Production takes customer accounts only, the sandbox
+    /// sandbox testers only (seed 003: a test account in production fails, and the reverse).
+    public func signIn(_ request: SignInRequest, environment: StoreEnvironment) async throws -> SignInResponse {
+        let email = request.email.lowercased()
+        let found = try await database.transaction { tx -> (App?, StoreAccount?, String?, Bool) in
+            let app = try await tx.app(bundleId: request.bundleId)
+            switch environment {
+            case .production:
+                if let customer = try await tx.customer(email: email) {
+                    return (app, StoreAccount(customer: customer), customer.passwordHash, false)
+                }
+                return (app, nil, nil, try await tx.tester(email: email) != nil)
+            case .sandbox:
+                if let tester = try await tx.tester(email: email) {
+                    return (app, StoreAccount(tester: tester), tester.passwordHash, false)
+                }
+                return (app, nil, nil, try await tx.customer(email: email) != nil)
+            }
+        }
+        let (app, account, passwordHash, existsInOtherEnvironment) = found
+        guard let app else {
+            throw KioskError(
+                .notFound, code: "unknown_app", message: "No app has the bundle id '\(request.bundleId)'.",
+                field: "bundleId", fix: "Create the app with `kiosk apps create`, or fix the bundle id the app sends.",
+                storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
+        }
+        if existsInOtherEnvironment {
+            throw Self.wrongEnvironment(email: email, environment: environment)
+        }
+        // The slow hash check runs outside the database transaction.
+        guard let account, let passwordHash, PasswordHasher().verify(request.password, against: passwordHash) else {
+            throw KioskError(
+                .unauthorized, code: "invalid_credentials",
+                message: "The email or password is wrong for the \(environment.rawValue) store.",
+                field: "email", fix: environment == .sandbox
+                    ? "Sign in with a sandbox tester (`kiosk testers list`)."
+                    : "Sign in with a customer account (`kiosk accounts list`).",
+                storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
+        }
+        let token = SecretGenerator.token()
+        let session = StoreSession(
+            tokenHash: SecretGenerator.sha256Hex(token), environment: environment, accountId: account.id,
+            appId: app.id, deviceId: request.deviceId, createdAt: clock.now())
+        try await database.transaction { tx in try await tx.insertSession(session) }
+        let storefront = try Self.storefront(of: account)
+        return SignInResponse(
+            sessionToken: token, environment: environment.appleName,
+            account: AccountInfo(id: account.id, email: account.email),
+            storefront: StorefrontInfo(
+                countryCode: storefront.code, identifier: String(storefront.appleId),
+                currency: storefront.currency.code, locale: Self.priceLocale(storefront)))
+    }
+
+    /// Finds the session of a bearer token in `environment`, with its account and app.
+    public func client(token: String, environment: StoreEnvironment) async throws -> ClientSession {
+        let hash = SecretGenerator.sha256Hex(token)
+        let found = try await database.transaction { tx -> (StoreSession, StoreAccount, App)? in
+            guard let session = try await tx.session(tokenHash: hash), session.environment == environment,
+                let app = try await tx.app(id: session.appId)
+            else { return nil }
+            let account: StoreAccount? =
+                switch environment {
+                case .production: try await tx.customer(id: session.accountId).map(StoreAccount.init(customer:))
+                case .sandbox: try await tx.tester(id: session.accountId).map(StoreAccount.init(tester:))
+                }
+            return account.map { (session, $0, app) }
+        }
+        guard let (session, account, app) = found else {
+            throw KioskError(
+                .unauthorized, code: "session_invalid",
+                message: "The session token is unknown in the \(environment.rawValue) store (signed out, or its "
+                    + "account was deleted).",
+                field: "Authorization", fix: "Sign in again.", storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
+        }
+        return ClientSession(session: session, account: account, app: app, storefront: try Self.storefront(of: account))
+    }
+
+    /// Ends a session; signing out twice is fine.
+    public func signOut(_ client: ClientSession) async throws {
+        try await database.transaction { tx in try await tx.deleteSession(tokenHash: client.session.tokenHash) }
+    }
+
+    static func wrongEnvironment(email: String, environment: StoreEnvironment) -> KioskError {
+        environment == .production
+            ? KioskError(
+                .forbidden, code: "account_wrong_environment",
+                message: "'\(email)' is a sandbox tester; sandbox testers cannot sign in to the production store.",
+                field: "email", fix: "Point the app at the sandbox (/sandbox/storekit/v1), or use a customer account.",
+                storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
+            : KioskError(
+                .forbidden, code: "account_wrong_environment",
+                message: "'\(email)' is a production customer account; it cannot sign in to the sandbox.",
+                field: "email", fix: "Create a sandbox tester with `kiosk testers create` and sign in with it.",
+                storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
+    }
+
+    static func storefront(of account: StoreAccount) throws -> Storefront {
+        guard let storefront = Storefront.named(account.storefront) else {
+            throw KioskError.conflict(
+                "unknown_storefront", "The account's storefront '\(account.storefront)' is not one Kiosk knows.",
+                fix: "Set the account's storefront to an alpha-3 code such as USA.")
+        }
+        return storefront
+    }
+
+    /// `en_US@currency=USD`: the storefront's locale carrying its currency, as `SKProduct.priceLocale` does.
+    static func priceLocale(_ storefront: Storefront) -> String {
+        "\(storefront.defaultLocale)@currency=\(storefront.currency.code)"
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import KioskCore
+import KioskProtocol
+import KioskStorage
+
+/// The sandbox test controls: SKTestSession's powers over a store that is running, for testers only.
+public struct TestControlsService: Sendable {
+    let purchases: PurchaseService
+
+    public init(purchases: PurchaseService) {
+        self.purchases = purchases
+    }
+
+    private var database: any KioskDatabase { purchases.database }
+    private var clock: any KioskClock { purchases.clock }
+
+    /// Buys a product for a tester as if started outside the app: charged at once, or (`promoted`) offered to
+    /// the app's delegate as a promoted purchase.
+    public func purchase(bundleId: String, _ request: TestPurchaseRequest) async throws -> QueueEntry {
+        let quantity = request.quantity ?? 1
+        let now = clock.now()
+        let (entry, client) = try await database.transaction { tx -> (QueueEntry, ClientSession) in
+            let client = try await testerClient(bundleId: bundleId, tester: request.tester, in: tx)
+            let product = try await purchases.sellableProduct(request.productId, client: client, in: tx)
+            if !(1...10).contains(quantity) || (product.type != .consumable && quantity != 1) {
+                throw KioskError.invalid(
+                    "invalid_quantity",
+                    "The quantity must be 1 for \(product.type.appleName) products and 1 to 10 for consumables.",
+                    field: "quantity", fix: "Send a quantity in range.")
+            }
+            if request.promoted == true {
+                let record = QueueRecord(
+                    sequence: try await tx.nextIdentifier(.queueEntry), environment: .sandbox,
+                    accountId: client.account.id, appId: client.app.id, state: .promoted, paymentId: nil,
+                    productId: product.productId, quantity: quantity, createdAt: now)
+                try await tx.insertQueueRecord(record)
+                return (try await purchases.entry(for: record, in: tx), client)
+            }
+            var payment = Payment(
+                id: UUID(), environment: .sandbox, accountId: client.account.id, appId: client.app.id,
+                idempotencyKey: nil, productId: product.productId, quantity: quantity, applicationUsername: nil,
+                appAccountToken: nil, state: .purchased, createdAt: now, updatedAt: now)
+            let transaction = try await purchases.charge(payment, product: product, client: client, now: now, in: tx)
+            payment.transactionId = transaction.id
+            try await tx.insertPayment(payment)
+            let record = try await purchases.queueRecord(
+                .purchased, for: payment, transactionId: transaction.id, now: now, in: tx)
+            try await tx.insertQueueRecord(record)
+            return (try await purchases.entry(for: record, in: tx), client)
+        }
+        await purchases.feed.changed(client.feedKey)
+        return entry
+    }
+
+    /// Payments of the app's testers, optionally of one tester and in one state.
+    public func payments(bundleId: String, tester: String?, state: PaymentState?) async throws -> TestPaymentsResponse {
+        try await database.transaction { tx in
+            let app = try await CatalogService.requireApp(bundleId, in: tx)
+            let only = try await tester.asyncMap { try await CatalogService.requireTester($0, in: tx) }
+            let payments = try await tx.payments(appId: app.id, environment: .sandbox, accountId: only?.id, state: state)
+            var emails: [UUID: String] = [:]
+            var answer: [TestPaymentInfo] = []
+            for payment in payments {
+                if emails[payment.accountId] == nil {
+                    emails[payment.accountId] = try await tx.tester(id: payment.accountId)?.email ?? "(deleted)"
+                }
+                answer.append(
+                    TestPaymentInfo(
+                        paymentId: payment.id, tester: emails[payment.accountId] ?? "", productId: payment.productId,
+                        quantity: payment.quantity, state: payment.state.rawValue,
+                        transactionId: payment.transactionId.map(String.init),
+                        createdDate: payment.createdAt.millisecondsSince1970))
+            }
+            return TestPaymentsResponse(payments: answer)
+        }
+    }
+
+    /// What a parent or the tester does with a waiting payment.
+    public enum Decision: String, Sendable, CaseIterable {
+        /// Ask to Buy approved: charged, `purchased`.
+        case approve
+        /// Ask to Buy declined: `failed`.
+        case decline
+        /// An interrupted purchase completed: charged, `purchased`.
+        case resolve
+    }
+
+    public func decide(bundleId: String, paymentId: UUID, _ decision: Decision) async throws -> QueueEntry {
+        let now = clock.now()
+        let (entry, client) = try await database.transaction { tx -> (QueueEntry, ClientSession) in
+            let app = try await CatalogService.requireApp(bundleId, in: tx)
+            guard var payment = try await tx.payment(id: paymentId), payment.appId == app.id,
+                payment.environment == .sandbox
+            else {
+                throw KioskError.notFound(
+                    "payment_not_found", "The app \(bundleId) has no sandbox payment \(paymentId).", field: "paymentId",
+                    fix: "List waiting payments with `kiosk test payments --app \(bundleId)`.")
+            }
+            let expected: PaymentState = decision == .resolve ? .interrupted : .deferred
+            guard payment.state == expected else {
+                throw KioskError.conflict(
+                    "payment_not_waiting",
+                    "The payment \(paymentId) is \(payment.state.rawValue); only \(expected.rawValue) payments can be "
+                        + "\(decision.rawValue)d.", field: "paymentId",
+                    fix: decision == .resolve
+                        ? "Resolve payments of testers with interrupted purchases on."
+                        : "Approve or decline payments of testers with Ask to Buy on.")
+            }
+            guard let tester = try await tx.tester(id: payment.accountId) else {
+                throw KioskError.notFound("tester_not_found", "The payment's tester was deleted.")
+            }
+            let client = try Self.client(tester: tester, app: app)
+            payment.updatedAt = now
+            let record: QueueRecord
+            if decision == .decline {
+                payment.state = .failed
+                payment.errorCode = StoreKitErrorCode.paymentNotAllowed.rawValue
+                payment.errorReason = "ask_to_buy_declined"
+                record = try await purchases.queueRecord(.failed, for: payment, now: now, in: tx)
+            } else {
+                let product = try await purchases.sellableProduct(payment.productId, client: client, in: tx)
+                let transaction = try await purchases.charge(payment, product: product, client: client, now: now, in: tx)
+                payment.state = .purchased
+                payment.transactionId = transaction.id
+                payment.errorCode = nil
+                payment.errorReason = nil
+                record = try await purchases.queueRecord(
+                    .purchased, for: payment, transactionId: transaction.id, now: now, in: tx)
+            }
+            try await tx.updatePayment(payment)
+            try await tx.insertQueueRecord(record)
+            return (try await purchases.entry(for: record, in: tx), client)
+        }
+        await purchases.feed.changed(client.feedKey)
+        return entry
+    }
+
+    /// A tester's transactions in the app, oldest first.
+    public func transactions(bundleId: String, tester: String) async throws -> TestTransactionsResponse {
+        try await database.transaction { tx in
+            let client = try await testerClient(bundleId: bundleId, tester: tester, in: tx)
+            let unfinished = Set(
+                try await tx.unfinishedQueueRecords(accountId: client.account.id, appId: client.app.id, environment: .sandbox)
+                    .compactMap(\.transactionId))
+            let transactions = try await tx.transactions(
+                accountId: client.account.id, appId: client.app.id, environment: .sandbox)
+            return TestTransactionsResponse(
+                transactions: transactions.map {
+                    TestTransactionInfo(
+                        transactionId: String($0.id), originalTransactionId: String($0.originalTransactionId),
+                        tester: client.account.email, productId: $0.productId, quantity: $0.quantity,
+                        purchaseDate: $0.purchaseDate.millisecondsSince1970, price: $0.priceMinorUnits,
+                        currency: $0.currency, storefront: $0.storefront, finished: !unfinished.contains($0.id),
+                        signedTransaction: $0.signedTransaction)
+                })
+        }
+    }
+
+    /// Deletes every transaction, payment and queue entry of a tester in the app.
+    public func clearTransactions(bundleId: String, tester: String) async throws -> TestDeletedResponse {
+        try await database.transaction { tx in
+            let client = try await testerClient(bundleId: bundleId, tester: tester, in: tx)
+            return TestDeletedResponse(
+                deleted: try await tx.deleteTransactions(
+                    accountId: client.account.id, appId: client.app.id, environment: .sandbox))
+        }
+    }
+
+    /// Deletes one sandbox transaction of the app (and the queue entries showing it).
+    public func deleteTransaction(bundleId: String, transactionId: Int64) async throws -> TestDeletedResponse {
+        try await database.transaction { tx in
+            let app = try await CatalogService.requireApp(bundleId, in: tx)
+            guard let transaction = try await tx.transaction(id: transactionId, environment: .sandbox),
+                transaction.appId == app.id
+            else {
+                throw KioskError.notFound(
+                    "transaction_not_found", "The app \(bundleId) has no sandbox transaction \(transactionId).",
+                    field: "transactionId", fix: "List them with `kiosk test transactions`.")
+            }
+            return TestDeletedResponse(deleted: try await tx.deleteTransaction(id: transactionId, environment: .sandbox))
+        }
+    }
+
+    /// Arms (or with `count` 0 disarms) a failure of one client API in the app.
+    public func setFailure(bundleId: String, _ request: TestFailureRequest) async throws -> TestFailureResponse {
+        guard let api = ArmedFailure.API(rawValue: request.api) else {
+            throw KioskError.invalid(
+                "unknown_api", "'\(request.api)' is not an API the test controls can fail.", field: "api",
+                fix: "Use one of: \(ArmedFailure.API.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        guard let code = StoreKitErrorCode(name: request.error) else {
+            throw KioskError.invalid(
+                "unknown_error", "'\(request.error)' is not an SKError code name.", field: "error",
+                fix: "Use a name such as \(StoreKitErrorCode.allCases.prefix(8).map(\.name).joined(separator: ", ")).")
+        }
+        guard (0...1000).contains(request.count) else {
+            throw KioskError.invalid(
+                "invalid_count", "count must be from 0 to 1000.", field: "count", fix: "Use 0 to disarm.")
+        }
+        return try await database.transaction { tx in
+            let app = try await CatalogService.requireApp(bundleId, in: tx)
+            try await tx.setArmedFailure(
+                ArmedFailure(appId: app.id, api: api, remaining: request.count, errorCode: code.rawValue))
+            return try await Self.failures(of: app, in: tx)
+        }
+    }
+
+    public func failures(bundleId: String) async throws -> TestFailureResponse {
+        try await database.transaction { tx in
+            try await Self.failures(of: try await CatalogService.requireApp(bundleId, in: tx), in: tx)
+        }
+    }
+
+    private static func failures(of app: App, in tx: any StorageTransaction) async throws -> TestFailureResponse {
+        TestFailureResponse(
+            failures: try await tx.armedFailures(appId: app.id).map {
+                TestFailureRequest(
+                    api: $0.api.rawValue, count: $0.remaining,
+                    error: StoreKitErrorCode(rawValue: $0.errorCode)?.name ?? String($0.errorCode))
+            })
+    }
+
+    private func testerClient(bundleId: String, tester: String, in tx: any StorageTransaction) async throws
+        -> ClientSession
+    {
+        let app = try await CatalogService.requireApp(bundleId, in: tx)
+        return try Self.client(tester: try await CatalogService.requireTester(tester, in: tx), app: app)
+    }
+
+    /// The test controls act as a session of the tester with no device of its own.
+    static func client(tester: Tester, app: App) throws -> ClientSession {
+        let account = StoreAccount(tester: tester)
+        return ClientSession(
+            session: StoreSession(
+                tokenHash: "", environment: .sandbox, accountId: tester.id, appId: app.id,
+                deviceId: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), createdAt: tester.createdAt),
+            account: account, app: app, storefront: try PurchaseService.storefront(of: account))
+    }
+}

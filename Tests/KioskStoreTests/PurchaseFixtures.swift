@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import Foundation
+import KioskTesting
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A catalog most purchase tests share: one app, coins (consumable), remove-ads (non-consumable), the Paid Apps
+/// agreement accepted, and a sandbox tester.
+extension TestStore {
+    static let bundleId = "com.example.app"
+    static let coins = "com.example.coins"
+    static let removeAds = "com.example.removeads"
+    static let testerEmail = "tester@example.com"
+    static let password = "correct horse battery"
+
+    func preparePurchaseCatalog(testerSettings: [String: Any] = [:]) async throws {
+        try await createApp(Self.bundleId)
+        #expect(try await createProduct(Self.coins).status == 201)
+        #expect(try await createProduct(Self.removeAds, type: "non_consumable").status == 201)
+        #expect(try await request(.POST, "/admin/v1/agreements/paid-apps/accept").status == 200)
+        try await createTester(Self.testerEmail, settings: testerSettings)
+    }
+
+    func createTester(_ email: String, settings: [String: Any] = [:]) async throws {
+        var body: [String: Any] = ["email": email, "password": Self.password, "storefront": "USA"]
+        body.merge(settings) { $1 }
+        let created = try await request(.POST, "/admin/v1/testers", json: body)
+        #expect(created.status == 201, "\(created.text)")
+    }
+
+    /// Signs in and returns the session token.
+    func signIn(
+        _ email: String = TestStore.testerEmail, sandbox: Bool = true, deviceId: UUID = UUID()
+    ) async throws -> String {
+        let answer = try await request(
+            .POST, Self.clientPath("/sessions", sandbox: sandbox),
+            json: ["email": email, "password": Self.password, "bundleId": Self.bundleId, "deviceId": deviceId.uuidString])
+        #expect(answer.status == 201, "\(answer.text)")
+        return try #require(answer.json["sessionToken"] as? String)
+    }
+
+    /// A client-protocol call with a session token.
+    func client(
+        _ method: HTTPMethod, _ path: String, token: String, json: [String: Any]? = nil, sandbox: Bool = true
+    ) async throws -> Answer {
+        try await request(method, Self.clientPath(path, sandbox: sandbox), json: json, token: .some(token))
+    }
+
+    /// Adds a payment and returns the queue entry the store answered.
+    func pay(
+        _ productId: String, token: String, key: String = UUID().uuidString, quantity: Int = 1, sandbox: Bool = true
+    ) async throws -> Answer {
+        try await client(
+            .POST, "/payments", token: token,
+            json: ["productId": productId, "quantity": quantity, "idempotencyKey": key], sandbox: sandbox)
+    }
+
+    static func clientPath(_ path: String, sandbox: Bool) -> String {
+        (sandbox ? "/sandbox/storekit/v1" : "/storekit/v1") + path
+    }
+
+    /// Reads the updates stream until `count` entry events arrived (or `timeout` passed); returns their data.
+    func readUpdates(token: String, after cursor: Int64 = 0, count: Int, timeout: Duration = .seconds(10))
+        async throws -> [[String: Any]]
+    {
+        var request = HTTPClientRequest(url: baseURL + "/sandbox/storekit/v1/updates?after=\(cursor)")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(timeout.components.seconds)))
+        #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
+        var text = ""
+        var events: [[String: Any]] = []
+        for try await buffer in response.body {
+            text += String(buffer: buffer)
+            while let end = text.range(of: "\n\n") {
+                let event = String(text[..<end.lowerBound])
+                text = String(text[end.upperBound...])
+                guard let dataLine = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else { continue }
+                let json = try JSONSerialization.jsonObject(with: Data(dataLine.dropFirst(6).utf8))
+                events.append(try #require(json as? [String: Any]))
+            }
+            if events.count >= count { break }
+        }
+        return events
+    }
+}
+
+extension TestStore.Answer {
+    /// `error.skErrorCode` of an error body.
+    var skErrorCode: Int? { (json["error"] as? [String: Any])?["skErrorCode"] as? Int }
+    /// `transaction.transactionId` of a queue entry.
+    var transactionId: String? { (json["transaction"] as? [String: Any])?["transactionId"] as? String }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import KioskCore
+import KioskSigning
+import KioskTesting
+import Testing
+import X509
+
+/// The client protocol KioskKit speaks, driven over HTTP on both engines.
+@Suite struct PurchaseProtocolTests {
+    /// Seed 003: a sandbox tester signs in to the sandbox only and a customer account to production only; wrong
+    /// passwords and unknown apps get their own errors.
+    @Test(arguments: TestDatabase.available)
+    func signInKeepsEnvironmentsApart(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let account = try await store.request(
+                .POST, "/admin/v1/accounts",
+                json: ["email": "buyer@example.com", "password": TestStore.password, "storefront": "JPN"])
+            #expect(account.status == 201, "\(account.text)")
+
+            _ = try await store.signIn()
+            _ = try await store.signIn("buyer@example.com", sandbox: false)
+            for (email, sandbox) in [(TestStore.testerEmail, false), ("buyer@example.com", true)] {
+                let refused = try await store.request(
+                    .POST, TestStore.clientPath("/sessions", sandbox: sandbox),
+                    json: ["email": email, "password": TestStore.password, "bundleId": TestStore.bundleId,
+                           "deviceId": UUID().uuidString])
+                #expect(refused.status == 403)
+                #expect(refused.errorCode == "account_wrong_environment")
+            }
+            let wrongPassword = try await store.request(
+                .POST, TestStore.clientPath("/sessions", sandbox: true),
+                json: ["email": TestStore.testerEmail, "password": "nope nope nope", "bundleId": TestStore.bundleId,
+                       "deviceId": UUID().uuidString])
+            #expect(wrongPassword.status == 401)
+            #expect(wrongPassword.errorCode == "invalid_credentials")
+            let unknownApp = try await store.request(
+                .POST, TestStore.clientPath("/sessions", sandbox: true),
+                json: ["email": TestStore.testerEmail, "password": TestStore.password, "bundleId": "com.nope",
+                       "deviceId": UUID().uuidString])
+            #expect(unknownApp.status == 404)
+            #expect(unknownApp.errorCode == "unknown_app")
+            let noSession = try await store.client(.GET, "/queue", token: "forged")
+            #expect(noSession.status == 401)
+            #expect(noSession.errorCode == "session_invalid")
+        }
+    }
+
+    /// Seed 003: valid products come back localized with an exact price for the account's storefront; unknown
+    /// and unavailable identifiers are invalid identifiers, not errors.
+    @Test(arguments: TestDatabase.available)
+    func productsRequestSplitsValidAndInvalid(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            _ = try await store.createProduct("com.example.bare", type: "non_consumable", fields: ["localizations": []])
+            let token = try await store.signIn()
+            let answer = try await store.client(
+                .POST, "/products", token: token,
+                json: ["identifiers": [TestStore.coins, "com.example.unknown", "com.example.bare", TestStore.coins]])
+            #expect(answer.status == 200, "\(answer.text)")
+            let products = try #require(answer.json["products"] as? [[String: Any]])
+            #expect(products.count == 1)
+            let coins = try #require(products.first)
+            #expect(coins["productId"] as? String == TestStore.coins)
+            #expect(coins["localizedTitle"] as? String == "Coins")
+            let price = try #require(coins["price"] as? [String: Any])
+            #expect(price["minorUnits"] as? Int == 99)
+            #expect(price["decimal"] as? String == "0.99")
+            #expect(price["currency"] as? String == "USD")
+            #expect(price["locale"] as? String == "en_US@currency=USD")
+            #expect(answer.json["invalidProductIdentifiers"] as? [String] == ["com.example.unknown", "com.example.bare"])
+        }
+    }
+
+    /// Invariant 2: one idempotency key charges once however often it is sent; a new key charges again; every
+    /// transaction's JWS verifies against the exported sandbox root and carries Apple's fields.
+    @Test(arguments: TestDatabase.available)
+    func idempotentPaymentsAndSignedTransactions(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let first = try await store.pay(TestStore.coins, token: token, key: "tap-1", quantity: 3)
+            #expect(first.status == 200, "\(first.text)")
+            #expect(first.json["state"] as? String == "purchased")
+            let again = try await store.pay(TestStore.coins, token: token, key: "tap-1", quantity: 3)
+            #expect(again.transactionId == first.transactionId)
+            #expect(again.json["sequence"] as? Int == first.json["sequence"] as? Int)
+            let second = try await store.pay(TestStore.coins, token: token, key: "tap-2")
+            #expect(second.transactionId != first.transactionId)
+
+            let listed = try await store.request(
+                .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
+                token: .some(store.adminToken))
+            let transactions = try #require(listed.json["transactions"] as? [[String: Any]])
+            #expect(transactions.count == 2)
+            #expect(transactions.first?["price"] as? Int == 297)
+
+            let rootPEM = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=pem").text
+            let verifier = JWSVerifier(rootCertificates: [try Certificate(pemEncoded: rootPEM)])
+            let signed = try #require((first.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
+            guard case .verified(_, let payloadJSON) = await verifier.verify(signed) else {
+                Issue.record("the signed transaction did not verify")
+                return
+            }
+            let payload = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(payloadJSON))
+            #expect(payload.transactionId == first.transactionId)
+            #expect(payload.bundleId == TestStore.bundleId)
+            #expect(payload.quantity == 3)
+            #expect(payload.price == 2970)
+            #expect(payload.currency == "USD")
+            #expect(payload.environment == "Sandbox")
+            #expect(payload.type == "Consumable")
+            #expect(payload.storefront == "USA")
+        }
+    }
+
+    /// Bad payments are refused with the SKError code an app sees, and nothing is charged.
+    @Test(arguments: TestDatabase.available)
+    func badPaymentsNameTheirStoreKitError(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let tooMany = try await store.pay(TestStore.coins, token: token, quantity: 11)
+            #expect(tooMany.status == 400)
+            #expect(tooMany.errorCode == "invalid_quantity")
+            #expect(tooMany.skErrorCode == 3)
+            let twoUnlocks = try await store.pay(TestStore.removeAds, token: token, quantity: 2)
+            #expect(twoUnlocks.status == 400)
+            #expect(twoUnlocks.errorCode == "quantity_not_allowed")
+            let unknown = try await store.pay("com.example.unknown", token: token)
+            #expect(unknown.json["state"] as? String == "failed")
+            #expect((unknown.json["error"] as? [String: Any])?["skErrorCode"] as? Int == 5)
+            let unsigned = try await store.request(
+                .POST, TestStore.clientPath("/payments", sandbox: true),
+                json: ["productId": TestStore.coins, "quantity": 1, "idempotencyKey": "x"])
+            #expect(unsigned.status == 401)
+            let misspelt = try await store.client(
+                .POST, "/payments", token: token, json: ["productID": TestStore.coins, "idempotencyKey": "x"])
+            #expect(misspelt.status == 400)
+            #expect(misspelt.errorCode == "unknown_field")
+        }
+    }
+
+    /// Seed 000: a non-consumable already owned is delivered again without a second charge.
+    @Test(arguments: TestDatabase.available)
+    func ownedNonConsumableIsNotChargedTwice(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let first = try await store.pay(TestStore.removeAds, token: token)
+            let second = try await store.pay(TestStore.removeAds, token: token)
+            #expect(second.json["state"] as? String == "purchased")
+            #expect(second.transactionId == first.transactionId)
+            #expect((second.json["sequence"] as? Int ?? 0) > (first.json["sequence"] as? Int ?? 0))
+            let listed = try await store.request(
+                .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
+                token: .some(store.adminToken))
+            #expect((listed.json["transactions"] as? [[String: Any]])?.count == 1)
+        }
+    }
+
+    /// Invariant 1: a purchase stays in the queue until finished, on every device of the account; finishing is
+    /// idempotent; another account cannot finish it.
+    @Test(arguments: TestDatabase.available)
+    func unfinishedUntilFinished(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            try await store.createTester("other@example.com")
+            let token = try await store.signIn()
+            let bought = try await store.pay(TestStore.coins, token: token)
+            let sequence = try #require(bought.json["sequence"] as? Int)
+
+            let otherDevice = try await store.signIn()
+            let queue = try await store.client(.GET, "/queue", token: otherDevice)
+            #expect((queue.json["entries"] as? [[String: Any]])?.map { $0["sequence"] as? Int } == [sequence])
+
+            let stranger = try await store.signIn("other@example.com")
+            let refused = try await store.client(.POST, "/queue/\(sequence)/finish", token: stranger)
+            #expect(refused.status == 404)
+
+            for _ in 0..<2 {
+                let finished = try await store.client(.POST, "/queue/\(sequence)/finish", token: token)
+                #expect(finished.status == 200)
+                #expect(finished.json["finished"] as? Bool == true)
+            }
+            let empty = try await store.client(.GET, "/queue", token: otherDevice)
+            #expect((empty.json["entries"] as? [[String: Any]])?.isEmpty == true)
+        }
+    }
+
+    /// Ask to Buy: `deferred`, then the parent's approval charges (`purchased`) and a decline fails the payment.
+    @Test(arguments: TestDatabase.available)
+    func askToBuyApproveAndDecline(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog(testerSettings: ["askToBuy": true])
+            let token = try await store.signIn()
+            let approvedLater = try await store.pay(TestStore.coins, token: token)
+            let declinedLater = try await store.pay(TestStore.removeAds, token: token)
+            for answer in [approvedLater, declinedLater] {
+                #expect(answer.json["state"] as? String == "deferred")
+                #expect(answer.json["transaction"] == nil)
+            }
+            let app = "/sandbox/test/v1/apps/\(TestStore.bundleId)"
+            let waiting = try await store.request(.GET, app + "/payments?state=deferred", token: .some(store.adminToken))
+            #expect((waiting.json["payments"] as? [[String: Any]])?.count == 2)
+
+            let approve = try #require(approvedLater.json["paymentId"] as? String)
+            let decline = try #require(declinedLater.json["paymentId"] as? String)
+            let approved = try await store.request(.POST, app + "/payments/\(approve)/approve", token: .some(store.adminToken))
+            #expect(approved.json["state"] as? String == "purchased", "\(approved.text)")
+            let declined = try await store.request(.POST, app + "/payments/\(decline)/decline", token: .some(store.adminToken))
+            #expect(declined.json["state"] as? String == "failed")
+            let twice = try await store.request(.POST, app + "/payments/\(approve)/approve", token: .some(store.adminToken))
+            #expect(twice.status == 409)
+            #expect(twice.errorCode == "payment_not_waiting")
+
+            let queue = try await store.client(.GET, "/queue", token: token)
+            let states = (queue.json["entries"] as? [[String: Any]])?.compactMap { $0["state"] as? String }
+            #expect(states == ["purchased", "failed"])
+        }
+    }
+
+    /// Interrupted purchases fail first and complete once resolved; a declining card fails with its SKError code.
+    @Test(arguments: TestDatabase.available)
+    func interruptedAndDeclinedPayments(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog(testerSettings: ["interruptPurchases": true])
+            let token = try await store.signIn()
+            let interrupted = try await store.pay(TestStore.coins, token: token)
+            #expect(interrupted.json["state"] as? String == "failed")
+            let paymentId = try #require(interrupted.json["paymentId"] as? String)
+            let resolved = try await store.request(
+                .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/payments/\(paymentId)/resolve",
+                token: .some(store.adminToken))
+            #expect(resolved.json["state"] as? String == "purchased", "\(resolved.text)")
+            #expect(resolved.json["paymentId"] as? String == paymentId)
+
+            let changed = try await store.request(
+                .PATCH, "/admin/v1/testers/\(TestStore.testerEmail)",
+                json: ["interruptPurchases": false, "paymentOutcome": "decline"])
+            #expect(changed.status == 200, "\(changed.text)")
+            let declined = try await store.pay(TestStore.coins, token: token)
+            #expect(declined.json["state"] as? String == "failed")
+            #expect((declined.json["error"] as? [String: Any])?["skErrorCode"] as? Int == 4)
+        }
+    }
+
+    /// Seed 000: restore brings back non-consumables as new `restored` transactions whose original is the first
+    /// purchase, never consumables.
+    @Test(arguments: TestDatabase.available)
+    func restoreReturnsOnlyRestorablePurchases(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let unlock = try await store.pay(TestStore.removeAds, token: token)
+            _ = try await store.pay(TestStore.coins, token: token)
+            let secondDevice = try await store.signIn()
+            let restored = try await store.client(.POST, "/restore", token: secondDevice, json: [:])
+            #expect(restored.status == 200, "\(restored.text)")
+            let entries = try #require(restored.json["entries"] as? [[String: Any]])
+            #expect(entries.map { $0["productId"] as? String } == [TestStore.removeAds])
+            #expect(entries.first?["state"] as? String == "restored")
+            let transaction = try #require(entries.first?["transaction"] as? [String: Any])
+            #expect(transaction["originalTransactionId"] as? String == unlock.transactionId)
+            #expect(transaction["transactionId"] as? String != unlock.transactionId)
+        }
+    }
+
+    /// The test controls make the next calls of an API fail with a chosen SKError, then the API works again.
+    @Test(arguments: TestDatabase.available)
+    func armedFailuresFailTheNextCalls(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let armed = try await store.request(
+                .PUT, "/sandbox/test/v1/apps/\(TestStore.bundleId)/failures",
+                json: ["api": "products", "count": 1, "error": "cloudServiceNetworkConnectionFailed"],
+                token: .some(store.adminToken))
+            #expect(armed.status == 200, "\(armed.text)")
+            let failed = try await store.client(.POST, "/products", token: token, json: ["identifiers": [TestStore.coins]])
+            #expect(failed.status == 503)
+            #expect(failed.skErrorCode == 7)
+            let works = try await store.client(.POST, "/products", token: token, json: ["identifiers": [TestStore.coins]])
+            #expect(works.status == 200)
+
+            _ = try await store.request(
+                .PUT, "/sandbox/test/v1/apps/\(TestStore.bundleId)/failures",
+                json: ["api": "purchase", "count": 1, "error": "paymentCancelled"], token: .some(store.adminToken))
+            let cancelled = try await store.pay(TestStore.coins, token: token)
+            #expect(cancelled.json["state"] as? String == "failed")
+            #expect((cancelled.json["error"] as? [String: Any])?["skErrorCode"] as? Int == 2)
+            let bad = try await store.request(
+                .PUT, "/sandbox/test/v1/apps/\(TestStore.bundleId)/failures",
+                json: ["api": "purchase", "count": 1, "error": "nope"], token: .some(store.adminToken))
+            #expect(bad.status == 400)
+            #expect(bad.errorCode == "unknown_error")
+        }
+    }
+
+    /// Live updates: a purchase made outside the app reaches an open stream; reconnecting after a cursor resumes.
+    @Test(arguments: TestDatabase.available)
+    func updatesStreamDeliversAndResumes(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let first = try await store.pay(TestStore.coins, token: token)
+            let firstSequence = try #require(first.json["sequence"] as? Int)
+            async let streamed = store.readUpdates(token: token, after: Int64(firstSequence), count: 1)
+            try await Task.sleep(for: .milliseconds(300))
+            let bought = try await store.request(
+                .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/purchases",
+                json: ["tester": TestStore.testerEmail, "productId": TestStore.removeAds],
+                token: .some(store.adminToken))
+            #expect(bought.status == 201, "\(bought.text)")
+            let events = try await streamed
+            #expect(events.first?["productId"] as? String == TestStore.removeAds)
+            #expect(events.first?["state"] as? String == "purchased")
+
+            let replay = try await store.readUpdates(token: token, after: 0, count: 2)
+            #expect(replay.compactMap { $0["sequence"] as? Int }.first == firstSequence)
+        }
+    }
+}
