@@ -54,10 +54,10 @@ import Testing
             .init(productId: "com.example.coins", state: .purchased),
             .init(productId: "com.example.remove_ads", state: .failed),
         ])
-        #expect(await early.next() == expected)
+        await early.expectNext(expected)
         let late = RecordingObserver()
         client.paymentQueue.add(late)
-        #expect(await late.next() == expected)
+        await late.expectNext(expected)
         client.paymentQueue.add(late)
 
         let purchased = try #require(client.paymentQueue.transactions.first)
@@ -68,8 +68,8 @@ import Testing
         #expect((failed.error as? SKError)?.code == .paymentCancelled)
         client.paymentQueue.finishTransaction(purchased)
         let removed = RecordingObserver.Event.removed([.init(productId: "com.example.coins", state: .purchased)])
-        #expect(await early.next() == removed)
-        #expect(await late.next() == removed)
+        await early.expectNext(removed)
+        await late.expectNext(removed)
         await client.close()
         #expect(early.events.count == 2 && late.events.count == 2, "each change is delivered once per observer")
 
@@ -100,12 +100,12 @@ import Testing
         let observer = RecordingObserver()
         client.paymentQueue.add(observer)
         client.paymentQueue.add(SKMutablePayment())
-        #expect(await observer.next() == .updated([.init(productId: "", state: .purchasing)]))
-        #expect(await observer.next() == .updated([.init(productId: "", state: .failed)]))
+        await observer.expectNext(.updated([.init(productId: "", state: .purchasing)]))
+        await observer.expectNext(.updated([.init(productId: "", state: .failed)]))
         let failed = try #require(client.paymentQueue.transactions.first)
         #expect((failed.error as? SKError)?.code == .clientInvalid)
         client.paymentQueue.finishTransaction(failed)
-        #expect(await observer.next() == .removed([.init(productId: "", state: .failed)]))
+        await observer.expectNext(.removed([.init(productId: "", state: .failed)]))
         #expect(client.paymentQueue.locked.withLock { $0.device.transactions.isEmpty })
         await client.close()
     }

@@ -82,12 +82,12 @@ struct DeviceState: Codable, Sendable, Hashable {
         }
         if let index = transactions.firstIndex(where: { $0.matches(entry) }) {
             if let current = transactions[index].entry, current.sequence >= entry.sequence { return [] }
-            if entry.finished { return [.removed(transactions.remove(at: index))] }
+            if entry.isSettled { return [.removed(transactions.remove(at: index))] }
             transactions[index].entry = entry
             transactions[index].localError = nil
             return [.updated(transactions[index])]
         }
-        guard !entry.finished, entry.sequence > settledThrough else { return [] }
+        guard !entry.isSettled, entry.sequence > settledThrough else { return [] }
         let transaction = StoredTransaction(id: UUID(), entry: entry)
         transactions.append(transaction)
         return [.updated(transaction)]
@@ -202,4 +202,10 @@ struct StoredTransaction: Codable, Sendable, Hashable {
         if let key = entry.idempotencyKey, !key.isEmpty, payment.idempotencyKey == key { return true }
         return false
     }
+}
+
+extension QueueEntry {
+    /// Finished, so nothing is left to show. A deferred entry counts as finished at the store (there is nothing
+    /// to finish) but still shows its payment waiting for approval.
+    var isSettled: Bool { finished && state != .deferred }
 }

@@ -62,9 +62,11 @@ public final class SKPaymentTransaction: Sendable, CustomStringConvertible {
         return (stored.localError ?? stored.entry?.error).map(SKError.init)
     }
 
-    /// The iOS 6-style transaction receipt (`verifyReceipt` accepts it); set when `purchased` or `restored`.
+    /// The iOS 6-style transaction receipt (`verifyReceipt` accepts it); set when `purchased` or `restored` and
+    /// the store made one.
     public var transactionReceipt: Data? {
-        stored.entry?.transaction.flatMap { Data(base64Encoded: $0.transactionReceipt) }
+        guard let text = stored.entry?.transaction?.transactionReceipt, !text.isEmpty else { return nil }
+        return Data(base64Encoded: text)
     }
 
     /// Kiosk addition: the signed transaction (compact JWS, App Store `JWSTransactionDecodedPayload`) to send to

@@ -62,6 +62,12 @@ final class RecordingObserver: SKPaymentTransactionObserver, Sendable {
         return nil
     }
 
+    /// Awaits the next event and checks it is `expected`, reporting the actual event otherwise.
+    func expectNext(_ expected: Event, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let event = await next(sourceLocation: sourceLocation)
+        #expect(event == expected, "all events: \(events)", sourceLocation: sourceLocation)
+    }
+
     private func record(_ event: Event) {
         recorded.withLock { $0.events.append(event) }
     }
