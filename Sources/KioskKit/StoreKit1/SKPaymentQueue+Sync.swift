@@ -76,7 +76,7 @@ extension SKPaymentQueue {
             )
         }
         for key in keys { spawn { _ = await self.send(idempotencyKey: key) } }
-        for sequence in sequences { spawn { await self.sendFinish(sequence: sequence) } }
+        for sequence in sequences { spawn(cancelOnClose: false) { await self.sendFinish(sequence: sequence) } }
     }
 
     /// What became of a payment.
@@ -152,7 +152,8 @@ extension SKPaymentQueue {
     }
 
     /// Sends a stored finish until the store acknowledges it. A refused session leaves it stored for the next
-    /// sign-in; an entry the store does not know has nothing left to finish.
+    /// sign-in; an entry the store does not know has nothing left to finish. Once the queue is closing, a failed
+    /// attempt is not retried: the finish stays stored for the next launch.
     func sendFinish(sequence: Int64) async {
         guard locked.withLock({ $0.finishing.insert(sequence).inserted }) else { return }
         defer { locked.withLock { _ = $0.finishing.remove(sequence) } }
@@ -162,6 +163,7 @@ extension SKPaymentQueue {
             do {
                 _ = try await api.finish(sequence: sequence, token: session.token)
             } catch let error as KioskKitError where error.isRetryable {
+                if locked.withLock({ $0.isClosed }) { return }
                 try? await Task.sleep(for: retryDelay(attempt: attempt))
                 attempt += 1
                 continue
@@ -255,15 +257,17 @@ extension SKPaymentQueue {
         return previous
     }
 
-    /// Stops all background work, waits for it and writes the state.
+    /// Stops the background work and waits for it: payments being sent and the sync are cancelled (they resume
+    /// at the next launch); finishes in flight complete their current attempt. Then writes the state.
     func close() async {
         let (tasks, listeners) = locked.withLock { state in
             state.isClosed = true
-            return (Array(state.tasks.values) + [state.sync?.task].compactMap { $0 }, Array(state.listeners.values))
+            state.sync?.task.cancel()
+            for (task, cancelOnClose) in state.tasks.values where cancelOnClose { task.cancel() }
+            return (state.tasks.values.map(\.task) + [state.sync?.task].compactMap { $0 }, Array(state.listeners.values))
         }
         // Outside the lock: finishing a listener runs its termination handler, which takes the lock.
         for listener in listeners { listener.finish() }
-        for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         try? await stateFile.flush()
     }

@@ -45,7 +45,8 @@ public final class SKPaymentQueue: Sendable {
         var sending: Set<String> = []
         var finishing: Set<Int64> = []
         var promoting: Set<Int64> = []
-        var tasks: [UUID: Task<Void, Never>] = [:]
+        /// Background work; ``close()`` cancels the cancellable tasks and awaits them all.
+        var tasks: [UUID: (task: Task<Void, Never>, cancelOnClose: Bool)] = [:]
         var wantsSync = false
         var sync: (generation: Int, task: Task<Void, Never>)?
         var syncGeneration = 0
@@ -141,7 +142,7 @@ public final class SKPaymentQueue: Sendable {
             }
             return changes
         }
-        if let sequence { spawn { await self.sendFinish(sequence: sequence) } }
+        if let sequence { spawn(cancelOnClose: false) { await self.sendFinish(sequence: sequence) } }
     }
 
     /// Restores the account's non-consumables and auto-renewable subscriptions as new `restored` transactions,
@@ -238,15 +239,17 @@ extension SKPaymentQueue {
         return view
     }
 
-    /// Runs work the queue owns; ``close()`` cancels and awaits it.
-    func spawn(_ work: @escaping @Sendable () async -> Void) {
+    /// Runs work the queue owns. ``close()`` awaits it, cancelling it first unless `cancelOnClose` is false
+    /// (finishes: their request in flight is let through so a closing app still reaches the store).
+    func spawn(cancelOnClose: Bool = true, _ work: @escaping @Sendable () async -> Void) {
         let id = UUID()
         locked.withLock { state in
             guard !state.isClosed else { return }
-            state.tasks[id] = Task {
+            let task = Task {
                 await work()
                 _ = self.locked.withLock { $0.tasks.removeValue(forKey: id) }
             }
+            state.tasks[id] = (task, cancelOnClose)
         }
     }
 
