@@ -92,7 +92,8 @@ final class ShopObserver: SKPaymentTransactionObserver, SKProductsRequestDelegat
                 print("✓ +\(Catalog.coinsPerUnit * transaction.payment.quantity) coins (transaction \(id))")
             case catalog.removeAds:
                 updated.adsRemoved = true
-                print("✓ ads removed (transaction \(id)\(transaction.transactionState == .restored ? ", restored" : ""))")
+                print(
+                    "✓ ads removed (transaction \(id)\(transaction.transactionState == .restored ? ", restored" : ""))")
             default:
                 print("? \(transaction.payment.productIdentifier) is not sold by this shop; finishing it")
             }

@@ -119,8 +119,9 @@ struct Buy: AsyncParsableCommand {
         let (client, observer) = try await options.open()
         do {
             let productId = item == .coins ? options.catalog.coins : options.catalog.removeAds
-            guard let product = try await fetchProducts(options.catalog, observer: observer)
-                .first(where: { $0.productIdentifier == productId })
+            guard
+                let product = try await fetchProducts(options.catalog, observer: observer)
+                    .first(where: { $0.productIdentifier == productId })
             else {
                 throw ValidationError("\(productId) is not on sale to this account.")
             }

@@ -31,7 +31,8 @@ import Testing
         _ = state.apply(Fixtures.entry(9, .purchased, key: "k", paymentId: paymentId))
         #expect(state.transactions.count == 1)
         #expect(state.transactions[0].entry?.state == .purchased)
-        #expect(state.apply(Fixtures.entry(3, .deferred, key: "k", paymentId: paymentId)).isEmpty, "older entry ignored")
+        #expect(
+            state.apply(Fixtures.entry(3, .deferred, key: "k", paymentId: paymentId)).isEmpty, "older entry ignored")
     }
 
     /// Finishing moves the sequence to pending finishes; once acknowledged, a late copy is not shown again.

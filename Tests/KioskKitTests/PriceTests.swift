@@ -7,10 +7,12 @@ import Testing
 @Suite struct PriceTests {
     /// Prices are parsed from the store's decimal text exactly, never through floating point.
     @Test func decimalText() throws {
-        let cents = PriceInfo(minorUnits: 99, decimal: "0.99", currency: "USD", storefront: "USA", locale: "en_US@currency=USD")
+        let cents = PriceInfo(
+            minorUnits: 99, decimal: "0.99", currency: "USD", storefront: "USA", locale: "en_US@currency=USD")
         #expect(try cents.exactDecimal() == Decimal(sign: .plus, exponent: -2, significand: 99))
         #expect(try cents.exactDecimal() * 3 == Decimal(string: "2.97"))
-        let yen = PriceInfo(minorUnits: 120, decimal: "120", currency: "JPY", storefront: "JPN", locale: "ja_JP@currency=JPY")
+        let yen = PriceInfo(
+            minorUnits: 120, decimal: "120", currency: "JPY", storefront: "JPN", locale: "ja_JP@currency=JPY")
         #expect(try yen.exactDecimal() == 120)
     }
 
@@ -40,11 +42,14 @@ import Testing
     /// An SKProduct exposes the exact price, the price locale and a formatted price, and reads subscription periods.
     @Test func skProduct() throws {
         let info = ProductInfo(
-            productId: "com.example.pro", type: "auto_renewable", localizedTitle: "Pro", localizedDescription: "All of it",
+            productId: "com.example.pro", type: "auto_renewable", localizedTitle: "Pro",
+            localizedDescription: "All of it",
             textLocale: "en_US",
-            price: PriceInfo(minorUnits: 499, decimal: "4.99", currency: "USD", storefront: "USA", locale: "en_US@currency=USD"),
+            price: PriceInfo(
+                minorUnits: 499, decimal: "4.99", currency: "USD", storefront: "USA", locale: "en_US@currency=USD"),
             subscriptionPeriod: "P1M", subscriptionGroupIdentifier: "pro",
-            introductoryOffer: OfferInfo(identifier: nil, paymentMode: "free_trial", period: "P1W", numberOfPeriods: 1, price: nil))
+            introductoryOffer: OfferInfo(
+                identifier: nil, paymentMode: "free_trial", period: "P1W", numberOfPeriods: 1, price: nil))
         let product = try SKProduct(info)
         #expect(product.price == Decimal(string: "4.99"))
         #expect(product.priceLocale.identifier.hasPrefix("en_US"))

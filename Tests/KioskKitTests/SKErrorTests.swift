@@ -32,7 +32,9 @@ import Testing
     /// A store failure becomes the SKError it names; a network failure becomes
     /// cloudServiceNetworkConnectionFailed; no session becomes clientInvalid.
     @Test func fromKioskFailures() {
-        #expect(SKError(StoreKitErrorInfo(skErrorCode: 3, code: "quantity_out_of_range", message: "m")).code == .paymentInvalid)
+        #expect(
+            SKError(StoreKitErrorInfo(skErrorCode: 3, code: "quantity_out_of_range", message: "m")).code
+                == .paymentInvalid)
         #expect(SKError(StoreKitErrorInfo(skErrorCode: 999, code: "new", message: "m")).code == .unknown)
         #expect(SKError(KioskKitError(code: .network, message: "down")).code == .cloudServiceNetworkConnectionFailed)
         #expect(SKError(KioskKitError(code: .notSignedIn, message: "no")).code == .clientInvalid)

@@ -16,11 +16,13 @@ import Testing
                 for: [ShopStore.coins, ShopStore.removeAds, "com.example.shop.unknown"], client: device)
             #expect(Set(products.map(\.id)) == [ShopStore.coins, ShopStore.removeAds])
             let coins = try #require(products.first { $0.id == ShopStore.coins })
-            #expect(coins.type == .consumable && coins.price == Decimal(string: "0.99") && coins.displayPrice == "$0.99")
+            #expect(
+                coins.type == .consumable && coins.price == Decimal(string: "0.99") && coins.displayPrice == "$0.99")
 
             let token = UUID()
-            guard case .success(.verified(let transaction)) = try await coins.purchase(
-                options: [.quantity(2), .appAccountToken(token)])
+            guard
+                case .success(.verified(let transaction)) = try await coins.purchase(
+                    options: [.quantity(2), .appAccountToken(token)])
             else {
                 Issue.record("the purchase did not return a verified transaction")
                 return await device.close()

@@ -114,7 +114,8 @@ struct DeviceState: Codable, Sendable, Hashable {
 
     /// Records a payment the store refused without making an entry (invalid quantity, unknown product…).
     mutating func failPayment(idempotencyKey: String, error: StoreKitErrorInfo) -> [Change] {
-        guard let index = transactions.firstIndex(where: { $0.isPending && $0.payment.idempotencyKey == idempotencyKey })
+        guard
+            let index = transactions.firstIndex(where: { $0.isPending && $0.payment.idempotencyKey == idempotencyKey })
         else {
             return []
         }

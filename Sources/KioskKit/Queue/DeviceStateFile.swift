@@ -62,7 +62,9 @@ final class DeviceStateFile: Sendable {
         await withCheckedContinuation { continuation in
             writes.async { continuation.resume() }
         }
-        if let failure = writeFailure.withLock({ failure in defer { failure = nil }; return failure }) {
+        if let failure = writeFailure.withLock({ failure in
+            defer { failure = nil }; return failure
+        }) {
             throw failure
         }
     }

@@ -104,8 +104,10 @@ extension SKPaymentQueue {
         while !Task.isCancelled {
             let (record, session, delegate) = locked.withLock {
                 state -> (StoredTransaction?, StoredSession?, DelegateReference) in
-                (state.device.transactions.first { $0.payment.idempotencyKey == key }, state.device.session,
-                    state.delegate)
+                (
+                    state.device.transactions.first { $0.payment.idempotencyKey == key }, state.device.session,
+                    state.delegate
+                )
             }
             guard let record, record.isPending else {
                 if let entry = record?.entry { return .answered(entry) }
@@ -137,7 +139,8 @@ extension SKPaymentQueue {
                 attempt += 1
             } catch let error as KioskKitError {
                 let code = SKError(error).code
-                return refuse(key, code: code, reason: error.storeError?.code ?? "\(error.code)", message: error.message)
+                return refuse(
+                    key, code: code, reason: error.storeError?.code ?? "\(error.code)", message: error.message)
             } catch {
                 break
             }
@@ -264,7 +267,9 @@ extension SKPaymentQueue {
             state.isClosed = true
             state.sync?.task.cancel()
             for (task, cancelOnClose) in state.tasks.values where cancelOnClose { task.cancel() }
-            return (state.tasks.values.map(\.task) + [state.sync?.task].compactMap { $0 }, Array(state.listeners.values))
+            return (
+                state.tasks.values.map(\.task) + [state.sync?.task].compactMap { $0 }, Array(state.listeners.values)
+            )
         }
         // Outside the lock: finishing a listener runs its termination handler, which takes the lock.
         for listener in listeners { listener.finish() }

@@ -163,7 +163,9 @@ public final class SKPaymentQueue: Sendable {
                 self.update { state in snapshot.entries.flatMap { state.device.apply($0) } }
                 let current = observers()
                 self.callbackQueue.async {
-                    for reference in current { reference.observer?.paymentQueueRestoreCompletedTransactionsFinished(self) }
+                    for reference in current {
+                        reference.observer?.paymentQueueRestoreCompletedTransactionsFinished(self)
+                    }
                 }
             } catch {
                 let failure = SKError(wrapping: error)
@@ -208,7 +210,8 @@ extension SKPaymentQueue {
             switch change {
             case .updated(let record):
                 updated.append((view(for: record, in: &state), record))
-                if let entry = record.entry, entry.transaction != nil, entry.state == .purchased || entry.state == .restored,
+                if let entry = record.entry, entry.transaction != nil,
+                    entry.state == .purchased || entry.state == .restored,
                     !state.directPurchaseKeys.contains(record.payment.idempotencyKey)
                 {
                     for listener in state.listeners.values { listener.yield(entry) }

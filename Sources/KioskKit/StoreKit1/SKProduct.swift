@@ -33,7 +33,9 @@ public final class SKProduct: Sendable, CustomStringConvertible {
         currencyCode = info.price.currency
         productType = info.type
         subscriptionPeriod = info.subscriptionPeriod.flatMap(SKProductSubscriptionPeriod.init(iso8601:))
-        introductoryPrice = try info.introductoryOffer.map { try SKProductDiscount($0, type: .introductory, product: info) }
+        introductoryPrice = try info.introductoryOffer.map {
+            try SKProductDiscount($0, type: .introductory, product: info)
+        }
         discounts = try info.promotionalOffers.map { try SKProductDiscount($0, type: .subscription, product: info) }
         subscriptionGroupIdentifier = info.subscriptionGroupIdentifier
         isFamilyShareable = info.isFamilyShareable

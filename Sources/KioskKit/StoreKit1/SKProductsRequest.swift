@@ -27,7 +27,8 @@ public final class SKProductsRequest: SKRequest, @unchecked Sendable {
     override func perform() async throws -> @Sendable (any SKRequestDelegate) -> Void {
         let answer = try await client.products(for: productIdentifiers.sorted())
         let response = SKProductsResponse(
-            products: try answer.products.map(SKProduct.init), invalidProductIdentifiers: answer.invalidProductIdentifiers)
+            products: try answer.products.map(SKProduct.init),
+            invalidProductIdentifiers: answer.invalidProductIdentifiers)
         return { delegate in
             (delegate as? any SKProductsRequestDelegate)?.productsRequest(self, didReceive: response)
         }

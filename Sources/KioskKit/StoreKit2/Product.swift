@@ -80,7 +80,8 @@ public struct Product: Identifiable, Sendable {
         case .answered(let entry):
             switch entry.state {
             case .purchased, .restored:
-                guard let info = entry.transaction, let result = await client.verifiedTransaction(info.signedTransaction)
+                guard let info = entry.transaction,
+                    let result = await client.verifiedTransaction(info.signedTransaction)
                 else {
                     throw SKError(.unknown, message: "The store's transaction could not be decoded.")
                 }
@@ -88,7 +89,8 @@ public struct Product: Identifiable, Sendable {
             case .deferred, .promoted:
                 return .pending
             case .failed:
-                return try Self.failure(entry.error ?? StoreKitErrorInfo(skErrorCode: 0, code: "unknown", message: "The payment failed."))
+                return try Self.failure(
+                    entry.error ?? StoreKitErrorInfo(skErrorCode: 0, code: "unknown", message: "The payment failed."))
             }
         case .refused(let info):
             return try Self.failure(info)

@@ -94,7 +94,8 @@ extension Transaction {
     /// ``unfinished`` of an explicit client.
     public static func unfinished(client: KioskStoreClient) -> Transactions {
         Transactions {
-            await client.verifiedTransactions(client.paymentQueue.unfinishedTransactionEntries.compactMap(\.transaction))
+            await client.verifiedTransactions(
+                client.paymentQueue.unfinishedTransactionEntries.compactMap(\.transaction))
         }
     }
 

@@ -15,7 +15,9 @@ struct TransactionVerifier: Sendable {
     }
 
     /// The decoded payload and, if it is not to be trusted, why. Nil when the payload cannot even be read.
-    func verify(_ jws: String) async -> (payload: JWSTransactionDecodedPayload, error: VerificationResult<Transaction>.VerificationError?)? {
+    func verify(_ jws: String) async -> (
+        payload: JWSTransactionDecodedPayload, error: VerificationResult<Transaction>.VerificationError?
+    )? {
         let result = await jwsVerifier.verify(jws)
         guard let payloadJSON = result.payloadJSON ?? Self.unverifiedPayload(of: jws),
             let payload = try? JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(payloadJSON))

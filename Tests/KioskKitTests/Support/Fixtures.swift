@@ -10,7 +10,8 @@ enum Fixtures {
     static func session(account: UUID = accountId, storefront: String = "143441") -> StoredSession {
         StoredSession(
             token: "session-token", environment: "Sandbox", account: AccountInfo(id: account, email: "t@example.com"),
-            storefront: StorefrontInfo(countryCode: "USA", identifier: storefront, currency: "USD", locale: "en_US@currency=USD"))
+            storefront: StorefrontInfo(
+                countryCode: "USA", identifier: storefront, currency: "USD", locale: "en_US@currency=USD"))
     }
 
     static func entry(

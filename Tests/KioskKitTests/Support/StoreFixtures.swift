@@ -24,14 +24,17 @@ struct ShopStore: Sendable {
     ) async throws {
         let settings = try JSONSerialization.data(withJSONObject: testerSettings)
         try await withTestStore { store in
-            try await expectCreated(store.request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Shop"]))
+            try await expectCreated(
+                store.request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Shop"]))
             for (productId, type) in [(coins, "consumable"), (removeAds, "non_consumable")] {
                 try await expectCreated(
                     store.request(
                         .POST, "/admin/v1/apps/\(bundleId)/products",
                         json: [
                             "productId": productId, "type": type, "referenceName": productId, "pricing": ["tier": 1],
-                            "localizations": [["locale": "en_US", "displayName": "Coins", "description": "A pile of coins"]],
+                            "localizations": [
+                                ["locale": "en_US", "displayName": "Coins", "description": "A pile of coins"]
+                            ],
                         ]))
             }
             let agreement = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
@@ -91,15 +94,17 @@ struct ShopStore: Sendable {
     /// The payments waiting for a parent's approval.
     func deferredPayments() async throws -> [TestPaymentInfo] {
         try await store.request(
-            .GET, "/sandbox/test/v1/apps/\(Self.bundleId)/payments?state=deferred", token: .some(store.adminToken))
-            .decode(TestPaymentsResponse.self).payments
+            .GET, "/sandbox/test/v1/apps/\(Self.bundleId)/payments?state=deferred", token: .some(store.adminToken)
+        )
+        .decode(TestPaymentsResponse.self).payments
     }
 
     /// Buys a product for the tester as if started outside the app (`promoted`: on the App Store's page).
     func purchaseOutsideTheApp(_ productId: String, promoted: Bool) async throws {
         let answer = try await store.request(
             .POST, "/sandbox/test/v1/apps/\(Self.bundleId)/purchases",
-            body: try JSONEncoder().encode(TestPurchaseRequest(tester: Self.tester, productId: productId, promoted: promoted)),
+            body: try JSONEncoder().encode(
+                TestPurchaseRequest(tester: Self.tester, productId: productId, promoted: promoted)),
             token: .some(store.adminToken), headers: ["Content-Type": "application/json"])
         #expect(answer.status == 201, "\(answer.text)")
     }
