@@ -9,7 +9,7 @@ public struct KioskKitError: Error, Sendable, CustomStringConvertible {
     /// A stable, comparable error code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case notSignedIn, network, store, invalidResponse, stateDirectory, closed
+            case notSignedIn, network, store, invalidResponse, stateDirectory
         }
 
         private let base: Base
@@ -24,8 +24,6 @@ public struct KioskKitError: Error, Sendable, CustomStringConvertible {
         public static let invalidResponse = Code(base: .invalidResponse)
         /// The state directory could not be read or written.
         public static let stateDirectory = Code(base: .stateDirectory)
-        /// The client was closed.
-        public static let closed = Code(base: .closed)
 
         public var description: String { base.rawValue }
     }
