@@ -1,0 +1,163 @@
+import Foundation
+import KioskProtocol
+
+/// A product on sale to the signed-in account, as in StoreKit 2.
+///
+/// ```swift
+/// let products = try await Product.products(for: ["com.example.coins"])
+/// switch try await products[0].purchase(options: [.quantity(3)]) {
+/// case .success(.verified(let transaction)): deliver(transaction); await transaction.finish()
+/// case .success(.unverified(_, let error)): print("not trusted: \(error)")
+/// case .pending: print("waiting for approval")
+/// case .userCancelled: break
+/// }
+/// ```
+public struct Product: Identifiable, Sendable {
+    public let id: String
+    public let type: ProductType
+    public let displayName: String
+    public let description: String
+    /// The price in the storefront's currency, exact.
+    public let price: Decimal
+    /// The price written in the storefront's locale, e.g. `$0.99`.
+    public let displayPrice: String
+    /// Kiosk addition: ISO 4217 code of ``price``.
+    public let currencyCode: String
+    public let isFamilyShareable: Bool
+    public let subscriptionGroupID: String?
+    private let client: KioskStoreClient
+
+    /// - Throws: ``KioskKitError`` `.invalidResponse` when the price is not a decimal number.
+    init(_ info: ProductInfo, client: KioskStoreClient) throws {
+        id = info.productId
+        type = ProductType(wireType: info.type)
+        displayName = info.localizedTitle
+        description = info.localizedDescription
+        price = try info.price.exactDecimal()
+        currencyCode = info.price.currency
+        displayPrice = PriceFormatting.format(
+            price, currencyCode: currencyCode, locale: Locale(identifier: info.price.locale))
+        isFamilyShareable = info.isFamilyShareable
+        subscriptionGroupID = info.subscriptionGroupIdentifier
+        self.client = client
+    }
+
+    /// The products on sale among `identifiers`, through the shared client; unknown ones are left out.
+    public static func products(for identifiers: some Collection<String>) async throws -> [Product] {
+        try await products(for: identifiers, client: KioskKit.sharedClient)
+    }
+
+    /// ``products(for:)`` through an explicit client.
+    ///
+    /// - Throws: ``SKError`` when the store cannot answer.
+    public static func products(
+        for identifiers: some Collection<String>, client: KioskStoreClient
+    ) async throws -> [Product] {
+        do {
+            return try await client.products(for: Array(identifiers)).products.map { try Product($0, client: client) }
+        } catch {
+            throw SKError(wrapping: error)
+        }
+    }
+
+    /// Buys the product. The payment goes through the device's durable queue: if the app dies before the answer,
+    /// the next launch re-sends it with the same key and the outcome arrives in `Transaction.updates`.
+    ///
+    /// - Returns: `.success` with the verified (or not) transaction, `.pending` for Ask to Buy (the outcome
+    ///   arrives in `Transaction.updates`), or `.userCancelled`.
+    /// - Throws: ``SKError`` when the store refuses the payment, or `CancellationError` if the client closed
+    ///   before an answer.
+    public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
+        var request = PaymentRequest(productId: id, idempotencyKey: UUID().uuidString)
+        for option in options {
+            switch option.base {
+            case .quantity(let quantity): request.quantity = quantity
+            case .appAccountToken(let token): request.appAccountToken = token
+            case .simulatesAskToBuyInSandbox(let flag): request.simulatesAskToBuyInSandbox = flag
+            }
+        }
+        switch await client.paymentQueue.purchase(request) {
+        case .answered(let entry):
+            switch entry.state {
+            case .purchased, .restored:
+                guard let info = entry.transaction,
+                    let result = await client.verifiedTransaction(info.signedTransaction)
+                else {
+                    throw SKError(.unknown, message: "The store's transaction could not be decoded.")
+                }
+                return .success(result)
+            case .deferred, .promoted:
+                return .pending
+            case .failed:
+                return try Self.failure(
+                    entry.error ?? StoreKitErrorInfo(skErrorCode: 0, code: "unknown", message: "The payment failed."))
+            }
+        case .refused(let info):
+            return try Self.failure(info)
+        case .stopped:
+            throw CancellationError()
+        }
+    }
+
+    private static func failure(_ info: StoreKitErrorInfo) throws -> PurchaseResult {
+        let error = SKError(info)
+        if error.code == .paymentCancelled { return .userCancelled }
+        throw error
+    }
+
+    /// How a purchase ended.
+    public enum PurchaseResult: Sendable {
+        case success(VerificationResult<Transaction>)
+        case userCancelled
+        case pending
+    }
+
+    /// An option of ``purchase(options:)``.
+    public struct PurchaseOption: Hashable, Sendable {
+        fileprivate enum Base: Hashable, Sendable {
+            case quantity(Int)
+            case appAccountToken(UUID)
+            case simulatesAskToBuyInSandbox(Bool)
+        }
+
+        fileprivate let base: Base
+
+        /// How many to buy (consumables: 1–10).
+        public static func quantity(_ quantity: Int) -> PurchaseOption { PurchaseOption(base: .quantity(quantity)) }
+        /// The app's UUID for its user; it comes back in the signed transaction.
+        public static func appAccountToken(_ token: UUID) -> PurchaseOption {
+            PurchaseOption(base: .appAccountToken(token))
+        }
+        /// Sandbox only: defer the purchase as Ask to Buy does.
+        public static func simulatesAskToBuyInSandbox(_ flag: Bool) -> PurchaseOption {
+            PurchaseOption(base: .simulatesAskToBuyInSandbox(flag))
+        }
+    }
+
+    /// A product's kind; raw values are the signed transaction's `type`.
+    public struct ProductType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public static let consumable = ProductType(rawValue: "Consumable")
+        public static let nonConsumable = ProductType(rawValue: "Non-Consumable")
+        public static let autoRenewable = ProductType(rawValue: "Auto-Renewable Subscription")
+        public static let nonRenewable = ProductType(rawValue: "Non-Renewing Subscription")
+
+        /// From the client protocol's `consumable`, `non_consumable`, `auto_renewable`, `non_renewing`.
+        init(wireType: String) {
+            switch wireType {
+            case "consumable": self = .consumable
+            case "non_consumable": self = .nonConsumable
+            case "auto_renewable": self = .autoRenewable
+            case "non_renewing": self = .nonRenewable
+            default: self.init(rawValue: wireType)
+            }
+        }
+
+        public var description: String { rawValue }
+    }
+}

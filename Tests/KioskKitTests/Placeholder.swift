@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct KioskKitPlaceholderTests {
-    @Test func placeholder() { #expect(Bool(true)) }
-}

@@ -1,0 +1,88 @@
+import Foundation
+import KioskSigning
+import Testing
+
+@testable import KioskKit
+
+/// KioskKit's StoreKit 2 face against a real store on loopback.
+@Suite struct StoreKit2EndToEndTests {
+    /// A purchase returns a transaction verified against the store's exported sandbox root, with the quantity,
+    /// app account token and exact price; finishing it finishes it at the store; it is then an entitlement only
+    /// if it is a non-consumable. A device trusting another root gets the same transaction unverified.
+    @Test func purchaseVerifiedAgainstTheExportedRoot() async throws {
+        try await ShopStore.with { shop in
+            let device = try await shop.signedInDevice()
+            let products = try await Product.products(
+                for: [ShopStore.coins, ShopStore.removeAds, "com.example.shop.unknown"], client: device)
+            #expect(Set(products.map(\.id)) == [ShopStore.coins, ShopStore.removeAds])
+            let coins = try #require(products.first { $0.id == ShopStore.coins })
+            #expect(
+                coins.type == .consumable && coins.price == Decimal(string: "0.99") && coins.displayPrice == "$0.99")
+
+            let token = UUID()
+            guard
+                case .success(.verified(let transaction)) = try await coins.purchase(
+                    options: [.quantity(2), .appAccountToken(token)])
+            else {
+                Issue.record("the purchase did not return a verified transaction")
+                return await device.close()
+            }
+            #expect(transaction.productID == ShopStore.coins && transaction.purchasedQuantity == 2)
+            #expect(transaction.appAccountToken == token)
+            #expect(transaction.price == Decimal(string: "1.98") && transaction.currencyCode == "USD")
+            #expect(transaction.environment == .sandbox && transaction.appBundleID == ShopStore.bundleId)
+            var unfinished: [UInt64] = []
+            for await result in Transaction.unfinished(client: device) { unfinished.append(try result.payloadValue.id) }
+            #expect(unfinished == [transaction.id])
+            await transaction.finish()
+            try await shop.expectAllFinished(count: 1)
+
+            let removeAds = try #require(products.first { $0.id == ShopStore.removeAds })
+            guard case .success(let result) = try await removeAds.purchase() else {
+                Issue.record("remove-ads was not bought")
+                return await device.close()
+            }
+            await result.unsafePayloadValue.finish()
+            var owned: [String] = []
+            for await entitlement in Transaction.currentEntitlements(client: device) {
+                owned.append(try entitlement.payloadValue.productID)
+            }
+            #expect(owned == [ShopStore.removeAds])
+
+            let stranger = try SigningIdentity.generate(environment: .sandbox, now: Date())
+            let suspicious = try await shop.signedInDevice(roots: [stranger.root])
+            var results: [VerificationResult<Transaction>] = []
+            for await result in Transaction.currentEntitlements(client: suspicious) { results.append(result) }
+            guard case .unverified(_, .invalidCertificateChain) = results.first else {
+                Issue.record("a transaction verified against an untrusted root: \(results)")
+                return await device.close()
+            }
+            await device.close()
+            await suspicious.close()
+        }
+    }
+
+    /// Ask to Buy through StoreKit 2: `purchase()` answers `.pending`; the approved transaction arrives in
+    /// `Transaction.updates`, verified.
+    @Test func pendingPurchaseArrivesInUpdates() async throws {
+        try await ShopStore.with(testerSettings: ["askToBuy": true]) { shop in
+            let device = try await shop.signedInDevice()
+            var updates = Transaction.updates(client: device).makeAsyncIterator()
+            let coins = try #require(try await Product.products(for: [ShopStore.coins], client: device).first)
+            guard case .pending = try await coins.purchase() else {
+                Issue.record("an Ask to Buy purchase was not pending")
+                return await device.close()
+            }
+            let waiting = try #require(try await shop.deferredPayments().first)
+            try await shop.decide(waiting.paymentId, approve: true)
+            guard case .verified(let transaction) = await updates.next() else {
+                Issue.record("the approved purchase did not arrive verified")
+                return await device.close()
+            }
+            #expect(transaction.productID == ShopStore.coins)
+            await transaction.finish()
+            try await shop.expectAllFinished(count: 1)
+            await device.close()
+        }
+    }
+}
