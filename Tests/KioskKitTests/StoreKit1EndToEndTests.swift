@@ -1,5 +1,6 @@
 import Foundation
 import KioskProtocol
+import KioskTesting
 import Testing
 
 @testable import KioskKit
@@ -8,8 +9,9 @@ import Testing
 @Suite struct StoreKit1EndToEndTests {
     /// A products request returns the products on sale with exact prices and lists every other identifier as
     /// invalid; a signed-out device's request fails with clientInvalid.
-    @Test func productsRequest() async throws {
-        try await ShopStore.with { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func productsRequest(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
             let device = try await shop.signedInDevice()
             let delegate = RecordingProductsDelegate()
             let request = SKProductsRequest(
@@ -39,8 +41,9 @@ import Testing
 
     /// Purchase → purchasing, purchased (with identifier, date, receipt, signed transaction) → deliver → finish:
     /// the store holds one finished transaction, charged once for the quantity bought.
-    @Test func purchaseThenFinish() async throws {
-        try await ShopStore.with { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func purchaseThenFinish(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
             let device = try await shop.signedInDevice()
             let observer = RecordingObserver()
             device.paymentQueue.add(observer)
@@ -66,8 +69,9 @@ import Testing
 
     /// Killed after the purchase was delivered to the app but before it finished: the relaunched device shows
     /// the transaction again, and finishing it then charges nothing more.
-    @Test func killedBeforeFinishGetsTheTransactionAgain() async throws {
-        try await ShopStore.with { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func killedBeforeFinishGetsTheTransactionAgain(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
             let directory = Fixtures.temporaryDirectory()
             let first = try await shop.signedInDevice(directory: directory)
             let observer = RecordingObserver()
@@ -94,8 +98,9 @@ import Testing
 
     /// Killed after the store charged but before its answer arrived: the payment's key was stored first, so the
     /// relaunched device re-sends it, gets the same transaction, and the store charged once.
-    @Test func killedBeforeTheAnswerChargesOnce() async throws {
-        try await ShopStore.with { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func killedBeforeTheAnswerChargesOnce(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
             let directory = Fixtures.temporaryDirectory()
             let first = try await shop.signedInDevice(directory: directory)
             let session = try #require(first.paymentQueue.locked.withLock { $0.device.session })
@@ -126,8 +131,9 @@ import Testing
 
     /// A second device of the same account restores remove-ads (never the consumable coins) as a new `restored`
     /// transaction whose original is the first purchase, then hears that the restore finished.
-    @Test func restoreOnASecondDevice() async throws {
-        try await ShopStore.with { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func restoreOnASecondDevice(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
             let phone = try await shop.signedInDevice()
             let observer = RecordingObserver()
             phone.paymentQueue.add(observer)
@@ -159,8 +165,9 @@ import Testing
 
     /// Ask to Buy: both payments show `deferred`; the parent's approval turns the same transaction object
     /// `purchased`, the decline turns the other one `failed` with its error.
-    @Test func askToBuyApproveAndDecline() async throws {
-        try await ShopStore.with(testerSettings: ["askToBuy": true]) { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func askToBuyApproveAndDecline(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine, testerSettings: ["askToBuy": true]) { shop in
             let device = try await shop.signedInDevice()
             let observer = RecordingObserver()
             device.paymentQueue.add(observer)
@@ -193,8 +200,9 @@ import Testing
     }
 
     /// A promoted purchase asks the observer; accepted, it is bought at once and charged once.
-    @Test func promotedPurchaseAccepted() async throws {
-        try await ShopStore.with { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func promotedPurchaseAccepted(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
             let device = try await shop.signedInDevice()
             let observer = RecordingObserver(addStorePayments: true)
             device.paymentQueue.add(observer)
@@ -210,8 +218,9 @@ import Testing
 
     /// A promoted purchase the app postpones is not bought; the app adds the kept payment later (twice, by
     /// mistake) and it is charged once. The promoted entry does not come back at the next launch.
-    @Test func promotedPurchasePostponed() async throws {
-        try await ShopStore.with { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func promotedPurchasePostponed(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
             let directory = Fixtures.temporaryDirectory()
             let device = try await shop.signedInDevice(directory: directory)
             let observer = RecordingObserver(addStorePayments: false)

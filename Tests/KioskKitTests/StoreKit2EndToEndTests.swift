@@ -1,5 +1,6 @@
 import Foundation
 import KioskSigning
+import KioskTesting
 import Testing
 
 @testable import KioskKit
@@ -9,8 +10,9 @@ import Testing
     /// A purchase returns a transaction verified against the store's exported sandbox root, with the quantity,
     /// app account token and exact price; finishing it finishes it at the store; it is then an entitlement only
     /// if it is a non-consumable. A device trusting another root gets the same transaction unverified.
-    @Test func purchaseVerifiedAgainstTheExportedRoot() async throws {
-        try await ShopStore.with { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func purchaseVerifiedAgainstTheExportedRoot(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
             let device = try await shop.signedInDevice()
             let products = try await Product.products(
                 for: [ShopStore.coins, ShopStore.removeAds, "com.example.shop.unknown"], client: device)
@@ -64,8 +66,9 @@ import Testing
 
     /// Ask to Buy through StoreKit 2: `purchase()` answers `.pending`; the approved transaction arrives in
     /// `Transaction.updates`, verified.
-    @Test func pendingPurchaseArrivesInUpdates() async throws {
-        try await ShopStore.with(testerSettings: ["askToBuy": true]) { shop in
+    @Test(arguments: TestDatabaseEngine.available)
+    func pendingPurchaseArrivesInUpdates(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine, testerSettings: ["askToBuy": true]) { shop in
             let device = try await shop.signedInDevice()
             var updates = Transaction.updates(client: device).makeAsyncIterator()
             let coins = try #require(try await Product.products(for: [ShopStore.coins], client: device).first)

@@ -2,27 +2,8 @@ import Foundation
 import KioskTesting
 import Testing
 
-/// The database engines the store's HTTP tests run on: SQLite always, PostgreSQL when `KIOSK_TEST_POSTGRES_URL`
-/// names a server (`.ci/run` sets it).
-enum TestDatabase: String, CaseIterable, CustomTestStringConvertible {
-    case sqlite
-    case postgres
-
-    static var postgresURL: String? { ProcessInfo.processInfo.environment["KIOSK_TEST_POSTGRES_URL"] }
-
-    /// The engines available here.
-    static var available: [TestDatabase] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
-
-    var testDescription: String { rawValue }
-
-    /// A fresh, empty database for one test: nil (an SQLite file in the store's temporary data directory) or a new
-    /// PostgreSQL schema.
-    func freshURL() -> String? {
-        guard self == .postgres, let base = Self.postgresURL else { return nil }
-        let schema = "kiosk_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        return base + (base.contains("?") ? "&" : "?") + "schema=\(schema)"
-    }
-}
+/// The engines the store's HTTP tests run on (SQLite, and PostgreSQL when configured).
+typealias TestDatabase = TestDatabaseEngine
 
 /// Runs `body` against a fresh store on `database`.
 func withStore<T: Sendable>(

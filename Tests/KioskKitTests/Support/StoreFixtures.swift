@@ -20,10 +20,11 @@ struct ShopStore: Sendable {
     /// Runs `body` against a fresh store holding the app, coins (consumable), remove-ads (non-consumable), the
     /// Paid Apps agreement and a sandbox tester with `testerSettings`.
     static func with(
-        testerSettings: [String: Any] = [:], _ body: @Sendable (ShopStore) async throws -> Void
+        _ engine: TestDatabaseEngine = .sqlite, testerSettings: [String: Any] = [:],
+        _ body: @Sendable (ShopStore) async throws -> Void
     ) async throws {
         let settings = try JSONSerialization.data(withJSONObject: testerSettings)
-        try await withTestStore { store in
+        try await withTestStore(databaseURL: engine.freshURL()) { store in
             try await expectCreated(
                 store.request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Shop"]))
             for (productId, type) in [(coins, "consumable"), (removeAds, "non_consumable")] {
