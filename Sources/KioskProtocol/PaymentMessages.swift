@@ -75,7 +75,8 @@ public struct QueueEntry: Codable, Sendable, Hashable {
     public var error: StoreKitErrorInfo?
     /// When the entry was made, in milliseconds since 1970.
     public var date: Int64
-    /// Set once the client finished the entry.
+    /// Set once the client finished the entry; `deferred` entries are finished from the start (the outcome comes
+    /// later as another entry of the same payment).
     public var finished: Bool
 
     public init(

@@ -1,5 +1,6 @@
 import Foundation
 import KioskProtocol
+import KioskSigning
 import KioskTesting
 import Testing
 
@@ -63,6 +64,39 @@ import Testing
             try await shop.expectAllFinished(count: 1)
             #expect(try await shop.transactions().first?.quantity == 3)
             #expect(device.paymentQueue.transactions.isEmpty)
+            await device.close()
+        }
+    }
+
+    /// `AppStore.sync` (a receipt refresh) writes the app receipt to `appStoreReceiptURL`: PKCS #7 that verifies
+    /// against the exported root, made for this device, listing the purchase; the transaction's iOS 6-style
+    /// receipt verifies too and names the same transaction.
+    @Test(arguments: TestDatabaseEngine.available)
+    func receiptsAfterAPurchase(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
+            let deviceId = UUID()
+            let device = try shop.device(deviceId: deviceId)
+            try await device.signIn(email: ShopStore.tester, password: ShopStore.password)
+            let observer = RecordingObserver()
+            device.paymentQueue.add(observer)
+            let payment = SKMutablePayment()
+            payment.productIdentifier = ShopStore.removeAds
+            device.paymentQueue.add(payment)
+            await observer.expectNext(.updated([.init(productId: ShopStore.removeAds, state: .purchasing)]))
+            await observer.expectNext(.updated([.init(productId: ShopStore.removeAds, state: .purchased)]))
+            let transaction = try #require(observer.delivered.withLock { $0.last })
+
+            let legacy = try #require(transaction.transactionReceipt)
+            let legacyResult = await TransactionReceiptVerifier(rootCertificates: [shop.root])
+                .verify(legacy.base64EncodedString())
+            #expect(legacyResult.receipt?.transactionId == transaction.transactionIdentifier, "\(legacyResult)")
+
+            try await AppStore.sync(client: device)
+            let der = try Data(contentsOf: device.appStoreReceiptURL)
+            let result = await AppReceiptVerifier(rootCertificates: [shop.root]).verify(Array(der))
+            let receipt = try #require(result.receipt, "\(result)")
+            #expect(receipt.bundleId == ShopStore.bundleId && receipt.hashMatches(deviceId: deviceId))
+            #expect(receipt.inApp.map(\.transactionId) == [transaction.transactionIdentifier])
             await device.close()
         }
     }
