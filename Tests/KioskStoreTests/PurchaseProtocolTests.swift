@@ -188,6 +188,33 @@ import X509
         }
     }
 
+    /// Invariant 1 across a store restart: a charged, unfinished purchase and the session survive the store
+    /// stopping; the restarted store hands the purchase out again and the same idempotency key still charges once.
+    @Test(arguments: TestDatabase.available)
+    func unfinishedPurchaseSurvivesStoreRestart(database: TestDatabase) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-restart-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = database.freshURL()
+        let (token, transactionId) = try await withTestStore(databaseURL: url, dataDirectory: directory) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let bought = try await store.pay(TestStore.coins, token: token, key: "tap-before-restart")
+            return (token, try #require(bought.transactionId))
+        }
+        try await withTestStore(databaseURL: url, dataDirectory: directory) { store in
+            let queue = try await store.client(.GET, "/queue", token: token)
+            #expect(queue.status == 200, "\(queue.text)")
+            let entries = try #require(queue.json["entries"] as? [[String: Any]])
+            #expect(entries.compactMap { ($0["transaction"] as? [String: Any])?["transactionId"] as? String } == [transactionId])
+            let retried = try await store.pay(TestStore.coins, token: token, key: "tap-before-restart")
+            #expect(retried.transactionId == transactionId)
+            let listed = try await store.request(
+                .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
+                token: .some(store.adminToken))
+            #expect((listed.json["transactions"] as? [[String: Any]])?.count == 1)
+        }
+    }
+
     /// Ask to Buy: `deferred`, then the parent's approval charges (`purchased`) and a decline fails the payment.
     @Test(arguments: TestDatabase.available)
     func askToBuyApproveAndDecline(database: TestDatabase) async throws {
