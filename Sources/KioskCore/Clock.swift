@@ -6,10 +6,11 @@ public protocol KioskClock: Sendable {
     func now() -> Date
 }
 
-/// The real clock.
+/// The real clock, in whole milliseconds: the precision every timestamp is stored with, so a value the store
+/// answers before storing it is the same value it answers after reading it back.
 public struct SystemClock: KioskClock {
     public init() {}
-    public func now() -> Date { Date() }
+    public func now() -> Date { Date(millisecondsSince1970: Date().millisecondsSince1970) }
 }
 
 /// A clock that stands still until moved; for tests.

@@ -7,11 +7,14 @@ extension PurchaseService {
     /// Every unfinished entry of the client's account and app: what a client syncs at launch and on reconnect.
     public func unfinished(for client: ClientSession) async throws -> QueueSnapshot {
         try await database.transaction { tx in
+            // The cursor is read first: on PostgreSQL each statement sees the commits made before it, so an entry
+            // committed between two reads is then either in the list or after the cursor, never lost between.
+            let cursor = try await tx.latestQueueSequence()
             let records = try await tx.unfinishedQueueRecords(
                 accountId: client.account.id, appId: client.app.id, environment: client.environment)
             var entries: [QueueEntry] = []
             for record in records { entries.append(try await entry(for: record, in: tx)) }
-            return QueueSnapshot(entries: entries, cursor: try await tx.latestQueueSequence())
+            return QueueSnapshot(entries: entries, cursor: cursor)
         }
     }
 
