@@ -215,6 +215,43 @@ import X509
         }
     }
 
+    /// Concurrency: ten simultaneous requests with one idempotency key charge once, ten with their own keys charge
+    /// ten times, and restores running beside them neither fail nor deadlock.
+    @Test(arguments: TestDatabase.available)
+    func concurrentPaymentsAndRestores(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            _ = try await store.pay(TestStore.removeAds, token: token)
+            let statuses = try await withThrowingTaskGroup(of: (String, Int, String?).self) { group in
+                for index in 0..<10 {
+                    group.addTask {
+                        let answer = try await store.pay(TestStore.coins, token: token, key: "same-tap")
+                        return ("same", answer.status, answer.transactionId)
+                    }
+                    group.addTask {
+                        let answer = try await store.pay(TestStore.coins, token: token, key: "tap-\(index)")
+                        return ("own", answer.status, answer.transactionId)
+                    }
+                }
+                for _ in 0..<3 {
+                    group.addTask {
+                        let answer = try await store.client(.POST, "/restore", token: token, json: [:])
+                        return ("restore", answer.status, nil)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0.1 == 200 }, "\(statuses)")
+            #expect(Set(statuses.filter { $0.0 == "same" }.map(\.2)).count == 1)
+            #expect(Set(statuses.filter { $0.0 == "own" }.map(\.2)).count == 10)
+            let listed = try await store.request(
+                .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
+                token: .some(store.adminToken))
+            #expect((listed.json["transactions"] as? [[String: Any]])?.count == 12)
+        }
+    }
+
     /// Ask to Buy: `deferred`, then the parent's approval charges (`purchased`) and a decline fails the payment.
     @Test(arguments: TestDatabase.available)
     func askToBuyApproveAndDecline(database: TestDatabase) async throws {

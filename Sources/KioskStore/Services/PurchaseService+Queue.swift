@@ -67,13 +67,15 @@ extension PurchaseService {
             }
             var entries: [QueueEntry] = []
             for transaction in latestByOriginal.values.sorted(by: { $0.id < $1.id }) {
+                // Transaction id before queue sequence, the order a charge takes them in: the same lock order on
+                // PostgreSQL's counter rows, so a restore and a purchase never deadlock.
+                let restoreId = try await tx.nextIdentifier(
+                    client.environment == .production ? .productionTransactionId : .sandboxTransactionId)
                 let record = QueueRecord(
                     sequence: try await tx.nextIdentifier(.queueEntry), environment: client.environment,
                     accountId: client.account.id, appId: client.app.id, state: .restored, paymentId: nil,
                     productId: transaction.productId, quantity: transaction.quantity, transactionId: transaction.id,
-                    restoreTransactionId: try await tx.nextIdentifier(
-                        client.environment == .production ? .productionTransactionId : .sandboxTransactionId),
-                    createdAt: now)
+                    restoreTransactionId: restoreId, createdAt: now)
                 try await tx.insertQueueRecord(record)
                 entries.append(try await entry(for: record, in: tx))
             }
