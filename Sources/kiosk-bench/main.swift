@@ -30,7 +30,7 @@ func report(_ name: String, _ measured: Double, baselineName: String, _ baseline
     func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
     func perSecond(_ value: Double) -> String { pad(String(format: "%.0f/s", value), 10) }
     print(
-        pad(name, 46) + perSecond(measured) + "  vs " + pad(baselineName, 16) + perSecond(baseline)
+        pad(name, 52) + perSecond(measured) + "  vs " + pad(baselineName, 16) + perSecond(baseline)
             + String(format: "  ratio %.3f", measured / baseline))
 }
 
