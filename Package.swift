@@ -191,7 +191,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskCLITests",
-            dependencies: ["kiosk", "KioskCLI", "KioskTesting", "KioskSigning"],
+            dependencies: ["kiosk", "coin-shop", "KioskCLI", "KioskTesting", "KioskSigning"],
             swiftSettings: swiftSettings
         ),
     ]
