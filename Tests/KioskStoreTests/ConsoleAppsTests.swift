@@ -125,6 +125,8 @@ import Testing
             let metrics = try await store.request(.GET, "/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.text.contains("kiosk_http_requests_total"))
+            #expect(metrics.text.contains("kiosk_http_request_duration_seconds_bucket"))
+            #expect(metrics.text.contains("# HELP kiosk_http_requests_total"))
             #expect(metrics.text.contains(#"route="/admin/v1/apps""#))
         }
     }
