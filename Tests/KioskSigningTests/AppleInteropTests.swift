@@ -54,11 +54,6 @@ struct AppleInteropTests {
         var appTransactionId = "704289572311289000"
     }
 
-    struct Outcome {
-        var status: Int32
-        var output: String
-    }
-
     /// Signs both payload kinds with a fresh chain for `environment` and writes the root DER; returns the files.
     func signedFiles(
         environment: StoreEnvironment,
@@ -85,38 +80,33 @@ struct AppleInteropTests {
         return (root, notificationFile, transactionFile, identity)
     }
 
-    /// Runs the Python verifier script and collects its exit status and output.
-    func runVerifier(root: String, environment: StoreEnvironment, kind: String, jwsFile: String) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(interopPython))
-        process.arguments = [
-            Self.script, "--root-der", root, "--environment", environment.appleName, "--bundle-id", Self.bundleId,
-            "--app-apple-id", String(Self.appAppleId), "--kind", kind, "--jws-file", jwsFile,
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+    /// Runs the Python verifier script (off Swift concurrency's threads) and collects its exit status and output.
+    func runVerifier(root: String, environment: StoreEnvironment, kind: String, jwsFile: String) async throws
+        -> ProcessOutcome
+    {
+        try await runProcess(
+            try #require(interopPython),
+            [
+                Self.script, "--root-der", root, "--environment", environment.appleName, "--bundle-id", Self.bundleId,
+                "--app-apple-id", String(Self.appAppleId), "--kind", kind, "--jws-file", jwsFile,
+            ])
     }
 
     // Proves Apple's verifier (OpenSSL X509_STRICT, markers, ES256) accepts a notification and a transaction,
     // in both environments.
     @Test(arguments: StoreEnvironment.allCases)
-    func appleAcceptsKioskSignatures(environment: StoreEnvironment) throws {
+    func appleAcceptsKioskSignatures(environment: StoreEnvironment) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let files = try signedFiles(environment: environment, in: directory)
 
-        let notification = try runVerifier(
+        let notification = try await runVerifier(
             root: files.root, environment: environment, kind: "notification", jwsFile: files.notification
         )
         #expect(notification.status == 0, "\(notification.output)")
         #expect(notification.output.contains(#""notificationType": "TEST""#), "\(notification.output)")
 
-        let transaction = try runVerifier(
+        let transaction = try await runVerifier(
             root: files.root, environment: environment, kind: "transaction", jwsFile: files.transaction
         )
         #expect(transaction.status == 0, "\(transaction.output)")
@@ -125,14 +115,14 @@ struct AppleInteropTests {
     }
 
     // Proves Apple's verifier refuses Kiosk's signatures against another root and with a tampered payload.
-    @Test func appleRefusesWrongRootAndTampering() throws {
+    @Test func appleRefusesWrongRootAndTampering() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let files = try signedFiles(environment: .sandbox, in: directory)
         let otherRoot = directory.appending("other-root.der")
         try Data(try SigningIdentity.generate(environment: .sandbox, now: Date()).rootDER)
             .write(to: URL(fileURLWithPath: otherRoot))
-        let wrongRoot = try runVerifier(
+        let wrongRoot = try await runVerifier(
             root: otherRoot, environment: .sandbox, kind: "transaction", jwsFile: files.transaction
         )
         #expect(wrongRoot.status == 1, "\(wrongRoot.output)")
@@ -146,7 +136,7 @@ struct AppleInteropTests {
         let tamperedFile = directory.appending("tampered.jws")
         try [parts[0], JWSForge.base64URL(tamperedJSON), parts[2]].joined(separator: ".")
             .write(toFile: tamperedFile, atomically: true, encoding: .ascii)
-        let tampered = try runVerifier(
+        let tampered = try await runVerifier(
             root: files.root, environment: .sandbox, kind: "transaction", jwsFile: tamperedFile)
         #expect(tampered.status == 1, "\(tampered.output)")
         #expect(tampered.output.contains("VERIFICATION_FAILURE"), "\(tampered.output)")

@@ -32,18 +32,11 @@ import Testing
 
     /// The contract is a valid OpenAPI 3.1 document (checked with openapi-spec-validator from PyPI).
     @Test(.enabled(if: python != nil, "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
-    func contractIsValidOpenAPI() throws {
+    func contractIsValidOpenAPI() async throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/KioskStore/Resources/openapi.yaml")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.python))
-        process.arguments = ["-m", "openapi_spec_validator", file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try await runProcess(
+            try #require(Self.python), ["-m", "openapi_spec_validator", file.path])
+        #expect(status == 0, "\(output)")
     }
 }

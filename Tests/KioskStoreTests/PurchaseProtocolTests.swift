@@ -275,8 +275,12 @@ import X509
             let declined = try await store.request(.POST, app + "/payments/\(decline)/decline", token: .some(store.adminToken))
             #expect(declined.json["state"] as? String == "failed")
             let twice = try await store.request(.POST, app + "/payments/\(approve)/approve", token: .some(store.adminToken))
-            #expect(twice.status == 409)
-            #expect(twice.errorCode == "payment_not_waiting")
+            #expect(twice.status == 200, "a retried approval answers the same")
+            #expect(twice.transactionId == approved.transactionId)
+            #expect(twice.json["sequence"] as? Int == approved.json["sequence"] as? Int)
+            let reversed = try await store.request(.POST, app + "/payments/\(approve)/decline", token: .some(store.adminToken))
+            #expect(reversed.status == 409)
+            #expect(reversed.errorCode == "payment_not_waiting")
 
             let queue = try await store.client(.GET, "/queue", token: token)
             let states = (queue.json["entries"] as? [[String: Any]])?.compactMap { $0["state"] as? String }
@@ -483,28 +487,5 @@ struct PurchaseAppleInteropTests {
         #expect(status == 0, "\(output)")
         #expect(output.contains(#""transactionId": "\#(transactionId)""#), "\(output)")
         #expect(output.contains(#""type": "Non-Consumable""#), "\(output)")
-    }
-}
-
-/// Runs a program to its end on a dispatch thread (never blocking Swift concurrency's few threads) and returns
-/// its exit status and combined output.
-func runProcess(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            do {
-                try process.run()
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: output, as: UTF8.self)))
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
     }
 }

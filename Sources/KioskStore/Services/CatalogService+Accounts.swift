@@ -27,17 +27,9 @@ public struct AccountChanges: Sendable {
 extension CatalogService {
     public func createAccount(email: String, changes: AccountChanges) async throws -> CustomerAccount {
         let email = email.lowercased()
-        try CatalogRules.validateEmail(email, field: "email")
-        guard let password = changes.password else {
-            throw KioskError.invalid("missing_field", "An account needs a password.", field: "password", fix: "Add 'password'.")
-        }
-        try CatalogRules.validatePassword(password, field: "password")
-        let storefront = try CatalogRules.requireStorefront(changes.storefront ?? "USA", field: "storefront")
-        let firstName = changes.firstName ?? "App"
-        let lastName = changes.lastName ?? "Customer"
-        try CatalogRules.validateName(firstName, field: "firstName")
-        try CatalogRules.validateName(lastName, field: "lastName")
-        let passwordHash = try PasswordHasher().hash(password)
+        let new = try PersonFields.forCreation(
+            email: email, password: changes.password, firstName: changes.firstName, lastName: changes.lastName,
+            storefront: changes.storefront, defaultName: ("App", "Customer"), kind: "customer account")
         let now = clock.now()
         return try await database.transaction { tx in
             if try await tx.customer(email: email) != nil {
@@ -46,8 +38,8 @@ extension CatalogService {
                     field: "email", fix: "Each account needs its own email; update the existing one instead.")
             }
             let account = CustomerAccount(
-                id: UUID(), email: email, passwordHash: passwordHash, firstName: firstName, lastName: lastName,
-                storefront: storefront.code, paymentOutcome: changes.paymentOutcome ?? .approve, createdAt: now,
+                id: UUID(), email: email, passwordHash: new.passwordHash, firstName: new.firstName, lastName: new.lastName,
+                storefront: new.storefront.code, paymentOutcome: changes.paymentOutcome ?? .approve, createdAt: now,
                 updatedAt: now)
             try await tx.insertCustomer(account)
             return account
@@ -63,18 +55,16 @@ extension CatalogService {
     }
 
     public func updateAccount(email: String, changes: AccountChanges) async throws -> CustomerAccount {
-        if let password = changes.password { try CatalogRules.validatePassword(password, field: "password") }
-        if let firstName = changes.firstName { try CatalogRules.validateName(firstName, field: "firstName") }
-        if let lastName = changes.lastName { try CatalogRules.validateName(lastName, field: "lastName") }
-        let storefront = try changes.storefront.map { try CatalogRules.requireStorefront($0, field: "storefront") }
-        let passwordHash = try changes.password.map { try PasswordHasher().hash($0) }
+        let fields = try PersonFields(
+            password: changes.password, firstName: changes.firstName, lastName: changes.lastName,
+            storefront: changes.storefront)
         let now = clock.now()
         return try await database.transaction { tx in
             var account = try await Self.requireAccount(email, in: tx)
-            if let passwordHash { account.passwordHash = passwordHash }
-            if let firstName = changes.firstName { account.firstName = firstName }
-            if let lastName = changes.lastName { account.lastName = lastName }
-            if let storefront { account.storefront = storefront.code }
+            if let passwordHash = fields.passwordHash { account.passwordHash = passwordHash }
+            if let firstName = fields.firstName { account.firstName = firstName }
+            if let lastName = fields.lastName { account.lastName = lastName }
+            if let storefront = fields.storefront { account.storefront = storefront.code }
             if let value = changes.paymentOutcome { account.paymentOutcome = value }
             account.updatedAt = now
             try await tx.updateCustomer(account)

@@ -33,18 +33,9 @@ public struct TesterChanges: Sendable {
 extension CatalogService {
     public func createTester(email: String, changes: TesterChanges) async throws -> Tester {
         let email = email.lowercased()
-        try CatalogRules.validateEmail(email, field: "email")
-        guard let password = changes.password else {
-            throw KioskError.invalid("missing_field", "A tester needs a password.", field: "password", fix: "Add 'password'.")
-        }
-        try CatalogRules.validatePassword(password, field: "password")
-        let storefront = try CatalogRules.requireStorefront(changes.storefront ?? "USA", field: "storefront")
-        let firstName = changes.firstName ?? "Test"
-        let lastName = changes.lastName ?? "User"
-        try CatalogRules.validateName(firstName, field: "firstName")
-        try CatalogRules.validateName(lastName, field: "lastName")
-        // The slow hash runs before the transaction so it never holds the database.
-        let passwordHash = try PasswordHasher().hash(password)
+        let new = try PersonFields.forCreation(
+            email: email, password: changes.password, firstName: changes.firstName, lastName: changes.lastName,
+            storefront: changes.storefront, defaultName: ("Test", "User"), kind: "tester")
         let now = clock.now()
         let settings = TesterSettings(
             interruptPurchases: changes.interruptPurchases ?? false, askToBuy: changes.askToBuy ?? false,
@@ -56,8 +47,8 @@ extension CatalogService {
                     fix: "Each tester needs its own email; update the existing one with `kiosk testers update`.")
             }
             let tester = Tester(
-                id: UUID(), email: email, passwordHash: passwordHash, firstName: firstName, lastName: lastName,
-                storefront: storefront.code, settings: settings, createdAt: now, updatedAt: now)
+                id: UUID(), email: email, passwordHash: new.passwordHash, firstName: new.firstName, lastName: new.lastName,
+                storefront: new.storefront.code, settings: settings, createdAt: now, updatedAt: now)
             try await tx.insertTester(tester)
             return tester
         }
@@ -72,18 +63,16 @@ extension CatalogService {
     }
 
     public func updateTester(email: String, changes: TesterChanges) async throws -> Tester {
-        if let password = changes.password { try CatalogRules.validatePassword(password, field: "password") }
-        if let firstName = changes.firstName { try CatalogRules.validateName(firstName, field: "firstName") }
-        if let lastName = changes.lastName { try CatalogRules.validateName(lastName, field: "lastName") }
-        let storefront = try changes.storefront.map { try CatalogRules.requireStorefront($0, field: "storefront") }
-        let passwordHash = try changes.password.map { try PasswordHasher().hash($0) }
+        let fields = try PersonFields(
+            password: changes.password, firstName: changes.firstName, lastName: changes.lastName,
+            storefront: changes.storefront)
         let now = clock.now()
         return try await database.transaction { tx in
             var tester = try await Self.requireTester(email, in: tx)
-            if let passwordHash { tester.passwordHash = passwordHash }
-            if let firstName = changes.firstName { tester.firstName = firstName }
-            if let lastName = changes.lastName { tester.lastName = lastName }
-            if let storefront { tester.storefront = storefront.code }
+            if let passwordHash = fields.passwordHash { tester.passwordHash = passwordHash }
+            if let firstName = fields.firstName { tester.firstName = firstName }
+            if let lastName = fields.lastName { tester.lastName = lastName }
+            if let storefront = fields.storefront { tester.storefront = storefront.code }
             if let value = changes.interruptPurchases { tester.settings.interruptPurchases = value }
             if let value = changes.askToBuy { tester.settings.askToBuy = value }
             if let value = changes.renewalRate { tester.settings.renewalRate = value }

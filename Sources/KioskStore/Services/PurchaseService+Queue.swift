@@ -116,12 +116,22 @@ extension PurchaseService {
                 message: Self.failureMessage(record.errorReason, code: code))
         }
         return QueueEntry(
-            sequence: record.sequence, state: QueueEntryState(rawValue: record.state.rawValue) ?? .failed,
+            sequence: record.sequence, state: Self.wireState(record.state),
             paymentId: record.paymentId, idempotencyKey: payment?.idempotencyKey, productId: record.productId,
             quantity: record.quantity,
             applicationUsername: payment?.applicationUsername ?? transaction?.applicationUsername,
             appAccountToken: payment?.appAccountToken ?? transaction?.appAccountToken, transaction: info, error: error,
             date: record.createdAt.millisecondsSince1970, finished: record.finishedAt != nil)
+    }
+
+    static func wireState(_ state: QueueRecord.State) -> QueueEntryState {
+        switch state {
+        case .purchased: .purchased
+        case .failed: .failed
+        case .deferred: .deferred
+        case .restored: .restored
+        case .promoted: .promoted
+        }
     }
 
     static func info(_ transaction: StoreTransaction) -> TransactionInfo {

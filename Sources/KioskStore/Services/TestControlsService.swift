@@ -85,9 +85,10 @@ public struct TestControlsService: Sendable {
         case resolve
     }
 
+    /// Idempotent: the same decision again answers the same entry; a different one is a conflict.
     public func decide(bundleId: String, paymentId: UUID, _ decision: Decision) async throws -> QueueEntry {
         let now = clock.now()
-        let (entry, client) = try await database.transaction { tx -> (QueueEntry, ClientSession) in
+        let (entry, changed) = try await database.transaction { tx -> (QueueEntry, ClientSession?) in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard var payment = try await tx.payment(id: paymentId), payment.appId == app.id,
                 payment.environment == .sandbox
@@ -95,6 +96,11 @@ public struct TestControlsService: Sendable {
                 throw KioskError.notFound(
                     "payment_not_found", "The app \(bundleId) has no sandbox payment \(paymentId).", field: "paymentId",
                     fix: "List waiting payments with `kiosk test payments --app \(bundleId)`.")
+            }
+            let records = try await tx.queueRecords(paymentId: payment.id)
+            if Self.alreadyDecided(payment, records: records, as: decision), let latest = records.last {
+                // A retried decision (its answer was lost) answers the same and changes nothing.
+                return (try await purchases.entry(for: latest, in: tx), nil)
             }
             let expected: PaymentState = decision == .resolve ? .interrupted : .deferred
             guard payment.state == expected else {
@@ -131,8 +137,21 @@ public struct TestControlsService: Sendable {
             try await tx.insertQueueRecord(record)
             return (try await purchases.entry(for: record, in: tx), client)
         }
-        await purchases.feed.changed(client.feedKey)
+        if let changed { await purchases.feed.changed(changed.feedKey) }
         return entry
+    }
+
+    /// Whether `decision` is what already happened to the payment: approved (deferred, then purchased), declined
+    /// (deferred, then failed) or resolved (interrupted, then purchased).
+    private static func alreadyDecided(_ payment: Payment, records: [QueueRecord], as decision: Decision) -> Bool {
+        guard let first = records.first else { return false }
+        let wasDeferred = first.state == .deferred
+        let wasInterrupted = first.state == .failed && first.errorReason == "purchase_interrupted"
+        switch decision {
+        case .approve: return wasDeferred && payment.state == .purchased
+        case .decline: return wasDeferred && payment.state == .failed
+        case .resolve: return wasInterrupted && payment.state == .purchased
+        }
     }
 
     /// A tester's transactions in the app, oldest first.
