@@ -129,11 +129,21 @@ public protocol StorageTransaction: Sendable {
     /// Uses up one call of an armed failure: returns its error code and decrements it, or nil if none is armed.
     func consumeArmedFailure(appId: App.ID, api: ArmedFailure.API) async throws -> Int?
 
+    // MARK: Server API: app transactions, consumption reports, history (issue 4, transactions part)
+
+    // MARK: - (keys)
+
     func insertKey(_ key: InAppPurchaseKey) async throws
     func updateKey(_ key: InAppPurchaseKey) async throws
     func key(id: InAppPurchaseKey.ID) async throws -> InAppPurchaseKey?
     /// All keys of an app, revoked ones included, ordered by creation.
     func keys(appId: App.ID) async throws -> [InAppPurchaseKey]
+
+    // MARK: Notifications and renewal extensions (issue 4, notifications part)
+
+    // MARK: - (separator)
+
+    // MARK: Certificate revocations (issue 4, OCSP part)
 }
 
 /// Failures the storage layer reports in terms callers can act on.

@@ -56,6 +56,12 @@ public func buildStore(
     let testControls = router.group(RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst())))
         .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
     TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
+    let serverAPI = ServerAPIService(
+        database: bootstrap.database, clock: clock, signing: bootstrap.signing, purchases: purchases)
+    for environment in StoreEnvironment.allCases {
+        ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
+        VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)
+    }
     router.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
 
     var application = Application(

@@ -6,6 +6,8 @@ public struct KioskRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The signed-in client, set by `ClientAuthMiddleware` on client-protocol routes.
     public var client: ClientSession?
+    /// The App Store Server API caller, set by `ServerAPIAuthMiddleware` on `/inApps` routes.
+    public var serverAPI: ServerAPICaller?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskSigning
+import KioskStorage
+
+/// Who is calling the App Store Server API, once ``ServerAPIAuthMiddleware`` accepted the token.
+public struct ServerAPICaller: Sendable {
+    public var environment: StoreEnvironment
+    /// The app the token's `bid` names, which owns the key that signed it.
+    public var app: App
+    public var keyId: String
+}
+
+/// Accepts a request only with `Authorization: Bearer <JWT>` as Apple checks it: ES256 signed by an unrevoked
+/// In-App Purchase key (`kid`) of the app `bid` names, `iss` the store's issuer id, `aud` `appstoreconnect-v1`,
+/// `exp` in the future and at most an hour (plus a minute of clock skew) ahead, `iat` optional. Anything else
+/// is a bare 401, as Apple answers.
+struct ServerAPIAuthMiddleware: RouterMiddleware {
+    typealias Context = KioskRequestContext
+
+    let database: any KioskDatabase
+    let clock: any KioskClock
+    let environment: StoreEnvironment
+
+    /// The longest lifetime a token may have left: Apple refuses tokens that expire more than an hour out.
+    static let maximumLifetime: TimeInterval = 3600
+    /// Leeway for clocks that disagree.
+    static let clockSkew: TimeInterval = 60
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        context.serverAPI = try await authenticate(request.headers[.authorization])
+        return try await next(request, context)
+    }
+
+    private func authenticate(_ authorization: String?) async throws -> ServerAPICaller {
+        guard let authorization, authorization.hasPrefix("Bearer ") else {
+            throw ServerAPIUnauthorized(reason: "no bearer token")
+        }
+        let token: ServerAPIToken
+        do {
+            token = try ServerAPIToken(parsing: String(authorization.dropFirst("Bearer ".count)))
+        } catch {
+            throw ServerAPIUnauthorized(reason: "\(error)")
+        }
+        guard token.header.alg == "ES256" else { throw ServerAPIUnauthorized(reason: "alg is not ES256") }
+        guard let keyId = token.header.kid else { throw ServerAPIUnauthorized(reason: "no kid") }
+        guard token.claims.aud == ServerAPIToken.audience else {
+            throw ServerAPIUnauthorized(reason: "aud is not \(ServerAPIToken.audience)")
+        }
+        let now = clock.now().timeIntervalSince1970
+        guard let expiry = token.claims.exp, expiry > now else { throw ServerAPIUnauthorized(reason: "expired or no exp") }
+        guard expiry <= now + Self.maximumLifetime + Self.clockSkew else {
+            throw ServerAPIUnauthorized(reason: "exp is more than an hour ahead")
+        }
+        if let issuedAt = token.claims.iat, issuedAt > now + Self.clockSkew {
+            throw ServerAPIUnauthorized(reason: "iat is in the future")
+        }
+        guard let issuer = token.claims.iss, let bundleId = token.claims.bid else {
+            throw ServerAPIUnauthorized(reason: "iss or bid missing")
+        }
+        let (key, app, storeIssuer) = try await database.transaction { tx in
+            let key = try await tx.key(id: keyId)
+            let app = if let key { try await tx.app(id: key.appId) } else { App?.none }
+            return (key, app, try await CatalogService.issuerId(in: tx))
+        }
+        guard let key, key.revokedAt == nil, let app else { throw ServerAPIUnauthorized(reason: "unknown or revoked kid") }
+        guard issuer == storeIssuer else { throw ServerAPIUnauthorized(reason: "iss is not this store's issuer id") }
+        guard bundleId == app.bundleId else { throw ServerAPIUnauthorized(reason: "bid is not the key's app") }
+        guard let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM),
+            token.hasValidSignature(by: publicKey)
+        else { throw ServerAPIUnauthorized(reason: "bad signature") }
+        return ServerAPICaller(environment: environment, app: app, keyId: keyId)
+    }
+}
+
+extension KioskRequestContext {
+    /// The authenticated Server API caller; set on every `/inApps` route.
+    func requireServerAPICaller() throws -> ServerAPICaller {
+        guard let serverAPI else { throw ServerAPIUnauthorized(reason: "route mounted without ServerAPIAuthMiddleware") }
+        return serverAPI
+    }
+}

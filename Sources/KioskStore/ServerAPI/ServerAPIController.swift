@@ -1,0 +1,30 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskStorage
+
+/// Apple's App Store Server API, mounted once per environment: `/inApps/…` for production and
+/// `/sandbox/inApps/…` for the sandbox, so Apple's clients work once their base URL is `http://HOST:PORT` or
+/// `http://HOST:PORT/sandbox`. Every route is JWT-authenticated and answers errors in Apple's shape.
+struct ServerAPIController {
+    let service: ServerAPIService
+    let environment: StoreEnvironment
+
+    func addRoutes(to router: Router<KioskRequestContext>) {
+        let base = router.group(environment == .sandbox ? "sandbox/inApps" : "inApps")
+            .add(middleware: ServerAPIErrorMiddleware())
+            .add(middleware: ServerAPIAuthMiddleware(
+                database: service.database, clock: service.clock, environment: environment))
+        addTransactionRoutes(to: base)
+        addSubscriptionRoutes(to: base)
+        addNotificationRoutes(to: base)
+    }
+}
+
+/// What the Server API's handlers share: the database, the clock, the signing identities and the purchase service.
+public struct ServerAPIService: Sendable {
+    public let database: any KioskDatabase
+    public let clock: any KioskClock
+    public let signing: StoreSigning
+    public let purchases: PurchaseService
+}
