@@ -18,7 +18,9 @@ import argparse
 import json
 import sys
 
+from appstoreserverlibrary.models.AppTransaction import AppTransaction
 from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.models.JWSRenewalInfoDecodedPayload import JWSRenewalInfoDecodedPayload
 from appstoreserverlibrary.models.JWSTransactionDecodedPayload import JWSTransactionDecodedPayload
 from appstoreserverlibrary.models.LibraryUtility import _get_cattrs_converter
 from appstoreserverlibrary.models.ResponseBodyV2DecodedPayload import ResponseBodyV2DecodedPayload
@@ -28,6 +30,8 @@ ENVIRONMENTS = {"Sandbox": Environment.SANDBOX, "Production": Environment.PRODUC
 KINDS = {
     "notification": ("verify_and_decode_notification", ResponseBodyV2DecodedPayload),
     "transaction": ("verify_and_decode_signed_transaction", JWSTransactionDecodedPayload),
+    "renewal": ("verify_and_decode_renewal_info", JWSRenewalInfoDecodedPayload),
+    "app-transaction": ("verify_and_decode_app_transaction", AppTransaction),
 }
 
 

@@ -30,6 +30,9 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
     public var expiresDate: Date?
     public var revocationDate: Date?
     public var revocationReason: Int?
+    /// When anything about the transaction last changed (creation, refund, extension…); the App Store Server API
+    /// sorts and pages history by it.
+    public var modifiedAt: Date
     /// Compact JWS in Apple's `JWSTransactionDecodedPayload` shape.
     public var signedTransaction: String
     /// Base64 iOS 6-style transaction receipt.
@@ -41,7 +44,7 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         quantity: Int, priceMinorUnits: Int, currency: String, storefront: String, storefrontId: Int,
         applicationUsername: String?, appAccountToken: UUID?, orderId: String, subscriptionGroupId: Int64? = nil,
         webOrderLineItemId: Int64? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
-        revocationReason: Int? = nil, signedTransaction: String, transactionReceipt: String
+        revocationReason: Int? = nil, modifiedAt: Date? = nil, signedTransaction: String, transactionReceipt: String
     ) {
         self.id = id
         self.environment = environment
@@ -65,6 +68,7 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         self.expiresDate = expiresDate
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
+        self.modifiedAt = modifiedAt ?? purchaseDate
         self.signedTransaction = signedTransaction
         self.transactionReceipt = transactionReceipt
     }

@@ -11,8 +11,8 @@ extension SQLStorageTransaction {
             INSERT INTO transactions (environment, id, app_id, account_id, product_id, product_type,
                 original_transaction_id, purchase_date, original_purchase_date, quantity, price_minor_units, currency,
                 storefront, storefront_id, application_username, app_account_token, order_id, subscription_group_id,
-                web_order_line_item_id, expires_date, revocation_date, revocation_reason, signed_transaction,
-                transaction_receipt)
+                web_order_line_item_id, expires_date, revocation_date, revocation_reason, modified_at,
+                signed_transaction, transaction_receipt)
             VALUES (\(bind: transaction.environment.rawValue), \(bind: transaction.id), \(bind: transaction.appId),
                 \(bind: Self.text(transaction.accountId)), \(bind: transaction.productId),
                 \(bind: transaction.productType.rawValue), \(bind: transaction.originalTransactionId),
@@ -24,7 +24,8 @@ extension SQLStorageTransaction {
                 \(bind: transaction.subscriptionGroupId), \(bind: transaction.webOrderLineItemId),
                 \(bind: transaction.expiresDate?.millisecondsSince1970),
                 \(bind: transaction.revocationDate?.millisecondsSince1970), \(bind: transaction.revocationReason),
-                \(bind: transaction.signedTransaction), \(bind: transaction.transactionReceipt))
+                \(bind: transaction.modifiedAt.millisecondsSince1970), \(bind: transaction.signedTransaction),
+                \(bind: transaction.transactionReceipt))
             """
         )
     }
@@ -49,6 +50,7 @@ extension SQLStorageTransaction {
                 expires_date = \(bind: transaction.expiresDate?.millisecondsSince1970),
                 revocation_date = \(bind: transaction.revocationDate?.millisecondsSince1970),
                 revocation_reason = \(bind: transaction.revocationReason),
+                modified_at = \(bind: transaction.modifiedAt.millisecondsSince1970),
                 signed_transaction = \(bind: transaction.signedTransaction),
                 transaction_receipt = \(bind: transaction.transactionReceipt)
             WHERE environment = \(bind: transaction.environment.rawValue) AND id = \(bind: transaction.id)
@@ -126,6 +128,7 @@ extension SQLStorageTransaction {
             expiresDate: try row.optionalDate("expires_date"),
             revocationDate: try row.optionalDate("revocation_date"),
             revocationReason: try row.optional("revocation_reason", as: Int.self),
+            modifiedAt: try row.date("modified_at"),
             signedTransaction: try row.decode(column: "signed_transaction", as: String.self),
             transactionReceipt: try row.decode(column: "transaction_receipt", as: String.self)
         )
