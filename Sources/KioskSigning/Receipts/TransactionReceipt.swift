@@ -127,33 +127,7 @@ public struct TransactionReceipt: Sendable, Hashable {
         )
     }
 
-    /// Epoch milliseconds, rounded.
-    static func milliseconds(_ date: Date) -> String {
-        String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
-    }
-
-    /// `2012-04-30 15:05:55 Etc/GMT`.
-    static func gmtDate(_ date: Date) -> String {
-        wallClock(date, in: .gmt) + " Etc/GMT"
-    }
-
-    /// `2012-04-30 08:05:55 America/Los_Angeles`: Los Angeles wall-clock time, daylight saving included.
-    static func pacificDate(_ date: Date) -> String {
-        wallClock(date, in: losAngeles) + " America/Los_Angeles"
-    }
-
-    /// Foundation ships this zone on every platform, so its absence would be a broken installation.
-    private static let losAngeles = TimeZone(identifier: "America/Los_Angeles")!
-
-    private static func wallClock(_ date: Date, in timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func padded(_ number: Int?, _ width: Int) -> String {
-            let digits = String(number ?? 0)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(padded(parts.year, 4))-\(padded(parts.month, 2))-\(padded(parts.day, 2)) "
-            + "\(padded(parts.hour, 2)):\(padded(parts.minute, 2)):\(padded(parts.second, 2))"
-    }
+    static func milliseconds(_ date: Date) -> String { AppleDateText.milliseconds(date) }
+    static func gmtDate(_ date: Date) -> String { AppleDateText.gmt(date) }
+    static func pacificDate(_ date: Date) -> String { AppleDateText.pacific(date) }
 }

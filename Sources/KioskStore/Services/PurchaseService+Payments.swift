@@ -145,15 +145,19 @@ extension PurchaseService {
             storefrontId: String(transaction.storefrontId), currency: transaction.currency,
             price: Self.milliunits(transaction.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2))
         transaction.signedTransaction = try signing.sign(payload, environment: transaction.environment)
-        transaction.transactionReceipt = try signing.sign(
-            TransactionReceipt(
-                environment: transaction.environment, transactionId: String(transaction.id),
-                originalTransactionId: String(transaction.originalTransactionId), productId: transaction.productId,
-                itemId: String(Self.itemId(appId: transaction.appId, productId: transaction.productId)),
-                quantity: transaction.quantity, purchaseDate: transaction.purchaseDate,
-                originalPurchaseDate: transaction.originalPurchaseDate, bundleId: bundleId,
-                bundleVersion: Self.applicationVersion, uniqueIdentifier: transaction.accountId.uuidString.lowercased(),
-                expiresDate: transaction.expiresDate, webOrderLineItemId: transaction.webOrderLineItemId.map(String.init)))
+        transaction.transactionReceipt = try signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
+    }
+
+    /// The iOS 6-style receipt of a transaction, field by field.
+    static func transactionReceipt(of transaction: StoreTransaction, bundleId: String) -> TransactionReceipt {
+        TransactionReceipt(
+            environment: transaction.environment, transactionId: String(transaction.id),
+            originalTransactionId: String(transaction.originalTransactionId), productId: transaction.productId,
+            itemId: String(itemId(appId: transaction.appId, productId: transaction.productId)),
+            quantity: transaction.quantity, purchaseDate: transaction.purchaseDate,
+            originalPurchaseDate: transaction.originalPurchaseDate, bundleId: bundleId,
+            bundleVersion: applicationVersion, uniqueIdentifier: transaction.accountId.uuidString.lowercased(),
+            expiresDate: transaction.expiresDate, webOrderLineItemId: transaction.webOrderLineItemId.map(String.init))
     }
 
     /// The app version receipts name: Kiosk does not know the installed build, so it writes what Apple's sandbox

@@ -28,14 +28,7 @@ extension PurchaseService {
         }
         let now = clock.now()
         let opaque = SecretGenerator.randomBytes(16)
-        let inApp = transactions.filter { $0.productType != .consumable || unfinished.contains($0.id) }.map {
-            AppReceipt.InAppPurchase(
-                quantity: $0.quantity, productId: $0.productId, transactionId: String($0.id),
-                originalTransactionId: String($0.originalTransactionId), purchaseDate: $0.purchaseDate,
-                originalPurchaseDate: $0.originalPurchaseDate, productType: Self.receiptProductType($0.productType),
-                expiresDate: $0.expiresDate, webOrderLineItemId: $0.webOrderLineItemId,
-                cancellationDate: $0.revocationDate)
-        }
+        let inApp = Self.receiptPurchases(transactions, unfinished: unfinished)
         let receipt = AppReceipt(
             receiptType: client.environment == .production ? .production : .productionSandbox,
             appItemId: client.environment == .production ? client.app.id : 0, bundleId: client.app.bundleId,
@@ -45,6 +38,21 @@ extension PurchaseService {
             originalApplicationVersion: Self.applicationVersion, inApp: inApp)
         let der = try signing.sign(receipt, environment: client.environment)
         return ReceiptResponse(receipt: Data(der).base64EncodedString())
+    }
+
+    /// The purchases an app receipt lists: every non-consumable and subscription purchase, and consumables only
+    /// while their transaction is unfinished.
+    static func receiptPurchases(_ transactions: [StoreTransaction], unfinished: Set<Int64>)
+        -> [AppReceipt.InAppPurchase]
+    {
+        transactions.filter { $0.productType != .consumable || unfinished.contains($0.id) }.map {
+            AppReceipt.InAppPurchase(
+                quantity: $0.quantity, productId: $0.productId, transactionId: String($0.id),
+                originalTransactionId: String($0.originalTransactionId), purchaseDate: $0.purchaseDate,
+                originalPurchaseDate: $0.originalPurchaseDate, productType: receiptProductType($0.productType),
+                expiresDate: $0.expiresDate, webOrderLineItemId: $0.webOrderLineItemId,
+                cancellationDate: $0.revocationDate)
+        }
     }
 
     static func receiptProductType(_ type: ProductType) -> AppReceipt.ProductType {

@@ -1,0 +1,290 @@
+import Foundation
+import KioskCore
+import KioskSigning
+import KioskStorage
+
+/// `verifyReceipt` for one environment: checks an app receipt or an iOS 6-style transaction receipt and answers
+/// in Apple's exact shape and JSON types.
+///
+/// The checks, in order: a JSON object with a string `receipt-data` (else 21000/21002); base64 of a receipt
+/// (21002); signed by this environment's chain (a receipt of the other environment answers 21007/21008,
+/// anything else 21003); the app still exists (21010); `password` equal to the app's shared secret when given,
+/// and given when the receipt holds an auto-renewable subscription (21004); the account still exists (21010).
+/// Every answer also carries `message`, Kiosk's one-sentence reason, which Apple's clients ignore.
+struct ReceiptValidation: Sendable {
+    let database: any KioskDatabase
+    let clock: any KioskClock
+    let signing: StoreSigning
+    let environment: StoreEnvironment
+
+    /// The answer to one request body.
+    func verify(requestBody: Data) async -> JSONValue {
+        let request: VerifyReceiptRequest
+        switch VerifyReceiptRequest.parse(requestBody) {
+        case .success(let parsed): request = parsed
+        case .failure(let failure): return failure.answer
+        }
+        do {
+            switch Self.receiptKind(of: request.receiptBytes) {
+            case .appReceipt: return try await verifyAppReceipt(request)
+            case .transactionReceipt: return try await verifyTransactionReceipt(request)
+            case nil:
+                return Self.failure(
+                    .malformedReceiptData,
+                    "receipt-data is base64, but neither of an app receipt (PKCS #7) nor of a transaction receipt.")
+            }
+        } catch let failure as Failure {
+            return failure.answer
+        } catch {
+            return Self.failure(.serverUnavailable, "The store could not read its database; try again.")
+        }
+    }
+
+    // MARK: App receipts
+
+    private func verifyAppReceipt(_ request: VerifyReceiptRequest) async throws -> JSONValue {
+        let receipt = try await authenticate(
+            request.receiptBytes,
+            verify: { identity, bytes in await AppReceiptVerifier(rootCertificates: [identity.root]).verify(bytes) })
+        let now = clock.now()
+        let found = try await database.transaction { tx -> (App, [StoreTransaction], Set<Int64>) in
+            let app = try await requireApp(receipt.bundleId, in: tx)
+            let holdsSubscription = receipt.inApp.contains { $0.productType == .autoRenewableSubscription }
+            try checkSharedSecret(request.password, of: app, required: holdsSubscription)
+            guard let accountId = try await accountId(of: receipt.inApp.map(\.transactionId), app: app, in: tx) else {
+                return (app, [], [])
+            }
+            try await requireAccount(accountId, in: tx)
+            let transactions = try await tx.transactions(accountId: accountId, appId: app.id, environment: environment)
+            let unfinished = try await tx.unfinishedQueueRecords(
+                accountId: accountId, appId: app.id, environment: environment
+            ).compactMap(\.transactionId)
+            return (app, transactions, Set(unfinished))
+        }
+        let (app, transactions, unfinished) = found
+        let byId = Dictionary(uniqueKeysWithValues: transactions.map { (String($0.id), $0) })
+        var answer: [String: JSONValue] = [
+            "status": .integer(VerifyReceiptStatus.valid.rawValue),
+            "environment": .string(environment.appleName),
+            "receipt": .object(ReceiptFields.receipt(receipt, byId: byId, requestDate: now)),
+            "message": .string("The receipt is valid."),
+        ]
+        let subscriptions = transactions.filter { $0.productType == .autoRenewable }
+        if !subscriptions.isEmpty {
+            let listed = transactions.filter { $0.productType != .consumable || unfinished.contains($0.id) }
+            answer["latest_receipt_info"] = .array(
+                ReceiptFields.latestReceiptInfo(listed, excludeOld: request.excludeOldTransactions).map {
+                    .object(ReceiptFields.transaction($0))
+                })
+            answer["pending_renewal_info"] = .array(
+                ReceiptFields.pendingRenewalInfo(subscriptions, now: now).map { .object($0) })
+            answer["latest_receipt"] = .string(
+                try latestReceipt(like: receipt, app: app, transactions: transactions, unfinished: unfinished, now: now))
+        }
+        return .object(answer)
+    }
+
+    /// A receipt signed now for the same device, listing what the account owns now: Apple's `latest_receipt`.
+    private func latestReceipt(
+        like receipt: AppReceipt, app: App, transactions: [StoreTransaction], unfinished: Set<Int64>, now: Date
+    ) throws -> String {
+        var latest = receipt
+        latest.receiptCreationDate = now
+        latest.inApp = PurchaseService.receiptPurchases(transactions, unfinished: unfinished)
+        return Data(try signing.sign(latest, environment: environment)).base64EncodedString()
+    }
+
+    // MARK: iOS 6-style transaction receipts
+
+    private func verifyTransactionReceipt(_ request: VerifyReceiptRequest) async throws -> JSONValue {
+        let receipt = try await authenticate(
+            request.receiptBytes,
+            verify: { identity, bytes in
+                await TransactionReceiptVerifier(rootCertificates: [identity.root]).verify(Data(bytes).base64EncodedString())
+            })
+        let now = clock.now()
+        let (transaction, latest, bundleId) = try await database.transaction {
+            tx -> (StoreTransaction, StoreTransaction, String) in
+            let app = try await requireApp(receipt.bundleId, in: tx)
+            try checkSharedSecret(request.password, of: app, required: receipt.expiresDate != nil)
+            guard let id = Int64(receipt.transactionId),
+                let transaction = try await tx.transaction(id: id, environment: environment),
+                transaction.appId == app.id
+            else {
+                throw Failure(.accountNotFound, "The store has no purchase \(receipt.transactionId) any more.")
+            }
+            try await requireAccount(transaction.accountId, in: tx)
+            let renewals = try await tx.transactions(
+                accountId: transaction.accountId, appId: app.id, environment: environment
+            ).filter { $0.originalTransactionId == transaction.originalTransactionId }
+            return (transaction, renewals.max { $0.purchaseDate < $1.purchaseDate } ?? transaction, app.bundleId)
+        }
+        var answer: [String: JSONValue] = [
+            "receipt": .object(ReceiptFields.legacyReceipt(receipt, transaction: transaction)),
+            "message": .string("The receipt is valid."),
+        ]
+        guard transaction.productType == .autoRenewable else {
+            answer["status"] = .integer(VerifyReceiptStatus.valid.rawValue)
+            return .object(answer)
+        }
+        let latestReceipt = PurchaseService.transactionReceipt(of: latest, bundleId: bundleId)
+        let latestFields = JSONValue.object(ReceiptFields.legacyReceipt(latestReceipt, transaction: latest))
+        let expired = latest.expiresDate.map { $0 <= now } ?? false
+        let renewal = ReceiptFields.renewalState(latest, now: now)
+        answer["latest_receipt"] = .string(latest.transactionReceipt)
+        answer["auto_renew_product_id"] = .string(latest.productId)
+        answer["auto_renew_status"] = .integer(renewal.willRenew ? 1 : 0)
+        if let intent = renewal.expirationIntent { answer["expiration_intent"] = .string(String(intent)) }
+        if expired {
+            answer["status"] = .integer(VerifyReceiptStatus.subscriptionExpired.rawValue)
+            answer["latest_expired_receipt_info"] = latestFields
+            answer["message"] = .string("The receipt is valid, but the subscription expired.")
+        } else {
+            answer["status"] = .integer(VerifyReceiptStatus.valid.rawValue)
+            answer["latest_receipt_info"] = latestFields
+        }
+        return .object(answer)
+    }
+
+    // MARK: Checks shared by both kinds
+
+    /// Verifies `bytes` against this environment's root; when that fails on trust, tries the other environment's
+    /// root to tell 21007/21008 from a forgery (21003).
+    private func authenticate<Receipt: Sendable & Hashable>(
+        _ bytes: [UInt8],
+        verify: (SigningIdentity, [UInt8]) async -> ReceiptVerificationResult<Receipt>
+    ) async throws -> Receipt {
+        let result = await verify(signing.identity(environment), bytes)
+        switch result {
+        case .verified(let receipt):
+            return receipt
+        case .invalid(let failure):
+            switch failure {
+            case .malformedContainer, .malformedPayload:
+                throw Failure(.malformedReceiptData, "receipt-data is not a receipt: \(failure.description).")
+            case .unsupportedAlgorithm, .invalidSignature, .untrustedChain:
+                let other = environment == .production ? StoreEnvironment.sandbox : .production
+                if case .verified = await verify(signing.identity(other), bytes) {
+                    throw environment == .production
+                        ? Failure(
+                            .sandboxReceiptSentToProduction,
+                            "This is a sandbox receipt; send it to /sandbox/verifyReceipt.")
+                        : Failure(
+                            .productionReceiptSentToSandbox, "This is a production receipt; send it to /verifyReceipt.")
+                }
+                throw Failure(.notAuthenticated, "The receipt could not be authenticated: \(failure.description).")
+            }
+        }
+    }
+
+    private func requireApp(_ bundleId: String, in tx: any StorageTransaction) async throws -> App {
+        guard let app = try await tx.app(bundleId: bundleId) else {
+            throw Failure(.accountNotFound, "The store has no app \(bundleId) any more.")
+        }
+        return app
+    }
+
+    private func checkSharedSecret(_ password: String?, of app: App, required: Bool) throws {
+        guard let password else {
+            if required {
+                throw Failure(
+                    .sharedSecretMismatch,
+                    "The receipt holds an auto-renewable subscription, so the request needs `password`: the app's "
+                        + "shared secret (`kiosk apps shared-secret \(app.bundleId)`).")
+            }
+            return
+        }
+        guard let secret = app.sharedSecret else {
+            throw Failure(
+                .sharedSecretMismatch,
+                "The app \(app.bundleId) has no shared secret; create one with `kiosk apps shared-secret \(app.bundleId)`.")
+        }
+        guard AdminAuthMiddleware.constantTimeEquals(password, secret) else {
+            throw Failure(.sharedSecretMismatch, "`password` is not the shared secret of \(app.bundleId).")
+        }
+    }
+
+    /// The account that made the first of `transactionIds` still stored for `app`; nil when none is.
+    private func accountId(of transactionIds: [String], app: App, in tx: any StorageTransaction) async throws -> UUID? {
+        for id in transactionIds.compactMap(Int64.init) {
+            if let transaction = try await tx.transaction(id: id, environment: environment), transaction.appId == app.id {
+                return transaction.accountId
+            }
+        }
+        return nil
+    }
+
+    private func requireAccount(_ id: UUID, in tx: any StorageTransaction) async throws {
+        let exists =
+            switch environment {
+            case .production: try await tx.customer(id: id) != nil
+            case .sandbox: try await tx.tester(id: id) != nil
+            }
+        if !exists { throw Failure(.accountNotFound, "The account that made these purchases no longer exists.") }
+    }
+
+    // MARK: Request and failures
+
+    private enum ReceiptKind { case appReceipt, transactionReceipt }
+
+    /// A DER SEQUENCE is a PKCS #7 app receipt; an ASCII property list naming `purchase-info` a transaction receipt.
+    private static func receiptKind(of bytes: [UInt8]) -> ReceiptKind? {
+        guard let first = bytes.first else { return nil }
+        if first == 0x30 { return .appReceipt }
+        if first == UInt8(ascii: "{"), String(decoding: bytes, as: UTF8.self).contains("\"purchase-info\"") {
+            return .transactionReceipt
+        }
+        return nil
+    }
+
+    /// A refusal: its status and Kiosk's reason.
+    struct Failure: Error {
+        var status: VerifyReceiptStatus
+        var message: String
+
+        init(_ status: VerifyReceiptStatus, _ message: String) {
+            self.status = status
+            self.message = message
+        }
+
+        var answer: JSONValue { ReceiptValidation.failure(status, message) }
+    }
+
+    /// `{"status": …, "message": …}`.
+    static func failure(_ status: VerifyReceiptStatus, _ message: String) -> JSONValue {
+        .object(["status": .integer(status.rawValue), "message": .string(message)])
+    }
+}
+
+/// The request body Apple defines: `receipt-data`, `password`, `exclude-old-transactions`.
+struct VerifyReceiptRequest: Sendable {
+    var receiptBytes: [UInt8]
+    var password: String?
+    var excludeOldTransactions: Bool
+
+    static func parse(_ body: Data) -> Result<VerifyReceiptRequest, ReceiptValidation.Failure> {
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: body) else {
+            return .failure(.init(.notPostOfJSON, "The body is not a JSON object."))
+        }
+        guard case .string(let text)? = object["receipt-data"] else {
+            return .failure(.init(.malformedReceiptData, "The body has no string `receipt-data`."))
+        }
+        guard let bytes = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !bytes.isEmpty else {
+            return .failure(.init(.malformedReceiptData, "`receipt-data` is not base64."))
+        }
+        var password: String?
+        switch object["password"] {
+        case nil, .null: password = nil
+        case .string(let text): password = text.isEmpty ? nil : text
+        default: return .failure(.init(.malformedReceiptData, "`password` must be a string."))
+        }
+        let excludeOld: Bool
+        switch object["exclude-old-transactions"] {
+        case nil, .null: excludeOld = false
+        case .bool(let flag): excludeOld = flag
+        case .string(let text) where ["true", "false"].contains(text.lowercased()): excludeOld = text.lowercased() == "true"
+        default: return .failure(.init(.malformedReceiptData, "`exclude-old-transactions` must be true or false."))
+        }
+        return .success(VerifyReceiptRequest(receiptBytes: Array(bytes), password: password, excludeOldTransactions: excludeOld))
+    }
+}

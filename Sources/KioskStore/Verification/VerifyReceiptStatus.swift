@@ -1,0 +1,24 @@
+/// The `status` of a `verifyReceipt` answer, with the condition that produces each
+/// (`reference/apple-protocols.md` §1.3). Answers always come with HTTP 200.
+enum VerifyReceiptStatus: Int, Sendable {
+    /// The receipt is valid (an expired subscription inside still answers 0).
+    case valid = 0
+    /// The request was not an HTTP POST of a JSON object.
+    case notPostOfJSON = 21000
+    /// `receipt-data` is missing, not base64, or not a receipt.
+    case malformedReceiptData = 21002
+    /// The receipt's signature or certificate chain does not verify.
+    case notAuthenticated = 21003
+    /// `password` is not the app's shared secret, or is missing where a subscription needs it.
+    case sharedSecretMismatch = 21004
+    /// The store could not read its database; try again.
+    case serverUnavailable = 21005
+    /// An iOS 6-style receipt of an auto-renewable subscription that has expired; the receipt is still decoded.
+    case subscriptionExpired = 21006
+    /// A sandbox receipt sent to production: send it to `/sandbox/verifyReceipt`.
+    case sandboxReceiptSentToProduction = 21007
+    /// A production receipt sent to the sandbox: send it to `/verifyReceipt`.
+    case productionReceiptSentToSandbox = 21008
+    /// The account the receipt belongs to (or its app, or its purchase) no longer exists.
+    case accountNotFound = 21010
+}

@@ -1,0 +1,254 @@
+import Foundation
+import KioskTesting
+import Testing
+
+/// `verifyReceipt` as Apple defines it: every status code from the condition that produces it, both receipt
+/// kinds, both environments, Apple's JSON types.
+struct VerifyReceiptTests {
+    /// A sandbox app receipt verifies in the sandbox with Apple's shape: numbers where Apple writes numbers,
+    /// strings elsewhere, every date as a triple; the consumable is listed while unfinished.
+    @Test(arguments: TestDatabase.available)
+    func sandboxAppReceiptVerifies(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let ads = try await store.pay(TestStore.removeAds, token: token)
+            let coins = try await store.pay(TestStore.coins, token: token, quantity: 3)
+            let receipt = try await store.appReceipt(token: token)
+
+            let answer = try await store.verifyReceipt(["receipt-data": receipt])
+            #expect(answer.status == 200)
+            #expect(answer.header("Content-Type") == "application/json")
+            #expect(answer.json["status"] as? Int == 0, "\(answer.text)")
+            #expect(answer.json["environment"] as? String == "Sandbox")
+            let body = try #require(answer.json["receipt"] as? [String: Any])
+            #expect(body["receipt_type"] as? String == "ProductionSandbox")
+            #expect(body["bundle_id"] as? String == TestStore.bundleId)
+            #expect(body["adam_id"] as? Int == 0)
+            #expect(body["app_item_id"] as? Int == 0)
+            #expect(body["download_id"] as? Int == 0)
+            #expect(body["application_version"] as? String == "1.0")
+            #expect(body["original_application_version"] as? String == "1.0")
+            try expectDateTriple(body, "receipt_creation_date")
+            try expectDateTriple(body, "request_date")
+            try expectDateTriple(body, "original_purchase_date")
+
+            let inApp = try #require(body["in_app"] as? [[String: Any]])
+            let ids = Set(inApp.compactMap { $0["transaction_id"] as? String })
+            #expect(ids == [try #require(ads.transactionId), try #require(coins.transactionId)])
+            let coinEntry = try #require(inApp.first { $0["product_id"] as? String == TestStore.coins })
+            #expect(coinEntry["quantity"] as? String == "3")
+            #expect(coinEntry["is_trial_period"] as? String == "false")
+            #expect(coinEntry["in_app_ownership_type"] as? String == "PURCHASED")
+            #expect(coinEntry["original_transaction_id"] as? String == coins.transactionId)
+            try expectDateTriple(coinEntry, "purchase_date")
+            try expectDateTriple(coinEntry, "original_purchase_date")
+            // No auto-renewable subscription: Apple sends none of these.
+            #expect(answer.json["latest_receipt_info"] == nil)
+            #expect(answer.json["pending_renewal_info"] == nil)
+            #expect(answer.json["latest_receipt"] == nil)
+        }
+    }
+
+    /// Seed 004: production first, then the sandbox on 21007; the reverse answers 21008.
+    @Test(arguments: TestDatabase.available)
+    func environmentsNeverMix(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            try await store.approve(TestStore.removeAds)
+            _ = try await store.request(
+                .POST, "/admin/v1/accounts", json: ["email": "buyer@example.com", "password": TestStore.password])
+
+            let testerToken = try await store.signIn()
+            _ = try await store.pay(TestStore.removeAds, token: testerToken)
+            let sandboxReceipt = try await store.appReceipt(token: testerToken)
+            let customerToken = try await store.signIn("buyer@example.com", sandbox: false)
+            let bought = try await store.pay(TestStore.removeAds, token: customerToken, sandbox: false)
+            #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+            let productionReceipt = try await store.appReceipt(token: customerToken, sandbox: false)
+
+            #expect(try await store.verifyReceipt(["receipt-data": sandboxReceipt], sandbox: false).json["status"] as? Int == 21007)
+            #expect(try await store.verifyReceipt(["receipt-data": productionReceipt]).json["status"] as? Int == 21008)
+            let production = try await store.verifyReceipt(["receipt-data": productionReceipt], sandbox: false)
+            #expect(production.json["status"] as? Int == 0, "\(production.text)")
+            #expect(production.json["environment"] as? String == "Production")
+            let receipt = try #require(production.json["receipt"] as? [String: Any])
+            #expect(receipt["receipt_type"] as? String == "Production")
+            let appAppleId = try #require(
+                try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)").json["appAppleId"] as? Int)
+            #expect(receipt["app_item_id"] as? Int == appAppleId)
+
+            let transactionReceipt = try #require(
+                (bought.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
+            #expect(try await store.verifyReceipt(["receipt-data": transactionReceipt]).json["status"] as? Int == 21008)
+        }
+    }
+
+    /// 21000, 21002 and 21003 each from the input that produces it, always with HTTP 200 and a reason.
+    @Test(arguments: TestDatabase.available)
+    func badInputAnswersItsStatus(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            _ = try await store.pay(TestStore.removeAds, token: token)
+            let receipt = try await store.appReceipt(token: token)
+
+            let notJSON = try await store.request(.POST, "/sandbox/verifyReceipt", body: Data("receipt".utf8))
+            #expect(notJSON.status == 200)
+            #expect(notJSON.json["status"] as? Int == 21000)
+            let get = try await store.request(.GET, "/sandbox/verifyReceipt")
+            #expect(get.json["status"] as? Int == 21000)
+            #expect((get.json["message"] as? String)?.contains("POST") == true)
+
+            #expect(try await store.verifyReceipt(["password": "x"]).json["status"] as? Int == 21002)
+            #expect(try await store.verifyReceipt(["receipt-data": 42]).json["status"] as? Int == 21002)
+            #expect(try await store.verifyReceipt(["receipt-data": "%%%not base64%%%"]).json["status"] as? Int == 21002)
+            let notAReceipt = Data("hello, world".utf8).base64EncodedString()
+            #expect(try await store.verifyReceipt(["receipt-data": notAReceipt]).json["status"] as? Int == 21002)
+            #expect(
+                try await store.verifyReceipt(["receipt-data": receipt, "exclude-old-transactions": "maybe"])
+                    .json["status"] as? Int == 21002)
+
+            // A flipped bit in the signature: still a receipt, no longer authentic.
+            var bytes = try #require(Data(base64Encoded: receipt))
+            bytes[bytes.count - 2] ^= 0x01
+            let forged = try await store.verifyReceipt(["receipt-data": bytes.base64EncodedString()])
+            #expect(forged.json["status"] as? Int == 21003, "\(forged.text)")
+        }
+    }
+
+    /// 21004: a wrong shared secret is refused whenever given; a receipt with an auto-renewable subscription
+    /// needs the right one, and then answers `latest_receipt_info`, `pending_renewal_info` and a `latest_receipt`
+    /// that verifies too.
+    @Test(arguments: TestDatabase.available)
+    func sharedSecretGuardsSubscriptions(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            try await store.createMonthlySubscription()
+            let token = try await store.signIn()
+            _ = try await store.pay(TestStore.removeAds, token: token)
+            let plain = try await store.appReceipt(token: token)
+            #expect(try await store.verifyReceipt(["receipt-data": plain, "password": "wrong"]).json["status"] as? Int == 21004)
+            #expect(try await store.verifyReceipt(["receipt-data": plain]).json["status"] as? Int == 0)
+
+            let subscribed = try await store.pay(TestStore.monthly, token: token)
+            #expect(subscribed.json["state"] as? String == "purchased", "\(subscribed.text)")
+            let receipt = try await store.appReceipt(token: token)
+            let missing = try await store.verifyReceipt(["receipt-data": receipt])
+            #expect(missing.json["status"] as? Int == 21004)
+            #expect((missing.json["message"] as? String)?.contains("shared-secret") == true)
+
+            let secret = try #require(
+                try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json["sharedSecret"]
+                    as? String)
+            #expect(try await store.verifyReceipt(["receipt-data": receipt, "password": "wrong"]).json["status"] as? Int == 21004)
+            let answer = try await store.verifyReceipt(["receipt-data": receipt, "password": secret])
+            #expect(answer.json["status"] as? Int == 0, "\(answer.text)")
+            let latest = try #require(answer.json["latest_receipt_info"] as? [[String: Any]])
+            #expect(Set(latest.compactMap { $0["product_id"] as? String }) == [TestStore.removeAds, TestStore.monthly])
+            let subscription = try #require(latest.first { $0["product_id"] as? String == TestStore.monthly })
+            #expect(subscription["subscription_group_identifier"] as? String == "21000001")
+            #expect(subscription["transaction_id"] as? String == subscribed.transactionId)
+            let pending = try #require(answer.json["pending_renewal_info"] as? [[String: Any]])
+            #expect(pending.count == 1)
+            #expect(pending.first?["auto_renew_product_id"] as? String == TestStore.monthly)
+            #expect(pending.first?["original_transaction_id"] as? String == subscribed.transactionId)
+            #expect(pending.first?["auto_renew_status"] as? String == "1")
+            let latestReceipt = try #require(answer.json["latest_receipt"] as? String)
+            let again = try await store.verifyReceipt(
+                ["receipt-data": latestReceipt, "password": secret, "exclude-old-transactions": true])
+            #expect(again.json["status"] as? Int == 0, "\(again.text)")
+        }
+    }
+
+    /// iOS 6-style transaction receipts verify in the old shape; sent to production they answer 21007.
+    @Test(arguments: TestDatabase.available)
+    func transactionReceiptsAnswerTheOldShape(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let bought = try await store.pay(TestStore.removeAds, token: token)
+            let transactionReceipt = try #require(
+                (bought.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
+
+            let answer = try await store.verifyReceipt(["receipt-data": transactionReceipt])
+            #expect(answer.json["status"] as? Int == 0, "\(answer.text)")
+            let receipt = try #require(answer.json["receipt"] as? [String: Any])
+            #expect(receipt["transaction_id"] as? String == bought.transactionId)
+            #expect(receipt["original_transaction_id"] as? String == bought.transactionId)
+            #expect(receipt["product_id"] as? String == TestStore.removeAds)
+            #expect(receipt["bid"] as? String == TestStore.bundleId)
+            #expect(receipt["bvrs"] as? String == "1.0")
+            #expect(receipt["quantity"] as? String == "1")
+            try expectDateTriple(receipt, "purchase_date")
+            #expect(answer.json["latest_receipt_info"] == nil)
+
+            let production = try await store.verifyReceipt(["receipt-data": transactionReceipt], sandbox: false)
+            #expect(production.json["status"] as? Int == 21007)
+        }
+    }
+
+    /// 21010: the account that bought is gone (a deleted tester), so its receipt no longer authorizes anything.
+    @Test(arguments: TestDatabase.available)
+    func deletedAccountAnswers21010(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let bought = try await store.pay(TestStore.removeAds, token: token)
+            let receipt = try await store.appReceipt(token: token)
+            let transactionReceipt = try #require(
+                (bought.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
+            #expect(try await store.verifyReceipt(["receipt-data": receipt]).json["status"] as? Int == 0)
+
+            #expect(try await store.request(.DELETE, "/admin/v1/testers/\(TestStore.testerEmail)").status == 204)
+            #expect(try await store.verifyReceipt(["receipt-data": receipt]).json["status"] as? Int == 21010)
+            #expect(try await store.verifyReceipt(["receipt-data": transactionReceipt]).json["status"] as? Int == 21010)
+        }
+    }
+
+    private func expectDateTriple(_ object: [String: Any], _ name: String) throws {
+        let text = try #require(object[name] as? String, "\(name) missing")
+        let milliseconds = try #require(object[name + "_ms"] as? String, "\(name)_ms missing")
+        let pacific = try #require(object[name + "_pst"] as? String, "\(name)_pst missing")
+        #expect(text.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} Etc\/GMT/) != nil, "\(name): \(text)")
+        #expect(pacific.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} America\/Los_Angeles/) != nil)
+        #expect(Int64(milliseconds) != nil, "\(name)_ms: \(milliseconds)")
+    }
+}
+
+extension TestStore {
+    static let monthly = "com.example.pro.monthly"
+
+    /// POSTs a `verifyReceipt` body to the sandbox (or production) endpoint.
+    func verifyReceipt(_ body: [String: Any], sandbox: Bool = true) async throws -> Answer {
+        try await request(.POST, sandbox ? "/sandbox/verifyReceipt" : "/verifyReceipt", json: body)
+    }
+
+    /// The session's app receipt, base64, as `SKReceiptRefreshRequest` gets it.
+    func appReceipt(token: String, sandbox: Bool = true) async throws -> String {
+        let answer = try await client(.GET, "/receipt", token: token, sandbox: sandbox)
+        #expect(answer.status == 200, "\(answer.text)")
+        return try #require(answer.json["receipt"] as? String)
+    }
+
+    /// Submits and approves a product, so production sells it.
+    func approve(_ productId: String) async throws {
+        for action in ["submit", "approve"] {
+            let answer = try await request(
+                .POST, "/admin/v1/apps/\(Self.bundleId)/products/\(productId)/review", json: ["action": action])
+            #expect(answer.status == 200, "\(answer.text)")
+        }
+    }
+
+    /// A subscription group `Pro` with one monthly auto-renewable product, ``monthly``.
+    func createMonthlySubscription() async throws {
+        let group = try await request(
+            .POST, "/admin/v1/apps/\(Self.bundleId)/subscription-groups",
+            json: ["referenceName": "Pro", "localizations": [["locale": "en-US", "name": "Pro"]]])
+        #expect(group.status == 201, "\(group.text)")
+        let product = try await createProduct(
+            app: Self.bundleId, Self.monthly, type: "auto_renewable",
+            fields: ["subscription": ["group": "Pro", "level": 1], "duration": "P1M"])
+        #expect(product.status == 201, "\(product.text)")
+    }
+}
