@@ -32,7 +32,7 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
 
 /// Makes the next `count` calls of one client API fail with `error` (an `SKError.Code` name).
 public struct TestFailureRequest: Codable, Sendable, Hashable {
-    /// `products`, `purchase`, `restore` or `receipt`.
+    /// `products`, `purchase`, `restore`, `receipt` or `verifyReceipt`.
     public var api: String
     /// 0 clears.
     public var count: Int

@@ -252,3 +252,33 @@ extension TestStore {
         #expect(product.status == 201, "\(product.text)")
     }
 }
+
+/// The sandbox test controls make `verifyReceipt` answer a temporary failure, so merchants can test their retry.
+struct VerifyReceiptTestControlTests {
+    @Test(arguments: TestDatabase.available)
+    func armedStatusesAnswerOnceEach(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            _ = try await store.pay(TestStore.removeAds, token: token)
+            let receipt = try await store.appReceipt(token: token)
+            let path = "/sandbox/test/v1/apps/\(TestStore.bundleId)/failures"
+
+            let bad = try await store.request(
+                .PUT, path, json: ["api": "verifyReceipt", "count": 1, "error": "21003"], token: .some(store.adminToken))
+            #expect(bad.status == 400)
+            #expect(bad.errorField == "error")
+            let armed = try await store.request(
+                .PUT, path, json: ["api": "verifyReceipt", "count": 2, "error": "21100"], token: .some(store.adminToken))
+            #expect(armed.status == 200, "\(armed.text)")
+
+            let first = try await store.verifyReceipt(["receipt-data": receipt])
+            #expect(first.json["status"] as? Int == 21100)
+            #expect(first.json["is-retryable"] as? Bool == true)
+            #expect(try await store.verifyReceipt(["receipt-data": receipt]).json["status"] as? Int == 21100)
+            let third = try await store.verifyReceipt(["receipt-data": receipt])
+            #expect(third.json["status"] as? Int == 0)
+            #expect(third.json["is-retryable"] == nil)
+        }
+    }
+}

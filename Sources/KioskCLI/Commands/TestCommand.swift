@@ -166,9 +166,9 @@ struct TestCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "fail-next", abstract: "Make the next calls of one client API fail with an SKError.")
         @OptionGroup var options: AppOptions
-        @Option(help: "products, purchase, restore or receipt.") var api: String
+        @Option(help: "products, purchase, restore, receipt or verifyReceipt.") var api: String
         @Option(help: "How many calls fail (0 disarms).") var count = 1
-        @Option(help: "The SKError code name, e.g. cloudServiceNetworkConnectionFailed.")
+        @Option(help: "The SKError code name, e.g. cloudServiceNetworkConnectionFailed; for verifyReceipt a status: 21005, 21009, 21100–21199.")
         var error = StoreKitErrorCode.unknown.name
 
         func run() async throws {
@@ -176,7 +176,13 @@ struct TestCommand: AsyncParsableCommand {
                 let body = TestFailureRequest(api: api, count: count, error: error)
                 let answer = try await options.client.put(options.path + "/failures", raw: try JSONEncoder().encode(body))
                 try options.connection.print(answer) { _ in
-                    [count == 0 ? "Calls of \(api) work again." : "The next \(count) call(s) of \(api) fail with SKError.\(error)."]
+                    [
+                        count == 0
+                            ? "Calls of \(api) work again."
+                            : api == "verifyReceipt"
+                                ? "The next \(count) call(s) of verifyReceipt answer status \(error)."
+                                : "The next \(count) call(s) of \(api) fail with SKError.\(error)."
+                    ]
                 }
             }
         }

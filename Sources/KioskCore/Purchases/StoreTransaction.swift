@@ -126,6 +126,8 @@ public struct QueueRecord: Codable, Sendable, Hashable {
 public struct ArmedFailure: Codable, Sendable, Hashable {
     public enum API: String, Codable, Sendable, CaseIterable, Hashable {
         case products, purchase, restore, receipt
+        /// The sandbox's `verifyReceipt`; `errorCode` is the `status` to answer (21005, 21009 or 21100–21199).
+        case verifyReceipt
     }
 
     public var appId: App.ID

@@ -207,11 +207,7 @@ public struct TestControlsService: Sendable {
                 "unknown_api", "'\(request.api)' is not an API the test controls can fail.", field: "api",
                 fix: "Use one of: \(ArmedFailure.API.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
-        guard let code = StoreKitErrorCode(name: request.error) else {
-            throw KioskError.invalid(
-                "unknown_error", "'\(request.error)' is not an SKError code name.", field: "error",
-                fix: "Use a name such as \(StoreKitErrorCode.allCases.prefix(8).map(\.name).joined(separator: ", ")).")
-        }
+        let code = try Self.errorCode(request.error, for: api)
         guard (0...1000).contains(request.count) else {
             throw KioskError.invalid(
                 "invalid_count", "count must be from 0 to 1000.", field: "count", fix: "Use 0 to disarm.")
@@ -219,9 +215,27 @@ public struct TestControlsService: Sendable {
         return try await database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             try await tx.setArmedFailure(
-                ArmedFailure(appId: app.id, api: api, remaining: request.count, errorCode: code.rawValue))
+                ArmedFailure(appId: app.id, api: api, remaining: request.count, errorCode: code))
             return try await Self.failures(of: app, in: tx)
         }
+    }
+
+    /// The code to fail with: an `SKError` code name for client APIs, a `verifyReceipt` status for `verifyReceipt`.
+    private static func errorCode(_ error: String, for api: ArmedFailure.API) throws -> Int {
+        if api == .verifyReceipt {
+            guard let status = Int(error), VerifyReceiptStatus.isArmable(status) else {
+                throw KioskError.invalid(
+                    "unknown_error", "'\(error)' is not a temporary verifyReceipt status.", field: "error",
+                    fix: "Use 21005, 21009 or a status from 21100 to 21199.")
+            }
+            return status
+        }
+        guard let code = StoreKitErrorCode(name: error) else {
+            throw KioskError.invalid(
+                "unknown_error", "'\(error)' is not an SKError code name.", field: "error",
+                fix: "Use a name such as \(StoreKitErrorCode.allCases.prefix(8).map(\.name).joined(separator: ", ")).")
+        }
+        return code.rawValue
     }
 
     public func failures(bundleId: String) async throws -> TestFailureResponse {

@@ -47,21 +47,22 @@ struct ReceiptValidation: Sendable {
             request.receiptBytes,
             verify: { identity, bytes in await AppReceiptVerifier(rootCertificates: [identity.root]).verify(bytes) })
         let now = clock.now()
-        let found = try await database.transaction { tx -> (App, [StoreTransaction], Set<Int64>) in
+        let lookup = try await database.transaction { tx -> Lookup<(App, [StoreTransaction], Set<Int64>)> in
             let app = try await requireApp(receipt.bundleId, in: tx)
+            if let armed = try await armedFailure(app: app, in: tx) { return .armed(armed) }
             let holdsSubscription = receipt.inApp.contains { $0.productType == .autoRenewableSubscription }
             try checkSharedSecret(request.password, of: app, required: holdsSubscription)
             guard let accountId = try await accountId(of: receipt.inApp.map(\.transactionId), app: app, in: tx) else {
-                return (app, [], [])
+                return .found((app, [], []))
             }
             try await requireAccount(accountId, in: tx)
             let transactions = try await tx.transactions(accountId: accountId, appId: app.id, environment: environment)
             let unfinished = try await tx.unfinishedQueueRecords(
                 accountId: accountId, appId: app.id, environment: environment
             ).compactMap(\.transactionId)
-            return (app, transactions, Set(unfinished))
+            return .found((app, transactions, Set(unfinished)))
         }
-        let (app, transactions, unfinished) = found
+        let (app, transactions, unfinished) = try lookup.found()
         let byId = Dictionary(uniqueKeysWithValues: transactions.map { (String($0.id), $0) })
         var answer: [String: JSONValue] = [
             "status": .integer(VerifyReceiptStatus.valid.rawValue),
@@ -103,9 +104,9 @@ struct ReceiptValidation: Sendable {
                 await TransactionReceiptVerifier(rootCertificates: [identity.root]).verify(Data(bytes).base64EncodedString())
             })
         let now = clock.now()
-        let (transaction, latest, bundleId) = try await database.transaction {
-            tx -> (StoreTransaction, StoreTransaction, String) in
+        let lookup = try await database.transaction { tx -> Lookup<(StoreTransaction, StoreTransaction, String)> in
             let app = try await requireApp(receipt.bundleId, in: tx)
+            if let armed = try await armedFailure(app: app, in: tx) { return .armed(armed) }
             try checkSharedSecret(request.password, of: app, required: receipt.expiresDate != nil)
             guard let id = Int64(receipt.transactionId),
                 let transaction = try await tx.transaction(id: id, environment: environment),
@@ -117,8 +118,9 @@ struct ReceiptValidation: Sendable {
             let renewals = try await tx.transactions(
                 accountId: transaction.accountId, appId: app.id, environment: environment
             ).filter { $0.originalTransactionId == transaction.originalTransactionId }
-            return (transaction, renewals.max { $0.purchaseDate < $1.purchaseDate } ?? transaction, app.bundleId)
+            return .found((transaction, renewals.max { $0.purchaseDate < $1.purchaseDate } ?? transaction, app.bundleId))
         }
+        let (transaction, latest, bundleId) = try lookup.found()
         var answer: [String: JSONValue] = [
             "receipt": .object(ReceiptFields.legacyReceipt(receipt, transaction: transaction)),
             "message": .string("The receipt is valid."),
@@ -175,6 +177,28 @@ struct ReceiptValidation: Sendable {
                 throw Failure(.notAuthenticated, "The receipt could not be authenticated: \(failure.description).")
             }
         }
+    }
+
+    /// What a database read found, or the status of a failure the sandbox test controls armed. An armed failure
+    /// is returned, not thrown, so that using it up commits.
+    private enum Lookup<Found: Sendable>: Sendable {
+        case found(Found)
+        case armed(Int)
+
+        func found() throws -> Found {
+            switch self {
+            case .found(let found): return found
+            case .armed(let status):
+                throw Failure(
+                    status: status, message: "The sandbox test controls armed this failure (`kiosk test fail-next`).")
+            }
+        }
+    }
+
+    /// Uses up one `verifyReceipt` failure the sandbox test controls armed for the app; returns its status.
+    private func armedFailure(app: App, in tx: any StorageTransaction) async throws -> Int? {
+        guard environment == .sandbox else { return nil }
+        return try await tx.consumeArmedFailure(appId: app.id, api: .verifyReceipt)
     }
 
     private func requireApp(_ bundleId: String, in tx: any StorageTransaction) async throws -> App {
@@ -239,20 +263,30 @@ struct ReceiptValidation: Sendable {
 
     /// A refusal: its status and Kiosk's reason.
     struct Failure: Error {
-        var status: VerifyReceiptStatus
+        var status: Int
         var message: String
 
         init(_ status: VerifyReceiptStatus, _ message: String) {
+            self.init(status: status.rawValue, message: message)
+        }
+
+        init(status: Int, message: String) {
             self.status = status
             self.message = message
         }
 
-        var answer: JSONValue { ReceiptValidation.failure(status, message) }
+        var answer: JSONValue { ReceiptValidation.failure(status: status, message) }
     }
 
-    /// `{"status": …, "message": …}`.
+    /// `{"status": …, "message": …}`, with `is-retryable` for Apple's internal-error range 21100–21199.
     static func failure(_ status: VerifyReceiptStatus, _ message: String) -> JSONValue {
-        .object(["status": .integer(status.rawValue), "message": .string(message)])
+        failure(status: status.rawValue, message)
+    }
+
+    static func failure(status: Int, _ message: String) -> JSONValue {
+        var answer: [String: JSONValue] = ["status": .integer(status), "message": .string(message)]
+        if VerifyReceiptStatus.retryableRange.contains(status) { answer["is-retryable"] = .bool(true) }
+        return .object(answer)
     }
 }
 

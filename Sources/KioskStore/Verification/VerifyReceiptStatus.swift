@@ -19,6 +19,17 @@ enum VerifyReceiptStatus: Int, Sendable {
     case sandboxReceiptSentToProduction = 21007
     /// A production receipt sent to the sandbox: send it to `/verifyReceipt`.
     case productionReceiptSentToSandbox = 21008
+    /// An internal data access error; try again.
+    case internalDataAccessError = 21009
     /// The account the receipt belongs to (or its app, or its purchase) no longer exists.
     case accountNotFound = 21010
+
+    /// Apple's internal data access errors, answered with `is-retryable: true`.
+    static let retryableRange = 21100...21199
+
+    /// The statuses the sandbox test controls may arm (`kiosk test fail-next --api verifyReceipt --error 21005`):
+    /// the temporary ones a merchant server must retry.
+    static func isArmable(_ status: Int) -> Bool {
+        status == serverUnavailable.rawValue || status == internalDataAccessError.rawValue || retryableRange.contains(status)
+    }
 }
