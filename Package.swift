@@ -131,7 +131,9 @@ let package = Package(
             name: "kiosk-bench",
             dependencies: [
                 "KioskCore", "KioskSigning", "KioskStorage", "KioskTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

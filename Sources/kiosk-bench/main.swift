@@ -134,3 +134,76 @@ for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine
         report("purchase over HTTP (\(engine): charge+JWS+queue)", purchase, baselineName: "one-row commit", commit)
     }
 }
+
+// 5. Verification over HTTP with 8 requests in flight: verifyReceipt and the Server API's Get Transaction Info
+// against a bare Hummingbird endpoint answering a fixed JSON body of the same size, on the same loopback.
+try await withTestStore { store in
+    _ = try await store.request(.POST, "/admin/v1/apps", json: ["bundleId": "com.example.verify", "name": "Verify"])
+    _ = try await store.request(
+        .POST, "/admin/v1/apps/com.example.verify/products",
+        json: [
+            "productId": "com.example.unlock", "type": "non_consumable", "referenceName": "Unlock",
+            "pricing": ["tier": 1],
+            "localizations": [["locale": "en_US", "displayName": "Unlock", "description": "Unlocks everything"]],
+        ])
+    _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
+    _ = try await store.request(
+        .POST, "/admin/v1/testers", json: ["email": "verify@example.com", "password": "bench password"])
+    let signIn = try await store.request(
+        .POST, "/sandbox/storekit/v1/sessions",
+        json: ["email": "verify@example.com", "password": "bench password", "bundleId": "com.example.verify",
+               "deviceId": UUID().uuidString])
+    guard let token = signIn.json["sessionToken"] as? String else { fatalError("sign-in failed: \(signIn.text)") }
+    let bought = try await store.request(
+        .POST, "/sandbox/storekit/v1/payments",
+        json: ["productId": "com.example.unlock", "quantity": 1, "idempotencyKey": UUID().uuidString],
+        token: .some(token))
+    guard let transaction = bought.json["transaction"] as? [String: Any],
+        let transactionId = transaction["transactionId"] as? String,
+        let signedTransaction = transaction["signedTransaction"] as? String
+    else { fatalError("purchase failed: \(bought.text)") }
+    let receipt = try await store.request(.GET, "/sandbox/storekit/v1/receipt", token: .some(token))
+    guard let receiptData = receipt.json["receipt"] as? String else { fatalError("no receipt: \(receipt.text)") }
+    let key = try await store.request(.POST, "/admin/v1/apps/com.example.verify/keys", json: ["name": "bench"])
+    guard let keyId = key.json["keyId"] as? String, let issuerId = key.json["issuerId"] as? String,
+        let privateKey = key.json["privateKey"] as? String
+    else { fatalError("no key: \(key.text)") }
+    let bearer = try ServerAPIToken.sign(
+        keyId: keyId, issuerId: issuerId, bundleId: "com.example.verify", privateKeyPEM: privateKey,
+        expiresAt: Date() + 3000)
+    let verifyBody = try JSONSerialization.data(withJSONObject: ["receipt-data": receiptData])
+    let verifyURL = store.baseURL + "/sandbox/verifyReceipt"
+    let infoURL = store.baseURL + "/sandbox/inApps/v1/transactions/\(transactionId)"
+
+    try await withBareJSONServer(bodySize: signedTransaction.count + 28) { bareURL in
+        let concurrency = 8
+        let bare = try await load(seconds: seconds, concurrency: concurrency) { try await get(bareURL) }
+        let verifyReceipt = try await load(seconds: seconds, concurrency: concurrency) {
+            let answer = try await post(verifyURL, json: verifyBody)
+            precondition(String(buffer: answer).contains(#""status":0"#), "verifyReceipt failed: \(String(buffer: answer))")
+        }
+        report("verifyReceipt (app receipt, 8 in flight)", verifyReceipt, baselineName: "bare JSON GET", bare)
+        let transactionInfo = try await load(seconds: seconds, concurrency: concurrency) {
+            try await get(infoURL, headers: [("Authorization", "Bearer \(bearer)")])
+        }
+        report("Get Transaction Info (JWT auth, 8 in flight)", transactionInfo, baselineName: "bare JSON GET", bare)
+    }
+}
+
+// 6. Verifying a signed transaction locally (chain to the root at its signing date, markers, ES256) against a
+// bare P-256 signature check of the same bytes.
+do {
+    let chain = try SigningIdentity.generate(environment: .sandbox, now: Date())
+    let jws = try JWSSigner(identity: chain).sign(payloadJSON: payload)
+    let signingInput = Array(jws.utf8[..<jws.utf8.lastIndex(of: UInt8(ascii: "."))!])
+    let signature = try chain.leafPrivateKey.signature(for: signingInput)
+    let publicKey = chain.leafPrivateKey.publicKey
+    let verifier = JWSVerifier(rootCertificates: [chain.root])
+    let rawVerify = try await rate(seconds: seconds) {
+        precondition(publicKey.isValidSignature(signature, for: signingInput))
+    }
+    let jwsVerify = try await rate(seconds: seconds) {
+        guard case .verified = await verifier.verify(jws) else { fatalError("verification failed") }
+    }
+    report("JWS verify (chain + markers + ES256)", jwsVerify, baselineName: "P-256 verify", rawVerify)
+}

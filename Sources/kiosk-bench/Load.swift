@@ -1,0 +1,101 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Throughput and latency of one request kind under concurrent load.
+struct LoadResult {
+    var requestsPerSecond: Double
+    var p50Milliseconds: Double
+    var p99Milliseconds: Double
+}
+
+/// Keeps `concurrency` requests in flight for about `seconds` and measures each one's latency.
+func load(seconds: Double, concurrency: Int, _ request: @escaping @Sendable () async throws -> Void) async throws
+    -> LoadResult
+{
+    let clock = ContinuousClock()
+    let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+    let start = clock.now
+    let latencies = try await withThrowingTaskGroup(of: [Duration].self) { group in
+        for _ in 0..<concurrency {
+            group.addTask {
+                var measured: [Duration] = []
+                while clock.now < deadline {
+                    let began = clock.now
+                    try await request()
+                    measured.append(clock.now - began)
+                }
+                return measured
+            }
+        }
+        return try await group.reduce(into: [Duration]()) { $0 += $1 }.sorted()
+    }
+    let elapsed = clock.now - start
+    func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+    func percentile(_ fraction: Double) -> Double {
+        latencies.isEmpty ? 0 : milliseconds(latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))])
+    }
+    return LoadResult(
+        requestsPerSecond: Double(latencies.count) / (milliseconds(elapsed) / 1000),
+        p50Milliseconds: percentile(0.50), p99Milliseconds: percentile(0.99))
+}
+
+func report(_ name: String, _ measured: LoadResult, baselineName: String, _ baseline: LoadResult) {
+    func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+    print(
+        pad(name, 52) + pad(String(format: "%.0f/s p99 %.2f ms", measured.requestsPerSecond, measured.p99Milliseconds), 24)
+            + " vs " + pad(baselineName, 16)
+            + pad(String(format: "%.0f/s p99 %.2f ms", baseline.requestsPerSecond, baseline.p99Milliseconds), 24)
+            + String(
+                format: "  ratio %.3f, p99 ×%.1f", measured.requestsPerSecond / baseline.requestsPerSecond,
+                measured.p99Milliseconds / max(baseline.p99Milliseconds, 0.001)))
+}
+
+/// A bare Hummingbird server on loopback answering `GET /json` with a fixed JSON body of `bodySize` bytes: the
+/// cheapest JSON answer the framework can give, the baseline for the store's endpoints.
+func withBareJSONServer<T>(bodySize: Int, _ body: (String) async throws -> T) async throws -> T {
+    let text = "{\"signedTransactionInfo\":\"" + String(repeating: "a", count: max(0, bodySize - 28)) + "\"}"
+    let bytes = ByteBuffer(string: text)
+    let router = Router()
+    router.get("json") { _, _ in
+        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: bytes))
+    }
+    var logger = Logger(label: "kiosk-bench-bare")
+    logger.logLevel = .error
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let application = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await application.runService(gracefulShutdownSignals: []) }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { fatalError("the bare server did not start") }
+        let result = try await body("http://127.0.0.1:\(port)/json")
+        group.cancelAll()
+        return result
+    }
+}
+
+/// `GET url`, expecting 200.
+func get(_ url: String, headers: [(String, String)] = []) async throws {
+    var request = HTTPClientRequest(url: url)
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+    _ = try await response.body.collect(upTo: 1 << 20)
+    precondition(response.status == .ok, "GET \(url) answered \(response.status)")
+}
+
+/// `POST url` with a JSON body, returning the body.
+func post(_ url: String, json: Data) async throws -> ByteBuffer {
+    var request = HTTPClientRequest(url: url)
+    request.method = .POST
+    request.headers.add(name: "Content-Type", value: "application/json")
+    request.body = .bytes(ByteBuffer(bytes: json))
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+    precondition(response.status == .ok, "POST \(url) answered \(response.status)")
+    return try await response.body.collect(upTo: 1 << 20)
+}
