@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import KioskTesting
 import Logging
 import NIOCore
 
@@ -98,4 +99,25 @@ func post(_ url: String, json: Data) async throws -> ByteBuffer {
     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
     precondition(response.status == .ok, "POST \(url) answered \(response.status)")
     return try await response.body.collect(upTo: 1 << 20)
+}
+
+extension TestStore {
+    /// An app with one product on sale in the sandbox and a signed-in tester; returns the session token.
+    func openShop(bundleId: String, productId: String, type: String) async throws -> String {
+        _ = try await request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Bench"])
+        _ = try await request(
+            .POST, "/admin/v1/apps/\(bundleId)/products",
+            json: [
+                "productId": productId, "type": type, "referenceName": "Bench", "pricing": ["tier": 1],
+                "localizations": [["locale": "en_US", "displayName": "Bench", "description": "A benchmark product"]],
+            ])
+        _ = try await request(.POST, "/admin/v1/agreements/paid-apps/accept")
+        let email = "bench-\(bundleId)@example.com"
+        _ = try await request(.POST, "/admin/v1/testers", json: ["email": email, "password": "bench password"])
+        let signIn = try await request(
+            .POST, "/sandbox/storekit/v1/sessions",
+            json: ["email": email, "password": "bench password", "bundleId": bundleId, "deviceId": UUID().uuidString])
+        guard let token = signIn.json["sessionToken"] as? String else { fatalError("sign-in failed: \(signIn.text)") }
+        return token
+    }
 }

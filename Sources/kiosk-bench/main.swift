@@ -102,21 +102,7 @@ let postgresURL = ProcessInfo.processInfo.environment["KIOSK_TEST_POSTGRES_URL"]
 for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine == "SQLite" || url != nil {
     let schemaURL = url.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))" }
     try await withTestStore(databaseURL: schemaURL) { store in
-        _ = try await store.request(.POST, "/admin/v1/apps", json: ["bundleId": "com.example.shop", "name": "Shop"])
-        _ = try await store.request(
-            .POST, "/admin/v1/apps/com.example.shop/products",
-            json: [
-                "productId": "com.example.coins", "type": "consumable", "referenceName": "Coins", "pricing": ["tier": 1],
-                "localizations": [["locale": "en_US", "displayName": "Coins", "description": "A pile of coins"]],
-            ])
-        _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
-        _ = try await store.request(
-            .POST, "/admin/v1/testers", json: ["email": "bench@example.com", "password": "bench password"])
-        let signIn = try await store.request(
-            .POST, "/sandbox/storekit/v1/sessions",
-            json: ["email": "bench@example.com", "password": "bench password", "bundleId": "com.example.shop",
-                   "deviceId": UUID().uuidString])
-        guard let token = signIn.json["sessionToken"] as? String else { fatalError("sign-in failed: \(signIn.text)") }
+        let token = try await store.openShop(bundleId: "com.example.shop", productId: "com.example.coins", type: "consumable")
         let database = store.built.database
         var commitNumber = 0
         let commit = try await rate(seconds: seconds) {
@@ -138,22 +124,8 @@ for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine
 // 5. Verification over HTTP with 8 requests in flight: verifyReceipt and the Server API's Get Transaction Info
 // against a bare Hummingbird endpoint answering a fixed JSON body of the same size, on the same loopback.
 try await withTestStore { store in
-    _ = try await store.request(.POST, "/admin/v1/apps", json: ["bundleId": "com.example.verify", "name": "Verify"])
-    _ = try await store.request(
-        .POST, "/admin/v1/apps/com.example.verify/products",
-        json: [
-            "productId": "com.example.unlock", "type": "non_consumable", "referenceName": "Unlock",
-            "pricing": ["tier": 1],
-            "localizations": [["locale": "en_US", "displayName": "Unlock", "description": "Unlocks everything"]],
-        ])
-    _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
-    _ = try await store.request(
-        .POST, "/admin/v1/testers", json: ["email": "verify@example.com", "password": "bench password"])
-    let signIn = try await store.request(
-        .POST, "/sandbox/storekit/v1/sessions",
-        json: ["email": "verify@example.com", "password": "bench password", "bundleId": "com.example.verify",
-               "deviceId": UUID().uuidString])
-    guard let token = signIn.json["sessionToken"] as? String else { fatalError("sign-in failed: \(signIn.text)") }
+    let token = try await store.openShop(
+        bundleId: "com.example.verify", productId: "com.example.unlock", type: "non_consumable")
     let bought = try await store.request(
         .POST, "/sandbox/storekit/v1/payments",
         json: ["productId": "com.example.unlock", "quantity": 1, "idempotencyKey": UUID().uuidString],
