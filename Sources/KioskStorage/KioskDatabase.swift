@@ -31,6 +31,9 @@ public enum IdentifierSequence: String, Sendable, CaseIterable {
     /// Payment queue entries, one sequence for both environments; the updates stream's cursor. Taking it
     /// inside the inserting transaction orders entries by commit on both engines.
     case queueEntry = "queue_entry"
+    /// `webOrderLineItemId`s of subscription periods, one sequence for both environments; the first is
+    /// 8_000_000_000_000_001.
+    case webOrderLineItemId = "web_order_line_item_id"
 }
 
 /// The reads and writes available inside one database transaction.
