@@ -156,7 +156,8 @@ import Testing
                     (["notificationType": "NOPE"], 4_000_018), (["notificationSubtype": "NOPE"], 4_000_018),
                     (["transactionId": transactionId, "notificationType": "TEST"], 4_000_019),
                     (["startDate": now - 181 * 86_400_000], 4_000_012), (["startDate": now, "endDate": now], 4_000_013),
-                    (["startDate": "yesterday"], 4_000_000), (["transactionId": "abc"], 4_000_006),
+                    (["startDate": "yesterday"], 4_000_015), (["endDate": "today"], 4_000_016),
+                    (["transactionId": "abc"], 4_000_006),
                 ] as [([String: Any], Int)] {
                     let refused = try await history(body)
                     #expect(refused.appleErrorCode == code, "\(body): \(refused.text)")

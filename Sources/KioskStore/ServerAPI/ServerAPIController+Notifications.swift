@@ -169,12 +169,27 @@ private struct TestNotificationResponse: Encodable {
 }
 
 private struct NotificationHistoryRequest: Decodable {
+    /// Nil when missing or not a number of milliseconds (4000015 / 4000016, as Apple).
     var startDate: Int64?
     var endDate: Int64?
     var notificationType: String?
     var notificationSubtype: String?
     var transactionId: String?
     var onlyFailures: Bool?
+
+    private enum CodingKeys: String, CodingKey {
+        case startDate, endDate, notificationType, notificationSubtype, transactionId, onlyFailures
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        startDate = try? container.decodeIfPresent(Int64.self, forKey: .startDate)
+        endDate = try? container.decodeIfPresent(Int64.self, forKey: .endDate)
+        notificationType = try container.decodeIfPresent(String.self, forKey: .notificationType)
+        notificationSubtype = try container.decodeIfPresent(String.self, forKey: .notificationSubtype)
+        transactionId = try container.decodeIfPresent(String.self, forKey: .transactionId)
+        onlyFailures = try container.decodeIfPresent(Bool.self, forKey: .onlyFailures)
+    }
 }
 
 private struct NotificationHistoryResponse: Encodable {

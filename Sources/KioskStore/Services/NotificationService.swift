@@ -122,7 +122,7 @@ public struct NotificationService: Service {
                 try await database.transaction { tx in
                     try await tx.updateNotificationState(uuid: uuid, state: .unconfigured, nextAttemptAt: nil)
                 }
-                logger.info(
+                logger.debug(
                     "Notification not sent: the app has no notification URL for the environment",
                     metadata: ["uuid": "\(uuid)", "bundleId": "\(app.bundleId)",
                                "environment": "\(notification.environment.rawValue)"])
