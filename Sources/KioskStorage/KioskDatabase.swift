@@ -31,6 +31,9 @@ public enum IdentifierSequence: String, Sendable, CaseIterable {
     /// Payment queue entries, one sequence for both environments; the updates stream's cursor. Taking it
     /// inside the inserting transaction orders entries by commit on both engines.
     case queueEntry = "queue_entry"
+    /// `webOrderLineItemId`s of subscription periods, one sequence for both environments; the first is
+    /// 8_000_000_000_000_001.
+    case webOrderLineItemId = "web_order_line_item_id"
 }
 
 /// The reads and writes available inside one database transaction.
@@ -140,6 +143,37 @@ public protocol StorageTransaction: Sendable {
     func keys(appId: App.ID) async throws -> [InAppPurchaseKey]
 
     // MARK: Notifications and renewal extensions (issue 4, notifications part)
+
+    func insertNotification(_ notification: ServerNotification) async throws
+    func notification(uuid: String) async throws -> ServerNotification?
+    /// The notification `POST /inApps/v1/notifications/test` made with this token, in that app and environment.
+    func notification(testToken: String, appId: App.ID, environment: StoreEnvironment) async throws
+        -> ServerNotification?
+    /// Sets a notification's delivery state and when its next attempt is due.
+    func updateNotificationState(uuid: String, state: ServerNotification.State, nextAttemptAt: Date?) async throws
+    /// One page of an app's notification history, oldest first (by creation, then UUID).
+    func notifications(_ query: NotificationHistoryQuery) async throws -> [ServerNotification]
+    func insertNotificationAttempt(_ attempt: NotificationAttempt) async throws
+    /// The attempts of these notifications, oldest first.
+    func notificationAttempts(uuids: [String]) async throws -> [NotificationAttempt]
+
+    /// Throws `uniqueViolation(constraint: "renewal_extensions.request_identifier")` when the app already made a
+    /// request with this identifier in this environment.
+    func insertRenewalExtensionRequest(_ request: RenewalExtensionRequest) async throws
+    func updateRenewalExtensionRequest(_ request: RenewalExtensionRequest) async throws
+    func renewalExtensionRequest(requestIdentifier: String, appId: App.ID, environment: StoreEnvironment)
+        async throws -> RenewalExtensionRequest?
+    /// Records that one subscription was extended by the request `requestIdentifier`.
+    func insertSubscriptionExtension(
+        originalTransactionId: Int64, environment: StoreEnvironment, requestIdentifier: String, extendByDays: Int,
+        at date: Date) async throws
+    /// How many extensions the subscription got at or after `since`.
+    func subscriptionExtensionCount(originalTransactionId: Int64, environment: StoreEnvironment, since: Date)
+        async throws -> Int
+    /// The latest transaction of every subscription (original transaction id) of an app whose latest transaction
+    /// is for `productId`, by original transaction id.
+    func latestSubscriptionTransactions(productId: String, appId: App.ID, environment: StoreEnvironment)
+        async throws -> [StoreTransaction]
 
     // MARK: - (separator)
 

@@ -56,8 +56,11 @@ public func buildStore(
     let testControls = router.group(RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst())))
         .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
     TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
+    let notifications = NotificationService(
+        database: bootstrap.database, clock: clock, signing: bootstrap.signing, logger: logger)
     let serverAPI = ServerAPIService(
-        database: bootstrap.database, clock: clock, signing: bootstrap.signing, purchases: purchases)
+        database: bootstrap.database, clock: clock, signing: bootstrap.signing, purchases: purchases,
+        notifications: notifications)
     for environment in StoreEnvironment.allCases {
         ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)
@@ -69,7 +72,8 @@ public func buildStore(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Kiosk/\(KioskVersion.current)"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
-    application.addServices(DatabaseLifecycleService(database: bootstrap.database))
+    // Services stop in reverse order, after the server: deliveries under way end before the database closes.
+    application.addServices(DatabaseLifecycleService(database: bootstrap.database), notifications)
     return BuiltStore(
         application: application, report: bootstrap.report, database: bootstrap.database, catalog: catalog,
         purchases: purchases, signing: bootstrap.signing)

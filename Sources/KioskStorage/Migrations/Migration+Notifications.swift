@@ -1,6 +1,7 @@
 extension Migration {
     /// Server notification tables: every notification (signed once, same UUID on every retry), each delivery
-    /// attempt, and renewal-date extension requests (single and mass).
+    /// attempt, renewal-date extension requests (single and mass) and the extensions each subscription got
+    /// (at most two a year).
     static let notificationStatements: [String] = [
         """
         CREATE TABLE notifications (
@@ -50,8 +51,21 @@ extension Migration {
             completed_at BIGINT,
             succeeded_count BIGINT NOT NULL DEFAULT 0,
             failed_count BIGINT NOT NULL DEFAULT 0,
+            web_order_line_item_id BIGINT,
+            effective_date BIGINT,
             CONSTRAINT renewal_extensions_pkey PRIMARY KEY (environment, app_id, request_identifier),
             CONSTRAINT renewal_extensions_app_id_fkey FOREIGN KEY (app_id) REFERENCES apps (id) ON DELETE CASCADE
+        )
+        """,
+        """
+        CREATE TABLE subscription_extensions (
+            environment TEXT NOT NULL,
+            original_transaction_id BIGINT NOT NULL,
+            request_identifier TEXT NOT NULL,
+            extend_by_days BIGINT NOT NULL,
+            extended_at BIGINT NOT NULL,
+            CONSTRAINT subscription_extensions_pkey
+                PRIMARY KEY (environment, original_transaction_id, request_identifier)
         )
         """,
     ]

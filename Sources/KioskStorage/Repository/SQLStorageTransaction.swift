@@ -18,6 +18,7 @@ struct SQLStorageTransaction: StorageTransaction {
         case .productionTransactionId: 1_000_000_000_000_001
         case .sandboxTransactionId: 2_000_000_000_000_001
         case .queueEntry: 1
+        case .webOrderLineItemId: 8_000_000_000_000_001
         }
     }
 

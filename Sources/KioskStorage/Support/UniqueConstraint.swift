@@ -23,6 +23,8 @@ enum UniqueConstraint {
         "transactions.environment, transactions.id": "transactions.id",
         "queue_entries.sequence": "queue_entries.sequence",
         "armed_failures.app_id, armed_failures.api": "armed_failures.api",
+        "renewal_extensions.environment, renewal_extensions.app_id, renewal_extensions.request_identifier":
+            "renewal_extensions.request_identifier",
         // PostgreSQL: constraint and index names, as the migrations declare them.
         "apps_pkey": "apps.id",
         "apps_bundle_id_key": "apps.bundle_id",
@@ -40,6 +42,7 @@ enum UniqueConstraint {
         "transactions_pkey": "transactions.id",
         "queue_entries_pkey": "queue_entries.sequence",
         "armed_failures_pkey": "armed_failures.api",
+        "renewal_extensions_pkey": "renewal_extensions.request_identifier",
     ]
 
     /// The readable name of the constraint the engine reported; the engine's own text if it is not one of ours.

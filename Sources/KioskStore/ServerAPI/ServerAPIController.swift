@@ -21,10 +21,12 @@ struct ServerAPIController {
     }
 }
 
-/// What the Server API's handlers share: the database, the clock, the signing identities and the purchase service.
+/// What the Server API's handlers share: the database, the clock, the signing identities, the purchase service
+/// and the notification outbox.
 public struct ServerAPIService: Sendable {
     public let database: any KioskDatabase
     public let clock: any KioskClock
     public let signing: StoreSigning
     public let purchases: PurchaseService
+    public let notifications: NotificationService
 }

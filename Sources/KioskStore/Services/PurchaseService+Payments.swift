@@ -113,6 +113,10 @@ extension PurchaseService {
         }
         let id = try await tx.nextIdentifier(
             client.environment == .production ? .productionTransactionId : .sandboxTransactionId)
+        // An auto-renewable's first period: its expiry, and a line item id for the period.
+        let period = product.type == .autoRenewable ? product.duration : nil
+        let webOrderLineItemId: Int64? =
+            if period != nil { try await tx.nextIdentifier(.webOrderLineItemId) } else { nil }
         var transaction = StoreTransaction(
             id: id, environment: client.environment, appId: client.app.id, accountId: client.account.id,
             productId: product.productId, productType: product.type, originalTransactionId: id, purchaseDate: now,
@@ -121,6 +125,8 @@ extension PurchaseService {
             storefrontId: client.storefront.appleId, applicationUsername: payment.applicationUsername,
             appAccountToken: payment.appAccountToken ?? payment.applicationUsername.flatMap(UUID.init(uuidString:)),
             orderId: Self.orderId(), subscriptionGroupId: product.subscription?.groupId,
+            webOrderLineItemId: webOrderLineItemId,
+            expiresDate: period?.end(from: now, environment: client.environment),
             signedTransaction: "", transactionReceipt: "")
         try sign(&transaction, bundleId: client.app.bundleId, now: now)
         try await tx.insertTransaction(transaction)

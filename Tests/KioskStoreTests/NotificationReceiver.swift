@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskSigning
+import KioskTesting
+import Logging
+import ServiceLifecycle
+import Testing
+import X509
+
+/// A merchant's notification endpoint for tests: a small Hummingbird server on 127.0.0.1 and a free port that
+/// records every `signedPayload` POSTed to `/notifications` and answers `status`.
+struct NotificationReceiver: Sendable {
+    let url: String
+    private let received: Received
+
+    /// What arrived, in order.
+    final class Received: @unchecked Sendable {
+        private let lock = NSLock()
+        private var payloads: [String] = []
+        private var contentTypes: [String] = []
+
+        func append(_ payload: String, contentType: String) {
+            lock.withLock {
+                payloads.append(payload)
+                contentTypes.append(contentType)
+            }
+        }
+
+        var all: [String] { lock.withLock { payloads } }
+        var allContentTypes: [String] { lock.withLock { contentTypes } }
+    }
+
+    /// The signed payloads received so far.
+    var payloads: [String] { received.all }
+    var contentTypes: [String] { received.allContentTypes }
+
+    /// Waits (polling, for at most `deadline`) until `count` payloads arrived; returns them.
+    func waitForPayloads(_ count: Int, deadline: Duration = .seconds(20)) async throws -> [String] {
+        let clock = ContinuousClock()
+        let end = clock.now + deadline
+        while received.all.count < count, clock.now < end {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return received.all
+    }
+
+    fileprivate init(url: String, received: Received) {
+        self.url = url
+        self.received = received
+    }
+}
+
+private struct SignedPayloadBody: Decodable {
+    var signedPayload: String
+}
+
+/// Runs `body` with a receiver answering `status` to every notification.
+func withNotificationReceiver<T: Sendable>(
+    status: HTTPResponse.Status = .ok, _ body: @Sendable (NotificationReceiver) async throws -> T
+) async throws -> T {
+    let received = NotificationReceiver.Received()
+    let router = Router()
+    router.post("notifications") { request, context -> Response in
+        let decoded = try await request.decode(as: SignedPayloadBody.self, context: context)
+        received.append(decoded.signedPayload, contentType: request.headers[.contentType] ?? "")
+        return Response(status: status)
+    }
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    var logger = Logger(label: "notification-receiver")
+    logger.logLevel = .warning
+    let application = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in
+            portContinuation.yield(channel.localAddress?.port ?? 0)
+            portContinuation.finish()
+        }, logger: logger)
+    let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        defer { portContinuation.finish() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        do {
+            let result = try await body(
+                NotificationReceiver(url: "http://127.0.0.1:\(port)/notifications", received: received))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            try? await tasks.waitForAll()
+            throw error
+        }
+    }
+}
+
+/// Decodes the payload of a JWS after checking it against `root` (the store's root of its environment).
+func verifiedPayload<T: Decodable>(_ jws: String, as type: T.Type, root: Certificate, clock: any KioskClock)
+    async throws -> T
+{
+    let result = await JWSVerifier(rootCertificates: [root], clock: clock).verify(jws)
+    let json = try #require(result.payloadJSON, "JWS did not verify: \(String(describing: result.failure))")
+    return try JSONDecoder().decode(type, from: Data(json))
+}
