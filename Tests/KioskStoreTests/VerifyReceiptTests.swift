@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import KioskTesting
 import Testing
 
@@ -123,8 +124,7 @@ struct VerifyReceiptTests {
     @Test(arguments: TestDatabase.available)
     func sharedSecretGuardsSubscriptions(database: TestDatabase) async throws {
         try await withStore(database) { store in
-            try await store.preparePurchaseCatalog()
-            try await store.createMonthlySubscription()
+            try await store.prepareSubscriptionCatalog()
             let token = try await store.signIn()
             _ = try await store.pay(TestStore.removeAds, token: token)
             let plain = try await store.appReceipt(token: token)
@@ -149,6 +149,9 @@ struct VerifyReceiptTests {
             let subscription = try #require(latest.first { $0["product_id"] as? String == TestStore.monthly })
             #expect(subscription["subscription_group_identifier"] as? String == "21000001")
             #expect(subscription["transaction_id"] as? String == subscribed.transactionId)
+            try expectDateTriple(subscription, "expires_date")
+            #expect(subscription["is_in_intro_offer_period"] as? String == "false")
+            #expect(Int64(try #require(subscription["web_order_line_item_id"] as? String)) != nil)
             let pending = try #require(answer.json["pending_renewal_info"] as? [[String: Any]])
             #expect(pending.count == 1)
             #expect(pending.first?["auto_renew_product_id"] as? String == TestStore.monthly)
@@ -188,6 +191,48 @@ struct VerifyReceiptTests {
         }
     }
 
+    /// A subscription that ended: the app receipt still answers 0 (its renewal info says it will not renew),
+    /// the iOS 6-style receipt answers 21006 with the receipt decoded and `latest_expired_receipt_info`.
+    @Test(arguments: TestDatabase.available)
+    func expiredSubscriptions(database: TestDatabase) async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
+        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await store.prepareSubscriptionCatalog()
+            let secret = try #require(
+                try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json["sharedSecret"]
+                    as? String)
+            let token = try await store.signIn()
+            let bought = try await store.pay(TestStore.monthly, token: token)
+            let transactionReceipt = try #require(
+                (bought.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
+            let receipt = try await store.appReceipt(token: token)
+
+            let active = try await store.verifyReceipt(["receipt-data": transactionReceipt, "password": secret])
+            #expect(active.json["status"] as? Int == 0, "\(active.text)")
+            #expect(active.json["auto_renew_status"] as? Int == 1)
+            #expect(active.json["auto_renew_product_id"] as? String == TestStore.monthly)
+            let latest = try #require(active.json["latest_receipt_info"] as? [String: Any])
+            #expect(latest["transaction_id"] as? String == bought.transactionId)
+            #expect(Int64(try #require(latest["expires_date"] as? String)) != nil)
+            #expect((latest["expires_date_formatted"] as? String)?.hasSuffix(" Etc/GMT") == true)
+            #expect(active.json["latest_receipt"] as? String == transactionReceipt)
+
+            clock.advance(by: 5 * 60 + 1)  // a sandbox month
+            let expired = try await store.verifyReceipt(["receipt-data": transactionReceipt, "password": secret])
+            #expect(expired.json["status"] as? Int == 21006, "\(expired.text)")
+            #expect((expired.json["receipt"] as? [String: Any])?["transaction_id"] as? String == bought.transactionId)
+            #expect(expired.json["latest_expired_receipt_info"] is [String: Any])
+            #expect(expired.json["latest_receipt_info"] == nil)
+            #expect(expired.json["auto_renew_status"] as? Int == 0)
+
+            let app = try await store.verifyReceipt(["receipt-data": receipt, "password": secret])
+            #expect(app.json["status"] as? Int == 0, "\(app.text)")
+            let pending = try #require((app.json["pending_renewal_info"] as? [[String: Any]])?.first)
+            #expect(pending["auto_renew_status"] as? String == "0")
+            #expect(pending["expiration_intent"] as? String == "5")
+        }
+    }
+
     /// 21010: the account that bought is gone (a deleted tester), so its receipt no longer authorizes anything.
     @Test(arguments: TestDatabase.available)
     func deletedAccountAnswers21010(database: TestDatabase) async throws {
@@ -217,8 +262,6 @@ struct VerifyReceiptTests {
 }
 
 extension TestStore {
-    static let monthly = "com.example.pro.monthly"
-
     /// POSTs a `verifyReceipt` body to the sandbox (or production) endpoint.
     func verifyReceipt(_ body: [String: Any], sandbox: Bool = true) async throws -> Answer {
         try await request(.POST, sandbox ? "/sandbox/verifyReceipt" : "/verifyReceipt", json: body)
@@ -238,18 +281,6 @@ extension TestStore {
                 .POST, "/admin/v1/apps/\(Self.bundleId)/products/\(productId)/review", json: ["action": action])
             #expect(answer.status == 200, "\(answer.text)")
         }
-    }
-
-    /// A subscription group `Pro` with one monthly auto-renewable product, ``monthly``.
-    func createMonthlySubscription() async throws {
-        let group = try await request(
-            .POST, "/admin/v1/apps/\(Self.bundleId)/subscription-groups",
-            json: ["referenceName": "Pro", "localizations": [["locale": "en-US", "name": "Pro"]]])
-        #expect(group.status == 201, "\(group.text)")
-        let product = try await createProduct(
-            app: Self.bundleId, Self.monthly, type: "auto_renewable",
-            fields: ["subscription": ["group": "Pro", "level": 1], "duration": "P1M"])
-        #expect(product.status == 201, "\(product.text)")
     }
 }
 

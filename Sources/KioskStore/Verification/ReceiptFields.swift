@@ -98,16 +98,12 @@ enum ReceiptFields {
 
     /// `pending_renewal_info`: one entry per auto-renewable subscription (original transaction id).
     static func pendingRenewalInfo(_ subscriptions: [StoreTransaction], now: Date) -> [[String: JSONValue]] {
-        let latest = Dictionary(grouping: subscriptions, by: \.originalTransactionId).compactMapValues {
-            $0.max { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }
-        }
-        return latest.keys.sorted().compactMap { original in
-            guard let transaction = latest[original] else { return nil }
-            let state = renewalState(transaction, now: now)
+        SubscriptionService.latestPerSubscription(subscriptions).map { latest in
+            let state = renewalState(latest, now: now)
             var fields: [String: JSONValue] = [
-                "auto_renew_product_id": .string(transaction.productId),
-                "product_id": .string(transaction.productId),
-                "original_transaction_id": .string(String(original)),
+                "auto_renew_product_id": .string(latest.productId),
+                "product_id": .string(latest.productId),
+                "original_transaction_id": .string(String(latest.originalTransactionId)),
                 "auto_renew_status": .string(state.willRenew ? "1" : "0"),
                 "is_in_billing_retry_period": .string("0"),
             ]
@@ -116,13 +112,11 @@ enum ReceiptFields {
         }
     }
 
-    /// What the store will do at the end of a subscription's current period. Until renewals run (the
-    /// subscriptions issue), a subscription renews while it is active and unrevoked; one that ended stays ended
-    /// (expiration intent 1, cancelled) and a revoked one never renews.
+    /// What the store will do at the end of a subscription's current period, as the signed renewal info says it
+    /// (``SubscriptionService/signedRenewalInfo(for:chain:now:in:)``): an active subscription renews; an expired
+    /// or revoked one does not, with expiration intent 5 (other) until renewals exist.
     static func renewalState(_ latest: StoreTransaction, now: Date) -> (willRenew: Bool, expirationIntent: Int?) {
-        if latest.revocationDate != nil { return (false, 1) }
-        if let expires = latest.expiresDate, expires <= now { return (false, 1) }
-        return (true, nil)
+        SubscriptionService.status(of: latest, at: now) == .active ? (true, nil) : (false, 5)
     }
 
     /// An iOS 6-style receipt decoded in the old shape (`receipt`, `latest_receipt_info`): hyphens become
