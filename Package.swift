@@ -50,6 +50,8 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -109,6 +111,7 @@ let package = Package(
         .target(
             name: "KioskKit",
             dependencies: [
+                "KioskCore",
                 "KioskProtocol",
                 "KioskSigning",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

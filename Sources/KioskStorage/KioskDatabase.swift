@@ -178,6 +178,12 @@ public protocol StorageTransaction: Sendable {
     // MARK: - (separator)
 
     // MARK: Certificate revocations (issue 4, OCSP part)
+
+    /// Records a revocation unless the certificate (environment and serial) is already revoked; returns the stored
+    /// revocation, the earlier one if there was one, so revoking twice changes nothing.
+    func insertCertificateRevocation(_ revocation: CertificateRevocation) async throws -> CertificateRevocation
+    /// The revoked certificates of one environment, oldest first.
+    func certificateRevocations(environment: StoreEnvironment) async throws -> [CertificateRevocation]
 }
 
 /// Failures the storage layer reports in terms callers can act on.

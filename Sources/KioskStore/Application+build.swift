@@ -14,6 +14,8 @@ public struct BuiltStore: Sendable {
     public var catalog: CatalogService
     public var purchases: PurchaseService
     public var signing: StoreSigning
+    /// Revocations of the signing chains and the OCSP responder's answers.
+    public var certificateStatus: CertificateStatusService
 }
 
 /// Builds the whole store: `kiosk serve` runs what this returns, and tests call it too.
@@ -33,6 +35,8 @@ public func buildStore(
     let catalog = CatalogService(database: bootstrap.database, clock: clock)
     let purchases = PurchaseService(
         database: bootstrap.database, clock: clock, signing: bootstrap.signing, feed: QueueFeed())
+    let certificateStatus = CertificateStatusService(
+        database: bootstrap.database, clock: clock, signing: bootstrap.signing, authorityKeys: bootstrap.authorityKeys)
     let registry = PrometheusCollectorRegistry()
 
     let router = Router(context: KioskRequestContext.self)
@@ -48,7 +52,8 @@ public func buildStore(
     TestersController(catalog: catalog).addRoutes(to: admin)
     AgreementsController(catalog: catalog).addRoutes(to: admin)
     CatalogController(catalog: catalog).addRoutes(to: admin)
-    CertificatesController(catalog: catalog, signing: bootstrap.signing, clock: clock).addRoutes(to: admin)
+    CertificatesController(catalog: catalog, signing: bootstrap.signing, status: certificateStatus, clock: clock)
+        .addRoutes(to: admin)
     AccountsController(catalog: catalog).addRoutes(to: admin)
     for environment in StoreEnvironment.allCases {
         StoreKitController(purchases: purchases, environment: environment).addRoutes(to: router)
@@ -65,6 +70,7 @@ public func buildStore(
         ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)
     }
+    OCSPController(status: certificateStatus).addRoutes(to: router)
     router.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
 
     var application = Application(
@@ -76,5 +82,5 @@ public func buildStore(
     application.addServices(DatabaseLifecycleService(database: bootstrap.database), notifications)
     return BuiltStore(
         application: application, report: bootstrap.report, database: bootstrap.database, catalog: catalog,
-        purchases: purchases, signing: bootstrap.signing)
+        purchases: purchases, signing: bootstrap.signing, certificateStatus: certificateStatus)
 }

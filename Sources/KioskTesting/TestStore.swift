@@ -7,6 +7,12 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A real Kiosk store on 127.0.0.1 and a free port, with its own data directory and a known admin token.
 ///
 /// ```swift
@@ -73,29 +79,67 @@ public struct TestStore: Sendable {
     }
 }
 
+/// Which port a test store listens on.
+public enum TestStorePort: Sendable {
+    /// Any free port, chosen by the kernel when the store binds: the store cannot know it before it starts, so its
+    /// certificates name `http://127.0.0.1:0/ocsp/…` and OCSP cannot reach it.
+    case ephemeral
+    /// A port found free just before the store starts, known from the start, so the certificates name the store's
+    /// own OCSP responder. If another process takes the port meanwhile, another one is tried.
+    case free
+    /// Exactly this port.
+    case fixed(Int)
+}
+
 /// Runs `body` against a fresh store and always shuts the store down and removes its data directory.
 ///
 /// - Parameters:
 ///   - databaseURL: nil for an SQLite file in the temporary data directory, or a PostgreSQL URL.
 ///   - clock: the store's clock.
 ///   - dataDirectory: reuse a directory (e.g. to restart a store on the same state); it is then kept.
+///   - port: `.ephemeral` (default), or `.free` / `.fixed(_:)` when the store must know its URL before it
+///     starts, e.g. so verifiers with online checks reach its OCSP responder.
 public func withTestStore<T: Sendable>(
     databaseURL: String? = nil,
     clock: any KioskClock = SystemClock(),
     dataDirectory: URL? = nil,
+    port: TestStorePort = .ephemeral,
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     let directory =
         dataDirectory
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-test-\(UUID().uuidString)")
     defer { if dataDirectory == nil { try? FileManager.default.removeItem(at: directory) } }
+    switch port {
+    case .ephemeral:
+        return try await runTestStore(databaseURL: databaseURL, clock: clock, directory: directory, port: 0, body)
+    case .fixed(let number):
+        return try await runTestStore(databaseURL: databaseURL, clock: clock, directory: directory, port: number, body)
+    case .free:
+        var attempt = 1
+        while true {
+            do {
+                return try await runTestStore(
+                    databaseURL: databaseURL, clock: clock, directory: directory, port: try freeLoopbackPort(), body)
+            } catch is TestStoreBindError where attempt < 5 {
+                attempt += 1
+            }
+        }
+    }
+}
+
+private func runTestStore<T: Sendable>(
+    databaseURL: String?, clock: any KioskClock, directory: URL, port requestedPort: Int,
+    _ body: @Sendable (TestStore) async throws -> T
+) async throws -> T {
     let token = "kiosk_test_admin_token_0123456789"
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "kiosk-test")
     logger.logLevel = .warning
     let built = try await buildStore(
         configuration: ServerConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory, databaseURL: databaseURL, adminToken: token),
+            host: "127.0.0.1", port: requestedPort, dataDirectory: directory, databaseURL: databaseURL,
+            adminToken: token),
         clock: clock, logger: logger,
         onServerRunning: { port in
             portContinuation.yield(port)
@@ -114,7 +158,11 @@ public func withTestStore<T: Sendable>(
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else {
                 // The server stopped before listening; its error is the one to report.
-                try await group.next()
+                do {
+                    try await group.next()
+                } catch let error as IOError where error.errnoCode == EADDRINUSE && requestedPort != 0 {
+                    throw TestStoreBindError(port: requestedPort)
+                }
                 throw TestStoreError(message: "The store stopped before it listened.")
             }
             let store = TestStore(
@@ -130,6 +178,34 @@ public func withTestStore<T: Sendable>(
             throw error
         }
     }
+}
+
+/// Another process took the port between choosing it and binding it.
+private struct TestStoreBindError: Error {
+    var port: Int
+}
+
+/// A TCP port on 127.0.0.1 that is free now: bound with port 0, read back, closed.
+private func freeLoopbackPort() throws -> Int {
+    #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard descriptor >= 0 else { throw TestStoreError(message: "Cannot open a socket to find a free port.") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+        }
+    }
+    guard bound else { throw TestStoreError(message: "Cannot bind 127.0.0.1:0 to find a free port.") }
+    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// The test store could not start.

@@ -3,7 +3,9 @@
 
 Kiosk's signing chain must satisfy Apple's SignedDataVerifier exactly as it runs for merchants: OpenSSL with
 X509_STRICT, the marker extensions, ES256 with an x5c of three certificates. This script runs that verifier
-with online (OCSP) checks off.
+with online (OCSP) checks off, or on with `--online`: then the chain is validated at the wall clock and the
+library POSTs an OCSP request (SHA-256 CertID) to the URL in the intermediate's and the leaf's
+AuthorityInformationAccess extension, i.e. to the Kiosk store that signed the data.
 
 On success it prints the decoded object as JSON and exits 0. When the verifier refuses the data it prints
 `VerificationException <STATUS>` and exits 1. Any other failure (bad arguments, unreadable files, a payload
@@ -11,7 +13,7 @@ the library cannot decode into its model) exits 2.
 
 Usage:
   verify_signed_data.py --root-der root.der --environment Sandbox --bundle-id com.example.app \
-      --app-apple-id 1400000001 --kind notification --jws-file signed.jws
+      --app-apple-id 1400000001 --kind notification --jws-file signed.jws [--online]
 """
 
 import argparse
@@ -43,6 +45,9 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--app-apple-id", required=True, type=int)
     parser.add_argument("--kind", required=True, choices=sorted(KINDS))
     parser.add_argument("--jws-file", required=True, help="a file holding the compact JWS")
+    parser.add_argument(
+        "--online", action="store_true", help="enable_online_checks=True: ask the certificates' OCSP responders"
+    )
     return parser.parse_args()
 
 
@@ -55,7 +60,7 @@ def main() -> int:
 
     verifier = SignedDataVerifier(
         root_certificates=[root],
-        enable_online_checks=False,
+        enable_online_checks=arguments.online,
         environment=ENVIRONMENTS[arguments.environment],
         bundle_id=arguments.bundle_id,
         app_apple_id=arguments.app_apple_id,

@@ -84,6 +84,52 @@ import X509
             #expect(appleVerifier.stdout.contains("\"TEST\""), "the decoded notification: \(appleVerifier.stdout)")
         }
     }
+
+    /// `kiosk certs revoke` revokes the leaf: a verifier with online checks accepts a notification the store signed
+    /// before and refuses it after; revoking again says so; `kiosk certs revocations` lists it, `--json` too; a
+    /// certificate that is not leaf or intermediate is refused with the store's explanation.
+    @Test func revokeMakesOnlineVerificationFail() async throws {
+        try await withTestStore(port: .free) { store in
+            let app = try await store.createAppForCerts()
+            let appAppleId = try #require(app.json["appAppleId"] as? Int)
+            let signed = try await ConsoleCommandTests.kiosk(
+                store, "certs", "test-notification", "--app", "com.example.certs", "--environment", "production")
+            let jws = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let exported = try await store.request(.GET, "/admin/v1/certificates/production/root?format=der")
+            let root = try Certificate(derEncoded: Array(exported.body))
+            func verify() async throws -> NotificationPayload {
+                // A new verifier each time, so no verified chain is remembered between the checks.
+                try await SignedDataVerifier(
+                    rootCertificates: [root], environment: .production, bundleId: "com.example.certs",
+                    appAppleId: Int64(appAppleId), onlineChecks: .enabled()
+                ).verifyAndDecodeNotification(jws)
+            }
+            #expect(try await verify().notificationType == "TEST")
+
+            let revoke = try await ConsoleCommandTests.kiosk(
+                store, "certs", "revoke", "--environment", "production", "--certificate", "leaf", "--reason", "4")
+            #expect(revoke.status == 0, "\(revoke.stderr)")
+            #expect(revoke.stdout.hasPrefix("Revoked the production leaf"), "\(revoke.stdout)")
+            await #expect(throws: SignedDataVerificationError.self) { _ = try await verify() }
+
+            let again = try await ConsoleCommandTests.kiosk(
+                store, "certs", "revoke", "--environment", "production", "--certificate", "leaf", "--json")
+            #expect(again.status == 0, "\(again.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+            #expect(json["certificate"] as? String == "leaf")
+            #expect(json["reason"] as? Int == 4)
+            let list = try await ConsoleCommandTests.kiosk(store, "certs", "revocations", "--environment", "production")
+            #expect(list.stdout.contains("leaf  serial"), "\(list.stdout)")
+            let sandboxList = try await ConsoleCommandTests.kiosk(
+                store, "certs", "revocations", "--environment", "sandbox")
+            #expect(sandboxList.stdout.contains("No revoked certificates"), "\(sandboxList.stdout)")
+
+            let refused = try await ConsoleCommandTests.kiosk(
+                store, "certs", "revoke", "--environment", "sandbox", "--certificate", "root")
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("certificate"), "\(refused.stderr)")
+        }
+    }
 }
 
 extension TestStore {

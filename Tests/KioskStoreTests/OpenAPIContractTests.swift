@@ -23,6 +23,8 @@ import Testing
                 "/sandbox/test/v1/apps/{bundleId}/purchases:",
                 "/sandbox/test/v1/apps/{bundleId}/payments/{paymentId}/{decision}:",
                 "/sandbox/test/v1/apps/{bundleId}/failures:",
+                "/admin/v1/certificates/{environment}/revocations:", "/ocsp/{environment}:",
+                "/ocsp/{environment}/{request}:",
             ] {
                 // Paths are keys at the start of a line, so `/storekit/v1/…` cannot match inside `/sandbox/storekit/v1/…`.
                 #expect(answer.text.contains("\n  " + path + "\n"), "openapi.yaml does not describe \(path)")

@@ -30,6 +30,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Use this admin token instead of a generated one (KIOSK_ADMIN_TOKEN).")
     var adminToken: String?
 
+    @Option(
+        help: """
+            The URL verifiers reach this store at; certificates name <url>/ocsp/<environment> as their OCSP \
+            responder (KIOSK_PUBLIC_URL; default http://<host>:<port>, 127.0.0.1 for a wildcard host).
+            """)
+    var publicURL: String?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical (KIOSK_LOG_LEVEL; default info).")
     var logLevel: String?
 
@@ -79,6 +86,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.databaseURL = database ?? environment["KIOSK_DATABASE_URL"]
         configuration.adminToken = adminToken ?? environment["KIOSK_ADMIN_TOKEN"]
+        if let url = publicURL ?? environment["KIOSK_PUBLIC_URL"] {
+            guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),
+                components.host?.isEmpty == false, components.query == nil
+            else {
+                throw CLIError(
+                    message: "'\(url)' is not an http(s) URL.", field: "--public-url",
+                    fix: "Use the URL clients reach the store at, "
+                        + "e.g. https://kiosk.example.com or http://10.0.0.5:8080.")
+            }
+            configuration.publicURL = url
+        }
         if let levelText = logLevel ?? environment["KIOSK_LOG_LEVEL"] {
             guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
                 throw CLIError(

@@ -1,15 +1,20 @@
 import Foundation
+import KioskCore
 import KioskSigning
 import X509
 
-/// Checks signed transactions: the JWS against the trusted roots, then the bundle id and environment.
+/// Checks signed transactions with KioskSigning's ``SignedDataVerifier``: the JWS against the trusted roots, then
+/// the bundle id and environment, as Apple's verifier checks a `signedTransactionInfo`.
 struct TransactionVerifier: Sendable {
-    let jwsVerifier: JWSVerifier
+    let verifier: SignedDataVerifier
     let bundleId: String
     let environment: AppStore.Environment
 
     init(rootCertificates: [Certificate], bundleId: String, environment: AppStore.Environment) {
-        self.jwsVerifier = JWSVerifier(rootCertificates: rootCertificates)
+        // A device knows no appAppleId, and transactions carry none: the transaction-only verifier fits.
+        self.verifier = SignedDataVerifier.forTransactions(
+            rootCertificates: rootCertificates, environment: environment == .production ? .production : .sandbox,
+            bundleId: bundleId)
         self.bundleId = bundleId
         self.environment = environment
     }
@@ -18,21 +23,34 @@ struct TransactionVerifier: Sendable {
     func verify(_ jws: String) async -> (
         payload: JWSTransactionDecodedPayload, error: VerificationResult<Transaction>.VerificationError?
     )? {
-        let result = await jwsVerifier.verify(jws)
-        guard let payloadJSON = result.payloadJSON ?? Self.unverifiedPayload(of: jws),
+        guard let payloadJSON = Self.unverifiedPayload(of: jws),
             let payload = try? JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(payloadJSON))
         else {
             return nil
         }
-        if let failure = result.failure { return (payload, .init(failure)) }
-        guard payload.bundleId == bundleId, payload.environment == environment.rawValue else {
-            return (
-                payload,
-                .invalidEnvironment(
-                    "signed for \(payload.bundleId) in \(payload.environment), expected \(bundleId) in \(environment)")
-            )
+        // An environment the verifier cannot express (neither Production nor Sandbox) matches no payload.
+        guard environment == .production || environment == .sandbox else {
+            return (payload, .invalidEnvironment("KioskKit verifies Production or Sandbox, not \(environment)"))
         }
-        return (payload, nil)
+        do {
+            _ = try await verifier.verifyAndDecodeTransaction(jws)
+            return (payload, nil)
+        } catch let error as SignedDataVerificationError {
+            return (payload, Self.verificationError(error))
+        } catch {
+            return (payload, .invalidEncoding("\(error)"))
+        }
+    }
+
+    /// StoreKit's error for a refusal of the verifier.
+    static func verificationError(
+        _ error: SignedDataVerificationError
+    ) -> VerificationResult<Transaction>.VerificationError {
+        if let failure = error.jwsFailure { return .init(failure) }
+        switch error.status {
+        case .invalidAppIdentifier, .invalidEnvironment: return .invalidEnvironment(error.detail)
+        default: return .invalidCertificateChain(error.detail)
+        }
     }
 
     /// The payload segment of a compact JWS, decoded without any check.

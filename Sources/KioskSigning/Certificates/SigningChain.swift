@@ -20,8 +20,12 @@ public struct SigningChain: Sendable {
     /// - Parameters:
     ///   - environment: Names the environment in every subject, so the two chains can never be confused.
     ///   - now: The instant the validity windows are computed from.
+    ///   - ocspURL: The OCSP responder the intermediate and the leaf name in their AuthorityInformationAccess
+    ///     extension (`<public URL>/ocsp/<environment>`), or `nil` for a chain without one (offline checks only).
     /// - Throws: when a certificate cannot be built (which would be a programming error).
-    public static func generate(environment: StoreEnvironment, now: Date) throws -> SigningChain {
+    public static func generate(
+        environment: StoreEnvironment, now: Date, ocspURL: String? = nil
+    ) throws -> SigningChain {
         let notBefore = now - SigningProfile.backdatingSeconds
         let authorityNotAfter = now + SigningProfile.authorityLifetimeSeconds
         let leafNotAfter = now + SigningProfile.leafLifetimeSeconds
@@ -68,6 +72,7 @@ public struct SigningChain: Sendable {
                 Certificate.Extension(
                     oid: SigningProfile.intermediateMarkerOID, critical: false, value: SigningProfile.markerValue[...]
                 )
+                if let ocspURL { SigningProfile.authorityInformationAccess(ocspURL: ocspURL) }
             },
             issuerPrivateKey: Certificate.PrivateKey(rootKey)
         )
@@ -91,6 +96,7 @@ public struct SigningChain: Sendable {
                 Certificate.Extension(
                     oid: SigningProfile.leafMarkerOID, critical: false, value: SigningProfile.markerValue[...]
                 )
+                if let ocspURL { SigningProfile.authorityInformationAccess(ocspURL: ocspURL) }
             },
             issuerPrivateKey: Certificate.PrivateKey(intermediateKey)
         )
@@ -99,6 +105,42 @@ public struct SigningChain: Sendable {
             identity: try SigningIdentity(root: root, intermediate: intermediate, leaf: leaf, leafPrivateKey: leafKey),
             rootPrivateKey: rootKey,
             intermediatePrivateKey: intermediateKey
+        )
+    }
+
+    /// Issues a new intermediate and leaf for the same keys, subjects and validity windows, with new serial numbers
+    /// and `ocspURL` in their AuthorityInformationAccess extension. The root and every key stay, so merchants'
+    /// trust and signatures made before keep working.
+    ///
+    /// - Throws: when a certificate cannot be built.
+    public func reissued(ocspURL: String) throws -> SigningChain {
+        let old = identity
+        func reissue(_ certificate: Certificate, signer: P384.Signing.PrivateKey) throws -> Certificate {
+            var extensions = certificate.extensions
+            let aia = try SigningProfile.authorityInformationAccess(ocspURL: ocspURL).makeCertificateExtension()
+            extensions[oid: aia.oid] = aia
+            return try Certificate(
+                version: .v3,
+                serialNumber: Certificate.SerialNumber(),
+                publicKey: certificate.publicKey,
+                notValidBefore: certificate.notValidBefore,
+                notValidAfter: certificate.notValidAfter,
+                issuer: certificate.issuer,
+                subject: certificate.subject,
+                signatureAlgorithm: certificate.signatureAlgorithm,
+                extensions: extensions,
+                issuerPrivateKey: Certificate.PrivateKey(signer)
+            )
+        }
+        return SigningChain(
+            identity: try SigningIdentity(
+                root: old.root,
+                intermediate: try reissue(old.intermediate, signer: rootPrivateKey),
+                leaf: try reissue(old.leaf, signer: intermediatePrivateKey),
+                leafPrivateKey: old.leafPrivateKey
+            ),
+            rootPrivateKey: rootPrivateKey,
+            intermediatePrivateKey: intermediatePrivateKey
         )
     }
 }

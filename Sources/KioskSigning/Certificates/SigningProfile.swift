@@ -43,6 +43,34 @@ public enum SigningProfile {
         try subject(commonName: "Kiosk Store Receipt Signing - \(environment.appleName)")
     }
 
+    /// The non-critical AuthorityInformationAccess extension naming one OCSP responder, as Apple's intermediate
+    /// and leaf carry it (`http://ocsp.apple.com/…`); Apple's verifiers ask it when online checks are on.
+    public static func authorityInformationAccess(ocspURL: String) -> AuthorityInformationAccess {
+        AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(ocspURL))])
+    }
+
+    /// The OCSP URL in a certificate's AuthorityInformationAccess extension, or `nil` when it names none
+    /// (or the extension cannot be read).
+    public static func ocspURL(of certificate: Certificate) -> String? {
+        guard let aia = try? certificate.extensions.authorityInformationAccess else { return nil }
+        for description in aia where description.method == .ocspServer {
+            if case .uniformResourceIdentifier(let url) = description.location { return url }
+        }
+        return nil
+    }
+
+    /// Where a store's OCSP responders live under its public URL: `<publicURL>/ocsp`.
+    public static func ocspBaseURL(publicURL: String) -> String {
+        var base = publicURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + "/ocsp"
+    }
+
+    /// The responder URL of one environment's chain under a store's public URL: `<publicURL>/ocsp/<environment>`.
+    public static func ocspURL(publicURL: String, environment: StoreEnvironment) -> String {
+        ocspBaseURL(publicURL: publicURL) + "/" + environment.rawValue
+    }
+
     private static func subject(commonName: String) throws -> DistinguishedName {
         try DistinguishedName {
             CountryName("US")

@@ -89,7 +89,7 @@ public struct SigningKeyStore: Sendable {
         try await StoredChain.read(from: directory(for: environment)).validated(at: now)
     }
 
-    private func isAbsentOrEmpty(_ directory: String) throws -> Bool {
+    func isAbsentOrEmpty(_ directory: String) throws -> Bool {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return true }
         guard isDirectory.boolValue else {
@@ -107,7 +107,7 @@ public struct SigningKeyStore: Sendable {
     /// Writes the chain into a fresh temporary directory and renames it onto `directory`.
     ///
     /// - Returns: `false` when `directory` was filled by someone else meanwhile.
-    private func install(_ chain: SigningChain, environment: StoreEnvironment, into directory: String) throws -> Bool {
+    func install(_ chain: SigningChain, environment: StoreEnvironment, into directory: String) throws -> Bool {
         try FileManager.default.createDirectory(atPath: baseDirectory, withIntermediateDirectories: true)
         let staging = (baseDirectory as NSString)
             .appendingPathComponent(".\(environment.rawValue)-\(SecretGenerator.hex(byteCount: 8)).tmp")

@@ -15,6 +15,10 @@ public struct ServerConfiguration: Sendable {
     public var databaseURL: String?
     /// An admin token to install instead of generating one (`KIOSK_ADMIN_TOKEN`, `--admin-token`).
     public var adminToken: String?
+    /// The URL clients and verifiers reach the store at (`KIOSK_PUBLIC_URL`, `--public-url`); the signing
+    /// certificates name `<publicURL>/ocsp/<environment>` as their OCSP responder. nil means ``effectivePublicURL``'s
+    /// default.
+    public var publicURL: String?
     public var logLevel: Logger.Level
     public var logFormat: LogFormat
 
@@ -31,6 +35,7 @@ public struct ServerConfiguration: Sendable {
         dataDirectory: URL = URL(fileURLWithPath: "kiosk-data"),
         databaseURL: String? = nil,
         adminToken: String? = nil,
+        publicURL: String? = nil,
         logLevel: Logger.Level = .info,
         logFormat: LogFormat = .text
     ) {
@@ -39,6 +44,7 @@ public struct ServerConfiguration: Sendable {
         self.dataDirectory = dataDirectory
         self.databaseURL = databaseURL
         self.adminToken = adminToken
+        self.publicURL = publicURL
         self.logLevel = logLevel
         self.logFormat = logFormat
     }
@@ -46,5 +52,14 @@ public struct ServerConfiguration: Sendable {
     /// The database URL in effect: the configured one, or the SQLite file in the data directory.
     public var effectiveDatabaseURL: String {
         databaseURL ?? "sqlite://" + dataDirectory.appendingPathComponent("kiosk.sqlite").standardizedFileURL.path
+    }
+
+    /// The public URL in effect: the configured one, or `http://<host>:<port>` with a wildcard host
+    /// (`0.0.0.0`, `::`) replaced by `127.0.0.1`, since a wildcard is not an address to connect to.
+    public var effectivePublicURL: String {
+        if let publicURL { return publicURL }
+        let address = ["0.0.0.0", "::", "[::]", ""].contains(host) ? "127.0.0.1" : host
+        let bracketed = address.contains(":") && !address.hasPrefix("[") ? "[\(address)]" : address
+        return "http://\(bracketed):\(port)"
     }
 }

@@ -4,10 +4,11 @@ import KioskCore
 import KioskSigning
 
 /// `/admin/v1/certificates` and `/admin/v1/apps/{bundleId}/signed-test-notification`: the roots merchants must
-/// trust, and a signed payload to check a verifier against them.
+/// trust, revocations of the chains' intermediate and leaf, and a signed payload to check a verifier against them.
 struct CertificatesController {
     let catalog: CatalogService
     let signing: StoreSigning
+    let status: CertificateStatusService
     let clock: any KioskClock
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
@@ -28,6 +29,19 @@ struct CertificatesController {
                 throw KioskError.invalid(
                     "invalid_format", "Unknown certificate format '\(other)'.", field: "format", fix: "Use 'pem' or 'der'.")
             }
+        }
+        // Revokes the leaf or intermediate; the OCSP responder answers `revoked` from then on. Idempotent.
+        group.post("certificates/:environment/revocations") { request, context in
+            let environment = try request.environment(context.parameters.get("environment"))
+            let body = try await request.decodeJSON(as: RevocationBody.self, context: context)
+            let (revocation, created) = try await status.revoke(
+                body.certificate, environment: environment, reason: body.reason)
+            return EditedResponse(status: created ? .created : .ok, response: RevocationResource(revocation))
+        }
+        group.get("certificates/:environment/revocations") { request, context in
+            let environment = try request.environment(context.parameters.get("environment"))
+            return RevocationList(
+                revocations: try await status.revocations(environment: environment).map(RevocationResource.init))
         }
         // A signed TEST notification, as Apple's "Request a Test Notification" makes; nothing is delivered.
         group.post("apps/:bundleId/signed-test-notification") { request, context in
@@ -63,4 +77,35 @@ struct SignedTestNotification: ResponseCodable {
     var environment: StoreEnvironment
     var notificationUUID: String
     var signedPayload: String
+}
+
+/// `POST /admin/v1/certificates/{environment}/revocations`.
+struct RevocationBody: StrictlyDecodable {
+    static let knownKeys: Set<String> = ["certificate", "reason"]
+    /// `leaf` or `intermediate`.
+    var certificate: CertificateRevocation.Role
+    /// A CRLReason code, 0…10 except 7.
+    var reason: Int?
+}
+
+/// A revoked certificate as the admin API shows it.
+struct RevocationResource: ResponseCodable {
+    var environment: StoreEnvironment
+    var certificate: CertificateRevocation.Role
+    /// Upper-case hex of the serial number.
+    var serialNumber: String
+    var revokedAt: Date
+    var reason: Int?
+
+    init(_ revocation: CertificateRevocation) {
+        environment = revocation.environment
+        certificate = revocation.role
+        serialNumber = revocation.serialNumber
+        revokedAt = revocation.revokedAt
+        reason = revocation.reason
+    }
+}
+
+struct RevocationList: ResponseCodable {
+    var revocations: [RevocationResource]
 }

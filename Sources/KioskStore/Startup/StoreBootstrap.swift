@@ -16,6 +16,8 @@ struct StoreBootstrap {
     struct Result {
         var database: any KioskDatabase
         var signing: StoreSigning
+        /// The CA keys per environment, for the OCSP responder (absent for operator chains without them).
+        var authorityKeys: [StoreEnvironment: SigningKeyStore.AuthorityKeys]
         var adminTokenSHA256: String
         var report: StartupReport
     }
@@ -29,11 +31,34 @@ struct StoreBootstrap {
             let signingDirectory = dataDirectory.appendingPathComponent("signing")
             let keyStore = SigningKeyStore(baseDirectory: signingDirectory.path)
             var identities: [StoreEnvironment: SigningIdentity] = [:]
+            var authorityKeys: [StoreEnvironment: SigningKeyStore.AuthorityKeys] = [:]
             var generated: [StoreEnvironment] = []
+            var reissued: [StoreEnvironment] = []
             for environment in StoreEnvironment.allCases {
-                let loaded = try await keyStore.loadOrCreate(environment: environment, now: clock.now())
-                identities[environment] = loaded.identity
-                if loaded.created { generated.append(environment) }
+                let ocspURL = SigningProfile.ocspURL(
+                    publicURL: configuration.effectivePublicURL, environment: environment)
+                let opened = try await keyStore.open(environment: environment, now: clock.now(), ocspURL: ocspURL)
+                identities[environment] = opened.identity
+                authorityKeys[environment] = opened.authorityKeys
+                if opened.created { generated.append(environment) }
+                if opened.reissued {
+                    reissued.append(environment)
+                    logger.notice(
+                        """
+                        Reissued the \(environment.rawValue) intermediate and leaf (same keys, same root) to name \
+                        the OCSP responder \(ocspURL).
+                        """)
+                }
+                if opened.authorityKeys == nil {
+                    logger.warning(
+                        """
+                        The \(environment.rawValue) signing chain has no CA keys (root-key.pem, intermediate-key.pem) \
+                        in \(keyStore.directory(for: environment)), so this store cannot answer OCSP requests for it: \
+                        verifiers with online checks will refuse its signatures. Offline verification is unaffected.
+                        """)
+                } else if !opened.namesExpectedOCSPURL {
+                    logger.warning("The \(environment.rawValue) chain does not name the OCSP responder \(ocspURL).")
+                }
             }
 
             let catalog = CatalogService(database: database, clock: clock)
@@ -41,10 +66,13 @@ struct StoreBootstrap {
             let report = StartupReport(
                 dataDirectory: dataDirectory,
                 database: "\(database.engine) — \(Self.redacted(configuration.effectiveDatabaseURL))",
-                signingDirectory: signingDirectory, generatedSigningChains: generated, newAdminToken: newToken,
+                signingDirectory: signingDirectory, generatedSigningChains: generated, reissuedSigningChains: reissued,
+                ocspBaseURL: SigningProfile.ocspBaseURL(publicURL: configuration.effectivePublicURL),
+                newAdminToken: newToken,
                 adminTokenFromConfiguration: configuration.adminToken != nil, issuerId: try await catalog.issuerId())
             return Result(
-                database: database, signing: try StoreSigning(identities: identities), adminTokenSHA256: tokenHash,
+                database: database, signing: try StoreSigning(identities: identities), authorityKeys: authorityKeys,
+                adminTokenSHA256: tokenHash,
                 report: report)
         } catch {
             try? await database.close()
