@@ -162,20 +162,27 @@ try await withTestStore { store in
     }
 }
 
-// 6. Verifying a signed transaction locally (chain to the root at its signing date, markers, ES256) against a
-// bare P-256 signature check of the same bytes.
+// 6. Verifying a signed transaction locally as a merchant does (SignedDataVerifier: chain to the root at its
+// signing date, markers, ES256, bundle id and environment, typed decode) against a bare P-256 verify of the same bytes.
 do {
     let chain = try SigningIdentity.generate(environment: .sandbox, now: Date())
-    let jws = try JWSSigner(identity: chain).sign(payloadJSON: payload)
+    let signedDate = Date().millisecondsSince1970
+    let jws = try JWSSigner(identity: chain).sign(
+        payload: JWSTransactionDecodedPayload(
+            transactionId: "2000000000000001", originalTransactionId: "2000000000000001", bundleId: "com.example.bench",
+            productId: "com.example.coins", purchaseDate: signedDate, originalPurchaseDate: signedDate, quantity: 1,
+            type: "Consumable", signedDate: signedDate, environment: "Sandbox", storefront: "USA",
+            storefrontId: "143441", currency: "USD", price: 990))
     let signingInput = Array(jws.utf8[..<jws.utf8.lastIndex(of: UInt8(ascii: "."))!])
     let signature = try chain.leafPrivateKey.signature(for: signingInput)
     let publicKey = chain.leafPrivateKey.publicKey
-    let verifier = JWSVerifier(rootCertificates: [chain.root])
+    let verifier = try SignedDataVerifier(
+        rootCertificates: [chain.root], environment: .sandbox, bundleId: "com.example.bench", appAppleId: nil)
     let rawVerify = try await rate(seconds: seconds) {
         precondition(publicKey.isValidSignature(signature, for: signingInput))
     }
     let jwsVerify = try await rate(seconds: seconds) {
-        guard case .verified = await verifier.verify(jws) else { fatalError("verification failed") }
+        _ = try await verifier.verifyAndDecodeTransaction(jws)
     }
-    report("JWS verify (chain + markers + ES256)", jwsVerify, baselineName: "P-256 verify", rawVerify)
+    report("JWS verify (SignedDataVerifier, transaction)", jwsVerify, baselineName: "P-256 verify", rawVerify)
 }
