@@ -57,7 +57,8 @@ public func buildStore(
         .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
     TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
     let serverAPI = ServerAPIService(
-        database: bootstrap.database, clock: clock, signing: bootstrap.signing, purchases: purchases)
+        database: bootstrap.database, clock: clock, signing: bootstrap.signing, purchases: purchases,
+        rateLimiter: ServerAPIRateLimiter(requestsPerSecond: configuration.serverAPIRequestsPerSecond))
     for environment in StoreEnvironment.allCases {
         ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)

@@ -79,10 +79,12 @@ public struct TestStore: Sendable {
 ///   - databaseURL: nil for an SQLite file in the temporary data directory, or a PostgreSQL URL.
 ///   - clock: the store's clock.
 ///   - dataDirectory: reuse a directory (e.g. to restart a store on the same state); it is then kept.
+///   - serverAPIRequestsPerSecond: the App Store Server API's rate limit per key.
 public func withTestStore<T: Sendable>(
     databaseURL: String? = nil,
     clock: any KioskClock = SystemClock(),
     dataDirectory: URL? = nil,
+    serverAPIRequestsPerSecond: Double = 100,
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     let directory =
@@ -95,7 +97,8 @@ public func withTestStore<T: Sendable>(
     logger.logLevel = .warning
     let built = try await buildStore(
         configuration: ServerConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory, databaseURL: databaseURL, adminToken: token),
+            host: "127.0.0.1", port: 0, dataDirectory: directory, databaseURL: databaseURL, adminToken: token,
+            serverAPIRequestsPerSecond: serverAPIRequestsPerSecond),
         clock: clock, logger: logger,
         onServerRunning: { port in
             portContinuation.yield(port)

@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable {
     public var adminToken: String?
     public var logLevel: Logger.Level
     public var logFormat: LogFormat
+    /// Requests a second each In-App Purchase key may make to the App Store Server API before it gets `429`
+    /// (`KIOSK_SERVER_API_RATE_LIMIT`, `--server-api-rate-limit`; default 100). Fractions are allowed.
+    public var serverAPIRequestsPerSecond: Double
 
     public enum LogFormat: String, Sendable, CaseIterable {
         /// One human-readable line per event, metadata as `key=value`.
@@ -32,7 +35,8 @@ public struct ServerConfiguration: Sendable {
         databaseURL: String? = nil,
         adminToken: String? = nil,
         logLevel: Logger.Level = .info,
-        logFormat: LogFormat = .text
+        logFormat: LogFormat = .text,
+        serverAPIRequestsPerSecond: Double = 100
     ) {
         self.host = host
         self.port = port
@@ -41,6 +45,7 @@ public struct ServerConfiguration: Sendable {
         self.adminToken = adminToken
         self.logLevel = logLevel
         self.logFormat = logFormat
+        self.serverAPIRequestsPerSecond = serverAPIRequestsPerSecond
     }
 
     /// The database URL in effect: the configured one, or the SQLite file in the data directory.

@@ -15,16 +15,20 @@ struct ServerAPIController {
             .add(middleware: ServerAPIErrorMiddleware())
             .add(middleware: ServerAPIAuthMiddleware(
                 database: service.database, clock: service.clock, environment: environment))
+            .add(middleware: ServerAPIRateLimitMiddleware(limiter: service.rateLimiter))
         addTransactionRoutes(to: base)
         addSubscriptionRoutes(to: base)
         addNotificationRoutes(to: base)
     }
 }
 
-/// What the Server API's handlers share: the database, the clock, the signing identities and the purchase service.
+/// What the Server API's handlers share: the database, the clock, the signing identities, the purchase service
+/// and the per-key rate limit.
 public struct ServerAPIService: Sendable {
     public let database: any KioskDatabase
     public let clock: any KioskClock
     public let signing: StoreSigning
     public let purchases: PurchaseService
+    /// Shared by both environments: a key's requests count against one bucket.
+    let rateLimiter: ServerAPIRateLimiter
 }
