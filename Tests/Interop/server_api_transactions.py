@@ -22,13 +22,21 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient, GetTransactionHistoryVersion
+from appstoreserverlibrary.models.AccountTenure import AccountTenure
 from appstoreserverlibrary.models.ConsumptionRequest import ConsumptionRequest
 from appstoreserverlibrary.models.ConsumptionRequestV1 import ConsumptionRequestV1
+from appstoreserverlibrary.models.ConsumptionStatus import ConsumptionStatus
 from appstoreserverlibrary.models.DeliveryStatus import DeliveryStatus
+from appstoreserverlibrary.models.DeliveryStatusV1 import DeliveryStatusV1
 from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.models.LifetimeDollarsPurchased import LifetimeDollarsPurchased
+from appstoreserverlibrary.models.LifetimeDollarsRefunded import LifetimeDollarsRefunded
+from appstoreserverlibrary.models.Platform import Platform
+from appstoreserverlibrary.models.PlayTime import PlayTime
 from appstoreserverlibrary.models.RefundPreference import RefundPreference
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
 from appstoreserverlibrary.models.UpdateAppAccountTokenRequest import UpdateAppAccountTokenRequest
+from appstoreserverlibrary.models.UserStatus import UserStatus
 
 ENVIRONMENTS = {"Sandbox": Environment.SANDBOX, "Production": Environment.PRODUCTION}
 
@@ -111,9 +119,10 @@ def main() -> int:
 
     token = str(uuid.uuid4())
     client.send_consumption_data(consumable, ConsumptionRequestV1(
-        customerConsented=True, consumptionStatus=1, platform=1, sampleContentProvided=False, deliveryStatus=0,
-        appAccountToken="", accountTenure=2, playTime=3, lifetimeDollarsRefunded=0, lifetimeDollarsPurchased=1,
-        userStatus=1))
+        customerConsented=True, consumptionStatus=ConsumptionStatus(1), platform=Platform(1),
+        sampleContentProvided=False, deliveryStatus=DeliveryStatusV1(0), appAccountToken="",
+        accountTenure=AccountTenure(2), playTime=PlayTime(3), lifetimeDollarsRefunded=LifetimeDollarsRefunded(0),
+        lifetimeDollarsPurchased=LifetimeDollarsPurchased(1), userStatus=UserStatus(1)))
     summary["consumptionV1"] = "accepted"
     client.send_consumption_information(consumable, ConsumptionRequest(
         customerConsented=True, sampleContentProvided=False, deliveryStatus=DeliveryStatus.DELIVERED,
