@@ -342,7 +342,8 @@ import Testing
             try await store.createTester("second@example.com")
             let testBuy = try await store.request(
                 .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/purchases",
-                json: ["tester": "second@example.com", "productId": TestStore.removeAds], token: .some(store.adminToken))
+                json: ["tester": "second@example.com", "productId": TestStore.removeAds], token: .some(store.adminToken)
+            )
             #expect(testBuy.status == 201, "\(testBuy.text)")
             let testBought = try #require(testBuy.transactionId)
             let second = try await store.serverAPI(
