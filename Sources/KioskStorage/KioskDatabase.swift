@@ -134,6 +134,25 @@ public protocol StorageTransaction: Sendable {
 
     // MARK: Server API: app transactions, consumption reports, history (issue 4, transactions part)
 
+    /// Inserts the app transaction unless the account already has one in the app; returns the one stored.
+    func ensureAppTransaction(_ appTransaction: StoreAppTransaction) async throws -> StoreAppTransaction
+    func appTransaction(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
+        -> StoreAppTransaction?
+    /// The account whose transaction id, original transaction id or app transaction id `anyTransactionId` is,
+    /// in the app; nil when it is none of them.
+    func accountId(anyTransactionId: Int64, appId: App.ID, environment: StoreEnvironment) async throws -> UUID?
+    /// One page of an account's transactions (`query.limit` at most), in the query's order.
+    func transactionHistory(_ query: TransactionHistoryQuery) async throws -> [StoreTransaction]
+    /// The app's transactions with this order id, by id.
+    func transactions(orderId: String, appId: App.ID, environment: StoreEnvironment) async throws
+        -> [StoreTransaction]
+    /// The app's transactions that continue `originalTransactionId` (itself included), by id.
+    func transactions(originalTransactionId: Int64, appId: App.ID, environment: StoreEnvironment) async throws
+        -> [StoreTransaction]
+    /// Replaces the transaction's consumption report.
+    func saveConsumptionReport(_ report: ConsumptionReport) async throws
+    func consumptionReport(transactionId: Int64, environment: StoreEnvironment) async throws -> ConsumptionReport?
+
     // MARK: - (keys)
 
     func insertKey(_ key: InAppPurchaseKey) async throws

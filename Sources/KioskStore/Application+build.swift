@@ -65,7 +65,8 @@ public func buildStore(
         database: bootstrap.database, clock: clock, signing: bootstrap.signing, logger: logger)
     let serverAPI = ServerAPIService(
         database: bootstrap.database, clock: clock, signing: bootstrap.signing, purchases: purchases,
-        notifications: notifications)
+        notifications: notifications,
+        rateLimiter: ServerAPIRateLimiter(requestsPerSecond: configuration.serverAPIRequestsPerSecond))
     for environment in StoreEnvironment.allCases {
         ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)

@@ -99,28 +99,34 @@ public enum TestStorePort: Sendable {
 ///   - dataDirectory: reuse a directory (e.g. to restart a store on the same state); it is then kept.
 ///   - port: `.ephemeral` (default), or `.free` / `.fixed(_:)` when the store must know its URL before it
 ///     starts, e.g. so verifiers with online checks reach its OCSP responder.
+///   - serverAPIRequestsPerSecond: the App Store Server API's rate limit per key.
 public func withTestStore<T: Sendable>(
     databaseURL: String? = nil,
     clock: any KioskClock = SystemClock(),
     dataDirectory: URL? = nil,
     port: TestStorePort = .ephemeral,
+    serverAPIRequestsPerSecond: Double = 100,
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     let directory =
         dataDirectory
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-test-\(UUID().uuidString)")
     defer { if dataDirectory == nil { try? FileManager.default.removeItem(at: directory) } }
+    func run(_ number: Int) async throws -> T {
+        try await runTestStore(
+            databaseURL: databaseURL, clock: clock, directory: directory, port: number,
+            serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, body)
+    }
     switch port {
     case .ephemeral:
-        return try await runTestStore(databaseURL: databaseURL, clock: clock, directory: directory, port: 0, body)
+        return try await run(0)
     case .fixed(let number):
-        return try await runTestStore(databaseURL: databaseURL, clock: clock, directory: directory, port: number, body)
+        return try await run(number)
     case .free:
         var attempt = 1
         while true {
             do {
-                return try await runTestStore(
-                    databaseURL: databaseURL, clock: clock, directory: directory, port: try freeLoopbackPort(), body)
+                return try await run(try freeLoopbackPort())
             } catch is TestStoreBindError where attempt < 5 {
                 attempt += 1
             }
@@ -130,7 +136,7 @@ public func withTestStore<T: Sendable>(
 
 private func runTestStore<T: Sendable>(
     databaseURL: String?, clock: any KioskClock, directory: URL, port requestedPort: Int,
-    _ body: @Sendable (TestStore) async throws -> T
+    serverAPIRequestsPerSecond: Double, _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     let token = "kiosk_test_admin_token_0123456789"
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -139,7 +145,7 @@ private func runTestStore<T: Sendable>(
     let built = try await buildStore(
         configuration: ServerConfiguration(
             host: "127.0.0.1", port: requestedPort, dataDirectory: directory, databaseURL: databaseURL,
-            adminToken: token),
+            adminToken: token, serverAPIRequestsPerSecond: serverAPIRequestsPerSecond),
         clock: clock, logger: logger,
         onServerRunning: { port in
             portContinuation.yield(port)

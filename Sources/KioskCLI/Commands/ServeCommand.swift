@@ -43,6 +43,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "text or json (KIOSK_LOG_FORMAT; default text).")
     var logFormat: String?
 
+    @Option(
+        name: .customLong("server-api-rate-limit"),
+        help: "App Store Server API requests a second per In-App Purchase key before 429 (KIOSK_SERVER_API_RATE_LIMIT; default 100).")
+    var serverAPIRateLimit: String?
+
     func run() async throws {
         try await reportingErrors {
             let configuration = try makeConfiguration(environment: ProcessInfo.processInfo.environment)
@@ -110,6 +115,14 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CLIError(message: "'\(formatText)' is not a log format.", field: "--log-format", fix: "Use text or json.")
             }
             configuration.logFormat = format
+        }
+        if let rateText = serverAPIRateLimit ?? environment["KIOSK_SERVER_API_RATE_LIMIT"] {
+            guard let rate = Double(rateText), rate > 0, rate.isFinite else {
+                throw CLIError(
+                    message: "'\(rateText)' is not a request rate.", field: "--server-api-rate-limit",
+                    fix: "Use a positive number of requests a second, such as 100 or 0.5.")
+            }
+            configuration.serverAPIRequestsPerSecond = rate
         }
         return configuration
     }

@@ -1,10 +1,14 @@
 extension Migration {
     /// Server API tables: app transactions (one per account and app, Apple's `appTransactionId`), consumption
-    /// reports, and each transaction's last-modified time (history is sorted and paged by it).
+    /// reports, and each transaction's last-modified time (an account's history is sorted and paged by it;
+    /// `anyTransactionId` lookups go by original transaction id too).
     static let serverAPIStatements: [String] = [
         "ALTER TABLE transactions ADD COLUMN modified_at BIGINT NOT NULL DEFAULT 0",
         "UPDATE transactions SET modified_at = purchase_date",
-        "CREATE INDEX transactions_app_modified_idx ON transactions (environment, app_id, modified_at, id)",
+        """
+        CREATE INDEX transactions_account_modified_idx ON transactions (environment, account_id, app_id, modified_at, id)
+        """,
+        "CREATE INDEX transactions_original_idx ON transactions (environment, original_transaction_id)",
         "CREATE INDEX transactions_order_id_idx ON transactions (order_id)",
         """
         CREATE TABLE app_transactions (

@@ -104,7 +104,7 @@ extension SQLStorageTransaction {
         return try await session.all("DELETE FROM transactions WHERE \(owner) RETURNING id").count
     }
 
-    private static func decodeTransaction(_ row: any SQLRow) throws -> StoreTransaction {
+    static func decodeTransaction(_ row: any SQLRow) throws -> StoreTransaction {
         StoreTransaction(
             id: try row.decode(column: "id", as: Int64.self),
             environment: try row.enumeration("environment", as: StoreEnvironment.self),

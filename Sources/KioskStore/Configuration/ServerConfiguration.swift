@@ -21,6 +21,9 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: String?
     public var logLevel: Logger.Level
     public var logFormat: LogFormat
+    /// Requests a second each In-App Purchase key may make to the App Store Server API before it gets `429`
+    /// (`KIOSK_SERVER_API_RATE_LIMIT`, `--server-api-rate-limit`; default 100). Fractions are allowed.
+    public var serverAPIRequestsPerSecond: Double
 
     public enum LogFormat: String, Sendable, CaseIterable {
         /// One human-readable line per event, metadata as `key=value`.
@@ -37,7 +40,8 @@ public struct ServerConfiguration: Sendable {
         adminToken: String? = nil,
         publicURL: String? = nil,
         logLevel: Logger.Level = .info,
-        logFormat: LogFormat = .text
+        logFormat: LogFormat = .text,
+        serverAPIRequestsPerSecond: Double = 100
     ) {
         self.host = host
         self.port = port
@@ -47,6 +51,7 @@ public struct ServerConfiguration: Sendable {
         self.publicURL = publicURL
         self.logLevel = logLevel
         self.logFormat = logFormat
+        self.serverAPIRequestsPerSecond = serverAPIRequestsPerSecond
     }
 
     /// The database URL in effect: the configured one, or the SQLite file in the data directory.

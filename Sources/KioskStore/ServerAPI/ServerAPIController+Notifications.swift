@@ -213,21 +213,3 @@ private struct SendAttempt: Encodable {
         sendAttemptResult = attempt.result.rawValue
     }
 }
-
-extension ServerAPIError {
-    static let startDateTooFarInPast = ServerAPIError(
-        4_000_012, "Invalid request. The start date is earlier than the allowed start date.")
-    static let startDateAfterEndDate = ServerAPIError(
-        4_000_013, "Invalid request. The end date precedes the start date or the dates are the same.")
-    static let invalidPaginationToken = ServerAPIError(4_000_014, "Invalid request. The pagination token is invalid.")
-    static let invalidStartDate = ServerAPIError(
-        4_000_015, "Invalid request. The start date is not a timestamp value in milliseconds.")
-    static let invalidEndDate = ServerAPIError(
-        4_000_016, "Invalid request. The end date is not a timestamp value in milliseconds.")
-    static let invalidNotificationType = ServerAPIError(
-        4_000_018, "Invalid request. The notification type or subtype is invalid.")
-    static let multipleFiltersSupplied = ServerAPIError(
-        4_000_019, "Invalid request. Only one filter, transactionId or notificationType, can be provided.")
-    static let invalidTestNotificationToken = ServerAPIError(
-        4_000_020, "Invalid request. The test notification token is invalid.")
-}

@@ -320,19 +320,3 @@ private struct MassExtensionStatusResponse: Encodable {
     var succeededCount: Int64
     var failedCount: Int64
 }
-
-extension ServerAPIError {
-    static let invalidExtendByDays = ServerAPIError(4_000_009, "Invalid extend by days value.")
-    static let invalidExtendReasonCode = ServerAPIError(4_000_010, "Invalid extend reason code.")
-    static let invalidRequestIdentifier = ServerAPIError(4_000_011, "Invalid request identifier.")
-    static let invalidProductId = ServerAPIError(4_000_023, "Invalid request. The product id parameter is invalid.")
-    static let invalidEmptyStorefrontCountryCodeList = ServerAPIError(
-        4_000_027, "Invalid request. The storefront country code list is empty.")
-    static let invalidStorefrontCountryCode = ServerAPIError(
-        4_000_028, "Invalid request. A storefront country code was invalid.")
-    static let invalidStatus = ServerAPIError(4_000_031, "Invalid request. The status parameter is invalid.")
-    static let subscriptionExtensionIneligible = ServerAPIError(
-        4_030_004, "Forbidden - subscription state ineligible for extension.")
-    static let subscriptionMaxExtension = ServerAPIError(
-        4_030_005, "Forbidden - subscription has reached maximum extension count.")
-}

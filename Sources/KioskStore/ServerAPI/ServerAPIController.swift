@@ -15,6 +15,7 @@ struct ServerAPIController {
             .add(middleware: ServerAPIErrorMiddleware())
             .add(middleware: ServerAPIAuthMiddleware(
                 database: service.database, clock: service.clock, environment: environment))
+            .add(middleware: ServerAPIRateLimitMiddleware(limiter: service.rateLimiter))
         addTransactionRoutes(to: base)
         addSubscriptionRoutes(to: base)
         addNotificationRoutes(to: base)
@@ -22,11 +23,13 @@ struct ServerAPIController {
 }
 
 /// What the Server API's handlers share: the database, the clock, the signing identities, the purchase service
-/// and the notification outbox.
+/// the notification outbox and the per-key rate limit.
 public struct ServerAPIService: Sendable {
     public let database: any KioskDatabase
     public let clock: any KioskClock
     public let signing: StoreSigning
     public let purchases: PurchaseService
     public let notifications: NotificationService
+    /// Shared by both environments: a key's requests count against one bucket.
+    let rateLimiter: ServerAPIRateLimiter
 }

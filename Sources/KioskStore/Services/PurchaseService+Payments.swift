@@ -133,7 +133,8 @@ extension PurchaseService {
         return transaction
     }
 
-    /// Makes the transaction's JWS and iOS 6-style receipt; called once, when the transaction is created.
+    /// Makes the transaction's JWS and iOS 6-style receipt: when the transaction is created, and again when it
+    /// changes (a new app account token).
     func sign(_ transaction: inout StoreTransaction, bundleId: String, now: Date) throws {
         let currency = Storefront.named(transaction.storefront)?.currency
         let payload = JWSTransactionDecodedPayload(
@@ -149,7 +150,10 @@ extension PurchaseService {
             revocationDate: transaction.revocationDate?.millisecondsSince1970,
             environment: transaction.environment.appleName, storefront: transaction.storefront,
             storefrontId: String(transaction.storefrontId), currency: transaction.currency,
-            price: Self.milliunits(transaction.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2))
+            price: Self.milliunits(transaction.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2),
+            appTransactionId: String(
+                Self.appTransactionId(
+                    environment: transaction.environment, appId: transaction.appId, accountId: transaction.accountId)))
         transaction.signedTransaction = try signing.sign(payload, environment: transaction.environment)
         transaction.transactionReceipt = try signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
     }

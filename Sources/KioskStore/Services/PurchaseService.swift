@@ -80,7 +80,11 @@ extension PurchaseService {
         let session = StoreSession(
             tokenHash: SecretGenerator.sha256Hex(token), environment: environment, accountId: account.id,
             appId: app.id, deviceId: request.deviceId, createdAt: clock.now())
-        try await database.transaction { tx in try await tx.insertSession(session) }
+        try await database.transaction { tx in
+            try await tx.insertSession(session)
+            try await Self.ensureAppTransaction(
+                environment: environment, appId: app.id, accountId: account.id, now: session.createdAt, in: tx)
+        }
         let storefront = try Self.storefront(of: account)
         return SignInResponse(
             sessionToken: token, environment: environment.appleName,

@@ -36,6 +36,8 @@ public struct TestControlsService: Sendable {
                 try await tx.insertQueueRecord(record)
                 return (try await purchases.entry(for: record, in: tx), client)
             }
+            try await PurchaseService.ensureAppTransaction(
+                environment: .sandbox, appId: client.app.id, accountId: client.account.id, now: now, in: tx)
             var payment = Payment(
                 id: UUID(), environment: .sandbox, accountId: client.account.id, appId: client.app.id,
                 idempotencyKey: nil, productId: product.productId, quantity: quantity, applicationUsername: nil,

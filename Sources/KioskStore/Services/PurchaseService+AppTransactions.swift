@@ -1,0 +1,28 @@
+import Crypto
+import Foundation
+import KioskCore
+import KioskStorage
+
+extension PurchaseService {
+    /// The `appTransactionId` of an account in an app: derived from the three, not drawn from a sequence, so
+    /// signing a transaction needs no lookup. 18 digits like Apple's; transaction ids have 16, so the two never
+    /// meet in an `anyTransactionId` lookup.
+    static func appTransactionId(environment: StoreEnvironment, appId: App.ID, accountId: UUID) -> Int64 {
+        let digest = SHA256.hash(
+            data: Data("\(environment.rawValue)/\(appId)/\(accountId.uuidString.lowercased())".utf8))
+        let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return 100_000_000_000_000_000 + Int64(value % 900_000_000_000_000_000)
+    }
+
+    /// Records that the account has the app (its app transaction), unless it already does.
+    @discardableResult
+    static func ensureAppTransaction(
+        environment: StoreEnvironment, appId: App.ID, accountId: UUID, now: Date, in tx: any StorageTransaction
+    ) async throws -> StoreAppTransaction {
+        try await tx.ensureAppTransaction(
+            StoreAppTransaction(
+                environment: environment,
+                id: appTransactionId(environment: environment, appId: appId, accountId: accountId), appId: appId,
+                accountId: accountId, originalPurchaseDate: now))
+    }
+}
