@@ -122,8 +122,9 @@ for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine
 }
 
 // 5. Verification over HTTP with 8 requests in flight: verifyReceipt and the Server API's Get Transaction Info
-// against a bare Hummingbird endpoint answering a fixed JSON body of the same size, on the same loopback.
-try await withTestStore { store in
+// against a bare Hummingbird endpoint answering a fixed JSON body of the same size, on the same loopback. The Server
+// API's per-key rate limit is lifted: it would measure the limit, not the endpoint.
+try await withTestStore(serverAPIRequestsPerSecond: 1_000_000) { store in
     let token = try await store.openShop(
         bundleId: "com.example.verify", productId: "com.example.unlock", type: "non_consumable")
     let bought = try await store.request(
