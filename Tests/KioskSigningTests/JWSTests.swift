@@ -150,6 +150,25 @@ struct JWSTests {
         }
     }
 
+    // Proves the verifier's memory of validated chains never widens trust: after the chain validated for one
+    // payload, the same chain is still refused for payloads signed before or after its certificates' windows,
+    // and a payload inside them verifies again.
+    @Test func rememberedChainsKeepTheirValidityWindow() async throws {
+        #expect(await verifier.verify(try signer.sign(payload: payload)).payloadJSON != nil)
+        for yearsFromNow in [-3.0, 21.0] {
+            var shifted = payload
+            shifted.signedDate = Int64((Self.now + yearsFromNow * SigningProfile.secondsPerYear).timeIntervalSince1970 * 1000)
+            let result = await verifier.verify(try signer.sign(payload: shifted))
+            guard case .invalid(.invalidChain) = result else {
+                Issue.record("expected invalidChain \(yearsFromNow) years from now, got \(result)")
+                continue
+            }
+        }
+        var later = payload
+        later.signedDate += 86_400_000
+        #expect(await verifier.verify(try signer.sign(payload: later)).payloadJSON != nil)
+    }
+
     // Proves a changed payload, a changed header, or a signature by another key is refused.
     @Test func rejectsTampering() async throws {
         let parts = JWSForge.segments(try signer.sign(payload: payload))

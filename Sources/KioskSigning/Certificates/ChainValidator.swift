@@ -8,17 +8,19 @@ import SwiftASN1
 enum ChainValidator {
     /// Validates `leaf ← intermediate ← one of roots` at `validationTime`.
     ///
-    /// - Returns: The leaf's P-256 public key, or the first reason the chain is refused.
+    /// - Returns: The leaf's P-256 public key and the instants the same path is valid at, or the first reason
+    ///   the chain is refused.
     static func validate(
         leaf: Certificate,
         intermediate: Certificate,
         roots: [Certificate],
         at validationTime: Date
-    ) async -> Result<P256.Signing.PublicKey, JWSVerificationFailure> {
+    ) async -> Result<ValidatedChain, JWSVerificationFailure> {
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             RFC5280Policy(fixedExpiryValidationTime: validationTime)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
+        let validity: ClosedRange<Date>
         switch result {
         case .validCertificate(let chain):
             // Apple's verifiers trust the leaf only through the intermediate they were given, so a path that
@@ -27,6 +29,8 @@ enum ChainValidator {
             guard certificates.count == 3, certificates[0] == leaf, certificates[1] == intermediate else {
                 return .failure(.invalidChain("the chain must be leaf, then the x5c intermediate, then a root"))
             }
+            validity =
+                certificates.map(\.notValidBefore).max()!...certificates.map(\.notValidAfter).min()!
         case .couldNotValidate(let failures):
             let reasons = failures.map { "\($0.policyFailureReason)" }
             let detail =
@@ -43,7 +47,15 @@ enum ChainValidator {
         guard let leafKey = P256.Signing.PublicKey(leaf.publicKey) else {
             return .failure(.invalidCertificate("the leaf key is not EC P-256, which ES256 requires"))
         }
-        return .success(leafKey)
+        return .success(ValidatedChain(leafKey: leafKey, validity: validity))
+    }
+
+    /// A path that validated: the leaf's key, and the instants at which every certificate of the path is within
+    /// its validity window. Without revocation checks, path validation depends on the time only through those
+    /// windows, so the same certificates validate at any instant in `validity`.
+    struct ValidatedChain: Sendable {
+        var leafKey: P256.Signing.PublicKey
+        var validity: ClosedRange<Date>
     }
 
     private static func markerFailure(

@@ -2,6 +2,7 @@ import Crypto
 import ExtrasBase64
 import Foundation
 import KioskCore
+import Synchronization
 import X509
 
 /// Verifies App Store-style signed data the way Apple's `SignedDataVerifier` does with online checks off.
@@ -23,6 +24,7 @@ public struct JWSVerifier: Sendable {
     /// The roots a chain must lead to.
     public let rootCertificates: [Certificate]
     private let clock: any KioskClock
+    private let validatedChains = ValidatedChainCache()
 
     /// Creates a verifier trusting exactly these roots.
     ///
@@ -56,13 +58,7 @@ public struct JWSVerifier: Sendable {
         case .failure(let failure):
             return .invalid(failure)
         case .success(let parts):
-            let chain = await ChainValidator.validate(
-                leaf: parts.certificates[0],
-                intermediate: parts.certificates[1],
-                roots: rootCertificates,
-                at: validationTime(parts.payloadJSON)
-            )
-            switch chain {
+            switch await leafKey(x5c: parts.x5c, at: validationTime(parts.payloadJSON)) {
             case .failure(let failure):
                 return .invalid(failure)
             case .success(let leafKey):
@@ -91,7 +87,29 @@ public struct JWSVerifier: Sendable {
         var payloadJSON: [UInt8]
         var signature: [UInt8]
         var signingInput: [UInt8]
-        var certificates: [Certificate]
+        /// Exactly three entries; parsed only when the chain is not among the validated ones.
+        var x5c: [String]
+    }
+
+    /// The leaf key of `x5c` if its chain validates at `time`: from the chains this verifier already validated
+    /// when `time` lies within that path's validity, else by parsing and validating the certificates now.
+    private func leafKey(x5c: [String], at time: Date) async -> Result<P256.Signing.PublicKey, JWSVerificationFailure> {
+        let cacheKey = x5c.joined(separator: ",")
+        if let known = validatedChains.leafKey(for: cacheKey, at: time) { return .success(known) }
+        var certificates: [Certificate] = []
+        for (index, entry) in x5c.enumerated() {
+            guard let der = try? Base64.decode(string: entry), let certificate = try? Certificate(derEncoded: der)
+            else {
+                return .failure(.invalidCertificate("x5c[\(index)] is not standard base64 of a DER certificate"))
+            }
+            certificates.append(certificate)
+        }
+        let chain = await ChainValidator.validate(
+            leaf: certificates[0], intermediate: certificates[1], roots: rootCertificates, at: time)
+        return chain.map { validated in
+            validatedChains.insert(validated, for: cacheKey)
+            return validated.leafKey
+        }
     }
 
     private func decode(_ jws: String) -> Result<DecodedJWS, JWSVerificationFailure> {
@@ -117,14 +135,6 @@ public struct JWSVerifier: Sendable {
         guard let x5c = header.x5c, x5c.count == 3 else {
             return .failure(.invalidChainLength(header.x5c?.count ?? 0))
         }
-        var certificates: [Certificate] = []
-        for (index, entry) in x5c.enumerated() {
-            guard let der = try? Base64.decode(string: entry), let certificate = try? Certificate(derEncoded: der)
-            else {
-                return .failure(.invalidCertificate("x5c[\(index)] is not standard base64 of a DER certificate"))
-            }
-            certificates.append(certificate)
-        }
         // The payload must be a JSON object, as PyJWT requires.
         guard (try? JSONDecoder().decode(JSONObjectProbe.self, from: Data(payloadJSON))) != nil else {
             return .failure(.malformed("the payload is not a JSON object"))
@@ -135,7 +145,7 @@ public struct JWSVerifier: Sendable {
                 payloadJSON: payloadJSON,
                 signature: signature,
                 signingInput: Array(bytes[..<segments[1].endIndex]),
-                certificates: certificates
+                x5c: x5c
             )
         )
     }
@@ -173,6 +183,27 @@ private struct PayloadDates: Decodable {
             } else {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a millisecond count")
             }
+        }
+    }
+}
+
+/// The chains one verifier validated, by their exact `x5c` text, with the interval their path is valid in, so
+/// verifying many payloads signed by one chain validates it once. Bounded: past ``capacity`` it starts over.
+private final class ValidatedChainCache: Sendable {
+    private let entries = Mutex<[String: ChainValidator.ValidatedChain]>([:])
+    private static let capacity = 64
+
+    func leafKey(for x5c: String, at time: Date) -> P256.Signing.PublicKey? {
+        entries.withLock { entries in
+            guard let chain = entries[x5c], chain.validity.contains(time) else { return nil }
+            return chain.leafKey
+        }
+    }
+
+    func insert(_ chain: ChainValidator.ValidatedChain, for x5c: String) {
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll() }
+            entries[x5c] = chain
         }
     }
 }
