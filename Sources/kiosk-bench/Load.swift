@@ -4,6 +4,7 @@ import Hummingbird
 import KioskTesting
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Throughput and latency of one request kind under concurrent load.
 struct LoadResult {
@@ -71,12 +72,15 @@ func withBareJSONServer<T>(bodySize: Int, _ body: (String) async throws -> T) as
     let application = Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
+    let services = ServiceGroup(
+        configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
     return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await application.runService(gracefulShutdownSignals: []) }
+        group.addTask { try await services.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { fatalError("the bare server did not start") }
         let result = try await body("http://127.0.0.1:\(port)/json")
-        group.cancelAll()
+        await services.triggerGracefulShutdown()
+        try await group.waitForAll()
         return result
     }
 }
