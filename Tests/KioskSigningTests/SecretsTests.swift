@@ -32,6 +32,23 @@ struct SecretsTests {
     }
 
     // Proves parameters are read from the stored string, so hashes made with another cost still verify.
+    /// The variants the store uses (scrypt on a dispatch thread, never on Swift concurrency's threads) hash and
+    /// check exactly as the synchronous ones, also many at once.
+    @Test func offPoolHashingAgrees() async throws {
+        let hasher = PasswordHasher(rounds: 1 << 10)
+        let stored = try await hasher.hashOffCooperativePool("correct horse")
+        #expect(hasher.verify("correct horse", against: stored))
+        let verdicts = await withTaskGroup(of: Bool.self) { group in
+            for attempt in 0..<16 {
+                group.addTask {
+                    await hasher.verifyOffCooperativePool(attempt.isMultiple(of: 2) ? "correct horse" : "wrong", against: stored)
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(verdicts.filter { $0 }.count == 8)
+    }
+
     @Test func passwordParametersComeFromTheEncoding() throws {
         let cheap = try PasswordHasher(rounds: 1 << 10, blockSize: 4, parallelism: 2).hash("pw")
         #expect(cheap.hasPrefix("scrypt$1024$4$2$"))

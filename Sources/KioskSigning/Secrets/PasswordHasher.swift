@@ -53,6 +53,25 @@ public struct PasswordHasher: Sendable {
         ].joined(separator: "$")
     }
 
+    /// ``hash(_:)`` on a dispatch thread: scrypt takes tens of milliseconds of CPU, which must never occupy one of
+    /// Swift concurrency's few threads (a burst of sign-ups would stall every request the server is handling).
+    public func hashOffCooperativePool(_ password: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result { try hash(password) })
+            }
+        }
+    }
+
+    /// ``verify(_:against:)`` on a dispatch thread, for the same reason as ``hashOffCooperativePool(_:)``.
+    public func verifyOffCooperativePool(_ password: String, against encoded: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: verify(password, against: encoded))
+            }
+        }
+    }
+
     /// Checks a password against an encoding made by ``hash(_:)`` (with any parameters in the accepted range).
     ///
     /// - Returns: `false` for a wrong password and for an encoding that is malformed or asks for excessive cost.

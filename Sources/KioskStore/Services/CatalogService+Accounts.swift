@@ -27,7 +27,7 @@ public struct AccountChanges: Sendable {
 extension CatalogService {
     public func createAccount(email: String, changes: AccountChanges) async throws -> CustomerAccount {
         let email = email.lowercased()
-        let new = try PersonFields.forCreation(
+        let new = try await PersonFields.forCreation(
             email: email, password: changes.password, firstName: changes.firstName, lastName: changes.lastName,
             storefront: changes.storefront, defaultName: ("App", "Customer"), kind: "customer account")
         let now = clock.now()
@@ -55,7 +55,7 @@ extension CatalogService {
     }
 
     public func updateAccount(email: String, changes: AccountChanges) async throws -> CustomerAccount {
-        let fields = try PersonFields(
+        let fields = try await PersonFields(
             password: changes.password, firstName: changes.firstName, lastName: changes.lastName,
             storefront: changes.storefront)
         let now = clock.now()

@@ -33,7 +33,7 @@ public struct TesterChanges: Sendable {
 extension CatalogService {
     public func createTester(email: String, changes: TesterChanges) async throws -> Tester {
         let email = email.lowercased()
-        let new = try PersonFields.forCreation(
+        let new = try await PersonFields.forCreation(
             email: email, password: changes.password, firstName: changes.firstName, lastName: changes.lastName,
             storefront: changes.storefront, defaultName: ("Test", "User"), kind: "tester")
         let now = clock.now()
@@ -63,7 +63,7 @@ extension CatalogService {
     }
 
     public func updateTester(email: String, changes: TesterChanges) async throws -> Tester {
-        let fields = try PersonFields(
+        let fields = try await PersonFields(
             password: changes.password, firstName: changes.firstName, lastName: changes.lastName,
             storefront: changes.storefront)
         let now = clock.now()

@@ -10,12 +10,12 @@ struct PersonFields {
     var lastName: String?
     var storefront: Storefront?
 
-    init(password: String?, firstName: String?, lastName: String?, storefront: String?) throws {
+    init(password: String?, firstName: String?, lastName: String?, storefront: String?) async throws {
         if let password { try CatalogRules.validatePassword(password, field: "password") }
         if let firstName { try CatalogRules.validateName(firstName, field: "firstName") }
         if let lastName { try CatalogRules.validateName(lastName, field: "lastName") }
         self.storefront = try storefront.map { try CatalogRules.requireStorefront($0, field: "storefront") }
-        self.passwordHash = try password.map { try PasswordHasher().hash($0) }
+        self.passwordHash = if let password { try await PasswordHasher().hashOffCooperativePool(password) } else { nil }
         self.firstName = firstName
         self.lastName = lastName
     }
@@ -24,12 +24,12 @@ struct PersonFields {
     static func forCreation(
         email: String, password: String?, firstName: String?, lastName: String?, storefront: String?,
         defaultName: (first: String, last: String), kind: String
-    ) throws -> (passwordHash: String, firstName: String, lastName: String, storefront: Storefront) {
+    ) async throws -> (passwordHash: String, firstName: String, lastName: String, storefront: Storefront) {
         try CatalogRules.validateEmail(email, field: "email")
         guard password != nil else {
             throw KioskError.invalid("missing_field", "A \(kind) needs a password.", field: "password", fix: "Add 'password'.")
         }
-        let fields = try PersonFields(
+        let fields = try await PersonFields(
             password: password, firstName: firstName ?? defaultName.first, lastName: lastName ?? defaultName.last,
             storefront: storefront ?? "USA")
         guard let passwordHash = fields.passwordHash, let first = fields.firstName, let last = fields.lastName,

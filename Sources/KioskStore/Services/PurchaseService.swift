@@ -67,7 +67,9 @@ extension PurchaseService {
             throw Self.wrongEnvironment(email: email, environment: environment)
         }
         // The slow hash check runs outside the database transaction.
-        guard let account, let passwordHash, PasswordHasher().verify(request.password, against: passwordHash) else {
+        guard let account, let passwordHash,
+            await PasswordHasher().verifyOffCooperativePool(request.password, against: passwordHash)
+        else {
             throw KioskError(
                 .unauthorized, code: "invalid_credentials",
                 message: "The email or password is wrong for the \(environment.rawValue) store.",
