@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "KioskSigningTests",
             dependencies: [
-                "KioskSigning", "KioskCore",
+                "KioskSigning", "KioskCore", "KioskTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

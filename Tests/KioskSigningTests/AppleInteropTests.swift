@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskSigning
+import KioskTesting
 import Testing
 
 /// The Python interpreter that has Apple's `app-store-server-library`, from `KIOSK_TEST_PYTHON`.

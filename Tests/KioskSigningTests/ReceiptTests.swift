@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import KioskCore
 import KioskSigning
+import KioskTesting
 import SwiftASN1
 import Testing
 import X509
@@ -357,38 +358,5 @@ struct ReceiptAppleInteropTests {
         )
         #expect(fromTransactionReceipt.status == 0, "\(fromTransactionReceipt.output)")
         #expect(fromTransactionReceipt.output == "1000000046178817\n", "\(fromTransactionReceipt.output)")
-    }
-}
-
-struct ProcessOutcome {
-    var status: Int32
-    /// Standard output and standard error, interleaved.
-    var output: String
-}
-
-/// Runs a program to completion on a thread of its own, so the blocking reads and wait never hold one of
-/// Swift concurrency's cooperative threads.
-func runProcess(_ executable: String, _ arguments: [String]) async throws -> ProcessOutcome {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            do {
-                try process.run()
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(
-                    returning: ProcessOutcome(
-                        status: process.terminationStatus, output: String(decoding: output, as: UTF8.self)
-                    )
-                )
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
     }
 }

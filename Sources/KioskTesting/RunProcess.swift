@@ -1,10 +1,13 @@
 import Foundation
 
-/// Runs a program to its end on a dispatch thread (never blocking Swift concurrency's few threads) and returns
-/// its exit status and combined output.
-func runProcess(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
+/// What a program run by ``runProcess(_:_:)`` left: its exit status and its standard output and error, interleaved.
+public typealias ProcessOutcome = (status: Int32, output: String)
+
+/// Runs a program to its end on a thread of its own, so the blocking reads and the wait never hold one of Swift
+/// concurrency's few cooperative threads (which would stall a store running in the same test process).
+public func runProcess(_ executable: String, _ arguments: [String]) async throws -> ProcessOutcome {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
