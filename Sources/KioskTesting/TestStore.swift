@@ -71,7 +71,9 @@ public struct TestStore: Sendable {
             if headers["Content-Type"] == nil { request.headers.add(name: "Content-Type", value: "application/json") }
             request.body = .bytes(ByteBuffer(bytes: payload))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        // Generous: a full test run starts hundreds of stores at once, and a slow answer under that load is not
+        // what a test checks.
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
         return Answer(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },

@@ -27,12 +27,16 @@ extension KioskStoreClient {
         public var callbackQueue: DispatchQueue?
         /// The longest wait between retries of a payment, a finish or the updates stream.
         public var retryDelayMaximum: Duration
+        /// How long an ordinary call waits for the store's answer before it fails (and, for a payment or a
+        /// finish, is retried with the same idempotency key).
+        public var requestTimeout: Duration
         public var logger: Logger
 
         public init(
             serverURL: URL, environment: AppStore.Environment, bundleId: String, deviceId: UUID,
             stateDirectory: URL, trustedRoots: [Certificate], callbackQueue: DispatchQueue? = nil,
-            retryDelayMaximum: Duration = .seconds(30), logger: Logger = Logger(label: "KioskKit")
+            retryDelayMaximum: Duration = .seconds(30), requestTimeout: Duration = .seconds(30),
+            logger: Logger = Logger(label: "KioskKit")
         ) {
             self.serverURL = serverURL
             self.environment = environment
@@ -42,6 +46,7 @@ extension KioskStoreClient {
             self.trustedRoots = trustedRoots
             self.callbackQueue = callbackQueue
             self.retryDelayMaximum = retryDelayMaximum
+            self.requestTimeout = requestTimeout
             self.logger = logger
         }
     }

@@ -41,7 +41,8 @@ public final class KioskStoreClient: Sendable {
         httpConfiguration.timeout = .init(connect: .seconds(10), read: .seconds(45))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
         let api = StoreAPI(
-            http: http, serverURL: configuration.serverURL, sandbox: configuration.environment == .sandbox)
+            http: http, serverURL: configuration.serverURL, sandbox: configuration.environment == .sandbox,
+            requestTimeout: .nanoseconds(Int64(configuration.requestTimeout / .nanoseconds(1))))
         self.configuration = configuration
         self.http = http
         self.api = api

@@ -14,10 +14,11 @@ struct StoreAPI: Sendable {
     let baseURL: String
 
     /// Ordinary calls get this long for an answer; the updates stream is bounded by the read timeout instead.
-    static let requestTimeout: TimeAmount = .seconds(30)
+    let requestTimeout: TimeAmount
 
-    init(http: HTTPClient, serverURL: URL, sandbox: Bool) {
+    init(http: HTTPClient, serverURL: URL, sandbox: Bool, requestTimeout: TimeAmount) {
         self.http = http
+        self.requestTimeout = requestTimeout
         var server = serverURL.absoluteString
         while server.hasSuffix("/") { server.removeLast() }
         self.baseURL = server + StoreKitPaths.base(sandbox: sandbox)
@@ -68,7 +69,7 @@ struct StoreAPI: Sendable {
         request.headers.add(name: "Last-Event-ID", value: String(cursor))
         let response: HTTPClientResponse
         do {
-            response = try await http.execute(request, timeout: Self.requestTimeout)
+            response = try await http.execute(request, timeout: requestTimeout)
         } catch {
             throw Self.networkError(error)
         }
@@ -124,7 +125,7 @@ struct StoreAPI: Sendable {
         let status: HTTPResponseStatus
         let collected: ByteBuffer
         do {
-            let response = try await http.execute(request, timeout: Self.requestTimeout)
+            let response = try await http.execute(request, timeout: requestTimeout)
             status = response.status
             collected = try await response.body.collect(upTo: 16 << 20)
         } catch {

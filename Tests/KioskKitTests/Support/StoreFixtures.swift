@@ -60,7 +60,9 @@ struct ShopStore: Sendable {
             configuration: KioskStoreClient.Configuration(
                 serverURL: URL(string: store.baseURL)!, environment: .sandbox, bundleId: Self.bundleId,
                 deviceId: deviceId, stateDirectory: directory, trustedRoots: roots ?? [root],
-                retryDelayMaximum: .milliseconds(500)))
+                // The full suite runs hundreds of stores at once on two cores; a slow answer there is load, not
+                // the behaviour under test.
+                retryDelayMaximum: .milliseconds(500), requestTimeout: .seconds(120)))
     }
 
     /// A signed-in device.
