@@ -196,6 +196,20 @@ public protocol StorageTransaction: Sendable {
 
     // MARK: - (separator)
 
+    // MARK: Subscriptions (issue 5)
+
+    /// Throws `uniqueViolation` when the subscription (environment, original transaction id) exists.
+    func insertSubscription(_ subscription: StoreSubscription) async throws
+    func updateSubscription(_ subscription: StoreSubscription) async throws
+    func subscription(originalTransactionId: Int64, environment: StoreEnvironment) async throws -> StoreSubscription?
+    /// Every subscription of one account in one app, by original transaction id.
+    func subscriptions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
+        -> [StoreSubscription]
+    /// Up to `limit` subscriptions whose `nextEventAt` is at or before `dueBy`, earliest first, claimed for this
+    /// transaction: on PostgreSQL locked (`FOR UPDATE SKIP LOCKED`) so no other replica takes them until it ends.
+    func claimDueSubscriptions(environment: StoreEnvironment, dueBy: Date, limit: Int) async throws
+        -> [StoreSubscription]
+
     // MARK: Certificate revocations (issue 4, OCSP part)
 
     /// Records a revocation unless the certificate (environment and serial) is already revoked; returns the stored

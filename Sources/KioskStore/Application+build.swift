@@ -33,8 +33,12 @@ public func buildStore(
 ) async throws -> BuiltStore {
     let bootstrap = try await StoreBootstrap(configuration: configuration, clock: clock, logger: logger).run()
     let catalog = CatalogService(database: bootstrap.database, clock: clock)
+    let clocks = StoreClocks(base: clock)
+    let notifications = NotificationService(
+        database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, logger: logger)
     let purchases = PurchaseService(
-        database: bootstrap.database, clock: clock, signing: bootstrap.signing, feed: QueueFeed())
+        database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, feed: QueueFeed(),
+        notifications: notifications)
     let certificateStatus = CertificateStatusService(
         database: bootstrap.database, clock: clock, signing: bootstrap.signing, authorityKeys: bootstrap.authorityKeys)
     let registry = PrometheusCollectorRegistry()
@@ -61,10 +65,8 @@ public func buildStore(
     let testControls = router.group(RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst())))
         .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
     TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
-    let notifications = NotificationService(
-        database: bootstrap.database, clock: clock, signing: bootstrap.signing, logger: logger)
     let serverAPI = ServerAPIService(
-        database: bootstrap.database, clock: clock, signing: bootstrap.signing, purchases: purchases,
+        database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, purchases: purchases,
         notifications: notifications,
         rateLimiter: ServerAPIRateLimiter(requestsPerSecond: configuration.serverAPIRequestsPerSecond))
     for environment in StoreEnvironment.allCases {

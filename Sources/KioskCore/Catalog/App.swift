@@ -12,13 +12,19 @@ public struct App: Codable, Sendable, Hashable, Identifiable {
     /// Where App Store Server Notifications V2 go, per environment (several URLs allowed).
     public var productionNotificationURLs: [String]
     public var sandboxNotificationURLs: [String]
+    /// App Store Connect's billing grace period: how many days (3, 16 or 28) a subscriber whose renewal failed
+    /// keeps service while billing is retried; nil when off.
+    public var billingGracePeriodDays: Int?
+    /// Whether failed sandbox notifications are retried on Apple's production schedule (on the sandbox clock).
+    /// Apple's sandbox sends once; Kiosk retries unless this is turned off.
+    public var sandboxNotificationRetries: Bool
     public var createdAt: Date
     public var updatedAt: Date
 
     public init(
         id: Int64, bundleId: String, name: String, sharedSecret: String? = nil,
         productionNotificationURLs: [String] = [], sandboxNotificationURLs: [String] = [],
-        createdAt: Date, updatedAt: Date
+        billingGracePeriodDays: Int? = nil, sandboxNotificationRetries: Bool = true, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.bundleId = bundleId
@@ -26,6 +32,8 @@ public struct App: Codable, Sendable, Hashable, Identifiable {
         self.sharedSecret = sharedSecret
         self.productionNotificationURLs = productionNotificationURLs
         self.sandboxNotificationURLs = sandboxNotificationURLs
+        self.billingGracePeriodDays = billingGracePeriodDays
+        self.sandboxNotificationRetries = sandboxNotificationRetries
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }

@@ -6,4 +6,13 @@ public enum OfferPaymentMode: String, Codable, Sendable, CaseIterable, Hashable 
     case payAsYouGo = "pay_as_you_go"
     /// One reduced price for the whole offer duration, paid up front.
     case payUpFront = "pay_up_front"
+
+    /// Apple's `offerDiscountType`: `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT`.
+    public var appleName: String {
+        switch self {
+        case .freeTrial: "FREE_TRIAL"
+        case .payAsYouGo: "PAY_AS_YOU_GO"
+        case .payUpFront: "PAY_UP_FRONT"
+        }
+    }
 }

@@ -30,6 +30,17 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
     public var expiresDate: Date?
     public var revocationDate: Date?
     public var revocationReason: Int?
+    /// Apple's `revocationType`: `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
+    public var revocationType: String?
+    /// `PURCHASE`, or `RENEWAL` for a subscription period the store renewed.
+    public var transactionReason: TransactionReason
+    /// The customer upgraded to a higher level of the group during this period, which ended then.
+    public var isUpgraded: Bool
+    /// The offer this period was bought or renewed with, if any.
+    public var offer: AppliedOffer?
+    /// What was paid back for this transaction (refunds, the unused time of an upgraded period), in minor units
+    /// of `currency`; never more than `priceMinorUnits`.
+    public var refundedMinorUnits: Int
     /// When anything about the transaction last changed (creation, refund, extension…); the App Store Server API
     /// sorts and pages history by it.
     public var modifiedAt: Date
@@ -44,7 +55,9 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         quantity: Int, priceMinorUnits: Int, currency: String, storefront: String, storefrontId: Int,
         applicationUsername: String?, appAccountToken: UUID?, orderId: String, subscriptionGroupId: Int64? = nil,
         webOrderLineItemId: Int64? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
-        revocationReason: Int? = nil, modifiedAt: Date? = nil, signedTransaction: String, transactionReceipt: String
+        revocationReason: Int? = nil, revocationType: String? = nil, transactionReason: TransactionReason = .purchase,
+        isUpgraded: Bool = false, offer: AppliedOffer? = nil, refundedMinorUnits: Int = 0, modifiedAt: Date? = nil,
+        signedTransaction: String, transactionReceipt: String
     ) {
         self.id = id
         self.environment = environment
@@ -68,9 +81,42 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         self.expiresDate = expiresDate
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
+        self.revocationType = revocationType
+        self.transactionReason = transactionReason
+        self.isUpgraded = isUpgraded
+        self.offer = offer
+        self.refundedMinorUnits = refundedMinorUnits
         self.modifiedAt = modifiedAt ?? purchaseDate
         self.signedTransaction = signedTransaction
         self.transactionReceipt = transactionReceipt
+    }
+}
+
+/// Why a transaction exists: Apple's `transactionReason`.
+public enum TransactionReason: String, Codable, Sendable, CaseIterable, Hashable {
+    case purchase = "PURCHASE"
+    case renewal = "RENEWAL"
+}
+
+/// Apple's `offerType`.
+public enum OfferType: Int, Codable, Sendable, CaseIterable, Hashable {
+    case introductory = 1, promotional, offerCode, winBack
+}
+
+/// The offer a subscription period was charged with.
+public struct AppliedOffer: Codable, Sendable, Hashable {
+    public var type: OfferType
+    /// The promotional offer's identifier or the offer code's reference; nil for introductory offers.
+    public var identifier: String?
+    public var paymentMode: OfferPaymentMode
+    /// One period of the offer, ISO 8601 (`P1M`): Apple's `offerPeriod`.
+    public var period: String
+
+    public init(type: OfferType, identifier: String? = nil, paymentMode: OfferPaymentMode, period: String) {
+        self.type = type
+        self.identifier = identifier
+        self.paymentMode = paymentMode
+        self.period = period
     }
 }
 

@@ -36,6 +36,10 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
     public var offerDiscountType: String?
     public var offerPeriod: String?
     public var appTransactionId: String?
+    /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
+    public var revocationType: String?
+    /// Milliunits of a percent refunded (100000 = 100 %).
+    public var revocationPercentage: Int?
 
     public init(
         transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil, bundleId: String,
@@ -45,7 +49,8 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
         revocationReason: Int? = nil, revocationDate: Int64? = nil, isUpgraded: Bool? = nil, offerType: Int? = nil,
         offerIdentifier: String? = nil, environment: String, storefront: String, storefrontId: String,
         transactionReason: String = "PURCHASE", currency: String, price: Int64, offerDiscountType: String? = nil,
-        offerPeriod: String? = nil, appTransactionId: String? = nil
+        offerPeriod: String? = nil, appTransactionId: String? = nil, revocationType: String? = nil,
+        revocationPercentage: Int? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -75,5 +80,7 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
         self.offerDiscountType = offerDiscountType
         self.offerPeriod = offerPeriod
         self.appTransactionId = appTransactionId
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
     }
 }

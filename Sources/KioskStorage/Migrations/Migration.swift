@@ -11,5 +11,5 @@ struct Migration: Sendable {
     let statements: [String]
 
     /// Every migration, oldest first.
-    static let all: [Migration] = [.catalog, .purchases, .verification]
+    static let all: [Migration] = [.catalog, .purchases, .verification, .subscriptions]
 }

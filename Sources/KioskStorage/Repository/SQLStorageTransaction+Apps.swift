@@ -7,10 +7,12 @@ extension SQLStorageTransaction {
         try await session.run(
             """
             INSERT INTO apps (id, bundle_id, name, shared_secret, production_notification_urls,
-                sandbox_notification_urls, created_at, updated_at)
+                sandbox_notification_urls, billing_grace_period_days, sandbox_notification_retries, created_at,
+                updated_at)
             VALUES (\(bind: app.id), \(bind: app.bundleId), \(bind: app.name), \(bind: app.sharedSecret),
                 \(bind: try Self.encodeURLs(app.productionNotificationURLs)),
-                \(bind: try Self.encodeURLs(app.sandboxNotificationURLs)),
+                \(bind: try Self.encodeURLs(app.sandboxNotificationURLs)), \(bind: app.billingGracePeriodDays),
+                \(bind: app.sandboxNotificationRetries),
                 \(bind: app.createdAt.millisecondsSince1970), \(bind: app.updatedAt.millisecondsSince1970))
             """
         )
@@ -23,6 +25,8 @@ extension SQLStorageTransaction {
                 shared_secret = \(bind: app.sharedSecret),
                 production_notification_urls = \(bind: try Self.encodeURLs(app.productionNotificationURLs)),
                 sandbox_notification_urls = \(bind: try Self.encodeURLs(app.sandboxNotificationURLs)),
+                billing_grace_period_days = \(bind: app.billingGracePeriodDays),
+                sandbox_notification_retries = \(bind: app.sandboxNotificationRetries),
                 created_at = \(bind: app.createdAt.millisecondsSince1970),
                 updated_at = \(bind: app.updatedAt.millisecondsSince1970)
             WHERE id = \(bind: app.id)
@@ -56,6 +60,8 @@ extension SQLStorageTransaction {
                 row.decode(column: "production_notification_urls", as: String.self)),
             sandboxNotificationURLs: try decodeURLs(
                 row.decode(column: "sandbox_notification_urls", as: String.self)),
+            billingGracePeriodDays: try row.optional("billing_grace_period_days", as: Int.self),
+            sandboxNotificationRetries: try row.decode(column: "sandbox_notification_retries", as: Bool.self),
             createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at")
         )

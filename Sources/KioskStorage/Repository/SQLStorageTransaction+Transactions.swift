@@ -11,8 +11,9 @@ extension SQLStorageTransaction {
             INSERT INTO transactions (environment, id, app_id, account_id, product_id, product_type,
                 original_transaction_id, purchase_date, original_purchase_date, quantity, price_minor_units, currency,
                 storefront, storefront_id, application_username, app_account_token, order_id, subscription_group_id,
-                web_order_line_item_id, expires_date, revocation_date, revocation_reason, modified_at,
-                signed_transaction, transaction_receipt)
+                web_order_line_item_id, expires_date, revocation_date, revocation_reason, revocation_type,
+                transaction_reason, is_upgraded, offer_type, offer_identifier, offer_discount_type, offer_period,
+                refunded_minor_units, modified_at, signed_transaction, transaction_receipt)
             VALUES (\(bind: transaction.environment.rawValue), \(bind: transaction.id), \(bind: transaction.appId),
                 \(bind: Self.text(transaction.accountId)), \(bind: transaction.productId),
                 \(bind: transaction.productType.rawValue), \(bind: transaction.originalTransactionId),
@@ -24,6 +25,10 @@ extension SQLStorageTransaction {
                 \(bind: transaction.subscriptionGroupId), \(bind: transaction.webOrderLineItemId),
                 \(bind: transaction.expiresDate?.millisecondsSince1970),
                 \(bind: transaction.revocationDate?.millisecondsSince1970), \(bind: transaction.revocationReason),
+                \(bind: transaction.revocationType), \(bind: transaction.transactionReason.rawValue),
+                \(bind: transaction.isUpgraded), \(bind: transaction.offer?.type.rawValue),
+                \(bind: transaction.offer?.identifier), \(bind: transaction.offer?.paymentMode.rawValue),
+                \(bind: transaction.offer?.period), \(bind: transaction.refundedMinorUnits),
                 \(bind: transaction.modifiedAt.millisecondsSince1970), \(bind: transaction.signedTransaction),
                 \(bind: transaction.transactionReceipt))
             """
@@ -50,6 +55,14 @@ extension SQLStorageTransaction {
                 expires_date = \(bind: transaction.expiresDate?.millisecondsSince1970),
                 revocation_date = \(bind: transaction.revocationDate?.millisecondsSince1970),
                 revocation_reason = \(bind: transaction.revocationReason),
+                revocation_type = \(bind: transaction.revocationType),
+                transaction_reason = \(bind: transaction.transactionReason.rawValue),
+                is_upgraded = \(bind: transaction.isUpgraded),
+                offer_type = \(bind: transaction.offer?.type.rawValue),
+                offer_identifier = \(bind: transaction.offer?.identifier),
+                offer_discount_type = \(bind: transaction.offer?.paymentMode.rawValue),
+                offer_period = \(bind: transaction.offer?.period),
+                refunded_minor_units = \(bind: transaction.refundedMinorUnits),
                 modified_at = \(bind: transaction.modifiedAt.millisecondsSince1970),
                 signed_transaction = \(bind: transaction.signedTransaction),
                 transaction_receipt = \(bind: transaction.transactionReceipt)
@@ -128,9 +141,25 @@ extension SQLStorageTransaction {
             expiresDate: try row.optionalDate("expires_date"),
             revocationDate: try row.optionalDate("revocation_date"),
             revocationReason: try row.optional("revocation_reason", as: Int.self),
+            revocationType: try row.optional("revocation_type", as: String.self),
+            transactionReason: try row.enumeration("transaction_reason", as: TransactionReason.self),
+            isUpgraded: try row.decode(column: "is_upgraded", as: Bool.self),
+            offer: try decodeOffer(row),
+            refundedMinorUnits: try row.decode(column: "refunded_minor_units", as: Int.self),
             modifiedAt: try row.date("modified_at"),
             signedTransaction: try row.decode(column: "signed_transaction", as: String.self),
             transactionReceipt: try row.decode(column: "transaction_receipt", as: String.self)
         )
+    }
+
+    /// The offer columns, nil when the transaction has no offer.
+    private static func decodeOffer(_ row: any SQLRow) throws -> AppliedOffer? {
+        guard let type = try row.optional("offer_type", as: Int.self) else { return nil }
+        guard let offerType = OfferType(rawValue: type),
+            let mode = OfferPaymentMode(rawValue: try row.decode(column: "offer_discount_type", as: String.self))
+        else { throw StorageError.engine(message: "transaction row has an unknown offer type or discount type") }
+        return AppliedOffer(
+            type: offerType, identifier: try row.optional("offer_identifier", as: String.self), paymentMode: mode,
+            period: try row.decode(column: "offer_period", as: String.self))
     }
 }

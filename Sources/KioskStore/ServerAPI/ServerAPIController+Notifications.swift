@@ -26,7 +26,7 @@ extension ServerAPIController {
     /// answers `{testNotificationToken: "<uuid>_<milliseconds>"}` at once.
     private func requestTestNotification(context: KioskRequestContext) async throws -> Response {
         let caller = try context.requireServerAPICaller()
-        let now = service.clock.now()
+        let now = service.clocks.now(environment)
         let token = UUID().uuidString.lowercased() + "_\(now.millisecondsSince1970)"
         let notification = try await service.database.transaction { tx in
             // The app as it is now: its URLs may have changed since the request was authenticated.
@@ -74,7 +74,7 @@ extension ServerAPIController {
     private func notificationHistory(_ request: Request, context: KioskRequestContext) async throws -> Response {
         let caller = try context.requireServerAPICaller()
         let body = try await Self.decodeBody(NotificationHistoryRequest.self, request, context: context)
-        let now = service.clock.now()
+        let now = service.clocks.now(environment)
         guard let startDate = body.startDate, startDate >= 0 else { throw ServerAPIError.invalidStartDate }
         guard let endDate = body.endDate, endDate >= 0 else { throw ServerAPIError.invalidEndDate }
         let start = Date(millisecondsSince1970: startDate)

@@ -40,7 +40,7 @@ extension ServerAPIController {
             }
             wanted.insert(status)
         }
-        let now = service.clock.now()
+        let now = service.clocks.now(environment)
         let subscriptions = subscriptions
         let groups = try await service.database.transaction { [wanted] tx -> [SubscriptionGroupStatus] in
             guard let found = try await tx.transaction(id: id, environment: environment),
@@ -81,7 +81,7 @@ extension ServerAPIController {
         let body = try await Self.decodeBody(ExtendRenewalDateRequest.self, request, context: context)
         let (days, reason, requestIdentifier) = try Self.validateExtension(
             body.extendByDays, body.extendReasonCode, body.requestIdentifier)
-        let now = service.clock.now()
+        let now = service.clocks.now(environment)
         let subscriptions = subscriptions
         let attempt = { @Sendable () async throws -> (RenewalExtensionRequest, [ServerNotification]) in
             try await service.database.transaction { tx in
@@ -146,7 +146,7 @@ extension ServerAPIController {
                 throw ServerAPIError.invalidStorefrontCountryCode
             }
         }
-        let now = service.clock.now()
+        let now = service.clocks.now(environment)
         let subscriptions = subscriptions
         let attempt = { @Sendable () async throws -> (RenewalExtensionRequest, [ServerNotification]) in
             try await service.database.transaction { tx in

@@ -14,7 +14,7 @@ struct ServerAPIController {
         let base = router.group(environment == .sandbox ? "sandbox/inApps" : "inApps")
             .add(middleware: ServerAPIErrorMiddleware())
             .add(middleware: ServerAPIAuthMiddleware(
-                database: service.database, clock: service.clock, environment: environment))
+                database: service.database, clock: service.clocks.base, environment: environment))
             .add(middleware: ServerAPIRateLimitMiddleware(limiter: service.rateLimiter))
         addTransactionRoutes(to: base)
         addSubscriptionRoutes(to: base)
@@ -26,7 +26,8 @@ struct ServerAPIController {
 /// the notification outbox and the per-key rate limit.
 public struct ServerAPIService: Sendable {
     public let database: any KioskDatabase
-    public let clock: any KioskClock
+    /// Auth reads the base clock; everything an environment's data says reads that environment's clock.
+    public let clocks: StoreClocks
     public let signing: StoreSigning
     public let purchases: PurchaseService
     public let notifications: NotificationService

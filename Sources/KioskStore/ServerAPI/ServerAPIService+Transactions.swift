@@ -112,7 +112,7 @@ extension ServerAPIService {
     /// Keeps the latest consumption report of a transaction. Version 1 takes consumables and auto-renewable
     /// subscriptions only.
     func saveConsumption(_ id: Int64, body: String, version: Int, caller: ServerAPICaller) async throws {
-        let now = clock.now()
+        let now = clocks.now(caller.environment)
         try await database.transaction { tx in
             let transaction = try await Self.transaction(id, caller: caller, in: tx)
             if version == 1, ![.consumable, .autoRenewable].contains(transaction.productType) {
@@ -127,7 +127,7 @@ extension ServerAPIService {
 
     /// Sets the app account token on every transaction of an original transaction id and signs them again.
     func setAppAccountToken(_ token: UUID, originalTransactionId: Int64, caller: ServerAPICaller) async throws {
-        let now = clock.now()
+        let now = clocks.now(caller.environment)
         try await database.transaction { tx in
             let original = try await Self.transaction(originalTransactionId, caller: caller, in: tx)
             guard original.originalTransactionId == original.id else {
@@ -155,7 +155,7 @@ extension ServerAPIService {
             else { throw ServerAPIError.appTransactionDoesNotExist }
             return appTransaction
         }
-        let now = clock.now().millisecondsSince1970
+        let now = clocks.now(caller.environment).millisecondsSince1970
         let payload = AppTransactionPayload(
             receiptType: caller.environment.appleName, appAppleId: caller.app.id, bundleId: caller.app.bundleId,
             applicationVersion: PurchaseService.applicationVersion, receiptCreationDate: now,
@@ -169,7 +169,7 @@ extension ServerAPIService {
     /// Finishes the transaction's unfinished queue entries, as the app's `finish()` would, and wakes the
     /// account's updates streams. Finishing again changes nothing.
     func finish(_ id: Int64, caller: ServerAPICaller) async throws {
-        let now = clock.now()
+        let now = clocks.now(caller.environment)
         let (transaction, finished) = try await database.transaction { tx -> (StoreTransaction, Int) in
             let transaction = try await Self.transaction(id, caller: caller, in: tx)
             var finished = 0

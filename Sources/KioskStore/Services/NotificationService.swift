@@ -45,7 +45,8 @@ public struct NotificationContent: Sendable {
 /// `next_attempt_at`.
 public struct NotificationService: Service {
     let database: any KioskDatabase
-    let clock: any KioskClock
+    /// Each notification's attempts are timed by its environment's clock.
+    let clocks: StoreClocks
     let signing: StoreSigning
     let logger: Logger
     private let due: AsyncStream<String>
@@ -56,9 +57,9 @@ public struct NotificationService: Service {
     /// `bundleVersion` in `data`: Kiosk does not know the installed build (as in receipts).
     static let bundleVersion = PurchaseService.applicationVersion
 
-    public init(database: any KioskDatabase, clock: any KioskClock, signing: StoreSigning, logger: Logger) {
+    public init(database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, logger: Logger) {
         self.database = database
-        self.clock = clock
+        self.clocks = clocks
         self.signing = signing
         self.logger = logger
         (due, dueContinuation) = AsyncStream.makeStream(of: String.self)
@@ -134,7 +135,7 @@ public struct NotificationService: Service {
                 attempts.append(
                     NotificationAttempt(
                         notificationUUID: uuid, attempt: earlier.filter { $0.url == url }.count + 1, url: url,
-                        attemptedAt: clock.now(), result: result, httpStatus: status))
+                        attemptedAt: clocks.now(notification.environment), result: result, httpStatus: status))
             }
             let state: ServerNotification.State =
                 attempts.allSatisfy { $0.result == .success } ? .delivered : .failed

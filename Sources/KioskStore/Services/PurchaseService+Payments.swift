@@ -19,7 +19,7 @@ extension PurchaseService {
     }
 
     private func payOnce(_ request: PaymentRequest, client: ClientSession) async throws -> QueueEntry {
-        let now = clock.now()
+        let now = clocks.now(client.environment)
         let (answer, changed) = try await database.transaction { tx -> (QueueEntry, Bool) in
             if let existing = try await tx.payment(
                 accountId: client.account.id, appId: client.app.id, idempotencyKey: request.idempotencyKey)
@@ -148,14 +148,27 @@ extension PurchaseService {
             type: transaction.productType.appleName, appAccountToken: transaction.appAccountToken?.uuidString.lowercased(),
             signedDate: now.millisecondsSince1970, revocationReason: transaction.revocationReason,
             revocationDate: transaction.revocationDate?.millisecondsSince1970,
+            isUpgraded: transaction.isUpgraded ? true : nil, offerType: transaction.offer?.type.rawValue,
+            offerIdentifier: transaction.offer?.identifier,
             environment: transaction.environment.appleName, storefront: transaction.storefront,
-            storefrontId: String(transaction.storefrontId), currency: transaction.currency,
+            storefrontId: String(transaction.storefrontId), transactionReason: transaction.transactionReason.rawValue,
+            currency: transaction.currency,
             price: Self.milliunits(transaction.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2),
+            offerDiscountType: transaction.offer?.paymentMode.appleName, offerPeriod: transaction.offer?.period,
             appTransactionId: String(
                 Self.appTransactionId(
-                    environment: transaction.environment, appId: transaction.appId, accountId: transaction.accountId)))
+                    environment: transaction.environment, appId: transaction.appId, accountId: transaction.accountId)),
+            revocationType: transaction.revocationType,
+            revocationPercentage: Self.revocationPercentage(of: transaction))
         transaction.signedTransaction = try signing.sign(payload, environment: transaction.environment)
         transaction.transactionReceipt = try signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
+    }
+
+    /// Apple's `revocationPercentage` (milliunits of a percent) of a revoked transaction: how much of its price
+    /// was refunded.
+    static func revocationPercentage(of transaction: StoreTransaction) -> Int? {
+        guard transaction.revocationDate != nil, transaction.priceMinorUnits > 0 else { return nil }
+        return transaction.refundedMinorUnits * 100_000 / transaction.priceMinorUnits
     }
 
     /// The iOS 6-style receipt of a transaction, field by field.

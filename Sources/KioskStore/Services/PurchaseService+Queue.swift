@@ -35,7 +35,7 @@ extension PurchaseService {
         try await database.transaction { tx in
             guard let record = try await tx.queueRecord(sequence: sequence), record.accountId == client.account.id,
                 record.appId == client.app.id, record.environment == client.environment,
-                let finished = try await tx.finishQueueRecord(sequence: sequence, at: clock.now())
+                let finished = try await tx.finishQueueRecord(sequence: sequence, at: clocks.now(client.environment))
             else {
                 throw KioskError.notFound(
                     "unknown_queue_entry",
@@ -56,7 +56,7 @@ extension PurchaseService {
                 field: "applicationUsername", fix: "Send the same value the payments carried.")
         }
         try await failIfArmed(.restore, client: client)
-        let now = clock.now()
+        let now = clocks.now(client.environment)
         let snapshot = try await database.transaction { tx in
             var latestByOriginal: [Int64: StoreTransaction] = [:]
             for transaction in try await visibleTransactions(client: client, in: tx)
@@ -88,7 +88,7 @@ extension PurchaseService {
     /// `Transaction.currentEntitlements`: the latest transaction of each non-consumable, non-renewing and
     /// unexpired auto-renewable purchase, none revoked.
     public func entitlements(for client: ClientSession) async throws -> EntitlementsResponse {
-        let now = clock.now()
+        let now = clocks.now(client.environment)
         let transactions = try await database.transaction { tx in try await visibleTransactions(client: client, in: tx) }
         var latestByOriginal: [Int64: StoreTransaction] = [:]
         for transaction in transactions where transaction.productType != .consumable {

@@ -26,7 +26,7 @@ extension PurchaseService {
                     ).compactMap(\.transactionId))
             )
         }
-        let now = clock.now()
+        let now = clocks.now(client.environment)
         let opaque = SecretGenerator.randomBytes(16)
         let inApp = Self.receiptPurchases(transactions, unfinished: unfinished)
         let receipt = AppReceipt(

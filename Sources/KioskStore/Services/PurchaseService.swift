@@ -11,17 +11,27 @@ import KioskStorage
 /// tells the client are committed together, so a `purchased` answer always names a durable transaction.
 public struct PurchaseService: Sendable {
     let database: any KioskDatabase
-    let clock: any KioskClock
+    /// Production's clock and the sandbox's controllable one: purchases read the clock of their environment.
+    let clocks: StoreClocks
     let signing: StoreSigning
     /// Wakes the updates streams of an account when its queue changes.
     let feed: QueueFeed
+    /// Where purchases, renewals and refunds put the server notifications they cause.
+    let notifications: NotificationService
 
-    public init(database: any KioskDatabase, clock: any KioskClock, signing: StoreSigning, feed: QueueFeed) {
+    public init(
+        database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, feed: QueueFeed,
+        notifications: NotificationService
+    ) {
         self.database = database
-        self.clock = clock
+        self.clocks = clocks
         self.signing = signing
         self.feed = feed
+        self.notifications = notifications
     }
+
+    /// The base clock, for what does not depend on the environment (sessions).
+    var clock: any KioskClock { clocks.base }
 }
 
 /// A signed-in client on one request: who, in which app, on which device.

@@ -12,7 +12,8 @@ public struct TestControlsService: Sendable {
     }
 
     private var database: any KioskDatabase { purchases.database }
-    private var clock: any KioskClock { purchases.clock }
+    /// Test controls act in the sandbox, on its clock.
+    private var clock: any KioskClock { purchases.clocks.sandbox }
 
     /// Buys a product for a tester as if started outside the app: charged at once, or (`promoted`) offered to
     /// the app's delegate as a promoted purchase.

@@ -11,7 +11,8 @@ struct VerifyReceiptController {
     func addRoutes(to router: Router<KioskRequestContext>) {
         let path: RouterPath = environment == .sandbox ? "sandbox/verifyReceipt" : "verifyReceipt"
         let verifier = ReceiptValidation(
-            database: service.database, clock: service.clock, signing: service.signing, environment: environment)
+            database: service.database, clock: service.clocks.clock(for: environment), signing: service.signing,
+            environment: environment)
         router.post(path) { request, context in
             let body = try await request.body.collect(upTo: context.maxUploadSize)
             return try ServerAPIAnswer.json(await verifier.verify(requestBody: Data(buffer: body)))

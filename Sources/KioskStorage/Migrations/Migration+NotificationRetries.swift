@@ -1,0 +1,4 @@
+extension Migration {
+    /// Notification retry bookkeeping (part of migration 4).
+    static let notificationRetryStatements: [String] = []
+}

@@ -1,0 +1,4 @@
+extension Migration {
+    /// Offer codes and offer redemptions (part of migration 4).
+    static let offerStatements: [String] = []
+}
