@@ -1,6 +1,6 @@
 // kiosk-bench: measures the store's costly steps against baselines taken in the same run, and prints ratios.
 //
-//     swift run -c release kiosk-bench [--seconds 2]
+//     swift run -c release kiosk-bench [--seconds 2] [--renewals 100000]   (0 skips the renewal section)
 //
 // Each line compares an operation with the cheapest thing it cannot avoid (a bare P-256 signature, a one-row
 // commit, the health endpoint), so numbers stay comparable across machines and runs.
@@ -186,4 +186,22 @@ do {
         _ = try await verifier.verifyAndDecodeTransaction(jws)
     }
     report("JWS verify (SignedDataVerifier, transaction)", jwsVerify, baselineName: "P-256 verify", rawVerify)
+}
+
+// 7. Renewals: how fast the scheduler renews subscriptions that all fall due at once, at three sizes per engine; the
+// time per renewal staying flat as the count grows tenfold shows the cost grows linearly.
+let renewalCount = arguments.firstIndex(of: "--renewals").flatMap { Int(arguments[$0 + 1]) } ?? 100_000
+for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where renewalCount > 0 && (engine == "SQLite" || url != nil) {
+    var perRenewal: [(Int, Double)] = []
+    for count in [renewalCount / 10, renewalCount * 3 / 10, renewalCount] where count > 0 {
+        let schemaURL = url.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))" }
+        let (renewals, commits) = try await benchmarkRenewals(databaseURL: schemaURL, count: count)
+        report("renewals, \(count) due at once (\(engine))", renewals, baselineName: "one-row commit", commits)
+        perRenewal.append((count, 1_000_000 / renewals))
+    }
+    if let first = perRenewal.first, let last = perRenewal.last {
+        print(
+            "  \(engine): " + String(format: "%.0f µs per renewal at %d, %.0f µs at %d", first.1, first.0, last.1, last.0)
+                + String(format: " (×%.2f per renewal for ×%d subscriptions)", last.1 / first.1, last.0 / max(first.0, 1)))
+    }
 }

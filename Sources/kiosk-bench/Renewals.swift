@@ -1,0 +1,101 @@
+import Foundation
+import KioskCore
+import KioskStorage
+import KioskTesting
+
+/// Section 7: the renewal scheduler. Seeds `count` monthly sandbox subscriptions that all fall due at once, moves the
+/// sandbox clock past their period end, and measures how fast the store renews them all — each renewal one signed
+/// transaction, a queue entry, a DID_RENEW notification and the subscription's next job — against a one-row commit on
+/// the same database. Run at several sizes, the time per renewal shows whether the cost grows linearly.
+func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (renewalsPerSecond: Double, commitsPerSecond: Double) {
+    try await withTestStore(databaseURL: databaseURL) { store in
+        let bundleId = "com.example.renew"
+        let productId = "com.example.renew.monthly"
+        let template = try await store.firstSubscription(bundleId: bundleId, productId: productId)
+        try await seed(count - 1, like: template, in: store.built.database)
+
+        let database = store.built.database
+        var commitNumber = 0
+        let commits = try await rate(seconds: 1) {
+            commitNumber += 1
+            let value = String(commitNumber)
+            try await database.transaction { tx in try await tx.setSetting("bench", to: value) }
+        }
+
+        let start = ContinuousClock.now
+        let answer = try await store.request(
+            .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": "5m"])
+        let elapsed = ContinuousClock.now - start
+        let renewed = answer.json["renewed"] as? Int ?? -1
+        precondition(renewed == count, "expected \(count) renewals, the store reports: \(answer.text)")
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (Double(count) / seconds, commits)
+    }
+}
+
+extension TestStore {
+    /// An app with a monthly auto-renewable, a tester, and one subscription bought through the test controls: the
+    /// template the seeded subscriptions copy.
+    fileprivate func firstSubscription(bundleId: String, productId: String) async throws -> (StoreTransaction, StoreSubscription) {
+        _ = try await request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Renewals"])
+        let group = try await request(
+            .POST, "/admin/v1/apps/\(bundleId)/subscription-groups", json: ["referenceName": "Bench"])
+        precondition(group.status == 201, "group creation failed: \(group.text)")
+        let product = try await request(
+            .POST, "/admin/v1/apps/\(bundleId)/products",
+            json: [
+                "productId": productId, "type": "auto_renewable", "referenceName": "Monthly", "pricing": ["tier": 1],
+                "subscription": ["group": "Bench", "level": 1], "duration": "P1M",
+                "localizations": [["locale": "en_US", "displayName": "Monthly", "description": "A monthly plan"]],
+            ])
+        precondition(product.status == 201, "product creation failed: \(product.text)")
+        _ = try await request(.POST, "/admin/v1/agreements/paid-apps/accept")
+        _ = try await request(
+            .POST, "/admin/v1/testers", json: ["email": "renewals@example.com", "password": "bench password"])
+        let bought = try await request(
+            .POST, "/sandbox/test/v1/apps/\(bundleId)/purchases",
+            json: ["tester": "renewals@example.com", "productId": productId])
+        guard let transaction = bought.json["transaction"] as? [String: Any],
+            let text = transaction["transactionId"] as? String, let id = Int64(text)
+        else { fatalError("test purchase failed: \(bought.text)") }
+        return try await built.database.transaction { tx in
+            guard let stored = try await tx.transaction(id: id, environment: .sandbox),
+                let subscription = try await tx.subscription(originalTransactionId: id, environment: .sandbox)
+            else { fatalError("the purchase left no subscription") }
+            return (stored, subscription)
+        }
+    }
+}
+
+/// Copies the template subscription `count` times, each for a tester of its own, 2,000 per database transaction.
+private func seed(_ count: Int, like template: (StoreTransaction, StoreSubscription), in database: any KioskDatabase)
+    async throws
+{
+    let (transaction, subscription) = template
+    var remaining = count
+    while remaining > 0 {
+        let batch = min(remaining, 2_000)
+        remaining -= batch
+        try await database.transaction { tx in
+            for _ in 0..<batch {
+                let accountId = UUID()
+                try await tx.insertTester(
+                    Tester(
+                        id: accountId, email: "renewals-\(accountId.uuidString.lowercased())@example.com",
+                        passwordHash: "-", firstName: "Bench", lastName: "Tester", storefront: transaction.storefront,
+                        createdAt: transaction.purchaseDate, updatedAt: transaction.purchaseDate))
+                var copy = transaction
+                copy.id = try await tx.nextIdentifier(.sandboxTransactionId)
+                copy.originalTransactionId = copy.id
+                copy.accountId = accountId
+                copy.webOrderLineItemId = try await tx.nextIdentifier(.webOrderLineItemId)
+                try await tx.insertTransaction(copy)
+                var row = subscription
+                row.originalTransactionId = copy.id
+                row.latestTransactionId = copy.id
+                row.accountId = accountId
+                try await tx.insertSubscription(row)
+            }
+        }
+    }
+}
