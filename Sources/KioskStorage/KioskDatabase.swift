@@ -209,6 +209,10 @@ public protocol StorageTransaction: Sendable {
     /// transaction: on PostgreSQL locked (`FOR UPDATE SKIP LOCKED`) so no other replica takes them until it ends.
     func claimDueSubscriptions(environment: StoreEnvironment, dueBy: Date, limit: Int) async throws
         -> [StoreSubscription]
+    /// One subscription, locked for the rest of this transaction on PostgreSQL (waiting for another holder), so
+    /// a test control and the scheduler never act on it at once.
+    func lockedSubscription(originalTransactionId: Int64, environment: StoreEnvironment) async throws
+        -> StoreSubscription?
 
     // MARK: Certificate revocations (issue 4, OCSP part)
 

@@ -65,6 +65,11 @@ public func buildStore(
     let testControls = router.group(RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst())))
         .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
     TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
+    let lifecycle = SubscriptionLifecycle(purchases: purchases, logger: logger)
+    let sandboxClock = SandboxClockService(lifecycle: lifecycle, wake: SchedulerWake())
+    try await sandboxClock.load()
+    SubscriptionTestControlsController(clock: sandboxClock, subscriptions: SubscriptionTestControls(lifecycle: lifecycle))
+        .addRoutes(to: testControls)
     let serverAPI = ServerAPIService(
         database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, purchases: purchases,
         notifications: notifications,
@@ -82,7 +87,9 @@ public func buildStore(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     // Services stop in reverse order, after the server: deliveries under way end before the database closes.
-    application.addServices(DatabaseLifecycleService(database: bootstrap.database), notifications)
+    application.addServices(
+        DatabaseLifecycleService(database: bootstrap.database), notifications,
+        RenewalScheduler(lifecycle: lifecycle, clock: sandboxClock, interval: configuration.schedulerInterval))
     return BuiltStore(
         application: application, report: bootstrap.report, database: bootstrap.database, catalog: catalog,
         purchases: purchases, signing: bootstrap.signing, certificateStatus: certificateStatus)

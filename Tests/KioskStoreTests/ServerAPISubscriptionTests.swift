@@ -10,7 +10,7 @@ import Testing
     static let start = Date(timeIntervalSince1970: 1_790_000_000)
 
     /// A sandbox monthly lasts five minutes: active (renewal info renews at expiry at the storefront's price)
-    /// until then, expired after; filters, a non-subscription id of the same customer, errors.
+    /// until then, expired after when auto-renew is off; filters, a non-subscription id of the same customer, errors.
     @Test(arguments: TestDatabase.available)
     func statusesFollowTheSandboxClock(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
@@ -75,7 +75,9 @@ import Testing
                 .GET, "/inApps/v1/subscriptions/\(transactionId)", key: key, sandbox: false, clock: clock)
             #expect(otherEnvironment.appleErrorCode == 4_040_010)
 
-            clock.advance(by: 5 * 60 + 1)
+            // With auto-renew off, the period end expires it (the scheduler would renew it otherwise).
+            #expect(try await store.subscriptionControl(transactionId, "auto-renew-off").status == 200)
+            #expect(try await store.advanceSandboxClock("301").json["expired"] as? Int == 1)
             let later = try await store.inApps(.GET, "/inApps/v1/subscriptions/\(transactionId)", key: key, clock: clock)
             let expired = try #require(
                 ((later.json["data"] as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]])?.first)
@@ -84,7 +86,7 @@ import Testing
                 try #require(expired["signedRenewalInfo"] as? String), as: JWSRenewalInfoDecodedPayload.self,
                 root: root, clock: clock)
             #expect(ended.autoRenewStatus == 0)
-            #expect(ended.expirationIntent == 5)
+            #expect(ended.expirationIntent == 1)
             #expect(ended.renewalDate == nil)
         }
     }

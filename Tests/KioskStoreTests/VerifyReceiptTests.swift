@@ -217,7 +217,9 @@ struct VerifyReceiptTests {
             #expect((latest["expires_date_formatted"] as? String)?.hasSuffix(" Etc/GMT") == true)
             #expect(active.json["latest_receipt"] as? String == transactionReceipt)
 
-            clock.advance(by: 5 * 60 + 1)  // a sandbox month
+            // A sandbox month with auto-renew off: the subscription expires instead of renewing.
+            #expect(try await store.subscriptionControl(try #require(bought.transactionId), "auto-renew-off").status == 200)
+            #expect(try await store.advanceSandboxClock("301").json["expired"] as? Int == 1)
             let expired = try await store.verifyReceipt(["receipt-data": transactionReceipt, "password": secret])
             #expect(expired.json["status"] as? Int == 21006, "\(expired.text)")
             #expect((expired.json["receipt"] as? [String: Any])?["transaction_id"] as? String == bought.transactionId)
@@ -229,7 +231,7 @@ struct VerifyReceiptTests {
             #expect(app.json["status"] as? Int == 0, "\(app.text)")
             let pending = try #require((app.json["pending_renewal_info"] as? [[String: Any]])?.first)
             #expect(pending["auto_renew_status"] as? String == "0")
-            #expect(pending["expiration_intent"] as? String == "5")
+            #expect(pending["expiration_intent"] as? String == "1")
         }
     }
 

@@ -48,6 +48,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "App Store Server API requests a second per In-App Purchase key before 429 (KIOSK_SERVER_API_RATE_LIMIT; default 100).")
     var serverAPIRateLimit: String?
 
+    @Option(
+        name: .customLong("scheduler-interval"),
+        help: "Seconds between the renewal scheduler's passes (KIOSK_SCHEDULER_INTERVAL; default 1).")
+    var schedulerInterval: String?
+
     func run() async throws {
         try await reportingErrors {
             let configuration = try makeConfiguration(environment: ProcessInfo.processInfo.environment)
@@ -123,6 +128,14 @@ struct ServeCommand: AsyncParsableCommand {
                     fix: "Use a positive number of requests a second, such as 100 or 0.5.")
             }
             configuration.serverAPIRequestsPerSecond = rate
+        }
+        if let intervalText = schedulerInterval ?? environment["KIOSK_SCHEDULER_INTERVAL"] {
+            guard let seconds = Double(intervalText), seconds > 0, seconds <= 3600 else {
+                throw CLIError(
+                    message: "'\(intervalText)' is not a scheduler interval.", field: "--scheduler-interval",
+                    fix: "Use a number of seconds from 0.01 to 3600, such as 1 or 0.2.")
+            }
+            configuration.schedulerInterval = .milliseconds(Int64((seconds * 1000).rounded()))
         }
         return configuration
     }

@@ -8,7 +8,9 @@ struct TestCommand: AsyncParsableCommand {
         commandName: "test", abstract: "Drive the sandbox: buy for a tester, approve Ask to Buy, make calls fail…",
         subcommands: [
             Buy.self, Payments.self, Approve.self, Decline.self, Resolve.self, Transactions.self, Clear.self,
-            DeleteTransaction.self, FailNext.self, Failures.self, Receipt.self,
+            DeleteTransaction.self, FailNext.self, Failures.self, Receipt.self, Clock.self, Subscriptions.self,
+            Renew.self, Expire.self, FailRenewal.self, Recover.self, AutoRenew.self, RenewalProduct.self,
+            PriceIncrease.self, Consent.self, GracePeriod.self,
         ])
 
     /// `--app` and the connection, shared by every test command.

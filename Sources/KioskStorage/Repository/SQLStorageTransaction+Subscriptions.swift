@@ -106,6 +106,19 @@ extension SQLStorageTransaction {
         .map(Self.decodeSubscription)
     }
 
+    func lockedSubscription(originalTransactionId: Int64, environment: StoreEnvironment) async throws
+        -> StoreSubscription?
+    {
+        let locking: SQLQueryString = session.sql.dialect.name == "postgresql" ? " FOR UPDATE" : ""
+        return try await session.first(
+            """
+            SELECT * FROM subscriptions WHERE environment = \(bind: environment.rawValue)
+                AND original_transaction_id = \(bind: originalTransactionId)\(locking)
+            """
+        )
+        .map(Self.decodeSubscription)
+    }
+
     static func decodeSubscription(_ row: any SQLRow) throws -> StoreSubscription {
         var offer: AppliedOffer?
         if let type = try row.optional("offer_type", as: Int.self) {

@@ -24,6 +24,9 @@ public struct ServerConfiguration: Sendable {
     /// Requests a second each In-App Purchase key may make to the App Store Server API before it gets `429`
     /// (`KIOSK_SERVER_API_RATE_LIMIT`, `--server-api-rate-limit`; default 100). Fractions are allowed.
     public var serverAPIRequestsPerSecond: Double
+    /// Real time between the renewal scheduler's passes (`KIOSK_SCHEDULER_INTERVAL`, `--scheduler-interval`;
+    /// default 1 s). Sandbox clock changes wake it at once.
+    public var schedulerInterval: Duration
 
     public enum LogFormat: String, Sendable, CaseIterable {
         /// One human-readable line per event, metadata as `key=value`.
@@ -41,7 +44,8 @@ public struct ServerConfiguration: Sendable {
         publicURL: String? = nil,
         logLevel: Logger.Level = .info,
         logFormat: LogFormat = .text,
-        serverAPIRequestsPerSecond: Double = 100
+        serverAPIRequestsPerSecond: Double = 100,
+        schedulerInterval: Duration = .seconds(1)
     ) {
         self.host = host
         self.port = port
@@ -52,6 +56,7 @@ public struct ServerConfiguration: Sendable {
         self.logLevel = logLevel
         self.logFormat = logFormat
         self.serverAPIRequestsPerSecond = serverAPIRequestsPerSecond
+        self.schedulerInterval = schedulerInterval
     }
 
     /// The database URL in effect: the configured one, or the SQLite file in the data directory.

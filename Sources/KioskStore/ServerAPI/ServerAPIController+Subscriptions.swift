@@ -49,7 +49,7 @@ extension ServerAPIController {
             let all = try await tx.transactions(accountId: found.accountId, appId: found.appId, environment: environment)
             var byGroup: [Int64: [LastTransaction]] = [:]
             for latest in SubscriptionService.latestPerSubscription(all) {
-                let status = SubscriptionService.status(of: latest, at: now).rawValue
+                let status = try await subscriptions.status(of: latest, now: now, in: tx).rawValue
                 guard wanted.isEmpty || wanted.contains(status), let groupId = latest.subscriptionGroupId else {
                     continue
                 }

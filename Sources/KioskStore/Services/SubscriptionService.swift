@@ -7,8 +7,8 @@ import KioskStorage
 /// renewal info, renewal-date extensions.
 ///
 /// A subscription is the chain of transactions that share an original transaction id; its latest transaction
-/// (by purchase date, then id) carries its current period. Renewals come with a later issue, so for now a
-/// subscription is active until its first period ends and then expired.
+/// (by purchase date, then id) carries its current period. Its state (status, auto-renew, billing retry, grace,
+/// price increase) lives in its `StoreSubscription` row, which the renewal scheduler drives.
 struct SubscriptionService: Sendable {
     let purchases: PurchaseService
     let notifications: NotificationService
@@ -48,30 +48,73 @@ struct SubscriptionService: Sendable {
         .sorted { $0.originalTransactionId < $1.originalTransactionId }
     }
 
-    /// The subscription's renewal info as Apple's `JWSRenewalInfoDecodedPayload`, signed now.
-    ///
-    /// While active it renews at `expiresDate` into the same product at the storefront's current price; once
-    /// expired or revoked, auto-renew is off and `expirationIntent` is 5 (other) until renewals exist.
+    /// The subscription's status: its row's state; a chain without a row (none is kept for it) is active until
+    /// its latest transaction expires.
+    func status(of latest: StoreTransaction, now: Date, in tx: any StorageTransaction) async throws -> Status {
+        if latest.revocationDate != nil { return .revoked }
+        guard let row = try await tx.subscription(
+            originalTransactionId: latest.originalTransactionId, environment: latest.environment)
+        else { return Self.status(of: latest, at: now) }
+        return Status(rawValue: row.state.appleStatus) ?? .expired
+    }
+
+    /// The subscription's renewal info as Apple's `JWSRenewalInfoDecodedPayload`, signed now, from its row.
     func signedRenewalInfo(
         for latest: StoreTransaction, chain: [StoreTransaction], now: Date, in tx: any StorageTransaction
     ) async throws -> String {
-        let active = Self.status(of: latest, at: now) == .active
+        guard let row = try await tx.subscription(
+            originalTransactionId: latest.originalTransactionId, environment: latest.environment)
+        else {
+            throw KioskError.conflict(
+                "subscription_not_found",
+                "The transaction \(latest.id) belongs to no subscription the store keeps (original transaction "
+                    + "\(latest.originalTransactionId)).", fix: "Buy the subscription through the store.")
+        }
+        return try await signedRenewalInfo(for: row, latest: latest, chain: chain, now: now, in: tx)
+    }
+
+    /// Signs the renewal info of `subscription` (whose current transaction is `latest`) as of `now`, inside `tx`:
+    /// what notifications, the App Store Server API and StoreKit report.
+    func signedRenewalInfo(
+        for subscription: StoreSubscription, latest: StoreTransaction, chain: [StoreTransaction]? = nil, now: Date,
+        in tx: any StorageTransaction
+    ) async throws -> String {
+        let payload = try await renewalInfo(for: subscription, latest: latest, chain: chain, now: now, in: tx)
+        return try purchases.signing.sign(payload, environment: subscription.environment)
+    }
+
+    /// The renewal info of `subscription` as Apple's `JWSRenewalInfoDecodedPayload`.
+    func renewalInfo(
+        for subscription: StoreSubscription, latest: StoreTransaction, chain: [StoreTransaction]? = nil, now: Date,
+        in tx: any StorageTransaction
+    ) async throws -> JWSRenewalInfoDecodedPayload {
+        let ended = subscription.state == .expired || subscription.state == .revoked
+        let retrying = subscription.state == .billingRetry || subscription.state == .gracePeriod
         let storefront = Storefront.named(latest.storefront)
-        let product = try await tx.product(appId: latest.appId, productId: latest.productId)
+        let product = try await tx.product(appId: subscription.appId, productId: subscription.autoRenewProductId)
         let renewalPrice = storefront.flatMap { storefront in
-            product?.pricing.price(in: storefront).map {
+            (subscription.renewalPriceMinorUnits ?? product?.pricing.price(in: storefront)).map {
                 PurchaseService.milliunits($0, exponent: storefront.currency.minorUnitExponent)
             }
         }
-        let payload = JWSRenewalInfoDecodedPayload(
-            expirationIntent: active ? nil : 5, originalTransactionId: String(latest.originalTransactionId),
-            autoRenewProductId: latest.productId, productId: latest.productId, autoRenewStatus: active ? 1 : 0,
-            signedDate: now.millisecondsSince1970, environment: latest.environment.appleName,
-            recentSubscriptionStartDate: Self.recentStart(of: chain)?.millisecondsSince1970,
-            renewalDate: active ? latest.expiresDate?.millisecondsSince1970 : nil,
+        let offer = subscription.offerPeriodsRemaining > 0 ? subscription.offer : nil
+        let periods: [StoreTransaction]
+        if let chain { periods = chain } else { periods = try await self.chain(of: latest, in: tx) }
+        return JWSRenewalInfoDecodedPayload(
+            expirationIntent: subscription.expirationIntent,
+            originalTransactionId: String(subscription.originalTransactionId),
+            autoRenewProductId: subscription.autoRenewProductId, productId: subscription.productId,
+            autoRenewStatus: subscription.autoRenewEnabled && !ended ? 1 : 0,
+            isInBillingRetryPeriod: retrying ? true : (ended ? false : nil),
+            priceIncreaseStatus: subscription.priceIncreaseStatus,
+            gracePeriodExpiresDate: subscription.gracePeriodExpiresAt?.millisecondsSince1970,
+            offerType: offer?.type.rawValue, offerIdentifier: offer?.identifier, signedDate: now.millisecondsSince1970,
+            environment: subscription.environment.appleName,
+            recentSubscriptionStartDate: Self.recentStart(of: periods)?.millisecondsSince1970,
+            renewalDate: ended ? nil : subscription.expiresAt.millisecondsSince1970,
             currency: storefront?.currency.code ?? latest.currency, renewalPrice: renewalPrice,
-            appAccountToken: latest.appAccountToken?.uuidString.lowercased())
-        return try purchases.signing.sign(payload, environment: latest.environment)
+            offerDiscountType: offer?.paymentMode.appleName,
+            appAccountToken: latest.appAccountToken?.uuidString.lowercased(), offerPeriod: offer?.period)
     }
 
     /// Apple's `recentSubscriptionStartDate`: the start of the latest run of periods without a gap of 60 days
@@ -105,6 +148,16 @@ struct SubscriptionService: Sendable {
         extended.modifiedAt = now
         try purchases.sign(&extended, bundleId: app.bundleId, now: now)
         try await tx.updateTransaction(extended)
+        if var row = try await tx.lockedSubscription(
+            originalTransactionId: extended.originalTransactionId, environment: extended.environment),
+            row.latestTransactionId == extended.id, let newExpiry = extended.expiresDate
+        {
+            // The renewal (the scheduler's next event) moves with the expiry.
+            row.expiresAt = newExpiry
+            if row.state == .active { row.nextEventAt = newExpiry }
+            row.updatedAt = now
+            try await tx.updateSubscription(row)
+        }
         try await tx.insertSubscriptionExtension(
             originalTransactionId: extended.originalTransactionId, environment: extended.environment,
             requestIdentifier: requestIdentifier, extendByDays: days, at: now)

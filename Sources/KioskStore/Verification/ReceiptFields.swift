@@ -96,27 +96,27 @@ enum ReceiptFields {
         return listed.sorted { ($0.purchaseDate, $0.id) > ($1.purchaseDate, $1.id) }
     }
 
-    /// `pending_renewal_info`: one entry per auto-renewable subscription (original transaction id).
-    static func pendingRenewalInfo(_ subscriptions: [StoreTransaction], now: Date) -> [[String: JSONValue]] {
-        SubscriptionService.latestPerSubscription(subscriptions).map { latest in
-            let state = renewalState(latest, now: now)
+    /// `pending_renewal_info`: one entry per auto-renewable subscription, from its row, in Apple's field names.
+    static func pendingRenewalInfo(_ subscriptions: [StoreSubscription]) -> [[String: JSONValue]] {
+        subscriptions.map { subscription in
+            let ended = subscription.state == .expired || subscription.state == .revoked
+            let retrying = subscription.state == .billingRetry || subscription.state == .gracePeriod
             var fields: [String: JSONValue] = [
-                "auto_renew_product_id": .string(latest.productId),
-                "product_id": .string(latest.productId),
-                "original_transaction_id": .string(String(latest.originalTransactionId)),
-                "auto_renew_status": .string(state.willRenew ? "1" : "0"),
-                "is_in_billing_retry_period": .string("0"),
+                "auto_renew_product_id": .string(subscription.autoRenewProductId),
+                "product_id": .string(subscription.productId),
+                "original_transaction_id": .string(String(subscription.originalTransactionId)),
+                "auto_renew_status": .string(subscription.autoRenewEnabled && !ended ? "1" : "0"),
+                "is_in_billing_retry_period": .string(retrying ? "1" : "0"),
             ]
-            if let intent = state.expirationIntent { fields["expiration_intent"] = .string(String(intent)) }
+            if let intent = subscription.expirationIntent { fields["expiration_intent"] = .string(String(intent)) }
+            if let status = subscription.priceIncreaseStatus {
+                fields["price_consent_status"] = .string(String(status))
+            }
+            if let graceEnd = subscription.gracePeriodExpiresAt, subscription.state == .gracePeriod {
+                addDate("grace_period_expires_date", graceEnd, to: &fields)
+            }
             return fields
         }
-    }
-
-    /// What the store will do at the end of a subscription's current period, as the signed renewal info says it
-    /// (``SubscriptionService/signedRenewalInfo(for:chain:now:in:)``): an active subscription renews; an expired
-    /// or revoked one does not, with expiration intent 5 (other) until renewals exist.
-    static func renewalState(_ latest: StoreTransaction, now: Date) -> (willRenew: Bool, expirationIntent: Int?) {
-        SubscriptionService.status(of: latest, at: now) == .active ? (true, nil) : (false, 5)
     }
 
     /// An iOS 6-style receipt decoded in the old shape (`receipt`, `latest_receipt_info`): hyphens become

@@ -47,22 +47,24 @@ struct ReceiptValidation: Sendable {
             request.receiptBytes,
             verify: { identity, bytes in await AppReceiptVerifier(rootCertificates: [identity.root]).verify(bytes) })
         let now = clock.now()
-        let lookup = try await database.transaction { tx -> Lookup<(App, [StoreTransaction], Set<Int64>)> in
+        let lookup = try await database.transaction {
+            tx -> Lookup<(App, [StoreTransaction], Set<Int64>, [StoreSubscription])> in
             let app = try await requireApp(receipt.bundleId, in: tx)
             if let armed = try await armedFailure(app: app, in: tx) { return .armed(armed) }
             let holdsSubscription = receipt.inApp.contains { $0.productType == .autoRenewableSubscription }
             try checkSharedSecret(request.password, of: app, required: holdsSubscription)
             guard let accountId = try await accountId(of: receipt.inApp.map(\.transactionId), app: app, in: tx) else {
-                return .found((app, [], []))
+                return .found((app, [], [], []))
             }
             try await requireAccount(accountId, in: tx)
             let transactions = try await tx.transactions(accountId: accountId, appId: app.id, environment: environment)
             let unfinished = try await tx.unfinishedQueueRecords(
                 accountId: accountId, appId: app.id, environment: environment
             ).compactMap(\.transactionId)
-            return .found((app, transactions, Set(unfinished)))
+            let subscriptions = try await tx.subscriptions(accountId: accountId, appId: app.id, environment: environment)
+            return .found((app, transactions, Set(unfinished), subscriptions))
         }
-        let (app, transactions, unfinished) = try lookup.found()
+        let (app, transactions, unfinished, rows) = try lookup.found()
         let byId = Dictionary(uniqueKeysWithValues: transactions.map { (String($0.id), $0) })
         var answer: [String: JSONValue] = [
             "status": .integer(VerifyReceiptStatus.valid.rawValue),
@@ -78,7 +80,7 @@ struct ReceiptValidation: Sendable {
                     .object(ReceiptFields.transaction($0))
                 })
             answer["pending_renewal_info"] = .array(
-                ReceiptFields.pendingRenewalInfo(subscriptions, now: now).map { .object($0) })
+                ReceiptFields.pendingRenewalInfo(rows).map { .object($0) })
             answer["latest_receipt"] = .string(
                 try latestReceipt(like: receipt, app: app, transactions: transactions, unfinished: unfinished, now: now))
         }
@@ -104,7 +106,8 @@ struct ReceiptValidation: Sendable {
                 await TransactionReceiptVerifier(rootCertificates: [identity.root]).verify(Data(bytes).base64EncodedString())
             })
         let now = clock.now()
-        let lookup = try await database.transaction { tx -> Lookup<(StoreTransaction, StoreTransaction, String)> in
+        let lookup = try await database.transaction {
+            tx -> Lookup<(StoreTransaction, StoreTransaction, String, StoreSubscription?)> in
             let app = try await requireApp(receipt.bundleId, in: tx)
             if let armed = try await armedFailure(app: app, in: tx) { return .armed(armed) }
             try checkSharedSecret(request.password, of: app, required: receipt.expiresDate != nil)
@@ -118,9 +121,13 @@ struct ReceiptValidation: Sendable {
             let renewals = try await tx.transactions(
                 accountId: transaction.accountId, appId: app.id, environment: environment
             ).filter { $0.originalTransactionId == transaction.originalTransactionId }
-            return .found((transaction, renewals.max { $0.purchaseDate < $1.purchaseDate } ?? transaction, app.bundleId))
+            let subscription = try await tx.subscription(
+                originalTransactionId: transaction.originalTransactionId, environment: environment)
+            return .found(
+                (transaction, renewals.max { $0.purchaseDate < $1.purchaseDate } ?? transaction, app.bundleId,
+                 subscription))
         }
-        let (transaction, latest, bundleId) = try lookup.found()
+        let (transaction, latest, bundleId, subscription) = try lookup.found()
         var answer: [String: JSONValue] = [
             "receipt": .object(ReceiptFields.legacyReceipt(receipt, transaction: transaction)),
             "message": .string("The receipt is valid."),
@@ -132,11 +139,11 @@ struct ReceiptValidation: Sendable {
         let latestReceipt = PurchaseService.transactionReceipt(of: latest, bundleId: bundleId)
         let latestFields = JSONValue.object(ReceiptFields.legacyReceipt(latestReceipt, transaction: latest))
         let expired = latest.expiresDate.map { $0 <= now } ?? false
-        let renewal = ReceiptFields.renewalState(latest, now: now)
+        let willRenew = subscription.map { $0.autoRenewEnabled && $0.state != .expired && $0.state != .revoked }
         answer["latest_receipt"] = .string(latest.transactionReceipt)
-        answer["auto_renew_product_id"] = .string(latest.productId)
-        answer["auto_renew_status"] = .integer(renewal.willRenew ? 1 : 0)
-        if let intent = renewal.expirationIntent { answer["expiration_intent"] = .string(String(intent)) }
+        answer["auto_renew_product_id"] = .string(subscription?.autoRenewProductId ?? latest.productId)
+        answer["auto_renew_status"] = .integer(willRenew == true ? 1 : 0)
+        if let intent = subscription?.expirationIntent { answer["expiration_intent"] = .string(String(intent)) }
         if expired {
             answer["status"] = .integer(VerifyReceiptStatus.subscriptionExpired.rawValue)
             answer["latest_expired_receipt_info"] = latestFields

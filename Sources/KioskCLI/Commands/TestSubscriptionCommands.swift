@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import KioskProtocol
+
+extension TestCommand {
+    /// `--app`, `--transaction` and the connection, shared by the commands acting on one subscription.
+    struct SubscriptionOptions: ParsableArguments {
+        @OptionGroup var app: AppOptions
+        @Option(help: "The subscription's original transaction id.") var transaction: String
+    }
+
+    /// Runs one subscription test control and prints the subscription.
+    static func control(_ action: String, productId: String? = nil, options: SubscriptionOptions) async throws {
+        try await reportingErrors {
+            let answer = try await options.app.client.post(
+                options.app.path + "/subscriptions/\(options.transaction.pathEscaped)",
+                raw: try JSONEncoder().encode(TestSubscriptionRequest(action: action, productId: productId)))
+            try options.app.connection.print(answer) { answer in
+                subscriptionLines(try answer.decode(TestSubscriptionInfo.self))
+            }
+        }
+    }
+
+    static func subscriptionLines(_ subscription: TestSubscriptionInfo) -> [String] {
+        let expires = Date(timeIntervalSince1970: TimeInterval(subscription.expiresDate) / 1000)
+        return [
+            "Subscription: \(subscription.originalTransactionId) (latest transaction \(subscription.latestTransactionId))",
+            "Product:      \(subscription.productId), renews into \(subscription.autoRenewProductId)",
+            "State:        \(subscription.state) (status \(subscription.status)), auto-renew "
+                + (subscription.autoRenewStatus ? "on" : "off")
+                + (subscription.expirationIntent.map { ", expiration intent \($0)" } ?? ""),
+            "Expires:      \(expires.ISO8601Format())",
+        ]
+    }
+
+    struct Subscriptions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a tester's subscriptions in the app.")
+        @OptionGroup var options: AppOptions
+        @Option(help: "The sandbox tester's email.") var tester: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await options.client.get(options.path + "/subscriptions", query: ["tester": tester])
+                try options.connection.print(answer) { answer in
+                    var table = TextTable("ORIGINAL", "PRODUCT", "STATE", "AUTO-RENEW", "EXPIRES", "RENEWALS")
+                    for subscription in try answer.decode(TestSubscriptionsResponse.self).subscriptions {
+                        table.add(
+                            subscription.originalTransactionId, subscription.productId, subscription.state,
+                            subscription.autoRenewStatus ? "on" : "off",
+                            Date(timeIntervalSince1970: TimeInterval(subscription.expiresDate) / 1000).ISO8601Format(),
+                            String(subscription.renewalCount))
+                    }
+                    return table.lines
+                }
+            }
+        }
+    }
+
+    struct Renew: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "End the current period now: it renews (or expires).")
+        @OptionGroup var options: SubscriptionOptions
+        func run() async throws { try await TestCommand.control("renew", options: options) }
+    }
+
+    struct Expire: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Expire a subscription now (EXPIRED/VOLUNTARY).")
+        @OptionGroup var options: SubscriptionOptions
+        func run() async throws { try await TestCommand.control("expire", options: options) }
+    }
+
+    struct FailRenewal: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fail-renewal", abstract: "Make the next renewal fail with a billing error.")
+        @OptionGroup var options: SubscriptionOptions
+        func run() async throws { try await TestCommand.control("fail-renewal", options: options) }
+    }
+
+    struct Recover: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Retry billing now, successfully (DID_RENEW/BILLING_RECOVERY) if the tester's payments work.")
+        @OptionGroup var options: SubscriptionOptions
+        func run() async throws { try await TestCommand.control("recover", options: options) }
+    }
+
+    struct AutoRenew: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "auto-renew", abstract: "Turn a subscription's auto-renew on or off.")
+        @Argument(help: "on or off.") var setting: String
+        @OptionGroup var options: SubscriptionOptions
+
+        func run() async throws {
+            guard ["on", "off"].contains(setting) else {
+                throw ValidationError("Say on or off, not '\(setting)'.")
+            }
+            try await TestCommand.control("auto-renew-\(setting)", options: options)
+        }
+    }
+
+    struct RenewalProduct: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "renewal-product",
+            abstract: "Renew into another product of the group at the next renewal (downgrade or crossgrade).")
+        @OptionGroup var options: SubscriptionOptions
+        @Option(help: "The product the next renewal charges.") var product: String
+        func run() async throws { try await TestCommand.control("set-auto-renew-product", productId: product, options: options) }
+    }
+
+    struct PriceIncrease: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "price-increase",
+            abstract: "Ask the subscriber to consent to the product's current catalog price (PRICE_INCREASE/PENDING).")
+        @OptionGroup var options: SubscriptionOptions
+        func run() async throws { try await TestCommand.control("price-increase", options: options) }
+    }
+
+    struct Consent: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept or decline a pending price increase (declined, it expires at the period end).")
+        @Argument(help: "accept or decline.") var answer: String
+        @OptionGroup var options: SubscriptionOptions
+
+        func run() async throws {
+            guard ["accept", "decline"].contains(answer) else {
+                throw ValidationError("Say accept or decline, not '\(answer)'.")
+            }
+            try await TestCommand.control("consent-\(answer)", options: options)
+        }
+    }
+
+    struct GracePeriod: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "grace-period", abstract: "Show or set the app's billing grace period: 3, 16, 28 days or off.")
+        @OptionGroup var options: AppOptions
+        @Argument(help: "3, 16, 28 or off; nothing to show it.") var days: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer: AdminClient.Answer
+                if let days {
+                    guard days == "off" || Int(days) != nil else {
+                        throw CLIError(
+                            message: "'\(days)' is not a grace period.", field: "days", fix: "Use 3, 16, 28 or off.")
+                    }
+                    answer = try await options.client.put(
+                        options.path + "/grace-period", raw: try JSONEncoder().encode(TestGracePeriod(days: Int(days))))
+                } else {
+                    answer = try await options.client.get(options.path + "/grace-period")
+                }
+                try options.connection.print(answer) { answer in
+                    let days = try answer.decode(TestGracePeriod.self).days
+                    return ["Billing grace period: " + (days.map { "\($0) days" } ?? "off")]
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// The timing rules of a subscription's life: how long a period lasts, when billing retries happen and when
+/// grace and retry windows close, in production and in the sandbox (where time runs at the tester's
+/// ``RenewalRate``).
+public struct RenewalRules: Sendable, Hashable {
+    public var environment: StoreEnvironment
+    /// The sandbox tester's renewal rate; ignored in production.
+    public var rate: RenewalRate
+
+    public init(environment: StoreEnvironment, rate: RenewalRate = .monthlyEvery5Minutes) {
+        self.environment = environment
+        self.rate = rate
+    }
+
+    /// Apple's sandbox renews at most this many times after a (re)subscription, then the subscription expires.
+    public static let sandboxRenewalLimit = 12
+    /// How long Apple keeps retrying a failed renewal before the subscription expires.
+    public static let billingRetryDays = 60
+    /// Days after the first failure on which billing is retried (Apple does not publish its schedule).
+    public static let retryDays = [1, 3, 7, 14, 21, 30, 45]
+
+    /// When a period of `duration` that starts at `start` ends.
+    public func periodEnd(_ duration: SubscriptionDuration, from start: Date) -> Date {
+        switch environment {
+        case .production: duration.end(from: start, environment: .production)
+        case .sandbox: start + duration.sandboxSeconds * scale
+        }
+    }
+
+    /// `days` of calendar time as they pass in this environment: real days in production; in the sandbox a
+    /// 30-day month lasts as long as a one-month period (5 minutes at Apple's rate).
+    public func span(days: Int) -> TimeInterval {
+        switch environment {
+        case .production: TimeInterval(days) * 86_400
+        case .sandbox: TimeInterval(days) * SubscriptionDuration.oneMonth.sandboxSeconds * scale / 30
+        }
+    }
+
+    /// When the billing retry that began at `start` gives up.
+    public func retryEnd(from start: Date) -> Date { start + span(days: Self.billingRetryDays) }
+
+    /// The next billing retry after `now` for a retry that began at `start`; nil when none is left before the
+    /// retry window closes.
+    public func nextRetry(after now: Date, startedAt start: Date) -> Date? {
+        Self.retryDays.map { start + span(days: $0) }.first { $0 > now }
+    }
+
+    /// How much longer (or shorter) sandbox periods are than Apple's table (which is the 5-minute rate).
+    private var scale: Double {
+        let minutes: Double =
+            switch rate {
+            case .monthlyEvery3Minutes: 3
+            case .monthlyEvery5Minutes: 5
+            case .monthlyEvery15Minutes: 15
+            case .monthlyEvery30Minutes: 30
+            case .monthlyEvery1Hour: 60
+            }
+        return minutes / 5
+    }
+}

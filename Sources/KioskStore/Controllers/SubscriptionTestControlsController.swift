@@ -1,0 +1,56 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskProtocol
+
+/// `/sandbox/test/v1/clock` and `/sandbox/test/v1/apps/{bundleId}/subscriptions…`: the sandbox clock and the
+/// subscription test controls (`SubscriptionTestPaths`), admin token only.
+struct SubscriptionTestControlsController {
+    let clock: SandboxClockService
+    let subscriptions: SubscriptionTestControls
+
+    func addRoutes(to group: RouterGroup<KioskRequestContext>) {
+        group.get("clock") { _, _ in
+            try JSONAnswer.response(clock.current())
+        }
+        group.post("clock") { request, context in
+            let body = try await request.decodeJSON(as: TestClockRequest.self, context: context)
+            return try JSONAnswer.response(try await clock.change(body))
+        }
+        group.get("apps/:bundleId/grace-period") { _, context in
+            try JSONAnswer.response(
+                try await subscriptions.gracePeriod(bundleId: try context.parameters.require("bundleId")))
+        }
+        group.put("apps/:bundleId/grace-period") { request, context in
+            let body = try await request.decodeJSON(as: TestGracePeriod.self, context: context)
+            return try JSONAnswer.response(
+                try await subscriptions.setGracePeriod(bundleId: try context.parameters.require("bundleId"), body))
+        }
+        group.get("apps/:bundleId/subscriptions") { request, context in
+            try JSONAnswer.response(
+                try await subscriptions.list(
+                    bundleId: try context.parameters.require("bundleId"),
+                    tester: try TestControlsController.tester(of: request)))
+        }
+        group.post("apps/:bundleId/subscriptions/:originalTransactionId") { request, context in
+            let body = try await request.decodeJSON(as: TestSubscriptionRequest.self, context: context)
+            return try JSONAnswer.response(
+                try await subscriptions.act(
+                    bundleId: try context.parameters.require("bundleId"),
+                    originalTransactionId: try context.parameters.require("originalTransactionId", as: Int64.self),
+                    body))
+        }
+    }
+}
+
+extension TestClockRequest: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["action", "by", "to"]
+}
+
+extension TestSubscriptionRequest: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["action", "productId"]
+}
+
+extension TestGracePeriod: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["days"]
+}

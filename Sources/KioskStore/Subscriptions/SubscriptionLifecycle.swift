@@ -1,0 +1,400 @@
+import Foundation
+import KioskCore
+import KioskStorage
+import Logging
+
+/// What happens to an auto-renewable subscription when its `nextEventAt` comes (Apple's semantics): it renews,
+/// fails to renew and retries billing (in a grace period if the app has one), recovers, or expires.
+///
+/// Each event's effect, the row's next `nextEventAt`, the renewal's transaction and queue entry and the
+/// notifications it causes commit in one database transaction; notifications are delivered and the account's
+/// updates streams nudged after commit. A crash before commit leaves the row due, so it is acted on exactly once.
+struct SubscriptionLifecycle: Sendable {
+    let purchases: PurchaseService
+    let logger: Logger
+
+    /// Rows claimed and acted on per database transaction.
+    static let batchSize = 32
+
+    var subscriptions: SubscriptionService {
+        SubscriptionService(purchases: purchases, notifications: purchases.notifications)
+    }
+
+    /// Acts on every subscription of `environment` whose event is due by `dueBy`, in time order, until none is
+    /// due (a renewal's next period may itself be due). A row that fails is logged and left due for the next run.
+    func runUntilQuiet(_ environment: StoreEnvironment, dueBy: Date) async -> LifecycleSummary {
+        var summary = LifecycleSummary()
+        var failing: Set<Int64> = []
+        while true {
+            let batch: Batch
+            do {
+                batch = try await runBatch(environment, dueBy: dueBy, skipping: failing)
+            } catch {
+                logger.error(
+                    "Subscription events failed; retrying them one by one",
+                    metadata: ["environment": "\(environment.rawValue)", "error": "\(error)"])
+                batch = await runOneByOne(environment, dueBy: dueBy, skipping: failing)
+            }
+            summary.add(batch.summary)
+            failing.formUnion(batch.failed)
+            await publish(batch.effects)
+            if batch.claimed == 0 || batch.claimed == batch.failed.count { return summary }
+        }
+    }
+
+    /// What one database transaction did.
+    private struct Batch: Sendable {
+        var claimed = 0
+        var failed: Set<Int64> = []
+        var summary = LifecycleSummary()
+        var effects = Effects()
+    }
+
+    private func runBatch(_ environment: StoreEnvironment, dueBy: Date, skipping failing: Set<Int64>) async throws
+        -> Batch
+    {
+        try await purchases.database.transaction { tx in
+            let claimed = try await tx.claimDueSubscriptions(
+                environment: environment, dueBy: dueBy, limit: Self.batchSize + failing.count)
+            var batch = Batch()
+            for subscription in claimed.filter({ !failing.contains($0.originalTransactionId) }).prefix(Self.batchSize) {
+                batch.claimed += 1
+                var row = subscription
+                let outcome = try await act(on: &row, at: subscription.nextEventAt ?? dueBy, in: tx, effects: &batch.effects)
+                batch.summary.count(outcome)
+            }
+            return batch
+        }
+    }
+
+    /// After a batch failed: each due row in its own transaction, so one bad row does not hold back the others.
+    private func runOneByOne(_ environment: StoreEnvironment, dueBy: Date, skipping failing: Set<Int64>) async -> Batch {
+        var batch = Batch()
+        let due: [StoreSubscription]
+        do {
+            due = try await purchases.database.transaction { tx in
+                try await tx.claimDueSubscriptions(
+                    environment: environment, dueBy: dueBy, limit: Self.batchSize + failing.count)
+            }
+        } catch {
+            logger.error("Due subscriptions could not be read", metadata: ["error": "\(error)"])
+            return batch
+        }
+        for candidate in due where !failing.contains(candidate.originalTransactionId) {
+            batch.claimed += 1
+            do {
+                let (outcome, effects) = try await purchases.database.transaction { tx -> (LifecycleOutcome?, Effects) in
+                    guard var row = try await tx.lockedSubscription(
+                        originalTransactionId: candidate.originalTransactionId, environment: environment),
+                        let at = row.nextEventAt, at <= dueBy
+                    else { return (nil, Effects()) }
+                    var effects = Effects()
+                    return (try await act(on: &row, at: at, in: tx, effects: &effects), effects)
+                }
+                if let outcome { batch.summary.count(outcome) }
+                batch.effects.merge(effects)
+            } catch {
+                batch.failed.insert(candidate.originalTransactionId)
+                logger.error(
+                    "Subscription event failed; it stays due",
+                    metadata: ["originalTransactionId": "\(candidate.originalTransactionId)",
+                               "environment": "\(environment.rawValue)", "error": "\(error)"])
+            }
+        }
+        return batch
+    }
+
+    /// Hands committed notifications to delivery and wakes the updates streams of accounts that got a renewal.
+    func publish(_ effects: Effects) async {
+        purchases.notifications.deliver(effects.notifications)
+        for key in effects.feedKeys { await purchases.feed.changed(key) }
+    }
+
+    // MARK: - Events
+
+    /// What a subscription's event at `at` does, in `tx`; updates the row.
+    func act(
+        on subscription: inout StoreSubscription, at: Date, in tx: any StorageTransaction, effects: inout Effects
+    ) async throws -> LifecycleOutcome {
+        let context = try await Context.load(subscription, in: tx)
+        switch subscription.state {
+        case .active:
+            return try await periodEnds(&subscription, at: at, context: context, in: tx, effects: &effects)
+        case .billingRetry, .gracePeriod:
+            return try await retryBilling(&subscription, at: at, context: context, in: tx, effects: &effects)
+        case .expired, .revoked:
+            subscription.nextEventAt = nil
+            try await tx.updateSubscription(subscription)
+            return .nothing
+        }
+    }
+
+    /// The period ends: renew, or expire for the reason that stops it, or start retrying billing.
+    private func periodEnds(
+        _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
+        effects: inout Effects
+    ) async throws -> LifecycleOutcome {
+        // An increase the customer did not consent to (declining also turns auto-renew off) ends it first.
+        if subscription.priceIncreaseStatus == 0 {
+            return try await expire(&subscription, .priceIncrease, at: at, context: context, in: tx, effects: &effects)
+        }
+        if !subscription.autoRenewEnabled {
+            return try await expire(&subscription, .voluntary, at: at, context: context, in: tx, effects: &effects)
+        }
+        if subscription.environment == .sandbox, subscription.renewalCount >= RenewalRules.sandboxRenewalLimit {
+            return try await expire(&subscription, .voluntary, at: at, context: context, in: tx, effects: &effects)
+        }
+        guard let product = context.renewalProduct, product.reviewState != .developerRemovedFromSale else {
+            return try await expire(
+                &subscription, .productNotForSale, at: at, context: context, in: tx, effects: &effects)
+        }
+        if context.account.paymentOutcome != .approve || subscription.failNextRenewal {
+            return try await failRenewal(&subscription, at: at, context: context, in: tx, effects: &effects)
+        }
+        return try await renew(
+            &subscription, product: product, at: at, recovery: false, context: context, in: tx, effects: &effects)
+    }
+
+    /// A billing retry (or the end of the grace period, or of the retry window) comes.
+    private func retryBilling(
+        _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
+        effects: inout Effects
+    ) async throws -> LifecycleOutcome {
+        let started = subscription.billingRetryStartedAt ?? subscription.expiresAt
+        if at >= context.rules.retryEnd(from: started) {
+            return try await expire(&subscription, .billingRetry, at: at, context: context, in: tx, effects: &effects)
+        }
+        if subscription.state == .gracePeriod, let graceEnd = subscription.gracePeriodExpiresAt, at >= graceEnd {
+            subscription.state = .billingRetry
+            subscription.gracePeriodExpiresAt = nil
+            subscription.nextEventAt = nextRetryEvent(subscription, after: at, rules: context.rules)
+            subscription.updatedAt = at
+            try await tx.updateSubscription(subscription)
+            try await notify("GRACE_PERIOD_EXPIRED", subscription, at: at, context: context, in: tx, effects: &effects)
+            return .gracePeriodExpired
+        }
+        if context.account.paymentOutcome == .approve, !subscription.failNextRenewal,
+            let product = context.renewalProduct, product.reviewState != .developerRemovedFromSale
+        {
+            return try await renew(
+                &subscription, product: product, at: at, recovery: true, context: context, in: tx, effects: &effects)
+        }
+        subscription.failNextRenewal = false
+        subscription.nextEventAt = nextRetryEvent(subscription, after: at, rules: context.rules)
+        subscription.updatedAt = at
+        try await tx.updateSubscription(subscription)
+        return .billingRetried
+    }
+
+    /// Charges the next period, which starts at `at`: a new transaction of the same subscription.
+    func renew(
+        _ subscription: inout StoreSubscription, product: Product, at: Date, recovery: Bool, context: Context,
+        in tx: any StorageTransaction, effects: inout Effects
+    ) async throws -> LifecycleOutcome {
+        let previous = context.latest
+        guard let duration = product.duration else {
+            throw KioskError.conflict(
+                "subscription_product_without_duration",
+                "The product \(product.productId) has no subscription duration, so it cannot renew.",
+                fix: "Give the product a duration, e.g. P1M.")
+        }
+        guard let storefront = Storefront.named(previous.storefront),
+            let catalogPrice = product.pricing.price(in: storefront)
+        else {
+            throw KioskError.conflict(
+                "no_price_in_storefront",
+                "The product \(product.productId) has no price in \(previous.storefront), so it cannot renew.",
+                fix: "Price the product for the storefront.")
+        }
+        let offer = subscription.offerPeriodsRemaining > 0 ? subscription.offer : nil
+        // merge: an offer's renewal price comes from the offers engineer's pricing of `offer`.
+        let id = try await tx.nextIdentifier(
+            subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId)
+        var renewal = StoreTransaction(
+            id: id, environment: subscription.environment, appId: subscription.appId,
+            accountId: subscription.accountId, productId: product.productId, productType: .autoRenewable,
+            originalTransactionId: subscription.originalTransactionId, purchaseDate: at,
+            originalPurchaseDate: previous.originalPurchaseDate, quantity: 1,
+            priceMinorUnits: subscription.renewalPriceMinorUnits ?? catalogPrice, currency: storefront.currency.code,
+            storefront: storefront.code, storefrontId: storefront.appleId,
+            applicationUsername: previous.applicationUsername, appAccountToken: previous.appAccountToken,
+            orderId: PurchaseService.orderId(), subscriptionGroupId: subscription.groupId,
+            webOrderLineItemId: try await tx.nextIdentifier(.webOrderLineItemId),
+            expiresDate: context.rules.periodEnd(duration, from: at), transactionReason: .renewal, offer: offer,
+            signedTransaction: "", transactionReceipt: "")
+        try purchases.sign(&renewal, bundleId: context.app.bundleId, now: at)
+        try await tx.insertTransaction(renewal)
+        try await tx.insertQueueRecord(
+            QueueRecord(
+                sequence: try await tx.nextIdentifier(.queueEntry), environment: subscription.environment,
+                accountId: subscription.accountId, appId: subscription.appId, state: .purchased, paymentId: nil,
+                productId: renewal.productId, quantity: 1, transactionId: renewal.id, createdAt: at))
+
+        subscription.productId = renewal.productId
+        subscription.latestTransactionId = renewal.id
+        subscription.state = .active
+        subscription.expiresAt = renewal.expiresDate ?? at
+        subscription.nextEventAt = subscription.expiresAt
+        subscription.expirationIntent = nil
+        subscription.billingRetryStartedAt = nil
+        subscription.gracePeriodExpiresAt = nil
+        subscription.failNextRenewal = false
+        // A consented price increase is now the price: nothing awaits consent any more.
+        subscription.priceIncreaseStatus = nil
+        subscription.renewalPriceMinorUnits = nil
+        subscription.renewalCount += 1
+        if offer != nil { subscription.offerPeriodsRemaining -= 1 }
+        if subscription.offerPeriodsRemaining == 0 { subscription.offer = nil }
+        subscription.updatedAt = at
+        try await tx.updateSubscription(subscription)
+
+        var renewed = context
+        renewed.latest = renewal
+        try await notify(
+            "DID_RENEW", subtype: recovery ? "BILLING_RECOVERY" : nil, subscription, at: at, context: renewed, in: tx,
+            effects: &effects)
+        effects.feedKeys.insert(
+            QueueFeed.Key(
+                environment: subscription.environment, accountId: subscription.accountId, appId: subscription.appId))
+        return recovery ? .recovered : .renewed
+    }
+
+    /// The renewal charge failed: billing retry begins, in a grace period when the app has one.
+    private func failRenewal(
+        _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
+        effects: inout Effects
+    ) async throws -> LifecycleOutcome {
+        subscription.failNextRenewal = false
+        subscription.billingRetryStartedAt = at
+        if let days = context.app.billingGracePeriodDays {
+            subscription.state = .gracePeriod
+            subscription.gracePeriodExpiresAt = at + context.rules.span(days: days)
+        } else {
+            subscription.state = .billingRetry
+            subscription.gracePeriodExpiresAt = nil
+        }
+        subscription.nextEventAt = nextRetryEvent(subscription, after: at, rules: context.rules)
+        subscription.updatedAt = at
+        try await tx.updateSubscription(subscription)
+        try await notify(
+            "DID_FAIL_TO_RENEW", subtype: subscription.state == .gracePeriod ? "GRACE_PERIOD" : nil, subscription,
+            at: at, context: context, in: tx, effects: &effects)
+        return .billingRetryStarted
+    }
+
+    /// The earliest of the next billing retry, the end of the grace period and the end of the retry window.
+    private func nextRetryEvent(_ subscription: StoreSubscription, after at: Date, rules: RenewalRules) -> Date {
+        let started = subscription.billingRetryStartedAt ?? at
+        let candidates = [
+            rules.nextRetry(after: at, startedAt: started), subscription.gracePeriodExpiresAt.flatMap { $0 > at ? $0 : nil },
+            rules.retryEnd(from: started),
+        ]
+        return candidates.compactMap { $0 }.min()!
+    }
+
+    /// Ends the subscription for `reason`: no further events.
+    func expire(
+        _ subscription: inout StoreSubscription, _ reason: ExpirationReason, at: Date, context: Context,
+        in tx: any StorageTransaction, effects: inout Effects
+    ) async throws -> LifecycleOutcome {
+        subscription.state = .expired
+        subscription.expirationIntent = reason.intent
+        subscription.autoRenewEnabled = false
+        subscription.nextEventAt = nil
+        subscription.billingRetryStartedAt = nil
+        subscription.gracePeriodExpiresAt = nil
+        subscription.failNextRenewal = false
+        subscription.updatedAt = at
+        try await tx.updateSubscription(subscription)
+        try await notify("EXPIRED", subtype: reason.rawValue, subscription, at: at, context: context, in: tx,
+                         effects: &effects)
+        return .expired
+    }
+
+    /// Inserts a notification about the subscription, with its current transaction, renewal info and status.
+    func notify(
+        _ type: String, subtype: String? = nil, _ subscription: StoreSubscription, at: Date, context: Context,
+        in tx: any StorageTransaction, effects: inout Effects
+    ) async throws {
+        let renewalInfo = try await subscriptions.signedRenewalInfo(
+            for: subscription, latest: context.latest, now: at, in: tx)
+        effects.notifications.append(
+            try await purchases.notifications.create(
+                NotificationContent(
+                    type: type, subtype: subtype, transaction: context.latest, signedRenewalInfo: renewalInfo,
+                    status: subscription.state.appleStatus),
+                app: context.app, environment: subscription.environment, now: at, in: tx))
+    }
+
+    /// Apple's `EXPIRED` subtypes and the `expirationIntent` each sets.
+    enum ExpirationReason: String, Sendable {
+        case voluntary = "VOLUNTARY"
+        case billingRetry = "BILLING_RETRY"
+        case priceIncrease = "PRICE_INCREASE"
+        case productNotForSale = "PRODUCT_NOT_FOR_SALE"
+
+        var intent: Int {
+            switch self {
+            case .voluntary: 1
+            case .billingRetry: 2
+            case .priceIncrease: 3
+            case .productNotForSale: 4
+            }
+        }
+    }
+
+    /// What an event needs besides the row: its app, account, latest transaction, the product it renews into
+    /// and the timing rules of its environment and tester.
+    struct Context: Sendable {
+        var app: App
+        var account: StoreAccount
+        var latest: StoreTransaction
+        var renewalProduct: Product?
+        var rules: RenewalRules
+
+        static func load(_ subscription: StoreSubscription, in tx: any StorageTransaction) async throws -> Context {
+            let environment = subscription.environment
+            guard let app = try await tx.app(id: subscription.appId),
+                let latest = try await tx.transaction(id: subscription.latestTransactionId, environment: environment)
+            else {
+                throw StorageError.engine(
+                    message: "subscription \(subscription.originalTransactionId) lost its app or latest transaction")
+            }
+            let account: StoreAccount
+            var rules = RenewalRules(environment: environment)
+            switch environment {
+            case .sandbox:
+                guard let tester = try await tx.tester(id: subscription.accountId) else {
+                    throw StorageError.engine(message: "subscription \(subscription.originalTransactionId) lost its tester")
+                }
+                account = StoreAccount(tester: tester)
+                rules.rate = tester.settings.renewalRate
+            case .production:
+                guard let customer = try await tx.customer(id: subscription.accountId) else {
+                    throw StorageError.engine(message: "subscription \(subscription.originalTransactionId) lost its customer")
+                }
+                account = StoreAccount(customer: customer)
+            }
+            return Context(
+                app: app, account: account, latest: latest,
+                renewalProduct: try await tx.product(appId: app.id, productId: subscription.autoRenewProductId),
+                rules: rules)
+        }
+    }
+
+    /// What a committed change hands on: notifications to deliver and updates streams to wake.
+    struct Effects: Sendable {
+        var notifications: [ServerNotification] = []
+        var feedKeys: Set<QueueFeed.Key> = []
+
+        mutating func merge(_ other: Effects) {
+            notifications += other.notifications
+            feedKeys.formUnion(other.feedKeys)
+        }
+    }
+}
+
+/// What one subscription event did.
+enum LifecycleOutcome: Sendable {
+    case renewed, recovered, expired, billingRetryStarted, billingRetried, gracePeriodExpired, nothing
+}
