@@ -195,6 +195,7 @@ let package = Package(
             dependencies: [
                 "KioskKit", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: swiftSettings

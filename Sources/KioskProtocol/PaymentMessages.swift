@@ -14,10 +14,13 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
     public var idempotencyKey: String
     /// `SKMutablePayment.simulatesAskToBuyInSandbox`: defer this payment for approval (sandbox only).
     public var simulatesAskToBuyInSandbox: Bool?
+    /// `SKMutablePayment.paymentDiscount` / `Product.PurchaseOption.promotionalOffer`: a promotional offer the
+    /// merchant's server signed for this purchase.
+    public var paymentDiscount: PaymentDiscount?
 
     public init(
         productId: String, quantity: Int = 1, applicationUsername: String? = nil, appAccountToken: UUID? = nil,
-        idempotencyKey: String, simulatesAskToBuyInSandbox: Bool? = nil
+        idempotencyKey: String, simulatesAskToBuyInSandbox: Bool? = nil, paymentDiscount: PaymentDiscount? = nil
     ) {
         self.productId = productId
         self.quantity = quantity
@@ -25,6 +28,31 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
         self.appAccountToken = appAccountToken
         self.idempotencyKey = idempotencyKey
         self.simulatesAskToBuyInSandbox = simulatesAskToBuyInSandbox
+        self.paymentDiscount = paymentDiscount
+    }
+}
+
+/// `SKPaymentDiscount`: a promotional offer and the merchant's signature over it (Apple's scheme: ECDSA P-256
+/// SHA-256, DER, base64, over `bundleId⁣keyIdentifier⁣productId⁣identifier⁣applicationUsername⁣nonce⁣timestamp`
+/// joined by U+2063, signed with an In-App Purchase key of the app).
+public struct PaymentDiscount: Codable, Sendable, Hashable {
+    /// The promotional offer's identifier in the product.
+    public var identifier: String
+    /// The id of the In-App Purchase key that signed.
+    public var keyIdentifier: String
+    /// Used once: the store refuses a nonce it has seen.
+    public var nonce: UUID
+    /// Base64 of the DER ECDSA signature.
+    public var signature: String
+    /// When the merchant signed, in milliseconds since 1970; valid for 24 hours.
+    public var timestamp: Int64
+
+    public init(identifier: String, keyIdentifier: String, nonce: UUID, signature: String, timestamp: Int64) {
+        self.identifier = identifier
+        self.keyIdentifier = keyIdentifier
+        self.nonce = nonce
+        self.signature = signature
+        self.timestamp = timestamp
     }
 }
 

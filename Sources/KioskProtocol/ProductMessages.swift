@@ -35,11 +35,15 @@ public struct ProductInfo: Codable, Sendable, Hashable {
     public var introductoryOffer: OfferInfo?
     public var promotionalOffers: [OfferInfo]
     public var isFamilyShareable: Bool
+    /// Auto-renewables only: whether the signed-in account would get the introductory offer (it never subscribed
+    /// in the group), as `Product.SubscriptionInfo.isEligibleForIntroOffer`.
+    public var isEligibleForIntroOffer: Bool?
 
     public init(
         productId: String, type: String, localizedTitle: String, localizedDescription: String, textLocale: String,
         price: PriceInfo, subscriptionPeriod: String? = nil, subscriptionGroupIdentifier: String? = nil,
-        introductoryOffer: OfferInfo? = nil, promotionalOffers: [OfferInfo] = [], isFamilyShareable: Bool = false
+        introductoryOffer: OfferInfo? = nil, promotionalOffers: [OfferInfo] = [], isFamilyShareable: Bool = false,
+        isEligibleForIntroOffer: Bool? = nil
     ) {
         self.productId = productId
         self.type = type
@@ -52,6 +56,7 @@ public struct ProductInfo: Codable, Sendable, Hashable {
         self.introductoryOffer = introductoryOffer
         self.promotionalOffers = promotionalOffers
         self.isFamilyShareable = isFamilyShareable
+        self.isEligibleForIntroOffer = isEligibleForIntroOffer
     }
 }
 

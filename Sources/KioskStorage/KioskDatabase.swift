@@ -214,6 +214,12 @@ public protocol StorageTransaction: Sendable {
     func lockedSubscription(originalTransactionId: Int64, environment: StoreEnvironment) async throws
         -> StoreSubscription?
 
+    // MARK: Offers (issue 5)
+
+    /// Records that a promotional offer signature with `nonce` was redeemed in the app; false (and nothing
+    /// changes) when the nonce was used before.
+    func useOfferNonce(_ nonce: UUID, appId: App.ID, environment: StoreEnvironment, at date: Date) async throws -> Bool
+
     // MARK: Certificate revocations (issue 4, OCSP part)
 
     /// Records a revocation unless the certificate (environment and serial) is already revoked; returns the stored

@@ -109,7 +109,8 @@ import Testing
                     .PUT, "/inApps/v1/subscriptions/extend/\(transactionId)", key: key,
                     json: ["extendByDays": 1, "extendReasonCode": 0, "requestIdentifier": "e1"], clock: clock)
                 #expect(extended.status == 200)
-                #expect(try await receiver.waitForPayloads(24).count == 24)
+                // 23 TEST, the purchase's SUBSCRIBED and RENEWAL_EXTENDED.
+                #expect(try await receiver.waitForPayloads(25).count == 25)
 
                 func history(_ body: [String: Any], token: String? = nil) async throws -> TestStore.Answer {
                     var fields: [String: Any] = ["startDate": start, "endDate": clock.now().millisecondsSince1970 + 1]
@@ -128,7 +129,7 @@ import Testing
                 #expect(second.json["hasMore"] as? Bool == false)
                 #expect(second.json["paginationToken"] == nil)
                 let secondItems = try #require(second.json["notificationHistory"] as? [[String: Any]])
-                #expect(secondItems.count == 4)
+                #expect(secondItems.count == 5)
                 var signedDates: [Int64] = []
                 var types: [String] = []
                 for item in firstItems + secondItems {
@@ -145,7 +146,7 @@ import Testing
                 let tests = try await history(["notificationType": "TEST"], token: token)
                 #expect((tests.json["notificationHistory"] as? [Any])?.count == 3)
                 let bySubscription = try await history(["transactionId": transactionId])
-                #expect((bySubscription.json["notificationHistory"] as? [Any])?.count == 1)
+                #expect((bySubscription.json["notificationHistory"] as? [Any])?.count == 2)
                 let bySubtype = try await history(["notificationType": "RENEWAL_EXTENSION", "notificationSubtype": "SUMMARY"])
                 #expect((bySubtype.json["notificationHistory"] as? [Any])?.isEmpty == true)
                 let onlyFailures = try await history(["onlyFailures": true])

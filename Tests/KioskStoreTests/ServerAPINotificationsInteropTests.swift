@@ -80,8 +80,8 @@ struct ServerAPINotificationsInteropTests {
                 let test = try #require(summary["testNotification"] as? [String: Any])
                 #expect(test["results"] as? [String] == ["SUCCESS"])
                 let history = try #require(summary["history"] as? [String: Any])
-                // RENEWAL_EXTENDED (single), RENEWAL_EXTENDED + SUMMARY (mass), TEST.
-                #expect(history["count"] as? Int == 4)
+                // SUBSCRIBED (the purchase), RENEWAL_EXTENDED (single), RENEWAL_EXTENDED + SUMMARY (mass), TEST.
+                #expect(history["count"] as? Int == 5)
                 #expect(history["hasMore"] as? Bool == false)
                 #expect(history["testCount"] as? Int == 1)
                 #expect((summary["refused"] as? [String: Any])?["rawApiError"] as? Int == 4_000_020)

@@ -101,11 +101,12 @@ import Testing
             try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
                 try await store.prepareSubscriptionCatalog()
                 try await store.createTester("second@example.com")
-                try await store.setNotificationURLs([receiver.url])
                 let key = try await store.createServerAPIKey()
                 let root = store.built.signing.identity(.sandbox).root
                 let (first, firstBought) = try await store.buyMonthly(clock: clock)
                 let (second, _) = try await store.buyMonthly(as: "second@example.com", clock: clock)
+                // After the purchases, so the receiver gets the extensions' notifications only.
+                try await store.setNotificationURLs([receiver.url])
                 let day: Int64 = 86_400_000
 
                 func extend(_ id: String, _ requestIdentifier: String, days: Int = 3, reason: Int = 1) async throws

@@ -121,7 +121,8 @@ public final class SKPaymentQueue: Sendable {
             productId: payment.productIdentifier, quantity: payment.quantity,
             applicationUsername: payment.applicationUsername,
             idempotencyKey: payment.idempotencyKey ?? UUID().uuidString,
-            simulatesAskToBuyInSandbox: payment.simulatesAskToBuyInSandbox ? true : nil)
+            simulatesAskToBuyInSandbox: payment.simulatesAskToBuyInSandbox ? true : nil,
+            paymentDiscount: payment.paymentDiscount?.request)
         enqueue(request)
         startSync()
         spawn { _ = await self.send(idempotencyKey: request.idempotencyKey) }

@@ -25,6 +25,8 @@ public struct Product: Identifiable, Sendable {
     public let currencyCode: String
     public let isFamilyShareable: Bool
     public let subscriptionGroupID: String?
+    /// Auto-renewables only: the subscription's group and what the account may get in it.
+    public let subscription: SubscriptionInfo?
     private let client: KioskStoreClient
 
     /// - Throws: ``KioskKitError`` `.invalidResponse` when the price is not a decimal number.
@@ -39,7 +41,18 @@ public struct Product: Identifiable, Sendable {
             price, currencyCode: currencyCode, locale: Locale(identifier: info.price.locale))
         isFamilyShareable = info.isFamilyShareable
         subscriptionGroupID = info.subscriptionGroupIdentifier
+        subscription = info.subscriptionGroupIdentifier.map {
+            SubscriptionInfo(subscriptionGroupID: $0, isEligibleForIntroOffer: info.isEligibleForIntroOffer ?? false)
+        }
         self.client = client
+    }
+
+    /// An auto-renewable's subscription details, as `Product.SubscriptionInfo`.
+    public struct SubscriptionInfo: Sendable, Hashable {
+        public let subscriptionGroupID: String
+        /// Whether the account gets the introductory offer (it never subscribed in the group), as the store
+        /// said when the product was fetched.
+        public let isEligibleForIntroOffer: Bool
     }
 
     /// The products on sale among `identifiers`, through the shared client; unknown ones are left out.
@@ -74,6 +87,7 @@ public struct Product: Identifiable, Sendable {
             case .quantity(let quantity): request.quantity = quantity
             case .appAccountToken(let token): request.appAccountToken = token
             case .simulatesAskToBuyInSandbox(let flag): request.simulatesAskToBuyInSandbox = flag
+            case .promotionalOffer(let discount): request.paymentDiscount = discount
             }
         }
         switch await client.paymentQueue.purchase(request) {
@@ -118,6 +132,7 @@ public struct Product: Identifiable, Sendable {
             case quantity(Int)
             case appAccountToken(UUID)
             case simulatesAskToBuyInSandbox(Bool)
+            case promotionalOffer(PaymentDiscount)
         }
 
         fileprivate let base: Base
@@ -131,6 +146,17 @@ public struct Product: Identifiable, Sendable {
         /// Sandbox only: defer the purchase as Ask to Buy does.
         public static func simulatesAskToBuyInSandbox(_ flag: Bool) -> PurchaseOption {
             PurchaseOption(base: .simulatesAskToBuyInSandbox(flag))
+        }
+        /// A promotional offer your server signed with an In-App Purchase key: `signature` is the DER ECDSA
+        /// signature, `timestamp` milliseconds since 1970.
+        public static func promotionalOffer(
+            offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int
+        ) -> PurchaseOption {
+            PurchaseOption(
+                base: .promotionalOffer(
+                    PaymentDiscount(
+                        identifier: offerID, keyIdentifier: keyID, nonce: nonce,
+                        signature: signature.base64EncodedString(), timestamp: Int64(timestamp))))
         }
     }
 

@@ -20,30 +20,36 @@ extension PurchaseService {
 
     private func payOnce(_ request: PaymentRequest, client: ClientSession) async throws -> QueueEntry {
         let now = clocks.now(client.environment)
-        let (answer, changed) = try await database.transaction { tx -> (QueueEntry, Bool) in
+        let (answer, changed, created) = try await database.transaction {
+            tx -> (QueueEntry, Bool, [ServerNotification]) in
             if let existing = try await tx.payment(
                 accountId: client.account.id, appId: client.app.id, idempotencyKey: request.idempotencyKey)
             {
-                return (try await latestEntry(of: existing, in: tx), false)
+                return (try await latestEntry(of: existing, in: tx), false, [])
             }
             var payment = Payment(
                 id: UUID(), environment: client.environment, accountId: client.account.id, appId: client.app.id,
                 idempotencyKey: request.idempotencyKey, productId: request.productId, quantity: request.quantity,
                 applicationUsername: request.applicationUsername, appAccountToken: request.appAccountToken,
                 state: .deferred, createdAt: now, updatedAt: now)
+            var caused: [ServerNotification] = []
             let record = try await decide(
-                &payment, askToBuy: request.simulatesAskToBuyInSandbox == true, client: client, now: now, in: tx)
+                &payment, askToBuy: request.simulatesAskToBuyInSandbox == true, discount: request.paymentDiscount,
+                client: client, now: now, created: &caused, in: tx)
             try await tx.insertPayment(payment)
             try await tx.insertQueueRecord(record)
-            return (try await entry(for: record, in: tx), true)
+            return (try await entry(for: record, in: tx), true, caused)
         }
+        notifications.deliver(created)
         if changed { await feed.changed(client.feedKey) }
         return answer
     }
 
-    /// Decides a new payment's fate and makes the queue record that tells the client; charges when it is due.
+    /// Decides a new payment's fate and makes the queue record that tells the client; charges when it is due and
+    /// adds the notifications the purchase caused to `created` (deliver them after commit).
     private func decide(
-        _ payment: inout Payment, askToBuy: Bool, client: ClientSession, now: Date, in tx: any StorageTransaction
+        _ payment: inout Payment, askToBuy: Bool, discount: PaymentDiscount?, client: ClientSession, now: Date,
+        created: inout [ServerNotification], in tx: any StorageTransaction
     ) async throws -> QueueRecord {
         let account = client.account
         if client.environment == .sandbox,
@@ -83,10 +89,18 @@ extension PurchaseService {
         }
         switch account.paymentOutcome {
         case .approve:
-            let transaction = try await charge(payment, product: product, client: client, now: now, in: tx)
+            let purchase: CompletedPurchase
+            do {
+                purchase = try await self.purchase(
+                    payment, product: product, client: client, now: now, discount: discount, in: tx)
+            } catch let refusal as PurchaseRefusal {
+                return try await fail(&payment, refusal.error, now: now, in: tx)
+            }
+            created += purchase.notifications
             payment.state = .purchased
-            payment.transactionId = transaction.id
-            return try await queueRecord(.purchased, for: payment, transactionId: transaction.id, now: now, in: tx)
+            payment.transactionId = purchase.transaction.id
+            return try await queueRecord(
+                .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
         case .decline:
             return try await fail(
                 &payment,
@@ -102,9 +116,13 @@ extension PurchaseService {
         }
     }
 
-    /// Records the charge of `payment` as a signed, durable transaction and returns it.
+    /// Records the charge of `payment` as a signed, durable transaction and returns it. A resubscription or
+    /// upgrade continues the subscription's `original` transaction (id and purchase date); an `offer` sets what
+    /// the first period costs and how long it lasts.
     func charge(
-        _ payment: Payment, product: Product, client: ClientSession, now: Date, in tx: any StorageTransaction
+        _ payment: Payment, product: Product, client: ClientSession, now: Date,
+        original: (transactionId: Int64, purchaseDate: Date)? = nil, offer: OfferTerms? = nil,
+        in tx: any StorageTransaction
     ) async throws -> StoreTransaction {
         guard let unitPrice = product.pricing.price(in: client.storefront) else {
             throw KioskError.conflict(
@@ -119,15 +137,18 @@ extension PurchaseService {
             if period != nil { try await tx.nextIdentifier(.webOrderLineItemId) } else { nil }
         var transaction = StoreTransaction(
             id: id, environment: client.environment, appId: client.app.id, accountId: client.account.id,
-            productId: product.productId, productType: product.type, originalTransactionId: id, purchaseDate: now,
-            originalPurchaseDate: now, quantity: payment.quantity, priceMinorUnits: unitPrice * payment.quantity,
+            productId: product.productId, productType: product.type,
+            originalTransactionId: original?.transactionId ?? id, purchaseDate: now,
+            originalPurchaseDate: original?.purchaseDate ?? now, quantity: payment.quantity,
+            priceMinorUnits: offer?.priceMinorUnits ?? unitPrice * payment.quantity,
             currency: client.storefront.currency.code, storefront: client.storefront.code,
             storefrontId: client.storefront.appleId, applicationUsername: payment.applicationUsername,
             appAccountToken: payment.appAccountToken ?? payment.applicationUsername.flatMap(UUID.init(uuidString:)),
             orderId: Self.orderId(), subscriptionGroupId: product.subscription?.groupId,
             webOrderLineItemId: webOrderLineItemId,
-            expiresDate: period?.end(from: now, environment: client.environment),
-            signedTransaction: "", transactionReceipt: "")
+            expiresDate: offer?.end(from: now, environment: client.environment)
+                ?? period?.end(from: now, environment: client.environment),
+            offer: offer?.applied, signedTransaction: "", transactionReceipt: "")
         try sign(&transaction, bundleId: client.app.bundleId, now: now)
         try await tx.insertTransaction(transaction)
         try await insertSubscriptionRow(for: transaction, product: product, now: now, in: tx)

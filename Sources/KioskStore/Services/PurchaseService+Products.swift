@@ -20,12 +20,19 @@ extension PurchaseService {
         var seen = Set<String>()
         let identifiers = request.identifiers.filter { seen.insert($0).inserted }
         try await failIfArmed(.products, client: client)
-        let (products, agreement) = try await database.transaction { tx in
+        let (products, agreement, eligibleGroups) = try await database.transaction { tx in
             var products: [String: Product] = [:]
+            var eligibleGroups: Set<SubscriptionGroup.ID> = []
             for identifier in identifiers {
-                products[identifier] = try await tx.product(appId: client.app.id, productId: identifier)
+                let product = try await tx.product(appId: client.app.id, productId: identifier)
+                products[identifier] = product
+                if let group = product?.subscription?.groupId,
+                    try await isEligibleForIntroOffer(group: group, client: client, in: tx)
+                {
+                    eligibleGroups.insert(group)
+                }
             }
-            return (products, try await CatalogService.agreement(in: tx))
+            return (products, try await CatalogService.agreement(in: tx), eligibleGroups)
         }
         var valid: [ProductInfo] = []
         var invalid: [String] = []
@@ -35,11 +42,12 @@ extension PurchaseService {
                     product: product, app: client.app, agreement: agreement, environment: client.environment,
                     storefront: client.storefront
                 ).isAvailable,
-                let info = Self.productInfo(product, storefront: client.storefront)
+                var info = Self.productInfo(product, storefront: client.storefront)
             else {
                 invalid.append(identifier)
                 continue
             }
+            info.isEligibleForIntroOffer = product.subscription.map { eligibleGroups.contains($0.groupId) }
             valid.append(info)
         }
         return ProductsResponse(products: valid, invalidProductIdentifiers: invalid)

@@ -20,7 +20,8 @@ public struct TestControlsService: Sendable {
     public func purchase(bundleId: String, _ request: TestPurchaseRequest) async throws -> QueueEntry {
         let quantity = request.quantity ?? 1
         let now = clock.now()
-        let (entry, client) = try await database.transaction { tx -> (QueueEntry, ClientSession) in
+        let (entry, client, created) = try await database.transaction {
+            tx -> (QueueEntry, ClientSession, [ServerNotification]) in
             let client = try await testerClient(bundleId: bundleId, tester: request.tester, in: tx)
             let product = try await purchases.sellableProduct(request.productId, client: client, in: tx)
             if !(1...10).contains(quantity) || (product.type != .consumable && quantity != 1) {
@@ -35,7 +36,7 @@ public struct TestControlsService: Sendable {
                     accountId: client.account.id, appId: client.app.id, state: .promoted, paymentId: nil,
                     productId: product.productId, quantity: quantity, createdAt: now)
                 try await tx.insertQueueRecord(record)
-                return (try await purchases.entry(for: record, in: tx), client)
+                return (try await purchases.entry(for: record, in: tx), client, [])
             }
             try await PurchaseService.ensureAppTransaction(
                 environment: .sandbox, appId: client.app.id, accountId: client.account.id, now: now, in: tx)
@@ -43,14 +44,20 @@ public struct TestControlsService: Sendable {
                 id: UUID(), environment: .sandbox, accountId: client.account.id, appId: client.app.id,
                 idempotencyKey: nil, productId: product.productId, quantity: quantity, applicationUsername: nil,
                 appAccountToken: nil, state: .purchased, createdAt: now, updatedAt: now)
-            let transaction = try await purchases.charge(payment, product: product, client: client, now: now, in: tx)
-            payment.transactionId = transaction.id
+            let purchase: CompletedPurchase
+            do {
+                purchase = try await purchases.purchase(payment, product: product, client: client, now: now, in: tx)
+            } catch let refusal as PurchaseRefusal {
+                throw refusal.error
+            }
+            payment.transactionId = purchase.transaction.id
             try await tx.insertPayment(payment)
             let record = try await purchases.queueRecord(
-                .purchased, for: payment, transactionId: transaction.id, now: now, in: tx)
+                .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
             try await tx.insertQueueRecord(record)
-            return (try await purchases.entry(for: record, in: tx), client)
+            return (try await purchases.entry(for: record, in: tx), client, purchase.notifications)
         }
+        purchases.notifications.deliver(created)
         await purchases.feed.changed(client.feedKey)
         return entry
     }
@@ -91,7 +98,8 @@ public struct TestControlsService: Sendable {
     /// Idempotent: the same decision again answers the same entry; a different one is a conflict.
     public func decide(bundleId: String, paymentId: UUID, _ decision: Decision) async throws -> QueueEntry {
         let now = clock.now()
-        let (entry, changed) = try await database.transaction { tx -> (QueueEntry, ClientSession?) in
+        let (entry, changed, created) = try await database.transaction {
+            tx -> (QueueEntry, ClientSession?, [ServerNotification]) in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard var payment = try await tx.payment(id: paymentId), payment.appId == app.id,
                 payment.environment == .sandbox
@@ -103,7 +111,7 @@ public struct TestControlsService: Sendable {
             let records = try await tx.queueRecords(paymentId: payment.id)
             if Self.alreadyDecided(payment, records: records, as: decision), let latest = records.last {
                 // A retried decision (its answer was lost) answers the same and changes nothing.
-                return (try await purchases.entry(for: latest, in: tx), nil)
+                return (try await purchases.entry(for: latest, in: tx), nil, [])
             }
             let expected: PaymentState = decision == .resolve ? .interrupted : .deferred
             guard payment.state == expected else {
@@ -121,6 +129,7 @@ public struct TestControlsService: Sendable {
             let client = try Self.client(tester: tester, app: app)
             payment.updatedAt = now
             let record: QueueRecord
+            var caused: [ServerNotification] = []
             if decision == .decline {
                 payment.state = .failed
                 payment.errorCode = StoreKitErrorCode.paymentNotAllowed.rawValue
@@ -128,18 +137,29 @@ public struct TestControlsService: Sendable {
                 record = try await purchases.queueRecord(.failed, for: payment, now: now, in: tx)
             } else {
                 let product = try await purchases.sellableProduct(payment.productId, client: client, in: tx)
-                let transaction = try await purchases.charge(payment, product: product, client: client, now: now, in: tx)
-                payment.state = .purchased
-                payment.transactionId = transaction.id
-                payment.errorCode = nil
-                payment.errorReason = nil
-                record = try await purchases.queueRecord(
-                    .purchased, for: payment, transactionId: transaction.id, now: now, in: tx)
+                do {
+                    let purchase = try await purchases.purchase(
+                        payment, product: product, client: client, now: now, in: tx)
+                    caused = purchase.notifications
+                    payment.state = .purchased
+                    payment.transactionId = purchase.transaction.id
+                    payment.errorCode = nil
+                    payment.errorReason = nil
+                    record = try await purchases.queueRecord(
+                        .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
+                } catch let refusal as PurchaseRefusal {
+                    // Approved, but the account subscribed meanwhile: the payment fails as a new one would.
+                    payment.state = .failed
+                    payment.errorCode = refusal.error.storeKitCode ?? StoreKitErrorCode.unknown.rawValue
+                    payment.errorReason = refusal.error.code
+                    record = try await purchases.queueRecord(.failed, for: payment, now: now, in: tx)
+                }
             }
             try await tx.updatePayment(payment)
             try await tx.insertQueueRecord(record)
-            return (try await purchases.entry(for: record, in: tx), client)
+            return (try await purchases.entry(for: record, in: tx), client, caused)
         }
+        purchases.notifications.deliver(created)
         if let changed { await purchases.feed.changed(changed.feedKey) }
         return entry
     }

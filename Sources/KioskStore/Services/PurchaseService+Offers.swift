@@ -1,0 +1,116 @@
+import Crypto
+import Foundation
+import KioskCore
+import KioskProtocol
+import KioskStorage
+
+extension PurchaseService {
+    /// How long a promotional offer signature stays valid after its timestamp (Apple: 24 hours).
+    static let promotionalOfferValidity: TimeInterval = 24 * 3600
+
+    /// The terms of the promotional offer a payment carries, once Apple's checks pass: the offer exists in the
+    /// product, the account has (or had) a subscription in the group, the signature verifies with an unrevoked
+    /// In-App Purchase key of the app, its timestamp is within 24 hours of the environment's clock, its nonce is
+    /// new (the nonce is then used up) and the offer has a price in the storefront. Any failure is a
+    /// ``PurchaseRefusal`` with the `SKError` code Apple gives.
+    func promotionalTerms(
+        _ discount: PaymentDiscount, product: Product, payment: Payment, client: ClientSession, now: Date,
+        in tx: any StorageTransaction
+    ) async throws -> OfferTerms {
+        if discount.identifier.isEmpty || discount.keyIdentifier.isEmpty || discount.signature.isEmpty {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .missingOfferParams, "missing_offer_params",
+                    "The promotional offer needs an identifier, a key identifier, a nonce, a signature and a timestamp."))
+        }
+        guard let offer = product.promotionalOffers.first(where: { $0.identifier == discount.identifier }) else {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .invalidOfferIdentifier, "unknown_offer",
+                    "\(product.productId) has no promotional offer '\(discount.identifier)'."))
+        }
+        if let group = product.subscription?.groupId,
+            try await isEligibleForIntroOffer(group: group, client: client, in: tx)
+        {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .ineligibleForOffer, "ineligible_for_offer",
+                    "Promotional offers are for customers who have or had a subscription in the group; this account "
+                        + "never subscribed."))
+        }
+        guard let key = try await tx.key(id: discount.keyIdentifier), key.appId == client.app.id,
+            key.revokedAt == nil
+        else {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .invalidSignature, "unknown_offer_key",
+                    "'\(discount.keyIdentifier)' is not an active In-App Purchase key of \(client.app.bundleId)."))
+        }
+        let signedAt = Date(millisecondsSince1970: discount.timestamp)
+        guard abs(now.timeIntervalSince(signedAt)) <= Self.promotionalOfferValidity else {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .invalidSignature, "offer_signature_expired",
+                    "The promotional offer was signed at \(AppleDateText.gmt(signedAt)), more than 24 hours from now."))
+        }
+        let message = Self.promotionalOfferMessage(
+            bundleId: client.app.bundleId, keyIdentifier: discount.keyIdentifier, productId: product.productId,
+            offerIdentifier: discount.identifier,
+            applicationUsername: payment.applicationUsername ?? payment.appAccountToken?.uuidString ?? "",
+            nonce: discount.nonce, timestamp: discount.timestamp)
+        guard Self.verifies(discount.signature, message: message, publicKeyPEM: key.publicKeyPEM) else {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .invalidSignature, "invalid_offer_signature",
+                    "The promotional offer's signature does not verify with key \(discount.keyIdentifier)."))
+        }
+        guard
+            try await tx.useOfferNonce(
+                discount.nonce, appId: client.app.id, environment: client.environment, at: now)
+        else {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .invalidSignature, "offer_nonce_reused",
+                    "The nonce \(discount.nonce.uuidString.lowercased()) was already redeemed; sign each offer with a "
+                        + "new nonce."))
+        }
+        let price = offer.paymentMode == .freeTrial ? 0 : offer.pricing.price(in: client.storefront)
+        guard let price else {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .invalidOfferPrice, "no_offer_price",
+                    "The promotional offer '\(offer.identifier)' has no price in \(client.storefront.code)."))
+        }
+        return OfferTerms(
+            type: .promotional, identifier: offer.identifier, paymentMode: offer.paymentMode, period: offer.period,
+            numberOfPeriods: offer.numberOfPeriods, offerPrice: price)
+    }
+
+    /// What the merchant signs: the fields joined by U+2063, the application username and nonce lower-cased.
+    static func promotionalOfferMessage(
+        bundleId: String, keyIdentifier: String, productId: String, offerIdentifier: String,
+        applicationUsername: String, nonce: UUID, timestamp: Int64
+    ) -> Data {
+        let fields = [
+            bundleId, keyIdentifier, productId, offerIdentifier, applicationUsername.lowercased(),
+            nonce.uuidString.lowercased(), String(timestamp),
+        ]
+        return Data(fields.joined(separator: "\u{2063}").utf8)
+    }
+
+    /// Whether base64 DER `signature` is a P-256 ECDSA-SHA256 signature of `message` by the key.
+    static func verifies(_ signature: String, message: Data, publicKeyPEM: String) -> Bool {
+        guard let der = Data(base64Encoded: signature),
+            let parsed = try? P256.Signing.ECDSASignature(derRepresentation: der),
+            let key = try? P256.Signing.PublicKey(pemRepresentation: publicKeyPEM)
+        else { return false }
+        return key.isValidSignature(parsed, for: message)
+    }
+
+    static func offerRefusal(_ code: StoreKitErrorCode, _ reason: String, _ message: String) -> KioskError {
+        KioskError(
+            .invalidInput, code: reason, message: message, field: "paymentDiscount",
+            fix: "Nothing was charged; sign the offer again on your server with an active In-App Purchase key.",
+            storeKitCode: code.rawValue)
+    }
+}

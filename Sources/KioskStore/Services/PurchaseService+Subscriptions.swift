@@ -1,0 +1,269 @@
+import Foundation
+import KioskCore
+import KioskProtocol
+import KioskStorage
+
+/// A purchase the account approved: the transaction its payment answers and the server notifications it
+/// caused, inserted in the purchase's database transaction; hand them to `notifications.deliver` after commit.
+struct CompletedPurchase: Sendable {
+    var transaction: StoreTransaction
+    var notifications: [ServerNotification]
+}
+
+/// A purchase the store refuses for a reason the customer can see (already subscribed): the payment fails with
+/// `error`, nothing is charged.
+struct PurchaseRefusal: Error, Sendable {
+    var error: KioskError
+}
+
+extension PurchaseService {
+    /// Buys `product` for the payment's account, charging now unless it is a subscription change that waits for
+    /// the next renewal. One-time purchases (consumables, non-consumables, non-renewing subscriptions) notify
+    /// `ONE_TIME_CHARGE`; auto-renewables go through ``recordSubscription(_:product:client:now:discount:in:)``.
+    func purchase(
+        _ payment: Payment, product: Product, client: ClientSession, now: Date, discount: PaymentDiscount? = nil,
+        in tx: any StorageTransaction
+    ) async throws -> CompletedPurchase {
+        if discount != nil, product.type != .autoRenewable {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .invalidOfferIdentifier, "offer_not_applicable",
+                    "\(product.productId) is not an auto-renewable subscription; only those have promotional offers."))
+        }
+        guard product.type == .autoRenewable else {
+            let transaction = try await charge(payment, product: product, client: client, now: now, in: tx)
+            let notification = try await notifications.create(
+                NotificationContent(type: "ONE_TIME_CHARGE", transaction: transaction), app: client.app,
+                environment: client.environment, now: now, in: tx)
+            return CompletedPurchase(transaction: transaction, notifications: [notification])
+        }
+        return try await recordSubscription(
+            payment, product: product, client: client, now: now, discount: discount, in: tx)
+    }
+
+    /// Buys an auto-renewable: the account holds at most one subscription per group, so the purchase starts
+    /// one (`SUBSCRIBED`/`INITIAL_BUY`, with the introductory offer the account is eligible for), restarts an
+    /// ended one with the same original transaction (`SUBSCRIBED`/`RESUBSCRIBE`), or changes the active one
+    /// (`DID_CHANGE_RENEWAL_PREF`). A promotional offer (`discount`, checked by
+    /// ``promotionalTerms(_:product:payment:client:now:in:)``) prices the period charged now, or, when nothing is
+    /// charged now, the next renewal; such purchases notify `OFFER_REDEEMED` with the same subtype instead.
+    ///
+    /// A change that waits for the next renewal (a downgrade, a crossgrade to another duration, or going back to
+    /// the current product) charges nothing: the payment answers `purchased` with the current period's
+    /// transaction. Buying the current product again throws a ``PurchaseRefusal`` (`already_subscribed`).
+    func recordSubscription(
+        _ payment: Payment, product: Product, client: ClientSession, now: Date, discount: PaymentDiscount? = nil,
+        in tx: any StorageTransaction
+    ) async throws -> CompletedPurchase {
+        guard let membership = product.subscription else {
+            throw KioskError.conflict(
+                "product_without_group", "The auto-renewable \(product.productId) belongs to no subscription group.",
+                fix: "Put the product in a subscription group.")
+        }
+        let existing = try await tx.subscriptions(
+            accountId: client.account.id, appId: client.app.id, environment: client.environment
+        ).first { $0.groupId == membership.groupId }
+        let redeemed = try await discount.asyncMap {
+            try await promotionalTerms($0, product: product, payment: payment, client: client, now: now, in: tx)
+        }
+        guard var subscription = existing else {
+            return try await subscribe(payment, product: product, group: membership.groupId, client: client, now: now, in: tx)
+        }
+        switch subscription.state {
+        case .expired, .revoked:
+            let transaction = try await charge(
+                payment, product: product, client: client, now: now,
+                original: (subscription.originalTransactionId, try await originalPurchaseDate(of: subscription, in: tx)),
+                offer: redeemed, in: tx)
+            subscription.startPeriod(of: transaction, offer: redeemed, now: now)
+            subscription.renewalCount = 0
+            subscription.expirationIntent = nil
+            subscription.autoRenewEnabled = true
+            try await tx.updateSubscription(subscription)
+            return CompletedPurchase(
+                transaction: transaction,
+                notifications: [
+                    try await notify(
+                        redeemed == nil ? "SUBSCRIBED" : "OFFER_REDEEMED", "RESUBSCRIBE", transaction, subscription,
+                        client: client, now: now, in: tx)
+                ])
+        case .active, .billingRetry, .gracePeriod:
+            return try await change(
+                subscription, to: product, payment, redeemed: redeemed, client: client, now: now, in: tx)
+        }
+    }
+
+    /// The first subscription of the account in the group.
+    private func subscribe(
+        _ payment: Payment, product: Product, group: SubscriptionGroup.ID, client: ClientSession, now: Date,
+        in tx: any StorageTransaction
+    ) async throws -> CompletedPurchase {
+        let offer = try await isEligibleForIntroOffer(group: group, client: client, in: tx)
+            ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil
+        let transaction = try await charge(payment, product: product, client: client, now: now, offer: offer, in: tx)
+        let expiresAt = transaction.expiresDate ?? now
+        let subscription = StoreSubscription(
+            environment: client.environment, originalTransactionId: transaction.id, appId: client.app.id,
+            accountId: client.account.id, groupId: group, productId: product.productId,
+            latestTransactionId: transaction.id, autoRenewProductId: product.productId, expiresAt: expiresAt,
+            nextEventAt: expiresAt, offer: offer.flatMap { $0.periodsRemaining > 0 ? $0.applied : nil },
+            offerPeriodsRemaining: offer?.periodsRemaining ?? 0, createdAt: now, updatedAt: now)
+        try await tx.insertSubscription(subscription)
+        return CompletedPurchase(
+            transaction: transaction,
+            notifications: [
+                try await notify("SUBSCRIBED", "INITIAL_BUY", transaction, subscription, client: client, now: now, in: tx)
+            ])
+    }
+
+    /// Another product of the group while subscribed: an upgrade (or same-duration crossgrade) now, a
+    /// downgrade (or other-duration crossgrade) at the next renewal, or a pending change taken back. A redeemed
+    /// offer prices what is charged now, or else the next renewal.
+    private func change(
+        _ subscription: StoreSubscription, to product: Product, _ payment: Payment, redeemed: OfferTerms?,
+        client: ClientSession, now: Date, in tx: any StorageTransaction
+    ) async throws -> CompletedPurchase {
+        var subscription = subscription
+        let changedType = redeemed == nil ? "DID_CHANGE_RENEWAL_PREF" : "OFFER_REDEEMED"
+        guard let current = try await tx.transaction(id: subscription.latestTransactionId, environment: client.environment)
+        else { throw StorageError.engine(message: "subscription \(subscription.originalTransactionId) has no latest transaction") }
+        if product.productId == subscription.productId {
+            guard subscription.autoRenewProductId != product.productId || redeemed != nil else {
+                throw PurchaseRefusal(
+                    error: KioskError(
+                        .conflict, code: "already_subscribed",
+                        message: "The account is already subscribed to \(product.productId) until "
+                            + "\(AppleDateText.gmt(subscription.expiresAt)).", field: "productId",
+                        fix: "Nothing was charged; offer another product of the group to change the subscription.",
+                        storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue))
+            }
+            // Back to the current product: the pending downgrade or crossgrade is off; an offer waits for the renewal.
+            subscription.autoRenewProductId = product.productId
+            subscription.deferOffer(redeemed)
+            subscription.updatedAt = now
+            try await tx.updateSubscription(subscription)
+            return CompletedPurchase(
+                transaction: current,
+                notifications: [
+                    try await notify(changedType, nil, current, subscription, client: client, now: now, in: tx)
+                ])
+        }
+        guard let currentProduct = try await tx.product(appId: client.app.id, productId: subscription.productId),
+            let from = currentProduct.subscription, let to = product.subscription
+        else { throw StorageError.engine(message: "product \(subscription.productId) is not in a subscription group") }
+        let move = SubscriptionMove.from(from, duration: currentProduct.duration, to: to, duration: product.duration)
+        guard case .immediate = move else {
+            if subscription.autoRenewProductId == product.productId, redeemed == nil {
+                // Already renews into it: nothing changes, nothing to tell.
+                return CompletedPurchase(transaction: current, notifications: [])
+            }
+            subscription.autoRenewProductId = product.productId
+            subscription.deferOffer(redeemed)
+            subscription.updatedAt = now
+            try await tx.updateSubscription(subscription)
+            return CompletedPurchase(
+                transaction: current,
+                notifications: [
+                    try await notify(
+                        changedType, move.notificationSubtype, current, subscription, client: client, now: now,
+                        in: tx)
+                ])
+        }
+        var upgraded = current
+        upgraded.isUpgraded = true
+        upgraded.refundedMinorUnits = SubscriptionProration.unusedMinorUnits(
+            price: current.priceMinorUnits, periodStart: current.purchaseDate, periodEnd: current.expiresDate ?? now,
+            now: now)
+        upgraded.modifiedAt = now
+        try sign(&upgraded, bundleId: client.app.bundleId, now: now)
+        try await tx.updateTransaction(upgraded)
+        let transaction = try await charge(
+            payment, product: product, client: client, now: now,
+            original: (subscription.originalTransactionId, current.originalPurchaseDate), offer: redeemed, in: tx)
+        subscription.startPeriod(of: transaction, offer: redeemed, now: now)
+        try await tx.updateSubscription(subscription)
+        return CompletedPurchase(
+            transaction: transaction,
+            notifications: [
+                try await notify(
+                    changedType, move.notificationSubtype, transaction, subscription, client: client, now: now,
+                    in: tx)
+            ])
+    }
+
+    /// Apple's rule: an account may have an introductory offer in a group only if it never subscribed in it.
+    func isEligibleForIntroOffer(group: SubscriptionGroup.ID, client: ClientSession, in tx: any StorageTransaction)
+        async throws -> Bool
+    {
+        let subscriptions = try await tx.subscriptions(
+            accountId: client.account.id, appId: client.app.id, environment: client.environment)
+        if subscriptions.contains(where: { $0.groupId == group }) { return false }
+        let transactions = try await tx.transactions(
+            accountId: client.account.id, appId: client.app.id, environment: client.environment)
+        return !transactions.contains { $0.subscriptionGroupId == group }
+    }
+
+    /// What the product's introductory offer in the storefront charges, if it has one with a price there.
+    static func introductoryTerms(of product: Product, storefront: Storefront) -> OfferTerms? {
+        guard let offer = IntroductoryOffer.applicable(to: product, in: storefront.code) else { return nil }
+        let price = offer.paymentMode == .freeTrial ? 0 : offer.pricing.price(in: storefront)
+        guard let price else { return nil }
+        return OfferTerms(
+            type: .introductory, identifier: nil, paymentMode: offer.paymentMode, period: offer.period,
+            numberOfPeriods: offer.numberOfPeriods, offerPrice: price)
+    }
+
+    /// When the subscription first started: its original transaction's date (the row's creation if that
+    /// transaction was deleted by a test control).
+    private func originalPurchaseDate(of subscription: StoreSubscription, in tx: any StorageTransaction) async throws
+        -> Date
+    {
+        try await tx.transaction(id: subscription.originalTransactionId, environment: subscription.environment)?
+            .originalPurchaseDate ?? subscription.createdAt
+    }
+
+    /// A subscription notification about `transaction` with the renewal info and status it now has.
+    private func notify(
+        _ type: String, _ subtype: String?, _ transaction: StoreTransaction, _ subscription: StoreSubscription,
+        client: ClientSession, now: Date, in tx: any StorageTransaction
+    ) async throws -> ServerNotification {
+        let chain = try await tx.transactions(
+            originalTransactionId: transaction.originalTransactionId, appId: client.app.id,
+            environment: client.environment)
+        let renewalInfo = try await SubscriptionService(purchases: self, notifications: notifications)
+            .signedRenewalInfo(for: transaction, chain: chain, now: now, in: tx)
+        return try await notifications.create(
+            NotificationContent(
+                type: type, subtype: subtype, transaction: transaction, signedRenewalInfo: renewalInfo,
+                status: subscription.state.appleStatus),
+            app: client.app, environment: client.environment, now: now, in: tx)
+    }
+}
+
+extension StoreSubscription {
+    /// A new paid period starts with `transaction` (a resubscription or an upgrade): active in its product
+    /// until it expires, renewing into the same product at the catalog price, or at the offer's while periods of
+    /// it remain.
+    mutating func startPeriod(of transaction: StoreTransaction, offer terms: OfferTerms?, now: Date) {
+        productId = transaction.productId
+        latestTransactionId = transaction.id
+        autoRenewProductId = transaction.productId
+        state = .active
+        expiresAt = transaction.expiresDate ?? now
+        nextEventAt = expiresAt
+        billingRetryStartedAt = nil
+        gracePeriodExpiresAt = nil
+        priceIncreaseStatus = nil
+        renewalPriceMinorUnits = nil
+        offer = terms.flatMap { $0.periodsRemaining > 0 ? $0.applied : nil }
+        offerPeriodsRemaining = terms?.periodsRemaining ?? 0
+        updatedAt = now
+    }
+
+    /// An offer redeemed while nothing is charged now prices the next renewal: all its periods remain.
+    mutating func deferOffer(_ terms: OfferTerms?) {
+        guard let terms else { return }
+        offer = terms.applied
+        offerPeriodsRemaining = terms.periodsCovered + terms.periodsRemaining
+    }
+}
