@@ -1,0 +1,44 @@
+import Foundation
+import KioskCore
+import KioskTesting
+import Testing
+
+/// `kiosk test clock`, `kiosk test grace-period` and the subscription commands as typed.
+@Suite struct TestClockCommandTests {
+    static func kiosk(_ store: TestStore, _ arguments: String...) async throws -> KioskProcess.Result {
+        try await KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
+    }
+
+    @Test func sandboxClockFromTheCommandLine() async throws {
+        try await withTestStore(clock: ManualClock(Date(timeIntervalSince1970: 1_790_000_000))) { store in
+            let shown = try await Self.kiosk(store, "test", "clock")
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(shown.stdout.contains("Sandbox time: 2026-09-21T"), "\(shown.stdout)")
+
+            let advanced = try await Self.kiosk(store, "test", "clock", "advance", "1h30m", "--json")
+            #expect(advanced.status == 0, "\(advanced.stderr)")
+            let json = try JSONSerialization.jsonObject(with: Data(advanced.stdout.utf8)) as? [String: Any]
+            let expected: Int64 = 1_790_000_000_000 + 90 * 60_000
+            #expect((json?["now"] as? NSNumber)?.int64Value == expected)
+            #expect(json?["renewed"] as? Int == 0)
+
+            let frozen = try await Self.kiosk(store, "test", "clock", "freeze")
+            #expect(frozen.stdout.contains("(frozen)"), "\(frozen.stdout)")
+            let set = try await Self.kiosk(store, "test", "clock", "set", "2026-12-01T00:00:00Z")
+            #expect(set.stdout.contains("Sandbox time: 2026-12-01T00:00:00.000Z"), "\(set.stdout)")
+            let back = try await Self.kiosk(store, "test", "clock", "set", "2026-01-01T00:00:00Z")
+            #expect(back.status == 1)
+            #expect(back.stderr.contains("only moves forward"), "\(back.stderr)")
+
+            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0)
+            let grace = try await Self.kiosk(store, "test", "grace-period", "--app", "com.example.a", "16")
+            #expect(grace.stdout.contains("16 days"), "\(grace.stdout) \(grace.stderr)")
+            let off = try await Self.kiosk(store, "test", "grace-period", "--app", "com.example.a", "off")
+            #expect(off.stdout.contains("off"), "\(off.stdout)")
+            let missing = try await Self.kiosk(
+                store, "test", "renew", "--app", "com.example.a", "--transaction", "2000000000000001")
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("no sandbox subscription"), "\(missing.stderr)")
+        }
+    }
+}
