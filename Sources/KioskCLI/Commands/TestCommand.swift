@@ -9,7 +9,7 @@ struct TestCommand: AsyncParsableCommand {
         subcommands: [
             Buy.self, Payments.self, Approve.self, Decline.self, Resolve.self, Transactions.self, Clear.self,
             DeleteTransaction.self, FailNext.self, Failures.self, Receipt.self,
-        ])
+        ] + refundSubcommands)
 
     /// `--app` and the connection, shared by every test command.
     struct AppOptions: ParsableArguments {
