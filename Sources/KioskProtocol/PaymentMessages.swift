@@ -79,6 +79,10 @@ public enum QueueEntryState: String, Codable, Sendable, Hashable, CaseIterable {
     /// A purchase started outside the app (a promoted in-app purchase): the client asks its delegate
     /// `shouldAddStorePayment`, then finishes the entry whatever the answer.
     case promoted
+    /// The transaction was refunded or revoked: `transaction` is the transaction as it is now, with its
+    /// `revocationDate`; the app withdraws the content. Finished from the start. (A reversed refund comes back
+    /// as a `purchased` entry.)
+    case revoked
 }
 
 /// One entry of an account's payment queue for one app: a state change the client must see.

@@ -168,8 +168,19 @@ public protocol StorageTransaction: Sendable {
     /// The notification `POST /inApps/v1/notifications/test` made with this token, in that app and environment.
     func notification(testToken: String, appId: App.ID, environment: StoreEnvironment) async throws
         -> ServerNotification?
-    /// Sets a notification's delivery state and when its next attempt is due.
-    func updateNotificationState(uuid: String, state: ServerNotification.State, nextAttemptAt: Date?) async throws
+    /// Sets a notification's delivery state, when its next attempt is due and how many scheduled attempts it had;
+    /// releases its lease.
+    func updateNotificationState(
+        uuid: String, state: ServerNotification.State, nextAttemptAt: Date?, attemptCount: Int
+    ) async throws
+    /// Claims up to `limit` pending notifications of `environment` due by `dueBy` (their environment's clock) that
+    /// no store process holds (lease free by `now`, base clock), leasing them until `leaseUntil` (PostgreSQL: `FOR
+    /// UPDATE SKIP LOCKED`, so concurrent replicas claim different rows). Oldest schedule first.
+    func claimDueNotifications(
+        environment: StoreEnvironment, dueBy: Date, now: Date, leaseUntil: Date, limit: Int
+    ) async throws -> [ServerNotification]
+    /// An app's notifications in one environment, newest first, at most `limit`.
+    func notifications(appId: App.ID, environment: StoreEnvironment, limit: Int) async throws -> [ServerNotification]
     /// One page of an app's notification history, oldest first (by creation, then UUID).
     func notifications(_ query: NotificationHistoryQuery) async throws -> [ServerNotification]
     func insertNotificationAttempt(_ attempt: NotificationAttempt) async throws

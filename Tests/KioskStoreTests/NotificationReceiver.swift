@@ -59,12 +59,19 @@ private struct SignedPayloadBody: Decodable {
 func withNotificationReceiver<T: Sendable>(
     status: HTTPResponse.Status = .ok, _ body: @Sendable (NotificationReceiver) async throws -> T
 ) async throws -> T {
+    try await withNotificationReceiver(answering: { status }, body)
+}
+
+/// Runs `body` with a receiver answering each notification what `answering` says when it arrives.
+func withNotificationReceiver<T: Sendable>(
+    answering: @escaping @Sendable () -> HTTPResponse.Status, _ body: @Sendable (NotificationReceiver) async throws -> T
+) async throws -> T {
     let received = NotificationReceiver.Received()
     let router = Router()
     router.post("notifications") { request, context -> Response in
         let decoded = try await request.decode(as: SignedPayloadBody.self, context: context)
         received.append(decoded.signedPayload, contentType: request.headers[.contentType] ?? "")
-        return Response(status: status)
+        return Response(status: answering())
     }
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "notification-receiver")

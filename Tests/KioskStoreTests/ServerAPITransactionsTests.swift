@@ -102,7 +102,7 @@ import Testing
             #expect(try ids(try await history("inAppOwnershipType=PURCHASED&productType=NON_CONSUMABLE")) == [unlock])
 
             clock.advance(by: 1)
-            try await revoke(store, coins[0], at: clock.now())
+            try await refund(store, coins[0])
             #expect(try ids(try await history("revoked=True")) == [coins[0]])
             #expect(try ids(try await history("revoked=false&productType=NON_CONSUMABLE")) == [unlock])
             #expect(try ids(try await history("excludeRevoked=true&productId=\(TestStore.coins)")).count == 20)
@@ -152,7 +152,7 @@ import Testing
             #expect(none.status == 200, "\(none.text)")
             #expect(try ids(none).isEmpty)
             #expect(none.json["hasMore"] as? Bool == false)
-            try await revoke(store, unlock, at: Date())
+            try await refund(store, unlock)
             let refunds = try await store.serverAPI(.GET, "/inApps/v2/refund/lookup/\(coins)", key: key)
             #expect(try ids(refunds) == [unlock])
             let revision = try #require(refunds.json["revision"] as? String)
@@ -646,13 +646,12 @@ private func storedTransaction(_ store: TestStore, _ id: String, sandbox: Bool =
     return try #require(found)
 }
 
-/// Revokes a sandbox transaction through storage (refunds arrive with a later issue).
-private func revoke(_ store: TestStore, _ id: String, at date: Date) async throws {
-    var transaction = try await storedTransaction(store, id)
-    transaction.revocationDate = date
-    transaction.revocationReason = 0
-    transaction.modifiedAt = date
-    try await store.built.database.transaction { [transaction] tx in try await tx.updateTransaction(transaction) }
+/// Refunds a sandbox transaction in full through the test controls (at the store's sandbox time).
+private func refund(_ store: TestStore, _ id: String) async throws {
+    let answer = try await store.request(
+        .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions/\(id)/refund", json: [:],
+        token: .some(store.adminToken))
+    #expect(answer.status == 200, "\(answer.text)")
 }
 
 private func consumptionReport(_ store: TestStore, _ id: String) async throws -> ConsumptionReport? {

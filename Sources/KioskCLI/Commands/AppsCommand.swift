@@ -61,7 +61,12 @@ struct AppsCommand: AsyncParsableCommand {
         var productionNotificationUrl: [String] = []
         @Option(help: "Where sandbox notifications go (repeat for several; \"\" clears).")
         var sandboxNotificationUrl: [String] = []
+        @Option(help: "on: failed sandbox notifications are retried like production ones; off: one attempt, as Apple's sandbox.")
+        var sandboxNotificationRetries: Switch?
         @OptionGroup var connection: ConnectionOptions
+
+        /// `on` or `off`.
+        enum Switch: String, ExpressibleByArgument { case on, off }
 
         func run() async throws {
             try await reportingErrors {
@@ -69,8 +74,9 @@ struct AppsCommand: AsyncParsableCommand {
                 if let name { body["name"] = name }
                 if !productionNotificationUrl.isEmpty { body["productionNotificationURLs"] = productionNotificationUrl.filter { !$0.isEmpty } }
                 if !sandboxNotificationUrl.isEmpty { body["sandboxNotificationURLs"] = sandboxNotificationUrl.filter { !$0.isEmpty } }
+                if let sandboxNotificationRetries { body["sandboxNotificationRetries"] = sandboxNotificationRetries == .on }
                 guard !body.isEmpty else {
-                    throw CLIError(message: "Nothing to change.", fix: "Pass --name or a notification URL option.")
+                    throw CLIError(message: "Nothing to change.", fix: "Pass --name, a notification URL option or --sandbox-notification-retries.")
                 }
                 let answer = try await connection.client.patch("/apps/\(bundleId.pathEscaped)", raw: try JSONBody(body))
                 try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
@@ -100,6 +106,7 @@ struct AppsCommand: AsyncParsableCommand {
             "Shared secret:   \(app.sharedSecret ?? "none (create with `kiosk apps shared-secret \(app.bundleId)`)")",
             "Notifications:   production \(app.productionNotificationURLs.isEmpty ? "none" : app.productionNotificationURLs.joined(separator: ", "))",
             "                 sandbox \(app.sandboxNotificationURLs.isEmpty ? "none" : app.sandboxNotificationURLs.joined(separator: ", "))",
+            "                 sandbox retries \(app.sandboxNotificationRetries ? "on" : "off")",
         ]
     }
 }

@@ -11,7 +11,7 @@ struct TestCommand: AsyncParsableCommand {
             DeleteTransaction.self, FailNext.self, Failures.self, Receipt.self, Clock.self, Subscriptions.self,
             Renew.self, Expire.self, FailRenewal.self, Recover.self, AutoRenew.self, RenewalProduct.self,
             PriceIncrease.self, Consent.self, GracePeriod.self,
-        ])
+        ] + refundSubcommands)
 
     /// `--app` and the connection, shared by every test command.
     struct AppOptions: ParsableArguments {

@@ -28,14 +28,16 @@ public struct ServerNotification: Codable, Sendable, Hashable {
     /// `<uuid>_<milliseconds>` for notifications `POST /inApps/v1/notifications/test` requested.
     public var testToken: String?
     public var state: State
-    /// When the next delivery attempt is due (nil when none is planned).
+    /// When the next delivery attempt is due (nil when none is planned), on its environment's clock.
     public var nextAttemptAt: Date?
+    /// Scheduled delivery attempts made so far (the first one and retries; replays do not count).
+    public var attemptCount: Int
     public var createdAt: Date
 
     public init(
         uuid: String, environment: StoreEnvironment, appId: App.ID, notificationType: String, subtype: String?,
         transactionId: Int64?, originalTransactionId: Int64?, signedPayload: String, testToken: String?,
-        state: State, nextAttemptAt: Date? = nil, createdAt: Date
+        state: State, nextAttemptAt: Date? = nil, attemptCount: Int = 0, createdAt: Date
     ) {
         self.uuid = uuid
         self.environment = environment
@@ -48,7 +50,20 @@ public struct ServerNotification: Codable, Sendable, Hashable {
         self.testToken = testToken
         self.state = state
         self.nextAttemptAt = nextAttemptAt
+        self.attemptCount = attemptCount
         self.createdAt = createdAt
+    }
+}
+
+extension ServerNotification {
+    /// How long after an attempt that failed the next one is due, in hours (Apple's schedule: 1, 12, 24, 48 and
+    /// 72 hours after the previous attempt); after the last retry a notification stays failed.
+    public static let retryDelaysInHours: [Int] = [1, 12, 24, 48, 72]
+
+    /// When the attempt after the `attemptCount`th (made at `attemptedAt`) is due, if one is.
+    public static func retryDate(afterAttempt attemptCount: Int, at attemptedAt: Date) -> Date? {
+        guard (1...retryDelaysInHours.count).contains(attemptCount) else { return nil }
+        return attemptedAt.addingTimeInterval(TimeInterval(retryDelaysInHours[attemptCount - 1] * 3600))
     }
 }
 

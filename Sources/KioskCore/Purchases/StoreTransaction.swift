@@ -125,6 +125,8 @@ public struct AppliedOffer: Codable, Sendable, Hashable {
 public struct QueueRecord: Codable, Sendable, Hashable {
     public enum State: String, Codable, Sendable, CaseIterable, Hashable {
         case purchased, failed, deferred, restored, promoted
+        /// The transaction was refunded or revoked; born finished (nothing to finish).
+        case revoked
     }
 
     public var sequence: Int64

@@ -36,6 +36,8 @@ struct DeviceState: Codable, Sendable, Hashable {
         case removed(StoredTransaction)
         /// A promoted purchase waits for `shouldAddStorePayment`.
         case promoted(QueueEntry)
+        /// A transaction was refunded or revoked (a `revoked` entry, finished from the start).
+        case revoked(QueueEntry)
     }
 
     /// Records a session. Signing in to another account starts an empty queue: the previous account's
@@ -71,6 +73,10 @@ struct DeviceState: Codable, Sendable, Hashable {
     ///   deferral since decided), so a replay of it is ignored.
     mutating func apply(_ entry: QueueEntry, settledThrough: Int64 = 0) -> [Change] {
         if pendingFinishes.contains(entry.sequence) || recentlyFinished.contains(entry.sequence) { return [] }
+        if entry.state == .revoked {
+            // Only the updates stream brings them, each once (it resumes after the cursor).
+            return entry.transaction == nil ? [] : [.revoked(entry)]
+        }
         if entry.state == .promoted {
             guard !entry.finished, entry.sequence > settledThrough,
                 !promotions.contains(where: { $0.sequence == entry.sequence })

@@ -207,6 +207,7 @@ extension SKPaymentQueue {
     private func deliver(_ changes: [DeviceState.Change], in state: inout State) {
         var updated: [(SKPaymentTransaction, StoredTransaction)] = []
         var removed: [SKPaymentTransaction] = []
+        var revokedProducts: [String] = []
         for change in changes {
             switch change {
             case .updated(let record):
@@ -221,16 +222,22 @@ extension SKPaymentQueue {
                 if let view = state.views.removeValue(forKey: record.id) { removed.append(view) }
             case .promoted:
                 break
+            case .revoked(let entry):
+                revokedProducts.append(entry.productId)
+                for listener in state.listeners.values { listener.yield(entry) }
             }
         }
-        guard !updated.isEmpty || !removed.isEmpty else { return }
+        guard !updated.isEmpty || !removed.isEmpty || !revokedProducts.isEmpty else { return }
         let observers = state.observers
-        callbackQueue.async { [updated, removed] in
+        callbackQueue.async { [updated, removed, revokedProducts] in
             for (view, record) in updated { view.update(record) }
             for reference in observers {
                 guard let observer = reference.observer else { continue }
                 if !updated.isEmpty { observer.paymentQueue(self, updatedTransactions: updated.map(\.0)) }
                 if !removed.isEmpty { observer.paymentQueue(self, removedTransactions: removed) }
+                if !revokedProducts.isEmpty {
+                    observer.paymentQueue(self, didRevokeEntitlementsForProductIdentifiers: revokedProducts)
+                }
             }
         }
     }

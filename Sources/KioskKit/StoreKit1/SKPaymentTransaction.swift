@@ -35,6 +35,8 @@ public final class SKPaymentTransaction: Sendable, CustomStringConvertible {
         case .failed: return .failed
         case .deferred: return .deferred
         case .restored: return .restored
+        // Revocations never become transactions of the queue (they reach observers as revoked entitlements).
+        case .revoked: return .purchased
         }
     }
 

@@ -18,6 +18,8 @@ public protocol SKPaymentTransactionObserver: AnyObject {
         -> Bool
     /// The signed-in account's storefront changed.
     func paymentQueueDidChangeStorefront(_ queue: SKPaymentQueue)
+    /// Purchases of these products were refunded or revoked (Family Sharing stopped): withdraw their content.
+    func paymentQueue(_ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String])
 }
 
 extension SKPaymentTransactionObserver {
@@ -30,6 +32,9 @@ extension SKPaymentTransactionObserver {
         true
     }
     public func paymentQueueDidChangeStorefront(_ queue: SKPaymentQueue) {}
+    public func paymentQueue(
+        _ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String]
+    ) {}
 }
 
 /// Decides what happens to payments when the storefront changes.

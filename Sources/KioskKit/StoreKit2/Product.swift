@@ -102,6 +102,8 @@ public struct Product: Identifiable, Sendable {
                 return .success(result)
             case .deferred, .promoted:
                 return .pending
+            case .revoked:
+                throw SKError(.unknown, message: "The store answered the purchase with a revocation.")
             case .failed:
                 return try Self.failure(
                     entry.error ?? StoreKitErrorInfo(skErrorCode: 0, code: "unknown", message: "The payment failed."))

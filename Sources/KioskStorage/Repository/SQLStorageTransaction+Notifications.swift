@@ -9,13 +9,13 @@ extension SQLStorageTransaction {
         try await session.run(
             """
             INSERT INTO notifications (uuid, environment, app_id, notification_type, subtype, transaction_id,
-                original_transaction_id, signed_payload, test_token, state, next_attempt_at, created_at)
+                original_transaction_id, signed_payload, test_token, state, next_attempt_at, attempt_count, created_at)
             VALUES (\(bind: notification.uuid), \(bind: notification.environment.rawValue), \(bind: notification.appId),
                 \(bind: notification.notificationType), \(bind: notification.subtype),
                 \(bind: notification.transactionId), \(bind: notification.originalTransactionId),
                 \(bind: notification.signedPayload), \(bind: notification.testToken),
                 \(bind: notification.state.rawValue), \(bind: notification.nextAttemptAt?.millisecondsSince1970),
-                \(bind: notification.createdAt.millisecondsSince1970))
+                \(bind: notification.attemptCount), \(bind: notification.createdAt.millisecondsSince1970))
             """
         )
     }
@@ -36,15 +36,56 @@ extension SQLStorageTransaction {
         .map(Self.decodeNotification)
     }
 
-    func updateNotificationState(uuid: String, state: ServerNotification.State, nextAttemptAt: Date?) async throws {
+    func updateNotificationState(
+        uuid: String, state: ServerNotification.State, nextAttemptAt: Date?, attemptCount: Int
+    ) async throws {
         let row = try await session.first(
             """
             UPDATE notifications SET state = \(bind: state.rawValue),
-                next_attempt_at = \(bind: nextAttemptAt?.millisecondsSince1970)
+                next_attempt_at = \(bind: nextAttemptAt?.millisecondsSince1970), attempt_count = \(bind: attemptCount),
+                leased_until = NULL
             WHERE uuid = \(bind: uuid) RETURNING uuid
             """
         )
         try requireUpdated(row, "notification \(uuid)")
+    }
+
+    func claimDueNotifications(
+        environment: StoreEnvironment, dueBy: Date, now: Date, leaseUntil: Date, limit: Int
+    ) async throws -> [ServerNotification] {
+        // As in claimDueSubscriptions: PostgreSQL replicas lock what they take and skip what another holds; the
+        // lease then keeps the rows theirs after this transaction, while they POST.
+        let locking: SQLQueryString = session.sql.dialect.name == "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""
+        let claimed = try await session.all(
+            """
+            SELECT * FROM notifications WHERE environment = \(bind: environment.rawValue)
+                AND state = \(bind: ServerNotification.State.pending.rawValue)
+                AND next_attempt_at IS NOT NULL AND next_attempt_at <= \(bind: dueBy.millisecondsSince1970)
+                AND (leased_until IS NULL OR leased_until <= \(bind: now.millisecondsSince1970))
+            ORDER BY next_attempt_at, uuid
+            LIMIT \(bind: limit)\(locking)
+            """
+        )
+        .map(Self.decodeNotification)
+        for notification in claimed {
+            try await session.run(
+                """
+                UPDATE notifications SET leased_until = \(bind: leaseUntil.millisecondsSince1970)
+                WHERE uuid = \(bind: notification.uuid)
+                """
+            )
+        }
+        return claimed
+    }
+
+    func notifications(appId: App.ID, environment: StoreEnvironment, limit: Int) async throws -> [ServerNotification] {
+        try await session.all(
+            """
+            SELECT * FROM notifications WHERE app_id = \(bind: appId) AND environment = \(bind: environment.rawValue)
+            ORDER BY created_at DESC, uuid DESC LIMIT \(bind: limit)
+            """
+        )
+        .map(Self.decodeNotification)
     }
 
     func notifications(_ query: NotificationHistoryQuery) async throws -> [ServerNotification] {
@@ -231,6 +272,7 @@ extension SQLStorageTransaction {
             signedPayload: try row.decode(column: "signed_payload", as: String.self),
             testToken: try row.optional("test_token", as: String.self),
             state: try row.enumeration("state", as: ServerNotification.State.self),
-            nextAttemptAt: try row.optionalDate("next_attempt_at"), createdAt: try row.date("created_at"))
+            nextAttemptAt: try row.optionalDate("next_attempt_at"),
+            attemptCount: try row.decode(column: "attempt_count", as: Int.self), createdAt: try row.date("created_at"))
     }
 }

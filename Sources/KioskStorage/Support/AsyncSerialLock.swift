@@ -5,7 +5,7 @@ import Synchronization
 /// SQLite allows one writer; funnelling every transaction through this lock means callers queue here instead of
 /// failing with `SQLITE_BUSY`. Waiting is not cancellable on purpose: a waiter that is cancelled still gets the
 /// lock, notices the cancellation and releases it, so the lock can never be lost.
-final class AsyncSerialLock: Sendable {
+package final class AsyncSerialLock: Sendable {
     private struct State {
         var isLocked = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -14,8 +14,10 @@ final class AsyncSerialLock: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Waits until the lock is free, then holds it. Pair every call with `release()`.
-    func acquire() async {
+    package func acquire() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let acquired = state.withLock { state -> Bool in
                 if state.isLocked {
@@ -30,7 +32,7 @@ final class AsyncSerialLock: Sendable {
     }
 
     /// Hands the lock to the longest waiter, or frees it.
-    func release() {
+    package func release() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard state.nextWaiter < state.waiters.count else {
                 state.isLocked = false

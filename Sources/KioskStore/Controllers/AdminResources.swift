@@ -11,6 +11,8 @@ package struct AppResource: ResponseCodable {
     package var sharedSecret: String?
     package var productionNotificationURLs: [String]
     package var sandboxNotificationURLs: [String]
+    /// Whether failed sandbox notifications are retried like production ones (off: one attempt, as Apple's sandbox).
+    package var sandboxNotificationRetries: Bool
     package var createdAt: Date
     package var updatedAt: Date
 
@@ -21,6 +23,7 @@ package struct AppResource: ResponseCodable {
         sharedSecret = app.sharedSecret
         productionNotificationURLs = app.productionNotificationURLs
         sandboxNotificationURLs = app.sandboxNotificationURLs
+        sandboxNotificationRetries = app.sandboxNotificationRetries
         createdAt = app.createdAt
         updatedAt = app.updatedAt
     }
@@ -206,10 +209,13 @@ package struct AppCreateBody: StrictlyDecodable {
 }
 
 package struct AppUpdateBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["name", "productionNotificationURLs", "sandboxNotificationURLs"]
+    package static let knownKeys: Set<String> = [
+        "name", "productionNotificationURLs", "sandboxNotificationURLs", "sandboxNotificationRetries",
+    ]
     package var name: String?
     package var productionNotificationURLs: [String]?
     package var sandboxNotificationURLs: [String]?
+    package var sandboxNotificationRetries: Bool?
 }
 
 package struct KeyCreateBody: StrictlyDecodable {

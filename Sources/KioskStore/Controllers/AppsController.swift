@@ -24,7 +24,8 @@ struct AppsController {
                 try await catalog.updateApp(
                     bundleId: try context.parameters.require("bundleId"), name: body.name,
                     productionNotificationURLs: body.productionNotificationURLs,
-                    sandboxNotificationURLs: body.sandboxNotificationURLs))
+                    sandboxNotificationURLs: body.sandboxNotificationURLs,
+                    sandboxNotificationRetries: body.sandboxNotificationRetries))
         }
         group.post("apps/:bundleId/shared-secret") { _, context in
             AppResource(try await catalog.regenerateSharedSecret(bundleId: try context.parameters.require("bundleId")))

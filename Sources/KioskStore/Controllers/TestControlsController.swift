@@ -78,6 +78,67 @@ struct TestControlsController {
             return try JSONAnswer.response(
                 try await testControls.setFailure(bundleId: try context.parameters.require("bundleId"), body))
         }
+        addRefundRoutes(to: group)
+        addNotificationRoutes(to: group)
+    }
+
+    /// Refunds and revocations of a transaction (`RefundTestPaths`).
+    func addRefundRoutes(to group: RouterGroup<KioskRequestContext>) {
+        group.post("apps/:bundleId/transactions/:transactionId/refund") { request, context in
+            let body = try await request.decodeJSON(as: TestRefundRequest.self, context: context)
+            return try JSONAnswer.response(
+                try await testControls.refund(
+                    bundleId: try context.parameters.require("bundleId"),
+                    transactionId: try context.parameters.require("transactionId", as: Int64.self), body))
+        }
+        group.post("apps/:bundleId/transactions/:transactionId/request-refund") { request, context in
+            let body = try await request.decodeJSON(as: TestRefundRequestRequest.self, context: context)
+            return try JSONAnswer.response(
+                try await testControls.requestRefund(
+                    bundleId: try context.parameters.require("bundleId"),
+                    transactionId: try context.parameters.require("transactionId", as: Int64.self), body))
+        }
+        group.post("apps/:bundleId/transactions/:transactionId/decline-refund") { _, context in
+            try JSONAnswer.response(
+                try await testControls.declineRefund(
+                    bundleId: try context.parameters.require("bundleId"),
+                    transactionId: try context.parameters.require("transactionId", as: Int64.self)))
+        }
+        group.post("apps/:bundleId/transactions/:transactionId/reverse-refund") { _, context in
+            try JSONAnswer.response(
+                try await testControls.reverseRefund(
+                    bundleId: try context.parameters.require("bundleId"),
+                    transactionId: try context.parameters.require("transactionId", as: Int64.self)))
+        }
+        group.post("apps/:bundleId/transactions/:transactionId/revoke") { _, context in
+            try JSONAnswer.response(
+                try await testControls.revoke(
+                    bundleId: try context.parameters.require("bundleId"),
+                    transactionId: try context.parameters.require("transactionId", as: Int64.self)))
+        }
+    }
+
+    /// An app's notifications, in either environment, and their replay.
+    func addNotificationRoutes(to group: RouterGroup<KioskRequestContext>) {
+        let notifications = testControls.purchases.notifications
+        group.get("apps/:bundleId/notifications") { request, context in
+            let environment = try request.uri.queryParameters["environment"].map { text in
+                guard let environment = StoreEnvironment(rawValue: String(text)) else {
+                    throw KioskError.invalid(
+                        "invalid_environment", "'\(text)' is not an environment.", field: "environment",
+                        fix: "Use sandbox or production.")
+                }
+                return environment
+            }
+            return try JSONAnswer.response(
+                try await notifications.notifications(
+                    bundleId: try context.parameters.require("bundleId"), environment: environment ?? .sandbox))
+        }
+        group.post("apps/:bundleId/notifications/:uuid/resend") { _, context in
+            try JSONAnswer.response(
+                try await notifications.resend(
+                    bundleId: try context.parameters.require("bundleId"), uuid: try context.parameters.require("uuid")))
+        }
     }
 
     static func tester(of request: Request) throws -> String {
@@ -96,4 +157,12 @@ extension TestPurchaseRequest: StrictlyDecodable {
 
 extension TestFailureRequest: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["api", "count", "error"]
+}
+
+extension TestRefundRequest: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["reason", "percentage"]
+}
+
+extension TestRefundRequestRequest: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["reason"]
 }

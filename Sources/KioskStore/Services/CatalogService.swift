@@ -43,7 +43,8 @@ public struct CatalogService: Sendable {
     }
 
     public func updateApp(
-        bundleId: String, name: String?, productionNotificationURLs: [String]?, sandboxNotificationURLs: [String]?
+        bundleId: String, name: String?, productionNotificationURLs: [String]?, sandboxNotificationURLs: [String]?,
+        sandboxNotificationRetries: Bool? = nil
     ) async throws -> App {
         if let name { try CatalogRules.validateName(name, field: "name") }
         if let productionNotificationURLs {
@@ -58,6 +59,7 @@ public struct CatalogService: Sendable {
             if let name { app.name = name }
             if let productionNotificationURLs { app.productionNotificationURLs = productionNotificationURLs }
             if let sandboxNotificationURLs { app.sandboxNotificationURLs = sandboxNotificationURLs }
+            if let sandboxNotificationRetries { app.sandboxNotificationRetries = sandboxNotificationRetries }
             app.updatedAt = now
             try await tx.updateApp(app)
             return app

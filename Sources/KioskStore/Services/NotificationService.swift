@@ -20,10 +20,12 @@ public struct NotificationContent: Sendable {
     public var status: Int?
     /// For `RENEWAL_EXTENSION` / `SUMMARY`: sent instead of `data`.
     public var summary: NotificationSummary?
+    /// For `CONSUMPTION_REQUEST`: why the customer asked for a refund (`UNINTENDED_PURCHASE`, …).
+    public var consumptionRequestReason: String?
 
     public init(
         type: String, subtype: String? = nil, transaction: StoreTransaction? = nil, signedRenewalInfo: String? = nil,
-        status: Int? = nil, summary: NotificationSummary? = nil
+        status: Int? = nil, summary: NotificationSummary? = nil, consumptionRequestReason: String? = nil
     ) {
         self.type = type
         self.subtype = subtype
@@ -31,29 +33,39 @@ public struct NotificationContent: Sendable {
         self.signedRenewalInfo = signedRenewalInfo
         self.status = status
         self.summary = summary
+        self.consumptionRequestReason = consumptionRequestReason
     }
 }
 
 /// App Store Server Notifications V2, as an outbox.
 ///
-/// ``create(_:app:environment:testToken:now:in:)`` signs a notification and inserts it, pending, in the database
-/// transaction of the change it reports, so a notification exists exactly when its change does. After that
-/// transaction commits, ``deliver(_:)`` hands it to this service, which POSTs `{"signedPayload":"…"}` to each of
-/// the app's URLs for the environment off the request's path: an answer of 200–206 within five seconds is a
-/// success. Every attempt is recorded with Apple's `sendAttemptResult`; failures are logged and stay in the
-/// notification history (`onlyFailures`). Each notification gets one attempt now; retries come later, from
-/// `next_attempt_at`.
+/// ``create(_:app:environment:testToken:now:in:)`` signs a notification and inserts it, pending and due now, in
+/// the database transaction of the change it reports, so a notification exists exactly when its change does.
+/// After that transaction commits, ``deliver(_:)`` asks for its first attempt at once. An attempt POSTs
+/// `{"signedPayload":"…"}` to each of the app's URLs for the environment that has not yet answered 200–206 within
+/// five seconds; every attempt is recorded with Apple's `sendAttemptResult`. A notification that failed is retried
+/// 1, 12, 24, 48 and 72 hours after the previous attempt (`next_attempt_at`, on its environment's clock; sandbox
+/// apps can turn retries off), then stays failed. A background loop delivers what is due every second;
+/// ``deliverDue(_:)`` does so on demand.
 public struct NotificationService: Service {
     let database: any KioskDatabase
     /// Each notification's attempts are timed by its environment's clock.
     let clocks: StoreClocks
     let signing: StoreSigning
     let logger: Logger
-    private let due: AsyncStream<String>
-    private let dueContinuation: AsyncStream<String>.Continuation
+    private let due: AsyncStream<StoreEnvironment>
+    private let dueContinuation: AsyncStream<StoreEnvironment>.Continuation
+    /// One delivery round per environment at a time in this process, so ``deliverDue(_:)`` returns only after
+    /// every due attempt, including one the background loop had started, is recorded.
+    let rounds: [StoreEnvironment: AsyncSerialLock]
 
     /// How long an app's server has to answer a notification.
     static let timeout: TimeAmount = .seconds(5)
+    /// How long a store process holds the notifications it claimed while it POSTs them (base clock); another
+    /// replica may take them over after that, if the process died.
+    static let lease: TimeInterval = 120
+    /// How many due notifications one claim takes.
+    static let claimLimit = 50
     /// `bundleVersion` in `data`: Kiosk does not know the installed build (as in receipts).
     static let bundleVersion = PurchaseService.applicationVersion
 
@@ -62,11 +74,12 @@ public struct NotificationService: Service {
         self.clocks = clocks
         self.signing = signing
         self.logger = logger
-        (due, dueContinuation) = AsyncStream.makeStream(of: String.self)
+        (due, dueContinuation) = AsyncStream.makeStream(of: StoreEnvironment.self)
+        rounds = Dictionary(uniqueKeysWithValues: StoreEnvironment.allCases.map { ($0, AsyncSerialLock()) })
     }
 
-    /// Signs a notification and inserts it as pending, in `tx`: the database transaction of the change it
-    /// reports. Pass the result to ``deliver(_:)`` once `tx` committed.
+    /// Signs a notification and inserts it as pending and due now, in `tx`: the database transaction of the
+    /// change it reports. Pass the result to ``deliver(_:)`` once `tx` committed.
     public func create(
         _ content: NotificationContent, app: App, environment: StoreEnvironment, testToken: String? = nil, now: Date,
         in tx: any StorageTransaction
@@ -78,7 +91,8 @@ public struct NotificationService: Service {
                     appAppleId: app.id, bundleId: app.bundleId,
                     bundleVersion: content.transaction == nil ? nil : Self.bundleVersion,
                     environment: environment.appleName, signedTransactionInfo: content.transaction?.signedTransaction,
-                    signedRenewalInfo: content.signedRenewalInfo, status: content.status)
+                    signedRenewalInfo: content.signedRenewalInfo, status: content.status,
+                    consumptionRequestReason: content.consumptionRequestReason)
             } else { nil }
         let payload = NotificationPayload(
             notificationType: content.type, subtype: content.subtype, notificationUUID: uuid,
@@ -88,40 +102,76 @@ public struct NotificationService: Service {
             subtype: content.subtype, transactionId: content.transaction?.id,
             originalTransactionId: content.transaction?.originalTransactionId,
             signedPayload: try signing.sign(payload, environment: environment), testToken: testToken,
-            state: .pending, createdAt: now)
+            state: .pending, nextAttemptAt: now, createdAt: now)
         try await tx.insertNotification(notification)
         return notification
     }
 
-    /// Queues committed notifications for delivery; returns at once.
+    /// Asks for the first attempt of committed notifications; returns at once.
     public func deliver(_ notifications: [ServerNotification]) {
-        for notification in notifications { dueContinuation.yield(notification.uuid) }
+        for environment in Set(notifications.map(\.environment)) { dueContinuation.yield(environment) }
     }
 
-    /// Delivers what ``deliver(_:)`` queues, each notification concurrently, until the store shuts down; then
-    /// waits for deliveries under way.
+    /// Delivers what is due, when ``deliver(_:)`` asks and every second, until the store shuts down; then waits
+    /// for deliveries under way.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
-            for await uuid in due.cancelOnGracefulShutdown() {
-                group.addTask { await attempt(uuid) }
+            group.addTask {
+                while (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: .seconds(1)) })) != nil {
+                    for environment in StoreEnvironment.allCases { dueContinuation.yield(environment) }
+                }
+                dueContinuation.finish()
+            }
+            for await environment in due.cancelOnGracefulShutdown() {
+                group.addTask { await deliverDue(environment) }
             }
         }
     }
 
-    /// Sends one notification to every URL its app has for its environment and records how it went.
-    func attempt(_ uuid: String) async {
-        do {
-            let found = try await database.transaction { tx -> (ServerNotification, App, [NotificationAttempt])? in
-                guard let notification = try await tx.notification(uuid: uuid),
-                    let app = try await tx.app(id: notification.appId)
-                else { return nil }
-                return (notification, app, try await tx.notificationAttempts(uuids: [uuid]))
+    /// Attempts now every notification of `environment` due by that environment's clock, retries that fall due
+    /// meanwhile included, and returns when all are recorded. A sandbox attempt is recorded at the time it was
+    /// scheduled for, so one the sandbox clock jumped past shows when it would have happened.
+    public func deliverDue(_ environment: StoreEnvironment) async {
+        let round = rounds[environment]!
+        await round.acquire()
+        defer { round.release() }
+        while true {
+            let claimed: [ServerNotification]
+            do {
+                claimed = try await database.transaction { tx in
+                    let now = clocks.base.now()
+                    return try await tx.claimDueNotifications(
+                        environment: environment, dueBy: clocks.now(environment), now: now,
+                        leaseUntil: now.addingTimeInterval(Self.lease), limit: Self.claimLimit)
+                }
+            } catch {
+                logger.error(
+                    "Due notifications could not be claimed",
+                    metadata: ["environment": "\(environment.rawValue)", "error": "\(error)"])
+                return
             }
-            guard let (notification, app, earlier) = found, notification.state == .pending else { return }
+            if claimed.isEmpty { return }
+            await withDiscardingTaskGroup { group in
+                for notification in claimed { group.addTask { await attempt(notification) } }
+            }
+        }
+    }
+
+    /// Sends a claimed notification to every URL of its environment that has not yet taken it, records how it
+    /// went and schedules the next retry, if any.
+    func attempt(_ notification: ServerNotification) async {
+        let uuid = notification.uuid
+        do {
+            let found = try await database.transaction { tx -> (App, [NotificationAttempt])? in
+                guard let app = try await tx.app(id: notification.appId) else { return nil }
+                return (app, try await tx.notificationAttempts(uuids: [uuid]))
+            }
+            guard let (app, earlier) = found else { return }
             let urls = app.notificationURLs(for: notification.environment)
             guard !urls.isEmpty else {
                 try await database.transaction { tx in
-                    try await tx.updateNotificationState(uuid: uuid, state: .unconfigured, nextAttemptAt: nil)
+                    try await tx.updateNotificationState(
+                        uuid: uuid, state: .unconfigured, nextAttemptAt: nil, attemptCount: notification.attemptCount)
                 }
                 logger.debug(
                     "Notification not sent: the app has no notification URL for the environment",
@@ -129,30 +179,53 @@ public struct NotificationService: Service {
                                "environment": "\(notification.environment.rawValue)"])
                 return
             }
-            var attempts: [NotificationAttempt] = []
-            for url in urls {
-                let (result, status) = await post(notification.signedPayload, to: url)
-                attempts.append(
-                    NotificationAttempt(
-                        notificationUUID: uuid, attempt: earlier.filter { $0.url == url }.count + 1, url: url,
-                        attemptedAt: clocks.now(notification.environment), result: result, httpStatus: status))
-            }
-            let state: ServerNotification.State =
-                attempts.allSatisfy { $0.result == .success } ? .delivered : .failed
+            let attemptedAt =
+                notification.environment == .sandbox
+                ? notification.nextAttemptAt ?? clocks.sandbox.now() : clocks.base.now()
+            let answered = Set(earlier.filter { $0.result == .success }.map(\.url))
+            let attempts = await post(notification, to: urls.filter { !answered.contains($0) }, at: attemptedAt, after: earlier)
+            let attemptCount = notification.attemptCount + 1
+            let retries = notification.environment == .production || app.sandboxNotificationRetries
+            let delivered = attempts.allSatisfy { $0.result == .success }
+            let next =
+                delivered || !retries ? nil : ServerNotification.retryDate(afterAttempt: attemptCount, at: attemptedAt)
+            let state: ServerNotification.State = delivered ? .delivered : next == nil ? .failed : .pending
             try await database.transaction { [attempts] tx in
                 for attempt in attempts { try await tx.insertNotificationAttempt(attempt) }
-                try await tx.updateNotificationState(uuid: uuid, state: state, nextAttemptAt: nil)
+                try await tx.updateNotificationState(
+                    uuid: uuid, state: state, nextAttemptAt: next, attemptCount: attemptCount)
             }
-            for failed in attempts where failed.result != .success {
-                logger.warning(
-                    "Notification delivery failed",
-                    metadata: ["uuid": "\(uuid)", "type": "\(notification.notificationType)", "url": "\(failed.url)",
-                               "result": "\(failed.result.rawValue)", "httpStatus": "\(failed.httpStatus.map(String.init) ?? "-")"])
-            }
+            logFailures(attempts, of: notification, next: next)
         } catch {
             logger.error(
                 "Notification delivery could not be recorded; it stays pending",
                 metadata: ["uuid": "\(uuid)", "error": "\(error)"])
+        }
+    }
+
+    /// POSTs a notification to each URL in turn; answers the attempts, numbered per URL after `earlier`.
+    func post(_ notification: ServerNotification, to urls: [String], at date: Date, after earlier: [NotificationAttempt])
+        async -> [NotificationAttempt]
+    {
+        var attempts: [NotificationAttempt] = []
+        for url in urls {
+            let (result, status) = await post(notification.signedPayload, to: url)
+            attempts.append(
+                NotificationAttempt(
+                    notificationUUID: notification.uuid, attempt: earlier.filter { $0.url == url }.count + 1, url: url,
+                    attemptedAt: date, result: result, httpStatus: status))
+        }
+        return attempts
+    }
+
+    func logFailures(_ attempts: [NotificationAttempt], of notification: ServerNotification, next: Date?) {
+        for failed in attempts where failed.result != .success {
+            logger.warning(
+                "Notification delivery failed",
+                metadata: ["uuid": "\(notification.uuid)", "type": "\(notification.notificationType)",
+                           "url": "\(failed.url)", "result": "\(failed.result.rawValue)",
+                           "httpStatus": "\(failed.httpStatus.map(String.init) ?? "-")",
+                           "nextAttempt": "\(next.map { "\($0)" } ?? "none")"])
         }
     }
 

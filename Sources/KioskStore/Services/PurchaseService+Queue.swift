@@ -131,6 +131,7 @@ extension PurchaseService {
         case .deferred: .deferred
         case .restored: .restored
         case .promoted: .promoted
+        case .revoked: .revoked
         }
     }
 

@@ -17,7 +17,7 @@ public struct PurchaseService: Sendable {
     /// Wakes the updates streams of an account when its queue changes.
     let feed: QueueFeed
     /// Where purchases, renewals and refunds put the server notifications they cause.
-    let notifications: NotificationService
+    public let notifications: NotificationService
 
     public init(
         database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, feed: QueueFeed,

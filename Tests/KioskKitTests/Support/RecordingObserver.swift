@@ -14,6 +14,8 @@ final class RecordingObserver: SKPaymentTransactionObserver, Sendable {
         case restoreFinished
         case restoreFailed(SKError.Code)
         case shouldAddStorePayment(productId: String, quantity: Int)
+        /// Product ids of one `didRevokeEntitlementsForProductIdentifiers` call.
+        case revoked([String])
 
         var description: String {
             switch self {
@@ -22,6 +24,7 @@ final class RecordingObserver: SKPaymentTransactionObserver, Sendable {
             case .restoreFinished: "restoreFinished"
             case .restoreFailed(let code): "restoreFailed(\(code))"
             case .shouldAddStorePayment(let productId, let quantity): "shouldAdd(\(productId)×\(quantity))"
+            case .revoked(let productIds): "revoked\(productIds)"
             }
         }
     }
@@ -94,6 +97,10 @@ final class RecordingObserver: SKPaymentTransactionObserver, Sendable {
         record(.shouldAddStorePayment(productId: product.productIdentifier, quantity: payment.quantity))
         if !addStorePayments { postponed.withLock { $0.append(payment) } }
         return addStorePayments
+    }
+
+    func paymentQueue(_ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String]) {
+        record(.revoked(productIdentifiers))
     }
 
     private static func change(_ transaction: SKPaymentTransaction) -> Change {

@@ -1,0 +1,111 @@
+import Foundation
+
+/// The sandbox test controls for refunds, revocations and notifications, under `TestControlPaths.app(bundleId)`,
+/// admin token.
+/// Each is idempotent: repeating one answers the same and sends no second notification.
+///
+/// - `POST /transactions/{transactionId}/refund` `TestRefundRequest` → `TestRevocationResponse` (REFUND)
+/// - `POST /transactions/{transactionId}/decline-refund` → `TestRevocationResponse` (REFUND_DECLINED)
+/// - `POST /transactions/{transactionId}/reverse-refund` → `TestRevocationResponse` (REFUND_REVERSED)
+/// - `POST /transactions/{transactionId}/revoke` → `TestRevocationResponse` (REVOKE, Family Sharing removed)
+/// - `POST /transactions/{transactionId}/request-refund` `TestRefundRequestRequest` → `TestRevocationResponse`
+///   (CONSUMPTION_REQUEST)
+/// - `POST /notifications/{uuid}/resend` → `TestNotificationInfo` (the same signed payload again, now)
+/// - `GET /notifications?environment=sandbox|production` → `TestNotificationsResponse`
+
+/// Refunds a transaction: in full, or `percentage` (1–100) of its price.
+public struct TestRefundRequest: Codable, Sendable, Hashable {
+    /// Apple's `revocationReason`: 0 (other, the default) or 1 (an issue in the app).
+    public var reason: Int?
+    /// Prorated refund: the share of the price refunded, in percent. Nil refunds in full.
+    public var percentage: Int?
+
+    public init(reason: Int? = nil, percentage: Int? = nil) {
+        self.reason = reason
+        self.percentage = percentage
+    }
+}
+
+/// A customer asks for a refund of a consumable or auto-renewable: the app's server gets CONSUMPTION_REQUEST.
+public struct TestRefundRequestRequest: Codable, Sendable, Hashable {
+    /// Apple's `consumptionRequestReason`: `UNINTENDED_PURCHASE`, `FULFILLMENT_ISSUE`,
+    /// `UNSATISFIED_WITH_PURCHASE`, `LEGAL` or `OTHER` (the default).
+    public var reason: String?
+
+    public init(reason: String? = nil) {
+        self.reason = reason
+    }
+}
+
+/// A transaction after a refund or revocation control, and the notification it caused.
+public struct TestRevocationResponse: Codable, Sendable, Hashable {
+    public var transactionId: String
+    public var productId: String
+    /// Milliseconds since 1970; nil when not revoked (or no longer).
+    public var revocationDate: Int64?
+    public var revocationReason: Int?
+    /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
+    public var revocationType: String?
+    public var refundedMinorUnits: Int
+    /// The transaction's JWS as it is now.
+    public var signedTransaction: String
+    /// The notification sent (or, for a repeated control, sent the first time).
+    public var notificationType: String
+    public var notificationUUID: String
+
+    public init(
+        transactionId: String, productId: String, revocationDate: Int64?, revocationReason: Int?,
+        revocationType: String?, refundedMinorUnits: Int, signedTransaction: String, notificationType: String,
+        notificationUUID: String
+    ) {
+        self.transactionId = transactionId
+        self.productId = productId
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.revocationType = revocationType
+        self.refundedMinorUnits = refundedMinorUnits
+        self.signedTransaction = signedTransaction
+        self.notificationType = notificationType
+        self.notificationUUID = notificationUUID
+    }
+}
+
+/// One server notification and how its delivery stands.
+public struct TestNotificationInfo: Codable, Sendable, Hashable {
+    public var notificationUUID: String
+    public var environment: String
+    public var notificationType: String
+    public var subtype: String?
+    public var transactionId: String?
+    /// `pending`, `delivered`, `failed` or `unconfigured`.
+    public var state: String
+    /// How many POSTs were made, all URLs, retries and replays counted.
+    public var attempts: Int
+    /// Milliseconds since 1970, on the environment's clock.
+    public var nextAttemptDate: Int64?
+    public var createdDate: Int64
+
+    public init(
+        notificationUUID: String, environment: String, notificationType: String, subtype: String?,
+        transactionId: String?, state: String, attempts: Int, nextAttemptDate: Int64?, createdDate: Int64
+    ) {
+        self.notificationUUID = notificationUUID
+        self.environment = environment
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.transactionId = transactionId
+        self.state = state
+        self.attempts = attempts
+        self.nextAttemptDate = nextAttemptDate
+        self.createdDate = createdDate
+    }
+}
+
+/// An app's latest notifications in one environment, newest first.
+public struct TestNotificationsResponse: Codable, Sendable, Hashable {
+    public var notifications: [TestNotificationInfo]
+
+    public init(notifications: [TestNotificationInfo]) {
+        self.notifications = notifications
+    }
+}

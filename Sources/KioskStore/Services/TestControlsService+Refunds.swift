@@ -1,0 +1,275 @@
+import Foundation
+import KioskCore
+import KioskProtocol
+import KioskStorage
+
+/// The sandbox test controls for refunds and revocations: what Apple's support and Family Sharing do to a
+/// purchase, each reported to the app's server by its notification. Each control is idempotent: repeated, it
+/// answers what it did the first time and sends nothing more.
+extension TestControlsService {
+    /// What a control does to a transaction.
+    enum RevocationAction: Sendable, Equatable {
+        /// Refunded in full (`percentage` nil) or prorated; `reason` is Apple's `revocationReason`.
+        case refund(reason: Int, percentage: Int?)
+        /// A refund request turned down.
+        case declineRefund
+        /// A refund taken back: the transaction counts again.
+        case reverseRefund
+        /// Family Sharing stopped: the family member loses the purchase.
+        case revoke
+        /// The customer asked for a refund; the app's server may send consumption information.
+        case requestRefund(reason: String)
+
+        var notificationType: String {
+            switch self {
+            case .refund: "REFUND"
+            case .declineRefund: "REFUND_DECLINED"
+            case .reverseRefund: "REFUND_REVERSED"
+            case .revoke: "REVOKE"
+            case .requestRefund: "CONSUMPTION_REQUEST"
+            }
+        }
+    }
+
+    static let revocationNotificationTypes: Set<String> = [
+        "REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "REVOKE", "CONSUMPTION_REQUEST",
+    ]
+    /// Apple's `consumptionRequestReason` values.
+    static let consumptionRequestReasons = [
+        "UNINTENDED_PURCHASE", "FULFILLMENT_ISSUE", "UNSATISFIED_WITH_PURCHASE", "LEGAL", "OTHER",
+    ]
+
+    /// Refunds a sandbox transaction, in full or prorated → REFUND.
+    public func refund(bundleId: String, transactionId: Int64, _ request: TestRefundRequest) async throws
+        -> TestRevocationResponse
+    {
+        let reason = request.reason ?? 0
+        guard reason == 0 || reason == 1 else {
+            throw KioskError.invalid(
+                "invalid_reason", "\(reason) is not a revocation reason.", field: "reason",
+                fix: "Use 0 (other) or 1 (an issue in the app).")
+        }
+        if let percentage = request.percentage, !(1...100).contains(percentage) {
+            throw KioskError.invalid(
+                "invalid_percentage", "\(percentage) is not a share of the price that can be refunded.",
+                field: "percentage", fix: "Send 1 to 100, or leave it out for a full refund.")
+        }
+        let prorated = request.percentage.flatMap { $0 == 100 ? nil : $0 }
+        return try await apply(.refund(reason: reason, percentage: prorated), bundleId: bundleId, transactionId: transactionId)
+    }
+
+    /// Turns down a refund of a sandbox transaction → REFUND_DECLINED.
+    public func declineRefund(bundleId: String, transactionId: Int64) async throws -> TestRevocationResponse {
+        try await apply(.declineRefund, bundleId: bundleId, transactionId: transactionId)
+    }
+
+    /// Takes a refund back → REFUND_REVERSED; the transaction (and its subscription, within its period) counts again.
+    public func reverseRefund(bundleId: String, transactionId: Int64) async throws -> TestRevocationResponse {
+        try await apply(.reverseRefund, bundleId: bundleId, transactionId: transactionId)
+    }
+
+    /// Removes a purchase from a family member (Family Sharing stopped) → REVOKE, `FAMILY_REVOKE`.
+    public func revoke(bundleId: String, transactionId: Int64) async throws -> TestRevocationResponse {
+        try await apply(.revoke, bundleId: bundleId, transactionId: transactionId)
+    }
+
+    /// The customer asks for a refund of a consumable or auto-renewable → CONSUMPTION_REQUEST.
+    public func requestRefund(bundleId: String, transactionId: Int64, _ request: TestRefundRequestRequest)
+        async throws -> TestRevocationResponse
+    {
+        let reason = request.reason ?? "OTHER"
+        guard Self.consumptionRequestReasons.contains(reason) else {
+            throw KioskError.invalid(
+                "invalid_reason", "'\(reason)' is not a consumption request reason.", field: "reason",
+                fix: "Use one of: \(Self.consumptionRequestReasons.joined(separator: ", ")).")
+        }
+        return try await apply(.requestRefund(reason: reason), bundleId: bundleId, transactionId: transactionId)
+    }
+
+    private func apply(_ action: RevocationAction, bundleId: String, transactionId: Int64) async throws
+        -> TestRevocationResponse
+    {
+        let now = purchases.clocks.sandbox.now()
+        let (response, notification, changed) = try await purchases.database.transaction {
+            tx -> (TestRevocationResponse, ServerNotification?, QueueFeed.Key?) in
+            let app = try await CatalogService.requireApp(bundleId, in: tx)
+            guard var transaction = try await tx.transaction(id: transactionId, environment: .sandbox),
+                transaction.appId == app.id
+            else {
+                throw KioskError.notFound(
+                    "transaction_not_found", "The app \(bundleId) has no sandbox transaction \(transactionId).",
+                    field: "transactionId", fix: "List them with `kiosk test transactions`.")
+            }
+            if let earlier = try await Self.latestRevocationNotification(about: transaction, in: tx),
+                Self.isDone(action, transaction, latest: earlier)
+            {
+                return (Self.response(transaction, earlier), nil, nil)
+            }
+            try Self.checkAllowed(action, transaction)
+            let revised = Self.revise(&transaction, action, now: now)
+            if revised {
+                transaction.modifiedAt = now
+                try purchases.sign(&transaction, bundleId: app.bundleId, now: now)
+                try await tx.updateTransaction(transaction)
+                try await Self.updateSubscription(of: transaction, now: now, in: tx)
+                try await Self.tellDevices(about: transaction, now: now, in: tx)
+            }
+            let notification = try await purchases.notifications.create(
+                try await notificationContent(action, transaction, now: now, in: tx), app: app,
+                environment: .sandbox, now: now, in: tx)
+            let changed =
+                revised ? QueueFeed.Key(environment: .sandbox, accountId: transaction.accountId, appId: app.id) : nil
+            return (Self.response(transaction, notification), notification, changed)
+        }
+        if let notification { purchases.notifications.deliver([notification]) }
+        if let changed { await purchases.feed.changed(changed) }
+        return response
+    }
+
+    /// The latest refund or revocation notification about this very transaction.
+    private static func latestRevocationNotification(about transaction: StoreTransaction, in tx: any StorageTransaction)
+        async throws -> ServerNotification?
+    {
+        let about = try await tx.notifications(
+            NotificationHistoryQuery(
+                environment: transaction.environment, appId: transaction.appId, start: .distantPast,
+                end: .distantFuture, notificationType: nil, subtype: nil,
+                originalTransactionId: transaction.originalTransactionId, onlyFailures: false, after: nil,
+                limit: 10_000))
+        return about.last { $0.transactionId == transaction.id && revocationNotificationTypes.contains($0.notificationType) }
+    }
+
+    /// Whether `action` is what last happened to the transaction, so repeating it changes nothing.
+    private static func isDone(_ action: RevocationAction, _ transaction: StoreTransaction, latest: ServerNotification)
+        -> Bool
+    {
+        guard latest.notificationType == action.notificationType else { return false }
+        switch action {
+        case .refund: return transaction.revocationType?.hasPrefix("REFUND_") == true
+        case .revoke: return transaction.revocationType == "FAMILY_REVOKE"
+        case .declineRefund, .reverseRefund, .requestRefund: return transaction.revocationDate == nil
+        }
+    }
+
+    private static func checkAllowed(_ action: RevocationAction, _ transaction: StoreTransaction) throws {
+        let id = transaction.id
+        switch action {
+        case .reverseRefund:
+            guard transaction.revocationType?.hasPrefix("REFUND_") == true else {
+                throw KioskError.conflict(
+                    "not_refunded", "The transaction \(id) is not refunded, so there is no refund to reverse.",
+                    field: "transactionId", fix: "Refund it first with `kiosk test refund`.")
+            }
+        case .revoke where transaction.productType == .consumable:
+            throw KioskError.conflict(
+                "not_shareable", "The transaction \(id) is a consumable; Family Sharing never shares consumables.",
+                field: "transactionId", fix: "Revoke a non-consumable or subscription transaction.")
+        case .requestRefund where ![.consumable, .autoRenewable].contains(transaction.productType):
+            throw KioskError.conflict(
+                "no_consumption_request",
+                "The transaction \(id) is a \(transaction.productType.appleName); Apple asks for consumption "
+                    + "information only about consumables and auto-renewable subscriptions.",
+                field: "transactionId", fix: "Request a refund of a consumable or auto-renewable transaction.")
+        default:
+            if let type = transaction.revocationType {
+                throw KioskError.conflict(
+                    "already_revoked", "The transaction \(id) is already revoked (\(type)).", field: "transactionId",
+                    fix: type == "FAMILY_REVOKE"
+                        ? "Use a transaction that is not revoked." : "Reverse the refund first with `kiosk test reverse-refund`.")
+            }
+        }
+    }
+
+    /// Applies the action's change to the transaction; false when it changes nothing on it.
+    private static func revise(_ transaction: inout StoreTransaction, _ action: RevocationAction, now: Date) -> Bool {
+        switch action {
+        case .refund(let reason, let percentage):
+            transaction.revocationDate = now
+            transaction.revocationReason = reason
+            transaction.revocationType = percentage == nil ? "REFUND_FULL" : "REFUND_PRORATED"
+            transaction.refundedMinorUnits = percentage.map { transaction.priceMinorUnits * $0 / 100 }
+                ?? transaction.priceMinorUnits
+        case .revoke:
+            transaction.revocationDate = now
+            transaction.revocationReason = 0
+            transaction.revocationType = "FAMILY_REVOKE"
+            transaction.refundedMinorUnits = 0
+        case .reverseRefund:
+            transaction.revocationDate = nil
+            transaction.revocationReason = nil
+            transaction.revocationType = nil
+            transaction.refundedMinorUnits = 0
+        case .declineRefund, .requestRefund:
+            return false
+        }
+        return true
+    }
+
+    /// The account's devices hear of the change through their queue: a revocation as a `revoked` entry (born
+    /// finished), a reversed refund as a `purchased` one the app finishes once it delivered the content again.
+    private static func tellDevices(about transaction: StoreTransaction, now: Date, in tx: any StorageTransaction)
+        async throws
+    {
+        let revoked = transaction.revocationDate != nil
+        try await tx.insertQueueRecord(
+            QueueRecord(
+                sequence: try await tx.nextIdentifier(.queueEntry), environment: transaction.environment,
+                accountId: transaction.accountId, appId: transaction.appId, state: revoked ? .revoked : .purchased,
+                paymentId: nil, productId: transaction.productId, quantity: transaction.quantity,
+                transactionId: transaction.id, createdAt: now, finishedAt: revoked ? now : nil))
+    }
+
+    /// A subscription whose current transaction is revoked is revoked and has nothing scheduled; a reversal
+    /// makes it active again while its period lasts (its next event is then the end of the period).
+    private static func updateSubscription(of transaction: StoreTransaction, now: Date, in tx: any StorageTransaction)
+        async throws
+    {
+        guard transaction.productType == .autoRenewable,
+            var subscription = try await tx.subscription(
+                originalTransactionId: transaction.originalTransactionId, environment: transaction.environment),
+            subscription.latestTransactionId == transaction.id
+        else { return }
+        if transaction.revocationDate != nil {
+            subscription.state = .revoked
+            subscription.nextEventAt = nil
+        } else if subscription.state == .revoked {
+            let running = subscription.expiresAt > now
+            subscription.state = running ? .active : .expired
+            subscription.nextEventAt = running ? subscription.expiresAt : nil
+        } else {
+            return
+        }
+        try await tx.updateSubscription(subscription)
+    }
+
+    /// The notification for `action`: subscription ones carry the renewal info and status.
+    private func notificationContent(
+        _ action: RevocationAction, _ transaction: StoreTransaction, now: Date, in tx: any StorageTransaction
+    ) async throws -> NotificationContent {
+        var content = NotificationContent(type: action.notificationType, transaction: transaction)
+        if case .requestRefund(let reason) = action { content.consumptionRequestReason = reason }
+        guard transaction.productType == .autoRenewable else { return content }
+        let chain = try await tx.transactions(
+            originalTransactionId: transaction.originalTransactionId, appId: transaction.appId,
+            environment: transaction.environment)
+        guard let latest = SubscriptionService.latestPerSubscription(chain).first else { return content }
+        let subscriptions = SubscriptionService(purchases: purchases, notifications: purchases.notifications)
+        content.signedRenewalInfo = try await subscriptions.signedRenewalInfo(
+            for: latest, chain: chain, now: now, in: tx)
+        let row = try await tx.subscription(
+            originalTransactionId: transaction.originalTransactionId, environment: transaction.environment)
+        content.status = row?.state.appleStatus ?? SubscriptionService.status(of: latest, at: now).rawValue
+        return content
+    }
+
+    private static func response(_ transaction: StoreTransaction, _ notification: ServerNotification)
+        -> TestRevocationResponse
+    {
+        TestRevocationResponse(
+            transactionId: String(transaction.id), productId: transaction.productId,
+            revocationDate: transaction.revocationDate?.millisecondsSince1970,
+            revocationReason: transaction.revocationReason, revocationType: transaction.revocationType,
+            refundedMinorUnits: transaction.refundedMinorUnits, signedTransaction: transaction.signedTransaction,
+            notificationType: notification.notificationType, notificationUUID: notification.uuid)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import KioskCore
+import KioskSigning
+import KioskTesting
+import Testing
+
+/// Failed notifications are retried on Apple's schedule (1, 12, 24, 48 and 72 hours after the previous attempt),
+/// on the sandbox clock for the sandbox, with the same UUID and signed payload, each URL until it answers; an app
+/// can turn sandbox retries off. Over HTTP on both engines, against live receivers.
+@Suite struct NotificationRetryTests {
+    static let start = Date(timeIntervalSince1970: 1_790_000_000)
+    static let hour: TimeInterval = 3600
+
+    /// A receiver failing for the first 72 sandbox hours gets the notification at +0, +1, +13, +37 and +85 hours
+    /// and no more after it answered 200; nothing is sent early; history shows every attempt at its time.
+    @Test(arguments: TestDatabase.available)
+    func failedNotificationsAreRetriedOnApplesSchedule(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        let recovery = Self.start.addingTimeInterval(72 * Self.hour)
+        try await withNotificationReceiver(answering: { clock.now() < recovery ? .internalServerError : .ok }) {
+            receiver in
+            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+                let key = try await Self.prepare(store, urls: [receiver.url])
+                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
+                #expect(requested.status == 200, "\(requested.text)")
+                let notifications = store.built.purchases.notifications
+                await notifications.deliverDue(.sandbox)
+                #expect(receiver.payloads.count == 1)
+                let failures = try await Self.history(store, key: key, clock: clock, onlyFailures: true)
+                #expect(failures.count == 1)
+
+                var received = 1
+                for hours in [1.0, 13, 37, 85] {
+                    clock.set(Self.start.addingTimeInterval(hours * Self.hour - 60))
+                    await notifications.deliverDue(.sandbox)
+                    #expect(receiver.payloads.count == received, "nothing is sent before +\(hours) h")
+                    clock.set(Self.start.addingTimeInterval(hours * Self.hour))
+                    await notifications.deliverDue(.sandbox)
+                    received += 1
+                    #expect(receiver.payloads.count == received, "the retry due at +\(hours) h")
+                }
+                clock.set(Self.start.addingTimeInterval(300 * Self.hour))
+                await notifications.deliverDue(.sandbox)
+                #expect(receiver.payloads.count == 5, "no retry after the success")
+                #expect(Set(receiver.payloads).count == 1, "every attempt sends the same signed payload")
+
+                let history = try await Self.history(store, key: key, clock: clock)
+                #expect(history.count == 1)
+                #expect(history.first?["signedPayload"] as? String == receiver.payloads.first)
+                let attempts = try #require(history.first?["sendAttempts"] as? [[String: Any]])
+                #expect(
+                    attempts.compactMap { ($0["attemptDate"] as? NSNumber)?.int64Value } == [0, 1, 13, 37, 85].map {
+                        Self.start.addingTimeInterval(Double($0) * Self.hour).millisecondsSince1970
+                    })
+                #expect(
+                    attempts.compactMap { $0["sendAttemptResult"] as? String }
+                        == Array(repeating: "UNSUCCESSFUL_HTTP_RESPONSE_CODE", count: 4) + ["SUCCESS"])
+                #expect(try await Self.history(store, key: key, clock: clock, onlyFailures: true).isEmpty)
+            }
+        }
+    }
+
+    /// With sandbox retries off (like Apple's sandbox) a failed notification gets one attempt and stays failed.
+    @Test(arguments: TestDatabase.available)
+    func sandboxRetriesCanBeTurnedOff(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver(status: .internalServerError) { receiver in
+            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+                let key = try await Self.prepare(store, urls: [receiver.url])
+                let off = try await store.request(
+                    .PATCH, "/admin/v1/apps/\(TestStore.bundleId)", json: ["sandboxNotificationRetries": false])
+                #expect(off.status == 200, "\(off.text)")
+                #expect(off.json["sandboxNotificationRetries"] as? Bool == false)
+                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
+                #expect(requested.status == 200, "\(requested.text)")
+                let notifications = store.built.purchases.notifications
+                await notifications.deliverDue(.sandbox)
+                clock.set(Self.start.addingTimeInterval(200 * Self.hour))
+                await notifications.deliverDue(.sandbox)
+                #expect(receiver.payloads.count == 1)
+                let failures = try await Self.history(store, key: key, clock: clock, onlyFailures: true)
+                #expect((failures.first?["sendAttempts"] as? [Any])?.count == 1)
+            }
+        }
+    }
+
+    /// Each URL is retried until it answers 2xx; one that took the notification is not sent it again.
+    @Test(arguments: TestDatabase.available)
+    func eachURLIsRetriedUntilItTakesTheNotification(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        let recovery = Self.start.addingTimeInterval(Self.hour)
+        try await withNotificationReceiver { healthy in
+            try await withNotificationReceiver(answering: { clock.now() < recovery ? .serviceUnavailable : .ok }) {
+                flaky in
+                try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+                    let key = try await Self.prepare(store, urls: [healthy.url, flaky.url])
+                    let requested = try await store.inApps(
+                        .POST, "/inApps/v1/notifications/test", key: key, clock: clock)
+                    #expect(requested.status == 200, "\(requested.text)")
+                    let notifications = store.built.purchases.notifications
+                    await notifications.deliverDue(.sandbox)
+                    #expect(healthy.payloads.count == 1 && flaky.payloads.count == 1)
+                    clock.set(recovery)
+                    await notifications.deliverDue(.sandbox)
+                    #expect(healthy.payloads.count == 1, "the URL that answered 200 is not sent it again")
+                    #expect(flaky.payloads.count == 2)
+                    let history = try await Self.history(store, key: key, clock: clock)
+                    #expect(
+                        (history.first?["sendAttempts"] as? [[String: Any]])?.compactMap {
+                            $0["sendAttemptResult"] as? String
+                        }.sorted() == ["SUCCESS", "SUCCESS", "UNSUCCESSFUL_HTTP_RESPONSE_CODE"])
+                    #expect(try await Self.history(store, key: key, clock: clock, onlyFailures: true).isEmpty)
+                }
+            }
+        }
+    }
+
+    /// An app with sandbox notification URLs and a Server API key.
+    static func prepare(_ store: TestStore, urls: [String]) async throws -> ServerAPIKey {
+        try await store.createApp()
+        try await store.setNotificationURLs(urls)
+        return try await store.createServerAPIKey()
+    }
+
+    /// The sandbox notification history of the last 30 days.
+    static func history(_ store: TestStore, key: ServerAPIKey, clock: ManualClock, onlyFailures: Bool = false)
+        async throws -> [[String: Any]]
+    {
+        let now = clock.now().millisecondsSince1970
+        let answer = try await store.inApps(
+            .POST, "/inApps/v1/notifications/history", key: key,
+            json: ["startDate": now - 30 * 86_400_000, "endDate": now + 1, "onlyFailures": onlyFailures], clock: clock)
+        #expect(answer.status == 200, "\(answer.text)")
+        return try #require(answer.json["notificationHistory"] as? [[String: Any]])
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import KioskCore
+import KioskSigning
+import KioskTesting
+import Testing
+
+/// The sandbox test controls for refunds and revocations, over HTTP on both engines: each changes the
+/// transaction as Apple would, re-signs it and sends its notification to a live receiver, once.
+@Suite struct RefundTests {
+    static let start = Date(timeIntervalSince1970: 1_790_000_000)
+
+    /// A consumable's refund request, decline, prorated refund and reversal; a Family Sharing revocation; a
+    /// subscription's refund and reversal: the receiver gets exactly one notification per change, in order, and
+    /// repeated controls answer the same without sending more.
+    @Test(arguments: TestDatabase.available)
+    func refundsAndRevocationsReachTheAppsServer(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+                try await store.prepareSubscriptionCatalog()
+                try await store.setNotificationURLs([receiver.url])
+                let key = try await store.createServerAPIKey()
+                let token = try await store.signIn()
+                let coins = try #require(try await store.pay(TestStore.coins, token: token).transactionId)
+                let unlock = try #require(try await store.pay(TestStore.removeAds, token: token).transactionId)
+                let (monthly, _) = try await store.buyMonthly(clock: clock)
+                let notifications = store.built.purchases.notifications
+                await notifications.deliverDue(.sandbox)
+                let before = receiver.payloads.count
+                let root = store.built.signing.identity(.sandbox).root
+
+                /// Runs a control, waits for its notification's delivery and returns the answer.
+                func control(_ id: String, _ action: String, _ body: [String: Any] = [:], status: Int = 200)
+                    async throws -> TestStore.Answer
+                {
+                    clock.advance(by: 1)
+                    let answer = try await Self.control(store, id, action, body)
+                    #expect(answer.status == status, "\(action) \(id): \(answer.text)")
+                    await notifications.deliverDue(.sandbox)
+                    return answer
+                }
+                func transaction(_ answer: TestStore.Answer) async throws -> JWSTransactionDecodedPayload {
+                    try await verifiedPayload(
+                        try #require(answer.json["signedTransaction"] as? String), as: JWSTransactionDecodedPayload.self,
+                        root: root, clock: clock)
+                }
+
+                let requested = try await control(coins, "request-refund", ["reason": "UNINTENDED_PURCHASE"])
+                #expect(requested.json["notificationType"] as? String == "CONSUMPTION_REQUEST")
+                let again = try await control(coins, "request-refund", ["reason": "UNINTENDED_PURCHASE"])
+                #expect(again.json["notificationUUID"] as? String == requested.json["notificationUUID"] as? String)
+                _ = try await control(coins, "decline-refund")
+                _ = try await control(coins, "decline-refund")
+
+                let refunded = try await control(coins, "refund", ["reason": 1, "percentage": 50])
+                let refundedAt = clock.now().millisecondsSince1970
+                #expect(refunded.json["revocationType"] as? String == "REFUND_PRORATED")
+                #expect(refunded.json["refundedMinorUnits"] as? Int == 49, "half of 0.99, rounded down")
+                let refundedCoins = try await transaction(refunded)
+                #expect(refundedCoins.revocationDate == refundedAt)
+                #expect(refundedCoins.revocationReason == 1)
+                #expect(refundedCoins.revocationType == "REFUND_PRORATED")
+                #expect(refundedCoins.revocationPercentage == 49_494)
+                let refundedAgain = try await control(coins, "refund", ["reason": 1, "percentage": 50])
+                #expect(refundedAgain.json["notificationUUID"] as? String == refunded.json["notificationUUID"] as? String)
+                #expect((refundedAgain.json["revocationDate"] as? NSNumber)?.int64Value == refundedAt, "a repeat changes nothing")
+                _ = try await control(coins, "request-refund", status: 409)
+
+                let receipt = try await store.verifyReceipt(["receipt-data": try await store.appReceipt(token: token)])
+                let inApp = try #require((receipt.json["receipt"] as? [String: Any])?["in_app"] as? [[String: Any]])
+                let coinsInReceipt = try #require(inApp.first { $0["transaction_id"] as? String == coins })
+                #expect(coinsInReceipt["cancellation_date_ms"] as? String == String(refundedAt))
+                #expect(coinsInReceipt["cancellation_reason"] as? String == "1")
+
+                let reversed = try await control(coins, "reverse-refund")
+                #expect(reversed.json["revocationDate"] == nil)
+                #expect(try await transaction(reversed).revocationDate == nil)
+                _ = try await control(coins, "reverse-refund")
+
+                let revoked = try await control(unlock, "revoke")
+                #expect(try await transaction(revoked).revocationType == "FAMILY_REVOKE")
+                _ = try await control(coins, "revoke", status: 409)
+                _ = try await control(unlock, "request-refund", status: 409)
+                _ = try await control(unlock, "reverse-refund", status: 409)
+
+                _ = try await control(monthly, "refund")
+                let revokedStatus = try await store.serverAPI(.GET, "/inApps/v1/subscriptions/\(monthly)", key: key)
+                #expect(Self.statuses(revokedStatus) == [5], "\(revokedStatus.text)")
+                _ = try await control(monthly, "reverse-refund")
+                let activeStatus = try await store.serverAPI(.GET, "/inApps/v1/subscriptions/\(monthly)", key: key)
+                #expect(Self.statuses(activeStatus) == [1], "\(activeStatus.text)")
+
+                var sent: [NotificationPayload] = []
+                for payload in receiver.payloads.dropFirst(before) {
+                    sent.append(try await verifiedPayload(payload, as: NotificationPayload.self, root: root, clock: clock))
+                }
+                try #require(
+                    sent.map(\.notificationType) == [
+                        "CONSUMPTION_REQUEST", "REFUND_DECLINED", "REFUND", "REFUND_REVERSED", "REVOKE", "REFUND",
+                        "REFUND_REVERSED",
+                    ])
+                #expect(sent[0].data?.consumptionRequestReason == "UNINTENDED_PURCHASE")
+                #expect(sent[0].data?.status == nil, "a consumable has no subscription status")
+                #expect(sent[5].data?.status == 5)
+                #expect(sent[5].data?.signedRenewalInfo != nil)
+                #expect(sent[6].data?.status == 1)
+                let refundedMonthly = try await verifiedPayload(
+                    try #require(sent[5].data?.signedTransactionInfo), as: JWSTransactionDecodedPayload.self,
+                    root: root, clock: clock)
+                #expect(refundedMonthly.revocationType == "REFUND_FULL")
+                #expect(refundedMonthly.revocationPercentage == 100_000)
+            }
+        }
+    }
+
+    /// Bad input is a clear 4xx: unknown transaction, bad reason or percentage, unknown fields.
+    @Test(arguments: TestDatabase.available)
+    func badRefundRequestsAreRefused(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let coins = try #require(try await store.pay(TestStore.coins, token: token).transactionId)
+            let unknown = try await Self.control(store, "999999", "refund", [:])
+            #expect(unknown.status == 404)
+            #expect(unknown.text.contains("transaction_not_found"))
+            #expect(try await Self.control(store, coins, "refund", ["reason": 7]).status == 400)
+            #expect(try await Self.control(store, coins, "refund", ["percentage": 0]).status == 400)
+            #expect(try await Self.control(store, coins, "refund", ["amount": 1]).status == 400)
+            #expect(try await Self.control(store, coins, "request-refund", ["reason": "BORED"]).status == 400)
+        }
+    }
+
+    static func control(_ store: TestStore, _ id: String, _ action: String, _ body: [String: Any]) async throws
+        -> TestStore.Answer
+    {
+        try await store.request(
+            .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions/\(id)/\(action)", json: body,
+            token: .some(store.adminToken))
+    }
+
+    /// The `status` of every subscription in a Get All Subscription Statuses answer.
+    static func statuses(_ answer: TestStore.Answer) -> [Int] {
+        ((answer.json["data"] as? [[String: Any]]) ?? []).flatMap { group in
+            ((group["lastTransactions"] as? [[String: Any]]) ?? []).compactMap { $0["status"] as? Int }
+        }
+    }
+}
+
+/// Apple's `SignedDataVerifier` (PyPI app-store-server-library) accepts the REFUND and CONSUMPTION_REQUEST
+/// notifications the refund test controls send, and decodes their fields.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] != nil,
+        "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
+struct RefundNotificationsInteropTests {
+    @Test func refundNotificationsPassApplesVerifier() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-interop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withNotificationReceiver { receiver in
+            try await withStore(.sqlite) { store in
+                try await store.prepareSubscriptionCatalog()
+                try await store.setNotificationURLs([receiver.url])
+                let token = try await store.signIn()
+                let coins = try #require(try await store.pay(TestStore.coins, token: token).transactionId)
+                let requested = try await RefundTests.control(
+                    store, coins, "request-refund", ["reason": "FULFILLMENT_ISSUE"])
+                #expect(requested.status == 200, "\(requested.text)")
+                let refunded = try await RefundTests.control(store, coins, "refund", ["reason": 1])
+                #expect(refunded.status == 200, "\(refunded.text)")
+                let payloads = try await receiver.waitForPayloads(2)
+                let app = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)")
+                let appAppleId = try #require(app.json["appAppleId"] as? Int)
+                let root = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=der")
+                try root.body.write(to: directory.appendingPathComponent("root.der"))
+
+                var decoded: [[String: Any]] = []
+                for (index, payload) in payloads.enumerated() {
+                    let file = directory.appendingPathComponent("notification-\(index).jws")
+                    try payload.write(to: file, atomically: true, encoding: .ascii)
+                    let (status, output) = try await runProcess(
+                        ServerAPINotificationsInteropTests.python,
+                        [
+                            ServerAPINotificationsInteropTests.interop.appendingPathComponent("verify_signed_data.py")
+                                .path,
+                            "--root-der", directory.appendingPathComponent("root.der").path, "--environment",
+                            "Sandbox", "--bundle-id", TestStore.bundleId, "--app-apple-id", String(appAppleId),
+                            "--kind", "notification", "--jws-file", file.path,
+                        ])
+                    #expect(status == 0, "\(output)")
+                    decoded.append(
+                        try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]))
+                }
+                #expect(Set(decoded.compactMap { $0["notificationType"] as? String }) == ["CONSUMPTION_REQUEST", "REFUND"])
+                let request = decoded.first { $0["notificationType"] as? String == "CONSUMPTION_REQUEST" }
+                let data = request?["data"] as? [String: Any]
+                #expect(data?["consumptionRequestReason"] as? String == "FULFILLMENT_ISSUE", "\(decoded)")
+            }
+        }
+    }
+}
