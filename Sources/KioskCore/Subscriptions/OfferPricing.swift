@@ -120,3 +120,21 @@ extension OfferPeriod {
         }
     }
 }
+
+extension Product {
+    /// What one period of `offer` costs in `storefront`, in minor units, when the offer is still defined on this
+    /// product: an introductory offer for the storefront (or for all), or the promotional offer of that identifier.
+    public func price(of offer: AppliedOffer, in storefront: Storefront) -> Int? {
+        let pricing: Pricing? =
+            switch offer.type {
+            case .introductory:
+                (introductoryOffers.first { $0.storefront == storefront.code }
+                    ?? introductoryOffers.first { $0.storefront == nil })?.pricing
+            case .promotional:
+                promotionalOffers.first { $0.identifier == offer.identifier }?.pricing
+            case .offerCode, .winBack:
+                nil
+            }
+        return offer.paymentMode == .freeTrial ? 0 : pricing?.price(in: storefront)
+    }
+}

@@ -151,7 +151,6 @@ extension PurchaseService {
             offer: offer?.applied, signedTransaction: "", transactionReceipt: "")
         try sign(&transaction, bundleId: client.app.bundleId, now: now)
         try await tx.insertTransaction(transaction)
-        try await insertSubscriptionRow(for: transaction, product: product, now: now, in: tx)
         return transaction
     }
 

@@ -52,7 +52,8 @@ struct SandboxClockService: Sendable {
             guard action == .advance || action == .set else { return current() }
             let now = clock.now()
             let summary = await lifecycle.runUntilQuiet(.sandbox, dueBy: now)
-            // merge: notification retries due by the new time: `await notifications.deliverDue(.sandbox)`.
+            // Notifications those events caused, and retries that fell due by the new time, go out before the answer.
+            await lifecycle.purchases.notifications.deliverDue(.sandbox)
             var answer = Self.response(state: state, now: now)
             answer.renewed = summary.renewed
             answer.recovered = summary.recovered

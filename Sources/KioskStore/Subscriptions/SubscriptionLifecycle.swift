@@ -206,8 +206,10 @@ struct SubscriptionLifecycle: Sendable {
                 "The product \(product.productId) has no price in \(previous.storefront), so it cannot renew.",
                 fix: "Price the product for the storefront.")
         }
+        // A pay-as-you-go offer continues at its price, one offer period per renewal, while periods remain.
         let offer = subscription.offerPeriodsRemaining > 0 ? subscription.offer : nil
-        // merge: an offer's renewal price comes from the offers engineer's pricing of `offer`.
+        let offerPrice = offer.flatMap { product.price(of: $0, in: storefront) }
+        let offerPeriodEnd = offer.flatMap { OfferPeriod(iso8601: $0.period) }?.end(from: at, environment: subscription.environment)
         let id = try await tx.nextIdentifier(
             subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId)
         var renewal = StoreTransaction(
@@ -215,12 +217,14 @@ struct SubscriptionLifecycle: Sendable {
             accountId: subscription.accountId, productId: product.productId, productType: .autoRenewable,
             originalTransactionId: subscription.originalTransactionId, purchaseDate: at,
             originalPurchaseDate: previous.originalPurchaseDate, quantity: 1,
-            priceMinorUnits: subscription.renewalPriceMinorUnits ?? catalogPrice, currency: storefront.currency.code,
+            priceMinorUnits: offerPrice ?? subscription.renewalPriceMinorUnits ?? catalogPrice,
+            currency: storefront.currency.code,
             storefront: storefront.code, storefrontId: storefront.appleId,
             applicationUsername: previous.applicationUsername, appAccountToken: previous.appAccountToken,
             orderId: PurchaseService.orderId(), subscriptionGroupId: subscription.groupId,
             webOrderLineItemId: try await tx.nextIdentifier(.webOrderLineItemId),
-            expiresDate: context.rules.periodEnd(duration, from: at), transactionReason: .renewal, offer: offer,
+            expiresDate: offerPeriodEnd ?? context.rules.periodEnd(duration, from: at), transactionReason: .renewal,
+            offer: offer,
             signedTransaction: "", transactionReceipt: "")
         try purchases.sign(&renewal, bundleId: context.app.bundleId, now: at)
         try await tx.insertTransaction(renewal)
