@@ -38,6 +38,11 @@ import Testing
                 }
                 let kinds = try await store.notificationKinds(receiver, count: 3, clock: clock)
                 #expect(kinds == ["DID_RENEW", "DID_RENEW", "DID_RENEW"])
+                // The renewals reach the app's payment queue (Transaction.updates, SK1 observers) as purchases.
+                let updates = try await store.readUpdates(token: try await store.signIn(), count: 4)
+                let streamed = updates.compactMap { ($0["transaction"] as? [String: Any])?["transactionId"] as? String }
+                #expect(streamed == periods.map(\.transactionId), "\(updates)")
+                #expect(updates.allSatisfy { $0["state"] as? String == "purchased" }, "\(updates)")
 
                 let status = try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
                 #expect(status.status == 1)
