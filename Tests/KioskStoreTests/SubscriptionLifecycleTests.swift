@@ -38,6 +38,11 @@ import Testing
                 }
                 let kinds = try await store.notificationKinds(receiver, count: 3, clock: clock)
                 #expect(kinds == ["DID_RENEW", "DID_RENEW", "DID_RENEW"])
+                // The renewals reach the app's payment queue (Transaction.updates, SK1 observers) as purchases.
+                let updates = try await store.readUpdates(token: try await store.signIn(), count: 4)
+                let streamed = updates.compactMap { ($0["transaction"] as? [String: Any])?["transactionId"] as? String }
+                #expect(streamed == periods.map(\.transactionId), "\(updates)")
+                #expect(updates.allSatisfy { $0["state"] as? String == "purchased" }, "\(updates)")
 
                 let status = try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
                 #expect(status.status == 1)
@@ -284,6 +289,37 @@ import Testing
                 let unknown = try await store.subscriptionControl(bought.transactionId, "explode")
                 #expect(unknown.status == 400)
                 #expect(try await store.subscriptionControl("2999999999999999", "renew").status == 404)
+            }
+        }
+    }
+
+    /// Periods follow the tester's renewal rate (a month lasts 15 minutes at "15m"); a product removed from sale
+    /// stops renewing: EXPIRED/PRODUCT_NOT_FOR_SALE, intent 4.
+    @Test(arguments: TestDatabase.available)
+    func renewalRateAndRemovalFromSale(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+                let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
+                let slower = try await store.request(
+                    .PATCH, "/admin/v1/testers/\(TestStore.testerEmail)", json: ["renewalRate": "15m"])
+                #expect(slower.status == 200, "\(slower.text)")
+                #expect(try await store.advanceSandboxClock("5m").json["renewed"] as? Int == 1)
+                let renewal = try #require(try await store.subscriptionPeriods(clock: clock).last)
+                #expect(renewal.expiresDate == renewal.purchaseDate + 3 * Self.month)
+
+                for action in ["submit", "approve", "remove_from_sale"] {
+                    let reviewed = try await store.request(
+                        .POST, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.monthly)/review",
+                        json: ["action": action])
+                    #expect(reviewed.status == 200, "\(action): \(reviewed.text)")
+                }
+                #expect(try await store.advanceSandboxClock("15m").json["expired"] as? Int == 1)
+                #expect(try await store.notificationKinds(receiver, count: 2, clock: clock) == [
+                    "DID_RENEW", "EXPIRED/PRODUCT_NOT_FOR_SALE",
+                ])
+                let ended = try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
+                #expect(ended.renewal.expirationIntent == 4)
             }
         }
     }
