@@ -151,8 +151,8 @@ import Testing
                 let redeemed = try await store.client(
                     .POST, "/payments", token: token,
                     json: [
-                        "productId": SubscriptionPurchaseTests.premium, "idempotencyKey": UUID().uuidString,
-                        "applicationUsername": "Player-ONE",
+                        "productId": SubscriptionPurchaseTests.premium, "quantity": 1,
+                        "idempotencyKey": UUID().uuidString, "applicationUsername": "Player-ONE",
                         "paymentDiscount": [
                             "identifier": "comeback", "keyIdentifier": key.keyId, "nonce": nonce.uuidString,
                             "signature": output.trimmingCharacters(in: .whitespacesAndNewlines), "timestamp": timestamp,

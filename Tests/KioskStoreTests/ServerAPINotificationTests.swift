@@ -105,6 +105,7 @@ import Testing
                     clock.advance(by: 1)
                 }
                 let (transactionId, _) = try await store.buyMonthly(clock: clock)
+                clock.advance(by: 1)
                 let extended = try await store.inApps(
                     .PUT, "/inApps/v1/subscriptions/extend/\(transactionId)", key: key,
                     json: ["extendByDays": 1, "extendReasonCode": 0, "requestIdentifier": "e1"], clock: clock)

@@ -201,8 +201,8 @@ import Testing
                     #expect(missing.appleErrorCode == 4_040_009)
                 }
 
-                // r1, r2, then m1 (one extension, one failure, a summary) and m2 (a summary).
-                let all = try await receiver.waitForPayloads(6)
+                // The coins' ONE_TIME_CHARGE, r1, r2, then m1 (one extension, one failure, a summary) and m2 (a summary).
+                let all = try await receiver.waitForPayloads(7)
                 var kinds: [String] = []
                 var summaries: [NotificationSummary] = []
                 for payload in all {
@@ -211,7 +211,7 @@ import Testing
                     if let summary = decoded.summary { summaries.append(summary) }
                 }
                 #expect(kinds.sorted() == [
-                    "RENEWAL_EXTENDED", "RENEWAL_EXTENDED", "RENEWAL_EXTENDED", "RENEWAL_EXTENSION/FAILURE",
+                    "ONE_TIME_CHARGE", "RENEWAL_EXTENDED", "RENEWAL_EXTENDED", "RENEWAL_EXTENDED", "RENEWAL_EXTENSION/FAILURE",
                     "RENEWAL_EXTENSION/SUMMARY", "RENEWAL_EXTENSION/SUMMARY",
                 ])
                 let summary = try #require(summaries.first { $0.requestIdentifier == "m1" })

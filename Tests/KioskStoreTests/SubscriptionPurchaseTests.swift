@@ -194,7 +194,7 @@ import Testing
                 func testBuy(_ productId: String) async throws -> TestStore.Answer {
                     try await store.request(
                         .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/purchases",
-                        json: ["tester": TestStore.testerEmail, "productId": productId])
+                        json: ["tester": TestStore.testerEmail, "productId": productId], token: .some(store.adminToken))
                 }
                 let monthly = try await testBuy(Self.monthly)
                 #expect(monthly.status == 201 || monthly.status == 200, "\(monthly.text)")
