@@ -115,6 +115,49 @@ import Testing
         }
     }
 
+    /// A replay sends the same signed payload again now and records it; one that gets through makes a failed
+    /// notification delivered. The list shows each notification's delivery; unknown UUIDs are 404.
+    @Test(arguments: TestDatabase.available)
+    func notificationsCanBeListedAndReplayed(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        let recovery = Self.start.addingTimeInterval(Self.hour)
+        try await withNotificationReceiver(answering: { clock.now() < recovery ? .badGateway : .ok }) { receiver in
+            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+                let key = try await Self.prepare(store, urls: [receiver.url])
+                _ = try await store.request(
+                    .PATCH, "/admin/v1/apps/\(TestStore.bundleId)", json: ["sandboxNotificationRetries": false])
+                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
+                #expect(requested.status == 200, "\(requested.text)")
+                await store.built.purchases.notifications.deliverDue(.sandbox)
+                let base = "/sandbox/test/v1/apps/\(TestStore.bundleId)/notifications"
+                let listed = try await store.request(.GET, base, token: .some(store.adminToken))
+                let first = try #require((listed.json["notifications"] as? [[String: Any]])?.first, "\(listed.text)")
+                #expect(first["notificationType"] as? String == "TEST")
+                #expect(first["state"] as? String == "failed")
+                #expect(first["attempts"] as? Int == 1)
+                let uuid = try #require(first["notificationUUID"] as? String)
+
+                clock.set(recovery)
+                let resent = try await store.request(.POST, "\(base)/\(uuid)/resend", token: .some(store.adminToken))
+                #expect(resent.status == 200, "\(resent.text)")
+                #expect(resent.json["state"] as? String == "delivered")
+                #expect(resent.json["attempts"] as? Int == 2)
+                #expect(receiver.payloads.count == 2 && Set(receiver.payloads).count == 1)
+                let history = try await Self.history(store, key: key, clock: clock)
+                #expect(
+                    (history.first?["sendAttempts"] as? [[String: Any]])?.compactMap {
+                        ($0["attemptDate"] as? NSNumber)?.int64Value
+                    } == [Self.start.millisecondsSince1970, recovery.millisecondsSince1970])
+                let unknown = try await store.request(
+                    .POST, "\(base)/\(UUID().uuidString.lowercased())/resend", token: .some(store.adminToken))
+                #expect(unknown.status == 404, "\(unknown.text)")
+                let production = try await store.request(
+                    .GET, base + "?environment=production", token: .some(store.adminToken))
+                #expect((production.json["notifications"] as? [Any])?.isEmpty == true, "\(production.text)")
+            }
+        }
+    }
+
     /// An app with sandbox notification URLs and a Server API key.
     static func prepare(_ store: TestStore, urls: [String]) async throws -> ServerAPIKey {
         try await store.createApp()

@@ -66,11 +66,15 @@ import Testing
                 #expect((refundedAgain.json["revocationDate"] as? NSNumber)?.int64Value == refundedAt, "a repeat changes nothing")
                 _ = try await control(coins, "request-refund", status: 409)
 
-                let receipt = try await store.verifyReceipt(["receipt-data": try await store.appReceipt(token: token)])
-                let inApp = try #require((receipt.json["receipt"] as? [String: Any])?["in_app"] as? [[String: Any]])
-                let coinsInReceipt = try #require(inApp.first { $0["transaction_id"] as? String == coins })
-                #expect(coinsInReceipt["cancellation_date_ms"] as? String == String(refundedAt))
-                #expect(coinsInReceipt["cancellation_reason"] as? String == "1")
+                let secret = try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret")
+                let receipt = try await store.verifyReceipt([
+                    "receipt-data": try await store.appReceipt(token: token),
+                    "password": try #require(secret.json["sharedSecret"] as? String),
+                ])
+                let inApp = (receipt.json["receipt"] as? [String: Any])?["in_app"] as? [[String: Any]]
+                let coinsInReceipt = inApp?.first { $0["transaction_id"] as? String == coins }
+                #expect(coinsInReceipt?["cancellation_date_ms"] as? String == String(refundedAt), "\(receipt.text)")
+                #expect(coinsInReceipt?["cancellation_reason"] as? String == "1")
 
                 let reversed = try await control(coins, "reverse-refund")
                 #expect(reversed.json["revocationDate"] == nil)
@@ -84,10 +88,10 @@ import Testing
                 _ = try await control(unlock, "reverse-refund", status: 409)
 
                 _ = try await control(monthly, "refund")
-                let revokedStatus = try await store.serverAPI(.GET, "/inApps/v1/subscriptions/\(monthly)", key: key)
+                let revokedStatus = try await store.inApps(.GET, "/inApps/v1/subscriptions/\(monthly)", key: key, clock: clock)
                 #expect(Self.statuses(revokedStatus) == [5], "\(revokedStatus.text)")
                 _ = try await control(monthly, "reverse-refund")
-                let activeStatus = try await store.serverAPI(.GET, "/inApps/v1/subscriptions/\(monthly)", key: key)
+                let activeStatus = try await store.inApps(.GET, "/inApps/v1/subscriptions/\(monthly)", key: key, clock: clock)
                 #expect(Self.statuses(activeStatus) == [1], "\(activeStatus.text)")
 
                 var sent: [NotificationPayload] = []
