@@ -108,7 +108,8 @@ public protocol StorageTransaction: Sendable {
         -> [StoreTransaction]
     /// Deletes the transaction and the queue entries that show it; returns how many transactions went.
     func deleteTransaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> Int
-    /// Deletes all transactions (and their queue entries and payments) of one account in one app.
+    /// Deletes all transactions (and their queue entries, payments and subscriptions) of one account in one app:
+    /// the account starts over, eligible for introductory offers again.
     func deleteTransactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws -> Int
 
     func insertQueueRecord(_ record: QueueRecord) async throws

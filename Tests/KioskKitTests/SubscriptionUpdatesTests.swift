@@ -47,26 +47,37 @@ import Testing
         }
     }
 
-    /// A transaction the device did not start (as renewals arrive: a `purchased` entry) comes through
-    /// `Transaction.updates`, verified, and is what `currentEntitlements` shows.
-    /// TODO(lead, at merge): make this a real renewal of an auto-renewable once the renewal scheduler is in.
+    /// A renewal the store makes when the sandbox clock passes the period's end comes through `Transaction.updates`
+    /// (a new transaction of the same subscription, verified), and is what `currentEntitlements` shows.
     @Test(arguments: TestDatabaseEngine.available)
-    func transactionsMadeElsewhereArriveInUpdates(engine: TestDatabaseEngine) async throws {
+    func renewalsArriveInUpdates(engine: TestDatabaseEngine) async throws {
         try await ShopStore.with(engine) { shop in
+            try await shop.createMonthlySubscription()
             let device = try await shop.signedInDevice()
             var updates = Transaction.updates(client: device).makeAsyncIterator()
-            try await shop.purchaseOutsideTheApp(ShopStore.removeAds, promoted: false)
-            guard case .verified(let arrived) = await updates.next() else {
-                Issue.record("the transaction did not arrive in updates")
+            try await shop.purchaseOutsideTheApp(ShopStore.monthly, promoted: false)
+            guard case .verified(let bought) = await updates.next() else {
+                Issue.record("the purchase did not arrive in updates")
                 return await device.close()
             }
-            #expect(arrived.productID == ShopStore.removeAds)
-            await arrived.finish()
+            await bought.finish()
+
+            let advanced = try await shop.store.request(
+                .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": "5m"], token: .some(shop.store.adminToken))
+            #expect(advanced.json["renewed"] as? Int == 1, "\(advanced.text)")
+            guard case .verified(let renewal) = await updates.next() else {
+                Issue.record("the renewal did not arrive in updates")
+                return await device.close()
+            }
+            #expect(renewal.productID == ShopStore.monthly)
+            #expect(renewal.originalID == bought.originalID && renewal.id != bought.id)
+            #expect(renewal.purchaseDate == bought.expirationDate)
+            await renewal.finish()
             var owned: [UInt64] = []
             for await entitlement in Transaction.currentEntitlements(client: device) {
                 owned.append(try entitlement.payloadValue.id)
             }
-            #expect(owned == [arrived.id])
+            #expect(owned == [renewal.id])
             await device.close()
         }
     }
@@ -95,5 +106,24 @@ extension ShopStore {
             .POST, "/sandbox/test/v1/apps/\(Self.bundleId)/transactions/\(transactionId)/\(action)", json: [:],
             token: .some(store.adminToken))
         #expect(answer.status == 200, "\(action): \(answer.text)")
+    }
+}
+
+extension ShopStore {
+    static let monthly = "com.example.shop.monthly"
+
+    /// A monthly auto-renewable in the group "Club" (five minutes a period in the sandbox).
+    func createMonthlySubscription() async throws {
+        let group = try await store.request(
+            .POST, "/admin/v1/apps/\(Self.bundleId)/subscription-groups", json: ["referenceName": "Club"])
+        #expect(group.status == 201, "\(group.text)")
+        let product = try await store.request(
+            .POST, "/admin/v1/apps/\(Self.bundleId)/products",
+            json: [
+                "productId": Self.monthly, "type": "auto_renewable", "referenceName": "Monthly", "pricing": ["tier": 3],
+                "subscription": ["group": "Club", "level": 1], "duration": "P1M",
+                "localizations": [["locale": "en_US", "displayName": "Club", "description": "The monthly club"]],
+            ])
+        #expect(product.status == 201, "\(product.text)")
     }
 }

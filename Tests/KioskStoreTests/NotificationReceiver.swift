@@ -28,6 +28,13 @@ struct NotificationReceiver: Sendable {
         }
 
         var all: [String] { lock.withLock { payloads } }
+
+        func removeAll() {
+            lock.withLock {
+                payloads.removeAll()
+                contentTypes.removeAll()
+            }
+        }
         var allContentTypes: [String] { lock.withLock { contentTypes } }
     }
 
@@ -43,6 +50,14 @@ struct NotificationReceiver: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         return received.all
+    }
+
+    /// Waits for the `count` notifications a test does not look at (a purchase's, before the life cycle it
+    /// checks), then forgets everything received, so the next `waitForPayloads` sees only what comes later.
+    func drain(_ count: Int) async throws {
+        let arrived = try await waitForPayloads(count)
+        #expect(arrived.count == count, "expected \(count) notifications to drain, got \(arrived.count)")
+        received.removeAll()
     }
 
     fileprivate init(url: String, received: Received) {

@@ -167,6 +167,7 @@ struct RefundNotificationsInteropTests {
                 try await store.setNotificationURLs([receiver.url])
                 let token = try await store.signIn()
                 let coins = try #require(try await store.pay(TestStore.coins, token: token).transactionId)
+                try await receiver.drain(1)  // the purchase's ONE_TIME_CHARGE
                 let requested = try await RefundTests.control(
                     store, coins, "request-refund", ["reason": "FULFILLMENT_ISSUE"])
                 #expect(requested.status == 200, "\(requested.text)")

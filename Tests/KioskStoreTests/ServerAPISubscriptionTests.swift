@@ -103,10 +103,11 @@ import Testing
                 try await store.createTester("second@example.com")
                 let key = try await store.createServerAPIKey()
                 let root = store.built.signing.identity(.sandbox).root
+                try await store.setNotificationURLs([receiver.url])
                 let (first, firstBought) = try await store.buyMonthly(clock: clock)
                 let (second, _) = try await store.buyMonthly(as: "second@example.com", clock: clock)
-                // After the purchases, so the receiver gets the extensions' notifications only.
-                try await store.setNotificationURLs([receiver.url])
+                // The purchases' SUBSCRIBED: the receiver then gets the extensions' notifications only.
+                try await receiver.drain(2)
                 let day: Int64 = 86_400_000
 
                 func extend(_ id: String, _ requestIdentifier: String, days: Int = 3, reason: Int = 1) async throws

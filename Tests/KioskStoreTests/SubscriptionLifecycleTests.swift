@@ -399,13 +399,16 @@ struct SubscriptionPeriod {
 }
 
 extension TestStore {
-    /// Prepares the subscription catalog with notifications to `receiver` and buys the monthly as the tester.
+    /// Prepares the subscription catalog, buys the monthly as the tester and sends later notifications to
+    /// `receiver`.
     func subscribeMonthly(receiver: NotificationReceiver, clock: ManualClock) async throws
         -> (transactionId: String, purchaseDate: Int64, expiresDate: Int64?)
     {
         try await prepareSubscriptionCatalog()
         try await setNotificationURLs([receiver.url])
         let (transactionId, bought) = try await buyMonthly(clock: clock)
+        // These tests count what the life cycle sends; SubscriptionPurchaseTests checks the purchase's SUBSCRIBED.
+        try await receiver.drain(1)
         return (transactionId, bought.purchaseDate, bought.expiresDate)
     }
 
@@ -518,6 +521,7 @@ struct SubscriptionLifecycleInteropTests {
                 try await store.prepareSubscriptionCatalog()
                 try await store.setNotificationURLs([receiver.url])
                 _ = try await store.buyMonthly(clock: clock)
+                try await receiver.drain(1)
                 #expect(try await store.advanceSandboxClock("5m").json["renewed"] as? Int == 1)
                 let payload = try #require(try await receiver.waitForPayloads(1).first)
                 let root = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=der")

@@ -37,8 +37,11 @@ public final class KioskStoreClient: Sendable {
         let stateFile = try DeviceStateFile(directory: configuration.stateDirectory)
         let device = try stateFile.load()
         var httpConfiguration = HTTPClient.Configuration()
-        // The updates stream sends a keep-alive comment every ~15 s; silence for longer means a dead connection.
-        httpConfiguration.timeout = .init(connect: .seconds(10), read: .seconds(45))
+        // The updates stream sends a keep-alive comment every ~15 s; silence for longer (45 s, or the request timeout
+        // when that is longer) means a dead connection.
+        let readTimeout = max(Duration.seconds(45), configuration.requestTimeout)
+        httpConfiguration.timeout = .init(
+            connect: .seconds(10), read: .nanoseconds(Int64(readTimeout / .nanoseconds(1))))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
         let api = StoreAPI(
             http: http, serverURL: configuration.serverURL, sandbox: configuration.environment == .sandbox,
@@ -94,6 +97,13 @@ public final class KioskStoreClient: Sendable {
     public func close() async {
         await paymentQueue.close()
         try? await http.shutdown()
+    }
+
+    /// A client dropped without ``close()`` still shuts its HTTP client down (AsyncHTTPClient traps on a client
+    /// released while running); after ``close()`` this does nothing.
+    deinit {
+        let http = self.http
+        Task { try? await http.shutdown() }
     }
 
     func products(for identifiers: [String]) async throws -> ProductsResponse {

@@ -114,6 +114,7 @@ extension SQLStorageTransaction {
         let owner = Self.ownedBy(accountId, appId, environment)
         try await session.run("DELETE FROM queue_entries WHERE \(owner)")
         try await session.run("DELETE FROM payments WHERE \(owner)")
+        try await session.run("DELETE FROM subscriptions WHERE \(owner)")
         return try await session.all("DELETE FROM transactions WHERE \(owner) RETURNING id").count
     }
 

@@ -70,7 +70,13 @@ struct ShopStore: Sendable {
         -> KioskStoreClient
     {
         let client = try device(directory: directory, roots: roots)
-        try await client.signIn(email: Self.tester, password: Self.password)
+        do {
+            try await client.signIn(email: Self.tester, password: Self.password)
+        } catch {
+            // An unclosed client's HTTP client traps when released: close it, then report the failure.
+            await client.close()
+            throw error
+        }
         return client
     }
 
