@@ -51,7 +51,10 @@ import Testing
                 let answer = try await Self.create(fields, store: store)
                 #expect(answer.status == status, "\(code): \(answer.text)")
                 #expect(answer.errorCode == code, "\(answer.text)")
+                #expect((answer.json["error"] as? [String: Any])?["field"] as? String != nil, "\(answer.text)")
             }
+            let period = try await Self.create(["period": "P13M"], store: store)
+            #expect((period.json["error"] as? [String: Any])?["field"] as? String == "period", "\(period.text)")
             let missing = try await store.request(.POST, Self.path, json: ["productId": SubscriptionPurchaseTests.premium])
             #expect(missing.status == 400, "\(missing.text)")
             #expect(missing.errorCode == "missing_field")

@@ -72,9 +72,14 @@ public struct OfferCode: Codable, Sendable, Hashable {
                     "invalid_reference_name", "The offer's reference name must be 1–64 characters.",
                     field: "referenceName", fix: "Name the offer, e.g. \"Spring 2026 free month\"."))
         }
-        return errors
-            + CatalogValidator.validateOfferTerms(
-                paymentMode: paymentMode, period: period, numberOfPeriods: numberOfPeriods, pricing: pricing,
-                field: "offer")
+        // The catalog rules name fields under a prefix ("offer.period"); a code request has them at the top level.
+        let termErrors = CatalogValidator.validateOfferTerms(
+            paymentMode: paymentMode, period: period, numberOfPeriods: numberOfPeriods, pricing: pricing, field: "offer"
+        ).map { error in
+            var error = error
+            error.field = error.field.map { String($0.dropFirst("offer.".count)) }
+            return error
+        }
+        return errors + termErrors
     }
 }

@@ -61,7 +61,7 @@ extension CatalogService {
     {
         guard let product = try await tx.product(appId: app.id, productId: productId) else {
             throw KioskError.notFound(
-                "product_not_found", "\(app.bundleId) has no product '\(productId)'.",
+                "product_not_found", "\(app.bundleId) has no product '\(productId)'.", field: "productId",
                 fix: "Check the product id with `kiosk products list --app \(app.bundleId)`.")
         }
         guard product.type == .autoRenewable else {
