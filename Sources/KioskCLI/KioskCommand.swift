@@ -13,7 +13,7 @@ public struct KioskCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, AppsCommand.self, ProductsCommand.self, GroupsCommand.self, CatalogCommand.self,
             AgreementsCommand.self, TestersCommand.self, AccountsCommand.self, KeysCommand.self, CertsCommand.self,
-            TestCommand.self,
+            TestCommand.self, OfferCodesCommand.self,
         ]
     )
 

@@ -17,10 +17,13 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
     /// `SKMutablePayment.paymentDiscount` / `Product.PurchaseOption.promotionalOffer`: a promotional offer the
     /// merchant's server signed for this purchase.
     public var paymentDiscount: PaymentDiscount?
+    /// A one-time offer code the customer redeems with this purchase (an auto-renewable of the code's product).
+    public var offerCode: String?
 
     public init(
         productId: String, quantity: Int = 1, applicationUsername: String? = nil, appAccountToken: UUID? = nil,
-        idempotencyKey: String, simulatesAskToBuyInSandbox: Bool? = nil, paymentDiscount: PaymentDiscount? = nil
+        idempotencyKey: String, simulatesAskToBuyInSandbox: Bool? = nil, paymentDiscount: PaymentDiscount? = nil,
+        offerCode: String? = nil
     ) {
         self.productId = productId
         self.quantity = quantity
@@ -29,6 +32,7 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
         self.idempotencyKey = idempotencyKey
         self.simulatesAskToBuyInSandbox = simulatesAskToBuyInSandbox
         self.paymentDiscount = paymentDiscount
+        self.offerCode = offerCode
     }
 }
 

@@ -21,12 +21,17 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
     public var productId: String
     public var quantity: Int?
     public var promoted: Bool?
+    /// A one-time offer code redeemed with the purchase.
+    public var offerCode: String?
 
-    public init(tester: String, productId: String, quantity: Int? = nil, promoted: Bool? = nil) {
+    public init(
+        tester: String, productId: String, quantity: Int? = nil, promoted: Bool? = nil, offerCode: String? = nil
+    ) {
         self.tester = tester
         self.productId = productId
         self.quantity = quantity
         self.promoted = promoted
+        self.offerCode = offerCode
     }
 }
 

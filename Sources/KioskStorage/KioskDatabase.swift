@@ -231,6 +231,15 @@ public protocol StorageTransaction: Sendable {
     /// Records that a promotional offer signature with `nonce` was redeemed in the app; false (and nothing
     /// changes) when the nonce was used before.
     func useOfferNonce(_ nonce: UUID, appId: App.ID, environment: StoreEnvironment, at date: Date) async throws -> Bool
+    /// Stores a new code; false (and nothing changes) when the code is taken.
+    func insertOfferCode(_ code: OfferCode) async throws -> Bool
+    func offerCode(_ code: String) async throws -> OfferCode?
+    /// The app's codes, optionally of one product, oldest first.
+    func offerCodes(appId: App.ID, productId: String?) async throws -> [OfferCode]
+    /// Marks the code redeemed by `accountId` unless it was redeemed before; false (and nothing changes) then.
+    func redeemOfferCode(_ code: String, accountId: UUID, at date: Date) async throws -> Bool
+    /// Records the transaction that the payment redeeming the code answered.
+    func setOfferCodeTransaction(_ code: String, transactionId: Int64) async throws
 
     // MARK: Certificate revocations (issue 4, OCSP part)
 

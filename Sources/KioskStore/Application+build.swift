@@ -59,6 +59,7 @@ public func buildStore(
     CertificatesController(catalog: catalog, signing: bootstrap.signing, status: certificateStatus, clock: clock)
         .addRoutes(to: admin)
     AccountsController(catalog: catalog).addRoutes(to: admin)
+    OfferCodesController(catalog: catalog).addRoutes(to: admin)
     for environment in StoreEnvironment.allCases {
         StoreKitController(purchases: purchases, environment: environment).addRoutes(to: router)
     }

@@ -31,11 +31,13 @@ struct TestCommand: AsyncParsableCommand {
         @Option(help: "How many (consumables: 1–10).") var quantity = 1
         @Flag(help: "Make it a promoted purchase: the app's delegate decides whether to add the payment.")
         var promoted = false
+        @Option(help: "A one-time offer code to redeem with the purchase (auto-renewables).") var offerCode: String?
 
         func run() async throws {
             try await reportingErrors {
                 let body = TestPurchaseRequest(
-                    tester: tester, productId: product, quantity: quantity, promoted: promoted ? true : nil)
+                    tester: tester, productId: product, quantity: quantity, promoted: promoted ? true : nil,
+                    offerCode: offerCode)
                 let answer = try await options.client.post(
                     options.path + "/purchases", raw: try JSONEncoder().encode(body))
                 try options.connection.print(answer) { answer in

@@ -65,7 +65,7 @@ extension ProductsRequest: StrictlyDecodable {
 extension PaymentRequest: StrictlyDecodable {
     package static let knownKeys: Set<String> = [
         "productId", "quantity", "applicationUsername", "appAccountToken", "idempotencyKey",
-        "simulatesAskToBuyInSandbox", "paymentDiscount",
+        "simulatesAskToBuyInSandbox", "paymentDiscount", "offerCode",
     ]
 }
 

@@ -152,7 +152,7 @@ struct TestControlsController {
 }
 
 extension TestPurchaseRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["tester", "productId", "quantity", "promoted"]
+    package static let knownKeys: Set<String> = ["tester", "productId", "quantity", "promoted", "offerCode"]
 }
 
 extension TestFailureRequest: StrictlyDecodable {

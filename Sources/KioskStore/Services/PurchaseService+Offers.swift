@@ -86,6 +86,54 @@ extension PurchaseService {
             numberOfPeriods: offer.numberOfPeriods, offerPrice: price)
     }
 
+    /// Redeems a one-time offer code for `product`: the code exists in the app, is for this product and was never
+    /// redeemed; it is then marked redeemed by the account in the purchase's database transaction. Any failure is
+    /// a ``PurchaseRefusal`` with `SKError` `invalidOfferIdentifier` (`invalidOfferPrice` when the offer has no
+    /// price in the storefront).
+    func offerCodeTerms(
+        _ text: String, product: Product, client: ClientSession, now: Date, in tx: any StorageTransaction
+    ) async throws -> OfferTerms {
+        let text = Self.normalizedOfferCode(text)
+        guard let code = try await tx.offerCode(text), code.appId == client.app.id else {
+            throw PurchaseRefusal(
+                error: Self.offerCodeRefusal(
+                    .invalidOfferIdentifier, "offer_code_unknown", "\(client.app.bundleId) has no offer code '\(text)'."))
+        }
+        guard code.productId == product.productId else {
+            throw PurchaseRefusal(
+                error: Self.offerCodeRefusal(
+                    .invalidOfferIdentifier, "offer_code_wrong_product",
+                    "The offer code '\(text)' is for \(code.productId), not \(product.productId)."))
+        }
+        let price = code.paymentMode == .freeTrial ? 0 : code.pricing.price(in: client.storefront)
+        guard let price else {
+            throw PurchaseRefusal(
+                error: Self.offerCodeRefusal(
+                    .invalidOfferPrice, "no_offer_price",
+                    "The offer code '\(text)' has no price in \(client.storefront.code)."))
+        }
+        guard try await tx.redeemOfferCode(text, accountId: client.account.id, at: now) else {
+            throw PurchaseRefusal(
+                error: Self.offerCodeRefusal(
+                    .invalidOfferIdentifier, "offer_code_redeemed", "The offer code '\(text)' was already redeemed."))
+        }
+        return OfferTerms(
+            type: .offerCode, identifier: code.referenceName, paymentMode: code.paymentMode, period: code.period,
+            numberOfPeriods: code.numberOfPeriods, offerPrice: price)
+    }
+
+    /// Codes are typed by people: spaces around them and lower case do not matter.
+    static func normalizedOfferCode(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespaces).uppercased()
+    }
+
+    static func offerCodeRefusal(_ code: StoreKitErrorCode, _ reason: String, _ message: String) -> KioskError {
+        KioskError(
+            .invalidInput, code: reason, message: message, field: "offerCode",
+            fix: "Nothing was charged; check the code, each code can be redeemed once.",
+            storeKitCode: code.rawValue)
+    }
+
     /// What the merchant signs: the fields joined by U+2063, the application username and nonce lower-cased.
     static func promotionalOfferMessage(
         bundleId: String, keyIdentifier: String, productId: String, offerIdentifier: String,

@@ -35,7 +35,7 @@ extension PurchaseService {
             var caused: [ServerNotification] = []
             let record = try await decide(
                 &payment, askToBuy: request.simulatesAskToBuyInSandbox == true, discount: request.paymentDiscount,
-                client: client, now: now, created: &caused, in: tx)
+                offerCode: request.offerCode, client: client, now: now, created: &caused, in: tx)
             try await tx.insertPayment(payment)
             try await tx.insertQueueRecord(record)
             return (try await entry(for: record, in: tx), true, caused)
@@ -48,8 +48,8 @@ extension PurchaseService {
     /// Decides a new payment's fate and makes the queue record that tells the client; charges when it is due and
     /// adds the notifications the purchase caused to `created` (deliver them after commit).
     private func decide(
-        _ payment: inout Payment, askToBuy: Bool, discount: PaymentDiscount?, client: ClientSession, now: Date,
-        created: inout [ServerNotification], in tx: any StorageTransaction
+        _ payment: inout Payment, askToBuy: Bool, discount: PaymentDiscount?, offerCode: String?,
+        client: ClientSession, now: Date, created: inout [ServerNotification], in tx: any StorageTransaction
     ) async throws -> QueueRecord {
         let account = client.account
         if client.environment == .sandbox,
@@ -92,7 +92,8 @@ extension PurchaseService {
             let purchase: CompletedPurchase
             do {
                 purchase = try await self.purchase(
-                    payment, product: product, client: client, now: now, discount: discount, in: tx)
+                    payment, product: product, client: client, now: now, discount: discount, offerCode: offerCode,
+                    in: tx)
             } catch let refusal as PurchaseRefusal {
                 return try await fail(&payment, refusal.error, now: now, in: tx)
             }

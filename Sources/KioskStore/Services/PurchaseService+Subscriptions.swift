@@ -19,16 +19,25 @@ struct PurchaseRefusal: Error, Sendable {
 extension PurchaseService {
     /// Buys `product` for the payment's account, charging now unless it is a subscription change that waits for
     /// the next renewal. One-time purchases (consumables, non-consumables, non-renewing subscriptions) notify
-    /// `ONE_TIME_CHARGE`; auto-renewables go through ``recordSubscription(_:product:client:now:discount:in:)``.
+    /// `ONE_TIME_CHARGE`; auto-renewables go through
+    /// ``recordSubscription(_:product:client:now:discount:offerCode:in:)``, and a redeemed `offerCode` records the
+    /// transaction the payment answers.
     func purchase(
         _ payment: Payment, product: Product, client: ClientSession, now: Date, discount: PaymentDiscount? = nil,
-        in tx: any StorageTransaction
+        offerCode: String? = nil, in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
-        if discount != nil, product.type != .autoRenewable {
+        if discount != nil || offerCode != nil, product.type != .autoRenewable {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidOfferIdentifier, "offer_not_applicable",
-                    "\(product.productId) is not an auto-renewable subscription; only those have promotional offers."))
+                    "\(product.productId) is not an auto-renewable subscription; only those have promotional offers "
+                        + "and offer codes."))
+        }
+        if discount != nil, offerCode != nil {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .invalidOfferIdentifier, "offer_conflict",
+                    "A payment carries either a promotional offer or an offer code, not both."))
         }
         guard product.type == .autoRenewable else {
             let transaction = try await charge(payment, product: product, client: client, now: now, in: tx)
@@ -37,23 +46,28 @@ extension PurchaseService {
                 environment: client.environment, now: now, in: tx)
             return CompletedPurchase(transaction: transaction, notifications: [notification])
         }
-        return try await recordSubscription(
-            payment, product: product, client: client, now: now, discount: discount, in: tx)
+        let purchase = try await recordSubscription(
+            payment, product: product, client: client, now: now, discount: discount, offerCode: offerCode, in: tx)
+        if let offerCode {
+            try await tx.setOfferCodeTransaction(Self.normalizedOfferCode(offerCode), transactionId: purchase.transaction.id)
+        }
+        return purchase
     }
 
     /// Buys an auto-renewable: the account holds at most one subscription per group, so the purchase starts
     /// one (`SUBSCRIBED`/`INITIAL_BUY`, with the introductory offer the account is eligible for), restarts an
     /// ended one with the same original transaction (`SUBSCRIBED`/`RESUBSCRIBE`), or changes the active one
     /// (`DID_CHANGE_RENEWAL_PREF`). A promotional offer (`discount`, checked by
-    /// ``promotionalTerms(_:product:payment:client:now:in:)``) prices the period charged now, or, when nothing is
-    /// charged now, the next renewal; such purchases notify `OFFER_REDEEMED` with the same subtype instead.
+    /// ``promotionalTerms(_:product:payment:client:now:in:)``) or an offer code (redeemed by
+    /// ``offerCodeTerms(_:product:client:now:in:)``) prices the period charged now, or, when nothing is charged
+    /// now, the next renewal; such purchases notify `OFFER_REDEEMED` with the same subtype instead.
     ///
     /// A change that waits for the next renewal (a downgrade, a crossgrade to another duration, or going back to
     /// the current product) charges nothing: the payment answers `purchased` with the current period's
     /// transaction. Buying the current product again throws a ``PurchaseRefusal`` (`already_subscribed`).
     func recordSubscription(
         _ payment: Payment, product: Product, client: ClientSession, now: Date, discount: PaymentDiscount? = nil,
-        in tx: any StorageTransaction
+        offerCode: String? = nil, in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
         guard let membership = product.subscription else {
             throw KioskError.conflict(
@@ -63,11 +77,17 @@ extension PurchaseService {
         let existing = try await tx.subscriptions(
             accountId: client.account.id, appId: client.app.id, environment: client.environment
         ).first { $0.groupId == membership.groupId }
-        let redeemed = try await discount.asyncMap {
-            try await promotionalTerms($0, product: product, payment: payment, client: client, now: now, in: tx)
+        var redeemed: OfferTerms?
+        if let discount {
+            redeemed = try await promotionalTerms(
+                discount, product: product, payment: payment, client: client, now: now, in: tx)
+        } else if let offerCode {
+            redeemed = try await offerCodeTerms(offerCode, product: product, client: client, now: now, in: tx)
         }
         guard var subscription = existing else {
-            return try await subscribe(payment, product: product, group: membership.groupId, client: client, now: now, in: tx)
+            return try await subscribe(
+                payment, product: product, group: membership.groupId, redeemed: redeemed, client: client, now: now,
+                in: tx)
         }
         switch subscription.state {
         case .expired, .revoked:
@@ -93,13 +113,14 @@ extension PurchaseService {
         }
     }
 
-    /// The first subscription of the account in the group.
+    /// The first subscription of the account in the group, priced by a `redeemed` offer code, else by the
+    /// introductory offer.
     private func subscribe(
-        _ payment: Payment, product: Product, group: SubscriptionGroup.ID, client: ClientSession, now: Date,
-        in tx: any StorageTransaction
+        _ payment: Payment, product: Product, group: SubscriptionGroup.ID, redeemed: OfferTerms?,
+        client: ClientSession, now: Date, in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
-        let offer = try await isEligibleForIntroOffer(group: group, client: client, in: tx)
-            ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil
+        let eligibleForIntro = try await isEligibleForIntroOffer(group: group, client: client, in: tx)
+        let offer = redeemed ?? (eligibleForIntro ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil)
         let transaction = try await charge(payment, product: product, client: client, now: now, offer: offer, in: tx)
         let expiresAt = transaction.expiresDate ?? now
         let subscription = StoreSubscription(
@@ -112,7 +133,9 @@ extension PurchaseService {
         return CompletedPurchase(
             transaction: transaction,
             notifications: [
-                try await notify("SUBSCRIBED", "INITIAL_BUY", transaction, subscription, client: client, now: now, in: tx)
+                try await notify(
+                    redeemed == nil ? "SUBSCRIBED" : "OFFER_REDEEMED", "INITIAL_BUY", transaction, subscription,
+                    client: client, now: now, in: tx)
             ])
     }
 

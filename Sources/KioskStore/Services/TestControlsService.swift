@@ -46,7 +46,8 @@ public struct TestControlsService: Sendable {
                 appAccountToken: nil, state: .purchased, createdAt: now, updatedAt: now)
             let purchase: CompletedPurchase
             do {
-                purchase = try await purchases.purchase(payment, product: product, client: client, now: now, in: tx)
+                purchase = try await purchases.purchase(
+                    payment, product: product, client: client, now: now, offerCode: request.offerCode, in: tx)
             } catch let refusal as PurchaseRefusal {
                 throw refusal.error
             }

@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import KioskCore
+
+/// `/admin/v1/apps/{bundleId}/offer-codes`: create one-time offer codes (`POST`, 201) and list them with their
+/// state (`GET ?productId=`).
+struct OfferCodesController {
+    let catalog: CatalogService
+
+    func addRoutes(to group: RouterGroup<KioskRequestContext>) {
+        group.post("apps/:bundleId/offer-codes") { request, context in
+            let body = try await request.decodeJSON(as: OfferCodesCreateBody.self, context: context)
+            let codes = try await catalog.createOfferCodes(
+                bundleId: try context.parameters.require("bundleId"), productId: try Self.require(body.productId, "productId"),
+                referenceName: try Self.require(body.referenceName, "referenceName"),
+                paymentMode: try Self.require(body.paymentMode, "paymentMode"),
+                period: try Self.require(body.period, "period"), numberOfPeriods: body.numberOfPeriods ?? 1,
+                pricing: body.pricing ?? Pricing(), count: try Self.require(body.count, "count"))
+            return EditedResponse(status: .created, response: OfferCodeList(offerCodes: codes.map(OfferCodeResource.init)))
+        }
+        group.get("apps/:bundleId/offer-codes") { request, context in
+            OfferCodeList(
+                offerCodes: try await catalog.offerCodes(
+                    bundleId: try context.parameters.require("bundleId"),
+                    productId: request.uri.queryParameters["productId"].map(String.init)
+                ).map(OfferCodeResource.init))
+        }
+    }
+
+    private static func require<T>(_ value: T?, _ field: String) throws -> T {
+        guard let value else {
+            throw KioskError.invalid(
+                "missing_field", "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
+        }
+        return value
+    }
+}
+
+package struct OfferCodesCreateBody: StrictlyDecodable {
+    package static let knownKeys: Set<String> = [
+        "productId", "referenceName", "paymentMode", "period", "numberOfPeriods", "pricing", "count",
+    ]
+    package var productId: String?
+    package var referenceName: String?
+    package var paymentMode: String?
+    package var period: String?
+    package var numberOfPeriods: Int?
+    package var pricing: Pricing?
+    package var count: Int?
+}
+
+/// One offer code and its state: `available`, or `redeemed` with who, when and the transaction.
+package struct OfferCodeResource: ResponseCodable {
+    package var code: String
+    package var productId: String
+    package var referenceName: String
+    package var paymentMode: OfferPaymentMode
+    package var period: String
+    package var numberOfPeriods: Int
+    package var pricing: Pricing
+    package var createdAt: Date
+    package var state: String
+    package var redeemedAt: Date?
+    package var redeemedByAccountId: UUID?
+    package var transactionId: Int64?
+
+    init(_ code: OfferCode) {
+        self.code = code.code
+        productId = code.productId
+        referenceName = code.referenceName
+        paymentMode = code.paymentMode
+        period = code.period.iso8601
+        numberOfPeriods = code.numberOfPeriods
+        pricing = code.pricing
+        createdAt = code.createdAt
+        state = code.redemption == nil ? "available" : "redeemed"
+        redeemedAt = code.redemption?.redeemedAt
+        redeemedByAccountId = code.redemption?.accountId
+        transactionId = code.redemption?.transactionId
+    }
+}
+
+package struct OfferCodeList: ResponseCodable { package var offerCodes: [OfferCodeResource] }
