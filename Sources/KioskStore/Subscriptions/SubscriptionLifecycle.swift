@@ -186,6 +186,17 @@ struct SubscriptionLifecycle: Sendable {
         return .billingRetried
     }
 
+    /// What one more period of a continuing offer costs in `storefront`: the product's introductory or promotional
+    /// offer, or the terms of the offer code it was redeemed with.
+    static func continuedOfferPrice(
+        _ offer: AppliedOffer, product: Product, storefront: Storefront, in tx: any StorageTransaction
+    ) async throws -> Int? {
+        guard offer.type == .offerCode else { return product.price(of: offer, in: storefront) }
+        if offer.paymentMode == .freeTrial { return 0 }
+        return try await tx.offerCodes(appId: product.appId, productId: product.productId)
+            .first { $0.referenceName == offer.identifier }?.pricing.price(in: storefront)
+    }
+
     /// Charges the next period, which starts at `at`: a new transaction of the same subscription.
     func renew(
         _ subscription: inout StoreSubscription, product: Product, at: Date, recovery: Bool, context: Context,
@@ -208,7 +219,9 @@ struct SubscriptionLifecycle: Sendable {
         }
         // A pay-as-you-go offer continues at its price, one offer period per renewal, while periods remain.
         let offer = subscription.offerPeriodsRemaining > 0 ? subscription.offer : nil
-        let offerPrice = offer.flatMap { product.price(of: $0, in: storefront) }
+        let offerPrice = try await offer.asyncMap {
+            try await Self.continuedOfferPrice($0, product: product, storefront: storefront, in: tx)
+        } ?? nil
         let offerPeriodEnd = offer.flatMap { OfferPeriod(iso8601: $0.period) }?.end(from: at, environment: subscription.environment)
         let id = try await tx.nextIdentifier(
             subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId)
