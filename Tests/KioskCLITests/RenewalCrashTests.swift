@@ -112,8 +112,15 @@ import Testing
     static func killingReceiver(pid: Int32) async throws -> (KillingReceiver, KillSwitch) {
         let killSwitch = KillSwitch()
         let router = Router()
-        router.post("notifications") { _, _ -> HTTPResponse.Status in
-            killSwitch.kill(pid)
+        router.post("notifications") { request, _ -> HTTPResponse.Status in
+            // Only a renewal's notification: the purchases' SUBSCRIBED may still be on their way.
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            if let signed = json?["signedPayload"] as? String,
+                (try? payload(of: signed))?["notificationType"] as? String == "DID_RENEW"
+            {
+                killSwitch.kill(pid)
+            }
             return .ok
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
