@@ -43,6 +43,8 @@ struct ShopOptions: ParsableArguments {
     var coinsProduct: String?
     @Option(help: "The remove-ads product id (default: <bundle-id>.remove_ads).")
     var removeAdsProduct: String?
+    @Option(help: "Seconds to wait for each answer from the store.")
+    var timeout = 30
 
     var directory: URL { URL(fileURLWithPath: stateDir, isDirectory: true) }
     var catalog: Catalog {
@@ -60,7 +62,8 @@ struct ShopOptions: ParsableArguments {
         let client = try KioskKit.configure(
             KioskStoreClient.Configuration(
                 serverURL: serverURL, environment: production ? .production : .sandbox, bundleId: bundleId,
-                deviceId: ledger.deviceId, stateDirectory: directory, trustedRoots: []))
+                deviceId: ledger.deviceId, stateDirectory: directory, trustedRoots: [],
+                requestTimeout: .seconds(max(1, timeout))))
         do {
             if !client.isSignedIn {
                 guard let email, let password else {

@@ -33,6 +33,8 @@ import Testing
                     arguments + [
                         "--server", store.baseURL, "--bundle-id", app, "--email", "t@example.com", "--password",
                         "sandbox-pass", "--state-dir", device.path,
+                        // A full test run keeps two cores busy; a slow answer then is load, not the shop's behaviour.
+                        "--timeout", "120",
                     ], executable: Self.coinShop)
             }
             let coins = try await shop(["buy", "coins", "--quantity", "3"], phone1)
