@@ -66,6 +66,32 @@ import Testing
 
     /// Ask to Buy through StoreKit 2: `purchase()` answers `.pending`; the approved transaction arrives in
     /// `Transaction.updates`, verified.
+    /// A device's first purchase starts its background sync, which resends stored payments while `purchase()`
+    /// sends the new one: the sync must never take that payment, or the call is left with no answer (it threw
+    /// CancellationError, intermittently). Many devices, concurrently, each buying at once.
+    @Test(arguments: TestDatabaseEngine.available)
+    func firstPurchasesOfManyDevicesEachGetTheirAnswer(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
+            let answers = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        let device = try await shop.signedInDevice()
+                        let coins = try await Product.products(for: [ShopStore.coins], client: device).first
+                        let result = try await coins?.purchase()
+                        await device.close()
+                        guard case .success(.verified) = result else { return false }
+                        return true
+                    }
+                }
+                var answers: [Bool] = []
+                for try await answered in group { answers.append(answered) }
+                return answers
+            }
+            #expect(answers == Array(repeating: true, count: 16), "every purchase answered with its transaction")
+            #expect(try await shop.transactions().count == 16, "sixteen charges")
+        }
+    }
+
     @Test(arguments: TestDatabaseEngine.available)
     func pendingPurchaseArrivesInUpdates(engine: TestDatabaseEngine) async throws {
         try await ShopStore.with(engine, testerSettings: ["askToBuy": true]) { shop in

@@ -44,14 +44,6 @@ import Testing
     /// `OfferTests`').
     @Test(arguments: TestDatabaseEngine.available)
     func introEligibilityAndPromotionalOffer(engine: TestDatabaseEngine) async throws {
-        // Known race, to fix next: KioskKit's background queue sync can stop a direct `Product.purchase()` under
-        // load, which then throws CancellationError (seen once in a full CI run, never alone).
-        try await withKnownIssue("a purchase racing KioskKit's queue sync may be cancelled", isIntermittent: true) {
-            try await body(engine)
-        }
-    }
-
-    private func body(_ engine: TestDatabaseEngine) async throws {
         try await ShopStore.with(engine) { shop in
             try await Self.prepareSubscriptions(shop)
             let key = try await shop.store.request(

@@ -93,6 +93,11 @@ extension SKPaymentQueue {
     /// idempotency key. Nothing is sent before the stored payment is on disk.
     func send(idempotencyKey key: String) async -> PaymentOutcome {
         guard locked.withLock({ $0.sending.insert(key).inserted }) else { return .stopped }
+        return await sendClaimed(idempotencyKey: key)
+    }
+
+    /// ``send(idempotencyKey:)`` for a key this caller already put in `sending`; releases it when done.
+    func sendClaimed(idempotencyKey key: String) async -> PaymentOutcome {
         defer { locked.withLock { _ = $0.sending.remove(key) } }
         do {
             try await stateFile.flush()

@@ -40,11 +40,16 @@ extension SKPaymentQueue {
     /// Stores and sends a payment for `Product.purchase`, returning the store's answer to it. Its entries reach
     /// `Transaction.updates` only if the answer is not final here (deferred, or sending stopped).
     func purchase(_ request: PaymentRequest) async -> PaymentOutcome {
-        locked.withLock { _ = $0.directPurchaseKeys.insert(request.idempotencyKey) }
+        // Claimed for sending before it is stored: a sync running meanwhile resends stored payments, and must not
+        // take this one (this call would then see it "sent elsewhere" and have no answer to return).
+        locked.withLock { state in
+            _ = state.directPurchaseKeys.insert(request.idempotencyKey)
+            _ = state.sending.insert(request.idempotencyKey)
+        }
         defer { locked.withLock { _ = $0.directPurchaseKeys.remove(request.idempotencyKey) } }
         enqueue(request)
         startSync()
-        return await send(idempotencyKey: request.idempotencyKey)
+        return await sendClaimed(idempotencyKey: request.idempotencyKey)
     }
 
     /// Finishes the unfinished transaction with this store transaction id, if there is one.
