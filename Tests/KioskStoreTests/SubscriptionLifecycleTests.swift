@@ -116,6 +116,37 @@ import Testing
         }
     }
 
+    /// Buying again in a group whose subscription expired resubscribes: a new period of the same subscription
+    /// (same original transaction and original purchase date), SUBSCRIBED/RESUBSCRIBE, active and renewing again.
+    @Test(arguments: TestDatabase.available)
+    func expiredSubscriptionResubscribes(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+                let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
+                #expect(try await store.subscriptionControl(bought.transactionId, "auto-renew-off").status == 200)
+                #expect(try await store.advanceSandboxClock("6m").json["expired"] as? Int == 1)
+
+                let (again, payload) = try await store.buyMonthly(clock: clock)
+                #expect(again != bought.transactionId)
+                #expect(payload.originalTransactionId == bought.transactionId)
+                #expect(payload.originalPurchaseDate == bought.purchaseDate)
+                #expect(payload.transactionReason == "PURCHASE")
+                #expect(try await store.notificationKinds(receiver, count: 3, clock: clock) == [
+                    "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/VOLUNTARY", "SUBSCRIBED/RESUBSCRIBE",
+                ])
+                let status = try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
+                #expect(status.status == 1)
+                #expect(status.transaction.transactionId == again)
+                #expect(status.renewal.autoRenewStatus == 1)
+
+                let renewed = try await store.advanceSandboxClock("5m")
+                #expect(renewed.json["renewed"] as? Int == 1, "\(renewed.text)")
+                #expect(try await store.subscriptionPeriods(clock: clock).count == 3)
+            }
+        }
+    }
+
     /// A failed renewal starts billing retry (DID_FAIL_TO_RENEW, status 3, isInBillingRetryPeriod); the next
     /// attempt succeeds and recovers it (DID_RENEW/BILLING_RECOVERY), with the new period starting then.
     @Test(arguments: TestDatabase.available)
