@@ -92,6 +92,23 @@ import Testing
         }
     }
 
+    /// A client released without `close()` (here after a refused sign-in) shuts its HTTP client down itself:
+    /// AsyncHTTPClient traps when a running client is released, which took the whole test process down.
+    @Test func clientReleasedWithoutCloseDoesNotTrap() async throws {
+        try await ShopStore.with(.sqlite) { shop in
+            do {
+                let device = try shop.device()
+                await #expect(throws: KioskKitError.self) {
+                    try await device.signIn(email: ShopStore.tester, password: "not the password")
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let device = try await shop.signedInDevice()
+            #expect(try await Product.products(for: [ShopStore.coins], client: device).map(\.id) == [ShopStore.coins])
+            await device.close()
+        }
+    }
+
     @Test(arguments: TestDatabaseEngine.available)
     func pendingPurchaseArrivesInUpdates(engine: TestDatabaseEngine) async throws {
         try await ShopStore.with(engine, testerSettings: ["askToBuy": true]) { shop in
