@@ -177,6 +177,13 @@ import Testing
                 #expect(last["originalTransactionId"] as? String == original)
                 #expect(try await Self.transaction(last["signedTransactionInfo"] as? String, store: store, clock: clock)
                     .productId == Self.premium)
+
+                // Clearing the tester's purchase history ends the subscription too: intro offers apply again.
+                let cleared = try await store.request(
+                    .DELETE, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
+                    token: .some(store.adminToken))
+                #expect(cleared.status == 200, "\(cleared.text)")
+                #expect(try await introEligibility() == [Self.monthly: true])
             }
         }
     }
