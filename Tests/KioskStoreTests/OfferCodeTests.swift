@@ -66,6 +66,29 @@ import Testing
         }
     }
 
+    /// A pay-as-you-go code keeps its price for its periods: the renewal that continues it charges the code's price
+    /// (the code lives apart from the product, so the renewal reads its terms), the one after it the product's.
+    @Test(arguments: TestDatabase.available)
+    func payAsYouGoCodeContinuesAtRenewal(database: TestDatabase) async throws {
+        let clock = ManualClock(SubscriptionPurchaseTests.start)
+        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await SubscriptionPurchaseTests.prepareCatalog(store)
+            let created = try await Self.create(
+                ["paymentMode": "pay_as_you_go", "period": "P1M", "numberOfPeriods": 2, "count": 1], store: store)
+            let code = try #require(Self.codes(created).first?["code"] as? String, "\(created.text)")
+            let bought = try await Self.pay(
+                SubscriptionPurchaseTests.premium, code: code, token: try await store.signIn(), store: store)
+            #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+            for _ in 0..<2 {
+                let advanced = try await store.advanceSandboxClock("5m")
+                #expect(advanced.json["renewed"] as? Int == 1, "\(advanced.text)")
+            }
+            let periods = try await store.subscriptionPeriods(clock: clock)
+            #expect(periods.map(\.price) == [1500, 1500, 1990], "the code's price twice, then tier 2")
+            #expect(periods.map(\.transactionReason) == ["PURCHASE", "RENEWAL", "RENEWAL"])
+        }
+    }
+
     /// A code prices the first purchase in the group instead of the introductory offer and notifies
     /// `OFFER_REDEEMED`/`INITIAL_BUY`; it is then redeemed (listed with the transaction), so a second use, an
     /// unknown code and a code of another product each fail the payment with `invalidOfferIdentifier` and charge

@@ -188,6 +188,24 @@ import Testing
         }
     }
 
+    /// A pay-as-you-go introductory offer (3 periods at $0.49) is charged at the purchase and continued by the
+    /// renewals for its remaining periods; the renewal after them charges the product's price.
+    @Test(arguments: TestDatabase.available)
+    func introductoryOfferContinuesAtRenewal(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await Self.prepareCatalog(store)
+            let bought = try await store.pay(Self.monthly, token: try await store.signIn())
+            #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+            for _ in 0..<3 {
+                let advanced = try await store.advanceSandboxClock("5m")
+                #expect(advanced.json["renewed"] as? Int == 1, "\(advanced.text)")
+            }
+            let periods = try await store.subscriptionPeriods(clock: clock)
+            #expect(periods.map(\.price) == [490, 490, 490, 990], "the offer for three periods, then tier 1")
+        }
+    }
+
     /// The test controls buy through the same rules: a crossgrade to another duration waits for the renewal,
     /// the current product again is refused with a clear error; consumables, non-consumables and non-renewing
     /// subscriptions notify `ONE_TIME_CHARGE` with the transaction only.
