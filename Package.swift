@@ -69,11 +69,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What every Kiosk HTTP server shares: KioskError answers, strict JSON bodies, the error middleware.
+        .target(
+            name: "KioskHTTP",
+            dependencies: [
+                "KioskCore",
+                "KioskStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The store server: HTTP routes, console API, startup.
         .target(
             name: "KioskStore",
             dependencies: [
                 "KioskCore",
+                "KioskHTTP",
                 "KioskProtocol",
                 "KioskSigning",
                 "KioskStorage",

@@ -27,7 +27,22 @@ public enum DatabaseOpener {
     public static func open(
         url: String, logger: Logger, clock: any KioskClock = SystemClock()
     ) async throws -> any KioskDatabase {
-        let migrator = Migrator(migrations: Migration.all, clock: clock, logger: logger)
+        try await openEngine(url: url, migrations: Migration.all, logger: logger, clock: clock)
+    }
+
+    /// Opens the database `url` names (the forms `open(url:logger:clock:)` accepts) with a schema of the caller's
+    /// own, brought up to date by `migrations`: for a party that keeps its own tables on the same engines, such as
+    /// the merchant server. Statements run through ``SQLTransactionRunner/withSession(_:)``.
+    public static func open(
+        url: String, migrations: [Migration], logger: Logger, clock: any KioskClock = SystemClock()
+    ) async throws -> any SQLDatabaseEngine {
+        try await openEngine(url: url, migrations: migrations, logger: logger, clock: clock)
+    }
+
+    private static func openEngine(
+        url: String, migrations: [Migration], logger: Logger, clock: any KioskClock
+    ) async throws -> any KioskDatabase & SQLDatabaseEngine {
+        let migrator = Migrator(migrations: migrations, clock: clock, logger: logger)
         switch try DatabaseLocation(url: url) {
         case .sqliteMemory:
             return try await migrated(SQLiteKioskDatabase.open(storage: .memory, logger: logger), migrator, lock: nil)
@@ -43,7 +58,7 @@ public enum DatabaseOpener {
     }
 
     /// Runs the migrations on a freshly opened database, closing it if they fail.
-    private static func migrated<Database: KioskDatabase & SQLTransactionRunner>(
+    private static func migrated<Database: KioskDatabase & SQLDatabaseEngine>(
         _ database: Database, _ migrator: Migrator, lock: SQLQueryString?
     ) async throws -> Database {
         do {

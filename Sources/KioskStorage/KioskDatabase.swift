@@ -18,6 +18,17 @@ public protocol KioskDatabase: Sendable {
     func close() async throws
 }
 
+/// A database on either engine whose schema belongs to its user: transactions over raw SQL statements
+/// (`withSession`), with the same durability as the store's own database (WAL and `synchronous=FULL` on SQLite).
+public protocol SQLDatabaseEngine: SQLTransactionRunner {
+    /// `sqlite` or `postgresql`.
+    var engine: String { get }
+    /// Checks the database answers; throws if it does not.
+    func ping() async throws
+    /// Closes connections. Call once, at shutdown.
+    func close() async throws
+}
+
 /// Named counters for numbers Kiosk assigns (app ids, subscription group ids).
 public enum IdentifierSequence: String, Sendable, CaseIterable {
     /// `appAppleId`s; the first is 1_400_000_001.

@@ -8,8 +8,8 @@ import PostgresKit
 /// Connections come from a `PostgresClient` pool. The pool only works while its `run()` is running, so this type
 /// starts that in a task when it opens and cancels it in `close()`. Each transaction pins one pooled connection
 /// for its whole life (`BEGIN` … `COMMIT`).
-final class PostgresKioskDatabase: KioskDatabase, SQLTransactionRunner {
-    let engine = "postgresql"
+final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
+    public let engine = "postgresql"
 
     private let client: PostgresClient
     private let runTask: Task<Void, Never>
@@ -54,7 +54,7 @@ final class PostgresKioskDatabase: KioskDatabase, SQLTransactionRunner {
         return database
     }
 
-    func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
+    public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         do {
             return try await client.withConnection { connection in
                 let session = SQLSession(sql: connection.sql(queryLogLevel: .trace), translate: Self.translate)
@@ -91,7 +91,7 @@ final class PostgresKioskDatabase: KioskDatabase, SQLTransactionRunner {
         }
     }
 
-    func ping() async throws {
+    public func ping() async throws {
         do {
             try await client.withConnection { connection in
                 _ = try await connection.sql().raw("SELECT 1").all()
@@ -101,7 +101,7 @@ final class PostgresKioskDatabase: KioskDatabase, SQLTransactionRunner {
         }
     }
 
-    func close() async throws {
+    public func close() async throws {
         runTask.cancel()
         await runTask.value
     }

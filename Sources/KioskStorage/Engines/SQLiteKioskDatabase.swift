@@ -12,8 +12,8 @@ import SQLiteKit
 /// `BEGIN IMMEDIATE`: callers in this process wait their turn instead of failing with `SQLITE_BUSY`, and the busy
 /// timeout covers another process holding the write lock. Each database has its own blocking-I/O thread, so while
 /// it waits on SQLite's busy handler it can never hold up another database's commit in the same process.
-final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
-    let engine = "sqlite"
+final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
+    public let engine = "sqlite"
 
     private let connection: SQLiteConnection
     private let threadPool: NIOThreadPool
@@ -100,7 +100,7 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
         }
     }
 
-    func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
+    public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         try await lock.withLock {
             // A task cancelled while it queued gives its turn back before starting anything.
             try Task.checkCancellation()
@@ -135,13 +135,13 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLTransactionRunner {
         }
     }
 
-    func ping() async throws {
+    public func ping() async throws {
         _ = try await pragma("user_version")
     }
 
     /// Closes the connection after any running transaction. Shielded from cancellation: the thread pool skips
     /// work of a cancelled task, and an unclosed connection must not be left behind.
-    func close() async throws {
+    public func close() async throws {
         let connection = connection
         let threadPool = threadPool
         try await lock.withLock {

@@ -2,14 +2,20 @@
 ///
 /// Statements are written once for both engines: `BIGINT`, `TEXT` and `BOOLEAN` columns (SQLite stores booleans
 /// as 0/1), timestamps as BIGINT milliseconds since 1970, money as BIGINT minor units.
-struct Migration: Sendable {
+public struct Migration: Sendable {
     /// Increases by one per migration; never reused or renumbered once released.
-    let version: Int
+    public let version: Int
     /// A short snake_case description, recorded beside the version.
-    let name: String
+    public let name: String
     /// DDL statements, run in order.
-    let statements: [String]
+    public let statements: [String]
 
-    /// Every migration, oldest first.
+    public init(version: Int, name: String, statements: [String]) {
+        self.version = version
+        self.name = name
+        self.statements = statements
+    }
+
+    /// Every migration of the store's schema, oldest first.
     static let all: [Migration] = [.catalog, .purchases, .verification, .subscriptions]
 }

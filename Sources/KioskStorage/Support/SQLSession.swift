@@ -1,18 +1,19 @@
 import Foundation
 import SQLKit
 
-/// One connection inside one open transaction, as the shared repository and the migrator see it.
+/// One connection inside one open transaction, as the repositories (the store's and the merchant's) and the migrator
+/// see it.
 ///
 /// Every statement goes through here so engine errors come out as `StorageError` (unique violations named the
 /// same way on both engines) at the statement that caused them, where a caller can still catch them.
-struct SQLSession: Sendable {
+public struct SQLSession: Sendable {
     /// The connection, already inside `BEGIN`.
-    let sql: any SQLDatabase
+    public let sql: any SQLDatabase
     /// Turns an engine's error into a `StorageError`; leaves other errors alone.
-    let translate: @Sendable (any Error) -> any Error
+    public let translate: @Sendable (any Error) -> any Error
 
     /// Runs a statement and ignores any rows.
-    func run(_ query: SQLQueryString) async throws {
+    public func run(_ query: SQLQueryString) async throws {
         do {
             try await sql.raw(query).run()
         } catch {
@@ -22,12 +23,12 @@ struct SQLSession: Sendable {
 
     /// Runs a statement in a task of its own, so the caller's cancellation cannot stop it: for `COMMIT` and
     /// `ROLLBACK`, which must reach the database once a transaction is open, or it would stay open.
-    func runShielded(_ query: SQLQueryString) async throws {
+    public func runShielded(_ query: SQLQueryString) async throws {
         try await Task { try await run(query) }.value
     }
 
     /// Runs a query and returns all its rows.
-    func all(_ query: SQLQueryString) async throws -> [any SQLRow] {
+    public func all(_ query: SQLQueryString) async throws -> [any SQLRow] {
         do {
             return try await sql.raw(query).all()
         } catch {
@@ -36,7 +37,7 @@ struct SQLSession: Sendable {
     }
 
     /// Runs a query and returns its first row, if any.
-    func first(_ query: SQLQueryString) async throws -> (any SQLRow)? {
+    public func first(_ query: SQLQueryString) async throws -> (any SQLRow)? {
         do {
             return try await sql.raw(query).first()
         } catch {
@@ -46,29 +47,29 @@ struct SQLSession: Sendable {
 }
 
 /// An engine that can open a transaction and hand out its `SQLSession`; the common ground of both engines.
-protocol SQLTransactionRunner: Sendable {
+public protocol SQLTransactionRunner: Sendable {
     /// Runs `body` between `BEGIN` and `COMMIT`, rolling back if it throws or the commit fails.
     func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T
 }
 
 extension SQLRow {
     /// The column's value, or nil when it is NULL.
-    func optional<T: Decodable>(_ column: String, as type: T.Type) throws -> T? {
+    public func optional<T: Decodable>(_ column: String, as type: T.Type) throws -> T? {
         try decodeNil(column: column) ? nil : decode(column: column, as: T.self)
     }
 
     /// A timestamp column (integer milliseconds since 1970).
-    func date(_ column: String) throws -> Date {
+    public func date(_ column: String) throws -> Date {
         Date(millisecondsSince1970: try decode(column: column, as: Int64.self))
     }
 
     /// A nullable timestamp column.
-    func optionalDate(_ column: String) throws -> Date? {
+    public func optionalDate(_ column: String) throws -> Date? {
         try optional(column, as: Int64.self).map(Date.init(millisecondsSince1970:))
     }
 
     /// A UUID column (text); anything else is a storage error, not a crash.
-    func uuid(_ column: String) throws -> UUID {
+    public func uuid(_ column: String) throws -> UUID {
         let text = try decode(column: column, as: String.self)
         guard let id = UUID(uuidString: text) else {
             throw StorageError.engine(message: "column \(column) holds '\(text)', which is not a UUID")
@@ -77,12 +78,12 @@ extension SQLRow {
     }
 
     /// A nullable UUID column.
-    func optionalUUID(_ column: String) throws -> UUID? {
+    public func optionalUUID(_ column: String) throws -> UUID? {
         try decodeNil(column: column) ? nil : uuid(column)
     }
 
     /// A text column holding the raw value of `T`; an unknown value is a storage error, not a crash.
-    func enumeration<T: RawRepresentable>(_ column: String, as type: T.Type) throws -> T where T.RawValue == String {
+    public func enumeration<T: RawRepresentable>(_ column: String, as type: T.Type) throws -> T where T.RawValue == String {
         let raw = try decode(column: column, as: String.self)
         guard let value = T(rawValue: raw) else {
             throw StorageError.engine(message: "column \(column) holds '\(raw)', which is not a known \(T.self)")

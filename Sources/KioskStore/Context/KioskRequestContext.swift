@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 
 /// The request context of every Kiosk route: ISO 8601 JSON, and room for large catalog uploads.
 public struct KioskRequestContext: RequestContext {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 import KioskCore
 
 /// `/admin/v1/accounts`: production customer accounts (sandbox testers are `/admin/v1/testers`).

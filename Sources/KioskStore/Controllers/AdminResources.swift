@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 import KioskCore
 
 // The JSON shapes of the console API (`/admin/v1`), as documented in openapi.yaml.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 import KioskCore
 
 /// `/admin/v1/apps`: apps, their shared secret and notification URLs, and their In-App Purchase keys.

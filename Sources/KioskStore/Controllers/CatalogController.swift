@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 import KioskCore
 
 /// `/admin/v1/apps/{bundleId}/catalog`: the whole catalog in and out, as Kiosk JSON or an Xcode `.storekit` file.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 import KioskCore
 
 /// `/admin/v1/apps/{bundleId}/subscription-groups`.

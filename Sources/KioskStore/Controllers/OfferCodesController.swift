@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 import KioskCore
 
 /// `/admin/v1/apps/{bundleId}/offer-codes`: create one-time offer codes (`POST`, 201) and list them with their

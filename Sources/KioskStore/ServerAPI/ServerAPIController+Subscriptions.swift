@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 import KioskCore
 import KioskSigning
 import KioskStorage

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 import KioskCore
 
 /// Answers every failure under `/inApps` in Apple's error shape: ``ServerAPIError`` as it is, a body or query

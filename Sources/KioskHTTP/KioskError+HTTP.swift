@@ -23,7 +23,8 @@ extension KioskError: HTTPResponseError {
         headers[.contentType] = "application/json"
         if kind == .unauthorized {
             let clientProtocol = request.uri.path.hasPrefix("/storekit/") || request.uri.path.hasPrefix("/sandbox/storekit/")
-            let realm = clientProtocol ? "kiosk-storekit" : "kiosk-admin"
+            let merchant = request.uri.path.hasPrefix("/merchant/")
+            let realm = clientProtocol ? "kiosk-storekit" : merchant ? "kiosk-merchant" : "kiosk-admin"
             headers[.wwwAuthenticate] = "Bearer realm=\"\(realm)\""
         }
         let body = ErrorBody(
@@ -34,16 +35,32 @@ extension KioskError: HTTPResponseError {
 }
 
 /// The JSON shape of every error the Kiosk-defined APIs answer.
-struct ErrorBody: Codable, Sendable {
-    struct Detail: Codable, Sendable {
-        var code: String
-        var message: String
-        var field: String?
-        var fix: String?
+package struct ErrorBody: Codable, Sendable {
+    package struct Detail: Codable, Sendable {
+        package var code: String
+        package var message: String
+        package var field: String?
+        package var fix: String?
         /// The `SKError.Code` a StoreKit app sees, on the client protocol.
-        var skErrorCode: Int?
-        var requestId: String?
+        package var skErrorCode: Int?
+        package var requestId: String?
+
+        package init(
+            code: String, message: String, field: String? = nil, fix: String? = nil, skErrorCode: Int? = nil,
+            requestId: String? = nil
+        ) {
+            self.code = code
+            self.message = message
+            self.field = field
+            self.fix = fix
+            self.skErrorCode = skErrorCode
+            self.requestId = requestId
+        }
     }
 
-    var error: Detail
+    package var error: Detail
+
+    package init(error: Detail) {
+        self.error = error
+    }
 }

@@ -10,7 +10,7 @@ package protocol StrictlyDecodable: Codable {
 
 extension Request {
     /// Reads the whole body, up to the context's upload limit.
-    func collectBody(context: KioskRequestContext) async throws -> Data {
+    package func collectBody(context: some RequestContext) async throws -> Data {
         do {
             let buffer = try await body.collect(upTo: context.maxUploadSize)
             return Data(buffer.readableBytesView)
@@ -22,15 +22,15 @@ extension Request {
     }
 
     /// Decodes a JSON body, turning every problem into a `KioskError` that names the field.
-    func decodeJSON<T: StrictlyDecodable>(as type: T.Type, context: KioskRequestContext) async throws -> T {
+    package func decodeJSON<T: StrictlyDecodable>(as type: T.Type, context: some RequestContext) async throws -> T {
         let data = try await collectBody(context: context)
         return try JSONBody.decode(type, from: data)
     }
 }
 
 /// Decoding of Kiosk API bodies with errors people can act on.
-enum JSONBody {
-    static func decode<T: StrictlyDecodable>(_ type: T.Type, from data: Data) throws -> T {
+package enum JSONBody {
+    package static func decode<T: StrictlyDecodable>(_ type: T.Type, from data: Data) throws -> T {
         guard !data.isEmpty else {
             throw KioskError.invalid("missing_body", "The request needs a JSON object body.", fix: "Send a JSON object.")
         }
@@ -91,7 +91,7 @@ enum JSONBody {
 
 extension KioskError {
     /// A `KioskError` naming the JSON path a `DecodingError` points at.
-    init(decoding error: DecodingError) {
+    package init(decoding error: DecodingError) {
         let path = CatalogFileCoding.path
         switch error {
         case .keyNotFound(let key, let context):

@@ -5,10 +5,15 @@ import KioskStorage
 
 /// Turns every error into a JSON answer. Errors users can act on keep their status and text; anything else
 /// becomes a 500 whose details go only to the log, under the request id the body names.
-struct ErrorMiddleware: RouterMiddleware {
-    typealias Context = KioskRequestContext
+package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// What the 500 answer calls the server ("store", "merchant").
+    let serverName: String
 
-    func handle(
+    package init(serverName: String = "store") {
+        self.serverName = serverName
+    }
+
+    package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         do {
@@ -47,7 +52,7 @@ struct ErrorMiddleware: RouterMiddleware {
             "Request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)", "method": "\(request.method)"])
         let body = ErrorBody(
             error: .init(
-                code: "internal_error", message: "The store failed to answer; the log has the details.",
+                code: "internal_error", message: "The \(serverName) failed to answer; the log has the details.",
                 fix: "Report it with the request id.", requestId: requestId))
         var headers = HTTPFields()
         headers[.contentType] = "application/json"

@@ -2,7 +2,7 @@ import Foundation
 
 extension JSONEncoder {
     /// The encoder of Kiosk's own JSON APIs: ISO 8601 dates, sorted keys, no escaped slashes.
-    static var kiosk: JSONEncoder {
+    package static var kiosk: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -12,7 +12,7 @@ extension JSONEncoder {
 
 extension JSONDecoder {
     /// The decoder of Kiosk's own JSON APIs: ISO 8601 dates.
-    static var kiosk: JSONDecoder {
+    package static var kiosk: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder
