@@ -4,6 +4,9 @@ import Synchronization
 
 /// The shop's StoreKit observer, as the seeds write it: deliver a purchased or restored transaction, record it,
 /// and only then finish it; finish failed ones; leave deferred ones alone.
+///
+/// With a merchant (the seeds' server model) delivering means sending the signed transaction to the merchant,
+/// which keeps the coins and remove-ads for the user; the transaction is finished only after its answer.
 final class ShopObserver: SKPaymentTransactionObserver, SKProductsRequestDelegate, Sendable {
     /// Something the running command may be waiting for.
     enum Event: Sendable {
@@ -11,6 +14,8 @@ final class ShopObserver: SKPaymentTransactionObserver, SKProductsRequestDelegat
         case requestFailed(any Error)
         case delivered(productId: String)
         case failed(productId: String, any Error)
+        /// Purchased, but the merchant did not take it: it stays unfinished, for the next launch.
+        case notDelivered(productId: String, any Error)
         case deferred(productId: String)
         case restoreFinished
         case restoreFailed(any Error)
@@ -21,15 +26,35 @@ final class ShopObserver: SKPaymentTransactionObserver, SKProductsRequestDelegat
     private let directory: URL
     private let catalog: Catalog
     private let ledger: Mutex<ShopLedger>
+    /// With `--merchant`: where purchases are delivered.
+    let merchant: MerchantClient?
+    /// The orders this run pays for, by app account token (the payment's `applicationUsername`).
+    private let openOrders = Mutex<[String: String]>([:])
+    /// The deliveries to the merchant under way.
+    private let merchantDeliveries = Mutex<[Task<Void, Never>]>([])
 
-    init(directory: URL, catalog: Catalog, ledger: ShopLedger) {
+    init(directory: URL, catalog: Catalog, ledger: ShopLedger, merchant: MerchantClient? = nil) {
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
         self.directory = directory
         self.catalog = catalog
         self.ledger = Mutex(ledger)
+        self.merchant = merchant
     }
 
     var balance: ShopLedger { ledger.withLock { $0 } }
+
+    /// Remembers the order a payment about to be added pays for (the payment's `applicationUsername` is the
+    /// order's app account token).
+    func expect(orderId: String, appAccountToken: UUID) {
+        openOrders.withLock { $0[appAccountToken.uuidString] = orderId }
+    }
+
+    /// Waits for the deliveries to the merchant started so far.
+    func settle() async {
+        while let delivery = merchantDeliveries.withLock({ $0.popLast() }) {
+            await delivery.value
+        }
+    }
 
     func paymentQueue(_ queue: SKPaymentQueue, updatedTransactions transactions: [SKPaymentTransaction]) {
         for transaction in transactions {
@@ -38,6 +63,10 @@ final class ShopObserver: SKPaymentTransactionObserver, SKProductsRequestDelegat
             case .purchasing:
                 print("… paying for \(productId)")
             case .purchased, .restored:
+                if let merchant {
+                    deliver(transaction, through: merchant, queue: queue)
+                    continue
+                }
                 do {
                     try deliver(transaction)
                     queue.finishTransaction(transaction)
@@ -100,6 +129,69 @@ final class ShopObserver: SKPaymentTransactionObserver, SKProductsRequestDelegat
             updated.deliveredTransactionIds.append(id)
             try updated.save(to: directory)
             ledger = updated
+        }
+    }
+}
+
+extension ShopObserver {
+    /// The server model: writes the transaction's order beside its id, sends the signed transaction to the
+    /// merchant, and finishes it only once the merchant answered. If the merchant cannot take it, it stays
+    /// unfinished and is sent again at the next launch.
+    private func deliver(_ transaction: SKPaymentTransaction, through merchant: MerchantClient, queue: SKPaymentQueue) {
+        let productId = transaction.payment.productIdentifier
+        guard let id = transaction.transactionIdentifier, let signedTransaction = transaction.signedTransaction else {
+            print("? \(productId) came without a signed transaction; it stays unfinished")
+            return
+        }
+        let orderId: String?
+        do {
+            orderId = try recordOrder(of: transaction, id: id)
+        } catch {
+            print("! could not record the order of \(productId) (\(error)); it will be delivered at the next launch")
+            continuation.yield(.notDelivered(productId: productId, error))
+            return
+        }
+        let delivery = Task {
+            do {
+                let answer = try await merchant.deliver(signedTransaction: signedTransaction, orderId: orderId)
+                for delivered in answer.deliveries {
+                    print("✓ merchant: \(delivered.productId) \(delivered.outcome) (transaction \(delivered.transactionId))")
+                }
+                queue.finishTransaction(transaction)
+                forgetOrder(of: id)
+                continuation.yield(.delivered(productId: productId))
+            } catch {
+                print("! the merchant did not take \(productId) (\(error)); it stays unfinished until the next launch")
+                continuation.yield(.notDelivered(productId: productId, error))
+            }
+        }
+        merchantDeliveries.withLock { $0.append(delivery) }
+    }
+
+    /// The order the transaction pays for: kept in the ledger since an earlier launch, or one this run paid for,
+    /// which is written to the ledger now. Nil for a purchase whose order is unknown here (the merchant still
+    /// finds it by the transaction's app account token).
+    private func recordOrder(of transaction: SKPaymentTransaction, id: String) throws -> String? {
+        try ledger.withLock { ledger in
+            if let known = ledger.merchantOrders?[id] { return known }
+            guard let token = transaction.payment.applicationUsername,
+                let orderId = openOrders.withLock({ $0[token] })
+            else { return nil }
+            var updated = ledger
+            updated.merchantOrders = (ledger.merchantOrders ?? [:]).merging([id: orderId]) { $1 }
+            try updated.save(to: directory)
+            ledger = updated
+            return orderId
+        }
+    }
+
+    /// The merchant has the transaction: its order need not be kept any more.
+    private func forgetOrder(of id: String) {
+        ledger.withLock { ledger in
+            guard ledger.merchantOrders?[id] != nil else { return }
+            var updated = ledger
+            updated.merchantOrders?[id] = nil
+            if (try? updated.save(to: directory)) != nil { ledger = updated }
         }
     }
 }

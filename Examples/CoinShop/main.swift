@@ -1,4 +1,5 @@
-// coin-shop: a terminal store on KioskKit's StoreKit 1 face (the seeds' built-in model).
+// coin-shop: a terminal store on KioskKit's StoreKit 1 face (the seeds' built-in model, or with --merchant
+// their server model).
 //
 // Usage (against a Kiosk sandbox with an app, its two products, an agreement and a tester):
 //
@@ -13,6 +14,19 @@
 // Each state directory is one device: its session, payment queue and the shop's own ledger (coin-shop.json).
 // Transactions are delivered into the ledger and only then finished; one left unfinished by a killed run is
 // delivered at the next launch of the same device.
+//
+// Server model (figure 1-3): add the app's own server and the user's token there (or $COIN_SHOP_USER_TOKEN):
+//
+//   coin-shop products  --merchant http://127.0.0.1:9090 [same options]   # product ids from the merchant
+//   coin-shop buy coins --quantity 3 --merchant http://127.0.0.1:9090 --user-token TOKEN [same options]
+//   coin-shop balance   --merchant http://127.0.0.1:9090 --user-token TOKEN  # what the merchant holds: any device
+//   coin-shop restore   --merchant http://127.0.0.1:9090 --user-token TOKEN [same options]
+//
+// `buy` first creates an order at the merchant and pays with its app account token as applicationUsername; once
+// purchased, the device writes transaction id → order id in its ledger, sends the signed transaction to the
+// merchant, and finishes the transaction only after the merchant's answer. If the merchant cannot take it, the
+// transaction stays unfinished and is sent again at the next launch. The coins and remove-ads live at the
+// merchant, for the user, so a new device signed in to the same user sees them.
 
 import ArgumentParser
 import Foundation
@@ -43,20 +57,48 @@ struct ShopOptions: ParsableArguments {
     var coinsProduct: String?
     @Option(help: "The remove-ads product id (default: <bundle-id>.remove_ads).")
     var removeAdsProduct: String?
-    @Option(help: "Seconds to wait for each answer from the store.")
+    @Option(help: "Seconds to wait for each answer from the store (and the merchant).")
     var timeout = 30
+    @Option(
+        help: """
+            The app's own server (merchant), e.g. http://127.0.0.1:9090: product ids come from it and purchases \
+            are delivered through it (the seeds' server model).
+            """)
+    var merchant: String?
+    @Option(help: "The user's token at the merchant (default: $COIN_SHOP_USER_TOKEN).")
+    var userToken: String?
 
     var directory: URL { URL(fileURLWithPath: stateDir, isDirectory: true) }
     var catalog: Catalog {
         Catalog(coins: coinsProduct ?? "\(bundleId).coins", removeAds: removeAdsProduct ?? "\(bundleId).remove_ads")
     }
 
+    /// The merchant with `--merchant`, else nil. Acting for the user (everything but product lists) needs a token.
+    func merchantClient(needsUserToken: Bool = true) throws -> MerchantClient? {
+        guard let merchant else { return nil }
+        guard let url = URL(string: merchant), url.scheme != nil else {
+            throw ValidationError("--merchant must be a URL such as http://127.0.0.1:9090")
+        }
+        let token = userToken ?? ProcessInfo.processInfo.environment["COIN_SHOP_USER_TOKEN"]
+        if needsUserToken && token == nil {
+            throw ValidationError("--merchant needs the user's token: pass --user-token or set COIN_SHOP_USER_TOKEN.")
+        }
+        return MerchantClient(baseURL: url, userToken: token, requestTimeout: .seconds(max(1, timeout)))
+    }
+
+    /// The product ids to ask the store for: the merchant's list (server model) or the shop's own two.
+    func productIdentifiers(from merchant: MerchantClient?) async throws -> [String] {
+        guard let merchant else { return [catalog.coins, catalog.removeAds] }
+        return try await merchant.productIdentifiers(bundleId: bundleId)
+    }
+
     /// Opens the device, signs in if it is not yet, and adds the shop's observer, which delivers anything left
     /// unfinished by an earlier run.
-    func open() async throws -> (KioskStoreClient, ShopObserver) {
+    func open(needsUserToken: Bool = true) async throws -> Device {
         guard let serverURL = URL(string: server), serverURL.scheme != nil else {
             throw ValidationError("--server must be a URL such as http://127.0.0.1:8080")
         }
+        let merchant = try merchantClient(needsUserToken: needsUserToken)
         let ledger = try ShopLedger.load(from: directory)
         try ledger.save(to: directory)
         let client = try KioskKit.configure(
@@ -74,11 +116,27 @@ struct ShopOptions: ParsableArguments {
             }
         } catch {
             await client.close()
+            await merchant?.close()
             throw error
         }
-        let observer = ShopObserver(directory: directory, catalog: catalog, ledger: ledger)
+        let observer = ShopObserver(directory: directory, catalog: catalog, ledger: ledger, merchant: merchant)
         SKPaymentQueue.default().add(observer)
-        return (client, observer)
+        return Device(client: client, observer: observer)
+    }
+}
+
+/// One open device: the store's client, the shop's observer, and with `--merchant` the merchant's client.
+struct Device {
+    let client: KioskStoreClient
+    let observer: ShopObserver
+    var merchant: MerchantClient? { observer.merchant }
+
+    /// Waits for the deliveries to the merchant, then closes (the store's client waits for the finishes to be
+    /// acknowledged).
+    func close() async {
+        await observer.settle()
+        await client.close()
+        await merchant?.close()
     }
 }
 
@@ -87,18 +145,20 @@ struct Products: AsyncParsableCommand {
     @OptionGroup var options: ShopOptions
 
     func run() async throws {
-        let (client, observer) = try await options.open()
-        defer { print(balanceLine(observer.balance)) }
+        let device = try await options.open(needsUserToken: false)
+        // With --merchant the balance is the merchant's (`balance --merchant`), not this device's.
+        defer { if device.merchant == nil { print(balanceLine(device.observer.balance)) } }
         do {
-            for product in try await fetchProducts(options.catalog, observer: observer) {
+            let identifiers = try await options.productIdentifiers(from: device.merchant)
+            for product in try await fetchProducts(identifiers, observer: device.observer) {
                 print("\(product.productIdentifier)  \(product.localizedTitle) — \(product.localizedPrice)")
                 print("    \(product.localizedDescription)")
             }
         } catch {
-            await client.close()
+            await device.close()
             throw error
         }
-        await client.close()
+        await device.close()
     }
 }
 
@@ -119,11 +179,13 @@ struct Buy: AsyncParsableCommand {
     var askToBuy = false
 
     func run() async throws {
-        let (client, observer) = try await options.open()
+        let device = try await options.open()
+        let observer = device.observer
         do {
             let productId = item == .coins ? options.catalog.coins : options.catalog.removeAds
+            let identifiers = try await options.productIdentifiers(from: device.merchant)
             guard
-                let product = try await fetchProducts(options.catalog, observer: observer)
+                let product = try await fetchProducts(identifiers, observer: observer)
                     .first(where: { $0.productIdentifier == productId })
             else {
                 throw ValidationError("\(productId) is not on sale to this account.")
@@ -132,24 +194,36 @@ struct Buy: AsyncParsableCommand {
             let payment = SKMutablePayment(product: product)
             payment.quantity = quantity
             payment.simulatesAskToBuyInSandbox = askToBuy
+            if let merchant = device.merchant {
+                // Server model: an order for this user first; the payment carries its app account token.
+                let order = try await merchant.createOrder(
+                    productId: productId, quantity: quantity, bundleId: options.bundleId)
+                print("Order \(order.orderId) at the merchant.")
+                observer.expect(orderId: order.orderId, appAccountToken: order.appAccountToken)
+                payment.applicationUsername = order.appAccountToken.uuidString
+            }
             SKPaymentQueue.default().add(payment)
             outcome: for await event in observer.events {
                 switch event {
                 case .delivered(let id) where id == productId, .deferred(let id) where id == productId:
                     break outcome
-                case .failed(let id, let error) where id == productId:
+                case .failed(let id, let error) where id == productId,
+                    .notDelivered(let id, let error) where id == productId:
                     throw error
                 default:
                     continue
                 }
             }
             // The finish was sent in the observer; closing waits for the store to acknowledge it.
+            if let merchant = device.merchant {
+                print(try await merchantBalance(merchant))
+            }
         } catch {
-            await client.close()
+            await device.close()
             throw error
         }
-        await client.close()
-        print(balanceLine(observer.balance))
+        await device.close()
+        if device.merchant == nil { print(balanceLine(observer.balance)) }
     }
 }
 
@@ -159,38 +233,55 @@ struct Restore: AsyncParsableCommand {
     @OptionGroup var options: ShopOptions
 
     func run() async throws {
-        let (client, observer) = try await options.open()
+        let device = try await options.open()
         SKPaymentQueue.default().restoreCompletedTransactions()
+        // With --merchant, what the user owns is what the merchant holds (restored transactions go to it too).
+        var merchantLine: String?
         do {
-            restore: for await event in observer.events {
+            restore: for await event in device.observer.events {
                 switch event {
                 case .restoreFinished: break restore
                 case .restoreFailed(let error): throw error
                 default: continue
                 }
             }
+            if let merchant = device.merchant {
+                await device.observer.settle()
+                merchantLine = try await merchantBalance(merchant)
+            }
         } catch {
-            await client.close()
+            await device.close()
             throw error
         }
-        await client.close()
+        await device.close()
         print("Restore finished.")
-        print(balanceLine(observer.balance))
+        print(merchantLine ?? balanceLine(device.observer.balance))
     }
 }
 
 struct Balance: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the coins and the ad setting of this device.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show the coins and the ad setting of this device (with --merchant: of the user, at the merchant).")
     @OptionGroup var options: ShopOptions
 
-    func run() throws {
-        print(balanceLine(try ShopLedger.load(from: options.directory)))
+    func run() async throws {
+        guard let merchant = try options.merchantClient() else {
+            print(balanceLine(try ShopLedger.load(from: options.directory)))
+            return
+        }
+        do {
+            print(try await merchantBalance(merchant))
+        } catch {
+            await merchant.close()
+            throw error
+        }
+        await merchant.close()
     }
 }
 
-/// Requests the catalog's products with an `SKProductsRequest`, as the seeds do, and waits for the answer.
-func fetchProducts(_ catalog: Catalog, observer: ShopObserver) async throws -> [SKProduct] {
-    let request = SKProductsRequest(productIdentifiers: [catalog.coins, catalog.removeAds])
+/// Requests the products with an `SKProductsRequest`, as the seeds do, and waits for the answer.
+func fetchProducts(_ identifiers: [String], observer: ShopObserver) async throws -> [SKProduct] {
+    let request = SKProductsRequest(productIdentifiers: Set(identifiers))
     request.delegate = observer
     request.start()
     for await event in observer.events {
@@ -209,6 +300,16 @@ func fetchProducts(_ catalog: Catalog, observer: ShopObserver) async throws -> [
 
 func balanceLine(_ ledger: ShopLedger) -> String {
     "Balance: \(ledger.coins) coins, ads \(ledger.adsRemoved ? "removed" : "shown")."
+}
+
+/// What the merchant holds for the user (the same on every device): balances and active entitlements.
+func merchantBalance(_ merchant: MerchantClient) async throws -> String {
+    let owned = try await merchant.entitlements()
+    let balances = owned.balances.map { "\($0.amount) \($0.name)" }
+    let entitlements = owned.entitlements.filter { $0.active }.map { $0.name }
+    let owns = balances.isEmpty ? "nothing" : balances.joined(separator: ", ")
+    return "Balance at the merchant for \(owned.userId): \(owns)"
+        + "; entitlements: \(entitlements.isEmpty ? "none" : entitlements.joined(separator: ", "))."
 }
 
 /// Runs the command tree from an async function, where Swift picks AsyncParsableCommand's async `main()`
