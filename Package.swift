@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "KioskTesting", targets: ["KioskTesting"]),
         .library(name: "KioskProtocol", targets: ["KioskProtocol"]),
         .library(name: "KioskKit", targets: ["KioskKit"]),
+        .library(name: "KioskMerchant", targets: ["KioskMerchant"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -98,6 +99,28 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+        // The merchant toolkit and reference merchant server: orders, validation, the exactly-once grant ledger,
+        // entitlements, notification intake, content, reconciliation. Talks to the store over HTTP only.
+        .target(
+            name: "KioskMerchant",
+            dependencies: [
+                "KioskCore",
+                "KioskHTTP",
+                "KioskProtocol",
+                "KioskSigning",
+                "KioskStorage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The `kiosk` command line, as a library so tests build the exact commands.

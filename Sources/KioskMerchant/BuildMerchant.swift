@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskHTTP
+import KioskStorage
+import Logging
+import ServiceLifecycle
+
+/// A merchant server ready to run: the Hummingbird application and its parts.
+public struct BuiltMerchant: Sendable {
+    public var application: Application<RouterResponder<MerchantRequestContext>>
+    public var service: MerchantService
+    /// Which engine holds the ledger: `sqlite` or `postgresql`.
+    public var databaseEngine: String
+    /// Issues and checks user tokens with the configured secret.
+    public var tokens: UserTokens
+}
+
+/// Builds the merchant server: `kiosk merchant serve` runs what this returns, and tests (or a developer's own
+/// Swift server, mounting the same parts) call it too.
+///
+/// - Parameters:
+///   - configuration: the checked configuration (``MerchantConfiguration/load(from:)``).
+///   - databaseURL: the merchant's own database: `sqlite:///path/merchant.sqlite` or a PostgreSQL URL.
+///   - host, port: where to listen (port 0: any free port, told to `onServerRunning`).
+public func buildMerchant(
+    configuration: LoadedMerchantConfiguration,
+    databaseURL: String,
+    host: String = "127.0.0.1",
+    port: Int = 8090,
+    clock: any KioskClock = SystemClock(),
+    logger: Logger = Logger(label: "kiosk-merchant"),
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> BuiltMerchant {
+    let database = try await DatabaseOpener.open(
+        url: databaseURL, migrations: MerchantMigrations.all, logger: logger, clock: clock)
+    let service: MerchantService
+    do {
+        service = try MerchantService(configuration: configuration, database: database, clock: clock, logger: logger)
+    } catch {
+        try? await database.close()
+        throw error
+    }
+    let tokens = UserTokens(secret: configuration.raw.userTokenSecret)
+    let router = Router(context: MerchantRequestContext.self)
+    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: ErrorMiddleware(serverName: "merchant"))
+    router.get("health") { _, _ in
+        try await database.ping()
+        return ["status": "ok"]
+    }
+    MerchantController(service: service, tokens: tokens).addRoutes(to: router)
+    var application = Application(
+        router: router,
+        configuration: .init(address: .hostname(host, port: port), serverName: "Kiosk-Merchant"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+        logger: logger)
+    application.addServices(MerchantDatabaseService(database: database))
+    return BuiltMerchant(application: application, service: service, databaseEngine: database.engine, tokens: tokens)
+}
+
+/// Closes the ledger's database after the HTTP server stopped (services stop in reverse order).
+struct MerchantDatabaseService: Service {
+    let database: any SQLDatabaseEngine
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await database.close()
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskHTTP
+import KioskProtocol
+
+/// The request context of the merchant's routes: Kiosk's JSON coding, and the user a user token named.
+public struct MerchantRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by ``UserAuthMiddleware``.
+    public var userId: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    public var requestDecoder: JSONDecoder { .kiosk }
+    public var responseEncoder: JSONEncoder { .kiosk }
+
+    /// The signed-in user; the middleware guarantees it on user routes.
+    func user() throws -> String {
+        guard let userId else {
+            throw KioskError(.unauthorized, code: "missing_user_token", message: "This endpoint needs a user token.")
+        }
+        return userId
+    }
+}
+
+/// Lets a request through with `Authorization: Bearer <user token>` (``UserTokens``) and records its user.
+struct UserAuthMiddleware: RouterMiddleware {
+    typealias Context = MerchantRequestContext
+    let tokens: UserTokens
+    let clock: any KioskClock
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let token = request.bearerToken else {
+            throw KioskError(
+                .unauthorized, code: "missing_user_token", message: "This endpoint needs a user token.",
+                field: "Authorization",
+                fix: "Send Authorization: Bearer <token> with the token your sign-in issued (`kiosk merchant token --user ID`).")
+        }
+        var context = context
+        context.userId = try tokens.userId(from: token, now: clock.now())
+        return try await next(request, context)
+    }
+}
+
+/// Lets a request through only with the merchant's admin token.
+struct MerchantAdminMiddleware: RouterMiddleware {
+    typealias Context = MerchantRequestContext
+    let adminToken: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let token = request.bearerToken,
+            Array(token.utf8).elementsEqualInConstantTime(Array(adminToken.utf8))
+        else {
+            throw KioskError(
+                .unauthorized, code: "invalid_admin_token", message: "This endpoint needs the merchant's admin token.",
+                field: "Authorization", fix: "Send Authorization: Bearer <adminToken from the merchant configuration>.")
+        }
+        return try await next(request, context)
+    }
+}
+
+extension Request {
+    /// The token of an `Authorization: Bearer …` header.
+    var bearerToken: String? {
+        guard let header = headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        return String(header.dropFirst("Bearer ".count))
+    }
+}
+
+extension MerchantOrderRequest: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["bundleId", "productId", "quantity"]
+}
+
+extension MerchantDeliveryRequest: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["signedTransaction", "receiptData", "orderId"]
+}
+
+extension MerchantReconcileRequest: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["bundleId", "environment", "repair", "since"]
+}
+
+extension MerchantTokenRequest: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["userId", "expiresIn"]
+}
+
+/// Apple's notification body.
+struct NotificationBody: StrictlyDecodable {
+    var signedPayload: String
+    static let knownKeys: Set<String> = ["signedPayload"]
+}

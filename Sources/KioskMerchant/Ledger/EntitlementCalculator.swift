@@ -1,0 +1,128 @@
+import Foundation
+import KioskCore
+import KioskProtocol
+
+/// Works out what a user is entitled to from their grants, at a moment: never from the order things arrived in.
+///
+/// Non-consumables entitle for good; auto-renewable subscriptions until the latest expiry among their grants (or
+/// the end of a billing grace period); non-renewing subscriptions stack their durations in purchase order. Revoked
+/// grants give nothing, so a refund of one product leaves what another product grants.
+struct EntitlementCalculator: Sendable {
+    let products: [String: MerchantConfiguration.ProductSettings]
+
+    /// One entitlement's standing, with the grant that decides it.
+    struct Standing: Sendable {
+        var name: String
+        var active: Bool
+        var expiresDate: Date?
+        var decidingGrant: GrantRecord
+        var productIds: [String]
+        var renewal: RenewalState?
+        /// The end of a billing grace period that keeps it active past `expiresDate`.
+        var gracePeriodExpiresDate: Date?
+    }
+
+    func standings(grants: [GrantRecord], renewals: [RenewalState], now: Date) -> [Standing] {
+        let renewalByOriginal = Dictionary(renewals.map { ($0.originalTransactionId, $0) }, uniquingKeysWith: { $1 })
+        let named = grants.filter { $0.entitlement != nil }
+        return Dictionary(grouping: named, by: { $0.entitlement! }).map { name, grants in
+            let standing = grants.filter { !$0.isRevoked }
+            guard !standing.isEmpty else {
+                let last = grants.max { ($0.revokedDate ?? .distantPast) < ($1.revokedDate ?? .distantPast) }!
+                return Standing(
+                    name: name, active: false, expiresDate: last.expiresDate, decidingGrant: last,
+                    productIds: [last.productId], renewal: renewalByOriginal[last.originalTransactionId])
+            }
+            var ends: [(grant: GrantRecord, end: Date?, grace: Date?)] = []
+            var stackedEnd: Date?
+            for grant in standing.sorted(by: { $0.purchaseDate < $1.purchaseDate }) {
+                switch grant.productKind {
+                case .nonConsumable, .consumable:
+                    ends.append((grant, nil, nil))
+                case .autoRenewable:
+                    let expires = grant.expiresDate ?? grant.purchaseDate
+                    let grace = renewalByOriginal[grant.originalTransactionId]?.gracePeriodExpiresDate
+                    ends.append((grant, expires, grace.flatMap { $0 > expires ? $0 : nil }))
+                case .nonRenewing:
+                    let days = products[grant.productId]?.durationDays ?? 0
+                    let start = max(grant.purchaseDate, stackedEnd ?? grant.purchaseDate)
+                    let end = start.addingTimeInterval(TimeInterval(days) * 86_400)
+                    stackedEnd = end
+                    ends.append((grant, end, nil))
+                }
+            }
+            let permanent = ends.first { $0.end == nil }
+            let latest = permanent ?? ends.max { ($0.grace ?? $0.end!) < ($1.grace ?? $1.end!) }!
+            let activeUntil = latest.grace ?? latest.end
+            return Standing(
+                name: name, active: activeUntil.map { $0 > now } ?? true, expiresDate: latest.end,
+                decidingGrant: latest.grant, productIds: Array(Set(standing.map(\.productId))).sorted(),
+                renewal: renewalByOriginal[latest.grant.originalTransactionId], gracePeriodExpiresDate: latest.grace)
+        }
+        .sorted { $0.name < $1.name }
+    }
+
+    func entitlements(
+        userId: String, grants: [GrantRecord], renewals: [RenewalState], balances: [(name: String, amount: Int64)],
+        now: Date
+    ) -> MerchantEntitlements {
+        MerchantEntitlements(
+            userId: userId,
+            entitlements: standings(grants: grants, renewals: renewals, now: now).map { standing in
+                MerchantEntitlements.Entitlement(
+                    name: standing.name, active: standing.active, expiresDate: standing.expiresDate,
+                    productIds: standing.productIds, transactionId: standing.decidingGrant.transactionId,
+                    willAutoRenew: standing.decidingGrant.productKind == .autoRenewable
+                        ? standing.renewal.map { $0.autoRenewStatus == 1 } : nil,
+                    gracePeriodExpiresDate: standing.gracePeriodExpiresDate)
+            },
+            balances: balances.map { MerchantEntitlements.Balance(name: $0.name, amount: $0.amount) })
+    }
+
+    /// Sentences a support person can read to the user.
+    func explanation(
+        userId: String, grants: [GrantRecord], renewals: [RenewalState], balances: [(name: String, amount: Int64)],
+        events: [LedgerEvent], now: Date
+    ) -> MerchantExplanation {
+        var lines: [String] = []
+        for standing in standings(grants: grants, renewals: renewals, now: now) {
+            let grant = standing.decidingGrant
+            let how = grant.transactionId == grant.originalTransactionId ? "was bought" : "renewed"
+            let why = "transaction \(grant.transactionId) (\(grant.productId)) \(how) on \(grant.purchaseDate.iso8601)"
+            if let revoked = grant.revokedDate {
+                lines.append(
+                    "not entitled to \(standing.name): transaction \(grant.transactionId) (\(grant.productId)) was refunded or revoked on \(revoked.iso8601)"
+                )
+            } else if !standing.active, let end = standing.gracePeriodExpiresDate ?? standing.expiresDate {
+                lines.append("not entitled to \(standing.name): it ended on \(end.iso8601); the last \(why)")
+            } else if let grace = standing.gracePeriodExpiresDate {
+                lines.append(
+                    "entitled to \(standing.name) until \(grace.iso8601) (billing grace period; the period ended \(standing.expiresDate?.iso8601 ?? "?")) because \(why)"
+                )
+            } else if let end = standing.expiresDate {
+                var line = "entitled to \(standing.name) until \(end.iso8601) because \(why)"
+                if let renewal = standing.renewal, grant.productKind == .autoRenewable {
+                    line += renewal.autoRenewStatus == 1 ? "; it renews automatically" : "; auto-renew is off"
+                }
+                lines.append(line)
+            } else {
+                lines.append("entitled to \(standing.name) permanently because \(why)")
+            }
+        }
+        for balance in balances {
+            let credited = grants.filter { $0.balanceName == balance.name && !$0.isRevoked }
+            let revoked = grants.filter { $0.balanceName == balance.name && $0.isRevoked }
+            var line = "\(balance.name): \(balance.amount) from \(credited.count) purchase(s)"
+            if !revoked.isEmpty { line += "; \(revoked.count) refunded purchase(s) took back what they gave" }
+            lines.append(line)
+        }
+        if lines.isEmpty { lines.append("no purchases granted to \(userId)") }
+        return MerchantExplanation(
+            userId: userId, lines: lines,
+            history: events.map {
+                MerchantExplanation.HistoryEntry(
+                    date: $0.at, kind: $0.kind, transactionId: $0.transactionId, productId: $0.productId,
+                    source: $0.source, detail: $0.detail)
+            })
+    }
+}

@@ -1,0 +1,321 @@
+import Foundation
+import KioskCore
+import KioskStorage
+import SQLKit
+
+/// Who a transaction is for, and through which order.
+struct GrantOwner: Sendable, Hashable {
+    var userId: String
+    var orderId: String?
+}
+
+/// What applying a transaction did.
+enum GrantOutcome: Sendable, Equatable {
+    /// Granted now (for a transaction already refunded: recorded, nothing given).
+    case granted(revoked: Bool)
+    /// Granted before to the same user; a newer state (refund, reversal, extension) may have been applied.
+    case alreadyGranted(revoked: Bool)
+    /// Granted before to another user: nothing changes.
+    case grantedToAnotherUser(String)
+    /// No user known yet: kept as unclaimed until the app sends it.
+    case unclaimed
+
+    /// The word the delivery answer uses.
+    var deliveryOutcome: String {
+        switch self {
+        case .granted(let revoked): revoked ? "revoked" : "granted"
+        case .alreadyGranted(let revoked): revoked ? "revoked" : "already_granted"
+        case .grantedToAnotherUser: "granted_to_another_user"
+        case .unclaimed: "unclaimed"
+        }
+    }
+}
+
+/// The grant ledger, inside one database transaction: every method's changes commit or roll back together, so a
+/// grant, its balance credit, its order update and its history line are never half-written.
+struct GrantLedger: Sendable {
+    let session: SQLSession
+
+    // MARK: Applying transactions
+
+    /// Grants `facts` to `owner` exactly once, or brings an existing grant up to the newest signed state.
+    ///
+    /// Order of arrival never matters: the row's key (environment, transaction id) admits one grant, and a state
+    /// is applied only when it was signed after the one applied last. A transaction refunded before it was ever
+    /// granted is recorded revoked and credits nothing.
+    func apply(
+        _ facts: PurchaseFacts, owner: GrantOwner?, product: MerchantConfiguration.ProductSettings, source: String,
+        now: Date
+    ) async throws -> GrantOutcome {
+        if let existing = try await grant(transactionId: facts.transactionId, environment: facts.environment) {
+            if let owner, owner.userId != existing.userId { return .grantedToAnotherUser(existing.userId) }
+            let updated = try await updateState(existing, to: facts, source: source, now: now)
+            return .alreadyGranted(revoked: updated.isRevoked)
+        }
+        guard let owner else {
+            try await keepUnclaimed(facts, now: now)
+            return .unclaimed
+        }
+        let record = GrantRecord(
+            facts: facts, userId: owner.userId, orderId: owner.orderId, product: product, source: source,
+            grantedAt: now)
+        guard try await insert(record) else {
+            // Another transaction granted it between the read and the insert (PostgreSQL): apply on top of that.
+            return try await apply(facts, owner: owner, product: product, source: source, now: now)
+        }
+        if !record.isRevoked, let name = record.balanceName {
+            try await addToBalance(userId: owner.userId, name: name, amount: record.balanceAmount)
+        }
+        try await appendEvent(
+            record, kind: record.isRevoked ? "revoked" : "granted", source: source, now: now,
+            detail: record.isRevoked
+                ? "recorded already refunded (\(facts.revocationReason ?? "revoked")); nothing given"
+                : grantDetail(record))
+        if let orderId = owner.orderId {
+            try await session.run(
+                """
+                UPDATE orders SET state = 'delivered', transaction_id = \(bind: facts.transactionId),
+                    delivered_at = \(bind: now.millisecondsSince1970)
+                WHERE id = \(bind: orderId) AND transaction_id IS NULL
+                """)
+        }
+        try await session.run(
+            """
+            DELETE FROM unclaimed_transactions
+            WHERE environment = \(bind: facts.environment.rawValue) AND transaction_id = \(bind: facts.transactionId)
+            """)
+        return .granted(revoked: record.isRevoked)
+    }
+
+    /// Applies a newer signed state of a granted transaction: a refund takes back what it gave, a reversal gives
+    /// it again, an extension moves its expiry. Older or equal states change nothing.
+    @discardableResult
+    func updateState(_ grant: GrantRecord, to facts: PurchaseFacts, source: String, now: Date) async throws
+        -> GrantRecord
+    {
+        guard facts.signedDate > grant.stateSignedDate else { return grant }
+        var updated = grant
+        updated.revokedDate = facts.revocationDate
+        updated.revocationReason = facts.revocationReason
+        updated.expiresDate = facts.expiresDate ?? grant.expiresDate
+        updated.stateSignedDate = facts.signedDate
+        // Conditional on the state read, so two newer states applied at once cannot both count.
+        let rows = try await session.all(
+            """
+            UPDATE grants SET revoked_date = \(bind: updated.revokedDate?.millisecondsSince1970),
+                revocation_reason = \(bind: updated.revocationReason),
+                expires_date = \(bind: updated.expiresDate?.millisecondsSince1970),
+                state_signed_date = \(bind: updated.stateSignedDate.millisecondsSince1970)
+            WHERE environment = \(bind: grant.environment.rawValue) AND transaction_id = \(bind: grant.transactionId)
+                AND state_signed_date = \(bind: grant.stateSignedDate.millisecondsSince1970)
+            RETURNING transaction_id
+            """)
+        guard !rows.isEmpty else {
+            // Changed meanwhile: apply against what is there now.
+            guard let current = try await self.grant(transactionId: grant.transactionId, environment: grant.environment)
+            else { return grant }
+            return try await updateState(current, to: facts, source: source, now: now)
+        }
+        if !grant.isRevoked, updated.isRevoked {
+            if let name = grant.balanceName {
+                try await addToBalance(userId: grant.userId, name: name, amount: -grant.balanceAmount)
+            }
+            try await appendEvent(
+                updated, kind: "revoked", source: source, now: now,
+                detail: "refunded or revoked (\(facts.revocationReason ?? "revoked")): \(takenBack(grant))")
+        } else if grant.isRevoked, !updated.isRevoked {
+            if let name = grant.balanceName {
+                try await addToBalance(userId: grant.userId, name: name, amount: grant.balanceAmount)
+            }
+            try await appendEvent(updated, kind: "reinstated", source: source, now: now, detail: "refund reversed: \(grantDetail(updated))")
+        } else if updated.expiresDate != grant.expiresDate, let expires = updated.expiresDate {
+            try await appendEvent(
+                updated, kind: "expiry_changed", source: source, now: now, detail: "now expires \(expires.iso8601)")
+        }
+        return updated
+    }
+
+    /// Takes back a grant whose purchase the store does not know (reconciliation's repair).
+    func revokeWithoutPurchase(_ grant: GrantRecord, now: Date) async throws {
+        var facts = PurchaseFacts(
+            environment: grant.environment, bundleId: grant.bundleId, transactionId: grant.transactionId,
+            originalTransactionId: grant.originalTransactionId, productId: grant.productId, quantity: grant.quantity,
+            purchaseDate: grant.purchaseDate, expiresDate: grant.expiresDate, revocationDate: now,
+            revocationReason: "no_purchase_in_store", appAccountToken: nil, signedDate: now)
+        if facts.signedDate <= grant.stateSignedDate { facts.signedDate = grant.stateSignedDate.addingTimeInterval(0.001) }
+        try await updateState(grant, to: facts, source: "reconciliation", now: now)
+    }
+
+    // MARK: Reads
+
+    func grant(transactionId: String, environment: StoreEnvironment) async throws -> GrantRecord? {
+        try await session.first(
+            """
+            SELECT * FROM grants
+            WHERE environment = \(bind: environment.rawValue) AND transaction_id = \(bind: transactionId)
+            """
+        ).map(GrantRecord.init(row:))
+    }
+
+    /// A user's grants, oldest purchase first.
+    func grants(userId: String) async throws -> [GrantRecord] {
+        try await session.all(
+            "SELECT * FROM grants WHERE user_id = \(bind: userId) ORDER BY purchase_date, transaction_id"
+        ).map(GrantRecord.init(row:))
+    }
+
+    /// An app's grants in one environment.
+    func grants(bundleId: String, environment: StoreEnvironment) async throws -> [GrantRecord] {
+        try await session.all(
+            """
+            SELECT * FROM grants WHERE bundle_id = \(bind: bundleId) AND environment = \(bind: environment.rawValue)
+            ORDER BY purchase_date, transaction_id
+            """
+        ).map(GrantRecord.init(row:))
+    }
+
+    /// Who owns a subscription (or any transaction chain): the user its earlier transactions were granted to.
+    func owner(originalTransactionId: String, environment: StoreEnvironment) async throws -> String? {
+        try await session.first(
+            """
+            SELECT user_id FROM grants
+            WHERE environment = \(bind: environment.rawValue)
+                AND original_transaction_id = \(bind: originalTransactionId)
+            ORDER BY purchase_date LIMIT 1
+            """
+        )?.decode(column: "user_id", as: String.self)
+    }
+
+    /// A user's balances, by name.
+    func balances(userId: String) async throws -> [(name: String, amount: Int64)] {
+        try await session.all("SELECT name, amount FROM balances WHERE user_id = \(bind: userId) ORDER BY name").map {
+            (try $0.decode(column: "name", as: String.self), try $0.decode(column: "amount", as: Int64.self))
+        }
+    }
+
+    /// A user's ledger history, oldest first.
+    func events(userId: String) async throws -> [LedgerEvent] {
+        try await session.all(
+            "SELECT * FROM ledger_events WHERE user_id = \(bind: userId) ORDER BY at, transaction_id"
+        ).map(LedgerEvent.init(row:))
+    }
+
+    /// Unclaimed transactions of an app in one environment.
+    func unclaimedTransactionIds(bundleId: String, environment: StoreEnvironment) async throws -> [String] {
+        try await session.all(
+            """
+            SELECT transaction_id FROM unclaimed_transactions
+            WHERE bundle_id = \(bind: bundleId) AND environment = \(bind: environment.rawValue)
+            """
+        ).map { try $0.decode(column: "transaction_id", as: String.self) }
+    }
+
+    // MARK: Renewal info
+
+    /// Keeps the renewal info if it was signed after the one stored.
+    func saveRenewalState(_ state: RenewalState) async throws {
+        try await session.run(
+            """
+            INSERT INTO renewal_states (environment, original_transaction_id, auto_renew_status, auto_renew_product_id,
+                expiration_intent, grace_period_expires_date, signed_date)
+            VALUES (\(bind: state.environment.rawValue), \(bind: state.originalTransactionId),
+                \(bind: Int64(state.autoRenewStatus)), \(bind: state.autoRenewProductId),
+                \(bind: state.expirationIntent.map(Int64.init)),
+                \(bind: state.gracePeriodExpiresDate?.millisecondsSince1970),
+                \(bind: state.signedDate.millisecondsSince1970))
+            ON CONFLICT (environment, original_transaction_id) DO UPDATE SET
+                auto_renew_status = excluded.auto_renew_status, auto_renew_product_id = excluded.auto_renew_product_id,
+                expiration_intent = excluded.expiration_intent,
+                grace_period_expires_date = excluded.grace_period_expires_date, signed_date = excluded.signed_date
+            WHERE renewal_states.signed_date < excluded.signed_date
+            """)
+    }
+
+    func renewalStates(originalTransactionIds: [String], environment: StoreEnvironment) async throws -> [RenewalState] {
+        guard !originalTransactionIds.isEmpty else { return [] }
+        return try await session.all(
+            """
+            SELECT * FROM renewal_states WHERE environment = \(bind: environment.rawValue)
+                AND original_transaction_id IN (\(binds: originalTransactionIds))
+            """
+        ).map(RenewalState.init(row:))
+    }
+
+    // MARK: Writes
+
+    /// Inserts the grant unless the transaction has one; false then.
+    private func insert(_ grant: GrantRecord) async throws -> Bool {
+        let rows = try await session.all(
+            """
+            INSERT INTO grants (environment, transaction_id, original_transaction_id, bundle_id, user_id, order_id,
+                product_id, product_kind, quantity, entitlement, balance_name, balance_amount, purchase_date,
+                expires_date, revoked_date, revocation_reason, state_signed_date, source, granted_at)
+            VALUES (\(bind: grant.environment.rawValue), \(bind: grant.transactionId),
+                \(bind: grant.originalTransactionId), \(bind: grant.bundleId), \(bind: grant.userId),
+                \(bind: grant.orderId), \(bind: grant.productId), \(bind: grant.productKind.rawValue),
+                \(bind: Int64(grant.quantity)), \(bind: grant.entitlement), \(bind: grant.balanceName),
+                \(bind: grant.balanceAmount), \(bind: grant.purchaseDate.millisecondsSince1970),
+                \(bind: grant.expiresDate?.millisecondsSince1970), \(bind: grant.revokedDate?.millisecondsSince1970),
+                \(bind: grant.revocationReason), \(bind: grant.stateSignedDate.millisecondsSince1970),
+                \(bind: grant.source), \(bind: grant.grantedAt.millisecondsSince1970))
+            ON CONFLICT (environment, transaction_id) DO NOTHING
+            RETURNING transaction_id
+            """)
+        return !rows.isEmpty
+    }
+
+    private func addToBalance(userId: String, name: String, amount: Int64) async throws {
+        try await session.run(
+            """
+            INSERT INTO balances (user_id, name, amount) VALUES (\(bind: userId), \(bind: name), \(bind: amount))
+            ON CONFLICT (user_id, name) DO UPDATE SET amount = balances.amount + excluded.amount
+            """)
+    }
+
+    /// Remembers (or updates to a newer state) a purchase no user can be found for yet.
+    private func keepUnclaimed(_ facts: PurchaseFacts, now: Date) async throws {
+        try await session.run(
+            """
+            INSERT INTO unclaimed_transactions (environment, transaction_id, original_transaction_id, bundle_id,
+                product_id, revoked_date, state_signed_date, received_at)
+            VALUES (\(bind: facts.environment.rawValue), \(bind: facts.transactionId),
+                \(bind: facts.originalTransactionId), \(bind: facts.bundleId), \(bind: facts.productId),
+                \(bind: facts.revocationDate?.millisecondsSince1970), \(bind: facts.signedDate.millisecondsSince1970),
+                \(bind: now.millisecondsSince1970))
+            ON CONFLICT (environment, transaction_id) DO UPDATE SET
+                revoked_date = excluded.revoked_date, state_signed_date = excluded.state_signed_date
+            WHERE unclaimed_transactions.state_signed_date < excluded.state_signed_date
+            """)
+    }
+
+    private func appendEvent(_ grant: GrantRecord, kind: String, source: String, now: Date, detail: String) async throws {
+        try await session.run(
+            """
+            INSERT INTO ledger_events (user_id, at, environment, transaction_id, product_id, kind, source, detail)
+            VALUES (\(bind: grant.userId), \(bind: now.millisecondsSince1970), \(bind: grant.environment.rawValue),
+                \(bind: grant.transactionId), \(bind: grant.productId), \(bind: kind), \(bind: source),
+                \(bind: detail))
+            """)
+    }
+
+    private func grantDetail(_ grant: GrantRecord) -> String {
+        var parts: [String] = []
+        if let name = grant.balanceName { parts.append("+\(grant.balanceAmount) \(name)") }
+        if let entitlement = grant.entitlement {
+            parts.append(grant.expiresDate.map { "\(entitlement) until \($0.iso8601)" } ?? entitlement)
+        }
+        return parts.isEmpty ? "recorded" : parts.joined(separator: ", ")
+    }
+
+    private func takenBack(_ grant: GrantRecord) -> String {
+        var parts: [String] = []
+        if let name = grant.balanceName { parts.append("-\(grant.balanceAmount) \(name)") }
+        if let entitlement = grant.entitlement { parts.append("\(entitlement) no longer from this transaction") }
+        return parts.isEmpty ? "nothing to take back" : parts.joined(separator: ", ")
+    }
+}
+
+extension Date {
+    /// `2026-12-01T00:00:00Z`.
+    var iso8601: String { ISO8601DateFormatter().string(from: self) }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import KioskCore
+import KioskSigning
+
+/// One transaction as a verified source states it (a signed transaction, a `verifyReceipt` answer, a
+/// notification): the same shape whichever it came from, so the ledger has one way to apply it.
+public struct PurchaseFacts: Sendable, Hashable {
+    public var environment: StoreEnvironment
+    public var bundleId: String
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var productId: String
+    public var quantity: Int
+    public var purchaseDate: Date
+    public var expiresDate: Date?
+    /// Set when the store refunded or revoked it.
+    public var revocationDate: Date?
+    public var revocationReason: String?
+    /// The order's token the app passed with the payment, if it did.
+    public var appAccountToken: UUID?
+    /// When the source signed this state; the ledger keeps the newest state of each transaction.
+    public var signedDate: Date
+
+    public var isRevoked: Bool { revocationDate != nil }
+}
+
+extension PurchaseFacts {
+    /// The facts of a verified signed transaction.
+    init(_ payload: JWSTransactionDecodedPayload, environment: StoreEnvironment) {
+        self.init(
+            environment: environment, bundleId: payload.bundleId, transactionId: payload.transactionId,
+            originalTransactionId: payload.originalTransactionId, productId: payload.productId,
+            quantity: payload.quantity, purchaseDate: Date(millisecondsSince1970: payload.purchaseDate),
+            expiresDate: payload.expiresDate.map(Date.init(millisecondsSince1970:)),
+            revocationDate: payload.revocationDate.map(Date.init(millisecondsSince1970:)),
+            revocationReason: payload.revocationType
+                ?? payload.revocationReason.map { $0 == 1 ? "issue_in_app" : "other" },
+            appAccountToken: payload.appAccountToken.flatMap(UUID.init(uuidString:)),
+            signedDate: Date(millisecondsSince1970: payload.signedDate))
+    }
+}

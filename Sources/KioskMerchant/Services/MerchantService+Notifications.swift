@@ -1,0 +1,62 @@
+import Foundation
+import KioskCore
+import KioskSigning
+
+extension MerchantService {
+    /// Takes one App Store Server Notification V2: verifies the payload and its nested signed data, applies the
+    /// transaction's newest state to the ledger (granting a purchase the app never reported), and records the
+    /// notification's UUID in the same database transaction, so a retry of it changes nothing. Returns only once
+    /// all of that is committed; the HTTP answer is 200 only then.
+    ///
+    /// - Returns: What it did: `granted`, `already_granted`, `revoked`, `unclaimed`, `recorded` or `duplicate`.
+    func takeNotification(signedPayload: String) async throws -> String {
+        let notification = try await checks.notification(signedPayload)
+        let payload = notification.payload
+        // Unknown products are refused (not 200), so the store retries once the configuration names them.
+        let product = try notification.facts.map {
+            try self.product($0.productId, of: notification.app, field: "signedPayload")
+        }
+        let now = clock.now()
+        let outcome = try await database.withSession { session in
+            let fresh = try await session.all(
+                """
+                INSERT INTO received_notifications (uuid, notification_type, subtype, environment, bundle_id,
+                    transaction_id, signed_date, outcome, received_at)
+                VALUES (\(bind: payload.notificationUUID), \(bind: payload.notificationType), \(bind: payload.subtype),
+                    \(bind: notification.environment.rawValue), \(bind: notification.app.bundleId),
+                    \(bind: notification.facts?.transactionId), \(bind: payload.signedDate),
+                    'pending', \(bind: now.millisecondsSince1970))
+                ON CONFLICT (uuid) DO NOTHING
+                RETURNING uuid
+                """)
+            guard !fresh.isEmpty else { return "duplicate" }
+            let ledger = GrantLedger(session: session)
+            if let renewal = notification.renewal {
+                try await ledger.saveRenewalState(
+                    RenewalState(
+                        environment: notification.environment, originalTransactionId: renewal.originalTransactionId,
+                        autoRenewStatus: renewal.autoRenewStatus, autoRenewProductId: renewal.autoRenewProductId,
+                        expirationIntent: renewal.expirationIntent,
+                        gracePeriodExpiresDate: renewal.gracePeriodExpiresDate.map(Date.init(millisecondsSince1970:)),
+                        signedDate: Date(millisecondsSince1970: renewal.signedDate)))
+            }
+            var outcome = "recorded"
+            if let facts = notification.facts, let product {
+                let owner = try await Orders(session: session).ownerFromStore(facts)
+                outcome = try await ledger.apply(
+                    facts, owner: owner, product: product, source: "notification", now: now
+                ).deliveryOutcome
+            }
+            try await session.run(
+                "UPDATE received_notifications SET outcome = \(bind: outcome) WHERE uuid = \(bind: payload.notificationUUID)")
+            return outcome
+        }
+        logger.info(
+            "notification",
+            metadata: [
+                "type": "\(payload.notificationType)", "subtype": "\(payload.subtype ?? "")",
+                "uuid": "\(payload.notificationUUID)", "outcome": "\(outcome)",
+            ])
+        return outcome
+    }
+}

@@ -1,0 +1,124 @@
+import KioskStorage
+
+/// The merchant's own schema, in its own database (never the store's). Written once for SQLite and PostgreSQL:
+/// ids as TEXT, timestamps as BIGINT milliseconds since 1970, amounts as BIGINT whole units.
+enum MerchantMigrations {
+    static let all: [Migration] = [ledger]
+
+    static let ledger = Migration(
+        version: 1, name: "merchant_ledger",
+        statements: [
+            // An order: what a user is about to buy; `app_account_token` travels with the payment.
+            """
+            CREATE TABLE orders (
+                id TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                quantity BIGINT NOT NULL,
+                app_account_token TEXT NOT NULL,
+                state TEXT NOT NULL,
+                transaction_id TEXT,
+                created_at BIGINT NOT NULL,
+                delivered_at BIGINT,
+                CONSTRAINT orders_pkey PRIMARY KEY (id),
+                CONSTRAINT orders_app_account_token_key UNIQUE (app_account_token)
+            )
+            """,
+            "CREATE INDEX orders_user ON orders (user_id, created_at)",
+            // The grant ledger: one row per transaction ever granted, whatever told us of it first. The key makes
+            // a second grant of one transaction impossible; `state_signed_date` is the signing date of the
+            // transaction state applied last, so an older state arriving late changes nothing.
+            """
+            CREATE TABLE grants (
+                environment TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                order_id TEXT,
+                product_id TEXT NOT NULL,
+                product_kind TEXT NOT NULL,
+                quantity BIGINT NOT NULL,
+                entitlement TEXT,
+                balance_name TEXT,
+                balance_amount BIGINT NOT NULL,
+                purchase_date BIGINT NOT NULL,
+                expires_date BIGINT,
+                revoked_date BIGINT,
+                revocation_reason TEXT,
+                state_signed_date BIGINT NOT NULL,
+                source TEXT NOT NULL,
+                granted_at BIGINT NOT NULL,
+                CONSTRAINT grants_pkey PRIMARY KEY (environment, transaction_id)
+            )
+            """,
+            "CREATE INDEX grants_user ON grants (user_id)",
+            "CREATE INDEX grants_original ON grants (environment, original_transaction_id)",
+            """
+            CREATE TABLE balances (
+                user_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                amount BIGINT NOT NULL,
+                CONSTRAINT balances_pkey PRIMARY KEY (user_id, name)
+            )
+            """,
+            // Every change to a user's ledger, for history and `explain`.
+            """
+            CREATE TABLE ledger_events (
+                user_id TEXT NOT NULL,
+                at BIGINT NOT NULL,
+                environment TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                source TEXT NOT NULL,
+                detail TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX ledger_events_user ON ledger_events (user_id, at)",
+            // Purchases the merchant learnt of but cannot tie to a user yet (no order, no earlier grant): granted
+            // when the app sends them, listed by reconciliation.
+            """
+            CREATE TABLE unclaimed_transactions (
+                environment TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                revoked_date BIGINT,
+                state_signed_date BIGINT NOT NULL,
+                received_at BIGINT NOT NULL,
+                CONSTRAINT unclaimed_transactions_pkey PRIMARY KEY (environment, transaction_id)
+            )
+            """,
+            // App Store Server Notifications taken, by UUID: a retry of one is recognised and changes nothing.
+            """
+            CREATE TABLE received_notifications (
+                uuid TEXT NOT NULL,
+                notification_type TEXT NOT NULL,
+                subtype TEXT,
+                environment TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                transaction_id TEXT,
+                signed_date BIGINT NOT NULL,
+                outcome TEXT NOT NULL,
+                received_at BIGINT NOT NULL,
+                CONSTRAINT received_notifications_pkey PRIMARY KEY (uuid)
+            )
+            """,
+            // The latest renewal info per subscription: auto-renew and billing grace period.
+            """
+            CREATE TABLE renewal_states (
+                environment TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                auto_renew_status BIGINT NOT NULL,
+                auto_renew_product_id TEXT NOT NULL,
+                expiration_intent BIGINT,
+                grace_period_expires_date BIGINT,
+                signed_date BIGINT NOT NULL,
+                CONSTRAINT renewal_states_pkey PRIMARY KEY (environment, original_transaction_id)
+            )
+            """,
+        ])
+}

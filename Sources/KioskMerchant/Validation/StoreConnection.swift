@@ -1,0 +1,209 @@
+import AsyncHTTPClient
+import Foundation
+import KioskCore
+import NIOCore
+import NIOHTTP1
+
+/// The merchant's calls to the store: `verifyReceipt` (production first, then the sandbox on 21007, as Apple asks)
+/// and the App Store Server API (signed with the app's In-App Purchase key). The same calls work against Kiosk and
+/// against Apple; the configuration says where.
+struct StoreConnection: Sendable {
+    let app: LoadedMerchantConfiguration.LoadedApp
+    let clock: any KioskClock
+    var timeout: TimeAmount = .seconds(30)
+
+    // MARK: verifyReceipt
+
+    /// A receipt's transactions, from the environment that accepted it.
+    struct VerifiedReceipt: Sendable {
+        var environment: StoreEnvironment
+        var transactions: [PurchaseFacts]
+    }
+
+    /// Validates a base64 app receipt: production first; a 21007 answer means a sandbox receipt, sent again to
+    /// the sandbox. Every transaction of `in_app` and `latest_receipt_info` comes back once.
+    func verifyReceipt(_ receiptData: String) async throws -> VerifiedReceipt {
+        var environment = StoreEnvironment.production
+        var answer = try await postReceipt(receiptData, to: .production)
+        if answer["status"] as? Int == 21007 {
+            environment = .sandbox
+            answer = try await postReceipt(receiptData, to: .sandbox)
+        }
+        let status = answer["status"] as? Int ?? -1
+        guard status == 0 else { throw Self.receiptRefusal(status: status, answer: answer) }
+        guard app.environments.contains(environment) else {
+            throw KioskError.invalid(
+                "wrong_environment", "The receipt is from \(environment.appleName), which \(app.bundleId) does not accept here.",
+                field: "receiptData", fix: "Send a receipt from an accepted environment.")
+        }
+        let receipt = answer["receipt"] as? [String: Any] ?? [:]
+        guard receipt["bundle_id"] as? String == app.bundleId else {
+            throw KioskError.invalid(
+                "wrong_app", "The receipt is for \(receipt["bundle_id"] as? String ?? "another app"), not \(app.bundleId).",
+                field: "receiptData", fix: "Send the receipt of \(app.bundleId).")
+        }
+        let signed = Self.millis(receipt["request_date_ms"]) ?? clock.now()
+        var seen = Set<String>()
+        var transactions: [PurchaseFacts] = []
+        let entries = (receipt["in_app"] as? [[String: Any]] ?? []) + (answer["latest_receipt_info"] as? [[String: Any]] ?? [])
+        for entry in entries {
+            guard let id = entry["transaction_id"] as? String, let productId = entry["product_id"] as? String,
+                let purchased = Self.millis(entry["purchase_date_ms"]), seen.insert(id).inserted
+            else { continue }
+            transactions.append(
+                PurchaseFacts(
+                    environment: environment, bundleId: app.bundleId, transactionId: id,
+                    originalTransactionId: entry["original_transaction_id"] as? String ?? id, productId: productId,
+                    quantity: Int(entry["quantity"] as? String ?? "1") ?? 1, purchaseDate: purchased,
+                    expiresDate: Self.millis(entry["expires_date_ms"]),
+                    revocationDate: Self.millis(entry["cancellation_date_ms"]),
+                    revocationReason: (entry["cancellation_reason"] as? String).map { $0 == "1" ? "issue_in_app" : "other" },
+                    appAccountToken: (entry["app_account_token"] as? String).flatMap(UUID.init(uuidString:)),
+                    signedDate: signed))
+        }
+        return VerifiedReceipt(environment: environment, transactions: transactions)
+    }
+
+    private func postReceipt(_ receiptData: String, to environment: StoreEnvironment) async throws -> [String: Any] {
+        guard let url = app.settings.store.verifyReceipt[environment] else {
+            throw KioskError(
+                .unavailable, code: "store_not_configured",
+                message: "No verifyReceipt URL for \(environment.appleName) is configured for \(app.bundleId).",
+                fix: "Set store in the merchant configuration.")
+        }
+        var body: [String: Any] = ["receipt-data": receiptData, "exclude-old-transactions": false]
+        if let secret = app.settings.sharedSecret { body["password"] = secret }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        let (status, data) = try await send(request, what: "verifyReceipt")
+        guard status == 200, let answer = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw Self.storeUnavailable("verifyReceipt answered HTTP \(status)")
+        }
+        return answer
+    }
+
+    private static func receiptRefusal(status: Int, answer: [String: Any]) -> KioskError {
+        let reason: String =
+            switch status {
+            case 21000: "the store could not read the request"
+            case 21002: "the receipt data is malformed"
+            case 21003: "the receipt could not be authenticated (forged or tampered)"
+            case 21004: "the shared secret does not match the app's"
+            case 21006: "the subscription has expired"
+            case 21008: "the receipt is from production but was sent to the sandbox"
+            case 21010: "the account or purchase no longer exists"
+            default: "status \(status)"
+            }
+        let message = (answer["message"] as? String).map { " (\($0))" } ?? ""
+        if status == 21005 || status == 21009 || (21100...21199).contains(status) {
+            return storeUnavailable("verifyReceipt answered \(status)\(message)")
+        }
+        return KioskError.invalid(
+            "receipt_refused", "The store refused the receipt: \(reason)\(message); nothing was granted.",
+            field: "receiptData", fix: "Send the app receipt unchanged (base64), refreshed if needed.")
+    }
+
+    // MARK: App Store Server API
+
+    /// The signed transaction the store holds for `transactionId`, or nil when it knows none (404).
+    func transactionInfo(_ transactionId: String, environment: StoreEnvironment) async throws -> String? {
+        let (status, data) = try await serverAPI(.GET, "/inApps/v1/transactions/\(transactionId)", environment: environment)
+        if status == 404 { return nil }
+        try Self.expectOK(status, data, call: "Get Transaction Info")
+        return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["signedTransactionInfo"] as? String
+    }
+
+    /// Every signed transaction of the customer who made `transactionId` (all pages of history v2).
+    func transactionHistory(_ transactionId: String, environment: StoreEnvironment) async throws -> [String] {
+        var signed: [String] = []
+        var revision: String?
+        repeat {
+            let query = revision.map { "?revision=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? ""
+            let (status, data) = try await serverAPI(
+                .GET, "/inApps/v2/history/\(transactionId)\(query)", environment: environment)
+            if status == 404 { return signed }
+            try Self.expectOK(status, data, call: "Get Transaction History")
+            let page = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+            signed += page["signedTransactions"] as? [String] ?? []
+            revision = (page["hasMore"] as? Bool == true) ? page["revision"] as? String : nil
+        } while revision != nil
+        return signed
+    }
+
+    /// Every notification the store sent (or tried to) between the dates: their signed payloads.
+    func notificationHistory(from start: Date, to end: Date, environment: StoreEnvironment) async throws -> [String] {
+        var signed: [String] = []
+        var token: String?
+        repeat {
+            let query = token.map { "?paginationToken=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? ""
+            let body: [String: Any] = ["startDate": start.millisecondsSince1970, "endDate": end.millisecondsSince1970]
+            let (status, data) = try await serverAPI(
+                .POST, "/inApps/v1/notifications/history\(query)", environment: environment,
+                body: try JSONSerialization.data(withJSONObject: body))
+            try Self.expectOK(status, data, call: "Get Notification History")
+            let page = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+            for item in page["notificationHistory"] as? [[String: Any]] ?? [] {
+                if let payload = item["signedPayload"] as? String { signed.append(payload) }
+            }
+            token = (page["hasMore"] as? Bool == true) ? page["paginationToken"] as? String : nil
+        } while token != nil
+        return signed
+    }
+
+    private func serverAPI(
+        _ method: HTTPMethod, _ path: String, environment: StoreEnvironment, body: Data? = nil
+    ) async throws -> (Int, Data) {
+        guard let key = app.serverAPIKey else {
+            throw KioskError(
+                .unavailable, code: "server_api_not_configured",
+                message: "\(app.bundleId) has no serverAPIKey, which this needs.",
+                fix: "Add serverAPIKey to the app in the merchant configuration (`kiosk keys create`).")
+        }
+        guard let base = app.settings.store.serverAPI[environment] else {
+            throw KioskError(
+                .unavailable, code: "store_not_configured",
+                message: "No App Store Server API URL for \(environment.appleName) is configured for \(app.bundleId).",
+                fix: "Set store in the merchant configuration.")
+        }
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(try key.token(now: clock.now()))")
+        request.headers.add(name: "Accept", value: "application/json")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        return try await send(request, what: "the App Store Server API")
+    }
+
+    private func send(_ request: HTTPClientRequest, what: String) async throws -> (Int, Data) {
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            let body = try await response.body.collect(upTo: 32 * 1024 * 1024)
+            return (Int(response.status.code), Data(body.readableBytesView))
+        } catch {
+            throw Self.storeUnavailable("\(what) could not be reached at \(request.url): \(error)")
+        }
+    }
+
+    private static func expectOK(_ status: Int, _ data: Data, call: String) throws {
+        guard status == 200 else {
+            let text = String(decoding: data.prefix(300), as: UTF8.self)
+            throw storeUnavailable("\(call) answered HTTP \(status) \(text)")
+        }
+    }
+
+    private static func storeUnavailable(_ message: String) -> KioskError {
+        KioskError(.unavailable, code: "store_unavailable", message: message, fix: "Retry later; nothing was granted.")
+    }
+
+    /// Apple's string (or number) of milliseconds since 1970.
+    private static func millis(_ value: Any?) -> Date? {
+        if let text = value as? String, let number = Int64(text) { return Date(millisecondsSince1970: number) }
+        if let number = value as? Int64 { return Date(millisecondsSince1970: number) }
+        if let number = value as? Int { return Date(millisecondsSince1970: Int64(number)) }
+        return nil
+    }
+}
