@@ -184,6 +184,7 @@ let package = Package(
             name: "KioskTesting",
             dependencies: [
                 "KioskStore",
+                "KioskMerchant",
                 "KioskCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -230,6 +231,14 @@ let package = Package(
                 "KioskKit", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "KioskMerchantTests",
+            dependencies: [
+                "KioskMerchant", "KioskKit", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: swiftSettings

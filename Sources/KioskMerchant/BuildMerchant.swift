@@ -10,6 +10,8 @@ import ServiceLifecycle
 public struct BuiltMerchant: Sendable {
     public var application: Application<RouterResponder<MerchantRequestContext>>
     public var service: MerchantService
+    /// The ledger's database, for checks below the HTTP surface.
+    public var database: any SQLDatabaseEngine
     /// Which engine holds the ledger: `sqlite` or `postgresql`.
     public var databaseEngine: String
     /// Issues and checks user tokens with the configured secret.
@@ -56,7 +58,8 @@ public func buildMerchant(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger)
     application.addServices(MerchantDatabaseService(database: database))
-    return BuiltMerchant(application: application, service: service, databaseEngine: database.engine, tokens: tokens)
+    return BuiltMerchant(
+        application: application, service: service, database: database, databaseEngine: database.engine, tokens: tokens)
 }
 
 /// Closes the ledger's database after the HTTP server stopped (services stop in reverse order).

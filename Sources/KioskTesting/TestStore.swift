@@ -62,23 +62,32 @@ public struct TestStore: Sendable {
         _ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, body: Data? = nil,
         token: String?? = .none, headers: [String: String] = [:]
     ) async throws -> Answer {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
-        let bearer = token ?? (path.hasPrefix("/admin/") ? adminToken : nil)
-        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let payload = try body ?? json.map({ try JSONSerialization.data(withJSONObject: $0) }) {
-            if headers["Content-Type"] == nil { request.headers.add(name: "Content-Type", value: "application/json") }
-            request.body = .bytes(ByteBuffer(bytes: payload))
-        }
-        // Generous: a full test run starts hundreds of stores at once, and a slow answer under that load is not
-        // what a test checks.
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
-        let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
-        return Answer(
-            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-            body: Data(collected.readableBytesView))
+        try await sendTestRequest(
+            method, baseURL + path, json: json, body: body,
+            bearer: token ?? (path.hasPrefix("/admin/") ? adminToken : nil), headers: headers)
     }
+}
+
+/// Sends one request with an optional bearer token and JSON body, and collects the whole answer.
+func sendTestRequest(
+    _ method: HTTPMethod, _ url: String, json: [String: Any]?, body: Data?, bearer: String?,
+    headers: [String: String]
+) async throws -> TestStore.Answer {
+    var request = HTTPClientRequest(url: url)
+    request.method = method
+    if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    if let payload = try body ?? json.map({ try JSONSerialization.data(withJSONObject: $0) }) {
+        if headers["Content-Type"] == nil { request.headers.add(name: "Content-Type", value: "application/json") }
+        request.body = .bytes(ByteBuffer(bytes: payload))
+    }
+    // Generous: a full test run starts hundreds of stores at once, and a slow answer under that load is not
+    // what a test checks.
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+    let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
+    return TestStore.Answer(
+        status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+        body: Data(collected.readableBytesView))
 }
 
 /// Which port a test store listens on.
@@ -189,12 +198,12 @@ private func runTestStore<T: Sendable>(
 }
 
 /// Another process took the port between choosing it and binding it.
-private struct TestStoreBindError: Error {
+struct TestStoreBindError: Error {
     var port: Int
 }
 
 /// A TCP port on 127.0.0.1 that is free now: bound with port 0, read back, closed.
-private func freeLoopbackPort() throws -> Int {
+func freeLoopbackPort() throws -> Int {
     #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else

@@ -80,6 +80,20 @@ public struct MerchantConfiguration: Codable, Sendable {
         public var content: String?
         /// Listed in the product lists; default true.
         public var listed: Bool?
+
+        public init(
+            productId: String, type: ProductKind, entitlement: String? = nil, balance: String? = nil,
+            amount: Int64? = nil, durationDays: Int? = nil, content: String? = nil, listed: Bool? = nil
+        ) {
+            self.productId = productId
+            self.type = type
+            self.entitlement = entitlement
+            self.balance = balance
+            self.amount = amount
+            self.durationDays = durationDays
+            self.content = content
+            self.listed = listed
+        }
     }
 
     /// The four product types, as this file spells them.

@@ -62,10 +62,18 @@ struct EntitlementCalculator: Sendable {
         .sorted { $0.name < $1.name }
     }
 
-    func entitlements(
-        userId: String, grants: [GrantRecord], renewals: [RenewalState], balances: [(name: String, amount: Int64)],
-        now: Date
-    ) -> MerchantEntitlements {
+    /// What the standing grants credit, by balance name: summed from the grants themselves, so a balance can
+    /// never drift from the ledger.
+    func balances(grants: [GrantRecord]) -> [MerchantEntitlements.Balance] {
+        let standing = grants.filter { !$0.isRevoked && $0.balanceName != nil }
+        return Dictionary(grouping: standing, by: { $0.balanceName! })
+            .map { MerchantEntitlements.Balance(name: $0.key, amount: $0.value.reduce(0) { $0 + $1.balanceAmount }) }
+            .sorted { $0.name < $1.name }
+    }
+
+    func entitlements(userId: String, grants: [GrantRecord], renewals: [RenewalState], now: Date)
+        -> MerchantEntitlements
+    {
         MerchantEntitlements(
             userId: userId,
             entitlements: standings(grants: grants, renewals: renewals, now: now).map { standing in
@@ -76,13 +84,12 @@ struct EntitlementCalculator: Sendable {
                         ? standing.renewal.map { $0.autoRenewStatus == 1 } : nil,
                     gracePeriodExpiresDate: standing.gracePeriodExpiresDate)
             },
-            balances: balances.map { MerchantEntitlements.Balance(name: $0.name, amount: $0.amount) })
+            balances: balances(grants: grants))
     }
 
     /// Sentences a support person can read to the user.
     func explanation(
-        userId: String, grants: [GrantRecord], renewals: [RenewalState], balances: [(name: String, amount: Int64)],
-        events: [LedgerEvent], now: Date
+        userId: String, grants: [GrantRecord], renewals: [RenewalState], events: [LedgerEvent], now: Date
     ) -> MerchantExplanation {
         var lines: [String] = []
         for standing in standings(grants: grants, renewals: renewals, now: now) {
@@ -109,7 +116,7 @@ struct EntitlementCalculator: Sendable {
                 lines.append("entitled to \(standing.name) permanently because \(why)")
             }
         }
-        for balance in balances {
+        for balance in balances(grants: grants) {
             let credited = grants.filter { $0.balanceName == balance.name && !$0.isRevoked }
             let revoked = grants.filter { $0.balanceName == balance.name && $0.isRevoked }
             var line = "\(balance.name): \(balance.amount) from \(credited.count) purchase(s)"

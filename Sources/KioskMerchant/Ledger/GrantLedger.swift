@@ -63,9 +63,6 @@ struct GrantLedger: Sendable {
             // Another transaction granted it between the read and the insert (PostgreSQL): apply on top of that.
             return try await apply(facts, owner: owner, product: product, source: source, now: now)
         }
-        if !record.isRevoked, let name = record.balanceName {
-            try await addToBalance(userId: owner.userId, name: name, amount: record.balanceAmount)
-        }
         try await appendEvent(
             record, kind: record.isRevoked ? "revoked" : "granted", source: source, now: now,
             detail: record.isRevoked
@@ -117,16 +114,10 @@ struct GrantLedger: Sendable {
             return try await updateState(current, to: facts, source: source, now: now)
         }
         if !grant.isRevoked, updated.isRevoked {
-            if let name = grant.balanceName {
-                try await addToBalance(userId: grant.userId, name: name, amount: -grant.balanceAmount)
-            }
             try await appendEvent(
                 updated, kind: "revoked", source: source, now: now,
                 detail: "refunded or revoked (\(facts.revocationReason ?? "revoked")): \(takenBack(grant))")
         } else if grant.isRevoked, !updated.isRevoked {
-            if let name = grant.balanceName {
-                try await addToBalance(userId: grant.userId, name: name, amount: grant.balanceAmount)
-            }
             try await appendEvent(updated, kind: "reinstated", source: source, now: now, detail: "refund reversed: \(grantDetail(updated))")
         } else if updated.expiresDate != grant.expiresDate, let expires = updated.expiresDate {
             try await appendEvent(
@@ -184,13 +175,6 @@ struct GrantLedger: Sendable {
             ORDER BY purchase_date LIMIT 1
             """
         )?.decode(column: "user_id", as: String.self)
-    }
-
-    /// A user's balances, by name.
-    func balances(userId: String) async throws -> [(name: String, amount: Int64)] {
-        try await session.all("SELECT name, amount FROM balances WHERE user_id = \(bind: userId) ORDER BY name").map {
-            (try $0.decode(column: "name", as: String.self), try $0.decode(column: "amount", as: Int64.self))
-        }
     }
 
     /// A user's ledger history, oldest first.
@@ -262,14 +246,6 @@ struct GrantLedger: Sendable {
             RETURNING transaction_id
             """)
         return !rows.isEmpty
-    }
-
-    private func addToBalance(userId: String, name: String, amount: Int64) async throws {
-        try await session.run(
-            """
-            INSERT INTO balances (user_id, name, amount) VALUES (\(bind: userId), \(bind: name), \(bind: amount))
-            ON CONFLICT (user_id, name) DO UPDATE SET amount = balances.amount + excluded.amount
-            """)
     }
 
     /// Remembers (or updates to a newer state) a purchase no user can be found for yet.

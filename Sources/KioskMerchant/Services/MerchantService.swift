@@ -188,23 +188,20 @@ public struct MerchantService: Sendable {
     /// What the user owns now: entitlements and balances (restore through the server).
     func entitlements(userId: String) async throws -> MerchantEntitlements {
         let now = clock.now()
-        let (grants, renewals, balances) = try await userLedger(userId: userId)
-        return calculator.entitlements(
-            userId: userId, grants: grants, renewals: renewals, balances: balances, now: now)
+        let (grants, renewals) = try await userLedger(userId: userId)
+        return calculator.entitlements(userId: userId, grants: grants, renewals: renewals, now: now)
     }
 
     /// Why the user owns what they own, and the history behind it.
     func explain(userId: String) async throws -> MerchantExplanation {
         let now = clock.now()
-        let (grants, renewals, balances) = try await userLedger(userId: userId)
+        let (grants, renewals) = try await userLedger(userId: userId)
         let events = try await database.withSession { try await GrantLedger(session: $0).events(userId: userId) }
         return calculator.explanation(
-            userId: userId, grants: grants, renewals: renewals, balances: balances, events: events, now: now)
+            userId: userId, grants: grants, renewals: renewals, events: events, now: now)
     }
 
-    private func userLedger(userId: String) async throws
-        -> ([GrantRecord], [RenewalState], [(name: String, amount: Int64)])
-    {
+    private func userLedger(userId: String) async throws -> ([GrantRecord], [RenewalState]) {
         try await database.withSession { session in
             let ledger = GrantLedger(session: session)
             let grants = try await ledger.grants(userId: userId)
@@ -214,7 +211,7 @@ public struct MerchantService: Sendable {
                     .map(\.originalTransactionId))
                 renewals += try await ledger.renewalStates(originalTransactionIds: Array(originals), environment: environment)
             }
-            return (grants, renewals, try await ledger.balances(userId: userId))
+            return (grants, renewals)
         }
     }
 

@@ -55,14 +55,6 @@ enum MerchantMigrations {
             """,
             "CREATE INDEX grants_user ON grants (user_id)",
             "CREATE INDEX grants_original ON grants (environment, original_transaction_id)",
-            """
-            CREATE TABLE balances (
-                user_id TEXT NOT NULL,
-                name TEXT NOT NULL,
-                amount BIGINT NOT NULL,
-                CONSTRAINT balances_pkey PRIMARY KEY (user_id, name)
-            )
-            """,
             // Every change to a user's ledger, for history and `explain`.
             """
             CREATE TABLE ledger_events (

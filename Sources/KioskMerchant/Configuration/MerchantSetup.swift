@@ -1,0 +1,128 @@
+import AsyncHTTPClient
+import Foundation
+import KioskCore
+import KioskSigning
+import NIOCore
+import NIOHTTP1
+
+/// Makes a working merchant configuration from a running Kiosk store (`kiosk merchant init`): reads the app's
+/// Apple id and shared secret (generating one if it has none), exports both root certificates, creates an
+/// In-App Purchase key for the Server API, derives products from the store's catalog unless given, and can point
+/// the app's notification URLs at the merchant.
+public enum MerchantSetup {
+    /// Writes `kiosk-sandbox-root.pem`, `kiosk-production-root.pem` and `merchant-key.p8` into `directory` and
+    /// returns the configuration naming them (relative paths: save it in the same folder).
+    ///
+    /// - Parameters:
+    ///   - storeURL: The store's base URL, e.g. `http://127.0.0.1:8080`.
+    ///   - adminToken: The store's admin token.
+    ///   - products: What each product grants; nil derives it from the catalog: consumables credit one unit of a
+    ///     balance named after the product id's last part, everything else unlocks an entitlement named so.
+    ///   - notificationURL: Set as the app's sandbox and production notification URL when given.
+    public static func configuration(
+        storeURL: String, adminToken: String, bundleId: String,
+        products: [MerchantConfiguration.ProductSettings]? = nil, directory: URL, notificationURL: String? = nil
+    ) async throws -> MerchantConfiguration {
+        let admin = StoreAdmin(baseURL: storeURL.hasSuffix("/") ? String(storeURL.dropLast()) : storeURL, token: adminToken)
+        var app = try await admin.json(.GET, "/admin/v1/apps/\(bundleId)")
+        if app["sharedSecret"] == nil {
+            app = try await admin.json(.POST, "/admin/v1/apps/\(bundleId)/shared-secret")
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var roots: [String: [String]] = [:]
+        for environment in StoreEnvironment.allCases {
+            let file = "kiosk-\(environment.rawValue)-root.pem"
+            let pem = try await admin.text(.GET, "/admin/v1/certificates/\(environment.rawValue)/root?format=pem")
+            try Data(pem.utf8).write(to: directory.appendingPathComponent(file), options: .atomic)
+            roots[environment.appleName] = [file]
+        }
+        let key = try await admin.json(.POST, "/admin/v1/apps/\(bundleId)/keys", body: ["name": "Merchant server"])
+        guard let keyId = key["keyId"] as? String, let issuerId = key["issuerId"] as? String,
+            let privateKey = key["privateKey"] as? String
+        else { throw StoreAdmin.unexpected("the new key has no keyId, issuerId or privateKey") }
+        let keyFile = "merchant-key.p8"
+        try Data(privateKey.utf8).write(to: directory.appendingPathComponent(keyFile), options: .atomic)
+        if let notificationURL {
+            _ = try await admin.json(
+                .PATCH, "/admin/v1/apps/\(bundleId)",
+                body: ["sandboxNotificationURLs": [notificationURL], "productionNotificationURLs": [notificationURL]])
+        }
+        var settings = products
+        if settings == nil {
+            let catalog = try await admin.json(.GET, "/admin/v1/apps/\(bundleId)/products")
+            settings = (catalog["products"] as? [[String: Any]] ?? []).compactMap(derivedProduct)
+        }
+        return MerchantConfiguration(
+            adminToken: SecretGenerator.token(), userTokenSecret: SecretGenerator.token(), publicURL: nil,
+            contentURLLifetime: nil,
+            apps: [
+                .init(
+                    bundleId: bundleId, appAppleId: (app["appAppleId"] as? NSNumber)?.int64Value,
+                    sharedSecret: app["sharedSecret"] as? String, store: .kiosk(admin.baseURL), rootCertificates: roots,
+                    serverAPIKey: .init(keyId: keyId, issuerId: issuerId, privateKey: nil, privateKeyFile: keyFile),
+                    confirmWithServerAPI: nil, environments: nil, products: settings ?? [])
+            ])
+    }
+
+    /// A product's settings guessed from the store's catalog entry.
+    private static func derivedProduct(_ product: [String: Any]) -> MerchantConfiguration.ProductSettings? {
+        guard let productId = product["productId"] as? String, product["deletedAt"] == nil,
+            let kind = (product["type"] as? String).flatMap(MerchantConfiguration.ProductKind.init(rawValue:))
+        else { return nil }
+        let name = productId.split(separator: ".").last.map(String.init) ?? productId
+        return MerchantConfiguration.ProductSettings(
+            productId: productId, type: kind, entitlement: kind == .consumable ? nil : name,
+            balance: kind == .consumable ? name : nil, amount: kind == .consumable ? 1 : nil,
+            durationDays: kind == .nonRenewing ? 30 : nil, content: nil, listed: nil)
+    }
+}
+
+/// The few admin calls setup makes.
+private struct StoreAdmin {
+    let baseURL: String
+    let token: String
+
+    func json(_ method: HTTPMethod, _ path: String, body: [String: Any]? = nil) async throws -> [String: Any] {
+        let data = try await send(method, path, body: body)
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw Self.unexpected("\(method) \(path) did not answer a JSON object")
+        }
+        return object
+    }
+
+    func text(_ method: HTTPMethod, _ path: String) async throws -> String {
+        String(decoding: try await send(method, path, body: nil), as: UTF8.self)
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: [String: Any]?) async throws -> Data {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        }
+        let response: HTTPClientResponse
+        let data: Data
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+            data = Data(try await response.body.collect(upTo: 16 * 1024 * 1024).readableBytesView)
+        } catch {
+            throw KioskError(
+                .unavailable, code: "store_unreachable", message: "The store at \(baseURL) did not answer: \(error)",
+                fix: "Start it (`kiosk serve`) or pass its URL with --server.")
+        }
+        guard (200..<300).contains(Int(response.status.code)) else {
+            let detail = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["error"] as? [String: Any]
+            throw KioskError(
+                .invalidInput, code: detail?["code"] as? String ?? "store_refused",
+                message: "The store refused \(method) \(path): \(detail?["message"] as? String ?? "HTTP \(response.status.code)")",
+                fix: detail?["fix"] as? String ?? "Check the bundle id and the admin token.")
+        }
+        return data
+    }
+
+    static func unexpected(_ message: String) -> KioskError {
+        KioskError(.unavailable, code: "unexpected_store_answer", message: "Unexpected store answer: \(message).")
+    }
+}

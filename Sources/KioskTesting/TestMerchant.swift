@@ -1,0 +1,156 @@
+import Foundation
+import KioskCore
+import KioskMerchant
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+
+/// A real merchant server on 127.0.0.1, configured against a running test store, with its own ledger database.
+///
+/// ```swift
+/// try await withTestStore { store in
+///     // … create the app, its products, the agreement and a tester on the store …
+///     try await withTestMerchant(store: store, bundleId: "com.example.shop", products: [
+///         .init(productId: "com.example.shop.coins", type: .consumable, balance: "coins", amount: 100),
+///     ]) { merchant in
+///         let token = merchant.userToken("alice")
+///         let order = try await merchant.request(.POST, "/merchant/v1/orders", json: ["productId": "…"], token: token)
+///     }
+/// }
+/// ```
+/// The store's app gets the merchant's notification URL (when `receivesNotifications`), a new In-App Purchase
+/// key and a shared secret; the roots, the key and `merchant.json` go into `directory`.
+public struct TestMerchant: Sendable {
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: String
+    public let port: Int
+    public let directory: URL
+    public let built: BuiltMerchant
+
+    /// The admin token of the merchant's admin routes.
+    public var adminToken: String { built.service.configuration.raw.adminToken }
+
+    /// A user token for `userId`, valid for a day.
+    public func userToken(_ userId: String) -> String {
+        built.tokens.issue(userId: userId, expiresAt: Date().addingTimeInterval(86_400))
+    }
+
+    /// Sends a request to the merchant; admin paths get the admin token unless `token` says otherwise.
+    public func request(
+        _ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, body: Data? = nil, token: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> TestStore.Answer {
+        try await sendTestRequest(
+            method, baseURL + path, json: json, body: body,
+            bearer: token ?? (path.contains("/admin/") ? adminToken : nil), headers: headers)
+    }
+}
+
+/// Runs `body` against a fresh merchant for `bundleId` on `store`, and always shuts it down.
+///
+/// - Parameters:
+///   - products: what each product grants.
+///   - directory: the merchant's folder (configuration, roots, key, SQLite ledger). Pass one that already holds
+///     `merchant.json` to restart the same merchant on its same ledger; a folder passed in is kept.
+///   - databaseURL: the ledger's database; nil for `merchant.sqlite` in `directory`.
+///   - port: `.ephemeral`, `.free` or `.fixed(n)` (a restart keeps its notification URL with the same port).
+///   - receivesNotifications: point the app's notification URLs at this merchant.
+///   - configure: last changes to the configuration before it is saved.
+public func withTestMerchant<T: Sendable>(
+    store: TestStore, bundleId: String, products: [MerchantConfiguration.ProductSettings],
+    directory: URL? = nil, databaseURL: String? = nil, clock: any KioskClock = SystemClock(),
+    port: TestStorePort = .ephemeral, receivesNotifications: Bool = true,
+    configure: @Sendable (inout MerchantConfiguration) -> Void = { _ in },
+    _ body: @Sendable (TestMerchant) async throws -> T
+) async throws -> T {
+    let folder =
+        directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-merchant-\(UUID().uuidString)")
+    defer { if directory == nil { try? FileManager.default.removeItem(at: folder) } }
+    let file = folder.appendingPathComponent("merchant.json")
+    if !FileManager.default.fileExists(atPath: file.path) {
+        var configuration = try await MerchantSetup.configuration(
+            storeURL: store.baseURL, adminToken: store.adminToken, bundleId: bundleId, products: products,
+            directory: folder)
+        configure(&configuration)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(configuration).write(to: file, options: .atomic)
+    }
+    let loaded = try MerchantConfiguration.load(from: file.path)
+    let database = databaseURL ?? "sqlite://\(folder.appendingPathComponent("merchant.sqlite").path)"
+    func run(_ number: Int) async throws -> T {
+        try await runTestMerchant(
+            configuration: loaded, databaseURL: database, clock: clock, directory: folder, port: number
+        ) { merchant in
+            if receivesNotifications {
+                let url = merchant.baseURL + "/merchant/v1/notifications"
+                let answer = try await store.request(
+                    .PATCH, "/admin/v1/apps/\(bundleId)",
+                    json: ["sandboxNotificationURLs": [url], "productionNotificationURLs": [url]])
+                guard answer.status == 200 else {
+                    throw TestStoreError(message: "Setting the notification URL failed: \(answer.text)")
+                }
+            }
+            return try await body(merchant)
+        }
+    }
+    switch port {
+    case .ephemeral: return try await run(0)
+    case .fixed(let number): return try await run(number)
+    case .free:
+        var attempt = 1
+        while true {
+            do {
+                return try await run(try freeLoopbackPort())
+            } catch is TestStoreBindError where attempt < 5 {
+                attempt += 1
+            }
+        }
+    }
+}
+
+private func runTestMerchant<T: Sendable>(
+    configuration: LoadedMerchantConfiguration, databaseURL: String, clock: any KioskClock, directory: URL,
+    port requestedPort: Int, _ body: @Sendable (TestMerchant) async throws -> T
+) async throws -> T {
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    var logger = Logger(label: "kiosk-test-merchant")
+    logger.logLevel = .warning
+    let built = try await buildMerchant(
+        configuration: configuration, databaseURL: databaseURL, host: "127.0.0.1", port: requestedPort, clock: clock,
+        logger: logger,
+        onServerRunning: { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        })
+    let serviceGroup = ServiceGroup(
+        configuration: .init(services: [built.application], gracefulShutdownSignals: [], logger: logger))
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+            defer { portContinuation.finish() }
+            try await serviceGroup.run()
+        }
+        do {
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                do {
+                    try await group.next()
+                } catch let error as IOError where error.errnoCode == EADDRINUSE && requestedPort != 0 {
+                    throw TestStoreBindError(port: requestedPort)
+                }
+                throw TestStoreError(message: "The merchant stopped before it listened.")
+            }
+            let merchant = TestMerchant(
+                baseURL: "http://127.0.0.1:\(port)", port: port, directory: directory, built: built)
+            let result = try await body(merchant)
+            await serviceGroup.triggerGracefulShutdown()
+            try await group.waitForAll()
+            return result
+        } catch {
+            await serviceGroup.triggerGracefulShutdown()
+            try? await group.waitForAll()
+            throw error
+        }
+    }
+}
