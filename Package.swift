@@ -128,6 +128,7 @@ let package = Package(
             name: "KioskCLI",
             dependencies: [
                 "KioskCore",
+                "KioskMerchant",
                 "KioskProtocol",
                 "KioskSigning",
                 "KioskStorage",
@@ -239,6 +240,7 @@ let package = Package(
             name: "KioskMerchantTests",
             dependencies: [
                 "KioskMerchant", "KioskKit", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: swiftSettings
