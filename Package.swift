@@ -240,6 +240,7 @@ let package = Package(
             name: "KioskMerchantTests",
             dependencies: [
                 "KioskMerchant", "KioskKit", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
