@@ -7,13 +7,14 @@ public struct KioskCommand: AsyncParsableCommand {
         abstract: "Kiosk: a self-hosted in-app purchase store that speaks Apple's protocols.",
         discussion: """
             Start a store with `kiosk serve`; the other commands talk to a running store \
-            (--server / KIOSK_SERVER, --token / KIOSK_ADMIN_TOKEN).
+            (--server / KIOSK_SERVER, --token / KIOSK_ADMIN_TOKEN). `kiosk merchant` runs your own server \
+            beside it: the merchant that validates purchases and grants them exactly once.
             """,
         version: "0.1.0",
         subcommands: [
             ServeCommand.self, AppsCommand.self, ProductsCommand.self, GroupsCommand.self, CatalogCommand.self,
             AgreementsCommand.self, TestersCommand.self, AccountsCommand.self, KeysCommand.self, CertsCommand.self,
-            TestCommand.self, OfferCodesCommand.self,
+            TestCommand.self, OfferCodesCommand.self, MerchantCommand.self,
         ]
     )
 

@@ -1,0 +1,294 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import KioskCore
+import KioskMerchant
+import KioskProtocol
+import NIOCore
+import NIOHTTP1
+
+extension MerchantCommand {
+    /// `kiosk merchant explain`: why a user has what they have.
+    struct Explain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Explain what a user owns at the merchant, and the history that led there.",
+            discussion: """
+                Prints one line per entitlement and balance (which transaction gives it, or how it ended), the \
+                entitlements and balances now, then every grant, revocation and change in the ledger.
+                """)
+        @Option(help: "The user's id, as in their user token.") var user: String
+        @OptionGroup var connection: MerchantConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let client = try connection.client()
+                let explanationAnswer = try await client.get(MerchantPaths.adminExplain(userId: user.pathEscaped))
+                let entitlementsAnswer = try await client.get(MerchantPaths.adminEntitlements(userId: user.pathEscaped))
+                if connection.json {
+                    let document: [String: Any] = [
+                        "explanation": try JSONSerialization.jsonObject(with: explanationAnswer.body),
+                        "entitlements": try JSONSerialization.jsonObject(with: entitlementsAnswer.body),
+                    ]
+                    let data = try JSONSerialization.data(
+                        withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+                    print(String(decoding: data, as: UTF8.self))
+                    return
+                }
+                let explanation = try explanationAnswer.decode(MerchantExplanation.self)
+                let owned = try entitlementsAnswer.decode(MerchantEntitlements.self)
+                for line in Self.describe(explanation: explanation, entitlements: owned) { print(line) }
+            }
+        }
+
+        static func describe(explanation: MerchantExplanation, entitlements owned: MerchantEntitlements) -> [String] {
+            var lines = explanation.lines
+            lines.append("")
+            if owned.entitlements.isEmpty && owned.balances.isEmpty {
+                lines.append("No entitlements or balances.")
+            } else {
+                var table = TextTable("NAME", "KIND", "NOW", "PRODUCTS", "TRANSACTION")
+                for entitlement in owned.entitlements {
+                    var state = entitlement.active ? "active" : "inactive"
+                    if let expires = entitlement.expiresDate {
+                        state += entitlement.active ? " until \(expires.ISO8601Format())" : " since \(expires.ISO8601Format())"
+                    }
+                    if let grace = entitlement.gracePeriodExpiresDate { state += ", grace until \(grace.ISO8601Format())" }
+                    if let renews = entitlement.willAutoRenew { state += renews ? ", renews" : ", does not renew" }
+                    table.add(
+                        entitlement.name, "entitlement", state, entitlement.productIds.joined(separator: ","),
+                        entitlement.transactionId)
+                }
+                for balance in owned.balances {
+                    table.add(balance.name, "balance", String(balance.amount), "", "")
+                }
+                lines += table.lines
+            }
+            lines.append("")
+            if explanation.history.isEmpty {
+                lines.append("History: none.")
+            } else {
+                lines.append("History:")
+                var table = TextTable("DATE", "KIND", "TRANSACTION", "PRODUCT", "SOURCE", "DETAIL")
+                for entry in explanation.history {
+                    table.add(
+                        entry.date.ISO8601Format(), entry.kind, entry.transactionId, entry.productId, entry.source,
+                        entry.detail)
+                }
+                lines += table.lines
+            }
+            return lines
+        }
+    }
+
+    /// `kiosk merchant reconcile`: the store's transactions against the grant ledger.
+    struct Reconcile: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Compare the store's transactions with the merchant's grants; --repair fixes what differs.",
+            discussion: """
+                The merchant reads the store's notification history and each customer's transaction history \
+                (App Store Server API) and lists purchases it never granted (not_granted; no_user when nothing ties \
+                one to a user), refunds it missed (revocation_not_applied) and grants without a purchase \
+                (grant_without_purchase). With --repair it grants and takes back through the same ledger, so \
+                nothing is granted twice. Exits 0 whenever the merchant answered, findings or not.
+                """)
+        @Option(help: "sandbox or production.") var environment: String
+        @Option(help: "The app's bundle id (needed only when the merchant serves several apps).") var app: String?
+        @Flag(help: "Repair what is found: grant purchases not granted, take back grants without a purchase.")
+        var repair = false
+        @Option(
+            help: """
+                Read the store's notification history from this date, e.g. 2026-06-01 or 2026-06-01T12:00:00Z \
+                (default: 179 days ago; the store keeps 180).
+                """)
+        var since: String?
+        @OptionGroup var connection: MerchantConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                guard let name = StoreEnvironment(appleName: environment)?.appleName else {
+                    throw CLIError(
+                        message: "'\(environment)' is not an environment.", field: "--environment",
+                        fix: "Use sandbox or production.")
+                }
+                let start: Date
+                if let since {
+                    guard let date = Self.date(since) else {
+                        throw CLIError(
+                            message: "'\(since)' is not a date.", field: "--since",
+                            fix: "Use an ISO 8601 date within the last 180 days, e.g. 2026-06-01 or 2026-06-01T12:00:00Z.")
+                    }
+                    start = date
+                } else {
+                    // A day inside the store's 180-day reach: the store measures it when the request arrives, so
+                    // exactly 180 days from here would already be too far back there.
+                    start = Date().addingTimeInterval(-179 * 86_400)
+                }
+                let client = try connection.client()
+                let request = MerchantReconcileRequest(
+                    bundleId: app, environment: name, repair: repair ? true : nil, since: start)
+                let encoder = JSONEncoder()
+                encoder.dateEncodingStrategy = .iso8601
+                let answer = try await client.post(MerchantPaths.adminReconcile, body: try encoder.encode(request))
+                if connection.json {
+                    print(answer.prettyJSON)
+                    return
+                }
+                for line in Self.describe(try answer.decode(MerchantReconcileReport.self)) { print(line) }
+            }
+        }
+
+        /// An ISO 8601 date (`2026-06-01`, midnight UTC) or date and time.
+        static func date(_ text: String) -> Date? {
+            let full = ISO8601DateFormatter()
+            if let date = full.date(from: text) { return date }
+            full.formatOptions.insert(.withFractionalSeconds)
+            if let date = full.date(from: text) { return date }
+            let day = ISO8601DateFormatter()
+            day.formatOptions = [.withFullDate]
+            return day.date(from: text)
+        }
+
+        static func describe(_ report: MerchantReconcileReport) -> [String] {
+            var lines = ["Reconciled \(report.bundleId) (\(report.environment)) with the store."]
+            if !report.findings.isEmpty {
+                var table = TextTable("KIND", "TRANSACTION", "PRODUCT", "USER", "REPAIR", "DETAIL")
+                for finding in report.findings {
+                    table.add(
+                        finding.kind, finding.transactionId, finding.productId, finding.userId ?? "-",
+                        finding.repair ?? "-", finding.detail)
+                }
+                lines += table.lines
+            }
+            var summary = [
+                counted(report.storeTransactions, "store transaction"), counted(report.grants, "grant"),
+                counted(report.findings.count, "finding"),
+            ]
+            if report.repaired {
+                summary.append("repaired")
+            } else if !report.findings.isEmpty {
+                summary.append("not repaired (run again with --repair)")
+            }
+            lines.append(summary.joined(separator: ", "))
+            return lines
+        }
+
+        static func counted(_ count: Int, _ noun: String) -> String {
+            "\(count) \(noun)\(count == 1 ? "" : "s")"
+        }
+    }
+}
+
+/// `--merchant`, `--admin-token`, `--config` and `--json`, shared by the commands that ask a running merchant.
+struct MerchantConnectionOptions: ParsableArguments {
+    @Option(help: "The merchant's URL (default: KIOSK_MERCHANT_URL or http://127.0.0.1:8090).")
+    var merchant: String?
+
+    @Option(help: "The merchant's admin token (default: KIOSK_MERCHANT_ADMIN_TOKEN, or the one in --config).")
+    var adminToken: String?
+
+    @Option(help: "Read the admin token from this merchant configuration (or KIOSK_MERCHANT_CONFIG).")
+    var config: String?
+
+    @Flag(help: "Print one JSON document instead of text.")
+    var json = false
+
+    /// The client: an explicit --admin-token wins, then --config, then KIOSK_MERCHANT_ADMIN_TOKEN, then
+    /// KIOSK_MERCHANT_CONFIG.
+    func client() throws -> MerchantClient {
+        let environment = ProcessInfo.processInfo.environment
+        var token = adminToken
+        var publicURL: String?
+        if token == nil, let config {
+            let loaded = try loadMerchantConfiguration(config)
+            token = loaded.raw.adminToken
+            publicURL = loaded.raw.publicURL
+        }
+        if token == nil { token = environment["KIOSK_MERCHANT_ADMIN_TOKEN"] }
+        if token == nil, let path = environment["KIOSK_MERCHANT_CONFIG"], !path.isEmpty {
+            let loaded = try loadMerchantConfiguration(path)
+            token = loaded.raw.adminToken
+            publicURL = loaded.raw.publicURL
+        }
+        guard let token, !token.isEmpty else {
+            throw CLIError(
+                message: "No merchant admin token.", field: "--admin-token",
+                fix: "Pass --admin-token or --config merchant.json, or set KIOSK_MERCHANT_ADMIN_TOKEN "
+                    + "(the adminToken `kiosk merchant init` wrote into the configuration).")
+        }
+        return MerchantClient(
+            baseURL: merchant ?? environment["KIOSK_MERCHANT_URL"] ?? publicURL ?? "http://127.0.0.1:8090",
+            adminToken: token)
+    }
+}
+
+/// Talks to a running merchant's admin routes (`/merchant/v1/admin/…`) for the CLI.
+struct MerchantClient {
+    let baseURL: String
+    let adminToken: String
+
+    func get(_ path: String) async throws -> AdminClient.Answer {
+        try await send(.GET, path, body: nil)
+    }
+
+    func post(_ path: String, body: Data) async throws -> AdminClient.Answer {
+        try await send(.POST, path, body: body)
+    }
+
+    /// Sends a request and returns a 2xx answer; any other answer becomes a `CLIError` with the merchant's text.
+    private func send(_ method: HTTPMethod, _ path: String, body: Data?) async throws -> AdminClient.Answer {
+        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        guard var components = URLComponents(string: base), ["http", "https"].contains(components.scheme ?? ""),
+            components.host?.isEmpty == false
+        else {
+            throw CLIError(
+                message: "'\(baseURL)' is not a valid merchant URL.", field: "--merchant",
+                fix: "Use e.g. --merchant http://127.0.0.1:8090")
+        }
+        components.percentEncodedPath += path
+        guard let url = components.string else {
+            throw CLIError(message: "'\(baseURL)' is not a valid merchant URL.", field: "--merchant")
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
+        request.headers.add(name: "Accept", value: "application/json")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        // A refused connection is reported at once instead of being retried until the deadline.
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(120))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        defer { _ = client.shutdown() }
+        let response: HTTPClientResponse
+        let buffer: ByteBuffer
+        do {
+            response = try await client.execute(request, timeout: .seconds(180))
+            buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
+        } catch {
+            throw CLIError(
+                message: "Cannot reach the merchant at \(baseURL) (\(error)).",
+                fix: "Start it with `kiosk merchant serve --config merchant.json`, or point --merchant / "
+                    + "KIOSK_MERCHANT_URL at it.")
+        }
+        let answer = AdminClient.Answer(
+            status: Int(response.status.code), body: Data(buffer.readableBytesView),
+            contentType: response.headers.first(name: "Content-Type"))
+        guard (200..<300).contains(answer.status) else {
+            var error = CLIError(answer: answer)
+            if error.code == nil {
+                let text = String(decoding: answer.body, as: UTF8.self)
+                error.message = "The merchant at \(baseURL) answered HTTP \(answer.status)\(text.isEmpty ? "" : ": \(text)")"
+            }
+            // The merchant answers every admin path; a server that does not is something else (the store, often).
+            if answer.status == 404, error.code == nil || error.code == "not_found" {
+                error.fix = "Check that --merchant / KIOSK_MERCHANT_URL points at `kiosk merchant serve` (default port "
+                    + "8090), not at the store."
+            }
+            throw error
+        }
+        return answer
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import KioskCore
+import KioskMerchant
+import KioskProtocol
+import KioskStorage
+import KioskStore
+import Logging
+import NIOCore
+
+extension MerchantCommand {
+    /// `kiosk merchant serve`: runs the merchant server until SIGINT or SIGTERM.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the merchant server for the apps a configuration names.",
+            discussion: """
+                Checks the configuration (files, roots, the Server API key, products) before it listens and names \
+                the field of any problem. The grant ledger lives in its own database, by default merchant.sqlite \
+                beside the configuration. Every option also reads a KIOSK_MERCHANT_* variable.
+                """)
+
+        @Option(help: "The merchant configuration, e.g. merchant.json (KIOSK_MERCHANT_CONFIG).")
+        var config: String?
+
+        @Option(help: "Address to listen on (KIOSK_MERCHANT_HOST; default 127.0.0.1).")
+        var host: String?
+
+        @Option(help: "Port to listen on, 0 for any free port (KIOSK_MERCHANT_PORT; default 8090).")
+        var port: Int?
+
+        @Option(
+            help: """
+                The ledger's database: sqlite:///path or postgres://user:pass@host:port/db \
+                (KIOSK_MERCHANT_DATABASE_URL; default merchant.sqlite in the configuration's folder).
+                """)
+        var database: String?
+
+        @Option(help: "trace, debug, info, notice, warning, error or critical (KIOSK_LOG_LEVEL; default info).")
+        var logLevel: String?
+
+        @Option(help: "text or json (KIOSK_LOG_FORMAT; default text).")
+        var logFormat: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let environment = ProcessInfo.processInfo.environment
+                let settings = try makeSettings(environment: environment)
+                let loaded = try loadMerchantConfiguration(settings.configPath)
+                KioskLogging.bootstrap(format: settings.logFormat, level: settings.logLevel)
+                let host = settings.host
+                let merchant: BuiltMerchant
+                do {
+                    merchant = try await buildMerchant(
+                        configuration: loaded, databaseURL: settings.databaseURL, host: host, port: settings.port,
+                        logger: Logger(label: "kiosk-merchant"),
+                        onServerRunning: { port in
+                            writeMerchantLines(
+                                Self.banner(configuration: loaded, host: host, port: port, database: settings.databaseURL))
+                        })
+                } catch let error as KioskError {
+                    throw CLIError(error)
+                } catch let error as StorageError {
+                    throw CLIError(
+                        message: "The merchant could not open its database: \(error)", field: "--database",
+                        fix: "Check --database / KIOSK_MERCHANT_DATABASE_URL, or leave it out to use SQLite beside the configuration.")
+                }
+                do {
+                    try await merchant.application.runService()
+                } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                    throw CLIError(
+                        message: "The merchant cannot listen on \(host):\(settings.port): the address is in use.",
+                        field: "--port",
+                        fix: "Another process uses that port: stop it, or pass another --port (0 for any free port).")
+                } catch let error as IOError {
+                    throw CLIError(
+                        message: "The merchant cannot listen on \(host):\(settings.port) (\(error)).", field: "--host",
+                        fix: "Check --host / KIOSK_MERCHANT_HOST and --port / KIOSK_MERCHANT_PORT.")
+                }
+            }
+        }
+
+        /// What `serve` runs with, from the options and the environment.
+        struct Settings {
+            var configPath: String?
+            var host = "127.0.0.1"
+            var port = 8090
+            var databaseURL: String
+            var logLevel = Logger.Level.info
+            var logFormat = ServerConfiguration.LogFormat.text
+        }
+
+        func makeSettings(environment: [String: String]) throws -> Settings {
+            let configPath = config ?? environment["KIOSK_MERCHANT_CONFIG"]
+            let folder = URL(fileURLWithPath: configPath ?? "merchant.json").standardizedFileURL.deletingLastPathComponent()
+            var settings = Settings(
+                configPath: configPath,
+                databaseURL: database ?? environment["KIOSK_MERCHANT_DATABASE_URL"]
+                    ?? "sqlite://\(folder.appendingPathComponent("merchant.sqlite").path)")
+            if let host = host ?? environment["KIOSK_MERCHANT_HOST"] { settings.host = host }
+            if let portText = port.map(String.init) ?? environment["KIOSK_MERCHANT_PORT"] {
+                guard let value = Int(portText), (0...65535).contains(value) else {
+                    throw CLIError(message: "'\(portText)' is not a port.", field: "--port", fix: "Use a number from 0 to 65535.")
+                }
+                settings.port = value
+            }
+            if let levelText = logLevel ?? environment["KIOSK_LOG_LEVEL"] {
+                guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+                    throw CLIError(
+                        message: "'\(levelText)' is not a log level.", field: "--log-level",
+                        fix: "Use one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                settings.logLevel = level
+            }
+            if let formatText = logFormat ?? environment["KIOSK_LOG_FORMAT"] {
+                guard let format = ServerConfiguration.LogFormat(rawValue: formatText.lowercased()) else {
+                    throw CLIError(message: "'\(formatText)' is not a log format.", field: "--log-format", fix: "Use text or json.")
+                }
+                settings.logFormat = format
+            }
+            return settings
+        }
+
+        /// The lines printed once the merchant listens: where, the URL the store sends notifications to, the apps.
+        static func banner(configuration: LoadedMerchantConfiguration, host: String, port: Int, database: String) -> [String] {
+            let base = "http://\(host):\(port)"
+            // A wildcard address is not one the store can send to; the loopback address is.
+            let reachable = ["0.0.0.0", "::", "[::]"].contains(host) ? "http://127.0.0.1:\(port)" : base
+            var publicBase = configuration.raw.publicURL ?? reachable
+            if publicBase.hasSuffix("/") { publicBase.removeLast() }
+            var lines = [
+                "Kiosk merchant listening on \(base)",
+                "  notifications: \(publicBase)\(MerchantPaths.notifications)  (the app's notification URL at the store)",
+                "  health: \(base)/health   ledger: \(Self.redacted(database))",
+            ]
+            for app in configuration.apps.values.sorted(by: { $0.bundleId < $1.bundleId }) {
+                let environments = app.environments.map(\.appleName).sorted().joined(separator: ", ")
+                lines.append(
+                    "  app \(app.bundleId): \(app.products.count) product(s), \(environments)"
+                        + "; products_v1.json at \(publicBase)\(MerchantPaths.productList(bundleId: app.bundleId, version: 1))")
+            }
+            return lines
+        }
+
+        /// A database URL without its password.
+        static func redacted(_ url: String) -> String {
+            guard var components = URLComponents(string: url), components.password != nil else { return url }
+            components.password = "***"
+            return components.string ?? url
+        }
+    }
+}
+
+/// Writes lines to standard output at once (unbuffered), so a reader sees them while the merchant runs.
+func writeMerchantLines(_ lines: [String]) {
+    FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+}

@@ -1,0 +1,203 @@
+import ArgumentParser
+import Foundation
+import KioskCore
+import KioskMerchant
+import KioskProtocol
+
+/// `kiosk merchant …`: the reference merchant server ("your server" in the seeds' server model): set it up from a
+/// running store, run it, issue user tokens, and ask it what it granted.
+struct MerchantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merchant",
+        abstract: "Run the merchant server: validates purchases and grants each exactly once.",
+        discussion: """
+            Start with `kiosk merchant init --app BUNDLE_ID` against a running store, then \
+            `kiosk merchant serve --config merchant.json`. explain and reconcile talk to a running merchant \
+            (--merchant / KIOSK_MERCHANT_URL, --admin-token / KIOSK_MERCHANT_ADMIN_TOKEN, or --config).
+            """,
+        subcommands: [Init.self, Serve.self, Token.self, Explain.self, Reconcile.self])
+
+    struct Init: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a merchant configuration for an app of a running store.",
+            discussion: """
+                Reads the app's Apple id and shared secret (creating one if it has none), exports both root \
+                certificates, creates an In-App Purchase key for the App Store Server API, and derives what each \
+                product grants from the catalog: a consumable credits 1 unit of a balance named after the last part \
+                of its id, anything else unlocks an entitlement named so (edit the file to change that). The root \
+                PEMs and the key (merchant-key.p8) go into the configuration's folder.
+                """)
+        @Option(help: "The app's bundle id.") var app: String
+        @Option(help: "Where to write the configuration (default merchant.json).") var output: String = "merchant.json"
+        @Option(
+            help: """
+                Also point the app's sandbox and production notification URLs here, e.g. \
+                http://127.0.0.1:8090/merchant/v1/notifications.
+                """)
+        var notificationUrl: String?
+        @Flag(help: "Overwrite an existing configuration (and its key and PEMs).") var force = false
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let client = connection.client
+                guard let token = client.token, !token.isEmpty else {
+                    throw CLIError(
+                        message: "No admin token.",
+                        fix: "Pass --token or set KIOSK_ADMIN_TOKEN to the token `kiosk serve` printed at its first start.")
+                }
+                let file = URL(fileURLWithPath: output).standardizedFileURL
+                if FileManager.default.fileExists(atPath: file.path), !force {
+                    throw CLIError(
+                        message: "\(output) already exists.", field: "--output",
+                        fix: "Pass --force to replace it (its admin token, secret and key change), or choose another --output.")
+                }
+                if let notificationUrl {
+                    guard let components = URLComponents(string: notificationUrl),
+                        ["http", "https"].contains(components.scheme ?? ""), components.host?.isEmpty == false
+                    else {
+                        throw CLIError(
+                            message: "'\(notificationUrl)' is not an http(s) URL.", field: "--notification-url",
+                            fix: "Use the merchant's notification URL, e.g. http://127.0.0.1:8090\(MerchantPaths.notifications).")
+                    }
+                }
+                let directory = file.deletingLastPathComponent()
+                let configuration: MerchantConfiguration
+                do {
+                    configuration = try await MerchantSetup.configuration(
+                        storeURL: client.server, adminToken: token, bundleId: app, directory: directory,
+                        notificationURL: notificationUrl)
+                } catch let error as KioskError {
+                    throw CLIError(error)
+                }
+                let keyFile = configuration.apps.first?.serverAPIKey?.privateKeyFile ?? "merchant-key.p8"
+                // The configuration holds the admin token and the secret that signs user tokens; the key file the
+                // In-App Purchase key: only their owner reads them.
+                try? FileManager.default.setAttributes(
+                    [.posixPermissions: 0o600], ofItemAtPath: directory.appendingPathComponent(keyFile).path)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                do {
+                    try PrivateFile.write(try encoder.encode(configuration) + Data("\n".utf8), to: file.path)
+                } catch let error as CLIError {
+                    throw error
+                } catch {
+                    throw CLIError(
+                        message: "Cannot write \(file.path): \(error.localizedDescription)", field: "--output",
+                        fix: "Check the folder exists and is writable.")
+                }
+                if connection.json {
+                    printJSON(["configuration": file.path, "adminToken": configuration.adminToken])
+                    return
+                }
+                let settings = configuration.apps.first
+                let roots = (settings?.rootCertificates ?? [:]).sorted { $0.key > $1.key }.flatMap(\.value)
+                var lines = [
+                    "Wrote \(file.path) for \(app)",
+                    "  store:        \(client.server)",
+                    "  roots:        \(roots.joined(separator: ", "))",
+                    "  Server API:   key \(settings?.serverAPIKey?.keyId ?? "?") in \(keyFile) (mode 0600)",
+                    "  admin token:  \(configuration.adminToken)",
+                    "                (the merchant's admin routes: explain, reconcile; also in the file, mode 0600)",
+                ]
+                let products = settings?.products ?? []
+                if products.isEmpty {
+                    lines.append("  products:     none yet; add them to the file (or to the catalog, then init again)")
+                } else {
+                    var table = TextTable("PRODUCT", "TYPE", "GRANTS")
+                    for product in products { table.add(product.productId, product.type.rawValue, product.grants) }
+                    lines.append("")
+                    lines += table.lines
+                    lines.append("")
+                }
+                if let notificationUrl {
+                    lines.append("The store now sends \(app)'s notifications (sandbox and production) to \(notificationUrl).")
+                } else {
+                    lines.append(
+                        "The store sends this merchant no notifications yet (refunds, renewals): run init with "
+                            + "--notification-url, or `kiosk apps update \(app) --sandbox-notification-url "
+                            + "http://127.0.0.1:8090\(MerchantPaths.notifications)`.")
+                }
+                lines.append("Next: kiosk merchant serve --config \(output)")
+                for line in lines { print(line) }
+            }
+        }
+    }
+
+    struct Token: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a user token, as your sign-in would issue it.",
+            discussion: """
+                Made offline from the configuration's userTokenSecret; nothing is stored. The app sends it to the \
+                merchant as Authorization: Bearer <token>. Prints only the token, e.g. \
+                export COIN_SHOP_USER_TOKEN=$(kiosk merchant token --config merchant.json --user alice).
+                """)
+        @Option(help: "The merchant configuration (KIOSK_MERCHANT_CONFIG).") var config: String?
+        @Option(help: "The user the token names, your own id for the signed-in user.") var user: String
+        @Option(help: "How long the token is valid, in seconds (default 2592000: 30 days).") var expiresIn: Int = 2_592_000
+        @Flag(help: "Print one JSON document instead of text.") var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                guard !user.isEmpty else {
+                    throw CLIError(message: "The user id is empty.", field: "--user", fix: "Pass the user's id, e.g. --user alice.")
+                }
+                guard expiresIn > 0 else {
+                    throw CLIError(
+                        message: "'\(expiresIn)' is not a lifetime.", field: "--expires-in",
+                        fix: "Use a positive number of seconds, e.g. 86400 for a day.")
+                }
+                let loaded = try loadMerchantConfiguration(config)
+                let expires = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + Double(expiresIn)).rounded(.down))
+                let token = UserTokens(secret: loaded.raw.userTokenSecret).issue(userId: user, expiresAt: expires)
+                if json {
+                    printJSON(MerchantTokenResponse(userId: user, token: token, expiresDate: expires))
+                } else {
+                    print(token)
+                }
+            }
+        }
+    }
+}
+
+extension MerchantConfiguration.ProductSettings {
+    /// What a grant gives, e.g. `100 coins` or `entitlement pro`.
+    var grants: String {
+        var parts: [String] = []
+        if let balance { parts.append("\(amount ?? 0) \(balance) per unit") }
+        if let entitlement { parts.append("entitlement \(entitlement)" + (durationDays.map { " for \($0) days" } ?? "")) }
+        if let content { parts.append("content \(content)") }
+        if listed == false { parts.append("(unlisted)") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+extension CLIError {
+    /// A `KioskError` as the CLI prints it: message, where, what to do.
+    init(_ error: KioskError) {
+        self.init(message: error.message, field: error.field, fix: error.fix, code: error.code)
+    }
+}
+
+/// Reads and checks a merchant configuration: `path`, else KIOSK_MERCHANT_CONFIG.
+func loadMerchantConfiguration(_ path: String?) throws -> LoadedMerchantConfiguration {
+    guard let path = path ?? ProcessInfo.processInfo.environment["KIOSK_MERCHANT_CONFIG"], !path.isEmpty else {
+        throw CLIError(
+            message: "No merchant configuration.", field: "--config",
+            fix: "Pass --config merchant.json or set KIOSK_MERCHANT_CONFIG; `kiosk merchant init --app BUNDLE_ID` writes one.")
+    }
+    do {
+        return try MerchantConfiguration.load(from: path)
+    } catch let error as KioskError {
+        throw CLIError(error)
+    }
+}
+
+/// Prints `value` as one indented JSON document with sorted keys and ISO 8601 dates, for `--json`.
+func printJSON<T: Encodable>(_ value: T) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    guard let data = try? encoder.encode(value) else { return }
+    print(String(decoding: data, as: UTF8.self))
+}
