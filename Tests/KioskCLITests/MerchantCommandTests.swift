@@ -1,0 +1,239 @@
+import AsyncHTTPClient
+import Foundation
+import KioskMerchant
+import KioskTesting
+import NIOCore
+import Testing
+
+/// `kiosk merchant …` as a developer types it: a real store, the real `kiosk` executable, a real merchant process.
+@Suite struct MerchantCommandTests {
+    static let app = "com.example.cli-shop"
+    static let coins = "com.example.cli_shop.coins"
+
+    /// init writes a working configuration (roots, key, products), token issues a user token, serve listens and
+    /// prints where the store should send notifications, explain and reconcile ask the running merchant — before
+    /// and after a purchase the merchant granted — and SIGTERM stops it cleanly.
+    @Test func initServeTokenExplainReconcile() async throws {
+        try await withTestStore { store in
+            try await Self.createShop(on: store)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-merchant-cli-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let config = folder.appendingPathComponent("merchant.json")
+            let storeOptions = ["--server", store.baseURL, "--token", store.adminToken]
+
+            // init: the configuration, both roots and the Server API key, beside each other.
+            let initialized = try await KioskProcess.run(
+                ["merchant", "init", "--app", Self.app, "--output", config.path] + storeOptions)
+            #expect(initialized.status == 0, "\(initialized.stderr)")
+            #expect(initialized.stdout.contains("Wrote \(config.path)"), "\(initialized.stdout)")
+            #expect(initialized.stdout.contains("Next: kiosk merchant serve --config \(config.path)"), "\(initialized.stdout)")
+            let written = try JSONDecoder().decode(MerchantConfiguration.self, from: Data(contentsOf: config))
+            let settings = try #require(written.apps.first)
+            #expect(settings.bundleId == Self.app)
+            #expect(settings.products.map(\.productId) == [Self.coins])
+            #expect(settings.products.first?.type == .consumable && settings.products.first?.balance == "coins")
+            for file in settings.rootCertificates.values.flatMap({ $0 }) {
+                let pem = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                #expect(pem.contains("-----BEGIN CERTIFICATE-----"), "\(file)")
+            }
+            #expect(Set(settings.rootCertificates.keys) == ["Sandbox", "Production"])
+            let keyFile = try #require(settings.serverAPIKey?.privateKeyFile)
+            #expect(try String(contentsOf: folder.appendingPathComponent(keyFile), encoding: .utf8).contains("PRIVATE KEY"))
+            for secret in [config.path, folder.appendingPathComponent(keyFile).path] {
+                let mode = try #require(FileManager.default.attributesOfItem(atPath: secret)[.posixPermissions] as? Int)
+                #expect(mode == 0o600, "\(secret) holds secrets: owner only")
+            }
+            _ = try MerchantConfiguration.load(from: config.path)
+
+            // A second init keeps the configuration unless told to replace it.
+            let again = try await KioskProcess.run(
+                ["merchant", "init", "--app", Self.app, "--output", config.path] + storeOptions)
+            #expect(again.status != 0)
+            #expect(again.stderr.contains("already exists") && again.stderr.contains("--force"), "\(again.stderr)")
+            let other = folder.appendingPathComponent("other/merchant.json")
+            let json = try await KioskProcess.run(
+                ["merchant", "init", "--app", Self.app, "--output", other.path, "--json"] + storeOptions)
+            #expect(json.status == 0, "\(json.stderr)")
+            let printed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            #expect(printed?["configuration"] as? String == other.path, "\(json.stdout)")
+            #expect((printed?["adminToken"] as? String)?.count ?? 0 >= 16, "\(json.stdout)")
+
+            // token: made offline, checked by the same secret the merchant uses.
+            let token = try await KioskProcess.run(["merchant", "token", "--config", config.path, "--user", "alice"])
+            #expect(token.status == 0, "\(token.stderr)")
+            let userToken = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(userToken.hasPrefix("kmu1."), "\(token.stdout)")
+            #expect(try UserTokens(secret: written.userTokenSecret).userId(from: userToken, now: Date()) == "alice")
+            let tokenJSON = try await KioskProcess.run(
+                ["merchant", "token", "--config", config.path, "--user", "bob", "--expires-in", "60", "--json"])
+            let tokenDocument = try JSONSerialization.jsonObject(with: Data(tokenJSON.stdout.utf8)) as? [String: Any]
+            #expect(tokenDocument?["userId"] as? String == "bob", "\(tokenJSON.stdout)")
+            #expect(tokenDocument?["expiresDate"] is String && tokenDocument?["token"] is String, "\(tokenJSON.stdout)")
+
+            // serve, on any free port.
+            let merchant = try MerchantProcess(["merchant", "serve", "--config", config.path, "--port", "0", "--log-level", "warning"])
+            let listening = try await merchant.waitForLine(containing: "Kiosk merchant listening on http://")
+            let base = try #require(listening.split(separator: " ").last.map(String.init))
+            defer { if merchant.process.isRunning { merchant.process.terminate() } }
+            #expect(merchant.lines.contains { $0.contains("notifications: \(base)/merchant/v1/notifications") }, "\(merchant.lines)")
+            #expect(merchant.lines.contains { $0.contains("app \(Self.app): 1 product(s)") }, "\(merchant.lines)")
+            let health = try await HTTPClient.shared.get(url: base + "/health").get()
+            #expect(health.status.code == 200)
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("merchant.sqlite").path))
+
+            let admin = ["--merchant", base, "--config", config.path]
+            let nothing = try await KioskProcess.run(["merchant", "explain", "--user", "alice"] + admin)
+            #expect(nothing.status == 0, "\(nothing.stderr)")
+            #expect(nothing.stdout.contains("no purchases granted to alice"), "\(nothing.stdout)")
+            let clean = try await KioskProcess.run(["merchant", "reconcile", "--environment", "sandbox"] + admin)
+            #expect(clean.status == 0, "\(clean.stderr)")
+            #expect(clean.stdout.contains("0 store transactions, 0 grants, 0 findings"), "\(clean.stdout)")
+
+            let wrong = try await KioskProcess.run(
+                ["merchant", "explain", "--user", "alice", "--merchant", base, "--admin-token", "not-the-admin-token"])
+            #expect(wrong.status != 0)
+            #expect(wrong.stderr.contains("needs the merchant's admin token"), "\(wrong.stderr)")
+            #expect(wrong.stderr.contains("fix:"), "\(wrong.stderr)")
+
+            // A purchase the app delivers with alice's token: explain shows the coins, reconcile agrees with the store.
+            let bought = try await KioskProcess.run(
+                ["test", "buy", "--app", Self.app, "--tester", "t@example.com", "--product", Self.coins, "--quantity", "2"]
+                    + storeOptions)
+            #expect(bought.status == 0, "\(bought.stderr)")
+            let signed = try #require(bought.stdout.split(separator: "\n").last.map(String.init))
+            var delivery = HTTPClientRequest(url: base + "/merchant/v1/transactions")
+            delivery.method = .POST
+            delivery.headers.add(name: "Authorization", value: "Bearer \(userToken)")
+            delivery.headers.add(name: "Content-Type", value: "application/json")
+            delivery.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["signedTransaction": signed])))
+            let delivered = try await HTTPClient.shared.execute(delivery, timeout: .seconds(60))
+            let deliveredBody = String(buffer: try await delivered.body.collect(upTo: 1 << 20))
+            #expect(delivered.status.code == 200, "\(deliveredBody)")
+
+            let owned = try await KioskProcess.run(["merchant", "explain", "--user", "alice", "--json"] + admin)
+            let document = try JSONSerialization.jsonObject(with: Data(owned.stdout.utf8)) as? [String: Any]
+            let balances = (document?["entitlements"] as? [String: Any])?["balances"] as? [[String: Any]]
+            #expect(balances?.first?["name"] as? String == "coins" && balances?.first?["amount"] as? Int == 2, "\(owned.stdout)")
+            #expect(((document?["explanation"] as? [String: Any])?["history"] as? [Any])?.count == 1, "\(owned.stdout)")
+            let text = try await KioskProcess.run(["merchant", "explain", "--user", "alice"] + admin)
+            #expect(text.stdout.contains("coins") && text.stdout.contains("granted"), "\(text.stdout)")
+            let agreed = try await KioskProcess.run(["merchant", "reconcile", "--environment", "sandbox"] + admin)
+            #expect(agreed.status == 0, "\(agreed.stderr)")
+            #expect(agreed.stdout.contains("1 store transaction, 1 grant, 0 findings"), "\(agreed.stdout)")
+
+            #expect(try await merchant.terminate() == 0)
+        }
+    }
+
+    /// Bad input is explained and exits non-zero, before anything starts: no file, no token, nobody listening.
+    @Test func badInputIsExplained() async throws {
+        let missing = "/tmp/kiosk-no-such-\(UUID().uuidString)/merchant.json"
+        let serve = try await KioskProcess.run(["merchant", "serve", "--config", missing, "--port", "0"])
+        #expect(serve.status != 0)
+        #expect(serve.stderr.contains("error:") && serve.stderr.contains(missing), "\(serve.stderr)")
+        let token = try await KioskProcess.run(["merchant", "token", "--config", missing, "--user", "alice"])
+        #expect(token.status != 0)
+        #expect(token.stderr.contains(missing), "\(token.stderr)")
+        let noConfig = try await KioskProcess.run(["merchant", "serve"])
+        #expect(noConfig.status != 0)
+        #expect(noConfig.stderr.contains("KIOSK_MERCHANT_CONFIG"), "\(noConfig.stderr)")
+
+        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-merchant-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: broken) }
+        try Data(#"{"adminToken": "a-long-enough-admin-token", "apps": []}"#.utf8).write(to: broken)
+        let invalid = try await KioskProcess.run(["merchant", "serve", "--config", broken.path])
+        #expect(invalid.status != 0)
+        #expect(invalid.stderr.contains("userTokenSecret"), "\(invalid.stderr)")
+
+        let nobody = try await KioskProcess.run(
+            ["merchant", "explain", "--user", "alice", "--merchant", "http://127.0.0.1:1", "--admin-token", "x"])
+        #expect(nobody.status != 0)
+        #expect(nobody.stderr.contains("Cannot reach the merchant"), "\(nobody.stderr)")
+        let noToken = try await KioskProcess.run(["merchant", "reconcile", "--environment", "sandbox"])
+        #expect(noToken.status != 0)
+        #expect(noToken.stderr.contains("No merchant admin token"), "\(noToken.stderr)")
+        let environment = try await KioskProcess.run(
+            ["merchant", "reconcile", "--environment", "staging", "--admin-token", "x"])
+        #expect(environment.status != 0)
+        #expect(environment.stderr.contains("sandbox or production"), "\(environment.stderr)")
+        let storeToken = try await KioskProcess.run(["merchant", "init", "--app", Self.app, "--output", broken.path])
+        #expect(storeToken.status != 0)
+        #expect(storeToken.stderr.contains("No admin token"), "\(storeToken.stderr)")
+    }
+
+    /// The app with one consumable, the agreement and a tester, through the store's admin API.
+    static func createShop(on store: TestStore) async throws {
+        let steps: [(String, [String: Any])] = [
+            ("/admin/v1/apps", ["bundleId": app, "name": "CLI Shop"]),
+            (
+                "/admin/v1/apps/\(app)/products",
+                [
+                    "productId": coins, "type": "consumable", "referenceName": "Coins", "pricing": ["tier": 1],
+                    "localizations": [["locale": "en_US", "displayName": "Coins", "description": "A pile of coins"]],
+                ]
+            ),
+            ("/admin/v1/agreements/paid-apps/accept", [:]),
+            ("/admin/v1/testers", ["email": "t@example.com", "password": "sandbox-pass", "storefront": "USA"]),
+        ]
+        for (path, body) in steps {
+            let answer = try await store.request(.POST, path, json: body)
+            #expect((200..<300).contains(answer.status), "\(path): \(answer.text)")
+        }
+    }
+}
+
+/// A `kiosk merchant serve` process, read line by line while it runs.
+final class MerchantProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var output: [String] = []
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = KioskProcess.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KIOSK_") }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        DispatchQueue.global().async { [self] in
+            var pending = Data()
+            while true {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    lock.withLock { output.append(line) }
+                }
+            }
+        }
+    }
+
+    /// Every line printed so far.
+    var lines: [String] { lock.withLock { output } }
+
+    /// Waits (at most `seconds`) for a line containing `text` and returns it.
+    func waitForLine(containing text: String, seconds: Double = 60) async throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let line = lines.first(where: { $0.contains(text) }) { return line }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ServeProcess.ServeError(message: "no line containing '\(text)'; output so far:\n" + lines.joined(separator: "\n"))
+    }
+
+    /// Sends SIGTERM and waits (at most `seconds`) for the exit status.
+    func terminate(seconds: Double = 30) async throws -> Int32 {
+        process.terminate()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            throw ServeProcess.ServeError(message: "kiosk merchant serve did not stop within \(seconds) s of SIGTERM")
+        }
+        return process.terminationStatus
+    }
+}
