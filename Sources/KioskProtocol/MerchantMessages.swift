@@ -298,7 +298,7 @@ public struct MerchantReconcileRequest: Codable, Sendable, Hashable {
     public var environment: String
     /// Repair what is found: grant purchases not granted, take back grants without a purchase.
     public var repair: Bool?
-    /// How far back the store's notification history is read; default 180 days (Apple's limit).
+    /// How far back the store's notification history is read; default 179 days (Apple keeps 180).
     public var since: Date?
 
     public init(bundleId: String? = nil, environment: String, repair: Bool? = nil, since: Date? = nil) {

@@ -150,6 +150,19 @@ extension MerchantShop {
         }
     }
 
+    /// Waits (60 s at most) until the store delivered every notification it made for the app.
+    func waitUntilEveryNotificationIsDelivered() async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            let list = try await store.request(
+                .GET, "/sandbox/test/v1/apps/\(Self.bundleId)/notifications", token: .some(store.adminToken)
+            ).decode(TestNotificationsResponse.self).notifications
+            if list.allSatisfy({ $0.state == "delivered" }) { return }
+            guard ContinuousClock.now < deadline else { throw ShopFailure("notifications still undelivered: \(list)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
     /// The signed payloads the store made for the app, newest of each type, from the App Store Server API's
     /// notification history (called with the merchant's own key, as the merchant would).
     func signedNotifications(merchant: TestMerchant) async throws -> [String: String] {

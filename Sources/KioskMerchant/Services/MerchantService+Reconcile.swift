@@ -21,7 +21,7 @@ extension MerchantService {
         let repair = request.repair ?? false
         let connection = StoreConnection(app: app, clock: clock)
         let now = clock.now()
-        let since = request.since ?? now.addingTimeInterval(-180 * 86_400)
+        let since = request.since ?? now.addingTimeInterval(-179 * 86_400)
 
         var store: [String: PurchaseFacts] = [:]
         func keep(_ facts: PurchaseFacts) {

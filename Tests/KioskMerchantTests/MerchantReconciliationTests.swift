@@ -1,0 +1,85 @@
+import Foundation
+import KioskProtocol
+import KioskTesting
+import Testing
+
+/// Reconciliation compares the store's history (App Store Server API) with the grant ledger, and repairs it.
+@Suite struct MerchantReconciliationTests {
+    /// A grant deleted by mistake is found as a purchase not granted and granted again on repair; a grant with no
+    /// purchase behind it is found and taken back; afterwards there is nothing left to find.
+    @Test(arguments: TestDatabaseEngine.available)
+    func findsAndRepairsADeletedGrantAndAGrantWithoutPurchase(engine: TestDatabaseEngine) async throws {
+        try await MerchantShop.with(engine) { shop in
+            try await shop.withMerchant { merchant in
+                let device = try await shop.device()
+                let order = try await merchant.order(MerchantShop.coins, for: "alice")
+                let coins = try await shop.buy(MerchantShop.coins, token: order.appAccountToken, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(coins.jwsRepresentation, for: "alice"))
+                await coins.finish()
+                let bobsOrder = try await merchant.order(MerchantShop.removeAds, for: "bob")
+                let removeAds = try await shop.buy(MerchantShop.removeAds, token: bobsOrder.appAccountToken, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(removeAds.jwsRepresentation, for: "bob"))
+                await device.close()
+                // The store's notifications of both purchases have arrived too (nothing more will change).
+                try await shop.waitUntilEveryNotificationIsDelivered()
+
+                try await merchant.execute("DELETE FROM grants WHERE transaction_id = '\(coins.id)'")
+                try await merchant.execute(
+                    """
+                    INSERT INTO grants (environment, transaction_id, original_transaction_id, bundle_id, user_id,
+                        product_id, product_kind, quantity, entitlement, balance_amount, purchase_date,
+                        state_signed_date, source, granted_at)
+                    VALUES ('sandbox', '2999999999999999', '2999999999999999', '\(MerchantShop.bundleId)', 'carol',
+                        '\(MerchantShop.supporter)', 'non_consumable', 1, 'no_ads', 0, 1, 1, 'app', 1)
+                    """)
+                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 0)
+                #expect(try await merchant.entitlements(of: "carol").entitlement("no_ads")?.active == true)
+
+                let report = try await reconcile(merchant, repair: false)
+                #expect(!report.repaired && report.grants == 2)
+                #expect(
+                    Set(report.findings.map { "\($0.kind) \($0.transactionId) \($0.userId ?? "-")" }) == [
+                        "not_granted \(coins.id) alice", "grant_without_purchase 2999999999999999 carol",
+                    ], "\(report.findings)")
+                #expect(report.findings.allSatisfy { $0.repair == nil })
+                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 0, "a dry run changes nothing")
+
+                let repaired = try await reconcile(merchant, repair: true)
+                #expect(
+                    Set(repaired.findings.map { "\($0.kind) \($0.repair ?? "-")" }) == [
+                        "not_granted granted", "grant_without_purchase revoked",
+                    ], "\(repaired.findings)")
+                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 100)
+                #expect(try await merchant.entitlements(of: "carol").entitlement("no_ads")?.active == false)
+                #expect(try await merchant.entitlements(of: "bob").entitlement("no_ads")?.active == true)
+                let history = try await merchant.explain("alice").history
+                #expect(history.last?.source == "reconciliation" && history.last?.kind == "granted", "\(history)")
+
+                let after = try await reconcile(merchant, repair: true)
+                #expect(after.findings.isEmpty, "\(after.findings)")
+                #expect(after.storeTransactions == 2)
+            }
+        }
+    }
+
+    /// Reconciliation refuses an unknown environment and needs the admin token.
+    @Test func refusesBadRequests() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            try await shop.withMerchant(receivesNotifications: false) { merchant in
+                let wrong = try await merchant.request(
+                    .POST, MerchantPaths.adminReconcile, json: ["environment": "Staging"])
+                #expect(wrong.status == 400 && wrong.text.contains("environment"), "\(wrong.text)")
+                let anonymous = try await merchant.request(
+                    .POST, MerchantPaths.adminReconcile, json: ["environment": "Sandbox"], token: "not-the-admin-token")
+                #expect(anonymous.status == 401, "\(anonymous.text)")
+            }
+        }
+    }
+
+    private func reconcile(_ merchant: TestMerchant, repair: Bool) async throws -> MerchantReconcileReport {
+        let answer = try await merchant.request(
+            .POST, MerchantPaths.adminReconcile, json: ["environment": "Sandbox", "repair": repair])
+        try MerchantShop.expect(200, answer)
+        return try answer.decode(MerchantReconcileReport.self)
+    }
+}
