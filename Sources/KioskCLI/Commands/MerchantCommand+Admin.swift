@@ -61,7 +61,7 @@ extension MerchantCommand {
                 for balance in owned.balances {
                     table.add(balance.name, "balance", String(balance.amount), "", "")
                 }
-                lines += table.lines
+                lines += table.trimmedLines
             }
             lines.append("")
             if explanation.history.isEmpty {
@@ -74,7 +74,7 @@ extension MerchantCommand {
                         entry.date.ISO8601Format(), entry.kind, entry.transactionId, entry.productId, entry.source,
                         entry.detail)
                 }
-                lines += table.lines
+                lines += table.trimmedLines
             }
             return lines
         }
@@ -157,7 +157,7 @@ extension MerchantCommand {
                         finding.kind, finding.transactionId, finding.productId, finding.userId ?? "-",
                         finding.repair ?? "-", finding.detail)
                 }
-                lines += table.lines
+                lines += table.trimmedLines
             }
             var summary = [
                 counted(report.storeTransactions, "store transaction"), counted(report.grants, "grant"),

@@ -28,7 +28,7 @@ struct MerchantCommand: AsyncParsableCommand {
                 PEMs and the key (merchant-key.p8) go into the configuration's folder.
                 """)
         @Option(help: "The app's bundle id.") var app: String
-        @Option(help: "Where to write the configuration (default merchant.json).") var output: String = "merchant.json"
+        @Option(help: "Where to write the configuration; the other files go beside it.") var output: String = "merchant.json"
         @Option(
             help: """
                 Also point the app's sandbox and production notification URLs here, e.g. \
@@ -107,7 +107,7 @@ struct MerchantCommand: AsyncParsableCommand {
                     var table = TextTable("PRODUCT", "TYPE", "GRANTS")
                     for product in products { table.add(product.productId, product.type.rawValue, product.grants) }
                     lines.append("")
-                    lines += table.lines
+                    lines += table.trimmedLines
                     lines.append("")
                 }
                 if let notificationUrl {
@@ -133,8 +133,8 @@ struct MerchantCommand: AsyncParsableCommand {
                 export COIN_SHOP_USER_TOKEN=$(kiosk merchant token --config merchant.json --user alice).
                 """)
         @Option(help: "The merchant configuration (KIOSK_MERCHANT_CONFIG).") var config: String?
-        @Option(help: "The user the token names, your own id for the signed-in user.") var user: String
-        @Option(help: "How long the token is valid, in seconds (default 2592000: 30 days).") var expiresIn: Int = 2_592_000
+        @Option(help: "The user the token names: your own id for the signed-in user.") var user: String
+        @Option(help: "How long the token is valid, in seconds (2592000: 30 days).") var expiresIn: Int = 2_592_000
         @Flag(help: "Print one JSON document instead of text.") var json = false
 
         func run() async throws {
@@ -169,6 +169,13 @@ extension MerchantConfiguration.ProductSettings {
         if let content { parts.append("content \(content)") }
         if listed == false { parts.append("(unlisted)") }
         return parts.joined(separator: ", ")
+    }
+}
+
+extension TextTable {
+    /// The table's lines without the padding an empty last cell leaves.
+    var trimmedLines: [String] {
+        lines.map { line in String(line.reversed().drop(while: { $0 == " " }).reversed()) }
     }
 }
 
