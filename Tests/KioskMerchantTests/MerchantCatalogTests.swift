@@ -1,0 +1,141 @@
+import Crypto
+import Foundation
+import KioskProtocol
+import KioskTesting
+import Testing
+
+/// Product lists with HTTP caching, downloadable content, binding without a token, and subscriptions over time.
+@Suite struct MerchantCatalogTests {
+    /// `products_v1.json` is the seed's array of ids; `products_v2.json` adds what each grants. Both carry an
+    /// ETag and Last-Modified, and a client with a current copy gets 304 either way.
+    @Test func productListsAreVersionedAndCacheable() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            try await shop.withMerchant(receivesNotifications: false) { merchant in
+                let path = MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 1)
+                let first = try await merchant.request(.GET, path)
+                try MerchantShop.expect(200, first)
+                let ids = try JSONDecoder().decode([String].self, from: first.body)
+                #expect(ids == MerchantShop.products.map(\.productId))
+                let etag = try #require(first.header("ETag"))
+                let lastModified = try #require(first.header("Last-Modified"))
+
+                let byTag = try await merchant.request(.GET, path, headers: ["If-None-Match": etag])
+                #expect(byTag.status == 304 && byTag.body.isEmpty)
+                let byDate = try await merchant.request(.GET, path, headers: ["If-Modified-Since": lastModified])
+                #expect(byDate.status == 304)
+                let stale = try await merchant.request(.GET, path, headers: ["If-None-Match": "\"old\""])
+                #expect(stale.status == 200)
+                let older = try await merchant.request(
+                    .GET, path, headers: ["If-Modified-Since": "Sat, 01 Jan 2000 00:00:00 GMT"])
+                #expect(older.status == 200)
+
+                let v2 = try await merchant.request(.GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 2))
+                let list = try v2.decode(MerchantProductList.self)
+                #expect(list.products.map(\.productId) == ids)
+                let coins = try #require(list.products.first)
+                #expect(coins.type == "consumable" && coins.balance == "coins" && coins.amount == 100)
+                #expect(list.products.first { $0.productId == MerchantShop.levels }?.hasContent == true)
+                #expect(v2.header("ETag") != etag)
+
+                let v3 = try await merchant.request(.GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 3))
+                #expect(v3.status == 404 && v3.text.contains("products_v1.json"))
+                let unknown = try await merchant.request(.GET, MerchantPaths.productList(bundleId: "com.example.nope", version: 1))
+                #expect(unknown.status == 404 && unknown.text.contains("unknown_app"))
+            }
+        }
+    }
+
+    /// After the level pack is granted, its owner lists its files and downloads them through signed URLs; a
+    /// user who does not own it, a tampered URL and a path outside the pack are refused.
+    @Test func contentDownloadsNeedAGrantAndASignedURL() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            try await shop.withMerchant(receivesNotifications: false) { merchant in
+                let content = MerchantPaths.content(productId: MerchantShop.levels)
+                let before = try await merchant.request(.GET, content, token: merchant.userToken("alice"))
+                #expect(before.status == 403 && before.text.contains("not_entitled"), "\(before.text)")
+
+                let device = try await shop.device()
+                let order = try await merchant.order(MerchantShop.levels, for: "alice")
+                let levels = try await shop.buy(MerchantShop.levels, token: order.appAccountToken, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(levels.jwsRepresentation, for: "alice"))
+                await device.close()
+
+                let listed = try await merchant.request(.GET, content, token: merchant.userToken("alice"))
+                let files = try listed.decode(MerchantContent.self).files
+                #expect(files.map(\.name) == ["pack/level-01.json", "pack/level-02.json"])
+                for file in files {
+                    let download = try await merchant.get(file.url)
+                    #expect(download.status == 200)
+                    #expect(SHA256.hash(data: download.body).map { String(format: "%02x", $0) }.joined() == file.sha256)
+                    #expect(Int64(download.body.count) == file.size)
+                }
+                let url = try #require(files.first?.url)
+                let tampered = try await merchant.get(url.replacingOccurrences(of: "signature=", with: "signature=x"))
+                #expect(tampered.status == 403 && tampered.text.contains("invalid_download_url"))
+                let escape = try await merchant.get(url.replacingOccurrences(of: "pack/level-01.json", with: "../levels/pack/level-01.json"))
+                #expect(escape.status == 403 || escape.status == 404, "\(escape.text)")
+                let bob = try await merchant.request(.GET, content, token: merchant.userToken("bob"))
+                #expect(bob.status == 403)
+            }
+        }
+    }
+
+    /// A transaction redelivered without its token (seed 004: `applicationUsername` came back nil) is bound to
+    /// the order the app kept beside its id.
+    @Test(arguments: TestDatabaseEngine.available)
+    func transactionWithoutTokenIsBoundByTheKeptOrderId(engine: TestDatabaseEngine) async throws {
+        try await MerchantShop.with(engine) { shop in
+            try await shop.withMerchant(receivesNotifications: false) { merchant in
+                let order = try await merchant.order(MerchantShop.coins, quantity: 2, for: "alice")
+                let device = try await shop.device()
+                let transaction = try await shop.buy(MerchantShop.coins, quantity: 2, token: nil, on: device)
+                await device.close()
+                let answer = try await merchant.deliver(transaction.jwsRepresentation, orderId: order.orderId, for: "alice")
+                let delivery = try #require(try answer.decode(MerchantDeliveryResponse.self).deliveries.first)
+                #expect(delivery.outcome == "granted" && delivery.orderId == order.orderId)
+                let stored = try await merchant.request(
+                    .GET, MerchantPaths.order(order.orderId), token: merchant.userToken("alice"))
+                #expect(try stored.decode(MerchantOrder.self).transactionId == String(transaction.id))
+                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 200)
+            }
+        }
+    }
+
+    /// A subscription's renewal reaches the merchant (DID_RENEW) and moves the entitlement to the new period;
+    /// `explain` says which transaction renewed it and that it renews automatically.
+    @Test func renewalsExtendTheEntitlement() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            try await shop.withMerchant { merchant in
+                let order = try await merchant.order(MerchantShop.monthly, for: "alice")
+                let device = try await shop.device()
+                let first = try await shop.buy(MerchantShop.monthly, token: order.appAccountToken, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(first.jwsRepresentation, for: "alice"))
+                await first.finish()
+                await device.close()
+                let before = try #require(try await merchant.entitlements(of: "alice").entitlement("pro"))
+                #expect(before.active && before.transactionId == String(first.id))
+
+                try await shop.advanceSandboxClock(by: "5m")  // one sandbox month
+                let after = try await merchant.waitForEntitlements(of: "alice") {
+                    $0.entitlement("pro")?.transactionId != String(first.id)
+                }
+                let pro = try #require(after.entitlement("pro"))
+                #expect(pro.active && pro.willAutoRenew == true)
+                #expect(pro.expiresDate! > before.expiresDate!)
+                let lines = try await merchant.explain("alice").lines
+                #expect(
+                    lines.contains { $0.contains("transaction \(pro.transactionId)") && $0.contains("renewed on") && $0.contains("renews automatically") },
+                    "\(lines)")
+            }
+        }
+    }
+
+}
+
+extension TestMerchant {
+    /// GETs an absolute URL this merchant handed out (download URLs need no token).
+    func get(_ url: String) async throws -> TestStore.Answer {
+        try #require(url.hasPrefix(baseURL), "\(url) is not on \(baseURL)")
+        return try await request(.GET, String(url.dropFirst(baseURL.count)))
+    }
+}
