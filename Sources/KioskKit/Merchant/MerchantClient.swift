@@ -31,6 +31,8 @@ public final class MerchantClient: Sendable {
     private let requestTimeout: TimeAmount
     /// The last answer per product-list URL, for `If-None-Match` / `If-Modified-Since`.
     private let productListCache = Mutex<[String: CachedBody]>([:])
+    /// How many product-list answers were 304 Not Modified and so read from the cache (for tests).
+    let notModifiedAnswers = Mutex(0)
 
     private struct CachedBody: Sendable {
         var etag: String?
@@ -160,7 +162,10 @@ public final class MerchantClient: Sendable {
         if let etag = cached?.etag { headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = cached?.lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
         let answer = try await perform(.GET, url: url, token: nil, headers: headers, notModifiedIsOK: cached != nil)
-        if answer.status == .notModified, let cached { return cached.body }
+        if answer.status == .notModified, let cached {
+            notModifiedAnswers.withLock { $0 += 1 }
+            return cached.body
+        }
         let etag = answer.headers.first(name: "ETag")
         let lastModified = answer.headers.first(name: "Last-Modified")
         productListCache.withLock { cache in
