@@ -150,6 +150,7 @@ let package = Package(
                 "KioskProtocol",
                 "KioskSigning",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -171,7 +172,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: [
-                "KioskCore", "KioskSigning", "KioskStorage", "KioskTesting",
+                "KioskCore", "KioskMerchant", "KioskSigning", "KioskStorage", "KioskTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -229,7 +230,7 @@ let package = Package(
         .testTarget(
             name: "KioskKitTests",
             dependencies: [
-                "KioskKit", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
+                "KioskKit", "KioskMerchant", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -248,7 +249,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskCLITests",
-            dependencies: ["kiosk", "coin-shop", "KioskCLI", "KioskTesting", "KioskSigning"],
+            dependencies: ["kiosk", "coin-shop", "KioskCLI", "KioskMerchant", "KioskTesting", "KioskSigning"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -2,6 +2,8 @@
 //
 //     swift run -c release kiosk-bench [--seconds 2] [--renewals 100000]   (0 skips the renewal section)
 //
+// Sections run in order 1–6, then 8 (the merchant), then 7 (renewals, the longest).
+//
 // Each line compares an operation with the cheapest thing it cannot avoid (a bare P-256 signature, a one-row
 // commit, the health endpoint), so numbers stay comparable across machines and runs.
 import Crypto
@@ -186,6 +188,18 @@ do {
         _ = try await verifier.verifyAndDecodeTransaction(jws)
     }
     report("JWS verify (SignedDataVerifier, transaction)", jwsVerify, baselineName: "P-256 verify", rawVerify)
+}
+
+// 8. The merchant: delivering a fresh signed transaction (verify + grant + entitlements) and replaying a granted
+// one, against the merchant's /health, per engine (the store and the merchant on the same engine).
+for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine == "SQLite" || url != nil {
+    func schema() -> String? {
+        url.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))" }
+    }
+    let (delivery, replay, health) = try await benchmarkMerchantDeliveries(
+        seconds: seconds, storeDatabaseURL: schema(), merchantDatabaseURL: schema())
+    report("merchant delivery, fresh transaction (\(engine))", delivery, baselineName: "its /health", health)
+    report("merchant delivery, replayed transaction (\(engine))", replay, baselineName: "its /health", health)
 }
 
 // 7. Renewals: how fast the scheduler renews subscriptions that all fall due at once, at three sizes per engine; the

@@ -41,7 +41,10 @@ public enum MerchantSetup {
             let privateKey = key["privateKey"] as? String
         else { throw StoreAdmin.unexpected("the new key has no keyId, issuerId or privateKey") }
         let keyFile = "merchant-key.p8"
-        try Data(privateKey.utf8).write(to: directory.appendingPathComponent(keyFile), options: .atomic)
+        let keyURL = directory.appendingPathComponent(keyFile)
+        try Data(privateKey.utf8).write(to: keyURL, options: .atomic)
+        // The key signs Server API calls as the app: owner-only, like an SSH key.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyURL.path)
         if let notificationURL {
             _ = try await admin.json(
                 .PATCH, "/admin/v1/apps/\(bundleId)",
