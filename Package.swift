@@ -121,6 +121,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            resources: [.copy("Resources/merchant-openapi.yaml")],
             swiftSettings: swiftSettings
         ),
         // The `kiosk` command line, as a library so tests build the exact commands.

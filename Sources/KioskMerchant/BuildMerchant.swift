@@ -51,6 +51,7 @@ public func buildMerchant(
         try await database.ping()
         return ["status": "ok"]
     }
+    router.get("openapi.yaml") { _, _ in try MerchantOpenAPIDocument.response() }
     MerchantController(service: service, tokens: tokens).addRoutes(to: router)
     var application = Application(
         router: router,
