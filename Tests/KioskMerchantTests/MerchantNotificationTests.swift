@@ -120,6 +120,30 @@ import Testing
             }
         }
     }
+
+    /// A refund reaches the grant whoever holds it: bob's receipt delivered a purchase made with alice's order
+    /// token; the refund notification (whose token names alice) still takes bob's coins back, and gives alice none.
+    @Test func aRefundReachesTheGrantWhoeverHoldsIt() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            try await shop.withMerchant(receivesNotifications: false) { merchant in
+                let order = try await merchant.order(MerchantShop.coins, for: "alice")
+                let device = try await shop.device()
+                let transaction = try await shop.buy(MerchantShop.coins, token: order.appAccountToken, on: device)
+                await device.close()
+                let receipt = try await merchant.request(
+                    .POST, MerchantPaths.transactions, json: ["receiptData": try await shop.receipt()],
+                    token: merchant.userToken("bob"))
+                #expect(try receipt.decode(MerchantDeliveryResponse.self).deliveries.map(\.outcome) == ["granted"])
+                try await shop.control(transaction.id, "refund")
+                let refund = try #require(try await shop.signedNotifications(merchant: merchant)["REFUND"])
+                let answer = try await merchant.request(
+                    .POST, MerchantPaths.notifications, json: ["signedPayload": refund])
+                try MerchantShop.expect(200, answer)
+                #expect(try await merchant.entitlements(of: "bob").balance("coins") == 0)
+                #expect(try await merchant.entitlements(of: "alice").balances.isEmpty)
+            }
+        }
+    }
 }
 
 extension MerchantShop {

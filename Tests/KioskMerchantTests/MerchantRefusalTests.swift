@@ -75,6 +75,31 @@ import Testing
         }
     }
 
+    /// With `confirmWithServerAPI`, a transaction is granted only after Get Transaction Info confirms it; one the
+    /// store no longer knows is refused.
+    @Test func confirmationWithTheServerAPIRefusesTransactionsTheStoreDoesNotKnow() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            try await shop.withMerchant(
+                receivesNotifications: false, configure: { $0.apps[0].confirmWithServerAPI = true }
+            ) { merchant in
+                let device = try await shop.device()
+                let kept = try await shop.buy(MerchantShop.coins, token: nil, on: device)
+                let erased = try await shop.buy(MerchantShop.coins, token: nil, on: device)
+                await device.close()
+                try MerchantShop.expect(200, try await merchant.deliver(kept.jwsRepresentation, for: "alice"))
+                try MerchantShop.expect(
+                    200,
+                    try await shop.store.request(
+                        .DELETE, "/sandbox/test/v1/apps/\(MerchantShop.bundleId)/transactions/\(erased.id)",
+                        token: .some(shop.store.adminToken)))
+                try await expectRefused(
+                    merchant.deliver(erased.jwsRepresentation, for: "alice"), 400, "unknown_transaction",
+                    field: "signedTransaction")
+                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 100)
+            }
+        }
+    }
+
     /// A transaction carrying another user's order, an order id of another user, and a transaction already
     /// granted to someone else are refused (403); the rightful owner is then granted normally.
     @Test func anotherUsersOrderOrTransactionIsRefused() async throws {

@@ -48,8 +48,10 @@ struct GrantLedger: Sendable {
         now: Date
     ) async throws -> GrantOutcome {
         if let existing = try await grant(transactionId: facts.transactionId, environment: facts.environment) {
-            if let owner, owner.userId != existing.userId { return .grantedToAnotherUser(existing.userId) }
+            // A newer signed state is the store's word whoever brings it (a refund carried by a notification
+            // whose order names someone else still takes back the grant); the grant itself never changes hands.
             let updated = try await updateState(existing, to: facts, source: source, now: now)
+            if let owner, owner.userId != existing.userId { return .grantedToAnotherUser(existing.userId) }
             return .alreadyGranted(revoked: updated.isRevoked)
         }
         guard let owner else {
