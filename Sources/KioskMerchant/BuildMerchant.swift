@@ -48,7 +48,13 @@ public func buildMerchant(
     router.add(middleware: LogRequestsMiddleware(.info))
     router.add(middleware: ErrorMiddleware(serverName: "merchant"))
     router.get("health") { _, _ in
-        try await database.ping()
+        do {
+            try await database.ping()
+        } catch {
+            throw KioskError(
+                .unavailable, code: "degraded", message: "The merchant's ledger database does not answer: \(error)",
+                fix: "Check the database the merchant was started with (--database).")
+        }
         return ["status": "ok"]
     }
     router.get("openapi.yaml") { _, _ in try MerchantOpenAPIDocument.response() }

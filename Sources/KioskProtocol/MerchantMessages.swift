@@ -149,7 +149,9 @@ public struct MerchantDeliveryResponse: Codable, Sendable, Hashable {
 public struct MerchantDelivery: Codable, Sendable, Hashable {
     public var transactionId: String
     public var productId: String
-    /// `granted` (now), `already_granted` (before: a replay changes nothing) or `revoked` (refunded; nothing given).
+    /// `granted` (now), `already_granted` (before: a replay changes nothing) or `revoked` (refunded; nothing given);
+    /// for a receipt's other transactions also `granted_to_another_user` (another user delivered it first) and
+    /// `product_not_configured` (the merchant's configuration does not name the product: nothing given).
     public var outcome: String
     public var orderId: String?
     public var environment: String
@@ -327,7 +329,8 @@ public struct MerchantReconcileReport: Codable, Sendable, Hashable {
         public var transactionId: String
         public var productId: String
         public var userId: String?
-        /// What repair did (`granted`, `revoked`), or nil when not repaired.
+        /// What repair did (`granted`, `already_granted`, `granted_to_another_user`, `revoked`, `reinstated`), or
+        /// nil when not repaired.
         public var repair: String?
         public var detail: String
 

@@ -8,7 +8,9 @@ extension MerchantService {
     /// notification's UUID in the same database transaction, so a retry of it changes nothing. Returns only once
     /// all of that is committed; the HTTP answer is 200 only then.
     ///
-    /// - Returns: What it did: `granted`, `already_granted`, `revoked`, `unclaimed`, `recorded` or `duplicate`.
+    /// - Returns: What it did: `granted`, `already_granted`, `revoked`, `granted_to_another_user` (the order names
+    ///   another user than the grant's: the state applies, the grant stays with its user), `unclaimed`,
+    ///   `recorded` (no transaction in it) or `duplicate`.
     func takeNotification(signedPayload: String) async throws -> String {
         let notification = try await checks.notification(signedPayload)
         let payload = notification.payload
