@@ -2,9 +2,7 @@ import Foundation
 import KioskCore
 import KioskMerchant
 import Logging
-import NIOCore
 import NIOHTTP1
-import ServiceLifecycle
 
 /// A real merchant server on 127.0.0.1, configured against a running test store, with its own ledger database.
 ///
@@ -79,78 +77,24 @@ public func withTestMerchant<T: Sendable>(
     }
     let loaded = try MerchantConfiguration.load(from: file.path)
     let database = databaseURL ?? "sqlite://\(folder.appendingPathComponent("merchant.sqlite").path)"
-    func run(_ number: Int) async throws -> T {
-        try await runTestMerchant(
-            configuration: loaded, databaseURL: database, clock: clock, directory: folder, port: number
-        ) { merchant in
-            if receivesNotifications {
-                let url = merchant.baseURL + "/merchant/v1/notifications"
-                let answer = try await store.request(
-                    .PATCH, "/admin/v1/apps/\(bundleId)",
-                    json: ["sandboxNotificationURLs": [url], "productionNotificationURLs": [url]])
-                guard answer.status == 200 else {
-                    throw TestStoreError(message: "Setting the notification URL failed: \(answer.text)")
-                }
-            }
-            return try await body(merchant)
-        }
-    }
-    switch port {
-    case .ephemeral: return try await run(0)
-    case .fixed(let number): return try await run(number)
-    case .free:
-        var attempt = 1
-        while true {
-            do {
-                return try await run(try freeLoopbackPort())
-            } catch is TestStoreBindError where attempt < 5 {
-                attempt += 1
-            }
-        }
-    }
-}
-
-private func runTestMerchant<T: Sendable>(
-    configuration: LoadedMerchantConfiguration, databaseURL: String, clock: any KioskClock, directory: URL,
-    port requestedPort: Int, _ body: @Sendable (TestMerchant) async throws -> T
-) async throws -> T {
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "kiosk-test-merchant")
     logger.logLevel = .warning
-    let built = try await buildMerchant(
-        configuration: configuration, databaseURL: databaseURL, host: "127.0.0.1", port: requestedPort, clock: clock,
-        logger: logger,
-        onServerRunning: { port in
-            portContinuation.yield(port)
-            portContinuation.finish()
-        })
-    let serviceGroup = ServiceGroup(
-        configuration: .init(services: [built.application], gracefulShutdownSignals: [], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask {
-            defer { portContinuation.finish() }
-            try await serviceGroup.run()
-        }
-        do {
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else {
-                do {
-                    try await group.next()
-                } catch let error as IOError where error.errnoCode == EADDRINUSE && requestedPort != 0 {
-                    throw TestStoreBindError(port: requestedPort)
-                }
-                throw TestStoreError(message: "The merchant stopped before it listened.")
+    return try await withLoopbackServer(port: port, logger: logger, name: "merchant") { number, onServerRunning in
+        let built = try await buildMerchant(
+            configuration: loaded, databaseURL: database, host: "127.0.0.1", port: number, clock: clock,
+            logger: logger, onServerRunning: onServerRunning)
+        return (built, built.application)
+    } _: { built, port in
+        let merchant = TestMerchant(baseURL: "http://127.0.0.1:\(port)", port: port, directory: folder, built: built)
+        if receivesNotifications {
+            let url = merchant.baseURL + "/merchant/v1/notifications"
+            let answer = try await store.request(
+                .PATCH, "/admin/v1/apps/\(bundleId)",
+                json: ["sandboxNotificationURLs": [url], "productionNotificationURLs": [url]])
+            guard answer.status == 200 else {
+                throw TestStoreError(message: "Setting the notification URL failed: \(answer.text)")
             }
-            let merchant = TestMerchant(
-                baseURL: "http://127.0.0.1:\(port)", port: port, directory: directory, built: built)
-            let result = try await body(merchant)
-            await serviceGroup.triggerGracefulShutdown()
-            try await group.waitForAll()
-            return result
-        } catch {
-            await serviceGroup.triggerGracefulShutdown()
-            try? await group.waitForAll()
-            throw error
         }
+        return try await body(merchant)
     }
 }

@@ -5,13 +5,7 @@ import KioskStore
 import Logging
 import NIOCore
 import NIOHTTP1
-import ServiceLifecycle
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// A real Kiosk store on 127.0.0.1 and a free port, with its own data directory and a known admin token.
 ///
@@ -123,106 +117,22 @@ public func withTestStore<T: Sendable>(
         dataDirectory
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-test-\(UUID().uuidString)")
     defer { if dataDirectory == nil { try? FileManager.default.removeItem(at: directory) } }
-    func run(_ number: Int) async throws -> T {
-        try await runTestStore(
-            databaseURL: databaseURL, clock: clock, directory: directory, port: number,
-            serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, body)
-    }
-    switch port {
-    case .ephemeral:
-        return try await run(0)
-    case .fixed(let number):
-        return try await run(number)
-    case .free:
-        var attempt = 1
-        while true {
-            do {
-                return try await run(try freeLoopbackPort())
-            } catch is TestStoreBindError where attempt < 5 {
-                attempt += 1
-            }
-        }
-    }
-}
-
-private func runTestStore<T: Sendable>(
-    databaseURL: String?, clock: any KioskClock, directory: URL, port requestedPort: Int,
-    serverAPIRequestsPerSecond: Double, _ body: @Sendable (TestStore) async throws -> T
-) async throws -> T {
     let token = "kiosk_test_admin_token_0123456789"
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "kiosk-test")
     logger.logLevel = .warning
-    let built = try await buildStore(
-        configuration: ServerConfiguration(
-            host: "127.0.0.1", port: requestedPort, dataDirectory: directory, databaseURL: databaseURL,
-            adminToken: token, serverAPIRequestsPerSecond: serverAPIRequestsPerSecond),
-        clock: clock, logger: logger,
-        onServerRunning: { port in
-            portContinuation.yield(port)
-            portContinuation.finish()
-        })
-    // The store runs in its own service group so the test can stop it the way SIGTERM does: gracefully,
-    // letting the database close after the server.
-    let serviceGroup = ServiceGroup(
-        configuration: .init(services: [built.application], gracefulShutdownSignals: [], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask {
-            defer { portContinuation.finish() }
-            try await serviceGroup.run()
-        }
-        do {
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else {
-                // The server stopped before listening; its error is the one to report.
-                do {
-                    try await group.next()
-                } catch let error as IOError where error.errnoCode == EADDRINUSE && requestedPort != 0 {
-                    throw TestStoreBindError(port: requestedPort)
-                }
-                throw TestStoreError(message: "The store stopped before it listened.")
-            }
-            let store = TestStore(
+    return try await withLoopbackServer(port: port, logger: logger, name: "store") { number, onServerRunning in
+        let built = try await buildStore(
+            configuration: ServerConfiguration(
+                host: "127.0.0.1", port: number, dataDirectory: directory, databaseURL: databaseURL,
+                adminToken: token, serverAPIRequestsPerSecond: serverAPIRequestsPerSecond),
+            clock: clock, logger: logger, onServerRunning: onServerRunning)
+        return (built, built.application)
+    } _: { built, port in
+        try await body(
+            TestStore(
                 baseURL: "http://127.0.0.1:\(port)", port: port, adminToken: token, dataDirectory: directory,
-                built: built)
-            let result = try await body(store)
-            await serviceGroup.triggerGracefulShutdown()
-            try await group.waitForAll()
-            return result
-        } catch {
-            await serviceGroup.triggerGracefulShutdown()
-            try? await group.waitForAll()
-            throw error
-        }
+                built: built))
     }
-}
-
-/// Another process took the port between choosing it and binding it.
-struct TestStoreBindError: Error {
-    var port: Int
-}
-
-/// A TCP port on 127.0.0.1 that is free now: bound with port 0, read back, closed.
-func freeLoopbackPort() throws -> Int {
-    #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-    #endif
-    guard descriptor >= 0 else { throw TestStoreError(message: "Cannot open a socket to find a free port.") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-        }
-    }
-    guard bound else { throw TestStoreError(message: "Cannot bind 127.0.0.1:0 to find a free port.") }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// The test store could not start.
