@@ -101,6 +101,27 @@ import Testing
         }
     }
 
+    /// Non-renewing season passes stack: two purchases entitle for two durations from the first.
+    @Test func nonRenewingPurchasesStack() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            try await shop.withMerchant(receivesNotifications: false) { merchant in
+                let device = try await shop.device()
+                let first = try await shop.buy(MerchantShop.season, token: nil, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(first.jwsRepresentation, for: "alice"))
+                await first.finish()
+                let second = try await shop.buy(MerchantShop.season, token: nil, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(second.jwsRepresentation, for: "alice"))
+                await second.finish()
+                await device.close()
+                let season = try #require(try await merchant.entitlements(of: "alice").entitlement("season"))
+                #expect(season.active && season.transactionId == String(second.id))
+                // Answers carry whole seconds (ISO 8601 without fractions).
+                let expected = first.purchaseDate.addingTimeInterval(60 * 86_400)
+                #expect(abs(try #require(season.expiresDate).timeIntervalSince(expected)) < 1)
+            }
+        }
+    }
+
     /// A subscription's renewal reaches the merchant (DID_RENEW) and moves the entitlement to the new period;
     /// `explain` says which transaction renewed it and that it renews automatically.
     @Test func renewalsExtendTheEntitlement() async throws {

@@ -100,6 +100,48 @@ import Testing
         }
     }
 
+    /// Receipts go to production first (the sandbox only on 21007): with production unreachable nothing is
+    /// decided (503, retry later) though the sandbox would accept it; a wrong shared secret is refused (21004) for
+    /// a receipt holding a subscription; with the right one it is granted.
+    @Test func receiptsAskProductionFirstAndNeedTheSharedSecret() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            let device = try await shop.device()
+            let club = try await shop.buy(MerchantShop.monthly, token: nil, on: device)
+            await club.finish()
+            await device.close()
+            let receipt = try await shop.receipt()
+            try await shop.withMerchant(
+                receivesNotifications: false,
+                configure: { configuration in
+                    var store = configuration.apps[0].store
+                    store.verifyReceipt[.production] = "http://127.0.0.1:9/verifyReceipt"  // nothing listens there
+                    configuration.apps[0].store = store
+                }
+            ) { merchant in
+                let answer = try await merchant.request(
+                    .POST, MerchantPaths.transactions, json: ["receiptData": receipt], token: merchant.userToken("alice"))
+                #expect(answer.status == 503 && answer.text.contains("store_unavailable"), "\(answer.text)")
+                #expect(try await merchant.entitlements(of: "alice").entitlements.isEmpty)
+            }
+            try await shop.withMerchant(
+                receivesNotifications: false, configure: { $0.apps[0].sharedSecret = "0123456789abcdef0123456789abcdef" }
+            ) { merchant in
+                let answer = try await merchant.request(
+                    .POST, MerchantPaths.transactions, json: ["receiptData": receipt], token: merchant.userToken("alice"))
+                expectRefused(answer, 400, "receipt_refused", field: "receiptData")
+                #expect(answer.text.contains("shared secret"), "\(answer.text)")
+            }
+            try await shop.withMerchant(receivesNotifications: false) { merchant in
+                let answer = try await merchant.request(
+                    .POST, MerchantPaths.transactions, json: ["receiptData": receipt], token: merchant.userToken("alice"))
+                let deliveries = try answer.decode(MerchantDeliveryResponse.self)
+                #expect(deliveries.deliveries.map(\.outcome) == ["granted"])
+                #expect(deliveries.deliveries.first?.environment == "Sandbox")
+                #expect(deliveries.entitlements.entitlement("pro")?.active == true)
+            }
+        }
+    }
+
     /// A transaction carrying another user's order, an order id of another user, and a transaction already
     /// granted to someone else are refused (403); the rightful owner is then granted normally.
     @Test func anotherUsersOrderOrTransactionIsRefused() async throws {

@@ -17,17 +17,20 @@ struct MerchantShop: Sendable {
     static let supporter = "com.example.shop.supporter"
     static let levels = "com.example.shop.levels"
     static let monthly = "com.example.shop.monthly"
+    static let season = "com.example.shop.season"
     static let tester = "tester@example.com"
     static let password = "correct horse battery"
 
     /// What the merchant grants: 100 coins a unit; remove-ads and the supporter pack both give `no_ads`; the
-    /// level pack unlocks `levels` with downloadable files; the monthly subscription gives `pro`.
+    /// level pack unlocks `levels` with downloadable files; the monthly subscription gives `pro`; the season pass
+    /// (non-renewing) gives `season` for 30 days a purchase.
     static let products: [MerchantConfiguration.ProductSettings] = [
         .init(productId: coins, type: .consumable, balance: "coins", amount: 100),
         .init(productId: removeAds, type: .nonConsumable, entitlement: "no_ads"),
         .init(productId: supporter, type: .nonConsumable, entitlement: "no_ads"),
         .init(productId: levels, type: .nonConsumable, entitlement: "levels", content: "content/levels"),
         .init(productId: monthly, type: .autoRenewable, entitlement: "pro"),
+        .init(productId: season, type: .nonRenewing, entitlement: "season", durationDays: 30),
     ]
 
     let store: TestStore
@@ -43,7 +46,7 @@ struct MerchantShop: Sendable {
             try await expect(201, store.request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Shop"]))
             for (productId, type) in [
                 (coins, "consumable"), (removeAds, "non_consumable"), (supporter, "non_consumable"),
-                (levels, "non_consumable"),
+                (levels, "non_consumable"), (season, "non_renewing"),
             ] {
                 try await expect(
                     201,
