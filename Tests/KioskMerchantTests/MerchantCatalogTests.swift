@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KioskCore
 import KioskProtocol
 import KioskTesting
 import Testing
@@ -151,6 +152,61 @@ import Testing
         }
     }
 
+
+    /// A failed renewal in a billing grace period keeps the entitlement past its period (the renewal info says
+    /// until when); when billing recovers, the recovered renewal decides it. The merchant's clock follows the
+    /// sandbox's.
+    @Test func billingGracePeriodKeepsTheEntitlementUntilBillingRecovers() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            let clock = ManualClock(try await shop.sandboxNow())
+            try await shop.withMerchant(clock: clock) { merchant in
+                try MerchantShop.expect(
+                    200,
+                    try await shop.store.request(
+                        .PUT, "/sandbox/test/v1/apps/\(MerchantShop.bundleId)/grace-period", json: ["days": 3],
+                        token: .some(shop.store.adminToken)))
+                let order = try await merchant.order(MerchantShop.monthly, for: "alice")
+                let device = try await shop.device()
+                let club = try await shop.buy(MerchantShop.monthly, token: order.appAccountToken, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(club.jwsRepresentation, for: "alice"))
+                await club.finish()
+                await device.close()
+                try MerchantShop.expect(
+                    200,
+                    try await shop.store.request(
+                        .POST, "/sandbox/test/v1/apps/\(MerchantShop.bundleId)/subscriptions/\(club.originalID)",
+                        json: ["action": "fail-renewal"], token: .some(shop.store.adminToken)))
+
+                try await shop.advanceSandboxClock(by: "5m")  // the renewal fails: grace period
+                let inGrace = try await merchant.waitForEntitlements(of: "alice") {
+                    $0.entitlement("pro")?.gracePeriodExpiresDate != nil
+                }
+                clock.set(try await shop.sandboxNow())
+                let pro = try #require(try await merchant.entitlements(of: "alice").entitlement("pro"))
+                #expect(pro.active, "past its period but in the grace period: \(pro)")
+                #expect(pro.expiresDate! < clock.now() && pro.gracePeriodExpiresDate! > clock.now())
+                let lines = try await merchant.explain("alice").lines
+                #expect(lines.contains { $0.contains("billing grace period") }, "\(lines)")
+
+                // Past the grace period the store retries billing, which succeeds here (only one renewal was set
+                // to fail): BILLING_RECOVERY's renewal now decides the entitlement, with no grace period left.
+                let graceEnd = try #require(inGrace.entitlement("pro")?.gracePeriodExpiresDate)
+                try MerchantShop.expect(
+                    200,
+                    try await shop.store.request(
+                        .POST, "/sandbox/test/v1/clock",
+                        json: ["action": "set", "to": graceEnd.addingTimeInterval(60).millisecondsSince1970],
+                        token: .some(shop.store.adminToken)))
+                clock.set(try await shop.sandboxNow())
+                let recovered = try await merchant.waitForEntitlements(of: "alice") {
+                    $0.entitlement("pro")?.gracePeriodExpiresDate == nil
+                }
+                let renewed = try #require(recovered.entitlement("pro"))
+                #expect(renewed.active && renewed.transactionId != String(club.id), "\(renewed)")
+                #expect(renewed.expiresDate! > clock.now())
+            }
+        }
+    }
 }
 
 extension TestMerchant {

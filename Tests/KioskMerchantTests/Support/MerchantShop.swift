@@ -80,7 +80,8 @@ struct MerchantShop: Sendable {
     /// Runs `body` with a merchant for the shop, on the same engine as the store, with the level pack's files.
     func withMerchant(
         directory: URL? = nil, databaseURL: String?? = .none, port: TestStorePort = .ephemeral,
-        receivesNotifications: Bool = true, configure: @Sendable (inout MerchantConfiguration) -> Void = { _ in },
+        clock: any KioskClock = SystemClock(), receivesNotifications: Bool = true,
+        configure: @Sendable (inout MerchantConfiguration) -> Void = { _ in },
         _ body: @Sendable (TestMerchant) async throws -> Void
     ) async throws {
         let folder =
@@ -92,7 +93,8 @@ struct MerchantShop: Sendable {
         try Data("{\"level\": 2}".utf8).write(to: levels.appendingPathComponent("level-02.json"))
         try await withTestMerchant(
             store: store, bundleId: Self.bundleId, products: Self.products, directory: folder,
-            databaseURL: databaseURL ?? engine.freshURL(), port: port, receivesNotifications: receivesNotifications,
+            databaseURL: databaseURL ?? engine.freshURL(), clock: clock, port: port,
+            receivesNotifications: receivesNotifications,
             configure: configure, body)
     }
 
@@ -141,6 +143,12 @@ struct MerchantShop: Sendable {
             200,
             store.request(
                 .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": amount], token: .some(store.adminToken)))
+    }
+
+    /// The sandbox clock's now.
+    func sandboxNow() async throws -> Date {
+        let answer = try await store.request(.GET, "/sandbox/test/v1/clock", token: .some(store.adminToken))
+        return Date(millisecondsSince1970: try answer.decode(TestClockResponse.self).now)
     }
 
     /// The tester's app receipt, base64.
