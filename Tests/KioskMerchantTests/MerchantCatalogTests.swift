@@ -102,6 +102,26 @@ import Testing
         }
     }
 
+    /// A purchase whose order was made for another product is still the paying user's: granted, without taking
+    /// the order, which stays open for its own product.
+    @Test func aPurchaseWithAnotherProductsOrderIsStillTheUsers() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            try await shop.withMerchant(receivesNotifications: false) { merchant in
+                let order = try await merchant.order(MerchantShop.removeAds, for: "alice")
+                let device = try await shop.device()
+                let coins = try await shop.buy(MerchantShop.coins, token: order.appAccountToken, on: device)
+                await device.close()
+                let answer = try await merchant.deliver(coins.jwsRepresentation, orderId: order.orderId, for: "alice")
+                let delivery = try #require(try answer.decode(MerchantDeliveryResponse.self).deliveries.first)
+                #expect(delivery.outcome == "granted" && delivery.orderId == nil)
+                let stored = try await merchant.request(
+                    .GET, MerchantPaths.order(order.orderId), token: merchant.userToken("alice"))
+                #expect(try stored.decode(MerchantOrder.self).state == "open")
+                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 100)
+            }
+        }
+    }
+
     /// Non-renewing season passes stack: two purchases entitle for two durations from the first.
     @Test func nonRenewingPurchasesStack() async throws {
         try await MerchantShop.with(.sqlite) { shop in

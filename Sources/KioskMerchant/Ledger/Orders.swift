@@ -49,15 +49,9 @@ struct Orders: Sendable {
         if found == nil { found = try await order(transactionId: facts.transactionId) }
         guard let order = found else { return GrantOwner(userId: userId, orderId: nil) }
         guard order.userId == userId else { throw Self.anotherUsersOrder(order.id) }
-        guard order.productId == facts.productId else {
-            throw KioskError.conflict(
-                "order_product_mismatch",
-                "Order \(order.id) is for \(order.productId), but the transaction bought \(facts.productId).",
-                field: "orderId", fix: "Send the order made for this purchase, or none.")
-        }
-        // An order already delivered by another transaction stays with it; this purchase is still the user's.
-        let usable = order.transactionId == nil || order.transactionId == facts.transactionId
-        return GrantOwner(userId: userId, orderId: usable ? order.id : nil)
+        // The user paid, so the purchase is theirs either way; the order is bound only to the transaction that
+        // fulfils it (same product, not delivered by another transaction).
+        return GrantOwner(userId: userId, orderId: order.fulfilled(by: facts) ? order.id : nil)
     }
 
     /// Who a transaction the store told us of (notification, reconciliation) is for: its order's user, else the
@@ -65,10 +59,7 @@ struct Orders: Sendable {
     func ownerFromStore(_ facts: PurchaseFacts) async throws -> GrantOwner? {
         if let token = facts.appAccountToken, let order = try await order(appAccountToken: token) {
             // Renewals carry the first purchase's token: same user, but the order stays with its own transaction.
-            let usable =
-                order.productId == facts.productId
-                && (order.transactionId == nil || order.transactionId == facts.transactionId)
-            return GrantOwner(userId: order.userId, orderId: usable ? order.id : nil)
+            return GrantOwner(userId: order.userId, orderId: order.fulfilled(by: facts) ? order.id : nil)
         }
         if let order = try await order(transactionId: facts.transactionId) {
             return GrantOwner(userId: order.userId, orderId: order.id)
@@ -86,5 +77,12 @@ struct Orders: Sendable {
             .forbidden, code: "order_of_another_user",
             message: "Order \(id) belongs to another user; nothing was granted.", field: "orderId",
             fix: "Deliver a purchase as the user who ordered it.")
+    }
+}
+
+extension OrderRecord {
+    /// Whether `facts` is the purchase this order was made for: its product, and no other transaction took it.
+    func fulfilled(by facts: PurchaseFacts) -> Bool {
+        productId == facts.productId && (transactionId == nil || transactionId == facts.transactionId)
     }
 }
