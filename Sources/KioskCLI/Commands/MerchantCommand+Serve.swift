@@ -35,11 +35,7 @@ extension MerchantCommand {
                 """)
         var database: String?
 
-        @Option(help: "trace, debug, info, notice, warning, error or critical (KIOSK_LOG_LEVEL; default info).")
-        var logLevel: String?
-
-        @Option(help: "text or json (KIOSK_LOG_FORMAT; default text).")
-        var logFormat: String?
+        @OptionGroup var log: LogOptions
 
         func run() async throws {
             try await reportingErrors {
@@ -54,7 +50,7 @@ extension MerchantCommand {
                         configuration: loaded, databaseURL: settings.databaseURL, host: host, port: settings.port,
                         logger: Logger(label: "kiosk-merchant"),
                         onServerRunning: { port in
-                            writeMerchantLines(
+                            writeLines(
                                 Self.banner(configuration: loaded, host: host, port: port, database: settings.databaseURL))
                         })
                 } catch let error as KioskError {
@@ -98,25 +94,10 @@ extension MerchantCommand {
                     ?? "sqlite://\(folder.appendingPathComponent("merchant.sqlite").path)")
             if let host = host ?? environment["KIOSK_MERCHANT_HOST"] { settings.host = host }
             if let portText = port.map(String.init) ?? environment["KIOSK_MERCHANT_PORT"] {
-                guard let value = Int(portText), (0...65535).contains(value) else {
-                    throw CLIError(message: "'\(portText)' is not a port.", field: "--port", fix: "Use a number from 0 to 65535.")
-                }
-                settings.port = value
+                settings.port = try parsePort(portText)
             }
-            if let levelText = logLevel ?? environment["KIOSK_LOG_LEVEL"] {
-                guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
-                    throw CLIError(
-                        message: "'\(levelText)' is not a log level.", field: "--log-level",
-                        fix: "Use one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
-                }
-                settings.logLevel = level
-            }
-            if let formatText = logFormat ?? environment["KIOSK_LOG_FORMAT"] {
-                guard let format = ServerConfiguration.LogFormat(rawValue: formatText.lowercased()) else {
-                    throw CLIError(message: "'\(formatText)' is not a log format.", field: "--log-format", fix: "Use text or json.")
-                }
-                settings.logFormat = format
-            }
+            if let level = try log.level(environment: environment) { settings.logLevel = level }
+            if let format = try log.format(environment: environment) { settings.logFormat = format }
             return settings
         }
 
@@ -148,9 +129,4 @@ extension MerchantCommand {
             return components.string ?? url
         }
     }
-}
-
-/// Writes lines to standard output at once (unbuffered), so a reader sees them while the merchant runs.
-func writeMerchantLines(_ lines: [String]) {
-    FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
 }

@@ -37,11 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var publicURL: String?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical (KIOSK_LOG_LEVEL; default info).")
-    var logLevel: String?
-
-    @Option(help: "text or json (KIOSK_LOG_FORMAT; default text).")
-    var logFormat: String?
+    @OptionGroup var log: LogOptions
 
     @Option(
         name: .customLong("server-api-rate-limit"),
@@ -71,7 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
                         ])
                     })
             } catch let error as KioskError {
-                throw CLIError(message: error.message, field: error.field, fix: error.fix, code: error.code)
+                throw CLIError(error)
             } catch let error as StorageError {
                 throw CLIError(
                     message: "The store could not open its database: \(error)", field: "--database",
@@ -86,10 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServerConfiguration()
         if let host = host ?? environment["KIOSK_HOST"] { configuration.host = host }
         if let portText = port.map(String.init) ?? environment["KIOSK_PORT"] {
-            guard let value = Int(portText), (0...65535).contains(value) else {
-                throw CLIError(message: "'\(portText)' is not a port.", field: "--port", fix: "Use a number from 0 to 65535.")
-            }
-            configuration.port = value
+            configuration.port = try parsePort(portText)
         }
         if let dataDir = dataDir ?? environment["KIOSK_DATA_DIR"] {
             configuration.dataDirectory = URL(fileURLWithPath: dataDir)
@@ -107,20 +100,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration.publicURL = url
         }
-        if let levelText = logLevel ?? environment["KIOSK_LOG_LEVEL"] {
-            guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
-                throw CLIError(
-                    message: "'\(levelText)' is not a log level.", field: "--log-level",
-                    fix: "Use one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            configuration.logLevel = level
-        }
-        if let formatText = logFormat ?? environment["KIOSK_LOG_FORMAT"] {
-            guard let format = ServerConfiguration.LogFormat(rawValue: formatText.lowercased()) else {
-                throw CLIError(message: "'\(formatText)' is not a log format.", field: "--log-format", fix: "Use text or json.")
-            }
-            configuration.logFormat = format
-        }
+        if let level = try log.level(environment: environment) { configuration.logLevel = level }
+        if let format = try log.format(environment: environment) { configuration.logFormat = format }
         if let rateText = serverAPIRateLimit ?? environment["KIOSK_SERVER_API_RATE_LIMIT"] {
             guard let rate = Double(rateText), rate > 0, rate.isFinite else {
                 throw CLIError(
@@ -139,9 +120,4 @@ struct ServeCommand: AsyncParsableCommand {
         }
         return configuration
     }
-}
-
-/// Writes lines to standard output at once (unbuffered), so a reader sees them while the store runs.
-private func writeLines(_ lines: [String]) {
-    FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
 }
