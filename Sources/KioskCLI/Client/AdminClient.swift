@@ -57,35 +57,46 @@ struct AdminClient {
         guard let url = components?.string else {
             throw CLIError(message: "'\(server)' is not a valid server URL.", fix: "Use e.g. --server http://127.0.0.1:8080")
         }
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.headers.add(name: "Accept", value: "application/json")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        // A refused connection is reported at once instead of being retried until the deadline.
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        defer { _ = client.shutdown() }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, timeout: .seconds(120))
-        } catch {
-            throw CLIError(
-                message: "Cannot reach the store at \(server) (\(error)).",
-                fix: "Start it with `kiosk serve`, or point --server / KIOSK_SERVER at it.")
-        }
-        let buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
-        let answer = Answer(
-            status: Int(response.status.code), body: Data(buffer.readableBytesView),
-            contentType: response.headers.first(name: "Content-Type"))
+        let answer = try await sendJSONRequest(
+            method, url: url, token: token, body: body, readTimeout: .seconds(60), deadline: .seconds(120),
+            unreachable: "the store at \(server)",
+            fix: "Start it with `kiosk serve`, or point --server / KIOSK_SERVER at it.")
         guard (200..<300).contains(answer.status) else { throw CLIError(answer: answer) }
         return answer
     }
+}
+
+/// Sends one request with `Authorization: Bearer <token>` and `body` (if any) as JSON, and returns the answer
+/// whatever its status. Each call has a client of its own that reports a refused connection at once instead of
+/// retrying it until the deadline; not getting an answer becomes "Cannot reach <unreachable> (…)." with `fix`.
+func sendJSONRequest(
+    _ method: HTTPMethod, url: String, token: String, body: Data?, readTimeout: TimeAmount, deadline: TimeAmount,
+    unreachable: String, fix: String
+) async throws -> AdminClient.Answer {
+    var request = HTTPClientRequest(url: url)
+    request.method = method
+    request.headers.add(name: "Authorization", value: "Bearer \(token)")
+    request.headers.add(name: "Accept", value: "application/json")
+    if let body {
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+    }
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.retryConnectionEstablishment = false
+    configuration.timeout = .init(connect: .seconds(10), read: readTimeout)
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    defer { _ = client.shutdown() }
+    let response: HTTPClientResponse
+    let buffer: ByteBuffer
+    do {
+        response = try await client.execute(request, timeout: deadline)
+        buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
+    } catch {
+        throw CLIError(message: "Cannot reach \(unreachable) (\(error)).", fix: fix)
+    }
+    return AdminClient.Answer(
+        status: Int(response.status.code), body: Data(buffer.readableBytesView),
+        contentType: response.headers.first(name: "Content-Type"))
 }
 
 extension AdminClient.Answer {

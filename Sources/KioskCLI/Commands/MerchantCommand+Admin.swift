@@ -1,10 +1,8 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
 import KioskCore
 import KioskMerchant
 import KioskProtocol
-import NIOCore
 import NIOHTTP1
 
 extension MerchantCommand {
@@ -248,34 +246,11 @@ struct MerchantClient {
         guard let url = components.string else {
             throw CLIError(message: "'\(baseURL)' is not a valid merchant URL.", field: "--merchant")
         }
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
-        request.headers.add(name: "Accept", value: "application/json")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        // A refused connection is reported at once instead of being retried until the deadline.
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(120))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        defer { _ = client.shutdown() }
-        let response: HTTPClientResponse
-        let buffer: ByteBuffer
-        do {
-            response = try await client.execute(request, timeout: .seconds(180))
-            buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
-        } catch {
-            throw CLIError(
-                message: "Cannot reach the merchant at \(baseURL) (\(error)).",
-                fix: "Start it with `kiosk merchant serve --config merchant.json`, or point --merchant / "
-                    + "KIOSK_MERCHANT_URL at it.")
-        }
-        let answer = AdminClient.Answer(
-            status: Int(response.status.code), body: Data(buffer.readableBytesView),
-            contentType: response.headers.first(name: "Content-Type"))
+        let answer = try await sendJSONRequest(
+            method, url: url, token: adminToken, body: body, readTimeout: .seconds(120), deadline: .seconds(180),
+            unreachable: "the merchant at \(baseURL)",
+            fix: "Start it with `kiosk merchant serve --config merchant.json`, or point --merchant / "
+                + "KIOSK_MERCHANT_URL at it.")
         guard (200..<300).contains(answer.status) else {
             var error = CLIError(answer: answer)
             if error.code == nil {
