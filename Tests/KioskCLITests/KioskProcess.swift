@@ -66,16 +66,19 @@ enum KioskProcess {
     }
 }
 
-/// A `kiosk serve` process, read line by line while it runs.
+/// A server the `kiosk` binary runs (`kiosk serve`, `kiosk merchant serve`), read line by line while it runs.
 final class ServeProcess: @unchecked Sendable {
     let process = Process()
+    /// The sub-command, e.g. `["serve"]`, for messages.
+    private let command: [String]
     private let lock = NSLock()
     private var output: [String] = []
     private let reader = DispatchGroup()
 
-    init(_ arguments: [String]) throws {
+    init(command: [String] = ["serve"], _ arguments: [String]) throws {
+        self.command = command
         process.executableURL = KioskProcess.executable
-        process.arguments = ["serve"] + arguments
+        process.arguments = command + arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KIOSK_") }
         let out = Pipe()
         process.standardOutput = out
@@ -117,7 +120,7 @@ final class ServeProcess: @unchecked Sendable {
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         guard !process.isRunning else {
             kill(process.processIdentifier, SIGKILL)
-            throw ServeError(message: "kiosk serve did not stop within \(seconds) s of SIGTERM")
+            throw ServeError(message: "kiosk \(command.joined(separator: " ")) did not stop within \(seconds) s of SIGTERM")
         }
         return process.terminationStatus
     }

@@ -71,7 +71,7 @@ import Testing
             #expect(tokenDocument?["expiresDate"] is String && tokenDocument?["token"] is String, "\(tokenJSON.stdout)")
 
             // serve, on any free port.
-            let merchant = try MerchantProcess(["merchant", "serve", "--config", config.path, "--port", "0", "--log-level", "warning"])
+            let merchant = try ServeProcess(command: ["merchant", "serve"], ["--config", config.path, "--port", "0", "--log-level", "warning"])
             let listening = try await merchant.waitForLine(containing: "Kiosk merchant listening on http://")
             let base = try #require(listening.split(separator: " ").last.map(String.init))
             defer { if merchant.process.isRunning { merchant.process.terminate() } }
@@ -179,61 +179,5 @@ import Testing
             let answer = try await store.request(.POST, path, json: body)
             #expect((200..<300).contains(answer.status), "\(path): \(answer.text)")
         }
-    }
-}
-
-/// A `kiosk merchant serve` process, read line by line while it runs.
-final class MerchantProcess: @unchecked Sendable {
-    let process = Process()
-    private let lock = NSLock()
-    private var output: [String] = []
-
-    init(_ arguments: [String]) throws {
-        process.executableURL = KioskProcess.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KIOSK_") }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        DispatchQueue.global().async { [self] in
-            var pending = Data()
-            while true {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    lock.withLock { output.append(line) }
-                }
-            }
-        }
-    }
-
-    /// Every line printed so far.
-    var lines: [String] { lock.withLock { output } }
-
-    /// Waits (at most `seconds`) for a line containing `text` and returns it.
-    func waitForLine(containing text: String, seconds: Double = 60) async throws -> String {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let line = lines.first(where: { $0.contains(text) }) { return line }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw ServeProcess.ServeError(message: "no line containing '\(text)'; output so far:\n" + lines.joined(separator: "\n"))
-    }
-
-    /// Sends SIGTERM and waits (at most `seconds`) for the exit status.
-    func terminate(seconds: Double = 30) async throws -> Int32 {
-        process.terminate()
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
-            throw ServeProcess.ServeError(message: "kiosk merchant serve did not stop within \(seconds) s of SIGTERM")
-        }
-        return process.terminationStatus
     }
 }

@@ -284,7 +284,7 @@ import Testing
         let config: String
         let database: String
         private let lock = NSLock()
-        private var started: [MerchantProcess] = []
+        private var started: [ServeProcess] = []
 
         init(config: String, database: String) {
             self.config = config
@@ -292,7 +292,7 @@ import Testing
         }
 
         struct Running {
-            var process: MerchantProcess
+            var process: ServeProcess
             var base: String
             var port: Int
 
@@ -305,8 +305,8 @@ import Testing
             var attempt = 0
             while true {
                 attempt += 1
-                let process = try MerchantProcess([
-                    "merchant", "serve", "--config", config, "--port", String(port), "--database", database,
+                let process = try ServeProcess(command: ["merchant", "serve"], [
+                    "--config", config, "--port", String(port), "--database", database,
                     "--log-level", "warning",
                 ])
                 lock.withLock { started.append(process) }
@@ -346,7 +346,7 @@ import Testing
         private var killed = false
         var wasKilled: Bool { lock.withLock { killed } }
 
-        func kill(_ merchant: MerchantProcess) {
+        func kill(_ merchant: ServeProcess) {
             lock.withLock {
                 guard !killed else { return }
                 killed = true
