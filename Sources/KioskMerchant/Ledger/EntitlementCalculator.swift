@@ -4,7 +4,8 @@ import KioskProtocol
 
 /// Works out what a user is entitled to from their grants, at a moment: never from the order things arrived in.
 ///
-/// Non-consumables entitle for good; auto-renewable subscriptions until the latest expiry among their grants (or
+/// Only grants that unlock an entitlement are read (balances are summed by the database). Non-consumables entitle
+/// for good; auto-renewable subscriptions until the latest expiry among their grants (or
 /// the end of a billing grace period); non-renewing subscriptions stack their durations in purchase order. Revoked
 /// grants give nothing, so a refund of one product leaves what another product grants.
 struct EntitlementCalculator: Sendable {
@@ -62,18 +63,9 @@ struct EntitlementCalculator: Sendable {
         .sorted { $0.name < $1.name }
     }
 
-    /// What the standing grants credit, by balance name: summed from the grants themselves, so a balance can
-    /// never drift from the ledger.
-    func balances(grants: [GrantRecord]) -> [MerchantEntitlements.Balance] {
-        let standing = grants.filter { !$0.isRevoked && $0.balanceName != nil }
-        return Dictionary(grouping: standing, by: { $0.balanceName! })
-            .map { MerchantEntitlements.Balance(name: $0.key, amount: $0.value.reduce(0) { $0 + $1.balanceAmount }) }
-            .sorted { $0.name < $1.name }
-    }
-
-    func entitlements(userId: String, grants: [GrantRecord], renewals: [RenewalState], now: Date)
-        -> MerchantEntitlements
-    {
+    func entitlements(
+        userId: String, grants: [GrantRecord], renewals: [RenewalState], balances: [BalanceSummary], now: Date
+    ) -> MerchantEntitlements {
         MerchantEntitlements(
             userId: userId,
             entitlements: standings(grants: grants, renewals: renewals, now: now).map { standing in
@@ -84,12 +76,13 @@ struct EntitlementCalculator: Sendable {
                         ? standing.renewal.map { $0.autoRenewStatus == 1 } : nil,
                     gracePeriodExpiresDate: standing.gracePeriodExpiresDate)
             },
-            balances: balances(grants: grants))
+            balances: balances.map { MerchantEntitlements.Balance(name: $0.name, amount: $0.amount) })
     }
 
     /// Sentences a support person can read to the user.
     func explanation(
-        userId: String, grants: [GrantRecord], renewals: [RenewalState], events: [LedgerEvent], now: Date
+        userId: String, grants: [GrantRecord], renewals: [RenewalState], balances: [BalanceSummary],
+        events: [LedgerEvent], now: Date
     ) -> MerchantExplanation {
         var lines: [String] = []
         for standing in standings(grants: grants, renewals: renewals, now: now) {
@@ -116,11 +109,9 @@ struct EntitlementCalculator: Sendable {
                 lines.append("entitled to \(standing.name) permanently because \(why)")
             }
         }
-        for balance in balances(grants: grants) {
-            let credited = grants.filter { $0.balanceName == balance.name && !$0.isRevoked }
-            let revoked = grants.filter { $0.balanceName == balance.name && $0.isRevoked }
-            var line = "\(balance.name): \(balance.amount) from \(credited.count) purchase(s)"
-            if !revoked.isEmpty { line += "; \(revoked.count) refunded purchase(s) took back what they gave" }
+        for balance in balances {
+            var line = "\(balance.name): \(balance.amount) from \(balance.standing) purchase(s)"
+            if balance.revoked > 0 { line += "; \(balance.revoked) refunded purchase(s) took back what they gave" }
             lines.append(line)
         }
         if lines.isEmpty { lines.append("no purchases granted to \(userId)") }

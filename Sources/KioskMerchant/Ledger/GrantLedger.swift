@@ -150,11 +150,43 @@ struct GrantLedger: Sendable {
         ).map(GrantRecord.init(row:))
     }
 
-    /// A user's grants, oldest purchase first.
-    func grants(userId: String) async throws -> [GrantRecord] {
+    /// A user's grants that unlock an entitlement (not the consumables, however many), oldest purchase first.
+    func entitlementGrants(userId: String) async throws -> [GrantRecord] {
         try await session.all(
-            "SELECT * FROM grants WHERE user_id = \(bind: userId) ORDER BY purchase_date, transaction_id"
+            """
+            SELECT * FROM grants WHERE user_id = \(bind: userId) AND entitlement IS NOT NULL
+            ORDER BY purchase_date, transaction_id
+            """
         ).map(GrantRecord.init(row:))
+    }
+
+    /// A user's grants of one product.
+    func grants(userId: String, productId: String) async throws -> [GrantRecord] {
+        try await session.all(
+            "SELECT * FROM grants WHERE user_id = \(bind: userId) AND product_id = \(bind: productId)"
+        ).map(GrantRecord.init(row:))
+    }
+
+    /// A user's balances: summed from the grants themselves in the database (so a balance can never drift from
+    /// the ledger, and reading it costs the same however many purchases made it), with how many standing and
+    /// refunded purchases each counts.
+    func balances(userId: String) async throws -> [BalanceSummary] {
+        try await session.all(
+            """
+            SELECT balance_name,
+                CAST(SUM(CASE WHEN revoked_date IS NULL THEN balance_amount ELSE 0 END) AS BIGINT) AS amount,
+                CAST(SUM(CASE WHEN revoked_date IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS standing,
+                CAST(SUM(CASE WHEN revoked_date IS NULL THEN 0 ELSE 1 END) AS BIGINT) AS revoked
+            FROM grants WHERE user_id = \(bind: userId) AND balance_name IS NOT NULL
+            GROUP BY balance_name ORDER BY balance_name
+            """
+        ).map {
+            BalanceSummary(
+                name: try $0.decode(column: "balance_name", as: String.self),
+                amount: try $0.decode(column: "amount", as: Int64.self),
+                standing: try $0.decode(column: "standing", as: Int64.self),
+                revoked: try $0.decode(column: "revoked", as: Int64.self))
+        }
     }
 
     /// An app's grants in one environment.

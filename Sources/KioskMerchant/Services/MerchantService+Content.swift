@@ -13,8 +13,9 @@ extension MerchantService {
                 "no_content", "\(productId) has no downloadable content.", field: "productId",
                 fix: "Ask for a product whose configuration names a content folder.")
         }
-        let owned = try await database.withSession { try await GrantLedger(session: $0).grants(userId: userId) }
-            .filter { $0.productId == productId && $0.bundleId == app.bundleId && !$0.isRevoked }
+        let owned = try await database.withSession {
+            try await GrantLedger(session: $0).grants(userId: userId, productId: productId)
+        }.filter { $0.bundleId == app.bundleId && !$0.isRevoked }
         let entitlements = try await entitlements(userId: userId)
         let product = app.products[productId]
         let active = product?.entitlement.map { entitlements.entitlement($0)?.active == true } ?? true

@@ -188,30 +188,32 @@ public struct MerchantService: Sendable {
     /// What the user owns now: entitlements and balances (restore through the server).
     func entitlements(userId: String) async throws -> MerchantEntitlements {
         let now = clock.now()
-        let (grants, renewals) = try await userLedger(userId: userId)
-        return calculator.entitlements(userId: userId, grants: grants, renewals: renewals, now: now)
+        let (grants, renewals, balances) = try await userLedger(userId: userId)
+        return calculator.entitlements(
+            userId: userId, grants: grants, renewals: renewals, balances: balances, now: now)
     }
 
     /// Why the user owns what they own, and the history behind it.
     func explain(userId: String) async throws -> MerchantExplanation {
         let now = clock.now()
-        let (grants, renewals) = try await userLedger(userId: userId)
+        let (grants, renewals, balances) = try await userLedger(userId: userId)
         let events = try await database.withSession { try await GrantLedger(session: $0).events(userId: userId) }
         return calculator.explanation(
-            userId: userId, grants: grants, renewals: renewals, events: events, now: now)
+            userId: userId, grants: grants, renewals: renewals, balances: balances, events: events, now: now)
     }
 
-    private func userLedger(userId: String) async throws -> ([GrantRecord], [RenewalState]) {
+    /// The user's entitlement grants, their subscriptions' renewal states and balances, read in one transaction.
+    private func userLedger(userId: String) async throws -> ([GrantRecord], [RenewalState], [BalanceSummary]) {
         try await database.withSession { session in
             let ledger = GrantLedger(session: session)
-            let grants = try await ledger.grants(userId: userId)
+            let grants = try await ledger.entitlementGrants(userId: userId)
             var renewals: [RenewalState] = []
             for environment in StoreEnvironment.allCases {
                 let originals = Set(grants.filter { $0.environment == environment && $0.productKind == .autoRenewable }
                     .map(\.originalTransactionId))
                 renewals += try await ledger.renewalStates(originalTransactionIds: Array(originals), environment: environment)
             }
-            return (grants, renewals)
+            return (grants, renewals, try await ledger.balances(userId: userId))
         }
     }
 

@@ -170,3 +170,11 @@ struct LedgerEvent: Sendable {
         detail = try row.decode(column: "detail", as: String.self)
     }
 }
+
+/// One balance of a user: what the standing grants credit, and how many purchases stand or were refunded.
+struct BalanceSummary: Sendable {
+    var name: String
+    var amount: Int64
+    var standing: Int64
+    var revoked: Int64
+}
