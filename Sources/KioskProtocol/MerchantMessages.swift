@@ -20,6 +20,8 @@ public enum MerchantPaths {
     public static let entitlements = "\(base)/entitlements"
     /// `GET` → ``MerchantExplanation``.
     public static let explain = "\(base)/explain"
+    /// `POST` ``MerchantSpendRequest`` → ``MerchantSpendResponse``: spend from a balance consumables credited.
+    public static func spend(balance: String) -> String { "\(base)/balances/\(balance)/spend" }
     /// `GET` → ``MerchantContent``: the product's downloadable files, each with a signed URL.
     public static func content(productId: String) -> String { "\(base)/content/\(productId)" }
     /// `POST` Apple's `{"signedPayload": …}`: App Store Server Notifications V2.
@@ -203,6 +205,8 @@ public struct MerchantEntitlements: Codable, Sendable, Hashable {
     /// A balance consumables credit, in whole units (coins).
     public struct Balance: Codable, Sendable, Hashable {
         public var name: String
+        /// What the standing purchases credited less what was spent; below zero when a purchase was refunded
+        /// after its units were spent.
         public var amount: Int64
 
         public init(name: String, amount: Int64) {
@@ -235,16 +239,17 @@ public struct MerchantExplanation: Codable, Sendable, Hashable {
     /// One change to the user's ledger.
     public struct HistoryEntry: Codable, Sendable, Hashable {
         public var date: Date
-        /// `granted`, `revoked`, `reinstated`, `expiry_changed`.
+        /// `granted`, `revoked`, `reinstated`, `expiry_changed`, `spent`.
         public var kind: String
-        public var transactionId: String
-        public var productId: String
+        /// The transaction it concerns; nil for a spend.
+        public var transactionId: String?
+        public var productId: String?
         /// Where it came from: `app`, `receipt`, `notification`, `reconciliation`.
         public var source: String
         public var detail: String
 
         public init(
-            date: Date, kind: String, transactionId: String, productId: String, source: String, detail: String
+            date: Date, kind: String, transactionId: String?, productId: String?, source: String, detail: String
         ) {
             self.date = date
             self.kind = kind
@@ -259,6 +264,49 @@ public struct MerchantExplanation: Codable, Sendable, Hashable {
         self.userId = userId
         self.lines = lines
         self.history = history
+    }
+}
+
+/// Spend from a balance (coins the user bought): the app sends it when the user uses what they bought. A retry
+/// with the same `idempotencyKey` spends once and answers the same.
+public struct MerchantSpendRequest: Codable, Sendable, Hashable {
+    /// Whole units, at least 1.
+    public var amount: Int64
+    /// Unique per spend for the user; 1–128 characters.
+    public var idempotencyKey: String
+    /// What it was for, kept in the history (at most 200 characters).
+    public var reason: String?
+
+    public init(amount: Int64, idempotencyKey: String, reason: String? = nil) {
+        self.amount = amount
+        self.idempotencyKey = idempotencyKey
+        self.reason = reason
+    }
+}
+
+/// A spend, and the balance after it.
+public struct MerchantSpendResponse: Codable, Sendable, Hashable {
+    public var balance: String
+    public var amount: Int64
+    /// What is left now.
+    public var remaining: Int64
+    public var idempotencyKey: String
+    public var reason: String?
+    public var spentDate: Date
+    /// True when this answers a retry of a spend made before (nothing was spent again).
+    public var replayed: Bool
+
+    public init(
+        balance: String, amount: Int64, remaining: Int64, idempotencyKey: String, reason: String?, spentDate: Date,
+        replayed: Bool
+    ) {
+        self.balance = balance
+        self.amount = amount
+        self.remaining = remaining
+        self.idempotencyKey = idempotencyKey
+        self.reason = reason
+        self.spentDate = spentDate
+        self.replayed = replayed
     }
 }
 

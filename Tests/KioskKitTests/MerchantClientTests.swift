@@ -113,6 +113,18 @@ import Testing
         #expect(byReceipt.entitlements.balance("coins") == 200, "\(byReceipt.entitlements)")
         await coinsTransaction.finish()
 
+        // Spending them: once per key, however often retried.
+        let key = UUID().uuidString
+        #expect(try await client.spend(150, of: "coins", idempotencyKey: key, reason: "a castle").remaining == 50)
+        let retried = try await client.spend(150, of: "coins", idempotencyKey: key, reason: "a castle")
+        #expect(retried.replayed && retried.remaining == 50)
+        do {
+            _ = try await client.spend(60, of: "coins", idempotencyKey: UUID().uuidString)
+            Issue.record("a spend beyond the balance went through")
+        } catch let error as MerchantClientError {
+            #expect(error.code == "insufficient_balance" && error.status == 409, "\(error)")
+        }
+
         // Failures: the merchant's error, and the client's own.
         do {
             _ = try await client.order(id: "ord_nonexistent")

@@ -25,6 +25,7 @@ import Testing
             (MerchantPaths.transactions, "post"),
             (MerchantPaths.entitlements, "get"),
             (MerchantPaths.explain, "get"),
+            (MerchantPaths.spend(balance: "{balance}"), "post"),
             (MerchantPaths.content(productId: "{productId}"), "get"),
             (MerchantPaths.content(productId: "{productId}") + "/files/{path}", "get"),
             (MerchantPaths.notifications, "post"),
@@ -128,11 +129,19 @@ import Testing
                 contract.expect(entitlements.first, is: "MerchantEntitlement")
                 contract.expect(balances.first, is: "MerchantBalance")
 
+                let spent = try await merchant.request(
+                    .POST, MerchantPaths.spend(balance: "coins"), json: ["amount": 10, "idempotencyKey": "k1"],
+                    token: alice)
+                contract.expect(spent.json, is: "MerchantSpendResponse")
+
                 let explained = try await merchant.request(.GET, MerchantPaths.explain, token: alice)
                 contract.expect(explained.json, is: "MerchantExplanation")
                 let history = explained.json["history"] as? [[String: Any]] ?? []
-                #expect(history.count == 2)
-                for entry in history { contract.expect(entry, is: "MerchantHistoryEntry") }
+                #expect(history.map { $0["kind"] as? String } == ["granted", "granted", "spent"], "\(history)")
+                for entry in history.prefix(2) {
+                    contract.expect(entry, is: "MerchantHistoryEntry", with: ["transactionId", "productId"])
+                }
+                contract.expect(history.last, is: "MerchantHistoryEntry")
                 let admin = try await merchant.request(.GET, MerchantPaths.adminEntitlements(userId: "alice"))
                 contract.expect(admin.json, is: "MerchantEntitlements")
 

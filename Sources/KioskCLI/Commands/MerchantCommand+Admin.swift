@@ -69,7 +69,7 @@ extension MerchantCommand {
                 var table = TextTable("DATE", "KIND", "TRANSACTION", "PRODUCT", "SOURCE", "DETAIL")
                 for entry in explanation.history {
                     table.add(
-                        entry.date.ISO8601Format(), entry.kind, entry.transactionId, entry.productId, entry.source,
+                        entry.date.ISO8601Format(), entry.kind, entry.transactionId ?? "-", entry.productId ?? "-", entry.source,
                         entry.detail)
                 }
                 lines += table.trimmedLines

@@ -126,6 +126,17 @@ public final class MerchantClient: Sendable {
         try await send(.GET, MerchantPaths.explain)
     }
 
+    /// Spends `amount` of the balance `name` (coins the user bought). Make `idempotencyKey` once per spend and
+    /// send the same key when retrying it: the merchant spends once. Fails with `insufficient_balance` (409)
+    /// when the balance holds less.
+    public func spend(_ amount: Int64, of name: String, idempotencyKey: String, reason: String? = nil) async throws
+        -> MerchantSpendResponse
+    {
+        try await send(
+            .POST, MerchantPaths.spend(balance: name),
+            body: MerchantSpendRequest(amount: amount, idempotencyKey: idempotencyKey, reason: reason))
+    }
+
     /// The downloadable files of a product the user owns, each with a signed URL.
     public func content(productId: String) async throws -> MerchantContent {
         try await send(.GET, MerchantPaths.content(productId: escaped(productId)))

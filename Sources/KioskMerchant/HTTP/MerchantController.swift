@@ -25,6 +25,11 @@ struct MerchantController: Sendable {
         user.get("entitlements") { _, context in try await service.entitlements(userId: try context.user()) }
         user.get("explain") { _, context in try await service.explain(userId: try context.user()) }
         user.get("content/:productId", use: content)
+        user.post("balances/:balance/spend") { request, context in
+            try await service.spend(
+                userId: try context.user(), balance: try context.parameters.require("balance"),
+                request: try await request.decodeJSON(as: MerchantSpendRequest.self, context: context))
+        }
 
         let admin = base.group("admin").add(middleware: MerchantAdminMiddleware(adminToken: service.configuration.raw.adminToken))
         admin.get("users/:userId/entitlements") { _, context in
@@ -166,6 +171,7 @@ extension MerchantExplanation: ResponseEncodable {}
 extension MerchantContent: ResponseEncodable {}
 extension MerchantReconcileReport: ResponseEncodable {}
 extension MerchantTokenResponse: ResponseEncodable {}
+extension MerchantSpendResponse: ResponseEncodable {}
 
 /// HTTP dates (RFC 9110 IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`.
 enum HTTPDate {

@@ -86,6 +86,10 @@ extension MerchantReconcileRequest: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["bundleId", "environment", "repair", "since"]
 }
 
+extension MerchantSpendRequest: StrictlyDecodable {
+    package static let knownKeys: Set<String> = ["amount", "idempotencyKey", "reason"]
+}
+
 extension MerchantTokenRequest: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["userId", "expiresIn"]
 }

@@ -82,7 +82,7 @@ struct EntitlementCalculator: Sendable {
     /// Sentences a support person can read to the user.
     func explanation(
         userId: String, grants: [GrantRecord], renewals: [RenewalState], balances: [BalanceSummary],
-        events: [LedgerEvent], now: Date
+        events: [LedgerEvent], spends: [SpendRecord], now: Date
     ) -> MerchantExplanation {
         var lines: [String] = []
         for standing in standings(grants: grants, renewals: renewals, now: now) {
@@ -110,17 +110,24 @@ struct EntitlementCalculator: Sendable {
             }
         }
         for balance in balances {
-            var line = "\(balance.name): \(balance.amount) from \(balance.standing) purchase(s)"
+            var line = "\(balance.name): \(balance.amount): \(balance.credited) from \(balance.standing) purchase(s)"
+            if balance.spent > 0 { line += ", \(balance.spent) spent" }
             if balance.revoked > 0 { line += "; \(balance.revoked) refunded purchase(s) took back what they gave" }
             lines.append(line)
         }
         if lines.isEmpty { lines.append("no purchases granted to \(userId)") }
         return MerchantExplanation(
             userId: userId, lines: lines,
-            history: events.map {
+            history: (events.map {
                 MerchantExplanation.HistoryEntry(
                     date: $0.at, kind: $0.kind, transactionId: $0.transactionId, productId: $0.productId,
                     source: $0.source, detail: $0.detail)
-            })
+            }
+                + spends.map {
+                    MerchantExplanation.HistoryEntry(
+                        date: $0.spentAt, kind: "spent", transactionId: nil, productId: nil, source: "app",
+                        detail: "-\($0.amount) \($0.name)" + ($0.reason.map { ": \($0)" } ?? ""))
+                })
+            .sorted { $0.date < $1.date })
     }
 }

@@ -167,26 +167,38 @@ struct GrantLedger: Sendable {
         ).map(GrantRecord.init(row:))
     }
 
-    /// A user's balances: summed from the grants themselves in the database (so a balance can never drift from
-    /// the ledger, and reading it costs the same however many purchases made it), with how many standing and
-    /// refunded purchases each counts.
+    /// A user's balances: what the standing grants credit less what was spent, summed in the database from the
+    /// grants and spends themselves (so a balance can never drift from the ledger, and reading it costs the same
+    /// however many purchases made it), with how many standing and refunded purchases each counts.
     func balances(userId: String) async throws -> [BalanceSummary] {
-        try await session.all(
+        var balances: [String: BalanceSummary] = [:]
+        for row in try await session.all(
             """
             SELECT balance_name,
-                CAST(SUM(CASE WHEN revoked_date IS NULL THEN balance_amount ELSE 0 END) AS BIGINT) AS amount,
+                CAST(SUM(CASE WHEN revoked_date IS NULL THEN balance_amount ELSE 0 END) AS BIGINT) AS credited,
                 CAST(SUM(CASE WHEN revoked_date IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS standing,
                 CAST(SUM(CASE WHEN revoked_date IS NULL THEN 0 ELSE 1 END) AS BIGINT) AS revoked
             FROM grants WHERE user_id = \(bind: userId) AND balance_name IS NOT NULL
-            GROUP BY balance_name ORDER BY balance_name
-            """
-        ).map {
-            BalanceSummary(
-                name: try $0.decode(column: "balance_name", as: String.self),
-                amount: try $0.decode(column: "amount", as: Int64.self),
-                standing: try $0.decode(column: "standing", as: Int64.self),
-                revoked: try $0.decode(column: "revoked", as: Int64.self))
+            GROUP BY balance_name
+            """)
+        {
+            let name = try row.decode(column: "balance_name", as: String.self)
+            balances[name] = BalanceSummary(
+                name: name, credited: try row.decode(column: "credited", as: Int64.self), spent: 0,
+                standing: try row.decode(column: "standing", as: Int64.self),
+                revoked: try row.decode(column: "revoked", as: Int64.self))
         }
+        for row in try await session.all(
+            """
+            SELECT name, CAST(SUM(amount) AS BIGINT) AS spent FROM balance_spends WHERE user_id = \(bind: userId)
+            GROUP BY name
+            """)
+        {
+            let name = try row.decode(column: "name", as: String.self)
+            balances[name, default: BalanceSummary(name: name, credited: 0, spent: 0, standing: 0, revoked: 0)].spent =
+                try row.decode(column: "spent", as: Int64.self)
+        }
+        return balances.values.sorted { $0.name < $1.name }
     }
 
     /// An app's grants in one environment.

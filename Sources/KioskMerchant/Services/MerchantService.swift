@@ -197,9 +197,16 @@ public struct MerchantService: Sendable {
     func explain(userId: String) async throws -> MerchantExplanation {
         let now = clock.now()
         let (grants, renewals, balances) = try await userLedger(userId: userId)
-        let events = try await database.withSession { try await GrantLedger(session: $0).events(userId: userId) }
+        let (events, spends) = try await database.withSession { session in
+            (
+                try await GrantLedger(session: session).events(userId: userId),
+                try await session.all("SELECT * FROM balance_spends WHERE user_id = \(bind: userId) ORDER BY spent_at")
+                    .map(SpendRecord.init(row:))
+            )
+        }
         return calculator.explanation(
-            userId: userId, grants: grants, renewals: renewals, balances: balances, events: events, now: now)
+            userId: userId, grants: grants, renewals: renewals, balances: balances, events: events, spends: spends,
+            now: now)
     }
 
     /// The user's entitlement grants, their subscriptions' renewal states and balances, read in one transaction.

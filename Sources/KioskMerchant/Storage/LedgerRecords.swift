@@ -171,10 +171,34 @@ struct LedgerEvent: Sendable {
     }
 }
 
-/// One balance of a user: what the standing grants credit, and how many purchases stand or were refunded.
+/// One balance of a user: what the standing grants credit, what was spent, and how many purchases stand or were
+/// refunded.
 struct BalanceSummary: Sendable {
     var name: String
-    var amount: Int64
+    var credited: Int64
+    var spent: Int64
     var standing: Int64
     var revoked: Int64
+
+    /// What is left: negative when a purchase was refunded after its coins were spent.
+    var amount: Int64 { credited - spent }
+}
+
+/// One spend from a balance as stored.
+struct SpendRecord: Sendable {
+    var userId: String
+    var name: String
+    var amount: Int64
+    var idempotencyKey: String
+    var reason: String?
+    var spentAt: Date
+
+    init(row: any SQLRow) throws {
+        userId = try row.decode(column: "user_id", as: String.self)
+        name = try row.decode(column: "name", as: String.self)
+        amount = try row.decode(column: "amount", as: Int64.self)
+        idempotencyKey = try row.decode(column: "idempotency_key", as: String.self)
+        reason = try row.optional("reason", as: String.self)
+        spentAt = try row.date("spent_at")
+    }
 }

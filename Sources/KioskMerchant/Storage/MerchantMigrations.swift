@@ -3,7 +3,7 @@ import KioskStorage
 /// The merchant's own schema, in its own database (never the store's). Written once for SQLite and PostgreSQL:
 /// ids as TEXT, timestamps as BIGINT milliseconds since 1970, amounts as BIGINT whole units.
 enum MerchantMigrations {
-    static let all: [Migration] = [ledger]
+    static let all: [Migration] = [ledger, spends]
 
     static let ledger = Migration(
         version: 1, name: "merchant_ledger",
@@ -110,6 +110,34 @@ enum MerchantMigrations {
                 grace_period_expires_date BIGINT,
                 signed_date BIGINT NOT NULL,
                 CONSTRAINT renewal_states_pkey PRIMARY KEY (environment, original_transaction_id)
+            )
+            """,
+        ])
+
+    static let spends = Migration(
+        version: 2, name: "merchant_balance_spends",
+        statements: [
+            // What users spent from their balances; the key makes a retried spend count once.
+            """
+            CREATE TABLE balance_spends (
+                user_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                amount BIGINT NOT NULL,
+                idempotency_key TEXT NOT NULL,
+                reason TEXT,
+                spent_at BIGINT NOT NULL,
+                CONSTRAINT balance_spends_pkey PRIMARY KEY (user_id, idempotency_key)
+            )
+            """,
+            "CREATE INDEX balance_spends_user ON balance_spends (user_id, name)",
+            // One row per balance, updated first by every spend: on PostgreSQL its row lock makes spends of one
+            // balance take turns, so two at once cannot both see enough and overdraw it.
+            """
+            CREATE TABLE balance_locks (
+                user_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                spends BIGINT NOT NULL,
+                CONSTRAINT balance_locks_pkey PRIMARY KEY (user_id, name)
             )
             """,
         ])

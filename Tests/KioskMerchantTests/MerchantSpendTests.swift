@@ -1,0 +1,63 @@
+import Foundation
+import KioskProtocol
+import KioskTesting
+import Testing
+
+/// Spending the coins a user bought: once per idempotency key, never below zero, even when spends race.
+@Suite struct MerchantSpendTests {
+    /// Bought 300 coins; a spend, its retry (once), a reused key refused, an overdraft refused; ten spends of 50
+    /// at once leave exactly what four of them can take; a refund after spending shows below zero, explained.
+    @Test(arguments: TestDatabaseEngine.available)
+    func spendsAreIdempotentAndNeverOverdraw(engine: TestDatabaseEngine) async throws {
+        try await MerchantShop.with(engine) { shop in
+            try await shop.withMerchant(receivesNotifications: false) { merchant in
+                let order = try await merchant.order(MerchantShop.coins, quantity: 3, for: "alice")
+                let device = try await shop.device()
+                let coins = try await shop.buy(MerchantShop.coins, quantity: 3, token: order.appAccountToken, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(coins.jwsRepresentation, for: "alice"))
+                await coins.finish()
+                await device.close()
+
+                func spend(_ amount: Int, key: String) async throws -> TestStore.Answer {
+                    try await merchant.request(
+                        .POST, MerchantPaths.spend(balance: "coins"),
+                        json: ["amount": amount, "idempotencyKey": key, "reason": "a sword"],
+                        token: merchant.userToken("alice"))
+                }
+                let first = try await spend(80, key: "spend-1")
+                try MerchantShop.expect(200, first)
+                let spent = try first.decode(MerchantSpendResponse.self)
+                #expect(spent.remaining == 220 && !spent.replayed)
+                let retried = try await spend(80, key: "spend-1").decode(MerchantSpendResponse.self)
+                #expect(retried.remaining == 220 && retried.replayed && retried.spentDate == spent.spentDate)
+                let reused = try await spend(90, key: "spend-1")
+                #expect(reused.status == 409 && reused.text.contains("idempotency_key_reused"), "\(reused.text)")
+                let overdraft = try await spend(500, key: "spend-2")
+                #expect(overdraft.status == 409 && overdraft.text.contains("insufficient_balance"), "\(overdraft.text)")
+                #expect(overdraft.text.contains("has 220 coins"), "\(overdraft.text)")
+                let zero = try await spend(0, key: "spend-3")
+                #expect(zero.status == 400 && zero.text.contains("invalid_amount"), "\(zero.text)")
+
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<10 {
+                        group.addTask { try await spend(50, key: "race-\(index)").status }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == 200 }.count == 4, "\(statuses)")
+                #expect(statuses.filter { $0 == 409 }.count == 6, "\(statuses)")
+                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 20)
+
+                try await shop.control(coins.id, "refund")
+                let refund = try #require(try await shop.signedNotifications(merchant: merchant)["REFUND"])
+                try MerchantShop.expect(
+                    200, try await merchant.request(.POST, MerchantPaths.notifications, json: ["signedPayload": refund]))
+                #expect(try await merchant.entitlements(of: "alice").balance("coins") == -280)
+                let explanation = try await merchant.explain("alice")
+                #expect(explanation.lines.contains { $0.hasPrefix("coins: -280: 0 from 0 purchase(s), 280 spent; 1 refunded") }, "\(explanation.lines)")
+                #expect(explanation.history.filter { $0.kind == "spent" }.count == 5)
+                #expect(explanation.history.first { $0.kind == "spent" }?.detail == "-80 coins: a sword")
+            }
+        }
+    }
+}
