@@ -41,7 +41,7 @@ public struct UserTokens: Sendable {
         let expected = Array(signature(body).utf8)
         let given = Array(parts[3].utf8)
         // Compared in constant time, so the signature cannot be guessed byte by byte.
-        guard expected.count == given.count, zip(expected, given).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+        guard expected.elementsEqualInConstantTime(given) else {
             throw Self.refusal("invalid_token", "The user token's signature does not match.")
         }
         guard Date(timeIntervalSince1970: TimeInterval(expiry)) > now else {
