@@ -48,7 +48,7 @@ func load(seconds: Double, concurrency: Int, _ request: @escaping @Sendable () a
 
 func report(_ name: String, _ measured: LoadResult, baselineName: String, _ baseline: LoadResult) {
     func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
-    print(
+    emit(
         pad(name, 52) + pad(String(format: "%.0f/s p99 %.2f ms", measured.requestsPerSecond, measured.p99Milliseconds), 24)
             + " vs " + pad(baselineName, 16)
             + pad(String(format: "%.0f/s p99 %.2f ms", baseline.requestsPerSecond, baseline.p99Milliseconds), 24)

@@ -28,17 +28,24 @@ func rate(seconds: Double, _ body: () async throws -> Void) async throws -> Doub
     return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
 }
 
+/// Writes one line to standard output at once, even into a pipe or file (where `print` buffers), so a run
+/// stopped early (a timeout, ^C) keeps the figures it printed.
+func emit(_ line: String) {
+    // A reader that went away (`| head`) is no reason to stop measuring.
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+}
+
 func report(_ name: String, _ measured: Double, baselineName: String, _ baseline: Double) {
     func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
     func perSecond(_ value: Double) -> String { pad(String(format: "%.0f/s", value), 10) }
-    print(
+    emit(
         pad(name, 52) + perSecond(measured) + "  vs " + pad(baselineName, 16) + perSecond(baseline)
             + String(format: "  ratio %.3f", measured / baseline))
 }
 
 let arguments = CommandLine.arguments
 let seconds = arguments.firstIndex(of: "--seconds").flatMap { Double(arguments[$0 + 1]) } ?? 2
-print("kiosk-bench: each figure over ~\(seconds) s on this machine; compare ratios, not absolute rates")
+emit("kiosk-bench: each figure over ~\(seconds) s on this machine; compare ratios, not absolute rates")
 
 // 1. Signing a transaction-sized JWS against a bare P-256 signature of the same bytes.
 let identity = try SigningIdentity.generate(environment: .sandbox, now: Date())
@@ -214,7 +221,7 @@ for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where renewa
         perRenewal.append((count, 1_000_000 / renewals))
     }
     if let first = perRenewal.first, let last = perRenewal.last {
-        print(
+        emit(
             "  \(engine): " + String(format: "%.0f µs per renewal at %d, %.0f µs at %d", first.1, first.0, last.1, last.0)
                 + String(format: " (×%.2f per renewal for ×%d subscriptions)", last.1 / first.1, last.0 / max(first.0, 1)))
     }
