@@ -24,10 +24,13 @@ public struct BuiltMerchant: Sendable {
 /// - Parameters:
 ///   - configuration: the checked configuration (``MerchantConfiguration/load(from:)``).
 ///   - databaseURL: the merchant's own database: `sqlite:///path/merchant.sqlite` or a PostgreSQL URL.
+///   - databasePoolSize: the most PostgreSQL connections; nil for the configuration's `databasePoolSize` or the
+///     default.
 ///   - host, port: where to listen (port 0: any free port, told to `onServerRunning`).
 public func buildMerchant(
     configuration: LoadedMerchantConfiguration,
     databaseURL: String,
+    databasePoolSize: Int? = nil,
     host: String = "127.0.0.1",
     port: Int = 8090,
     clock: any KioskClock = SystemClock(),
@@ -35,7 +38,9 @@ public func buildMerchant(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> BuiltMerchant {
     let database = try await DatabaseOpener.open(
-        url: databaseURL, migrations: MerchantMigrations.all, logger: logger, clock: clock)
+        url: databaseURL, migrations: MerchantMigrations.all,
+        poolSize: databasePoolSize ?? configuration.raw.databasePoolSize ?? DatabaseOpener.defaultPoolSize,
+        logger: logger, clock: clock)
     let service: MerchantService
     do {
         service = try MerchantService(configuration: configuration, database: database, clock: clock, logger: logger)

@@ -267,6 +267,8 @@ public enum StorageError: Error, Sendable, Equatable {
     case uniqueViolation(constraint: String)
     /// The database URL could not be understood.
     case invalidURL(String)
+    /// A setting of the database (its pool size, say) is outside what works; the message says what does.
+    case invalidSetting(String)
     /// The database refused or failed; `message` is the engine's text.
     case engine(message: String)
 }
@@ -275,7 +277,7 @@ extension StorageError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .uniqueViolation(let constraint): "A unique value is already taken (\(constraint))."
-        case .invalidURL(let message): message
+        case .invalidURL(let message), .invalidSetting(let message): message
         case .engine(let message): "The database failed: \(message)"
         }
     }

@@ -1,3 +1,5 @@
+import Foundation
+import KioskTestSupport
 import Testing
 
 @testable import KioskStorage
@@ -51,5 +53,49 @@ struct DatabaseLocationTests {
         }
         #expect(message.contains("accepted forms"))
         #expect(message.contains("sqlite::memory:"))
+    }
+}
+
+/// How many connections a pool may open, and what a database that gives none says.
+@Suite("Database connections")
+struct DatabaseConnectionTests {
+    @Test(arguments: [0, -1, DatabaseOpener.poolSizes.upperBound + 1])
+    func poolSizesOutsideTheRangeAreRefused(size: Int) async throws {
+        // Proves a pool size no server can use fails before anything is opened, saying which sizes work.
+        let error = await #expect(throws: StorageError.self) {
+            try await DatabaseOpener.open(url: "sqlite::memory:", poolSize: size, logger: TestEngine.logger)
+        }
+        guard case .invalidSetting(let message) = error else {
+            Issue.record("expected invalidSetting, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("\(size)") && message.contains("1 to 500"), "\(message)")
+    }
+
+    @Test func refusedPostgreSQLConnectionNamesTheServerAtOnce() async throws {
+        // Proves a PostgreSQL that refuses connections fails the open with the address and the reason, from the
+        // first attempt ("Cannot connect" is the probe's), instead of the pool's circuit breaker a minute later.
+        // Port 1 on loopback refuses.
+        let error = await #expect(throws: StorageError.self) {
+            try await DatabaseOpener.open(url: "postgres://kiosk:kiosk@127.0.0.1:1/kiosk", logger: TestEngine.logger)
+        }
+        guard case .engine(let message) = error else {
+            Issue.record("expected engine, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("Cannot connect to PostgreSQL at 127.0.0.1:1/kiosk"), "\(message)")
+        #expect(message.lowercased().contains("refused"), "\(message)")
+    }
+
+    @Test(.enabled(if: TestEnvironment.runs(.postgreSQL), TestEngine.postgresSkipReason))
+    func wrongPasswordNamesTheServerAndTheReason() async throws {
+        // Proves a PostgreSQL that refuses the login says so, with the server's own words.
+        var components = try #require(URLComponents(string: try TestEnvironment.require(.postgreSQL)))
+        components.password = "not-the-password"
+        let url = try #require(components.string)
+        let error = await #expect(throws: StorageError.self) {
+            try await DatabaseOpener.open(url: url, logger: TestEngine.logger)
+        }
+        #expect("\(String(describing: error))".contains("password authentication failed"), "\(String(describing: error))")
     }
 }

@@ -35,6 +35,13 @@ extension MerchantCommand {
                 """)
         var database: String?
 
+        @Option(
+            help: """
+                The most connections the ledger's PostgreSQL pool opens (KIOSK_MERCHANT_DATABASE_POOL_SIZE; \
+                default: the configuration's databasePoolSize, else \(DatabaseOpener.defaultPoolSize)).
+                """)
+        var databasePoolSize: String?
+
         @OptionGroup var log: LogOptions
 
         func run() async throws {
@@ -47,7 +54,8 @@ extension MerchantCommand {
                 let merchant: BuiltMerchant
                 do {
                     merchant = try await buildMerchant(
-                        configuration: loaded, databaseURL: settings.databaseURL, host: host, port: settings.port,
+                        configuration: loaded, databaseURL: settings.databaseURL,
+                        databasePoolSize: settings.databasePoolSize, host: host, port: settings.port,
                         logger: Logger(label: "kiosk-merchant"),
                         onServerRunning: { port in
                             writeLines(
@@ -81,6 +89,7 @@ extension MerchantCommand {
             var host = "127.0.0.1"
             var port = 8090
             var databaseURL: String
+            var databasePoolSize: Int?
             var logLevel = Logger.Level.info
             var logFormat = ServerConfiguration.LogFormat.text
         }
@@ -92,6 +101,9 @@ extension MerchantCommand {
                 configPath: configPath,
                 databaseURL: database ?? environment["KIOSK_MERCHANT_DATABASE_URL"]
                     ?? "sqlite://\(folder.appendingPathComponent("merchant.sqlite").path)")
+            if let sizeText = databasePoolSize ?? environment["KIOSK_MERCHANT_DATABASE_POOL_SIZE"] {
+                settings.databasePoolSize = try parsePoolSize(sizeText)
+            }
             if let host = host ?? environment["KIOSK_MERCHANT_HOST"] { settings.host = host }
             if let portText = port.map(String.init) ?? environment["KIOSK_MERCHANT_PORT"] {
                 settings.port = try parsePort(portText)

@@ -27,6 +27,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Database URL: sqlite:///path or postgres://user:pass@host:port/db (KIOSK_DATABASE_URL).")
     var database: String?
 
+    @Option(
+        help: """
+            The most connections the PostgreSQL pool opens (KIOSK_DATABASE_POOL_SIZE; default \
+            \(DatabaseOpener.defaultPoolSize)); SQLite uses one.
+            """)
+    var databasePoolSize: String?
+
     @Option(help: "Use this admin token instead of a generated one (KIOSK_ADMIN_TOKEN).")
     var adminToken: String?
 
@@ -88,6 +95,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.dataDirectory = URL(fileURLWithPath: dataDir)
         }
         configuration.databaseURL = database ?? environment["KIOSK_DATABASE_URL"]
+        if let sizeText = databasePoolSize ?? environment["KIOSK_DATABASE_POOL_SIZE"] {
+            configuration.databasePoolSize = try parsePoolSize(sizeText)
+        }
         configuration.adminToken = adminToken ?? environment["KIOSK_ADMIN_TOKEN"]
         if let url = publicURL ?? environment["KIOSK_PUBLIC_URL"] {
             guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme ?? ""),

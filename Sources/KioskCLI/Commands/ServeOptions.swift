@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskStorage
 import KioskStore
 import Logging
 
@@ -37,6 +38,18 @@ struct LogOptions: ParsableArguments {
 func parsePort(_ portText: String) throws -> Int {
     guard let value = Int(portText), (0...65535).contains(value) else {
         throw CLIError(message: "'\(portText)' is not a port.", field: "--port", fix: "Use a number from 0 to 65535.")
+    }
+    return value
+}
+
+/// A `--database-pool-size` value (from the option or its variable): a number of connections in
+/// ``DatabaseOpener/poolSizes``.
+func parsePoolSize(_ text: String) throws -> Int {
+    guard let value = Int(text), DatabaseOpener.poolSizes.contains(value) else {
+        throw CLIError(
+            message: "'\(text)' is not a database pool size.", field: "--database-pool-size",
+            fix: "Use a number of connections from \(DatabaseOpener.poolSizes.lowerBound) to "
+                + "\(DatabaseOpener.poolSizes.upperBound); the default is \(DatabaseOpener.defaultPoolSize).")
     }
     return value
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskSigning
+import KioskStorage
 import X509
 
 /// A checked configuration with its files read: root certificates parsed, the Server API key loaded, products
@@ -37,6 +38,12 @@ public struct LoadedMerchantConfiguration: Sendable {
         guard configuration.userTokenSecret.count >= 16 else {
             throw invalid(
                 "userTokenSecret", "userTokenSecret has fewer than 16 characters.", fix: "Use a long random secret.")
+        }
+        if let size = configuration.databasePoolSize, !DatabaseOpener.poolSizes.contains(size) {
+            throw invalid(
+                "databasePoolSize", "databasePoolSize is \(size), outside \(DatabaseOpener.poolSizes).",
+                fix: "Use a number of connections from \(DatabaseOpener.poolSizes.lowerBound) to "
+                    + "\(DatabaseOpener.poolSizes.upperBound), or leave it out for \(DatabaseOpener.defaultPoolSize).")
         }
         guard !configuration.apps.isEmpty else {
             throw invalid("apps", "The configuration names no app.", fix: "Add an entry to apps.")

@@ -33,6 +33,9 @@ public struct MerchantConfiguration: Codable, Sendable {
     public var publicURL: String?
     /// How long a content download URL is valid, in seconds; default 900.
     public var contentURLLifetime: Int?
+    /// The most connections the ledger's PostgreSQL pool opens (1–500; default 10); `kiosk merchant serve
+    /// --database-pool-size` overrides it. SQLite uses one connection.
+    public var databasePoolSize: Int?
     public var apps: [AppSettings]
 
     /// One app the merchant sells for.

@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import Logging
 import PostgresKit
+import _ConnectionPoolModule
 
 /// The shared engine: a PostgreSQL database that several store servers can use at once.
 ///
@@ -14,6 +15,8 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
     private let client: PostgresClient
     private let runTask: Task<Void, Never>
     private let logger: Logger
+    /// `host:port/database`, for messages about connections.
+    private let address: String
 
     /// The advisory lock key migrations take, so two servers starting together apply each migration once.
     static let migrationLockKey: Int64 = 0x4B_696F_736B  // "Kiosk"
@@ -21,27 +24,49 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
     /// The statement that serializes migrations across processes, released when the transaction ends.
     static let migrationLock: SQLQueryString = "SELECT pg_advisory_xact_lock(\(literal: migrationLockKey))"
 
-    private init(client: PostgresClient, logger: Logger) {
+    /// Starts the pool's `run()` and returns once its task is under way, so the first lease finds the pool running
+    /// (PostgresNIO warns of a lease before `run()`).
+    private init(client: PostgresClient, address: String, logger: Logger) async {
         self.client = client
+        self.address = address
         self.logger = logger
-        self.runTask = Task { await client.run() }
+        let (started, continuation) = AsyncStream.makeStream(of: Void.self)
+        self.runTask = Task {
+            continuation.finish()
+            await client.run()
+        }
+        for await _ in started {}
     }
 
-    /// Starts a pool for `configuration`, creates `schema` if one is named (the startup parameters then put it
-    /// first on every connection's `search_path`), and checks the server answers.
+    /// Connects once to the server `location` names, so a wrong address, user or password fails at once with the
+    /// server's reason; then starts a pool of at most `poolSize` connections, creates the location's schema if it
+    /// names one (the startup parameters then put it first on every connection's `search_path`), and checks the
+    /// pool answers.
     static func open(
-        configuration: PostgresClient.Configuration, schema: String?, logger: Logger
+        location: DatabaseLocation.PostgresLocation, poolSize: Int, logger: Logger
     ) async throws -> PostgresKioskDatabase {
-        var configuration = configuration
-        if let schema {
+        let address = "\(location.host):\(location.port)/\(location.database)"
+        try await probe(location, address: address, logger: logger)
+        let tls: PostgresClient.Configuration.TLS =
+            switch location.sslMode {
+            case "require": .require(.makeClientConfiguration())
+            case "prefer": .prefer(.makeClientConfiguration())
+            default: .disable
+            }
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password,
+            database: location.database, tls: tls)
+        if let schema = location.schema {
             configuration.options.additionalStartupParameters.append(("search_path", schema))
         }
-        let database = PostgresKioskDatabase(
-            client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger
+        configuration.options.maximumConnections = poolSize
+        let database = await PostgresKioskDatabase(
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), address: address,
+            logger: logger
         )
         do {
             try await database.ping()
-            if let schema {
+            if let schema = location.schema {
                 try await database.withSession { session in
                     try await session.run(migrationLock)
                     try await session.run("CREATE SCHEMA IF NOT EXISTS \(ident: schema)")
@@ -54,10 +79,38 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
         return database
     }
 
+    /// Opens and closes one connection: the pool retries a refused connection for a minute before it gives up
+    /// with an error of its own, where one attempt says at once what the server answered.
+    private static func probe(
+        _ location: DatabaseLocation.PostgresLocation, address: String, logger: Logger
+    ) async throws {
+        do {
+            let tls: PostgresConnection.Configuration.TLS =
+                switch location.sslMode {
+                case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                case "prefer": .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                default: .disable
+                }
+            let connection = try await PostgresConnection.connect(
+                configuration: PostgresConnection.Configuration(
+                    host: location.host, port: location.port, username: location.username,
+                    password: location.password, database: location.database, tls: tls),
+                id: 0, logger: logger)
+            try await connection.close()
+        } catch {
+            let reason = (error as? PSQLError).map { psql in
+                psql.serverInfo?[.message] ?? psql.underlying.map { "\($0)" } ?? "\(psql.code)"
+            } ?? "\(error)"
+            throw StorageError.engine(
+                message: "Cannot connect to PostgreSQL at \(address): \(reason). Check that the server runs there and "
+                    + "accepts this user and password")
+        }
+    }
+
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         do {
             return try await client.withConnection { connection in
-                let session = SQLSession(sql: connection.sql(queryLogLevel: .trace), translate: Self.translate)
+                let session = SQLSession(sql: connection.sql(queryLogLevel: .trace), translate: translate)
                 try await session.run("BEGIN")
                 let value: T
                 do {
@@ -70,7 +123,7 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
                 return value
             }
         } catch {
-            throw Self.translate(error)
+            throw translate(error)
         }
     }
 
@@ -97,7 +150,7 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
                 _ = try await connection.sql().raw("SELECT 1").all()
             }
         } catch {
-            throw Self.translate(error)
+            throw translate(error)
         }
     }
 
@@ -107,12 +160,19 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
     }
 
     /// PostgreSQL's errors as `StorageError`; unique violations (SQLSTATE 23505) named as `UniqueConstraint` names
-    /// them.
-    @Sendable static func translate(_ error: any Error) -> any Error {
+    /// them. A connection the pool could not make names the server, and what to check, instead of the pool's own
+    /// error (a tripped circuit breaker says nothing of which database refused).
+    @Sendable func translate(_ error: any Error) -> any Error {
+        if let error = error as? _ConnectionPoolModule.ConnectionPoolError, error != .requestCancelled {
+            return StorageError.engine(
+                message: "PostgreSQL at \(address) gave no connection (\(error)). Check that the server runs, accepts "
+                    + "this user and password, and has free connection slots (max_connections), or lower "
+                    + "--database-pool-size")
+        }
         guard let error = error as? PSQLError else { return error }
         guard let info = error.serverInfo else {
             let cause = error.underlying.map { ": \($0)" } ?? ""
-            return StorageError.engine(message: "PostgreSQL \(error.code)\(cause)")
+            return StorageError.engine(message: "PostgreSQL at \(address): \(error.code)\(cause)")
         }
         if info[.sqlState] == "23505" {
             return StorageError.uniqueViolation(

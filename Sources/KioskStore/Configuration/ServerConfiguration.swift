@@ -1,4 +1,5 @@
 import Foundation
+import KioskStorage
 import Logging
 
 /// Everything `kiosk serve` needs to start a store. Defaults give a working store on a fresh machine:
@@ -13,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     /// `sqlite:///path`, a file path, or `postgres://user:pass@host:port/db` (`KIOSK_DATABASE_URL`, `--database`).
     /// nil means `kiosk.sqlite` in the data directory.
     public var databaseURL: String?
+    /// The most connections a PostgreSQL pool opens (`KIOSK_DATABASE_POOL_SIZE`, `--database-pool-size`; default
+    /// ``DatabaseOpener/defaultPoolSize``). SQLite uses one connection.
+    public var databasePoolSize: Int
     /// An admin token to install instead of generating one (`KIOSK_ADMIN_TOKEN`, `--admin-token`).
     public var adminToken: String?
     /// The URL clients and verifiers reach the store at (`KIOSK_PUBLIC_URL`, `--public-url`); the signing
@@ -40,6 +44,7 @@ public struct ServerConfiguration: Sendable {
         port: Int = 8080,
         dataDirectory: URL = URL(fileURLWithPath: "kiosk-data"),
         databaseURL: String? = nil,
+        databasePoolSize: Int = DatabaseOpener.defaultPoolSize,
         adminToken: String? = nil,
         publicURL: String? = nil,
         logLevel: Logger.Level = .info,
@@ -51,6 +56,7 @@ public struct ServerConfiguration: Sendable {
         self.port = port
         self.dataDirectory = dataDirectory
         self.databaseURL = databaseURL
+        self.databasePoolSize = databasePoolSize
         self.adminToken = adminToken
         self.publicURL = publicURL
         self.logLevel = logLevel

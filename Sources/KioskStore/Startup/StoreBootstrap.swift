@@ -26,7 +26,8 @@ struct StoreBootstrap {
         let dataDirectory = configuration.dataDirectory.standardizedFileURL
         try createPrivateDirectory(dataDirectory)
 
-        let database = try await DatabaseOpener.open(url: configuration.effectiveDatabaseURL, logger: logger)
+        let database = try await DatabaseOpener.open(
+            url: configuration.effectiveDatabaseURL, poolSize: configuration.databasePoolSize, logger: logger)
         do {
             let signingDirectory = dataDirectory.appendingPathComponent("signing")
             let keyStore = SigningKeyStore(baseDirectory: signingDirectory.path)
