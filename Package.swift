@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.14.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.25.0"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.33.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.0"),
     ],
@@ -64,6 +65,7 @@ let package = Package(
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -182,6 +184,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What tests need from the machine: PostgreSQL, Python and openssl (required in CI), a bounded number of
+        // PostgreSQL tests at once, child processes. Foundation only, so tests below the store build early.
+        .target(name: "KioskTestSupport", swiftSettings: swiftSettings),
         // Helpers for users' own tests: a store on an ephemeral port, with its admin token.
         .target(
             name: "KioskTesting",
@@ -189,6 +194,9 @@ let package = Package(
                 "KioskStore",
                 "KioskMerchant",
                 "KioskCore",
+                "KioskStorage",
+                "KioskTestSupport",
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -204,7 +212,7 @@ let package = Package(
         .testTarget(
             name: "KioskSigningTests",
             dependencies: [
-                "KioskSigning", "KioskCore", "KioskTesting",
+                "KioskSigning", "KioskCore", "KioskTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -214,13 +222,13 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskStorageTests",
-            dependencies: ["KioskStorage", "KioskCore"],
+            dependencies: ["KioskStorage", "KioskCore", "KioskTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "KioskStoreTests",
             dependencies: [
-                "KioskStore", "KioskTesting", "KioskSigning", "KioskCore",
+                "KioskStore", "KioskTesting", "KioskTestSupport", "KioskSigning", "KioskCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -231,7 +239,8 @@ let package = Package(
         .testTarget(
             name: "KioskKitTests",
             dependencies: [
-                "KioskKit", "KioskMerchant", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
+                "KioskKit", "KioskMerchant", "KioskProtocol", "KioskTesting", "KioskTestSupport", "KioskSigning",
+                "KioskCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -241,7 +250,8 @@ let package = Package(
         .testTarget(
             name: "KioskMerchantTests",
             dependencies: [
-                "KioskMerchant", "KioskKit", "KioskProtocol", "KioskTesting", "KioskSigning", "KioskCore",
+                "KioskMerchant", "KioskKit", "KioskProtocol", "KioskTesting", "KioskTestSupport", "KioskSigning",
+                "KioskCore",
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -250,7 +260,10 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskCLITests",
-            dependencies: ["kiosk", "coin-shop", "KioskCLI", "KioskMerchant", "KioskTesting", "KioskSigning"],
+            dependencies: [
+                "kiosk", "coin-shop", "KioskCLI", "KioskMerchant", "KioskStorage", "KioskTesting", "KioskTestSupport",
+                "KioskSigning", .product(name: "SQLKit", package: "sql-kit"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskMerchant
+import KioskTestSupport
 import Logging
 import NIOHTTP1
 
@@ -51,7 +52,8 @@ public struct TestMerchant: Sendable {
 ///   - products: what each product grants.
 ///   - directory: the merchant's folder (configuration, roots, key, SQLite ledger). Pass one that already holds
 ///     `merchant.json` to restart the same merchant on its same ledger; a folder passed in is kept.
-///   - databaseURL: the ledger's database; nil for `merchant.sqlite` in `directory`.
+///   - databaseURL: the ledger's database; nil for `merchant.sqlite` in `directory`. On PostgreSQL the merchant
+///     holds a ``PostgresTestSlots`` slot (its test's, if the test holds one) and a small pool.
 ///   - port: `.ephemeral`, `.free` or `.fixed(n)` (a restart keeps its notification URL with the same port).
 ///   - receivesNotifications: point the app's notification URLs at this merchant.
 ///   - configure: last changes to the configuration before it is saved.
@@ -61,6 +63,18 @@ public func withTestMerchant<T: Sendable>(
     port: TestStorePort = .ephemeral, receivesNotifications: Bool = true,
     configure: @Sendable (inout MerchantConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestMerchant) async throws -> T
+) async throws -> T {
+    try await withPostgresSlot(ifUsing: databaseURL) {
+        try await runTestMerchant(
+            store: store, bundleId: bundleId, products: products, directory: directory, databaseURL: databaseURL,
+            clock: clock, port: port, receivesNotifications: receivesNotifications, configure: configure, body)
+    }
+}
+
+private func runTestMerchant<T: Sendable>(
+    store: TestStore, bundleId: String, products: [MerchantConfiguration.ProductSettings], directory: URL?,
+    databaseURL: String?, clock: any KioskClock, port: TestStorePort, receivesNotifications: Bool,
+    configure: @Sendable (inout MerchantConfiguration) -> Void, _ body: @Sendable (TestMerchant) async throws -> T
 ) async throws -> T {
     let folder =
         directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-merchant-\(UUID().uuidString)")
@@ -81,7 +95,8 @@ public func withTestMerchant<T: Sendable>(
     logger.logLevel = .warning
     return try await withLoopbackServer(port: port, logger: logger, name: "merchant") { number, onServerRunning in
         let built = try await buildMerchant(
-            configuration: loaded, databaseURL: database, host: "127.0.0.1", port: number, clock: clock,
+            configuration: loaded, databaseURL: database, databasePoolSize: PostgresTestSlots.ledgerPoolSize,
+            host: "127.0.0.1", port: number, clock: clock,
             logger: logger, onServerRunning: onServerRunning)
         return (built, built.application)
     } _: { built, port in

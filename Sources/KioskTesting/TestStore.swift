@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import KioskCore
 import KioskStore
+import KioskTestSupport
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -96,10 +97,26 @@ public enum TestStorePort: Sendable {
     case fixed(Int)
 }
 
+/// Runs `body` against a fresh store on a fresh database of `engine` (removed afterwards), and always shuts the
+/// store down and removes its data directory. The other parameters are ``withTestStore(databaseURL:clock:dataDirectory:port:serverAPIRequestsPerSecond:_:)``'s.
+public func withTestStore<T: Sendable>(
+    engine: TestDatabaseEngine,
+    clock: any KioskClock = SystemClock(),
+    port: TestStorePort = .ephemeral,
+    serverAPIRequestsPerSecond: Double = 100,
+    _ body: @Sendable (TestStore) async throws -> T
+) async throws -> T {
+    try await engine.withFreshDatabase { url in
+        try await withTestStore(
+            databaseURL: url, clock: clock, port: port, serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, body)
+    }
+}
+
 /// Runs `body` against a fresh store and always shuts the store down and removes its data directory.
 ///
 /// - Parameters:
-///   - databaseURL: nil for an SQLite file in the temporary data directory, or a PostgreSQL URL.
+///   - databaseURL: nil for an SQLite file in the temporary data directory, or a PostgreSQL URL (the store then
+///     holds a ``PostgresTestSlots`` slot and a small pool).
 ///   - clock: the store's clock.
 ///   - dataDirectory: reuse a directory (e.g. to restart a store on the same state); it is then kept.
 ///   - port: `.ephemeral` (default), or `.free` / `.fixed(_:)` when the store must know its URL before it
@@ -113,6 +130,17 @@ public func withTestStore<T: Sendable>(
     serverAPIRequestsPerSecond: Double = 100,
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
+    try await withPostgresSlot(ifUsing: databaseURL) {
+        try await runTestStore(
+            databaseURL: databaseURL, clock: clock, dataDirectory: dataDirectory, port: port,
+            serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, body)
+    }
+}
+
+private func runTestStore<T: Sendable>(
+    databaseURL: String?, clock: any KioskClock, dataDirectory: URL?, port: TestStorePort,
+    serverAPIRequestsPerSecond: Double, _ body: @Sendable (TestStore) async throws -> T
+) async throws -> T {
     let directory =
         dataDirectory
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-test-\(UUID().uuidString)")
@@ -124,7 +152,8 @@ public func withTestStore<T: Sendable>(
         let built = try await buildStore(
             configuration: ServerConfiguration(
                 host: "127.0.0.1", port: number, dataDirectory: directory, databaseURL: databaseURL,
-                adminToken: token, serverAPIRequestsPerSecond: serverAPIRequestsPerSecond),
+                databasePoolSize: PostgresTestSlots.storePoolSize, adminToken: token,
+                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond),
             clock: clock, logger: logger, onServerRunning: onServerRunning)
         return (built, built.application)
     } _: { built, port in

@@ -1,11 +1,11 @@
 import Foundation
 import KioskSigning
 import KioskTesting
+import KioskTestSupport
 import Testing
 import X509
 
 @Suite struct CertsCommandTests {
-    static var python: String? { ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] }
     static var verifierScript: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Interop/verify_signed_data.py").path
@@ -55,10 +55,10 @@ import X509
     /// Apple's own `SignedDataVerifier` (PyPI app-store-server-library, OpenSSL with X509_STRICT) accepts a TEST
     /// notification the store signed, checked against the root `kiosk certs export` wrote, in both environments.
     @Test(
-        .enabled(if: python != nil, "set KIOSK_TEST_PYTHON to a python with app-store-server-library (.ci/run does)"),
+        .enabled(if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with app-store-server-library (.ci/run does)"),
         arguments: ["sandbox", "production"])
     func appleVerifierAcceptsExportedRoot(environment: String) async throws {
-        let python = try #require(Self.python)
+        let python = try TestEnvironment.require(.python)
         try await withTestStore { store in
             _ = try await store.createAppForCerts()
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apple-\(UUID().uuidString)")

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import KioskMerchant
 import KioskTesting
+import KioskTestSupport
 import NIOCore
 import NIOHTTP1
 import Testing
@@ -36,7 +37,7 @@ import Testing
     @Test(.timeLimit(.minutes(5)), arguments: TestDatabaseEngine.available)
     func deliveriesAreGrantedOnceAcrossKills(engine: TestDatabaseEngine) async throws {
         let started = ContinuousClock.now
-        try await withTestStore(databaseURL: engine.freshURL(), port: .free) { store in
+        try await withTestStore(engine: engine, port: .free) { store in
             try await Self.createShop(on: store)
             var signed: [String] = []
             var transactionIds: [String] = []
@@ -63,23 +64,25 @@ import Testing
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(configuration).write(to: config, options: .atomic)
-            let database = engine.freshURL() ?? "sqlite://\(folder.appendingPathComponent("ledger.sqlite").path)"
-            let token = try await KioskProcess.run(["merchant", "token", "--config", config.path, "--user", Self.user])
-            try #require(token.status == 0, "\(token.stderr)")
-            let userToken = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try await engine.withFreshDatabase { fresh in
+                let database = fresh ?? "sqlite://\(folder.appendingPathComponent("ledger.sqlite").path)"
+                let token = try await KioskProcess.run(["merchant", "token", "--config", config.path, "--user", Self.user])
+                try #require(token.status == 0, "\(token.stderr)")
+                let userToken = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
-            let merchants = Merchants(config: config.path, database: database)
-            defer { merchants.killAll() }
-            let client = Self.makeClient()
-            do {
-                try await Self.run(
-                    merchants: merchants, client: client, userToken: userToken, signed: signed,
-                    transactionIds: transactionIds, engine: engine)
-            } catch {
-                try? await client.shutdown()
-                throw error
+                let merchants = Merchants(config: config.path, database: database)
+                defer { merchants.killAll() }
+                let client = Self.makeClient()
+                do {
+                    try await Self.run(
+                        merchants: merchants, client: client, userToken: userToken, signed: signed,
+                        transactionIds: transactionIds, engine: engine)
+                } catch {
+                    try? await client.shutdown()
+                    throw error
+                }
+                try await client.shutdown()
             }
-            try await client.shutdown()
         }
         print("MerchantCrashTests[\(engine)]: \(ContinuousClock.now - started)")
     }
@@ -307,6 +310,7 @@ import Testing
                 attempt += 1
                 let process = try ServeProcess(command: ["merchant", "serve"], [
                     "--config", config, "--port", String(port), "--database", database,
+                    "--database-pool-size", String(PostgresTestSlots.ledgerPoolSize),
                     "--log-level", "warning",
                 ])
                 lock.withLock { started.append(process) }

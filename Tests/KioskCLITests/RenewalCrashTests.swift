@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import Logging
+import SQLKit
+import KioskStorage
 import KioskTesting
 import NIOCore
 import NIOHTTP1
@@ -55,7 +57,11 @@ import Testing
             ["test", "clock", "advance", "5m", "--server", server, "--token", Self.token])
         first.process.waitUntilExit()
         #expect(killed.wasKilled, "the store was killed by the first notification: \(advance.stdout)")
+        // The kill landed mid-work: some renewals were committed (one was notified), not all of them.
         let committed = try await Self.renewalCount(directory.appendingPathComponent("kiosk.sqlite").path)
+        #expect(
+            committed > 0 && committed < Int64(originals.count),
+            "\(committed) of \(originals.count) renewals were committed before the kill")
         await receiver.stop()
 
         // Restarted, the store finishes what is due at start; a clock change then waits for that pass to end.
@@ -195,12 +201,18 @@ import Testing
         return (Int(response.status.code), String(buffer: body))
     }
 
-    /// How many renewals the database file holds (read with the sqlite3 shell, for the failure message).
-    static func renewalCount(_ database: String) async throws -> Int {
-        let (_, output) = try await runProcess(
-            "/usr/bin/env",
-            ["sqlite3", database, "SELECT COUNT(*) FROM transactions WHERE transaction_reason = 'RENEWAL'"])
-        return Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    /// How many renewals the store's SQLite file holds (opened as the restarted store would, before it starts).
+    static func renewalCount(_ file: String) async throws -> Int64 {
+        var logger = Logger(label: "renewal-crash-count")
+        logger.logLevel = .warning
+        let database = try await DatabaseOpener.open(url: "sqlite://" + file, migrations: [], logger: logger)
+        let count = try await database.withSession { session in
+            try await session.first(
+                "SELECT COUNT(*) AS n FROM transactions WHERE transaction_reason = 'RENEWAL'"
+            )?.decode(column: "n", as: Int64.self)
+        }
+        try await database.close()
+        return try #require(count)
     }
 
     /// The payload of a compact JWS (the store's own signature; this test checks counts, not signatures).

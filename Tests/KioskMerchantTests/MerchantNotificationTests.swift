@@ -17,35 +17,36 @@ import Testing
         try await MerchantShop.with(engine) { shop in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("merchant-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let databaseURL = engine.freshURL()
-            let (port, order) = try await shop.withMerchantReturning(
-                directory: folder, databaseURL: databaseURL, port: .free
-            ) { merchant in
-                (merchant.port, try await merchant.order(MerchantShop.coins, for: "alice"))
-            }
-            // The merchant is down: the app pays and is killed before it tells anyone.
-            let device = try await shop.device()
-            let transaction = try await shop.buy(MerchantShop.coins, token: order.appAccountToken, on: device)
-            await device.close()
-            let failed = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") { $0.attempts >= 1 && $0.state != "delivered" }
-            #expect(failed.transactionId == String(transaction.id))
+            try await engine.withFreshDatabase { databaseURL in
+                let (port, order) = try await shop.withMerchantReturning(
+                    directory: folder, databaseURL: databaseURL, port: .free
+                ) { merchant in
+                    (merchant.port, try await merchant.order(MerchantShop.coins, for: "alice"))
+                }
+                // The merchant is down: the app pays and is killed before it tells anyone.
+                let device = try await shop.device()
+                let transaction = try await shop.buy(MerchantShop.coins, token: order.appAccountToken, on: device)
+                await device.close()
+                let failed = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") { $0.attempts >= 1 && $0.state != "delivered" }
+                #expect(failed.transactionId == String(transaction.id))
 
-            try await shop.withMerchant(directory: folder, databaseURL: .some(databaseURL), port: .fixed(port)) { merchant in
-                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 0, "not retried yet")
-                try await shop.advanceSandboxClock(by: "1h")
-                let owned = try await merchant.waitForEntitlements(of: "alice") { $0.balance("coins") == 100 }
-                #expect(owned.balance("coins") == 100)
-                let delivered = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") { $0.state == "delivered" }
-                try await MerchantShop.expect(
-                    200,
-                    shop.store.request(
-                        .POST,
-                        "/sandbox/test/v1/apps/\(MerchantShop.bundleId)/notifications/\(delivered.notificationUUID)/resend",
-                        token: .some(shop.store.adminToken)))
-                try await shop.advanceSandboxClock(by: "3d")
-                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 100)
-                let granted = try await merchant.explain("alice").history.filter { $0.kind == "granted" }
-                #expect(granted.count == 1 && granted.first?.source == "notification", "\(granted)")
+                try await shop.withMerchant(directory: folder, databaseURL: .some(databaseURL), port: .fixed(port)) { merchant in
+                    #expect(try await merchant.entitlements(of: "alice").balance("coins") == 0, "not retried yet")
+                    try await shop.advanceSandboxClock(by: "1h")
+                    let owned = try await merchant.waitForEntitlements(of: "alice") { $0.balance("coins") == 100 }
+                    #expect(owned.balance("coins") == 100)
+                    let delivered = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") { $0.state == "delivered" }
+                    try await MerchantShop.expect(
+                        200,
+                        shop.store.request(
+                            .POST,
+                            "/sandbox/test/v1/apps/\(MerchantShop.bundleId)/notifications/\(delivered.notificationUUID)/resend",
+                            token: .some(shop.store.adminToken)))
+                    try await shop.advanceSandboxClock(by: "3d")
+                    #expect(try await merchant.entitlements(of: "alice").balance("coins") == 100)
+                    let granted = try await merchant.explain("alice").history.filter { $0.kind == "granted" }
+                    #expect(granted.count == 1 && granted.first?.source == "notification", "\(granted)")
+                }
             }
         }
     }

@@ -1,12 +1,12 @@
 import Foundation
 import KioskProtocol
 import KioskTesting
+import KioskTestSupport
 import Testing
 
 /// The merchant publishes its contract at `GET /openapi.yaml`; it names every route, is valid OpenAPI 3.1, and its
 /// schemas say exactly which fields the running merchant's answers carry.
 @Suite struct MerchantOpenAPIContractTests {
-    static var python: String? { ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] }
 
     static var file: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -60,10 +60,10 @@ import Testing
     }
 
     /// The contract is a valid OpenAPI 3.1 document (checked with openapi-spec-validator from PyPI).
-    @Test(.enabled(if: python != nil, "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
+    @Test(.enabled(if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
     func contractIsValidOpenAPI() async throws {
         let (status, output) = try await runProcess(
-            try #require(Self.python), ["-m", "openapi_spec_validator", Self.file.path])
+            try TestEnvironment.require(.python), ["-m", "openapi_spec_validator", Self.file.path])
         #expect(status == 0, "\(output)")
     }
 

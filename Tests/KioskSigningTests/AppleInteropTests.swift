@@ -1,16 +1,13 @@
 import Foundation
 import KioskCore
 import KioskSigning
-import KioskTesting
+import KioskTestSupport
 import Testing
-
-/// The Python interpreter that has Apple's `app-store-server-library`, from `KIOSK_TEST_PYTHON`.
-private let interopPython = ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
 
 @Suite(
     "Apple's SignedDataVerifier accepts Kiosk's signatures",
     .enabled(
-        if: interopPython != nil,
+        if: TestEnvironment.runs(.python),
         "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"
     )
 )
@@ -86,7 +83,7 @@ struct AppleInteropTests {
         -> ProcessOutcome
     {
         try await runProcess(
-            try #require(interopPython),
+            try TestEnvironment.require(.python),
             [
                 Self.script, "--root-der", root, "--environment", environment.appleName, "--bundle-id", Self.bundleId,
                 "--app-apple-id", String(Self.appAppleId), "--kind", kind, "--jws-file", jwsFile,

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import KioskCore
 import KioskSigning
-import KioskTesting
+import KioskTestSupport
 import SwiftASN1
 import Testing
 import X509
@@ -282,11 +282,7 @@ extension TransactionReceipt {
     }
 }
 
-/// `openssl` from `PATH`, or `nil` when it is not installed.
-private let openssl = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
-    .map { "\($0)/openssl" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-
-@Suite("OpenSSL reads Kiosk's app receipts", .enabled(if: openssl != nil, "openssl is not installed on PATH"))
+@Suite("OpenSSL reads Kiosk's app receipts", .enabled(if: TestEnvironment.runs(.openssl), "openssl is not on PATH"))
 struct ReceiptOpenSSLTests {
     // Proves OpenSSL's CMS verifier accepts the receipt against the exported root and outputs exactly the
     // payload, and that `openssl asn1parse` reads the container as PKCS #7 signed data.
@@ -300,7 +296,7 @@ struct ReceiptOpenSSLTests {
         let payloadFile = directory.appending("payload.der")
         try Data(try AppReceiptSigner(identity: identity).sign(receipt)).write(to: URL(fileURLWithPath: receiptFile))
         try write(identity.rootPEM, to: rootFile)
-        let openssl = try #require(openssl)
+        let openssl = try TestEnvironment.require(.openssl)
 
         let verify = try await runProcess(
             openssl,
@@ -318,13 +314,10 @@ struct ReceiptOpenSSLTests {
     }
 }
 
-/// The Python interpreter that has Apple's `app-store-server-library`, from `KIOSK_TEST_PYTHON`.
-private let receiptPython = ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-
 @Suite(
     "Apple's ReceiptUtility reads Kiosk's receipts",
     .enabled(
-        if: receiptPython != nil,
+        if: TestEnvironment.runs(.python),
         "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"
     )
 )
@@ -336,7 +329,7 @@ struct ReceiptAppleInteropTests {
             from appstoreserverlibrary.receipt_utility import ReceiptUtility
             print(getattr(ReceiptUtility(), sys.argv[1])(sys.argv[2]))
             """
-        return try await runProcess(try #require(receiptPython), ["-c", script, method, receipt])
+        return try await runProcess(try TestEnvironment.require(.python), ["-c", script, method, receipt])
     }
 
     // Proves Apple's library finds the transaction id in an app receipt with one purchase (so the container

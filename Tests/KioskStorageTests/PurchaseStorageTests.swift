@@ -103,7 +103,7 @@ struct PurchaseStorageTests {
         }
         try await old.close()
 
-        let database = try await DatabaseOpener.open(url: url, logger: TestEngine.logger)
+        let database = try await TestEngine.open(url)
         let tester = try await database.transaction { try await $0.tester(id: id) }
         try await database.close()
         #expect(tester?.settings.paymentOutcome == .approve)

@@ -1,4 +1,5 @@
 import Foundation
+import KioskTestSupport
 import KioskCore
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite("Storage contract")
 struct StorageContractTests {
     /// A marker for runs without PostgreSQL, so a skipped half of the suite is visible in the output.
-    @Test(.enabled(if: TestEngine.postgresURL != nil, TestEngine.postgresSkipReason))
+    @Test(.enabled(if: TestEnvironment.runs(.postgreSQL), TestEngine.postgresSkipReason))
     func postgresqlIsTested() async throws {
         // Proves the PostgreSQL URL given to the suite opens a PostgreSQL database.
         try await TestEngine.postgresql.withDatabase { database, _ in
@@ -311,7 +312,7 @@ struct StorageContractTests {
             }
             #expect(first == [1_400_000_001, 1_400_000_002, 21_000_001])
 
-            let reopened = try await DatabaseOpener.open(url: url, logger: TestEngine.logger)
+            let reopened = try await TestEngine.open(url)
             let next = try await reopened.transaction { try await $0.nextIdentifier(.appAppleId) }
             try await reopened.close()
             #expect(next == 1_400_000_003)
@@ -323,7 +324,7 @@ struct StorageContractTests {
         // Proves opening the same database again applies nothing twice and keeps the data.
         try await engine.withDatabase { database, url in
             try await database.transaction { try await $0.insertApp(Fixtures.app()) }
-            let again = try await DatabaseOpener.open(url: url, logger: TestEngine.logger)
+            let again = try await TestEngine.open(url)
             let migrations = try await again.scalar("SELECT COUNT(*) AS n FROM schema_migrations")
             let apps = try await again.transaction { try await $0.apps() }
             try await again.close()
@@ -332,17 +333,17 @@ struct StorageContractTests {
         }
     }
 
-    @Test(.enabled(if: TestEngine.postgresURL != nil, TestEngine.postgresSkipReason))
+    @Test(.enabled(if: TestEnvironment.runs(.postgreSQL), TestEngine.postgresSkipReason))
     func simultaneousOpensMigrateOnce() async throws {
         // Proves several servers' openers starting together on one fresh PostgreSQL schema all succeed and apply
         // each migration exactly once, thanks to the advisory lock.
         let engine = TestEngine.postgresql
         try await engine.withDatabase { database, _ in
             // withDatabase migrated a throwaway place; start over on a fresh one shared by four openers.
-            let fresh = engine.makeURL()
+            let fresh = try engine.makeURL()
             let opened = try await withThrowingTaskGroup(of: (any KioskDatabase).self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try await DatabaseOpener.open(url: fresh, logger: TestEngine.logger) }
+                    group.addTask { try await TestEngine.open(fresh) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

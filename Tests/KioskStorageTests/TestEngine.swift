@@ -1,25 +1,25 @@
 import Foundation
 import KioskCore
+import KioskTestSupport
 import Logging
 import Testing
 
 @testable import KioskStorage
 
-/// An engine the contract suite runs on: SQLite always, PostgreSQL when `KIOSK_TEST_POSTGRES_URL` is set.
+/// An engine the contract suite runs on: SQLite always, PostgreSQL when `KIOSK_TEST_POSTGRES_URL` is set (and in CI,
+/// where a missing one fails the PostgreSQL cases).
 enum TestEngine: String, CustomTestStringConvertible, Sendable {
     case sqlite
     case postgresql
 
     /// The PostgreSQL server to test against, if any.
-    static let postgresURL = ProcessInfo.processInfo.environment["KIOSK_TEST_POSTGRES_URL"].flatMap {
-        $0.isEmpty ? nil : $0
-    }
+    static let postgresURL = TestEnvironment.value(.postgreSQL)
 
     /// Why the PostgreSQL runs are missing, when they are.
     static let postgresSkipReason: Comment = "set KIOSK_TEST_POSTGRES_URL (.ci/run does)"
 
     /// Every engine available in this run.
-    static let all: [TestEngine] = postgresURL == nil ? [.sqlite] : [.sqlite, .postgresql]
+    static let all: [TestEngine] = TestEnvironment.runs(.postgreSQL) ? [.sqlite, .postgresql] : [.sqlite]
 
     var testDescription: String { rawValue }
 
@@ -30,30 +30,38 @@ enum TestEngine: String, CustomTestStringConvertible, Sendable {
     }()
 
     /// A fresh, empty place for one test: an SQLite file in a new temporary directory, or a new PostgreSQL schema.
-    func makeURL() -> String {
+    func makeURL() throws -> String {
         let name = "kiosk_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
         switch self {
         case .sqlite:
             return "sqlite://" + FileManager.default.temporaryDirectory.appendingPathComponent(name)
                 .appendingPathComponent("kiosk.sqlite").path
         case .postgresql:
-            let base = Self.postgresURL ?? ""
+            let base = try TestEnvironment.require(.postgreSQL)
             return base + (base.contains("?") ? "&" : "?") + "schema=\(name)"
         }
     }
 
+    /// Opens `url` with a pool no larger than a test needs.
+    static func open(_ url: String) async throws -> any KioskDatabase {
+        try await DatabaseOpener.open(url: url, poolSize: PostgresTestSlots.ledgerPoolSize, logger: logger)
+    }
+
     /// Opens a fresh database, runs `body` with it and its URL, then closes it and removes what it created.
+    /// PostgreSQL work holds a ``PostgresTestSlots`` slot throughout.
     @discardableResult
     func withDatabase<T>(_ body: (any KioskDatabase, String) async throws -> T) async throws -> T {
-        let url = makeURL()
-        let database = try await DatabaseOpener.open(url: url, logger: Self.logger)
-        do {
-            let result = try await body(database, url)
-            try await cleanUp(database, url: url)
-            return result
-        } catch {
-            try? await cleanUp(database, url: url)
-            throw error
+        let url = try makeURL()
+        return try await withPostgresSlot(ifUsing: url) {
+            let database = try await Self.open(url)
+            do {
+                let result = try await body(database, url)
+                try await cleanUp(database, url: url)
+                return result
+            } catch {
+                try? await cleanUp(database, url: url)
+                throw error
+            }
         }
     }
 

@@ -19,7 +19,7 @@ import Testing
         let recovery = Self.start.addingTimeInterval(72 * Self.hour)
         try await withNotificationReceiver(answering: { clock.now() < recovery ? .internalServerError : .ok }) {
             receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let key = try await Self.prepare(store, urls: [receiver.url])
                 let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
                 #expect(requested.status == 200, "\(requested.text)")
@@ -65,7 +65,7 @@ import Testing
     func sandboxRetriesCanBeTurnedOff(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver(status: .internalServerError) { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let key = try await Self.prepare(store, urls: [receiver.url])
                 let off = try await store.request(
                     .PATCH, "/admin/v1/apps/\(TestStore.bundleId)", json: ["sandboxNotificationRetries": false])
@@ -92,7 +92,7 @@ import Testing
         try await withNotificationReceiver { healthy in
             try await withNotificationReceiver(answering: { clock.now() < recovery ? .serviceUnavailable : .ok }) {
                 flaky in
-                try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+                try await withTestStore(engine: database, clock: clock) { store in
                     let key = try await Self.prepare(store, urls: [healthy.url, flaky.url])
                     let requested = try await store.inApps(
                         .POST, "/inApps/v1/notifications/test", key: key, clock: clock)
@@ -122,7 +122,7 @@ import Testing
         let clock = ManualClock(Self.start)
         let recovery = Self.start.addingTimeInterval(Self.hour)
         try await withNotificationReceiver(answering: { clock.now() < recovery ? .badGateway : .ok }) { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let key = try await Self.prepare(store, urls: [receiver.url])
                 _ = try await store.request(
                     .PATCH, "/admin/v1/apps/\(TestStore.bundleId)", json: ["sandboxNotificationRetries": false])

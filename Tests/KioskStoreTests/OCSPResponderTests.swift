@@ -2,15 +2,13 @@ import Foundation
 import KioskCore
 import KioskSigning
 import KioskTesting
+import KioskTestSupport
 import Testing
 import X509
 
 /// The store's OCSP responder over HTTP, revocation through the admin API, and verifiers with online checks on
 /// (Kiosk's own, and Apple's Python library) asking it about a purchased transaction.
 @Suite struct OCSPResponderTests {
-    static var python: String? {
-        ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-    }
 
     /// Buys remove-ads in `environment` and returns the signed transaction, the exported root and the app's Apple id.
     static func purchase(_ store: TestStore, sandbox: Bool) async throws -> (
@@ -50,7 +48,7 @@ import X509
     // and refuses it once the leaf is revoked through the admin API (idempotently), while offline checks still pass.
     @Test(arguments: TestDatabase.available)
     func onlineVerificationFollowsAdminRevocation(database: TestDatabase) async throws {
-        try await withTestStore(databaseURL: database.freshURL(), port: .free) { store in
+        try await withTestStore(engine: database, port: .free) { store in
             let (jws, root, appAppleId) = try await Self.purchase(store, sandbox: true)
             let leaf = store.built.signing.identity(.sandbox).leaf
             #expect(SigningProfile.ocspURL(of: leaf) == "\(store.baseURL)/ocsp/sandbox")
@@ -149,31 +147,32 @@ import X509
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "kiosk-reissue-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let databaseURL = database.freshURL()
-        let (jws, root) = try await withTestStore(databaseURL: databaseURL, dataDirectory: directory) { store in
-            #expect(
-                SigningProfile.ocspURL(of: store.built.signing.identity(.sandbox).leaf)
-                    == "http://127.0.0.1:0/ocsp/sandbox")
-            let bought = try await Self.purchase(store, sandbox: true)
-            return (bought.jws, bought.root)
-        }
-        try await withTestStore(databaseURL: databaseURL, dataDirectory: directory, port: .free) { store in
-            #expect(Set(store.built.report.reissuedSigningChains) == Set(StoreEnvironment.allCases))
-            let identity = store.built.signing.identity(.sandbox)
-            #expect(identity.root == root)
-            #expect(SigningProfile.ocspURL(of: identity.leaf) == "\(store.baseURL)/ocsp/sandbox")
-            #expect(SigningProfile.ocspURL(of: identity.intermediate) == "\(store.baseURL)/ocsp/sandbox")
-            let offline = try SignedDataVerifier(
-                rootCertificates: [root], environment: .sandbox, bundleId: TestStore.bundleId, appAppleId: nil)
-            _ = try await offline.verifyAndDecodeTransaction(jws)
-            // New signatures carry the reissued chain, which online checks accept.
-            let token = try await store.signIn(TestStore.testerEmail, sandbox: true)
-            let bought = try await store.pay(TestStore.coins, token: token, sandbox: true)
-            let fresh = try #require((bought.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
-            let appAppleId = try #require(
-                try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)").json["appAppleId"] as? Int)
-            _ = try await Self.onlineVerifier(root: root, environment: .sandbox, appAppleId: Int64(appAppleId))
-                .verifyAndDecodeTransaction(fresh)
+        try await database.withFreshDatabase { databaseURL in
+            let (jws, root) = try await withTestStore(databaseURL: databaseURL, dataDirectory: directory) { store in
+                #expect(
+                    SigningProfile.ocspURL(of: store.built.signing.identity(.sandbox).leaf)
+                        == "http://127.0.0.1:0/ocsp/sandbox")
+                let bought = try await Self.purchase(store, sandbox: true)
+                return (bought.jws, bought.root)
+            }
+            try await withTestStore(databaseURL: databaseURL, dataDirectory: directory, port: .free) { store in
+                #expect(Set(store.built.report.reissuedSigningChains) == Set(StoreEnvironment.allCases))
+                let identity = store.built.signing.identity(.sandbox)
+                #expect(identity.root == root)
+                #expect(SigningProfile.ocspURL(of: identity.leaf) == "\(store.baseURL)/ocsp/sandbox")
+                #expect(SigningProfile.ocspURL(of: identity.intermediate) == "\(store.baseURL)/ocsp/sandbox")
+                let offline = try SignedDataVerifier(
+                    rootCertificates: [root], environment: .sandbox, bundleId: TestStore.bundleId, appAppleId: nil)
+                _ = try await offline.verifyAndDecodeTransaction(jws)
+                // New signatures carry the reissued chain, which online checks accept.
+                let token = try await store.signIn(TestStore.testerEmail, sandbox: true)
+                let bought = try await store.pay(TestStore.coins, token: token, sandbox: true)
+                let fresh = try #require((bought.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
+                let appAppleId = try #require(
+                    try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)").json["appAppleId"] as? Int)
+                _ = try await Self.onlineVerifier(root: root, environment: .sandbox, appAppleId: Int64(appAppleId))
+                    .verifyAndDecodeTransaction(fresh)
+            }
         }
     }
 
@@ -182,7 +181,7 @@ import X509
     // the leaf is revoked.
     @Test(
         .enabled(
-            if: python != nil, "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"),
+            if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"),
         arguments: ["Sandbox", "Production"])
     func appleOnlineVerifierFollowsRevocation(environment: String) async throws {
         let sandbox = environment == "Sandbox"
@@ -201,13 +200,13 @@ import X509
                 script, "--root-der", rootFile.path, "--environment", environment, "--bundle-id", TestStore.bundleId,
                 "--app-apple-id", String(appAppleId), "--kind", "transaction", "--jws-file", jwsFile.path, "--online",
             ]
-            let (accepted, acceptedOutput) = try await runProcess(try #require(Self.python), arguments)
+            let (accepted, acceptedOutput) = try await runProcess(try TestEnvironment.require(.python), arguments)
             #expect(accepted == 0, "\(acceptedOutput)")
 
             let revoked = try await store.request(
                 .POST, "/admin/v1/certificates/\(environment.lowercased())/revocations", json: ["certificate": "leaf"])
             #expect(revoked.status == 201, "\(revoked.text)")
-            let (refused, refusedOutput) = try await runProcess(try #require(Self.python), arguments)
+            let (refused, refusedOutput) = try await runProcess(try TestEnvironment.require(.python), arguments)
             #expect(refused == 1, "\(refusedOutput)")
             #expect(refusedOutput.contains("VerificationException VERIFICATION_FAILURE"), "\(refusedOutput)")
         }

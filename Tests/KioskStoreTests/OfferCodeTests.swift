@@ -34,7 +34,7 @@ import Testing
     /// Bad input is a clear 400 or 404 naming the field, and creates nothing.
     @Test(arguments: TestDatabase.available)
     func badRequestsAreRefused(database: TestDatabase) async throws {
-        try await withTestStore(databaseURL: database.freshURL(), clock: ManualClock(SubscriptionPurchaseTests.start)) {
+        try await withTestStore(engine: database, clock: ManualClock(SubscriptionPurchaseTests.start)) {
             store in
             try await SubscriptionPurchaseTests.prepareCatalog(store)
             for (fields, status, code) in [
@@ -71,7 +71,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func payAsYouGoCodeContinuesAtRenewal(database: TestDatabase) async throws {
         let clock = ManualClock(SubscriptionPurchaseTests.start)
-        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+        try await withTestStore(engine: database, clock: clock) { store in
             try await SubscriptionPurchaseTests.prepareCatalog(store)
             let created = try await Self.create(
                 ["paymentMode": "pay_as_you_go", "period": "P1M", "numberOfPeriods": 2, "count": 1], store: store)
@@ -98,7 +98,7 @@ import Testing
     func codesRedeemOnce(database: TestDatabase) async throws {
         let clock = ManualClock(SubscriptionPurchaseTests.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 try await SubscriptionPurchaseTests.prepareCatalog(store)
                 try await store.setNotificationURLs([receiver.url])
                 let created = try await Self.create([:], store: store)

@@ -3,6 +3,7 @@ import Foundation
 import KioskCore
 import KioskSigning
 import KioskTesting
+import KioskTestSupport
 import Testing
 
 /// Promotional offers as Apple defines them: signed by the merchant with an In-App Purchase key (by Swift and by
@@ -11,8 +12,6 @@ import Testing
 @Suite struct OfferTests {
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")
-    /// A python with PyPI app-store-server-library, if the environment names one.
-    static var python: String? { ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] }
 
     /// A `paymentDiscount` as a merchant's server makes it, signed with `key` (the app's key unless forging).
     static func discount(
@@ -45,7 +44,7 @@ import Testing
     func promotionalOffersNeedAValidSignature(database: TestDatabase) async throws {
         let clock = ManualClock(SubscriptionPurchaseTests.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 try await SubscriptionPurchaseTests.prepareCatalog(store)
                 try await store.setNotificationURLs([receiver.url])
                 let key = try await store.createServerAPIKey()
@@ -118,7 +117,7 @@ import Testing
     /// it prices the next renewal: the payment answers the current period and the notification is
     /// `OFFER_REDEEMED` without a subtype.
     @Test(
-        .enabled(if: OfferTests.python != nil, "set KIOSK_TEST_PYTHON to a python with PyPI app-store-server-library"),
+        .enabled(if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with PyPI app-store-server-library"),
         arguments: TestDatabase.available)
     func appleSignedPromotionalOfferRedeems(database: TestDatabase) async throws {
         let clock = ManualClock(SubscriptionPurchaseTests.start)
@@ -126,7 +125,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 try await SubscriptionPurchaseTests.prepareCatalog(store)
                 try await store.setNotificationURLs([receiver.url])
                 let key = try await store.createServerAPIKey()
@@ -139,7 +138,7 @@ import Testing
                 let nonce = UUID()
                 let timestamp = clock.now().millisecondsSince1970
                 let (status, output) = try await runProcess(
-                    try #require(Self.python),
+                    try TestEnvironment.require(.python),
                     [
                         Self.interop.appendingPathComponent("promotional_offer_signature.py").path,
                         "--key-file", keyFile.path, "--key-id", key.keyId, "--bundle-id", TestStore.bundleId,

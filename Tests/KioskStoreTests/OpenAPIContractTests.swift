@@ -1,9 +1,9 @@
 import Foundation
 import KioskTesting
+import KioskTestSupport
 import Testing
 
 @Suite struct OpenAPIContractTests {
-    static var python: String? { ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] }
 
     /// The store serves its OpenAPI contract, and the console, the client protocol in both environments and the
     /// sandbox test controls are described in it.
@@ -33,12 +33,12 @@ import Testing
     }
 
     /// The contract is a valid OpenAPI 3.1 document (checked with openapi-spec-validator from PyPI).
-    @Test(.enabled(if: python != nil, "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
+    @Test(.enabled(if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
     func contractIsValidOpenAPI() async throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/KioskStore/Resources/openapi.yaml")
         let (status, output) = try await runProcess(
-            try #require(Self.python), ["-m", "openapi_spec_validator", file.path])
+            try TestEnvironment.require(.python), ["-m", "openapi_spec_validator", file.path])
         #expect(status == 0, "\(output)")
     }
 }

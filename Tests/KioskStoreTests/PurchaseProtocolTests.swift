@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import KioskSigning
 import KioskTesting
+import KioskTestSupport
 import Testing
 import X509
 
@@ -194,24 +195,25 @@ import X509
     func unfinishedPurchaseSurvivesStoreRestart(database: TestDatabase) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-restart-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = database.freshURL()
-        let (token, transactionId) = try await withTestStore(databaseURL: url, dataDirectory: directory) { store in
-            try await store.preparePurchaseCatalog()
-            let token = try await store.signIn()
-            let bought = try await store.pay(TestStore.coins, token: token, key: "tap-before-restart")
-            return (token, try #require(bought.transactionId))
-        }
-        try await withTestStore(databaseURL: url, dataDirectory: directory) { store in
-            let queue = try await store.client(.GET, "/queue", token: token)
-            #expect(queue.status == 200, "\(queue.text)")
-            let entries = try #require(queue.json["entries"] as? [[String: Any]])
-            #expect(entries.compactMap { ($0["transaction"] as? [String: Any])?["transactionId"] as? String } == [transactionId])
-            let retried = try await store.pay(TestStore.coins, token: token, key: "tap-before-restart")
-            #expect(retried.transactionId == transactionId)
-            let listed = try await store.request(
-                .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
-                token: .some(store.adminToken))
-            #expect((listed.json["transactions"] as? [[String: Any]])?.count == 1)
+        try await database.withFreshDatabase { url in
+            let (token, transactionId) = try await withTestStore(databaseURL: url, dataDirectory: directory) { store in
+                try await store.preparePurchaseCatalog()
+                let token = try await store.signIn()
+                let bought = try await store.pay(TestStore.coins, token: token, key: "tap-before-restart")
+                return (token, try #require(bought.transactionId))
+            }
+            try await withTestStore(databaseURL: url, dataDirectory: directory) { store in
+                let queue = try await store.client(.GET, "/queue", token: token)
+                #expect(queue.status == 200, "\(queue.text)")
+                let entries = try #require(queue.json["entries"] as? [[String: Any]])
+                #expect(entries.compactMap { ($0["transaction"] as? [String: Any])?["transactionId"] as? String } == [transactionId])
+                let retried = try await store.pay(TestStore.coins, token: token, key: "tap-before-restart")
+                #expect(retried.transactionId == transactionId)
+                let listed = try await store.request(
+                    .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
+                    token: .some(store.adminToken))
+                #expect((listed.json["transactions"] as? [[String: Any]])?.count == 1)
+            }
         }
     }
 
@@ -421,9 +423,9 @@ import X509
             let rootFile = store.dataDirectory.appendingPathComponent("root.pem")
             try der.write(to: file)
             try rootPEM.write(to: rootFile, atomically: true, encoding: .ascii)
-            if FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") {
+            if TestEnvironment.runs(.openssl) {
                 let (status, output) = try await runProcess(
-                    "/usr/bin/openssl",
+                    try TestEnvironment.require(.openssl),
                     ["cms", "-verify", "-inform", "DER", "-in", file.path, "-CAfile", rootFile.path, "-purpose", "any",
                      "-out", "/dev/null"])
                 #expect(status == 0, "openssl cms -verify: \(output)")
@@ -445,7 +447,7 @@ import X509
 /// Apple's own `SignedDataVerifier` (PyPI app-store-server-library) on transactions the purchase flow signed.
 @Suite(
     .enabled(
-        if: ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] != nil,
+        if: TestEnvironment.runs(.python),
         "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
 struct PurchaseAppleInteropTests {
     /// Apple's verifier accepts a purchase's JWS against the root `GET …/certificates/{environment}/root` exports,
@@ -477,7 +479,7 @@ struct PurchaseAppleInteropTests {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Interop/verify_signed_data.py").path
         let (status, output) = try await runProcess(
-            ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] ?? "python3",
+            try TestEnvironment.require(.python),
             [
                 script, "--root-der", directory.appendingPathComponent("root.der").path, "--environment",
                 sandbox ? "Sandbox" : "Production", "--bundle-id", TestStore.bundleId, "--app-apple-id",

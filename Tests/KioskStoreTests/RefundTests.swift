@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import KioskSigning
 import KioskTesting
+import KioskTestSupport
 import Testing
 
 /// The sandbox test controls for refunds and revocations, over HTTP on both engines: each changes the
@@ -16,7 +17,7 @@ import Testing
     func refundsAndRevocationsReachTheAppsServer(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 try await store.prepareSubscriptionCatalog()
                 try await store.setNotificationURLs([receiver.url])
                 let key = try await store.createServerAPIKey()
@@ -154,7 +155,7 @@ import Testing
 /// notifications the refund test controls send, and decodes their fields.
 @Suite(
     .enabled(
-        if: ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] != nil,
+        if: TestEnvironment.runs(.python),
         "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
 struct RefundNotificationsInteropTests {
     @Test func refundNotificationsPassApplesVerifier() async throws {
@@ -184,7 +185,7 @@ struct RefundNotificationsInteropTests {
                     let file = directory.appendingPathComponent("notification-\(index).jws")
                     try payload.write(to: file, atomically: true, encoding: .ascii)
                     let (status, output) = try await runProcess(
-                        ServerAPINotificationsInteropTests.python,
+                        try TestEnvironment.require(.python),
                         [
                             ServerAPINotificationsInteropTests.interop.appendingPathComponent("verify_signed_data.py")
                                 .path,

@@ -94,7 +94,7 @@ import Testing
     func notificationHistoryPagesOldestFirst(database: TestDatabase) async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 try await store.prepareSubscriptionCatalog()
                 try await store.setNotificationURLs([receiver.url])
                 let key = try await store.createServerAPIKey()

@@ -1,16 +1,16 @@
 import Foundation
 import KioskCore
 import KioskTesting
+import KioskTestSupport
 import Testing
 
 /// Apple's own `AppStoreServerAPIClient` and `SignedDataVerifier` (PyPI app-store-server-library) against the
 /// subscription and notification endpoints, in both environments.
 @Suite(
     .enabled(
-        if: ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] != nil,
+        if: TestEnvironment.runs(.python),
         "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
 struct ServerAPINotificationsInteropTests {
-    static var python: String { ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] ?? "python3" }
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")
 
@@ -49,7 +49,7 @@ struct ServerAPINotificationsInteropTests {
                 try root.body.write(to: directory.appendingPathComponent("root.der"))
 
                 let (status, output) = try await runProcess(
-                    Self.python,
+                    try TestEnvironment.require(.python),
                     [
                         Self.interop.appendingPathComponent("server_api_notifications.py").path,
                         "--base-url", store.baseURL + (sandbox ? "/sandbox" : ""),
@@ -88,7 +88,7 @@ struct ServerAPINotificationsInteropTests {
 
                 for (kind, file) in [("renewal", "renewal.jws"), ("notification", "notification.jws")] {
                     let (verified, decoded) = try await runProcess(
-                        Self.python,
+                        try TestEnvironment.require(.python),
                         [
                             Self.interop.appendingPathComponent("verify_signed_data.py").path,
                             "--root-der", directory.appendingPathComponent("root.der").path,

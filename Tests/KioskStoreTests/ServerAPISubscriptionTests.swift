@@ -14,7 +14,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func statusesFollowTheSandboxClock(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
-        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+        try await withTestStore(engine: database, clock: clock) { store in
             try await store.prepareSubscriptionCatalog()
             let key = try await store.createServerAPIKey()
             let root = store.built.signing.identity(.sandbox).root
@@ -98,7 +98,7 @@ import Testing
     func renewalDateExtensions(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 try await store.prepareSubscriptionCatalog()
                 try await store.createTester("second@example.com")
                 let key = try await store.createServerAPIKey()

@@ -3,6 +3,7 @@ import Foundation
 import KioskCore
 import KioskStorage
 import KioskTesting
+import KioskTestSupport
 import Testing
 
 /// The transaction endpoints of Apple's App Store Server API (`/inApps/…`), driven over HTTP on both engines.
@@ -44,7 +45,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func historyPagesFiltersAndSorts(database: TestDatabase) async throws {
         let clock = ManualClock(Date(millisecondsSince1970: Date().millisecondsSince1970))
-        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+        try await withTestStore(engine: database, clock: clock) { store in
             try await store.preparePurchaseCatalog()
             let key = try await store.createServerAPIKey()
             let token = try await store.signIn()
@@ -260,7 +261,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func appAccountTokenReSignsTheTransactions(database: TestDatabase) async throws {
         let clock = ManualClock(Date(millisecondsSince1970: Date().millisecondsSince1970))
-        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+        try await withTestStore(engine: database, clock: clock) { store in
             try await store.preparePurchaseCatalog()
             let key = try await store.createServerAPIKey()
             let token = try await store.signIn()
@@ -452,7 +453,7 @@ import Testing
     /// A key over its request rate gets 429 with 4290000 and `Retry-After`; other keys are not affected.
     @Test(arguments: TestDatabase.available)
     func rateLimitIsPerKey(database: TestDatabase) async throws {
-        try await withTestStore(databaseURL: database.freshURL(), serverAPIRequestsPerSecond: 0.01) { store in
+        try await withTestStore(engine: database, serverAPIRequestsPerSecond: 0.01) { store in
             try await store.preparePurchaseCatalog()
             let key = try await store.createServerAPIKey()
             let other = try await store.createServerAPIKey()
@@ -494,7 +495,7 @@ import Testing
 /// on what it fetched.
 @Suite(
     .enabled(
-        if: ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] != nil,
+        if: TestEnvironment.runs(.python),
         "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
 struct ServerAPITransactionsAppleInteropTests {
     @Test(arguments: ["Sandbox", "Production"])
@@ -505,7 +506,7 @@ struct ServerAPITransactionsAppleInteropTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file: @Sendable (String) -> String = { [directory] name in directory.appendingPathComponent(name).path }
-        let python = ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] ?? "python3"
+        let python = try TestEnvironment.require(.python)
         let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Interop")
 

@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import KioskSigning
 import KioskTesting
+import KioskTestSupport
 import Testing
 
 /// Subscription life cycles on the sandbox clock, over HTTP on both engines: renewals, the sandbox's 12-renewal
@@ -18,7 +19,7 @@ import Testing
     func renewsUntilTheSandboxCap(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
                 let advanced = try await store.advanceSandboxClock("16m")
                 #expect(advanced.status == 200, "\(advanced.text)")
@@ -77,7 +78,7 @@ import Testing
     func autoRenewOffExpiresVoluntarily(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
                 let off = try await store.subscriptionControl(bought.transactionId, "auto-renew-off")
                 #expect(off.status == 200, "\(off.text)")
@@ -122,7 +123,7 @@ import Testing
     func expiredSubscriptionResubscribes(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
                 #expect(try await store.subscriptionControl(bought.transactionId, "auto-renew-off").status == 200)
                 #expect(try await store.advanceSandboxClock("6m").json["expired"] as? Int == 1)
@@ -153,7 +154,7 @@ import Testing
     func billingRetryRecovers(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
                 #expect(try await store.subscriptionControl(bought.transactionId, "fail-renewal").status == 200)
                 let failed = try await store.advanceSandboxClock("5m")
@@ -191,7 +192,7 @@ import Testing
     func gracePeriodThenBillingRetryExpiry(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
                 let grace = try await store.request(
                     .PUT, "/sandbox/test/v1/apps/\(TestStore.bundleId)/grace-period", json: ["days": 3],
@@ -235,7 +236,7 @@ import Testing
     func priceIncreaseAcceptedAndDeclined(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
                 let repriced = try await store.request(
                     .PATCH, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.monthly)",
@@ -272,7 +273,7 @@ import Testing
     func downgradeTakesEffectAtRenewal(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
                 let basic = "com.example.pro.basic"
                 let created = try await store.createProduct(
@@ -301,7 +302,7 @@ import Testing
     func renewAndExpireNow(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
                 #expect(try await store.advanceSandboxClock("1m").status == 200)
                 let renewed = try await store.subscriptionControl(bought.transactionId, "renew")
@@ -330,7 +331,7 @@ import Testing
     func renewalRateAndRemovalFromSale(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 let bought = try await store.subscribeMonthly(receiver: receiver, clock: clock)
                 let slower = try await store.request(
                     .PATCH, "/admin/v1/testers/\(TestStore.testerEmail)", json: ["renewalRate": "15m"])
@@ -360,7 +361,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func sandboxClockOnlyMovesForward(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
-        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+        try await withTestStore(engine: database, clock: clock) { store in
             let startMs = Self.start.millisecondsSince1970
             let shown = try await store.request(.GET, "/sandbox/test/v1/clock", token: .some(store.adminToken))
             #expect(shown.json["now"] as? Int64 == startMs, "\(shown.text)")
@@ -539,7 +540,7 @@ extension TestStore {
 /// Apple's SignedDataVerifier (PyPI app-store-server-library) accepts a DID_RENEW notification the scheduler sent.
 @Suite(
     .enabled(
-        if: ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] != nil,
+        if: TestEnvironment.runs(.python),
         "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
 struct SubscriptionLifecycleInteropTests {
     @Test func appleVerifiesARenewalNotification() async throws {
@@ -560,7 +561,7 @@ struct SubscriptionLifecycleInteropTests {
                 try payload.write(to: directory.appendingPathComponent("renew.jws"), atomically: true, encoding: .ascii)
                 let app = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)")
                 let (status, output) = try await runProcess(
-                    ServerAPINotificationsInteropTests.python,
+                    try TestEnvironment.require(.python),
                     [
                         ServerAPINotificationsInteropTests.interop.appendingPathComponent("verify_signed_data.py").path,
                         "--root-der", directory.appendingPathComponent("root.der").path, "--environment", "Sandbox",

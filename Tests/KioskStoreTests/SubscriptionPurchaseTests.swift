@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import KioskSigning
 import KioskTesting
+import KioskTestSupport
 import Testing
 
 /// Buying auto-renewables through the client protocol and the test controls: one subscription per group and
@@ -87,7 +88,7 @@ import Testing
     func upgradesDowngradesAndRevertsKeepOneSubscription(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 try await Self.prepareCatalog(store)
                 try await store.setNotificationURLs([receiver.url])
                 let key = try await store.createServerAPIKey()
@@ -193,7 +194,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func introductoryOfferContinuesAtRenewal(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
-        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+        try await withTestStore(engine: database, clock: clock) { store in
             try await Self.prepareCatalog(store)
             let bought = try await store.pay(Self.monthly, token: try await store.signIn())
             #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
@@ -213,7 +214,7 @@ import Testing
     func testBuysAndOneTimeCharges(database: TestDatabase) async throws {
         let clock = ManualClock(Self.start)
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+            try await withTestStore(engine: database, clock: clock) { store in
                 try await Self.prepareCatalog(store)
                 try await store.setNotificationURLs([receiver.url])
                 func testBuy(_ productId: String) async throws -> TestStore.Answer {
@@ -261,15 +262,15 @@ import Testing
 
     /// Apple's `SignedDataVerifier` accepts the `SUBSCRIBED` and `ONE_TIME_CHARGE` notifications a purchase sends.
     @Test(.enabled(
-        if: ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"] != nil,
+        if: TestEnvironment.runs(.python),
         "set KIOSK_TEST_PYTHON to a python with PyPI app-store-server-library"))
     func purchaseNotificationsPassApplesVerifier() async throws {
-        let python = try #require(ProcessInfo.processInfo.environment["KIOSK_TEST_PYTHON"])
+        let python = try TestEnvironment.require(.python)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-purchase-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withNotificationReceiver { receiver in
-            try await withTestStore(databaseURL: TestDatabase.sqlite.freshURL()) { store in
+            try await withTestStore(engine: TestDatabase.sqlite) { store in
                 try await Self.prepareCatalog(store)
                 try await store.setNotificationURLs([receiver.url])
                 let token = try await store.signIn()

@@ -196,7 +196,7 @@ struct VerifyReceiptTests {
     @Test(arguments: TestDatabase.available)
     func expiredSubscriptions(database: TestDatabase) async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
-        try await withTestStore(databaseURL: database.freshURL(), clock: clock) { store in
+        try await withTestStore(engine: database, clock: clock) { store in
             try await store.prepareSubscriptionCatalog()
             let secret = try #require(
                 try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json["sharedSecret"]

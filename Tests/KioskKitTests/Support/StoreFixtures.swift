@@ -24,7 +24,7 @@ struct ShopStore: Sendable {
         _ body: @Sendable (ShopStore) async throws -> Void
     ) async throws {
         let settings = try JSONSerialization.data(withJSONObject: testerSettings)
-        try await withTestStore(databaseURL: engine.freshURL()) { store in
+        try await withTestStore(engine: engine) { store in
             try await expectCreated(
                 store.request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Shop"]))
             for (productId, type) in [(coins, "consumable"), (removeAds, "non_consumable")] {

@@ -42,7 +42,7 @@ struct MerchantShop: Sendable {
         _ engine: TestDatabaseEngine, storeClock: any KioskClock = SystemClock(),
         _ body: @Sendable (MerchantShop) async throws -> Void
     ) async throws {
-        try await withTestStore(databaseURL: engine.freshURL(), clock: storeClock) { store in
+        try await withTestStore(engine: engine, clock: storeClock) { store in
             try await expect(201, store.request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Shop"]))
             for (productId, type) in [
                 (coins, "consumable"), (removeAds, "non_consumable"), (supporter, "non_consumable"),
@@ -77,7 +77,8 @@ struct MerchantShop: Sendable {
         }
     }
 
-    /// Runs `body` with a merchant for the shop, on the same engine as the store, with the level pack's files.
+    /// Runs `body` with a merchant for the shop, with the level pack's files: on `databaseURL` if given (nil:
+    /// SQLite in `directory`), else on a fresh database of the store's engine, removed afterwards.
     func withMerchant(
         directory: URL? = nil, databaseURL: String?? = .none, port: TestStorePort = .ephemeral,
         clock: any KioskClock = SystemClock(), receivesNotifications: Bool = true,
@@ -91,11 +92,17 @@ struct MerchantShop: Sendable {
         try FileManager.default.createDirectory(at: levels, withIntermediateDirectories: true)
         try Data("{\"level\": 1}".utf8).write(to: levels.appendingPathComponent("level-01.json"))
         try Data("{\"level\": 2}".utf8).write(to: levels.appendingPathComponent("level-02.json"))
-        try await withTestMerchant(
-            store: store, bundleId: Self.bundleId, products: Self.products, directory: folder,
-            databaseURL: databaseURL ?? engine.freshURL(), clock: clock, port: port,
-            receivesNotifications: receivesNotifications,
-            configure: configure, body)
+        func run(_ databaseURL: String?) async throws {
+            try await withTestMerchant(
+                store: store, bundleId: Self.bundleId, products: Self.products, directory: folder,
+                databaseURL: databaseURL, clock: clock, port: port, receivesNotifications: receivesNotifications,
+                configure: configure, body)
+        }
+        if let databaseURL {
+            try await run(databaseURL)
+        } else {
+            try await engine.withFreshDatabase(run)
+        }
     }
 
     /// A signed-in device (a KioskKit client with its own state).

@@ -1,0 +1,74 @@
+import Foundation
+
+/// What a test needs from outside Swift: a PostgreSQL server, a Python with Apple's app-store-server-library, the
+/// `openssl` command. `.ci/run` installs each and names it in the environment; a developer's `swift test` may lack
+/// them, and the tests that need one then skip with the reason. In CI (`CI` set to anything but `false` or `0`)
+/// a missing requirement fails those tests instead: a run that silently skipped them would be green for nothing.
+///
+/// ```swift
+/// @Test(.enabled(if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON (.ci/run does)"))
+/// func appleVerifierAccepts() async throws {
+///     let python = try TestEnvironment.require(.python)
+///     …
+/// }
+/// ```
+public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// `KIOSK_TEST_POSTGRES_URL`: a PostgreSQL server tests may create schemas in.
+    case postgreSQL
+    /// `KIOSK_TEST_PYTHON`: a Python with `app-store-server-library` and `openapi-spec-validator`.
+    case python
+    /// `openssl` on `PATH`.
+    case openssl
+
+    public var description: String {
+        switch self {
+        case .postgreSQL: "PostgreSQL (KIOSK_TEST_POSTGRES_URL)"
+        case .python: "Python with Apple's app-store-server-library (KIOSK_TEST_PYTHON)"
+        case .openssl: "openssl on PATH"
+        }
+    }
+}
+
+/// The requirements this run has, and whether a missing one skips or fails.
+public enum TestEnvironment {
+    /// Whether this is a CI run, where every requirement must be present.
+    public static var isCI: Bool {
+        guard let value = ProcessInfo.processInfo.environment["CI"]?.lowercased() else { return false }
+        return !["", "0", "false", "no"].contains(value)
+    }
+
+    /// What `requirement` resolves to here (a URL or an executable's path), or nil when it is missing.
+    public static func value(_ requirement: TestRequirement) -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        func nonEmpty(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        switch requirement {
+        case .postgreSQL: return nonEmpty("KIOSK_TEST_POSTGRES_URL")
+        case .python: return nonEmpty("KIOSK_TEST_PYTHON")
+        case .openssl:
+            return (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/openssl" }
+                .first { FileManager.default.isExecutableFile(atPath: $0) }
+        }
+    }
+
+    /// Whether tests needing `requirement` run: when it is present, and always in CI (where ``require(_:)`` then
+    /// fails them).
+    public static func runs(_ requirement: TestRequirement) -> Bool {
+        value(requirement) != nil || isCI
+    }
+
+    /// What `requirement` resolves to; throws, naming what sets it, when it is missing.
+    public static func require(_ requirement: TestRequirement) throws -> String {
+        guard let value = value(requirement) else { throw MissingTestRequirement(requirement: requirement) }
+        return value
+    }
+}
+
+/// A requirement a test needs is missing.
+public struct MissingTestRequirement: Error, CustomStringConvertible {
+    public var requirement: TestRequirement
+
+    public var description: String {
+        "\(requirement) is missing\(TestEnvironment.isCI ? ", and CI requires it" : ""): `bash .ci/run` installs "
+            + "and names it; see the README's section on tests"
+    }
+}
