@@ -155,7 +155,9 @@ extension ShopObserver {
             do {
                 let answer = try await merchant.deliver(signedTransaction: signedTransaction, orderId: orderId)
                 for delivered in answer.deliveries {
-                    print("✓ merchant: \(delivered.productId) \(delivered.outcome) (transaction \(delivered.transactionId))")
+                    print(
+                        "✓ merchant: \(delivered.productId) \(delivered.outcome) (transaction \(delivered.transactionId))"
+                    )
                 }
                 queue.finishTransaction(transaction)
                 forgetOrder(of: id)

@@ -49,7 +49,8 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     private func internalError(_ error: any Error, request: Request, context: Context) throws -> Response {
         let requestId = context.logger[metadataKey: "hb.request.id"]?.description ?? "unknown"
         context.logger.error(
-            "Request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)", "method": "\(request.method)"])
+            "Request failed",
+            metadata: ["error": "\(error)", "path": "\(request.uri.path)", "method": "\(request.method)"])
         let body = ErrorBody(
             error: .init(
                 code: "internal_error", message: "The \(serverName) failed to answer; the log has the details.",

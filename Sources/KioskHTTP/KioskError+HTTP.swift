@@ -22,7 +22,8 @@ extension KioskError: HTTPResponseError {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if kind == .unauthorized {
-            let clientProtocol = request.uri.path.hasPrefix("/storekit/") || request.uri.path.hasPrefix("/sandbox/storekit/")
+            let clientProtocol =
+                request.uri.path.hasPrefix("/storekit/") || request.uri.path.hasPrefix("/sandbox/storekit/")
             let merchant = request.uri.path.hasPrefix("/merchant/")
             let realm = clientProtocol ? "kiosk-storekit" : merchant ? "kiosk-merchant" : "kiosk-admin"
             headers[.wwwAuthenticate] = "Bearer realm=\"\(realm)\""

@@ -32,7 +32,8 @@ extension Request {
 package enum JSONBody {
     package static func decode<T: StrictlyDecodable>(_ type: T.Type, from data: Data) throws -> T {
         guard !data.isEmpty else {
-            throw KioskError.invalid("missing_body", "The request needs a JSON object body.", fix: "Send a JSON object.")
+            throw KioskError.invalid(
+                "missing_body", "The request needs a JSON object body.", fix: "Send a JSON object.")
         }
         if let failure = JSONSyntaxCheck.firstFailure(in: Array(data)) {
             throw KioskError.invalid(

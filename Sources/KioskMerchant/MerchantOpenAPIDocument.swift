@@ -9,6 +9,7 @@ enum MerchantOpenAPIDocument {
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/yaml"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try Data(contentsOf: url))))
+        return Response(
+            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try Data(contentsOf: url))))
     }
 }

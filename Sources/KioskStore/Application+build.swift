@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 import KioskProtocol
 import KioskStorage
 import Logging
@@ -70,8 +70,10 @@ public func buildStore(
     let lifecycle = SubscriptionLifecycle(purchases: purchases, logger: logger)
     let sandboxClock = SandboxClockService(lifecycle: lifecycle, wake: SchedulerWake())
     try await sandboxClock.load()
-    SubscriptionTestControlsController(clock: sandboxClock, subscriptions: SubscriptionTestControls(lifecycle: lifecycle))
-        .addRoutes(to: testControls)
+    SubscriptionTestControlsController(
+        clock: sandboxClock, subscriptions: SubscriptionTestControls(lifecycle: lifecycle)
+    )
+    .addRoutes(to: testControls)
     let serverAPI = ServerAPIService(
         database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, purchases: purchases,
         notifications: notifications,
@@ -85,7 +87,9 @@ public func buildStore(
 
     var application = Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Kiosk/\(KioskVersion.current)"),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port),
+            serverName: "Kiosk/\(KioskVersion.current)"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     // Services stop in reverse order, after the server: deliveries under way end before the database closes.

@@ -17,7 +17,9 @@ import ServiceLifecycle
 /// returns what was built and the service to run.
 func withLoopbackServer<Built: Sendable, T: Sendable>(
     port: TestStorePort, logger: Logger, name: String,
-    build: (_ port: Int, _ onServerRunning: @escaping @Sendable (Int) async -> Void) async throws -> (Built, any Service),
+    build: (_ port: Int, _ onServerRunning: @escaping @Sendable (Int) async -> Void) async throws -> (
+        Built, any Service
+    ),
     _ body: (Built, Int) async throws -> T
 ) async throws -> T {
     func run(_ requestedPort: Int) async throws -> T {

@@ -77,7 +77,8 @@ private func runTestMerchant<T: Sendable>(
     configure: @Sendable (inout MerchantConfiguration) -> Void, _ body: @Sendable (TestMerchant) async throws -> T
 ) async throws -> T {
     let folder =
-        directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-merchant-\(UUID().uuidString)")
+        directory
+        ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-merchant-\(UUID().uuidString)")
     defer { if directory == nil { try? FileManager.default.removeItem(at: folder) } }
     let file = folder.appendingPathComponent("merchant.json")
     if !FileManager.default.fileExists(atPath: file.path) {

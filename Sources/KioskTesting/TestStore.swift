@@ -7,7 +7,6 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-
 /// A real Kiosk store on 127.0.0.1 and a free port, with its own data directory and a known admin token.
 ///
 /// ```swift

@@ -39,7 +39,8 @@ func load(seconds: Double, concurrency: Int, _ request: @escaping @Sendable () a
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
     func percentile(_ fraction: Double) -> Double {
-        latencies.isEmpty ? 0 : milliseconds(latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))])
+        latencies.isEmpty
+            ? 0 : milliseconds(latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))])
     }
     return LoadResult(
         requestsPerSecond: Double(latencies.count) / (milliseconds(elapsed) / 1000),
@@ -47,9 +48,12 @@ func load(seconds: Double, concurrency: Int, _ request: @escaping @Sendable () a
 }
 
 func report(_ name: String, _ measured: LoadResult, baselineName: String, _ baseline: LoadResult) {
-    func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+    func pad(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+    }
     emit(
-        pad(name, 52) + pad(String(format: "%.0f/s p99 %.2f ms", measured.requestsPerSecond, measured.p99Milliseconds), 24)
+        pad(name, 52)
+            + pad(String(format: "%.0f/s p99 %.2f ms", measured.requestsPerSecond, measured.p99Milliseconds), 24)
             + " vs " + pad(baselineName, 16)
             + pad(String(format: "%.0f/s p99 %.2f ms", baseline.requestsPerSecond, baseline.p99Milliseconds), 24)
             + String(

@@ -43,7 +43,8 @@ func benchmarkMerchantDeliveries(seconds: Double, storeDatabaseURL: String?, mer
                 delivered += 1
             }
             let elapsed = clock.now - start
-            let delivery = Double(delivered) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            let delivery =
+                Double(delivered) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             let replayed = transactions[0]
             let replay = try await rate(seconds: seconds) {
                 _ = try await merchant.request(

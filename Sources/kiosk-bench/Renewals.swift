@@ -1,15 +1,17 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
-import NIOCore
 import KioskStorage
 import KioskTesting
+import NIOCore
 
 /// Section 7: the renewal scheduler. Seeds `count` monthly sandbox subscriptions that all fall due at once, moves the
 /// sandbox clock past their period end, and measures how fast the store renews them all — each renewal one signed
 /// transaction, a queue entry, a DID_RENEW notification and the subscription's next job — against a one-row commit on
 /// the same database. Run at several sizes, the time per renewal shows whether the cost grows linearly.
-func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (renewalsPerSecond: Double, commitsPerSecond: Double) {
+func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
+    renewalsPerSecond: Double, commitsPerSecond: Double
+) {
     try await withTestStore(databaseURL: databaseURL) { store in
         let bundleId = "com.example.renew"
         let productId = "com.example.renew.monthly"
@@ -59,7 +61,9 @@ private func advanceSandboxClock(_ store: TestStore, by duration: String) async 
 extension TestStore {
     /// An app with a monthly auto-renewable, a tester, and one subscription bought through the test controls: the
     /// template the seeded subscriptions copy.
-    fileprivate func firstSubscription(bundleId: String, productId: String) async throws -> (StoreTransaction, StoreSubscription) {
+    fileprivate func firstSubscription(bundleId: String, productId: String) async throws -> (
+        StoreTransaction, StoreSubscription
+    ) {
         _ = try await request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Renewals"])
         let group = try await request(
             .POST, "/admin/v1/apps/\(bundleId)/subscription-groups", json: ["referenceName": "Bench"])

@@ -36,7 +36,9 @@ func emit(_ line: String) {
 }
 
 func report(_ name: String, _ measured: Double, baselineName: String, _ baseline: Double) {
-    func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+    func pad(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+    }
     func perSecond(_ value: Double) -> String { pad(String(format: "%.0f/s", value), 10) }
     emit(
         pad(name, 52) + perSecond(measured) + "  vs " + pad(baselineName, 16) + perSecond(baseline)
@@ -109,9 +111,12 @@ try await withTestStore { store in
 // commit on the same store's database (SQLite always; PostgreSQL too when KIOSK_TEST_POSTGRES_URL is set).
 let postgresURL = ProcessInfo.processInfo.environment["KIOSK_TEST_POSTGRES_URL"]
 for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine == "SQLite" || url != nil {
-    let schemaURL = url.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))" }
+    let schemaURL = url.map {
+        $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))"
+    }
     try await withTestStore(databaseURL: schemaURL) { store in
-        let token = try await store.openShop(bundleId: "com.example.shop", productId: "com.example.coins", type: "consumable")
+        let token = try await store.openShop(
+            bundleId: "com.example.shop", productId: "com.example.coins", type: "consumable")
         let database = store.built.database
         var commitNumber = 0
         let commit = try await rate(seconds: seconds) {
@@ -162,7 +167,8 @@ try await withTestStore(serverAPIRequestsPerSecond: 1_000_000) { store in
         let bare = try await load(seconds: seconds, concurrency: concurrency) { try await get(bareURL) }
         let verifyReceipt = try await load(seconds: seconds, concurrency: concurrency) {
             let answer = try await post(verifyURL, json: verifyBody)
-            precondition(String(buffer: answer).contains(#""status":0"#), "verifyReceipt failed: \(String(buffer: answer))")
+            precondition(
+                String(buffer: answer).contains(#""status":0"#), "verifyReceipt failed: \(String(buffer: answer))")
         }
         report("verifyReceipt (app receipt, 8 in flight)", verifyReceipt, baselineName: "bare JSON GET", bare)
         let transactionInfo = try await load(seconds: seconds, concurrency: concurrency) {
@@ -212,17 +218,22 @@ for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine
 // 7. Renewals: how fast the scheduler renews subscriptions that all fall due at once, at three sizes per engine; the
 // time per renewal staying flat as the count grows tenfold shows the cost grows linearly.
 let renewalCount = arguments.firstIndex(of: "--renewals").flatMap { Int(arguments[$0 + 1]) } ?? 100_000
-for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where renewalCount > 0 && (engine == "SQLite" || url != nil) {
+for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)]
+where renewalCount > 0 && (engine == "SQLite" || url != nil) {
     var perRenewal: [(Int, Double)] = []
     for count in [renewalCount / 10, renewalCount * 3 / 10, renewalCount] where count > 0 {
-        let schemaURL = url.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))" }
+        let schemaURL = url.map {
+            $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))"
+        }
         let (renewals, commits) = try await benchmarkRenewals(databaseURL: schemaURL, count: count)
         report("renewals, \(count) due at once (\(engine))", renewals, baselineName: "one-row commit", commits)
         perRenewal.append((count, 1_000_000 / renewals))
     }
     if let first = perRenewal.first, let last = perRenewal.last {
         emit(
-            "  \(engine): " + String(format: "%.0f µs per renewal at %d, %.0f µs at %d", first.1, first.0, last.1, last.0)
-                + String(format: " (×%.2f per renewal for ×%d subscriptions)", last.1 / first.1, last.0 / max(first.0, 1)))
+            "  \(engine): "
+                + String(format: "%.0f µs per renewal at %d, %.0f µs at %d", first.1, first.0, last.1, last.0)
+                + String(
+                    format: " (×%.2f per renewal for ×%d subscriptions)", last.1 / first.1, last.0 / max(first.0, 1)))
     }
 }

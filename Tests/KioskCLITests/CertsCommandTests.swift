@@ -1,7 +1,7 @@
 import Foundation
 import KioskSigning
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 import X509
 
@@ -47,7 +47,8 @@ import X509
             let otherEnvironment = environment == "sandbox" ? "production" : "sandbox"
             let other = try await store.request(.GET, "/admin/v1/certificates/\(otherEnvironment)/root?format=der")
             let otherRoot = try Certificate(derEncoded: Array(other.body))
-            #expect(await JWSVerifier(rootCertificates: [otherRoot]).verify(jws).failure != nil, "environments never mix")
+            #expect(
+                await JWSVerifier(rootCertificates: [otherRoot]).verify(jws).failure != nil, "environments never mix")
 
         }
     }
@@ -55,7 +56,9 @@ import X509
     /// Apple's own `SignedDataVerifier` (PyPI app-store-server-library, OpenSSL with X509_STRICT) accepts a TEST
     /// notification the store signed, checked against the root `kiosk certs export` wrote, in both environments.
     @Test(
-        .enabled(if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with app-store-server-library (.ci/run does)"),
+        .enabled(
+            if: TestEnvironment.runs(.python),
+            "set KIOSK_TEST_PYTHON to a python with app-store-server-library (.ci/run does)"),
         arguments: ["sandbox", "production"])
     func appleVerifierAcceptsExportedRoot(environment: String) async throws {
         let python = try TestEnvironment.require(.python)

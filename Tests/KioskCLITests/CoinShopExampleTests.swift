@@ -12,15 +12,20 @@ import Testing
             }
             let app = "com.example.shop"
             #expect(try await kiosk(["apps", "create", "--bundle-id", app, "--name", "Shop"]).status == 0)
-            for (id, type, name) in [("coins", "consumable", "100 Coins"), ("remove_ads", "non_consumable", "Remove Ads")] {
+            for (id, type, name) in [
+                ("coins", "consumable", "100 Coins"), ("remove_ads", "non_consumable", "Remove Ads"),
+            ] {
                 let created = try await kiosk([
-                    "products", "create", "--app", app, "--id", "\(app).\(id)", "--type", type, "--reference-name", name,
+                    "products", "create", "--app", app, "--id", "\(app).\(id)", "--type", type, "--reference-name",
+                    name,
                     "--tier", "1", "--locale", "en_US", "--display-name", name, "--description", "\(name) for the shop",
                 ])
                 #expect(created.status == 0, "\(created.stderr)")
             }
             #expect(try await kiosk(["agreements", "accept"]).status == 0)
-            #expect(try await kiosk(["testers", "create", "--email", "t@example.com", "--password", "sandbox-pass"]).status == 0)
+            #expect(
+                try await kiosk(["testers", "create", "--email", "t@example.com", "--password", "sandbox-pass"]).status
+                    == 0)
 
             let phone1 = FileManager.default.temporaryDirectory.appendingPathComponent("phone-\(UUID().uuidString)")
             let phone2 = FileManager.default.temporaryDirectory.appendingPathComponent("phone-\(UUID().uuidString)")

@@ -17,7 +17,8 @@ import Testing
             let products: [MerchantConfiguration.ProductSettings] = [
                 .init(productId: "\(Self.app).coins", type: .consumable, balance: "coins", amount: 100),
                 // Not in the merchant's product list: `products --merchant` must not show it.
-                .init(productId: "\(Self.app).remove_ads", type: .nonConsumable, entitlement: "remove_ads", listed: false),
+                .init(
+                    productId: "\(Self.app).remove_ads", type: .nonConsumable, entitlement: "remove_ads", listed: false),
             ]
             try await withTestMerchant(store: store, bundleId: Self.app, products: products) { merchant in
                 let token = merchant.userToken("alice")
@@ -34,7 +35,9 @@ import Testing
                 let listed = try await shop(["products"], phone1)
                 #expect(listed.status == 0, "\(listed.stderr)")
                 #expect(listed.stdout.contains("\(Self.app).coins"), "\(listed.stdout)")
-                #expect(!listed.stdout.contains("\(Self.app).remove_ads"), "the ids come from the merchant: \(listed.stdout)")
+                #expect(
+                    !listed.stdout.contains("\(Self.app).remove_ads"),
+                    "the ids come from the merchant: \(listed.stdout)")
 
                 let bought = try await shop(["buy", "coins", "--quantity", "3", "--user-token", token], phone1)
                 #expect(bought.status == 0, "\(bought.stderr)")
@@ -102,7 +105,8 @@ import Testing
             ) { merchant in
                 let token = merchant.userToken("alice")
                 let bought = try await Self.shop(
-                    ["buy", "coins", "--merchant", merchant.baseURL, "--user-token", token], store: store, device: phone)
+                    ["buy", "coins", "--merchant", merchant.baseURL, "--user-token", token], store: store, device: phone
+                )
                 #expect(bought.status != 0, "the merchant refused it: \(bought.stdout)")
                 #expect(bought.stdout.contains("stays unfinished"), "\(bought.stdout)")
                 let ledger = try Self.ledger(of: phone)
@@ -163,7 +167,8 @@ import Testing
         }
         #expect(try await kiosk(["agreements", "accept"]).status == 0)
         #expect(
-            try await kiosk(["testers", "create", "--email", "t@example.com", "--password", "sandbox-pass"]).status == 0)
+            try await kiosk(["testers", "create", "--email", "t@example.com", "--password", "sandbox-pass"]).status == 0
+        )
     }
 
     /// Runs `coin-shop` as the tester on `device`.

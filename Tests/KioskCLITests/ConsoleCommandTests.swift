@@ -12,7 +12,8 @@ import Testing
     /// prices, a group, a subscription, a tester and a key.
     @Test func readmeWalkthrough() async throws {
         try await withTestStore { store in
-            let app = try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.coins", "--name", "Coin Game")
+            let app = try await Self.kiosk(
+                store, "apps", "create", "--bundle-id", "com.example.coins", "--name", "Coin Game")
             #expect(app.status == 0, "\(app.stderr)")
             #expect(app.stdout.contains("1400000001"))
             let product = try await Self.kiosk(
@@ -20,23 +21,28 @@ import Testing
                 "consumable", "--reference-name", "100 coins", "--tier", "1", "--locale", "en_US", "--display-name",
                 "100 Coins", "--description", "A small pile of coins")
             #expect(product.status == 0, "\(product.stderr)")
-            let show = try await Self.kiosk(store, "products", "show", "--app", "com.example.coins", "com.example.coins.100")
+            let show = try await Self.kiosk(
+                store, "products", "show", "--app", "com.example.coins", "com.example.coins.100")
             #expect(show.stdout.contains("NOT available"))
             #expect(show.stdout.contains("kiosk agreements accept"))
 
             #expect(try await Self.kiosk(store, "agreements", "accept").status == 0)
-            let sandbox = try await Self.kiosk(store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100")
+            let sandbox = try await Self.kiosk(
+                store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100")
             #expect(sandbox.stdout.contains("sandbox USA: available"), "\(sandbox.stdout)")
             let production = try await Self.kiosk(
-                store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100", "--environment",
+                store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100",
+                "--environment",
                 "production")
             #expect(production.stdout.contains("NOT available"))
             for action in ["submit", "approve"] {
                 let review = try await Self.kiosk(
-                    store, "products", "review", "--app", "com.example.coins", "com.example.coins.100", "--action", action)
+                    store, "products", "review", "--app", "com.example.coins", "com.example.coins.100", "--action",
+                    action)
                 #expect(review.status == 0, "\(review.stderr)")
             }
-            let prices = try await Self.kiosk(store, "products", "prices", "--app", "com.example.coins", "com.example.coins.100")
+            let prices = try await Self.kiosk(
+                store, "products", "prices", "--app", "com.example.coins", "com.example.coins.100")
             #expect(prices.stdout.contains("USA") && prices.stdout.contains("0.99") && prices.stdout.contains("6.00"))
 
             let group = try await Self.kiosk(
@@ -50,12 +56,14 @@ import Testing
                 "--description", "Fresh coins every month")
             #expect(subscription.status == 0, "\(subscription.stderr)")
             let tester = try await Self.kiosk(
-                store, "testers", "create", "--email", "tester@example.com", "--password", "sandbox-pass", "--storefront", "USA")
+                store, "testers", "create", "--email", "tester@example.com", "--password", "sandbox-pass",
+                "--storefront", "USA")
             #expect(tester.status == 0, "\(tester.stderr)")
 
             let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString).p8")
             defer { try? FileManager.default.removeItem(at: keyFile) }
-            let key = try await Self.kiosk(store, "keys", "create", "--app", "com.example.coins", "--output", keyFile.path)
+            let key = try await Self.kiosk(
+                store, "keys", "create", "--app", "com.example.coins", "--output", keyFile.path)
             #expect(key.status == 0, "\(key.stderr)")
             #expect(key.stdout.contains("Key id:") && key.stdout.contains("Issuer id:"))
             let mode = try FileManager.default.attributesOfItem(atPath: keyFile.path)[.posixPermissions] as? Int
@@ -70,13 +78,17 @@ import Testing
     /// `--json` prints one JSON document with the HTTP API's field names.
     @Test func jsonOutput() async throws {
         try await withTestStore { store in
-            let created = try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.json", "--name", "JSON", "--json")
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+            let created = try await Self.kiosk(
+                store, "apps", "create", "--bundle-id", "com.example.json", "--name", "JSON", "--json")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
             #expect(object["bundleId"] as? String == "com.example.json")
             #expect(object["appAppleId"] as? Int == 1_400_000_001)
             let key = try await Self.kiosk(store, "keys", "create", "--app", "com.example.json", "--json")
-            let keyObject = try #require(try JSONSerialization.jsonObject(with: Data(key.stdout.utf8)) as? [String: Any])
-            #expect(keyObject["keyId"] is String && keyObject["issuerId"] is String && keyObject["privateKey"] is String)
+            let keyObject = try #require(
+                try JSONSerialization.jsonObject(with: Data(key.stdout.utf8)) as? [String: Any])
+            #expect(
+                keyObject["keyId"] is String && keyObject["issuerId"] is String && keyObject["privateKey"] is String)
         }
     }
 
@@ -85,7 +97,9 @@ import Testing
         try await withTestStore { store in
             let invalid = try await Self.kiosk(store, "apps", "create", "--bundle-id", "coins", "--name", "X")
             #expect(invalid.status == 1)
-            #expect(invalid.stderr.contains("error:") && invalid.stderr.contains("at:  bundleId") && invalid.stderr.contains("fix:"))
+            #expect(
+                invalid.stderr.contains("error:") && invalid.stderr.contains("at:  bundleId")
+                    && invalid.stderr.contains("fix:"))
             let missing = try await Self.kiosk(store, "apps", "show", "com.example.nothing")
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("kiosk apps list"))
@@ -93,13 +107,17 @@ import Testing
             let noToken = try await KioskProcess.run(["apps", "list", "--server", store.baseURL])
             #expect(noToken.status == 1)
             #expect(noToken.stderr.contains("KIOSK_ADMIN_TOKEN"))
-            let wrongToken = try await KioskProcess.run(["apps", "list", "--server", store.baseURL, "--token", "kiosk_wrong_0123456789"])
+            let wrongToken = try await KioskProcess.run([
+                "apps", "list", "--server", store.baseURL, "--token", "kiosk_wrong_0123456789",
+            ])
             #expect(wrongToken.stderr.contains("admin token is wrong"))
             let envToken = try await KioskProcess.run(
                 ["apps", "list"], environment: ["KIOSK_SERVER": store.baseURL, "KIOSK_ADMIN_TOKEN": store.adminToken])
             #expect(envToken.status == 0, "\(envToken.stderr)")
         }
-        let unreachable = try await KioskProcess.run(["apps", "list", "--server", "http://127.0.0.1:1", "--token", "kiosk_x_0123456789abcdef"])
+        let unreachable = try await KioskProcess.run([
+            "apps", "list", "--server", "http://127.0.0.1:1", "--token", "kiosk_x_0123456789abcdef",
+        ])
         #expect(unreachable.status == 1)
         #expect(unreachable.stderr.contains("Cannot reach the store"))
     }
@@ -108,23 +126,30 @@ import Testing
     /// without changes.
     @Test func catalogFiles() async throws {
         try await withTestStore { store in
-            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status == 0)
+            #expect(
+                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status
+                    == 0)
             let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("KioskCoreTests/Resources/Sample.storekit")
             let imported = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", sample.path)
             #expect(imported.status == 0, "\(imported.stderr)")
             #expect(imported.stdout.contains("created"))
             for format in ["json", "storekit"] {
-                let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).\(format)")
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "export-\(UUID().uuidString).\(format)")
                 defer { try? FileManager.default.removeItem(at: file) }
-                let exported = try await Self.kiosk(store, "catalog", "export", "--app", "com.example.kit", "--format", format, "--output", file.path)
+                let exported = try await Self.kiosk(
+                    store, "catalog", "export", "--app", "com.example.kit", "--format", format, "--output", file.path)
                 #expect(exported.status == 0, "\(exported.stderr)")
-                let again = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", "--format", format, file.path)
+                let again = try await Self.kiosk(
+                    store, "catalog", "import", "--app", "com.example.kit", "--format", format, file.path)
                 #expect(again.stdout.contains("0 created, 0 updated"), "\(format): \(again.stdout) \(again.stderr)")
             }
-            let broken = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).json")
+            let broken = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "broken-\(UUID().uuidString).json")
             defer { try? FileManager.default.removeItem(at: broken) }
-            try Data("{\n  \"format\": \"kiosk-catalog\",\n  \"version\": 1,\n  \"products\": [\n".utf8).write(to: broken)
+            try Data("{\n  \"format\": \"kiosk-catalog\",\n  \"version\": 1,\n  \"products\": [\n".utf8).write(
+                to: broken)
             let failed = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken.path)
             #expect(failed.status == 1)
             #expect(failed.stderr.contains("line"), "\(failed.stderr)")

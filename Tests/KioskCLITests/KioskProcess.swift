@@ -46,8 +46,12 @@ enum KioskProcess {
                 }
                 let readers = DispatchGroup()
                 let collected = Collected()
-                DispatchQueue.global().async(group: readers) { collected.stdout = out.fileHandleForReading.readDataToEndOfFile() }
-                DispatchQueue.global().async(group: readers) { collected.stderr = err.fileHandleForReading.readDataToEndOfFile() }
+                DispatchQueue.global().async(group: readers) {
+                    collected.stdout = out.fileHandleForReading.readDataToEndOfFile()
+                }
+                DispatchQueue.global().async(group: readers) {
+                    collected.stderr = err.fileHandleForReading.readDataToEndOfFile()
+                }
                 if readers.wait(timeout: .now() + 60) == .timedOut { process.terminate() }
                 readers.wait()
                 process.waitUntilExit()
@@ -120,7 +124,8 @@ final class ServeProcess: @unchecked Sendable {
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         guard !process.isRunning else {
             kill(process.processIdentifier, SIGKILL)
-            throw ServeError(message: "kiosk \(command.joined(separator: " ")) did not stop within \(seconds) s of SIGTERM")
+            throw ServeError(
+                message: "kiosk \(command.joined(separator: " ")) did not stop within \(seconds) s of SIGTERM")
         }
         return process.terminationStatus
     }

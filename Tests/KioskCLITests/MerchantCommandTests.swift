@@ -16,7 +16,8 @@ import Testing
     @Test func initServeTokenExplainReconcile() async throws {
         try await withTestStore { store in
             try await Self.createShop(on: store)
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-merchant-cli-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "kiosk-merchant-cli-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
             let config = folder.appendingPathComponent("merchant.json")
             let storeOptions = ["--server", store.baseURL, "--token", store.adminToken]
@@ -26,7 +27,9 @@ import Testing
                 ["merchant", "init", "--app", Self.app, "--output", config.path] + storeOptions)
             #expect(initialized.status == 0, "\(initialized.stderr)")
             #expect(initialized.stdout.contains("Wrote \(config.path)"), "\(initialized.stdout)")
-            #expect(initialized.stdout.contains("Next: kiosk merchant serve --config \(config.path)"), "\(initialized.stdout)")
+            #expect(
+                initialized.stdout.contains("Next: kiosk merchant serve --config \(config.path)"),
+                "\(initialized.stdout)")
             let written = try JSONDecoder().decode(MerchantConfiguration.self, from: Data(contentsOf: config))
             let settings = try #require(written.apps.first)
             #expect(settings.bundleId == Self.app)
@@ -38,7 +41,8 @@ import Testing
             }
             #expect(Set(settings.rootCertificates.keys) == ["Sandbox", "Production"])
             let keyFile = try #require(settings.serverAPIKey?.privateKeyFile)
-            #expect(try String(contentsOf: folder.appendingPathComponent(keyFile), encoding: .utf8).contains("PRIVATE KEY"))
+            #expect(
+                try String(contentsOf: folder.appendingPathComponent(keyFile), encoding: .utf8).contains("PRIVATE KEY"))
             for secret in [config.path, folder.appendingPathComponent(keyFile).path] {
                 let mode = try #require(FileManager.default.attributesOfItem(atPath: secret)[.posixPermissions] as? Int)
                 #expect(mode == 0o600, "\(secret) holds secrets: owner only")
@@ -71,11 +75,14 @@ import Testing
             #expect(tokenDocument?["expiresDate"] is String && tokenDocument?["token"] is String, "\(tokenJSON.stdout)")
 
             // serve, on any free port.
-            let merchant = try ServeProcess(command: ["merchant", "serve"], ["--config", config.path, "--port", "0", "--log-level", "warning"])
+            let merchant = try ServeProcess(
+                command: ["merchant", "serve"], ["--config", config.path, "--port", "0", "--log-level", "warning"])
             let listening = try await merchant.waitForLine(containing: "Kiosk merchant listening on http://")
             let base = try #require(listening.split(separator: " ").last.map(String.init))
             defer { if merchant.process.isRunning { merchant.process.terminate() } }
-            #expect(merchant.lines.contains { $0.contains("notifications: \(base)/merchant/v1/notifications") }, "\(merchant.lines)")
+            #expect(
+                merchant.lines.contains { $0.contains("notifications: \(base)/merchant/v1/notifications") },
+                "\(merchant.lines)")
             #expect(merchant.lines.contains { $0.contains("app \(Self.app): 1 product(s)") }, "\(merchant.lines)")
             let health = try await HTTPClient.shared.get(url: base + "/health").get()
             #expect(health.status.code == 200)
@@ -97,7 +104,10 @@ import Testing
 
             // A purchase the app delivers with alice's token: explain shows the coins, reconcile agrees with the store.
             let bought = try await KioskProcess.run(
-                ["test", "buy", "--app", Self.app, "--tester", "t@example.com", "--product", Self.coins, "--quantity", "2"]
+                [
+                    "test", "buy", "--app", Self.app, "--tester", "t@example.com", "--product", Self.coins,
+                    "--quantity", "2",
+                ]
                     + storeOptions)
             #expect(bought.status == 0, "\(bought.stderr)")
             let signed = try #require(bought.stdout.split(separator: "\n").last.map(String.init))
@@ -105,7 +115,8 @@ import Testing
             delivery.method = .POST
             delivery.headers.add(name: "Authorization", value: "Bearer \(userToken)")
             delivery.headers.add(name: "Content-Type", value: "application/json")
-            delivery.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["signedTransaction": signed])))
+            delivery.body = .bytes(
+                ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["signedTransaction": signed])))
             let delivered = try await HTTPClient.shared.execute(delivery, timeout: .seconds(60))
             let deliveredBody = String(buffer: try await delivered.body.collect(upTo: 1 << 20))
             #expect(delivered.status.code == 200, "\(deliveredBody)")
@@ -113,7 +124,9 @@ import Testing
             let owned = try await KioskProcess.run(["merchant", "explain", "--user", "alice", "--json"] + admin)
             let document = try JSONSerialization.jsonObject(with: Data(owned.stdout.utf8)) as? [String: Any]
             let balances = (document?["entitlements"] as? [String: Any])?["balances"] as? [[String: Any]]
-            #expect(balances?.first?["name"] as? String == "coins" && balances?.first?["amount"] as? Int == 2, "\(owned.stdout)")
+            #expect(
+                balances?.first?["name"] as? String == "coins" && balances?.first?["amount"] as? Int == 2,
+                "\(owned.stdout)")
             #expect(((document?["explanation"] as? [String: Any])?["history"] as? [Any])?.count == 1, "\(owned.stdout)")
             let text = try await KioskProcess.run(["merchant", "explain", "--user", "alice"] + admin)
             #expect(text.stdout.contains("coins") && text.stdout.contains("granted"), "\(text.stdout)")
@@ -138,7 +151,8 @@ import Testing
         #expect(noConfig.status != 0)
         #expect(noConfig.stderr.contains("KIOSK_MERCHANT_CONFIG"), "\(noConfig.stderr)")
 
-        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-merchant-\(UUID().uuidString).json")
+        let broken = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-merchant-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: broken) }
         try Data(#"{"adminToken": "a-long-enough-admin-token", "apps": []}"#.utf8).write(to: broken)
         let invalid = try await KioskProcess.run(["merchant", "serve", "--config", broken.path])

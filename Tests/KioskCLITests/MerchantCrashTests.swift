@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import KioskMerchant
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import NIOCore
 import NIOHTTP1
 import Testing
@@ -66,7 +66,9 @@ import Testing
             try encoder.encode(configuration).write(to: config, options: .atomic)
             try await engine.withFreshDatabase { fresh in
                 let database = fresh ?? "sqlite://\(folder.appendingPathComponent("ledger.sqlite").path)"
-                let token = try await KioskProcess.run(["merchant", "token", "--config", config.path, "--user", Self.user])
+                let token = try await KioskProcess.run([
+                    "merchant", "token", "--config", config.path, "--user", Self.user,
+                ])
                 try #require(token.status == 0, "\(token.stderr)")
                 let userToken = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
@@ -308,11 +310,13 @@ import Testing
             var attempt = 0
             while true {
                 attempt += 1
-                let process = try ServeProcess(command: ["merchant", "serve"], [
-                    "--config", config, "--port", String(port), "--database", database,
-                    "--database-pool-size", String(PostgresTestSlots.ledgerPoolSize),
-                    "--log-level", "warning",
-                ])
+                let process = try ServeProcess(
+                    command: ["merchant", "serve"],
+                    [
+                        "--config", config, "--port", String(port), "--database", database,
+                        "--database-pool-size", String(PostgresTestSlots.ledgerPoolSize),
+                        "--log-level", "warning",
+                    ])
                 lock.withLock { started.append(process) }
                 do {
                     // Generous: a debug build starting on a loaded machine.

@@ -58,7 +58,8 @@ import Testing
                 store, "offer-codes", "create", "--app", app, "--product", "com.example.news.tip", "--name", "Nope",
                 "--count", "1")
             #expect(refused.status == 1)
-            #expect(refused.stderr.contains("not_auto_renewable") || refused.stderr.contains("auto-renewable"),
+            #expect(
+                refused.stderr.contains("not_auto_renewable") || refused.stderr.contains("auto-renewable"),
                 "\(refused.stderr)")
         }
     }

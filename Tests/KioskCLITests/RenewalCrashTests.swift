@@ -1,12 +1,12 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
-import Logging
-import SQLKit
 import KioskStorage
 import KioskTesting
+import Logging
 import NIOCore
 import NIOHTTP1
+import SQLKit
 import ServiceLifecycle
 import Testing
 
@@ -24,7 +24,8 @@ import Testing
     static let testers = 20
 
     @Test func renewalsHappenOnceAcrossAKill() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-crash-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         // A long interval: after start, the scheduler acts only when the clock moves.
         let arguments = [
@@ -90,7 +91,9 @@ import Testing
                 }
             }
         }
-        #expect(renewalsPerSubscription.count == originals.count, "every subscription renewed (\(committed) before the kill)")
+        #expect(
+            renewalsPerSubscription.count == originals.count,
+            "every subscription renewed (\(committed) before the kill)")
         for original in originals {
             let renewals = renewalsPerSubscription[original] ?? []
             #expect(renewals.count == 1, "\(original) renewed \(renewals.count) times")
@@ -138,7 +141,8 @@ import Testing
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()
             }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
         let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())

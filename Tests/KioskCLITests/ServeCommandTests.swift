@@ -7,7 +7,8 @@ import Testing
     /// prints once, answers `/health`, stops cleanly on SIGTERM, and on the next start keeps the same state and
     /// prints no token.
     @Test func firstStartThenRestart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-serve-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let first = try ServeProcess(["--port", "0", "--data-dir", directory.path, "--log-level", "warning"])
@@ -44,7 +45,9 @@ import Testing
         let port = try await KioskProcess.run(["serve", "--port", "99999"])
         #expect(port.status != 0)
         #expect(port.stderr.contains("error:") && port.stderr.contains("--port"))
-        let database = try await KioskProcess.run(["serve", "--port", "0", "--database", "mysql://x", "--data-dir", "/tmp/kiosk-bad-\(UUID().uuidString)"])
+        let database = try await KioskProcess.run([
+            "serve", "--port", "0", "--database", "mysql://x", "--data-dir", "/tmp/kiosk-bad-\(UUID().uuidString)",
+        ])
         #expect(database.status != 0)
         #expect(database.stderr.contains("error:"), "\(database.stderr)")
         let token = try await KioskProcess.run(["serve", "--admin-token", "short"])

@@ -30,7 +30,9 @@ import Testing
             #expect(back.status == 1)
             #expect(back.stderr.contains("only moves forward"), "\(back.stderr)")
 
-            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0)
+            #expect(
+                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0
+            )
             let grace = try await Self.kiosk(store, "test", "grace-period", "--app", "com.example.a", "16")
             #expect(grace.stdout.contains("16 days"), "\(grace.stdout) \(grace.stderr)")
             let off = try await Self.kiosk(store, "test", "grace-period", "--app", "com.example.a", "off")

@@ -42,8 +42,10 @@ import Testing
                 "cloudServiceNetworkConnectionFailed")
             #expect(failing.status == 0, "\(failing.stderr)")
             let failures = try await Self.kiosk(store, "test", "failures", "--app", app)
-            #expect(failures.stdout.contains("receipt") && failures.stdout.contains("cloudServiceNetworkConnectionFailed"))
-            let wrongError = try await Self.kiosk(store, "test", "fail-next", "--app", app, "--api", "receipt", "--error", "oops")
+            #expect(
+                failures.stdout.contains("receipt") && failures.stdout.contains("cloudServiceNetworkConnectionFailed"))
+            let wrongError = try await Self.kiosk(
+                store, "test", "fail-next", "--app", app, "--api", "receipt", "--error", "oops")
             #expect(wrongError.status == 1)
             #expect(wrongError.stderr.contains("SKError"), "\(wrongError.stderr)")
 
@@ -51,7 +53,8 @@ import Testing
             #expect(receipt.status == 0, "\(receipt.stderr)")
             #expect(Data(base64Encoded: receipt.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) != nil)
 
-            let listed = try await Self.kiosk(store, "test", "transactions", "--app", app, "--tester", "kid@example.com")
+            let listed = try await Self.kiosk(
+                store, "test", "transactions", "--app", app, "--tester", "kid@example.com")
             #expect(listed.stdout.contains("2000000000000001") && listed.stdout.contains("297"), "\(listed.stdout)")
             let cleared = try await Self.kiosk(store, "test", "clear", "--app", app, "--tester", "kid@example.com")
             #expect(cleared.stdout.contains("Deleted 2 transaction(s)"), "\(cleared.stdout)")
@@ -68,11 +71,15 @@ import Testing
     /// Approving a payment that is not waiting says why and exits 1.
     @Test func approvingAnUnknownPaymentExplains() async throws {
         try await withTestStore { store in
-            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0)
+            #expect(
+                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0
+            )
             let answer = try await Self.kiosk(
                 store, "test", "approve", "--app", "com.example.a", UUID().uuidString)
             #expect(answer.status == 1)
-            #expect(answer.stderr.contains("payment_not_found") || answer.stderr.contains("no sandbox payment"), "\(answer.stderr)")
+            #expect(
+                answer.stderr.contains("payment_not_found") || answer.stderr.contains("no sandbox payment"),
+                "\(answer.stderr)")
         }
     }
 }

@@ -20,7 +20,9 @@ import Testing
                     "--description", "A small pile of coins",
                 ]).status == 0)
             #expect(try await kiosk(["agreements", "accept"]).status == 0)
-            #expect(try await kiosk(["testers", "create", "--email", "kid@example.com", "--password", "sandbox-pass"]).status == 0)
+            #expect(
+                try await kiosk(["testers", "create", "--email", "kid@example.com", "--password", "sandbox-pass"])
+                    .status == 0)
             let retries = try await kiosk(["apps", "update", app, "--sandbox-notification-retries", "off"])
             #expect(retries.stdout.contains("sandbox retries off"), "\(retries.stdout)\(retries.stderr)")
             let bought = try await kiosk([
@@ -30,7 +32,9 @@ import Testing
 
             let refunded = try await kiosk(["test", "refund", "--app", app, "2000000000000001", "--percentage", "50"])
             #expect(refunded.status == 0, "\(refunded.stderr)")
-            #expect(refunded.stdout.contains("REFUND sent") && refunded.stdout.contains("REFUND_PRORATED"), "\(refunded.stdout)")
+            #expect(
+                refunded.stdout.contains("REFUND sent") && refunded.stdout.contains("REFUND_PRORATED"),
+                "\(refunded.stdout)")
             let again = try await kiosk(["test", "refund", "--app", app, "2000000000000001", "--percentage", "50"])
             #expect(again.stdout == refunded.stdout, "a repeated refund answers the same")
             let reversed = try await kiosk(["test", "reverse-refund", "--app", app, "2000000000000001"])
@@ -39,10 +43,12 @@ import Testing
             #expect(wrong.status == 0, "reversing twice is idempotent: \(wrong.stderr)")
 
             let listed = try await kiosk(["test", "notifications", "--app", app])
-            #expect(listed.stdout.contains("REFUND_REVERSED") && listed.stdout.contains("unconfigured"), "\(listed.stdout)")
+            #expect(
+                listed.stdout.contains("REFUND_REVERSED") && listed.stdout.contains("unconfigured"), "\(listed.stdout)")
             let uuid = try #require(listed.stdout.split(separator: " ").first.map(String.init))
             let resent = try await kiosk(["test", "resend-notification", "--app", app, uuid])
-            #expect(resent.status == 1 && resent.stderr.contains("notification URL"), "\(resent.stdout)\(resent.stderr)")
+            #expect(
+                resent.status == 1 && resent.stderr.contains("notification URL"), "\(resent.stdout)\(resent.stderr)")
         }
     }
 }

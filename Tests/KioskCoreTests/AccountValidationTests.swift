@@ -31,14 +31,17 @@ struct AccountValidationTests {
 
     // Proves a tester needs a valid email, an 8-character password, both names and a known storefront.
     @Test func tester() {
-        #expect(CatalogValidator.validateTester(
-            email: "t@example.com", password: "12345678", firstName: "Ada", lastName: "L", storefront: "usa") == [])
+        #expect(
+            CatalogValidator.validateTester(
+                email: "t@example.com", password: "12345678", firstName: "Ada", lastName: "L", storefront: "usa") == [])
         let errors = CatalogValidator.validateTester(
             email: "nope", password: "1234567", firstName: " ", lastName: "", storefront: "XXX")
-        #expect(errors.map { "\($0.code)@\($0.field ?? "")" } == [
-            "invalid_email@tester.email", "password_too_short@tester.password", "invalid_tester_name@tester.firstName",
-            "invalid_tester_name@tester.lastName", "unknown_storefront@tester.storefront",
-        ])
+        #expect(
+            errors.map { "\($0.code)@\($0.field ?? "")" } == [
+                "invalid_email@tester.email", "password_too_short@tester.password",
+                "invalid_tester_name@tester.firstName",
+                "invalid_tester_name@tester.lastName", "unknown_storefront@tester.storefront",
+            ])
     }
 
     // Proves notification URLs must be absolute http or https URLs with a host.
@@ -62,10 +65,11 @@ struct AccountValidationTests {
         app.bundleId = "example"
         app.name = String(repeating: "n", count: 31)
         app.sandboxNotificationURLs.append("ftp://e.com")
-        #expect(CatalogValidator.validate(app: app).map { "\($0.code)@\($0.field ?? "")" } == [
-            "invalid_bundle_id@app.bundleId", "invalid_app_name@app.name",
-            "invalid_notification_url@app.sandboxNotificationURLs[1]",
-        ])
+        #expect(
+            CatalogValidator.validate(app: app).map { "\($0.code)@\($0.field ?? "")" } == [
+                "invalid_bundle_id@app.bundleId", "invalid_app_name@app.name",
+                "invalid_notification_url@app.sandboxNotificationURLs[1]",
+            ])
     }
 
     private func codes(_ errors: [KioskError]) -> [String] { errors.map(\.code) }

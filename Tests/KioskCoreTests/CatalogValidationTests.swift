@@ -80,9 +80,10 @@ struct CatalogValidationTests {
         #expect(CatalogValidator.validateReferenceName(String(repeating: "n", count: 64)) == [])
         #expect(codes(CatalogValidator.validateReferenceName("")) == ["invalid_reference_name"])
         #expect(codes(CatalogValidator.validateReferenceName("   ")) == ["invalid_reference_name"])
-        #expect(codes(CatalogValidator.validateReferenceName(String(repeating: "n", count: 65))) == [
-            "invalid_reference_name"
-        ])
+        #expect(
+            codes(CatalogValidator.validateReferenceName(String(repeating: "n", count: 65))) == [
+                "invalid_reference_name"
+            ])
     }
 
     // Proves locale spellings with a hyphen, underscore, any case or a Chinese script normalize, and others do not.
@@ -109,13 +110,14 @@ struct CatalogValidationTests {
             ProductLocalization(locale: "ja_JP", displayName: String(repeating: "n", count: 36), description: "ok"),
         ]
         let errors = CatalogValidator.validateLocalizations(localizations, field: "p.localizations")
-        #expect(errors.map { "\($0.code)@\($0.field ?? "")" } == [
-            "duplicate_locale@p.localizations[1].locale",
-            "invalid_locale@p.localizations[2].locale",
-            "invalid_display_name@p.localizations[2].displayName",
-            "invalid_description@p.localizations[2].description",
-            "invalid_display_name@p.localizations[3].displayName",
-        ])
+        #expect(
+            errors.map { "\($0.code)@\($0.field ?? "")" } == [
+                "duplicate_locale@p.localizations[1].locale",
+                "invalid_locale@p.localizations[2].locale",
+                "invalid_display_name@p.localizations[2].displayName",
+                "invalid_description@p.localizations[2].description",
+                "invalid_display_name@p.localizations[3].displayName",
+            ])
         #expect(errors[1].fix?.contains("zh_CN") == true)
         let limits = [
             ProductLocalization(
@@ -130,12 +132,13 @@ struct CatalogValidationTests {
         #expect(CatalogValidator.validatePricing(Pricing(tier: 20, customPrices: ["jpn": 100])) == [])
         let errors = CatalogValidator.validatePricing(
             Pricing(tier: 0, customPrices: ["XYZ": 100, "USA": 0, "CHN": -5]), field: "pricing")
-        #expect(errors.map { "\($0.code)@\($0.field ?? "")" } == [
-            "invalid_price_tier@pricing.tier",
-            "invalid_price_amount@pricing.customPrices.CHN",
-            "invalid_price_amount@pricing.customPrices.USA",
-            "unknown_storefront@pricing.customPrices.XYZ",
-        ])
+        #expect(
+            errors.map { "\($0.code)@\($0.field ?? "")" } == [
+                "invalid_price_tier@pricing.tier",
+                "invalid_price_amount@pricing.customPrices.CHN",
+                "invalid_price_amount@pricing.customPrices.USA",
+                "unknown_storefront@pricing.customPrices.XYZ",
+            ])
         #expect(codes(CatalogValidator.validatePricing(Pricing(tier: 21))) == ["invalid_price_tier"])
     }
 
@@ -144,15 +147,17 @@ struct CatalogValidationTests {
         var product = validSubscription()
         product.subscription = nil
         product.duration = nil
-        #expect(codes(CatalogValidator.validate(product: product)) == [
-            "missing_subscription_group", "missing_duration",
-        ])
+        #expect(
+            codes(CatalogValidator.validate(product: product)) == [
+                "missing_subscription_group", "missing_duration",
+            ])
         product = validSubscription()
         product.subscription?.level = 0
         let errors = CatalogValidator.validate(product: product, field: "products[3]")
-        #expect(errors.map { "\($0.code)@\($0.field ?? "")" } == [
-            "invalid_subscription_level@products[3].subscription.level"
-        ])
+        #expect(
+            errors.map { "\($0.code)@\($0.field ?? "")" } == [
+                "invalid_subscription_level@products[3].subscription.level"
+            ])
     }
 
     // Proves other types must not have a group, offers, a duration (unless non-renewing) or unsupported sharing.
@@ -204,11 +209,12 @@ struct CatalogValidationTests {
                 numberOfPeriods: 2, pricing: Pricing(tier: 99))
         ]
         let errors = CatalogValidator.validate(product: product)
-        #expect(errors.map { "\($0.code)@\($0.field ?? "")" } == [
-            "missing_offer_price@product.introductoryOffers[0].pricing",
-            "invalid_offer_period@product.introductoryOffers[1].period",
-            "invalid_price_tier@product.promotionalOffers[0].pricing.tier",
-        ])
+        #expect(
+            errors.map { "\($0.code)@\($0.field ?? "")" } == [
+                "missing_offer_price@product.introductoryOffers[0].pricing",
+                "invalid_offer_period@product.introductoryOffers[1].period",
+                "invalid_price_tier@product.promotionalOffers[0].pricing.tier",
+            ])
     }
 
     // Proves at most one introductory offer per storefront, an offer without storefront covering all of them.
@@ -221,9 +227,10 @@ struct CatalogValidationTests {
         product.introductoryOffers = [trial("USA"), trial("JPN"), trial("chn")]
         #expect(CatalogValidator.validate(product: product) == [])
         product.introductoryOffers = [trial("USA"), trial("usa"), trial("ATL")]
-        #expect(codes(CatalogValidator.validate(product: product)) == [
-            "duplicate_introductory_offer", "unknown_storefront",
-        ])
+        #expect(
+            codes(CatalogValidator.validate(product: product)) == [
+                "duplicate_introductory_offer", "unknown_storefront",
+            ])
         product.introductoryOffers = [trial("USA"), trial(nil)]
         #expect(codes(CatalogValidator.validate(product: product)) == ["duplicate_introductory_offer"])
         product.introductoryOffers = [trial(nil), trial("USA")]
@@ -241,11 +248,12 @@ struct CatalogValidationTests {
                 identifier: "bad id", referenceName: "", paymentMode: .freeTrial,
                 period: OfferPeriod(count: 3, unit: .day)))
         let errors = CatalogValidator.validate(product: product)
-        #expect(errors.map { "\($0.code)@\($0.field ?? "")" } == [
-            "duplicate_offer_identifier@product.promotionalOffers[2].identifier",
-            "invalid_product_id@product.promotionalOffers[3].identifier",
-            "invalid_reference_name@product.promotionalOffers[3].referenceName",
-        ])
+        #expect(
+            errors.map { "\($0.code)@\($0.field ?? "")" } == [
+                "duplicate_offer_identifier@product.promotionalOffers[2].identifier",
+                "invalid_product_id@product.promotionalOffers[3].identifier",
+                "invalid_reference_name@product.promotionalOffers[3].referenceName",
+            ])
         #expect(errors[1].message.contains("offer identifier"))
     }
 

@@ -30,9 +30,10 @@ struct PriceTableTests {
         ]
         #expect(PriceTable.tiers.map { PriceTable.price(tier: $0, in: china) } == yuan.map { $0 * 100 })
         #expect(PriceTable.tiers.map { PriceTable.price(tier: $0, in: japan) } == yen)
-        #expect(PriceTable.tiers.prefix(10).map { PriceTable.price(tier: $0, in: france) } == [
-            109, 229, 349, 449, 549, 699, 799, 899, 999, 1099,
-        ])
+        #expect(
+            PriceTable.tiers.prefix(10).map { PriceTable.price(tier: $0, in: france) } == [
+                109, 229, 349, 449, 549, 699, 799, 899, 999, 1099,
+            ])
         #expect(PriceTable.price(tier: 3, in: britain) == 299)
     }
 

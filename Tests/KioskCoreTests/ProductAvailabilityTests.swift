@@ -82,10 +82,11 @@ struct ProductAvailabilityTests {
     @Test func allReasonsListed() {
         var fixture = AvailabilityFixture()
         for breakage in Self.breakages where breakage.code != "removed_from_sale" { breakage.apply(&fixture) }
-        #expect(fixture.evaluate().reasons.map(\.code) == [
-            "product_deleted", "wrong_app", "not_cleared_for_sale", "missing_metadata", "not_approved",
-            "agreement_not_active", "no_price_in_storefront",
-        ])
+        #expect(
+            fixture.evaluate().reasons.map(\.code) == [
+                "product_deleted", "wrong_app", "not_cleared_for_sale", "missing_metadata", "not_approved",
+                "agreement_not_active", "no_price_in_storefront",
+            ])
     }
 
     // Proves the sandbox accepts Ready to Submit and Waiting for Review while production needs Approved.

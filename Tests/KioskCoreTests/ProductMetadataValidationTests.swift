@@ -11,9 +11,10 @@ struct ProductMetadataValidationTests {
         let product = Product(
             appId: 1, productId: "coins", referenceName: "Coins", type: .consumable, createdAt: Self.epoch,
             updatedAt: Self.epoch)
-        #expect(product.missingMetadata() == [
-            "a localization (display name and description)", "a price (a tier from 1 to 20 or custom prices)",
-        ])
+        #expect(
+            product.missingMetadata() == [
+                "a localization (display name and description)", "a price (a tier from 1 to 20 or custom prices)",
+            ])
         #expect(!product.hasCompleteMetadata())
     }
 

@@ -96,9 +96,10 @@ struct ReviewStateTransitionTests {
 
     // Proves every state has a display name as App Store Connect spells it.
     @Test func displayNames() {
-        #expect(ReviewState.allCases.map(\.displayName) == [
-            "Missing Metadata", "Ready to Submit", "Waiting for Review", "Approved", "Rejected",
-            "Developer Removed from Sale",
-        ])
+        #expect(
+            ReviewState.allCases.map(\.displayName) == [
+                "Missing Metadata", "Ready to Submit", "Waiting for Review", "Approved", "Rejected",
+                "Developer Removed from Sale",
+            ])
     }
 }

@@ -6,7 +6,8 @@ import Testing
 @Suite("StoreKitConfiguration")
 struct StoreKitConfigurationTests {
     static func sampleData() throws -> Data {
-        let url = try #require(Bundle.module.url(forResource: "Sample", withExtension: "storekit", subdirectory: "Resources"))
+        let url = try #require(
+            Bundle.module.url(forResource: "Sample", withExtension: "storekit", subdirectory: "Resources"))
         return try Data(contentsOf: url)
     }
 
@@ -22,11 +23,12 @@ struct StoreKitConfigurationTests {
     // The sample file becomes the catalog it describes: types, tiers or custom prices, groups, levels, offers.
     @Test func importMapsEveryPart() throws {
         let document = try Self.importSample()
-        #expect(document.products.map(\.productId) == [
-            "com.example.trails.hints10", "com.example.trails.hints50", "com.example.trails.offlinemaps",
-            "com.example.trails.plus.monthly", "com.example.trails.plus.weekly", "com.example.trails.plus.yearly",
-            "com.example.trails.seasonpass",
-        ])
+        #expect(
+            document.products.map(\.productId) == [
+                "com.example.trails.hints10", "com.example.trails.hints50", "com.example.trails.offlinemaps",
+                "com.example.trails.plus.monthly", "com.example.trails.plus.weekly", "com.example.trails.plus.yearly",
+                "com.example.trails.seasonpass",
+            ])
         let byId = Dictionary(uniqueKeysWithValues: document.products.map { ($0.productId, $0) })
         #expect(byId["com.example.trails.hints10"]?.pricing == Pricing(tier: 1))
         #expect(byId["com.example.trails.hints50"]?.pricing == Pricing(customPrices: ["USA": 249]))
@@ -38,22 +40,27 @@ struct StoreKitConfigurationTests {
         #expect(monthly.subscription == .init(group: "Trails Plus", level: 2))
         #expect(monthly.duration == .oneMonth)
         #expect(monthly.reviewState == nil)
-        #expect(monthly.introductoryOffers == [
-            IntroductoryOffer(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week))
-        ])
-        #expect(monthly.promotionalOffers == [
-            PromotionalOffer(
-                identifier: "com.example.trails.plus.monthly.comeback", referenceName: "Come back",
-                paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
-                pricing: Pricing(tier: 2))
-        ])
+        #expect(
+            monthly.introductoryOffers == [
+                IntroductoryOffer(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week))
+            ])
+        #expect(
+            monthly.promotionalOffers == [
+                PromotionalOffer(
+                    identifier: "com.example.trails.plus.monthly.comeback", referenceName: "Come back",
+                    paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
+                    pricing: Pricing(tier: 2))
+            ])
         let yearly = try #require(byId["com.example.trails.plus.yearly"])
         #expect(yearly.localizations.map(\.locale) == ["en_US", "es_ES"])
-        #expect(document.subscriptionGroups == [
-            .init(
-                referenceName: "Trails Plus",
-                localizations: [.init(locale: "en_US", name: "Trails Plus"), .init(locale: "es_ES", name: "Trails Plus")])
-        ])
+        #expect(
+            document.subscriptionGroups == [
+                .init(
+                    referenceName: "Trails Plus",
+                    localizations: [
+                        .init(locale: "en_US", name: "Trails Plus"), .init(locale: "es_ES", name: "Trails Plus"),
+                    ])
+            ])
     }
 
     // .storekit → catalog → .storekit → catalog gives the first catalog again.
@@ -73,7 +80,8 @@ struct StoreKitConfigurationTests {
         #expect(first.encode() == second.encode())
         #expect(first.version == .init(major: 4, minor: 0))
         #expect(first.storefrontCode == "USA")
-        let ids = [first.identifier] + first.products.map(\.internalID) + first.subscriptionGroups.map(\.id)
+        let ids =
+            [first.identifier] + first.products.map(\.internalID) + first.subscriptionGroups.map(\.id)
             + first.subscriptionGroups.flatMap { $0.subscriptions.map(\.internalID) }
         #expect(Set(ids).count == ids.count)
         #expect(ids.allSatisfy { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
@@ -107,9 +115,10 @@ struct StoreKitConfigurationTests {
                           "displayPrice" : "49.99"
                 """)
         let configuration = try StoreKitConfiguration.decode(from: Data(text.utf8))
-        #expect(configuration.unsupportedContent == [
-            "subscriptionGroups[0].subscriptions[2].codeOffers: offer codes are not imported"
-        ])
+        #expect(
+            configuration.unsupportedContent == [
+                "subscriptionGroups[0].subscriptions[2].codeOffers: offer codes are not imported"
+            ])
     }
 
     // Prices are read in the currency of the file's storefront; JPY has no minor digits, so "0.99" is refused.
@@ -135,7 +144,9 @@ struct StoreKitConfigurationTests {
     @Test func exportWithoutPriceInStorefrontFails() throws {
         let document = try Self.importSample()
         let japan = try #require(Storefront.named("JPN"))
-        let error = try #require(throws: KioskError.self) { try StoreKitConfiguration(document: document, storefront: japan) }
+        let error = try #require(throws: KioskError.self) {
+            try StoreKitConfiguration(document: document, storefront: japan)
+        }
         #expect(error.code == "storekit_export_failed")
         let unpriced = try #require(document.products.firstIndex { $0.pricing.price(in: japan) == nil })
         #expect(error.field == "products[\(unpriced)].pricing")
@@ -181,7 +192,8 @@ struct StoreKitConfigurationTests {
             messageContains: "'0.999' is not a price in USD"),
         .init(
             name: "offer price that is not a number", replace: "\"displayPrice\" : \"1.99\"",
-            with: "\"displayPrice\" : \"1,99\"", field: "subscriptionGroups[0].subscriptions[1].adHocOffers[0].displayPrice",
+            with: "\"displayPrice\" : \"1,99\"",
+            field: "subscriptionGroups[0].subscriptions[1].adHocOffers[0].displayPrice",
             messageContains: "'1,99'"),
         .init(
             name: "unknown key", replace: "\"familyShareable\" : true,\n      \"internalID\" : \"36835F3D\"",
@@ -235,7 +247,8 @@ struct StoreKitConfigurationTests {
         let old = try StoreKitConfiguration.decode(from: Data(version1.utf8))
             .catalogDocument(bundleId: "b", appName: "n")
         #expect(old.products.first?.introductoryOffers.first?.period == OfferPeriod(count: 2, unit: .week))
-        let version5 = version1
+        let version5 =
+            version1
             .replacingOccurrences(of: "\"major\" : 1, \"minor\" : 1", with: "\"major\" : 5, \"minor\" : 0")
             .replacingOccurrences(
                 of: "\"adHocOffers\" : [],",
@@ -246,9 +259,10 @@ struct StoreKitConfigurationTests {
                       "numberOfPeriods" : 1, "paymentMode" : "free", "subscriptionPeriod" : "P1M"}],
                     """)
         let newer = try StoreKitConfiguration.decode(from: Data(version5.utf8))
-        #expect(newer.unsupportedContent == [
-            "subscriptionGroups[0].subscriptions[0].billingPlans: commitment billing plans are not imported"
-        ])
+        #expect(
+            newer.unsupportedContent == [
+                "subscriptionGroups[0].subscriptions[0].billingPlans: commitment billing plans are not imported"
+            ])
         let document = try newer.catalogDocument(bundleId: "b", appName: "n")
         #expect(document.products.first?.introductoryOffers.first?.period == OfferPeriod(count: 1, unit: .month))
     }

@@ -24,7 +24,8 @@ import Testing
             try Self.levelBytes.write(to: content.appendingPathComponent("level-01.json"))
             let products: [MerchantConfiguration.ProductSettings] = [
                 .init(productId: ShopStore.coins, type: .consumable, balance: "coins", amount: 100),
-                .init(productId: ShopStore.removeAds, type: .nonConsumable, entitlement: "no_ads", content: "content/ads"),
+                .init(
+                    productId: ShopStore.removeAds, type: .nonConsumable, entitlement: "no_ads", content: "content/ads"),
             ]
             try await withTestMerchant(
                 store: shop.store, bundleId: ShopStore.bundleId, products: products, directory: folder
@@ -62,19 +63,22 @@ import Testing
         let order = try await client.createOrder(productId: ShopStore.removeAds, bundleId: ShopStore.bundleId)
         #expect(order.state == "open" && order.userId == "alice" && order.quantity == 1)
         let product = try #require(try await Product.products(for: [ShopStore.removeAds], client: device).first)
-        guard case .success(.verified(let transaction)) = try await product.purchase(
-            options: [.appAccountToken(order.appAccountToken)])
+        guard
+            case .success(.verified(let transaction)) = try await product.purchase(
+                options: [.appAccountToken(order.appAccountToken)])
         else {
             Issue.record("remove-ads was not bought")
             return
         }
-        let delivered = try await client.deliver(signedTransaction: transaction.jwsRepresentation, orderId: order.orderId)
+        let delivered = try await client.deliver(
+            signedTransaction: transaction.jwsRepresentation, orderId: order.orderId)
         #expect(delivered.deliveries.map(\.transactionId) == [String(transaction.id)])
         // The store's notification may have reached the merchant first.
         #expect(["granted", "already_granted"].contains(delivered.deliveries.first?.outcome ?? ""), "\(delivered)")
         #expect(delivered.entitlements.entitlement("no_ads")?.active == true)
         await transaction.finish()
-        let replayed = try await client.deliver(signedTransaction: transaction.jwsRepresentation, orderId: order.orderId)
+        let replayed = try await client.deliver(
+            signedTransaction: transaction.jwsRepresentation, orderId: order.orderId)
         #expect(replayed.deliveries.map(\.outcome) == ["already_granted"])
         let paid = try await client.order(id: order.orderId)
         #expect(paid.state == "delivered" && paid.transactionId == String(transaction.id))

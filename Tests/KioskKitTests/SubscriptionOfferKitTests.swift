@@ -22,10 +22,14 @@ import Testing
             (basic, 2, ["introductoryOffers": [["paymentMode": "free_trial", "period": "P1W"]]]),
             (
                 premium, 1,
-                ["promotionalOffers": [
-                    ["identifier": "comeback", "referenceName": "Come back", "paymentMode": "pay_up_front",
-                     "period": "P2M", "pricing": ["customPrices": ["USA": 299]]]
-                ]]
+                [
+                    "promotionalOffers": [
+                        [
+                            "identifier": "comeback", "referenceName": "Come back", "paymentMode": "pay_up_front",
+                            "period": "P2M", "pricing": ["customPrices": ["USA": 299]],
+                        ]
+                    ]
+                ]
             ),
         ] as [(String, Int, [String: Any])] {
             var body: [String: Any] = [
@@ -34,7 +38,8 @@ import Testing
                 "localizations": [["locale": "en_US", "displayName": "Club", "description": "The club"]],
             ]
             body.merge(offers) { $1 }
-            let created = try await shop.store.request(.POST, "/admin/v1/apps/\(ShopStore.bundleId)/products", json: body)
+            let created = try await shop.store.request(
+                .POST, "/admin/v1/apps/\(ShopStore.bundleId)/products", json: body)
             #expect(created.status == 201, "\(created.text)")
         }
     }
@@ -50,7 +55,8 @@ import Testing
                 .POST, "/admin/v1/apps/\(ShopStore.bundleId)/keys", json: ["name": "offers"])
             #expect(key.status == 201, "\(key.text)")
             let keyId = try #require(key.json["keyId"] as? String)
-            let privateKey = try P256.Signing.PrivateKey(pemRepresentation: try #require(key.json["privateKey"] as? String))
+            let privateKey = try P256.Signing.PrivateKey(
+                pemRepresentation: try #require(key.json["privateKey"] as? String))
             let device = try await shop.signedInDevice()
 
             func products() async throws -> [String: Product] {
@@ -74,7 +80,8 @@ import Testing
             let nonce = UUID()
             let timestamp = Int(Date().timeIntervalSince1970 * 1000)
             let message = [
-                ShopStore.bundleId, keyId, Self.premium, "comeback", "", nonce.uuidString.lowercased(), String(timestamp),
+                ShopStore.bundleId, keyId, Self.premium, "comeback", "", nonce.uuidString.lowercased(),
+                String(timestamp),
             ].joined(separator: "\u{2063}")
             let signature = try privateKey.signature(for: Data(message.utf8)).derRepresentation
             let offer = Product.PurchaseOption.promotionalOffer(

@@ -63,7 +63,8 @@ import Testing
             await bought.finish()
 
             let advanced = try await shop.store.request(
-                .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": "5m"], token: .some(shop.store.adminToken))
+                .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": "5m"],
+                token: .some(shop.store.adminToken))
             #expect(advanced.json["renewed"] as? Int == 1, "\(advanced.text)")
             guard case .verified(let renewal) = await updates.next() else {
                 Issue.record("the renewal did not arrive in updates")

@@ -30,7 +30,8 @@ import Testing
                     .GET, path, headers: ["If-Modified-Since": "Sat, 01 Jan 2000 00:00:00 GMT"])
                 #expect(older.status == 200)
 
-                let v2 = try await merchant.request(.GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 2))
+                let v2 = try await merchant.request(
+                    .GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 2))
                 let list = try v2.decode(MerchantProductList.self)
                 #expect(list.products.map(\.productId) == ids)
                 let coins = try #require(list.products.first)
@@ -38,9 +39,11 @@ import Testing
                 #expect(list.products.first { $0.productId == MerchantShop.levels }?.hasContent == true)
                 #expect(v2.header("ETag") != etag)
 
-                let v3 = try await merchant.request(.GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 3))
+                let v3 = try await merchant.request(
+                    .GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 3))
                 #expect(v3.status == 404 && v3.text.contains("products_v1.json"))
-                let unknown = try await merchant.request(.GET, MerchantPaths.productList(bundleId: "com.example.nope", version: 1))
+                let unknown = try await merchant.request(
+                    .GET, MerchantPaths.productList(bundleId: "com.example.nope", version: 1))
                 #expect(unknown.status == 404 && unknown.text.contains("unknown_app"))
             }
         }
@@ -73,7 +76,8 @@ import Testing
                 let url = try #require(files.first?.url)
                 let tampered = try await merchant.get(url.replacingOccurrences(of: "signature=", with: "signature=x"))
                 #expect(tampered.status == 403 && tampered.text.contains("invalid_download_url"))
-                let escape = try await merchant.get(url.replacingOccurrences(of: "pack/level-01.json", with: "../levels/pack/level-01.json"))
+                let escape = try await merchant.get(
+                    url.replacingOccurrences(of: "pack/level-01.json", with: "../levels/pack/level-01.json"))
                 #expect(escape.status == 403 || escape.status == 404, "\(escape.text)")
                 let bob = try await merchant.request(.GET, content, token: merchant.userToken("bob"))
                 #expect(bob.status == 403)
@@ -91,7 +95,8 @@ import Testing
                 let device = try await shop.device()
                 let transaction = try await shop.buy(MerchantShop.coins, quantity: 2, token: nil, on: device)
                 await device.close()
-                let answer = try await merchant.deliver(transaction.jwsRepresentation, orderId: order.orderId, for: "alice")
+                let answer = try await merchant.deliver(
+                    transaction.jwsRepresentation, orderId: order.orderId, for: "alice")
                 let delivery = try #require(try answer.decode(MerchantDeliveryResponse.self).deliveries.first)
                 #expect(delivery.outcome == "granted" && delivery.orderId == order.orderId)
                 let stored = try await merchant.request(
@@ -166,12 +171,14 @@ import Testing
                 #expect(pro.expiresDate! > before.expiresDate!)
                 let lines = try await merchant.explain("alice").lines
                 #expect(
-                    lines.contains { $0.contains("transaction \(pro.transactionId)") && $0.contains("renewed on") && $0.contains("renews automatically") },
+                    lines.contains {
+                        $0.contains("transaction \(pro.transactionId)") && $0.contains("renewed on")
+                            && $0.contains("renews automatically")
+                    },
                     "\(lines)")
             }
         }
     }
-
 
     /// A failed renewal in a billing grace period keeps the entitlement past its period (the renewal info says
     /// until when); when billing recovers, the recovered renewal decides it. The merchant's clock follows the

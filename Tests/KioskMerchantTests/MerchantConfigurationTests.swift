@@ -21,15 +21,20 @@ import X509
         #expect(kiosk.verifyReceipt[.sandbox] == "http://127.0.0.1:8080/sandbox/verifyReceipt")
         #expect(kiosk.serverAPI[.production] == "http://127.0.0.1:8080")
         let explicit = try endpoints(
-            #"{"verifyReceipt": {"Production": "http://a/verifyReceipt", "Sandbox": "http://b/verifyReceipt"}, "serverAPI": {"Sandbox": "http://c"}}"#)
-        #expect(explicit.verifyReceipt[.sandbox] == "http://b/verifyReceipt" && explicit.serverAPI[.sandbox] == "http://c")
+            #"{"verifyReceipt": {"Production": "http://a/verifyReceipt", "Sandbox": "http://b/verifyReceipt"}, "serverAPI": {"Sandbox": "http://c"}}"#
+        )
+        #expect(
+            explicit.verifyReceipt[.sandbox] == "http://b/verifyReceipt" && explicit.serverAPI[.sandbox] == "http://c")
         #expect(throws: DecodingError.self) { try endpoints("\"ftp://example.com\"") }
-        #expect(throws: DecodingError.self) { try endpoints(#"{"verifyReceipt": {"Staging": "http://a"}, "serverAPI": {}}"#) }
+        #expect(throws: DecodingError.self) {
+            try endpoints(#"{"verifyReceipt": {"Staging": "http://a"}, "serverAPI": {}}"#)
+        }
     }
 
     /// Each mistake stops the start with the field at fault and what to do.
     @Test func mistakesNameTheirField() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("merchant-config-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "merchant-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let root = try SigningIdentity.generate(environment: .sandbox, now: Date()).root
@@ -42,7 +47,9 @@ import X509
             var app: [String: Any] = [
                 "bundleId": "com.example.shop", "store": "http://127.0.0.1:8080", "environments": ["Sandbox"],
                 "rootCertificates": ["Sandbox": ["root.pem"]],
-                "products": [["productId": "com.example.shop.coins", "type": "consumable", "balance": "coins", "amount": 10]],
+                "products": [
+                    ["productId": "com.example.shop.coins", "type": "consumable", "balance": "coins", "amount": 10]
+                ],
             ]
             edit(&document, &app)
             document["apps"] = [app]
@@ -57,25 +64,35 @@ import X509
         }
         #expect(try refusal { _, _ in } == nil, "the base document is valid")
         #expect(try refusal { document, _ in document["adminToken"] = "short" }?.field == "adminToken")
-        #expect(try refusal { _, app in app["rootCertificates"] = ["Sandbox": ["missing.pem"]] }?.field
-            == "apps[0].rootCertificates.Sandbox[0]")
-        #expect(try refusal { _, app in app["environments"] = ["Sandbox", "Production"] }?.field
-            == "apps[0].rootCertificates.Production")
+        #expect(
+            try refusal { _, app in app["rootCertificates"] = ["Sandbox": ["missing.pem"]] }?.field
+                == "apps[0].rootCertificates.Sandbox[0]")
+        #expect(
+            try refusal { _, app in app["environments"] = ["Sandbox", "Production"] }?.field
+                == "apps[0].rootCertificates.Production")
         #expect(try refusal { _, app in app["environments"] = ["Staging"] }?.field == "apps[0].environments[0]")
-        #expect(try refusal { _, app in
-            app["products"] = [["productId": "com.example.shop.coins", "type": "consumable"]]
-        }?.field == "apps[0].products[0].balance")
-        #expect(try refusal { _, app in
-            app["products"] = [["productId": "com.example.shop.pass", "type": "non_renewing", "entitlement": "pass"]]
-        }?.field == "apps[0].products[0].durationDays")
-        #expect(try refusal { _, app in
-            app["products"] = [["productId": "com.example.shop.pro", "type": "monthly", "entitlement": "pro"]]
-        }?.field == "apps[0].products[0].type")
+        #expect(
+            try refusal { _, app in
+                app["products"] = [["productId": "com.example.shop.coins", "type": "consumable"]]
+            }?.field == "apps[0].products[0].balance")
+        #expect(
+            try refusal { _, app in
+                app["products"] = [
+                    ["productId": "com.example.shop.pass", "type": "non_renewing", "entitlement": "pass"]
+                ]
+            }?.field == "apps[0].products[0].durationDays")
+        #expect(
+            try refusal { _, app in
+                app["products"] = [["productId": "com.example.shop.pro", "type": "monthly", "entitlement": "pro"]]
+            }?.field == "apps[0].products[0].type")
         #expect(try refusal { _, app in app["confirmWithServerAPI"] = true }?.field == "apps[0].confirmWithServerAPI")
-        #expect(try refusal { _, app in app["serverAPIKey"] = ["keyId": "K", "issuerId": "I", "privateKey": "nope"] }?.field
-            == "apps[0].serverAPIKey")
+        #expect(
+            try refusal { _, app in app["serverAPIKey"] = ["keyId": "K", "issuerId": "I", "privateKey": "nope"] }?.field
+                == "apps[0].serverAPIKey")
         let missing = try refusal { _, app in app.removeValue(forKey: "bundleId") }
         #expect(missing?.field == "apps[0].bundleId" && missing?.fix != nil)
-        #expect(throws: KioskError.self) { try MerchantConfiguration.load(from: folder.appendingPathComponent("none.json").path) }
+        #expect(throws: KioskError.self) {
+            try MerchantConfiguration.load(from: folder.appendingPathComponent("none.json").path)
+        }
     }
 }

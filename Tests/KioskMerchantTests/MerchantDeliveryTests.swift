@@ -18,7 +18,8 @@ import Testing
                 let transaction = try await shop.buy(
                     MerchantShop.coins, quantity: 3, token: order.appAccountToken, on: device)
 
-                let first = try await merchant.deliver(transaction.jwsRepresentation, orderId: order.orderId, for: "alice")
+                let first = try await merchant.deliver(
+                    transaction.jwsRepresentation, orderId: order.orderId, for: "alice")
                 try MerchantShop.expect(200, first)
                 let delivered = try first.decode(MerchantDeliveryResponse.self)
                 #expect(delivered.deliveries.map(\.outcome) == ["granted"])
@@ -26,7 +27,8 @@ import Testing
                 #expect(delivered.entitlements.balance("coins") == 300)
 
                 let again = try await merchant.deliver(transaction.jwsRepresentation, for: "alice")
-                #expect(try again.decode(MerchantDeliveryResponse.self).deliveries.map(\.outcome) == ["already_granted"])
+                #expect(
+                    try again.decode(MerchantDeliveryResponse.self).deliveries.map(\.outcome) == ["already_granted"])
                 await transaction.finish()
 
                 let stored = try await merchant.request(
@@ -97,7 +99,8 @@ import Testing
                 let coinsOrder = try await merchant.order(MerchantShop.coins, quantity: 2, for: "alice")
                 _ = try await shop.buy(MerchantShop.coins, quantity: 2, token: coinsOrder.appAccountToken, on: device)
                 let clubOrder = try await merchant.order(MerchantShop.monthly, for: "alice")
-                let subscription = try await shop.buy(MerchantShop.monthly, token: clubOrder.appAccountToken, on: device)
+                let subscription = try await shop.buy(
+                    MerchantShop.monthly, token: clubOrder.appAccountToken, on: device)
                 await device.close()  // killed: nothing is sent to the merchant, nothing finished
 
                 let owned = try await merchant.waitForEntitlements(of: "alice") {

@@ -27,15 +27,20 @@ import Testing
                 let device = try await shop.device()
                 let transaction = try await shop.buy(MerchantShop.coins, token: order.appAccountToken, on: device)
                 await device.close()
-                let failed = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") { $0.attempts >= 1 && $0.state != "delivered" }
+                let failed = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") {
+                    $0.attempts >= 1 && $0.state != "delivered"
+                }
                 #expect(failed.transactionId == String(transaction.id))
 
-                try await shop.withMerchant(directory: folder, databaseURL: .some(databaseURL), port: .fixed(port)) { merchant in
+                try await shop.withMerchant(directory: folder, databaseURL: .some(databaseURL), port: .fixed(port)) {
+                    merchant in
                     #expect(try await merchant.entitlements(of: "alice").balance("coins") == 0, "not retried yet")
                     try await shop.advanceSandboxClock(by: "1h")
                     let owned = try await merchant.waitForEntitlements(of: "alice") { $0.balance("coins") == 100 }
                     #expect(owned.balance("coins") == 100)
-                    let delivered = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") { $0.state == "delivered" }
+                    let delivered = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") {
+                        $0.state == "delivered"
+                    }
                     try await MerchantShop.expect(
                         200,
                         shop.store.request(
@@ -62,7 +67,8 @@ import Testing
                 for product in [MerchantShop.coins, MerchantShop.removeAds, MerchantShop.supporter] {
                     let order = try await merchant.order(product, for: "alice")
                     let transaction = try await shop.buy(product, token: order.appAccountToken, on: device)
-                    try MerchantShop.expect(200, try await merchant.deliver(transaction.jwsRepresentation, for: "alice"))
+                    try MerchantShop.expect(
+                        200, try await merchant.deliver(transaction.jwsRepresentation, for: "alice"))
                     await transaction.finish()
                     bought[product] = transaction.id
                 }
@@ -78,7 +84,9 @@ import Testing
                 #expect(owned.entitlement("no_ads")?.active == true, "the supporter pack still gives no_ads")
 
                 try await shop.control(bought[MerchantShop.supporter]!, "refund")
-                owned = try await merchant.waitForEntitlements(of: "alice") { $0.entitlement("no_ads")?.active == false }
+                owned = try await merchant.waitForEntitlements(of: "alice") {
+                    $0.entitlement("no_ads")?.active == false
+                }
                 let lines = try await merchant.explain("alice").lines
                 #expect(lines.contains { $0.hasPrefix("not entitled to no_ads") }, "\(lines)")
 
@@ -150,7 +158,8 @@ import Testing
 extension MerchantShop {
     /// Like `withMerchant`, returning what `body` returns.
     func withMerchantReturning<T: Sendable>(
-        directory: URL, databaseURL: String?, port: TestStorePort, _ body: @Sendable @escaping (TestMerchant) async throws -> T
+        directory: URL, databaseURL: String?, port: TestStorePort,
+        _ body: @Sendable @escaping (TestMerchant) async throws -> T
     ) async throws -> T {
         let result = Mutex<T?>(nil)
         try await withMerchant(directory: directory, databaseURL: .some(databaseURL), port: port) { merchant in
@@ -170,7 +179,9 @@ extension MerchantShop {
                 .GET, "/sandbox/test/v1/apps/\(Self.bundleId)/notifications", token: .some(store.adminToken)
             ).decode(TestNotificationsResponse.self).notifications
             if let found = list.first(where: { $0.notificationType == type }), condition(found) { return found }
-            guard ContinuousClock.now < deadline else { throw ShopFailure("no \(type) notification got there: \(list)") }
+            guard ContinuousClock.now < deadline else {
+                throw ShopFailure("no \(type) notification got there: \(list)")
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
     }
@@ -204,7 +215,8 @@ extension MerchantShop {
         for item in answer.json["notificationHistory"] as? [[String: Any]] ?? [] {
             guard let signed = item["signedPayload"] as? String,
                 let claims = try? Base64.decode(
-                    string: String(signed.split(separator: ".")[1]), options: [.base64UrlAlphabet, .omitPaddingCharacter]),
+                    string: String(signed.split(separator: ".")[1]),
+                    options: [.base64UrlAlphabet, .omitPaddingCharacter]),
                 let object = try? JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any],
                 let type = object["notificationType"] as? String
             else { continue }

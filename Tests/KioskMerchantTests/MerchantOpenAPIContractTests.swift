@@ -1,7 +1,7 @@
 import Foundation
 import KioskProtocol
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 
 /// The merchant publishes its contract at `GET /openapi.yaml`; it names every route, is valid OpenAPI 3.1, and its
@@ -48,11 +48,16 @@ import Testing
 
                 let described = Contract(answer.text).paths
                 for (path, method) in Self.routes {
-                    #expect(described[path]?.contains(method) == true, "merchant-openapi.yaml does not describe \(method) \(path)")
+                    #expect(
+                        described[path]?.contains(method) == true,
+                        "merchant-openapi.yaml does not describe \(method) \(path)")
                 }
-                #expect(Set(described.keys) == Set(Self.routes.map(\.path)), "the contract describes routes the merchant lacks")
+                #expect(
+                    Set(described.keys) == Set(Self.routes.map(\.path)),
+                    "the contract describes routes the merchant lacks")
                 for version in [1, 2] {
-                    let name = String(MerchantPaths.productList(bundleId: "x", version: version).split(separator: "/").last!)
+                    let name = String(
+                        MerchantPaths.productList(bundleId: "x", version: version).split(separator: "/").last!)
                     #expect(answer.text.contains(name), "the list parameter does not name \(name)")
                 }
             }
@@ -60,7 +65,10 @@ import Testing
     }
 
     /// The contract is a valid OpenAPI 3.1 document (checked with openapi-spec-validator from PyPI).
-    @Test(.enabled(if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
+    @Test(
+        .enabled(
+            if: TestEnvironment.runs(.python),
+            "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
     func contractIsValidOpenAPI() async throws {
         let (status, output) = try await runProcess(
             try TestEnvironment.require(.python), ["-m", "openapi_spec_validator", Self.file.path])
@@ -75,16 +83,20 @@ import Testing
         let contract = Contract(try String(contentsOf: Self.file, encoding: .utf8))
         try await MerchantShop.with(.sqlite) { shop in
             try await shop.withMerchant(receivesNotifications: false) { merchant in
-                let v1 = try await merchant.request(.GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 1))
+                let v1 = try await merchant.request(
+                    .GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 1))
                 #expect(v1.status == 200)
-                #expect((try JSONSerialization.jsonObject(with: v1.body) as? [Any])?.allSatisfy { $0 is String } == true)
-                let v2 = try await merchant.request(.GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 2))
+                #expect(
+                    (try JSONSerialization.jsonObject(with: v1.body) as? [Any])?.allSatisfy { $0 is String } == true)
+                let v2 = try await merchant.request(
+                    .GET, MerchantPaths.productList(bundleId: MerchantShop.bundleId, version: 2))
                 #expect(v2.status == 200)
                 contract.expect(v2.json, is: "MerchantProductList")
                 for entry in v2.json["products"] as? [[String: Any]] ?? [] {
                     // Coins credit a balance; every other product of the shop unlocks an entitlement.
                     let coins = entry["productId"] as? String == MerchantShop.coins
-                    contract.expect(entry, is: "MerchantProductListEntry", with: coins ? ["balance", "amount"] : ["entitlement"])
+                    contract.expect(
+                        entry, is: "MerchantProductListEntry", with: coins ? ["balance", "amount"] : ["entitlement"])
                 }
 
                 let alice = merchant.userToken("alice")
@@ -100,7 +112,9 @@ import Testing
                 contract.expect(refused.json["error"], is: "ErrorDetail", with: ["field", "fix"])
                 #expect(contract.text.contains("`malformed_signed_data`"), "the contract names the refusal's code")
                 let anonymous = try await merchant.request(.GET, MerchantPaths.entitlements)
-                #expect(anonymous.status == 401 && anonymous.header("WWW-Authenticate") == "Bearer realm=\"kiosk-merchant\"")
+                #expect(
+                    anonymous.status == 401 && anonymous.header("WWW-Authenticate") == "Bearer realm=\"kiosk-merchant\""
+                )
                 contract.expect(anonymous.json["error"], is: "ErrorDetail", with: ["field", "fix"])
                 #expect(contract.text.contains("`missing_user_token`"))
 
@@ -108,7 +122,8 @@ import Testing
                 let coins = try await shop.buy(MerchantShop.coins, token: order.appAccountToken, on: device)
                 let removeAds = try await shop.buy(MerchantShop.removeAds, token: nil, on: device)
                 await device.close()
-                let delivered = try await merchant.deliver(coins.jwsRepresentation, orderId: order.orderId, for: "alice")
+                let delivered = try await merchant.deliver(
+                    coins.jwsRepresentation, orderId: order.orderId, for: "alice")
                 try MerchantShop.expect(200, delivered)
                 contract.expect(delivered.json, is: "MerchantDeliveryResponse")
                 let deliveries = delivered.json["deliveries"] as? [[String: Any]] ?? []
@@ -236,7 +251,8 @@ struct Contract {
     /// Expects `json` to be an object with exactly the schema's required fields plus `optional`, each of the
     /// type, format and value the schema gives.
     func expect(
-        _ json: Any?, is name: String, with optional: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation
+        _ json: Any?, is name: String, with optional: Set<String> = [],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         guard let schema = schemas[name] else {
             Issue.record("merchant-openapi.yaml has no schema \(name)", sourceLocation: sourceLocation)

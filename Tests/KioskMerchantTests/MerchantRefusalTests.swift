@@ -119,21 +119,25 @@ import Testing
                 }
             ) { merchant in
                 let answer = try await merchant.request(
-                    .POST, MerchantPaths.transactions, json: ["receiptData": receipt], token: merchant.userToken("alice"))
+                    .POST, MerchantPaths.transactions, json: ["receiptData": receipt],
+                    token: merchant.userToken("alice"))
                 #expect(answer.status == 503 && answer.text.contains("store_unavailable"), "\(answer.text)")
                 #expect(try await merchant.entitlements(of: "alice").entitlements.isEmpty)
             }
             try await shop.withMerchant(
-                receivesNotifications: false, configure: { $0.apps[0].sharedSecret = "0123456789abcdef0123456789abcdef" }
+                receivesNotifications: false,
+                configure: { $0.apps[0].sharedSecret = "0123456789abcdef0123456789abcdef" }
             ) { merchant in
                 let answer = try await merchant.request(
-                    .POST, MerchantPaths.transactions, json: ["receiptData": receipt], token: merchant.userToken("alice"))
+                    .POST, MerchantPaths.transactions, json: ["receiptData": receipt],
+                    token: merchant.userToken("alice"))
                 expectRefused(answer, 400, "receipt_refused", field: "receiptData")
                 #expect(answer.text.contains("shared secret"), "\(answer.text)")
             }
             try await shop.withMerchant(receivesNotifications: false) { merchant in
                 let answer = try await merchant.request(
-                    .POST, MerchantPaths.transactions, json: ["receiptData": receipt], token: merchant.userToken("alice"))
+                    .POST, MerchantPaths.transactions, json: ["receiptData": receipt],
+                    token: merchant.userToken("alice"))
                 let deliveries = try answer.decode(MerchantDeliveryResponse.self)
                 #expect(deliveries.deliveries.map(\.outcome) == ["granted"])
                 #expect(deliveries.deliveries.first?.environment == "Sandbox")
@@ -157,7 +161,8 @@ import Testing
                 try await expectRefused(
                     merchant.deliver(tokenless.jwsRepresentation, orderId: alices.orderId, for: "mallory"), 403,
                     "order_of_another_user", field: "orderId")
-                try MerchantShop.expect(200, try await merchant.deliver(withAlicesToken.jwsRepresentation, for: "alice"))
+                try MerchantShop.expect(
+                    200, try await merchant.deliver(withAlicesToken.jwsRepresentation, for: "alice"))
                 try await expectRefused(
                     merchant.deliver(withAlicesToken.jwsRepresentation, for: "mallory"), 403, "order_of_another_user",
                     field: "orderId")
@@ -181,7 +186,9 @@ import Testing
         try await MerchantShop.with(.sqlite) { shop in
             try await shop.withMerchant(receivesNotifications: false) { merchant in
                 let alice = merchant.userToken("alice")
-                func post(_ path: String, _ json: [String: Any], token: String? = alice) async throws -> TestStore.Answer {
+                func post(_ path: String, _ json: [String: Any], token: String? = alice) async throws
+                    -> TestStore.Answer
+                {
                     try await merchant.request(.POST, path, json: json, token: token)
                 }
                 try await expectRefused(post(MerchantPaths.orders, [:]), 400, "missing_field", field: "productId")
@@ -199,13 +206,15 @@ import Testing
                     "unknown_app", field: "bundleId")
                 try await expectRefused(
                     post(MerchantPaths.orders, ["productId": 7]), 400, "invalid_type", field: "productId")
-                try await expectRefused(post(MerchantPaths.transactions, [:]), 400, "missing_field", field: "signedTransaction")
+                try await expectRefused(
+                    post(MerchantPaths.transactions, [:]), 400, "missing_field", field: "signedTransaction")
                 let body = try await merchant.request(
                     .POST, MerchantPaths.orders, body: Data("{\"productId\": ".utf8), token: alice)
                 #expect(body.status == 400 && body.text.contains("invalid_json"), "\(body.text)")
 
                 try await expectRefused(
-                    post(MerchantPaths.orders, ["productId": MerchantShop.coins], token: nil), 401, "missing_user_token",
+                    post(MerchantPaths.orders, ["productId": MerchantShop.coins], token: nil), 401,
+                    "missing_user_token",
                     field: "Authorization")
                 try await expectRefused(
                     post(MerchantPaths.orders, ["productId": MerchantShop.coins], token: alice + "x"), 401,
@@ -237,6 +246,8 @@ import Testing
         #expect(answer.status == status, "\(answer.text)", sourceLocation: sourceLocation)
         #expect(error?["code"] as? String == code, "\(answer.text)", sourceLocation: sourceLocation)
         #expect(error?["field"] as? String == field, "\(answer.text)", sourceLocation: sourceLocation)
-        #expect(error?["fix"] as? String != nil, "every refusal says what to do: \(answer.text)", sourceLocation: sourceLocation)
+        #expect(
+            error?["fix"] as? String != nil, "every refusal says what to do: \(answer.text)",
+            sourceLocation: sourceLocation)
     }
 }

@@ -13,7 +13,8 @@ import Testing
             try await shop.withMerchant(receivesNotifications: false) { merchant in
                 let order = try await merchant.order(MerchantShop.coins, quantity: 3, for: "alice")
                 let device = try await shop.device()
-                let coins = try await shop.buy(MerchantShop.coins, quantity: 3, token: order.appAccountToken, on: device)
+                let coins = try await shop.buy(
+                    MerchantShop.coins, quantity: 3, token: order.appAccountToken, on: device)
                 try MerchantShop.expect(200, try await merchant.deliver(coins.jwsRepresentation, for: "alice"))
                 await coins.finish()
                 await device.close()
@@ -51,10 +52,14 @@ import Testing
                 try await shop.control(coins.id, "refund")
                 let refund = try #require(try await shop.signedNotifications(merchant: merchant)["REFUND"])
                 try MerchantShop.expect(
-                    200, try await merchant.request(.POST, MerchantPaths.notifications, json: ["signedPayload": refund]))
+                    200, try await merchant.request(.POST, MerchantPaths.notifications, json: ["signedPayload": refund])
+                )
                 #expect(try await merchant.entitlements(of: "alice").balance("coins") == -280)
                 let explanation = try await merchant.explain("alice")
-                #expect(explanation.lines.contains { $0.hasPrefix("coins: -280: 0 from 0 purchase(s), 280 spent; 1 refunded") }, "\(explanation.lines)")
+                #expect(
+                    explanation.lines.contains {
+                        $0.hasPrefix("coins: -280: 0 from 0 purchase(s), 280 spent; 1 refunded")
+                    }, "\(explanation.lines)")
                 #expect(explanation.history.filter { $0.kind == "spent" }.count == 5)
                 #expect(explanation.history.first { $0.kind == "spent" }?.detail == "-80 coins: a sword")
             }

@@ -157,7 +157,8 @@ struct JWSTests {
         #expect(await verifier.verify(try signer.sign(payload: payload)).payloadJSON != nil)
         for yearsFromNow in [-3.0, 21.0] {
             var shifted = payload
-            shifted.signedDate = Int64((Self.now + yearsFromNow * SigningProfile.secondsPerYear).timeIntervalSince1970 * 1000)
+            shifted.signedDate = Int64(
+                (Self.now + yearsFromNow * SigningProfile.secondsPerYear).timeIntervalSince1970 * 1000)
             let result = await verifier.verify(try signer.sign(payload: shifted))
             guard case .invalid(.invalidChain) = result else {
                 Issue.record("expected invalidChain \(yearsFromNow) years from now, got \(result)")

@@ -41,7 +41,8 @@ struct SecretsTests {
         let verdicts = await withTaskGroup(of: Bool.self) { group in
             for attempt in 0..<16 {
                 group.addTask {
-                    await hasher.verifyOffCooperativePool(attempt.isMultiple(of: 2) ? "correct horse" : "wrong", against: stored)
+                    await hasher.verifyOffCooperativePool(
+                        attempt.isMultiple(of: 2) ? "correct horse" : "wrong", against: stored)
                 }
             }
             return await group.reduce(into: [Bool]()) { $0.append($1) }

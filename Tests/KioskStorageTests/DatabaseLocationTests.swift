@@ -15,18 +15,24 @@ struct DatabaseLocationTests {
         ("sqlite::memory:", .sqliteMemory),
         (
             "postgres://kiosk:kiosk@127.0.0.1:5432/kiosk",
-            .postgres(.init(host: "127.0.0.1", port: 5432, username: "kiosk", password: "kiosk", database: "kiosk",
-                            sslMode: "disable", schema: nil))
+            .postgres(
+                .init(
+                    host: "127.0.0.1", port: 5432, username: "kiosk", password: "kiosk", database: "kiosk",
+                    sslMode: "disable", schema: nil))
         ),
         (
             "postgresql://user:p%40ss@db.example.com/store?sslmode=disable&schema=kiosk_a",
-            .postgres(.init(host: "db.example.com", port: 5432, username: "user", password: "p@ss", database: "store",
-                            sslMode: "disable", schema: "kiosk_a"))
+            .postgres(
+                .init(
+                    host: "db.example.com", port: 5432, username: "user", password: "p@ss", database: "store",
+                    sslMode: "disable", schema: "kiosk_a"))
         ),
         (
             "postgres://user@db:6543/store?sslmode=require",
-            .postgres(.init(host: "db", port: 6543, username: "user", password: nil, database: "store",
-                            sslMode: "require", schema: nil))
+            .postgres(
+                .init(
+                    host: "db", port: 6543, username: "user", password: nil, database: "store",
+                    sslMode: "require", schema: nil))
         ),
     ]
 
@@ -96,6 +102,7 @@ struct DatabaseConnectionTests {
         let error = await #expect(throws: StorageError.self) {
             try await DatabaseOpener.open(url: url, logger: TestEngine.logger)
         }
-        #expect("\(String(describing: error))".contains("password authentication failed"), "\(String(describing: error))")
+        #expect(
+            "\(String(describing: error))".contains("password authentication failed"), "\(String(describing: error))")
     }
 }

@@ -55,7 +55,8 @@ struct SQLiteEngineTests {
                             for round in 0..<20 {
                                 try await database.transaction { transaction in
                                     let id = try await transaction.nextIdentifier(.appAppleId)
-                                    try await transaction.insertApp(Fixtures.app(id: id, bundleId: "a\(index).\(round)"))
+                                    try await transaction.insertApp(
+                                        Fixtures.app(id: id, bundleId: "a\(index).\(round)"))
                                 }
                             }
                         }

@@ -1,6 +1,6 @@
 import Foundation
-import KioskTestSupport
 import KioskCore
+import KioskTestSupport
 import Testing
 
 @testable import KioskStorage
@@ -23,7 +23,9 @@ struct StorageContractTests {
         try await engine.withDatabase { database, _ in
             let app = Fixtures.app()
             let other = Fixtures.app(id: 1_400_000_002, bundleId: "com.example.aardvark")
-            try await database.transaction { try await $0.insertApp(app); try await $0.insertApp(other) }
+            try await database.transaction {
+                try await $0.insertApp(app); try await $0.insertApp(other)
+            }
             let byId = try await database.transaction { try await $0.app(id: app.id) }
             let byBundle = try await database.transaction { try await $0.app(bundleId: app.bundleId) }
             let all = try await database.transaction { try await $0.apps() }
@@ -57,10 +59,12 @@ struct StorageContractTests {
                 try await $0.insertProduct(product)
                 try await $0.insertProduct(simple)
             }
-            #expect(try await database.transaction {
-                try await $0.product(appId: product.appId, productId: product.productId)
-            } == product)
-            #expect(try await database.transaction { try await $0.products(appId: product.appId) } == [simple, product])
+            #expect(
+                try await database.transaction {
+                    try await $0.product(appId: product.appId, productId: product.productId)
+                } == product)
+            #expect(
+                try await database.transaction { try await $0.products(appId: product.appId) } == [simple, product])
 
             var draft = product
             draft.localizations.removeFirst()
@@ -73,12 +77,14 @@ struct StorageContractTests {
             draft.duration = nil
             let changed = draft
             try await database.transaction { try await $0.updateProduct(changed) }
-            #expect(try await database.transaction {
-                try await $0.product(appId: product.appId, productId: product.productId)
-            } == changed)
-            #expect(try await database.transaction {
-                try await $0.product(appId: product.appId, productId: "com.example.none")
-            } == nil)
+            #expect(
+                try await database.transaction {
+                    try await $0.product(appId: product.appId, productId: product.productId)
+                } == changed)
+            #expect(
+                try await database.transaction {
+                    try await $0.product(appId: product.appId, productId: "com.example.none")
+                } == nil)
         }
     }
 
@@ -117,7 +123,9 @@ struct StorageContractTests {
         try await engine.withDatabase { database, _ in
             let ada = Fixtures.tester()
             let bob = Fixtures.tester(email: "bob@example.com")
-            try await database.transaction { try await $0.insertTester(bob); try await $0.insertTester(ada) }
+            try await database.transaction {
+                try await $0.insertTester(bob); try await $0.insertTester(ada)
+            }
             #expect(try await database.transaction { try await $0.tester(id: ada.id) } == ada)
             #expect(try await database.transaction { try await $0.tester(email: "ADA@Example.com") } == ada)
             #expect(try await database.transaction { try await $0.testers() } == [ada, bob])

@@ -34,7 +34,8 @@ enum TestEngine: String, CustomTestStringConvertible, Sendable {
         let name = "kiosk_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
         switch self {
         case .sqlite:
-            return "sqlite://" + FileManager.default.temporaryDirectory.appendingPathComponent(name)
+            return "sqlite://"
+                + FileManager.default.temporaryDirectory.appendingPathComponent(name)
                 .appendingPathComponent("kiosk.sqlite").path
         case .postgresql:
             let base = try TestEnvironment.require(.postgreSQL)

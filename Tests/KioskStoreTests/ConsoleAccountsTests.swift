@@ -11,7 +11,9 @@ import Testing
         try await withStore(database) { store in
             let created = try await store.request(
                 .POST, "/admin/v1/testers",
-                json: ["email": "Tester@Example.com", "password": "sandbox-pass", "storefront": "CHN", "askToBuy": true])
+                json: [
+                    "email": "Tester@Example.com", "password": "sandbox-pass", "storefront": "CHN", "askToBuy": true,
+                ])
             #expect(created.status == 201, "\(created.text)")
             #expect(created.json["email"] as? String == "tester@example.com")
             #expect(created.json["storefront"] as? String == "CHN")
@@ -24,13 +26,16 @@ import Testing
             #expect(duplicate.status == 409)
             #expect(duplicate.errorCode == "duplicate_tester_email")
 
-            let badEmail = try await store.request(.POST, "/admin/v1/testers", json: ["email": "not-an-email", "password": "sandbox-pass"])
+            let badEmail = try await store.request(
+                .POST, "/admin/v1/testers", json: ["email": "not-an-email", "password": "sandbox-pass"])
             #expect(badEmail.status == 400)
             #expect(badEmail.errorField == "email")
-            let shortPassword = try await store.request(.POST, "/admin/v1/testers", json: ["email": "a@example.com", "password": "short"])
+            let shortPassword = try await store.request(
+                .POST, "/admin/v1/testers", json: ["email": "a@example.com", "password": "short"])
             #expect(shortPassword.errorCode == "password_too_short")
             let badStorefront = try await store.request(
-                .POST, "/admin/v1/testers", json: ["email": "b@example.com", "password": "sandbox-pass", "storefront": "ATLANTIS"])
+                .POST, "/admin/v1/testers",
+                json: ["email": "b@example.com", "password": "sandbox-pass", "storefront": "ATLANTIS"])
             #expect(badStorefront.errorCode == "unknown_storefront")
 
             let updated = try await store.request(
@@ -56,7 +61,8 @@ import Testing
     func inAppPurchaseKeys(database: TestDatabase) async throws {
         try await withStore(database) { store in
             try await store.createApp()
-            let created = try await store.request(.POST, "/admin/v1/apps/com.example.app/keys", json: ["name": "Server"])
+            let created = try await store.request(
+                .POST, "/admin/v1/apps/com.example.app/keys", json: ["name": "Server"])
             #expect(created.status == 201, "\(created.text)")
             let keyId = try #require(created.json["keyId"] as? String)
             #expect(keyId.count == 10 && keyId.allSatisfy { $0.isUppercase || $0.isNumber })

@@ -69,7 +69,10 @@ import Testing
                 .PATCH, "/admin/v1/apps/com.example.app",
                 json: ["sandboxNotificationURLs": ["http://127.0.0.1:9000/apple", "https://merchant.example/apple"]])
             #expect(updated.status == 200)
-            #expect(updated.json["sandboxNotificationURLs"] as? [String] == ["http://127.0.0.1:9000/apple", "https://merchant.example/apple"])
+            #expect(
+                updated.json["sandboxNotificationURLs"] as? [String] == [
+                    "http://127.0.0.1:9000/apple", "https://merchant.example/apple",
+                ])
 
             let bad = try await store.request(
                 .PATCH, "/admin/v1/apps/com.example.app", json: ["productionNotificationURLs": ["ftp://x"]])

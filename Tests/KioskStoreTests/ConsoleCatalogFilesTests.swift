@@ -29,7 +29,10 @@ import Testing
             try await store.createApp("com.example.copy", name: "Copy")
             let first = try await store.request(.POST, "/admin/v1/apps/com.example.copy/catalog", body: exported.body)
             #expect(first.status == 200, "\(first.text)")
-            #expect((first.json["created"] as? [String])?.sorted() == ["group:Pro", "product:com.example.coins", "product:com.example.pro"])
+            #expect(
+                (first.json["created"] as? [String])?.sorted() == [
+                    "group:Pro", "product:com.example.coins", "product:com.example.pro",
+                ])
             let second = try await store.request(.POST, "/admin/v1/apps/com.example.copy/catalog", body: exported.body)
             #expect((second.json["created"] as? [String])?.isEmpty == true)
             #expect((second.json["updated"] as? [String])?.isEmpty == true)
@@ -49,7 +52,8 @@ import Testing
         try await withStore(database) { store in
             try await store.createApp()
             let file = try Data(contentsOf: Self.sampleStoreKitFile)
-            let imported = try await store.request(.POST, "/admin/v1/apps/com.example.app/catalog?format=storekit", body: file)
+            let imported = try await store.request(
+                .POST, "/admin/v1/apps/com.example.app/catalog?format=storekit", body: file)
             #expect(imported.status == 200, "\(imported.text)")
             let created = try #require(imported.json["created"] as? [String])
             #expect(created.contains { $0.hasPrefix("group:") })
@@ -57,7 +61,8 @@ import Testing
             #expect(imported.json["warnings"] as? [String] == [])
 
             let products = try await store.request(.GET, "/admin/v1/apps/com.example.app/products")
-            let states = Set((products.json["products"] as? [[String: Any]])?.compactMap { $0["reviewState"] as? String } ?? [])
+            let states = Set(
+                (products.json["products"] as? [[String: Any]])?.compactMap { $0["reviewState"] as? String } ?? [])
             #expect(states == ["ready_to_submit"])
 
             let exported = try await store.request(.GET, "/admin/v1/apps/com.example.app/catalog?format=storekit")
@@ -84,9 +89,10 @@ import Testing
             let imported = try await store.request(
                 .POST, "/admin/v1/apps/com.example.app/catalog?format=storekit", body: Data(text.utf8))
             #expect(imported.status == 200, "\(imported.text)")
-            #expect(imported.json["warnings"] as? [String] == [
-                "subscriptionGroups[0].subscriptions[2].codeOffers: offer codes are not imported"
-            ])
+            #expect(
+                imported.json["warnings"] as? [String] == [
+                    "subscriptionGroups[0].subscriptions[2].codeOffers: offer codes are not imported"
+                ])
         }
     }
 
@@ -96,7 +102,8 @@ import Testing
         try await withStore(database) { store in
             try await store.createApp()
             let truncated = Data("{\n  \"format\": \"kiosk-catalog\",\n  \"version\": 1,\n  \"products\": [".utf8)
-            let syntax = try await store.request(.POST, "/admin/v1/apps/com.example.app/catalog?format=json", body: truncated)
+            let syntax = try await store.request(
+                .POST, "/admin/v1/apps/com.example.app/catalog?format=json", body: truncated)
             #expect(syntax.status == 400)
             #expect(syntax.errorField?.contains("line") == true || syntax.text.contains("line"), "\(syntax.text)")
 
@@ -120,7 +127,8 @@ import Testing
             #expect(invalid.status == 400)
             #expect(invalid.errorField == "products[1].pricing.tier", "\(invalid.text)")
             let products = try await store.request(.GET, "/admin/v1/apps/com.example.app/products")
-            #expect((products.json["products"] as? [Any])?.isEmpty == true, "the valid first product was rolled back too")
+            #expect(
+                (products.json["products"] as? [Any])?.isEmpty == true, "the valid first product was rolled back too")
 
             let storekit = try await store.request(
                 .POST, "/admin/v1/apps/com.example.app/catalog?format=storekit", body: Data("{\"products\": 3}".utf8))

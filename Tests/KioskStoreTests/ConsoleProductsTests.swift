@@ -29,14 +29,16 @@ import Testing
 
             for action in ["submit", "approve"] {
                 let reviewed = try await store.request(
-                    .POST, "/admin/v1/apps/com.example.app/products/com.example.coins.100/review", json: ["action": action])
+                    .POST, "/admin/v1/apps/com.example.app/products/com.example.coins.100/review",
+                    json: ["action": action])
                 #expect(reviewed.status == 200, "\(action): \(reviewed.text)")
             }
             let approved = try await store.request(.GET, path + "?environment=production")
             #expect(approved.json["available"] as? Bool == true)
 
             let illegal = try await store.request(
-                .POST, "/admin/v1/apps/com.example.app/products/com.example.coins.100/review", json: ["action": "approve"])
+                .POST, "/admin/v1/apps/com.example.app/products/com.example.coins.100/review",
+                json: ["action": "approve"])
             #expect(illegal.status == 409)
             #expect(illegal.errorCode == "invalid_review_transition")
         }
@@ -48,11 +50,14 @@ import Testing
         try await withStore(database) { store in
             try await store.createApp()
             _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
-            let bare = try await store.createProduct("com.example.unlock", type: "non_consumable", fields: ["localizations": []])
+            let bare = try await store.createProduct(
+                "com.example.unlock", type: "non_consumable", fields: ["localizations": []])
             #expect(bare.json["reviewState"] as? String == "missing_metadata")
             let availability = bare.json["availability"] as? [[String: Any]]
             let sandbox = availability?.first { $0["environment"] as? String == "sandbox" }
-            #expect((sandbox?["reasons"] as? [[String: Any]])?.contains { $0["code"] as? String == "missing_metadata" } == true)
+            #expect(
+                (sandbox?["reasons"] as? [[String: Any]])?.contains { $0["code"] as? String == "missing_metadata" }
+                    == true)
 
             let localized = try await store.request(
                 .PUT, "/admin/v1/apps/com.example.app/products/com.example.unlock/localizations/zh-CN",
@@ -86,7 +91,8 @@ import Testing
             #expect(gone.errorCode == "product_deleted")
             let listed = try await store.request(.GET, "/admin/v1/apps/com.example.app/products")
             #expect((listed.json["products"] as? [Any])?.isEmpty == true)
-            let withDeleted = try await store.request(.GET, "/admin/v1/apps/com.example.app/products?includeDeleted=true")
+            let withDeleted = try await store.request(
+                .GET, "/admin/v1/apps/com.example.app/products?includeDeleted=true")
             #expect((withDeleted.json["products"] as? [Any])?.count == 1)
         }
     }
@@ -97,8 +103,10 @@ import Testing
     func pricesPerStorefront(database: TestDatabase) async throws {
         try await withStore(database) { store in
             try await store.createApp()
-            try await store.createProduct("com.example.coins", fields: ["pricing": ["tier": 1, "customPrices": ["GBR": 149, "KOR": 1500]]])
-            let answer = try await store.request(.GET, "/admin/v1/apps/com.example.app/products/com.example.coins/prices")
+            try await store.createProduct(
+                "com.example.coins", fields: ["pricing": ["tier": 1, "customPrices": ["GBR": 149, "KOR": 1500]]])
+            let answer = try await store.request(
+                .GET, "/admin/v1/apps/com.example.app/products/com.example.coins/prices")
             let prices = try #require(answer.json["prices"] as? [[String: Any]])
             func price(_ storefront: String) -> (Int?, String?, String?) {
                 let entry = prices.first { $0["storefront"] as? String == storefront }
@@ -129,12 +137,17 @@ import Testing
         try await withStore(database) { store in
             try await store.createApp()
             let badLocale = try await store.createProduct(
-                "com.example.a", fields: ["localizations": [["locale": "xx_YY", "displayName": "A", "description": "B"]]])
+                "com.example.a",
+                fields: ["localizations": [["locale": "xx_YY", "displayName": "A", "description": "B"]]])
             #expect(badLocale.status == 400)
             #expect(badLocale.errorField == "localizations[0].locale")
             let longName = try await store.createProduct(
                 "com.example.b",
-                fields: ["localizations": [["locale": "en_US", "displayName": String(repeating: "x", count: 36), "description": "B"]]])
+                fields: [
+                    "localizations": [
+                        ["locale": "en_US", "displayName": String(repeating: "x", count: 36), "description": "B"]
+                    ]
+                ])
             #expect(longName.status == 400)
             #expect(longName.errorField == "localizations[0].displayName")
             let badType = try await store.createProduct("com.example.c", type: "subscription")
@@ -143,7 +156,8 @@ import Testing
             let badId = try await store.createProduct("com example d")
             #expect(badId.status == 400)
             #expect(badId.errorField == "productId")
-            let noGroup = try await store.createProduct("com.example.e", type: "auto_renewable", fields: ["duration": "P1M"])
+            let noGroup = try await store.createProduct(
+                "com.example.e", type: "auto_renewable", fields: ["duration": "P1M"])
             #expect(noGroup.status == 400)
             #expect(noGroup.errorField == "subscription")
 
@@ -199,7 +213,8 @@ import Testing
                 ])
             #expect(monthly.status == 201, "\(monthly.text)")
             #expect((monthly.json["subscription"] as? [String: Any])?["groupId"] as? Int == groupId)
-            #expect((monthly.json["promotionalOffers"] as? [[String: Any]])?.first?["identifier"] as? String == "winback")
+            #expect(
+                (monthly.json["promotionalOffers"] as? [[String: Any]])?.first?["identifier"] as? String == "winback")
 
             let unknownGroup = try await store.createProduct(
                 "com.example.pro.yearly", type: "auto_renewable",
@@ -207,7 +222,8 @@ import Testing
             #expect(unknownGroup.status == 404)
             #expect(unknownGroup.errorCode == "group_not_found")
 
-            let delete = try await store.request(.DELETE, "/admin/v1/apps/com.example.app/subscription-groups/\(groupId)")
+            let delete = try await store.request(
+                .DELETE, "/admin/v1/apps/com.example.app/subscription-groups/\(groupId)")
             #expect(delete.status == 409)
             #expect(delete.errorCode == "group_not_empty")
         }

@@ -49,9 +49,10 @@ import Testing
                 #expect(history.first?["signedPayload"] as? String == receiver.payloads.first)
                 let attempts = try #require(history.first?["sendAttempts"] as? [[String: Any]])
                 #expect(
-                    attempts.compactMap { ($0["attemptDate"] as? NSNumber)?.int64Value } == [0, 1, 13, 37, 85].map {
-                        Self.start.addingTimeInterval(Double($0) * Self.hour).millisecondsSince1970
-                    })
+                    attempts.compactMap { ($0["attemptDate"] as? NSNumber)?.int64Value }
+                        == [0, 1, 13, 37, 85].map {
+                            Self.start.addingTimeInterval(Double($0) * Self.hour).millisecondsSince1970
+                        })
                 #expect(
                     attempts.compactMap { $0["sendAttemptResult"] as? String }
                         == Array(repeating: "UNSUCCESSFUL_HTTP_RESPONSE_CODE", count: 4) + ["SUCCESS"])

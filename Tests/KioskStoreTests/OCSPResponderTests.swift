@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskSigning
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 import X509
 
@@ -167,7 +167,8 @@ import X509
                 // New signatures carry the reissued chain, which online checks accept.
                 let token = try await store.signIn(TestStore.testerEmail, sandbox: true)
                 let bought = try await store.pay(TestStore.coins, token: token, sandbox: true)
-                let fresh = try #require((bought.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
+                let fresh = try #require(
+                    (bought.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
                 let appAppleId = try #require(
                     try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)").json["appAppleId"] as? Int)
                 _ = try await Self.onlineVerifier(root: root, environment: .sandbox, appAppleId: Int64(appAppleId))
@@ -181,7 +182,8 @@ import X509
     // the leaf is revoked.
     @Test(
         .enabled(
-            if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"),
+            if: TestEnvironment.runs(.python),
+            "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"),
         arguments: ["Sandbox", "Production"])
     func appleOnlineVerifierFollowsRevocation(environment: String) async throws {
         let sandbox = environment == "Sandbox"

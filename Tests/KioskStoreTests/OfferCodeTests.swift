@@ -55,7 +55,8 @@ import Testing
             }
             let period = try await Self.create(["period": "P13M"], store: store)
             #expect((period.json["error"] as? [String: Any])?["field"] as? String == "period", "\(period.text)")
-            let missing = try await store.request(.POST, Self.path, json: ["productId": SubscriptionPurchaseTests.premium])
+            let missing = try await store.request(
+                .POST, Self.path, json: ["productId": SubscriptionPurchaseTests.premium])
             #expect(missing.status == 400, "\(missing.text)")
             #expect(missing.errorCode == "missing_field")
             let unknownApp = try await store.request(.GET, "/admin/v1/apps/com.example.none/offer-codes")

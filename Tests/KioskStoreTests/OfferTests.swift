@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import KioskCore
 import KioskSigning
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 
 /// Promotional offers as Apple defines them: signed by the merchant with an In-App Purchase key (by Swift and by
@@ -34,7 +34,9 @@ import Testing
     {
         try await store.client(
             .POST, "/payments", token: token,
-            json: ["productId": productId, "quantity": 1, "idempotencyKey": UUID().uuidString, "paymentDiscount": discount])
+            json: [
+                "productId": productId, "quantity": 1, "idempotencyKey": UUID().uuidString, "paymentDiscount": discount,
+            ])
     }
 
     /// Only past subscribers qualify; an upgrade with a valid offer is priced by it and notifies
@@ -65,7 +67,8 @@ import Testing
                 let original = try #require(monthly.transactionId)
 
                 let valid = try Self.discount(keyId: key.keyId, key: signingKey, timestamp: now - 3_600_000)
-                let upgrade = try await Self.pay(SubscriptionPurchaseTests.premium, discount: valid, token: token, store: store)
+                let upgrade = try await Self.pay(
+                    SubscriptionPurchaseTests.premium, discount: valid, token: token, store: store)
                 #expect(upgrade.json["state"] as? String == "purchased", "\(upgrade.text)")
                 let premium = try await SubscriptionPurchaseTests.transaction(
                     SubscriptionPurchaseTests.signedTransaction(upgrade), store: store, clock: clock)
@@ -93,7 +96,8 @@ import Testing
                     (try Self.discount(keyId: "NOSUCHKEY0", key: signingKey, timestamp: now), 12, "unknown_offer_key"),
                     (try Self.discount("nope", keyId: key.keyId, key: signingKey, timestamp: now), 11, "unknown_offer"),
                     (
-                        try Self.discount(keyId: key.keyId, key: signingKey, timestamp: now).merging(["signature": ""]) { $1 },
+                        try Self.discount(keyId: key.keyId, key: signingKey, timestamp: now).merging(["signature": ""])
+                        { $1 },
                         13, "missing_offer_params"
                     ),
                 ] as [([String: Any], Int, String)] {
@@ -106,8 +110,10 @@ import Testing
                 }
                 let unsent = try await store.client(
                     .POST, "/payments", token: token,
-                    json: ["productId": SubscriptionPurchaseTests.premium, "idempotencyKey": "x",
-                           "paymentDiscount": ["identifier": "comeback"]])
+                    json: [
+                        "productId": SubscriptionPurchaseTests.premium, "idempotencyKey": "x",
+                        "paymentDiscount": ["identifier": "comeback"],
+                    ])
                 #expect(unsent.status == 400, "\(unsent.text)")
             }
         }
@@ -117,11 +123,13 @@ import Testing
     /// it prices the next renewal: the payment answers the current period and the notification is
     /// `OFFER_REDEEMED` without a subtype.
     @Test(
-        .enabled(if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with PyPI app-store-server-library"),
+        .enabled(
+            if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with PyPI app-store-server-library"),
         arguments: TestDatabase.available)
     func appleSignedPromotionalOfferRedeems(database: TestDatabase) async throws {
         let clock = ManualClock(SubscriptionPurchaseTests.start)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-offer-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-offer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withNotificationReceiver { receiver in

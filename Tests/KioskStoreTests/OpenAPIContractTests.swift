@@ -1,6 +1,6 @@
 import Foundation
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 
 @Suite struct OpenAPIContractTests {
@@ -33,7 +33,10 @@ import Testing
     }
 
     /// The contract is a valid OpenAPI 3.1 document (checked with openapi-spec-validator from PyPI).
-    @Test(.enabled(if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
+    @Test(
+        .enabled(
+            if: TestEnvironment.runs(.python),
+            "set KIOSK_TEST_PYTHON to a python with openapi-spec-validator (.ci/run does)"))
     func contractIsValidOpenAPI() async throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/KioskStore/Resources/openapi.yaml")

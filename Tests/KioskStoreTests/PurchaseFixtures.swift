@@ -35,7 +35,9 @@ extension TestStore {
     ) async throws -> String {
         let answer = try await request(
             .POST, Self.clientPath("/sessions", sandbox: sandbox),
-            json: ["email": email, "password": Self.password, "bundleId": Self.bundleId, "deviceId": deviceId.uuidString])
+            json: [
+                "email": email, "password": Self.password, "bundleId": Self.bundleId, "deviceId": deviceId.uuidString,
+            ])
         #expect(answer.status == 201, "\(answer.text)")
         return try #require(answer.json["sessionToken"] as? String)
     }
@@ -66,7 +68,8 @@ extension TestStore {
     {
         var request = HTTPClientRequest(url: baseURL + "/sandbox/storekit/v1/updates?after=\(cursor)")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(timeout.components.seconds)))
+        let response = try await HTTPClient.shared.execute(
+            request, timeout: .seconds(Int64(timeout.components.seconds)))
         #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
         var text = ""
         var events: [[String: Any]] = []
@@ -75,7 +78,9 @@ extension TestStore {
             while let end = text.range(of: "\n\n") {
                 let event = String(text[..<end.lowerBound])
                 text = String(text[end.upperBound...])
-                guard let dataLine = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else { continue }
+                guard let dataLine = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else {
+                    continue
+                }
                 let json = try JSONSerialization.jsonObject(with: Data(dataLine.dropFirst(6).utf8))
                 events.append(try #require(json as? [String: Any]))
             }

@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskSigning
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 import X509
 
@@ -24,21 +24,27 @@ import X509
             for (email, sandbox) in [(TestStore.testerEmail, false), ("buyer@example.com", true)] {
                 let refused = try await store.request(
                     .POST, TestStore.clientPath("/sessions", sandbox: sandbox),
-                    json: ["email": email, "password": TestStore.password, "bundleId": TestStore.bundleId,
-                           "deviceId": UUID().uuidString])
+                    json: [
+                        "email": email, "password": TestStore.password, "bundleId": TestStore.bundleId,
+                        "deviceId": UUID().uuidString,
+                    ])
                 #expect(refused.status == 403)
                 #expect(refused.errorCode == "account_wrong_environment")
             }
             let wrongPassword = try await store.request(
                 .POST, TestStore.clientPath("/sessions", sandbox: true),
-                json: ["email": TestStore.testerEmail, "password": "nope nope nope", "bundleId": TestStore.bundleId,
-                       "deviceId": UUID().uuidString])
+                json: [
+                    "email": TestStore.testerEmail, "password": "nope nope nope", "bundleId": TestStore.bundleId,
+                    "deviceId": UUID().uuidString,
+                ])
             #expect(wrongPassword.status == 401)
             #expect(wrongPassword.errorCode == "invalid_credentials")
             let unknownApp = try await store.request(
                 .POST, TestStore.clientPath("/sessions", sandbox: true),
-                json: ["email": TestStore.testerEmail, "password": TestStore.password, "bundleId": "com.nope",
-                       "deviceId": UUID().uuidString])
+                json: [
+                    "email": TestStore.testerEmail, "password": TestStore.password, "bundleId": "com.nope",
+                    "deviceId": UUID().uuidString,
+                ])
             #expect(unknownApp.status == 404)
             #expect(unknownApp.errorCode == "unknown_app")
             let noSession = try await store.client(.GET, "/queue", token: "forged")
@@ -69,7 +75,8 @@ import X509
             #expect(price["decimal"] as? String == "0.99")
             #expect(price["currency"] as? String == "USD")
             #expect(price["locale"] as? String == "en_US@currency=USD")
-            #expect(answer.json["invalidProductIdentifiers"] as? [String] == ["com.example.unknown", "com.example.bare"])
+            #expect(
+                answer.json["invalidProductIdentifiers"] as? [String] == ["com.example.unknown", "com.example.bare"])
         }
     }
 
@@ -193,7 +200,8 @@ import X509
     /// stopping; the restarted store hands the purchase out again and the same idempotency key still charges once.
     @Test(arguments: TestDatabase.available)
     func unfinishedPurchaseSurvivesStoreRestart(database: TestDatabase) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-restart-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-restart-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try await database.withFreshDatabase { url in
             let (token, transactionId) = try await withTestStore(databaseURL: url, dataDirectory: directory) { store in
@@ -206,7 +214,10 @@ import X509
                 let queue = try await store.client(.GET, "/queue", token: token)
                 #expect(queue.status == 200, "\(queue.text)")
                 let entries = try #require(queue.json["entries"] as? [[String: Any]])
-                #expect(entries.compactMap { ($0["transaction"] as? [String: Any])?["transactionId"] as? String } == [transactionId])
+                #expect(
+                    entries.compactMap { ($0["transaction"] as? [String: Any])?["transactionId"] as? String } == [
+                        transactionId
+                    ])
                 let retried = try await store.pay(TestStore.coins, token: token, key: "tap-before-restart")
                 #expect(retried.transactionId == transactionId)
                 let listed = try await store.request(
@@ -267,20 +278,25 @@ import X509
                 #expect(answer.json["transaction"] == nil)
             }
             let app = "/sandbox/test/v1/apps/\(TestStore.bundleId)"
-            let waiting = try await store.request(.GET, app + "/payments?state=deferred", token: .some(store.adminToken))
+            let waiting = try await store.request(
+                .GET, app + "/payments?state=deferred", token: .some(store.adminToken))
             #expect((waiting.json["payments"] as? [[String: Any]])?.count == 2)
 
             let approve = try #require(approvedLater.json["paymentId"] as? String)
             let decline = try #require(declinedLater.json["paymentId"] as? String)
-            let approved = try await store.request(.POST, app + "/payments/\(approve)/approve", token: .some(store.adminToken))
+            let approved = try await store.request(
+                .POST, app + "/payments/\(approve)/approve", token: .some(store.adminToken))
             #expect(approved.json["state"] as? String == "purchased", "\(approved.text)")
-            let declined = try await store.request(.POST, app + "/payments/\(decline)/decline", token: .some(store.adminToken))
+            let declined = try await store.request(
+                .POST, app + "/payments/\(decline)/decline", token: .some(store.adminToken))
             #expect(declined.json["state"] as? String == "failed")
-            let twice = try await store.request(.POST, app + "/payments/\(approve)/approve", token: .some(store.adminToken))
+            let twice = try await store.request(
+                .POST, app + "/payments/\(approve)/approve", token: .some(store.adminToken))
             #expect(twice.status == 200, "a retried approval answers the same")
             #expect(twice.transactionId == approved.transactionId)
             #expect(twice.json["sequence"] as? Int == approved.json["sequence"] as? Int)
-            let reversed = try await store.request(.POST, app + "/payments/\(approve)/decline", token: .some(store.adminToken))
+            let reversed = try await store.request(
+                .POST, app + "/payments/\(approve)/decline", token: .some(store.adminToken))
             #expect(reversed.status == 409)
             #expect(reversed.errorCode == "payment_not_waiting")
 
@@ -347,10 +363,12 @@ import X509
                 json: ["api": "products", "count": 1, "error": "cloudServiceNetworkConnectionFailed"],
                 token: .some(store.adminToken))
             #expect(armed.status == 200, "\(armed.text)")
-            let failed = try await store.client(.POST, "/products", token: token, json: ["identifiers": [TestStore.coins]])
+            let failed = try await store.client(
+                .POST, "/products", token: token, json: ["identifiers": [TestStore.coins]])
             #expect(failed.status == 503)
             #expect(failed.skErrorCode == 7)
-            let works = try await store.client(.POST, "/products", token: token, json: ["identifiers": [TestStore.coins]])
+            let works = try await store.client(
+                .POST, "/products", token: token, json: ["identifiers": [TestStore.coins]])
             #expect(works.status == 200)
 
             _ = try await store.request(
@@ -426,8 +444,11 @@ import X509
             if TestEnvironment.runs(.openssl) {
                 let (status, output) = try await runProcess(
                     try TestEnvironment.require(.openssl),
-                    ["cms", "-verify", "-inform", "DER", "-in", file.path, "-CAfile", rootFile.path, "-purpose", "any",
-                     "-out", "/dev/null"])
+                    [
+                        "cms", "-verify", "-inform", "DER", "-in", file.path, "-CAfile", rootFile.path, "-purpose",
+                        "any",
+                        "-out", "/dev/null",
+                    ])
                 #expect(status == 0, "openssl cms -verify: \(output)")
             }
 
@@ -455,7 +476,8 @@ struct PurchaseAppleInteropTests {
     @Test(arguments: ["sandbox", "production"])
     func appleVerifiesPurchasedTransactions(environment: String) async throws {
         let sandbox = environment == "sandbox"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-interop-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-interop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let (transactionId, appAppleId) = try await withStore(.sqlite) { store in
@@ -471,7 +493,8 @@ struct PurchaseAppleInteropTests {
             let token = try await store.signIn(sandbox ? TestStore.testerEmail : "buyer@example.com", sandbox: sandbox)
             let bought = try await store.pay(TestStore.removeAds, token: token, sandbox: sandbox)
             let signed = try #require((bought.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
-            try signed.write(to: directory.appendingPathComponent("transaction.jws"), atomically: true, encoding: .ascii)
+            try signed.write(
+                to: directory.appendingPathComponent("transaction.jws"), atomically: true, encoding: .ascii)
             let root = try await store.request(.GET, "/admin/v1/certificates/\(environment)/root?format=der")
             try root.body.write(to: directory.appendingPathComponent("root.der"))
             return (try #require(bought.transactionId), try #require(app.json["appAppleId"] as? Int))

@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskSigning
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 
 /// The sandbox test controls for refunds and revocations, over HTTP on both engines: each changes the
@@ -42,7 +42,8 @@ import Testing
                 }
                 func transaction(_ answer: TestStore.Answer) async throws -> JWSTransactionDecodedPayload {
                     try await verifiedPayload(
-                        try #require(answer.json["signedTransaction"] as? String), as: JWSTransactionDecodedPayload.self,
+                        try #require(answer.json["signedTransaction"] as? String),
+                        as: JWSTransactionDecodedPayload.self,
                         root: root, clock: clock)
                 }
 
@@ -63,8 +64,11 @@ import Testing
                 #expect(refundedCoins.revocationType == "REFUND_PRORATED")
                 #expect(refundedCoins.revocationPercentage == 49_494)
                 let refundedAgain = try await control(coins, "refund", ["reason": 1, "percentage": 50])
-                #expect(refundedAgain.json["notificationUUID"] as? String == refunded.json["notificationUUID"] as? String)
-                #expect((refundedAgain.json["revocationDate"] as? NSNumber)?.int64Value == refundedAt, "a repeat changes nothing")
+                #expect(
+                    refundedAgain.json["notificationUUID"] as? String == refunded.json["notificationUUID"] as? String)
+                #expect(
+                    (refundedAgain.json["revocationDate"] as? NSNumber)?.int64Value == refundedAt,
+                    "a repeat changes nothing")
                 _ = try await control(coins, "request-refund", status: 409)
 
                 let secret = try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret")
@@ -89,15 +93,18 @@ import Testing
                 _ = try await control(unlock, "reverse-refund", status: 409)
 
                 _ = try await control(monthly, "refund")
-                let revokedStatus = try await store.inApps(.GET, "/inApps/v1/subscriptions/\(monthly)", key: key, clock: clock)
+                let revokedStatus = try await store.inApps(
+                    .GET, "/inApps/v1/subscriptions/\(monthly)", key: key, clock: clock)
                 #expect(Self.statuses(revokedStatus) == [5], "\(revokedStatus.text)")
                 _ = try await control(monthly, "reverse-refund")
-                let activeStatus = try await store.inApps(.GET, "/inApps/v1/subscriptions/\(monthly)", key: key, clock: clock)
+                let activeStatus = try await store.inApps(
+                    .GET, "/inApps/v1/subscriptions/\(monthly)", key: key, clock: clock)
                 #expect(Self.statuses(activeStatus) == [1], "\(activeStatus.text)")
 
                 var sent: [NotificationPayload] = []
                 for payload in receiver.payloads.dropFirst(before) {
-                    sent.append(try await verifiedPayload(payload, as: NotificationPayload.self, root: root, clock: clock))
+                    sent.append(
+                        try await verifiedPayload(payload, as: NotificationPayload.self, root: root, clock: clock))
                 }
                 try #require(
                     sent.map(\.notificationType) == [
@@ -159,7 +166,8 @@ import Testing
         "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
 struct RefundNotificationsInteropTests {
     @Test func refundNotificationsPassApplesVerifier() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-interop-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-interop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withNotificationReceiver { receiver in
@@ -197,7 +205,8 @@ struct RefundNotificationsInteropTests {
                     decoded.append(
                         try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]))
                 }
-                #expect(Set(decoded.compactMap { $0["notificationType"] as? String }) == ["CONSUMPTION_REQUEST", "REFUND"])
+                #expect(
+                    Set(decoded.compactMap { $0["notificationType"] as? String }) == ["CONSUMPTION_REQUEST", "REFUND"])
                 let request = decoded.first { $0["notificationType"] as? String == "CONSUMPTION_REQUEST" }
                 let data = request?["data"] as? [String: Any]
                 #expect(data?["consumptionRequestReason"] as? String == "FULFILLMENT_ISSUE", "\(decoded)")

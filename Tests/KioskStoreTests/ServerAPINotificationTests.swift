@@ -101,7 +101,9 @@ import Testing
                 let root = store.built.signing.identity(.sandbox).root
                 let start = clock.now().millisecondsSince1970
                 for _ in 0..<23 {
-                    #expect(try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock).status == 200)
+                    #expect(
+                        try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock).status
+                            == 200)
                     clock.advance(by: 1)
                 }
                 let (transactionId, _) = try await store.buyMonthly(clock: clock)
@@ -139,7 +141,8 @@ import Testing
                         clock: clock)
                     signedDates.append(payload.signedDate)
                     types.append(payload.notificationType)
-                    #expect((item["sendAttempts"] as? [[String: Any]])?.first?["sendAttemptResult"] as? String == "SUCCESS")
+                    #expect(
+                        (item["sendAttempts"] as? [[String: Any]])?.first?["sendAttemptResult"] as? String == "SUCCESS")
                 }
                 #expect(signedDates == signedDates.sorted(), "oldest first")
                 #expect(types.last == "RENEWAL_EXTENDED")
@@ -148,7 +151,9 @@ import Testing
                 #expect((tests.json["notificationHistory"] as? [Any])?.count == 3)
                 let bySubscription = try await history(["transactionId": transactionId])
                 #expect((bySubscription.json["notificationHistory"] as? [Any])?.count == 2)
-                let bySubtype = try await history(["notificationType": "RENEWAL_EXTENSION", "notificationSubtype": "SUMMARY"])
+                let bySubtype = try await history([
+                    "notificationType": "RENEWAL_EXTENSION", "notificationSubtype": "SUMMARY",
+                ])
                 #expect((bySubtype.json["notificationHistory"] as? [Any])?.isEmpty == true)
                 let onlyFailures = try await history(["onlyFailures": true])
                 #expect((onlyFailures.json["notificationHistory"] as? [Any])?.isEmpty == true)
@@ -157,7 +162,8 @@ import Testing
                 for (body, code) in [
                     (["notificationType": "NOPE"], 4_000_018), (["notificationSubtype": "NOPE"], 4_000_018),
                     (["transactionId": transactionId, "notificationType": "TEST"], 4_000_019),
-                    (["startDate": now - 181 * 86_400_000], 4_000_012), (["startDate": now, "endDate": now], 4_000_013),
+                    (["startDate": now - 181 * 86_400_000], 4_000_012),
+                    (["startDate": now, "endDate": now], 4_000_013),
                     (["startDate": "yesterday"], 4_000_015), (["endDate": "today"], 4_000_016),
                     (["transactionId": "abc"], 4_000_006),
                 ] as [([String: Any], Int)] {

@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 
 /// Apple's own `AppStoreServerAPIClient` and `SignedDataVerifier` (PyPI app-store-server-library) against the
@@ -19,7 +19,8 @@ struct ServerAPINotificationsInteropTests {
     @Test(arguments: ["sandbox", "production"])
     func appleClientDrivesSubscriptionsAndNotifications(environment: String) async throws {
         let sandbox = environment == "sandbox"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-interop-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-interop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withNotificationReceiver { receiver in
@@ -41,7 +42,8 @@ struct ServerAPINotificationsInteropTests {
                 let key = try await store.createServerAPIKey()
                 let keyFile = directory.appendingPathComponent("key.p8")
                 try key.privateKeyPEM.write(to: keyFile, atomically: true, encoding: .ascii)
-                let bought = try await store.pay(TestStore.monthly, token: try await store.signIn(email, sandbox: sandbox), sandbox: sandbox)
+                let bought = try await store.pay(
+                    TestStore.monthly, token: try await store.signIn(email, sandbox: sandbox), sandbox: sandbox)
                 let transactionId = try #require(bought.transactionId, "\(bought.text)")
                 let app = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)")
                 let appAppleId = try #require(app.json["appAppleId"] as? Int)

@@ -17,7 +17,8 @@ extension TestStore {
             json: ["referenceName": "Pro", "localizations": [["locale": "en-US", "name": "Pro"]]])
         #expect(group.status == 201, "\(group.text)")
         let monthly = try await createProduct(
-            Self.monthly, type: "auto_renewable", fields: ["subscription": ["group": "Pro", "level": 1], "duration": "P1M"])
+            Self.monthly, type: "auto_renewable",
+            fields: ["subscription": ["group": "Pro", "level": 1], "duration": "P1M"])
         #expect(monthly.status == 201, "\(monthly.text)")
     }
 

@@ -23,7 +23,8 @@ import Testing
             #expect(bought.webOrderLineItemId != nil)
             #expect(bought.subscriptionGroupIdentifier == "21000001")
 
-            let statuses = try await store.inApps(.GET, "/inApps/v1/subscriptions/\(transactionId)", key: key, clock: clock)
+            let statuses = try await store.inApps(
+                .GET, "/inApps/v1/subscriptions/\(transactionId)", key: key, clock: clock)
             #expect(statuses.status == 200, "\(statuses.text)")
             #expect(statuses.header("Content-Type") == "application/json")
             #expect(statuses.json["environment"] as? String == "Sandbox")
@@ -78,7 +79,8 @@ import Testing
             // With auto-renew off, the period end expires it (the scheduler would renew it otherwise).
             #expect(try await store.subscriptionControl(transactionId, "auto-renew-off").status == 200)
             #expect(try await store.advanceSandboxClock("301").json["expired"] as? Int == 1)
-            let later = try await store.inApps(.GET, "/inApps/v1/subscriptions/\(transactionId)", key: key, clock: clock)
+            let later = try await store.inApps(
+                .GET, "/inApps/v1/subscriptions/\(transactionId)", key: key, clock: clock)
             let expired = try #require(
                 ((later.json["data"] as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]])?.first)
             #expect(expired["status"] as? Int == 2)
@@ -115,7 +117,9 @@ import Testing
                 {
                     try await store.inApps(
                         .PUT, "/inApps/v1/subscriptions/extend/\(id)", key: key,
-                        json: ["extendByDays": days, "extendReasonCode": reason, "requestIdentifier": requestIdentifier],
+                        json: [
+                            "extendByDays": days, "extendReasonCode": reason, "requestIdentifier": requestIdentifier,
+                        ],
                         clock: clock)
                 }
                 let extended = try await extend(first, "r1")
@@ -130,7 +134,8 @@ import Testing
 
                 let statuses = try await store.inApps(.GET, "/inApps/v1/subscriptions/\(first)", key: key, clock: clock)
                 let last = try #require(
-                    ((statuses.json["data"] as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]])?.first)
+                    ((statuses.json["data"] as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]])?.first
+                )
                 let resigned = try await verifiedPayload(
                     try #require(last["signedTransactionInfo"] as? String), as: JWSTransactionDecodedPayload.self,
                     root: root, clock: clock)
@@ -150,7 +155,8 @@ import Testing
 
                 #expect(try await extend(first, "r2").status == 200)
                 #expect(try await extend(first, "r3").appleErrorCode == 4_030_005)
-                #expect(try await extend(second, "r1").appleErrorCode == 4_000_011, "r1 belongs to another subscription")
+                #expect(
+                    try await extend(second, "r1").appleErrorCode == 4_000_011, "r1 belongs to another subscription")
                 for (days, reason, requestIdentifier, code) in [
                     (0, 1, "x", 4_000_009), (91, 1, "x", 4_000_009), (3, 4, "x", 4_000_010),
                     (3, 1, "", 4_000_011), (3, 1, String(repeating: "a", count: 129), 4_000_011),
@@ -165,10 +171,12 @@ import Testing
 
                 func mass(_ fields: [String: Any]) async throws -> TestStore.Answer {
                     var body: [String: Any] = [
-                        "extendByDays": 2, "extendReasonCode": 3, "requestIdentifier": "m1", "productId": TestStore.monthly,
+                        "extendByDays": 2, "extendReasonCode": 3, "requestIdentifier": "m1",
+                        "productId": TestStore.monthly,
                     ]
                     body.merge(fields) { $1 }
-                    return try await store.inApps(.POST, "/inApps/v1/subscriptions/extend/mass", key: key, json: body, clock: clock)
+                    return try await store.inApps(
+                        .POST, "/inApps/v1/subscriptions/extend/mass", key: key, json: body, clock: clock)
                 }
                 let started = try await mass([:])
                 #expect(started.status == 200, "\(started.text)")
@@ -188,7 +196,8 @@ import Testing
                 #expect(japanStatus.json["succeededCount"] as? Int == 0)
                 #expect(japanStatus.json["failedCount"] as? Int == 0)
                 for (fields, code) in [
-                    (["storefrontCountryCodes": [String]()], 4_000_027), (["storefrontCountryCodes": ["XXX"]], 4_000_028),
+                    (["storefrontCountryCodes": [String]()], 4_000_027),
+                    (["storefrontCountryCodes": ["XXX"]], 4_000_028),
                     (["productId": TestStore.coins], 4_000_023), (["productId": "com.example.nope"], 4_000_023),
                     (["extendByDays": 100], 4_000_009),
                 ] as [([String: Any], Int)] {
@@ -207,14 +216,17 @@ import Testing
                 var kinds: [String] = []
                 var summaries: [NotificationSummary] = []
                 for payload in all {
-                    let decoded = try await verifiedPayload(payload, as: NotificationPayload.self, root: root, clock: clock)
+                    let decoded = try await verifiedPayload(
+                        payload, as: NotificationPayload.self, root: root, clock: clock)
                     kinds.append([decoded.notificationType, decoded.subtype].compactMap { $0 }.joined(separator: "/"))
                     if let summary = decoded.summary { summaries.append(summary) }
                 }
-                #expect(kinds.sorted() == [
-                    "ONE_TIME_CHARGE", "RENEWAL_EXTENDED", "RENEWAL_EXTENDED", "RENEWAL_EXTENDED", "RENEWAL_EXTENSION/FAILURE",
-                    "RENEWAL_EXTENSION/SUMMARY", "RENEWAL_EXTENSION/SUMMARY",
-                ])
+                #expect(
+                    kinds.sorted() == [
+                        "ONE_TIME_CHARGE", "RENEWAL_EXTENDED", "RENEWAL_EXTENDED", "RENEWAL_EXTENDED",
+                        "RENEWAL_EXTENSION/FAILURE",
+                        "RENEWAL_EXTENSION/SUMMARY", "RENEWAL_EXTENSION/SUMMARY",
+                    ])
                 let summary = try #require(summaries.first { $0.requestIdentifier == "m1" })
                 #expect(summary.succeededCount == 1)
                 #expect(summary.failedCount == 1)

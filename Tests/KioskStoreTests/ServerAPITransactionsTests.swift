@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import KioskCore
 import KioskStorage
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 
 /// The transaction endpoints of Apple's App Store Server API (`/inApps/…`), driven over HTTP on both engines.

@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskSigning
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 
 /// Subscription life cycles on the sandbox clock, over HTTP on both engines: renewals, the sandbox's 12-renewal
@@ -88,8 +88,9 @@ import Testing
                 #expect(try await store.subscriptionControl(bought.transactionId, "auto-renew-on").status == 200)
                 #expect(try await store.advanceSandboxClock("1s").status == 200)
                 #expect(try await store.subscriptionControl(bought.transactionId, "auto-renew-off").status == 200)
-                #expect(try await store.subscriptionControl(bought.transactionId, "auto-renew-off").status == 200,
-                        "off again changes nothing")
+                #expect(
+                    try await store.subscriptionControl(bought.transactionId, "auto-renew-off").status == 200,
+                    "off again changes nothing")
 
                 let pendingBefore = try #require(
                     (try await store.verifyAppReceipt().json["pending_renewal_info"] as? [[String: Any]])?.first)
@@ -99,10 +100,11 @@ import Testing
                 let advanced = try await store.advanceSandboxClock("5m")
                 #expect(advanced.json["expired"] as? Int == 1, "\(advanced.text)")
                 #expect(advanced.json["renewed"] as? Int == 0)
-                #expect(try await store.notificationKinds(receiver, count: 4, clock: clock) == [
-                    "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_ENABLED",
-                    "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/VOLUNTARY",
-                ])
+                #expect(
+                    try await store.notificationKinds(receiver, count: 4, clock: clock) == [
+                        "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_ENABLED",
+                        "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/VOLUNTARY",
+                    ])
                 let pending = try #require(
                     (try await store.verifyAppReceipt().json["pending_renewal_info"] as? [[String: Any]])?.first)
                 #expect(pending["expiration_intent"] as? String == "1")
@@ -133,9 +135,10 @@ import Testing
                 #expect(payload.originalTransactionId == bought.transactionId)
                 #expect(payload.originalPurchaseDate == bought.purchaseDate)
                 #expect(payload.transactionReason == "PURCHASE")
-                #expect(try await store.notificationKinds(receiver, count: 3, clock: clock) == [
-                    "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/VOLUNTARY", "SUBSCRIBED/RESUBSCRIBE",
-                ])
+                #expect(
+                    try await store.notificationKinds(receiver, count: 3, clock: clock) == [
+                        "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/VOLUNTARY", "SUBSCRIBED/RESUBSCRIBE",
+                    ])
                 let status = try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
                 #expect(status.status == 1)
                 #expect(status.transaction.transactionId == again)
@@ -175,9 +178,10 @@ import Testing
                 let expiry = try #require(bought.expiresDate)
                 #expect(periods.last?.purchaseDate == expiry + 10_000, "the new period starts at the recovery")
                 #expect(periods.last?.expiresDate == expiry + 10_000 + Self.month)
-                #expect(try await store.notificationKinds(receiver, count: 2, clock: clock) == [
-                    "DID_FAIL_TO_RENEW", "DID_RENEW/BILLING_RECOVERY",
-                ])
+                #expect(
+                    try await store.notificationKinds(receiver, count: 2, clock: clock) == [
+                        "DID_FAIL_TO_RENEW", "DID_RENEW/BILLING_RECOVERY",
+                    ])
                 let active = try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
                 #expect(active.status == 1)
                 #expect(active.renewal.isInBillingRetryPeriod == nil)
@@ -218,9 +222,10 @@ import Testing
 
                 let ended = try await store.advanceSandboxClock("10m")
                 #expect(ended.json["expired"] as? Int == 1, "\(ended.text)")
-                #expect(try await store.notificationKinds(receiver, count: 3, clock: clock) == [
-                    "DID_FAIL_TO_RENEW/GRACE_PERIOD", "GRACE_PERIOD_EXPIRED", "EXPIRED/BILLING_RETRY",
-                ])
+                #expect(
+                    try await store.notificationKinds(receiver, count: 3, clock: clock) == [
+                        "DID_FAIL_TO_RENEW/GRACE_PERIOD", "GRACE_PERIOD_EXPIRED", "EXPIRED/BILLING_RETRY",
+                    ])
                 let expired = try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
                 #expect(expired.status == 2)
                 #expect(expired.renewal.expirationIntent == 2)
@@ -245,8 +250,9 @@ import Testing
                 let increased = try await store.subscriptionControl(bought.transactionId, "price-increase")
                 #expect(increased.json["priceIncreaseStatus"] as? Int == 0, "\(increased.text)")
                 #expect(try await store.advanceSandboxClock("1s").status == 200)
-                #expect(try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
-                    .renewal.priceIncreaseStatus == 0)
+                #expect(
+                    try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
+                        .renewal.priceIncreaseStatus == 0)
                 #expect(try await store.subscriptionControl(bought.transactionId, "consent-accept").status == 200)
                 #expect(try await store.subscriptionControl(bought.transactionId, "consent-accept").status == 409)
                 #expect(try await store.advanceSandboxClock("5m").json["renewed"] as? Int == 1)
@@ -257,10 +263,11 @@ import Testing
                 #expect(try await store.advanceSandboxClock("1s").status == 200)
                 #expect(try await store.subscriptionControl(bought.transactionId, "consent-decline").status == 200)
                 #expect(try await store.advanceSandboxClock("5m").json["expired"] as? Int == 1)
-                #expect(try await store.notificationKinds(receiver, count: 6, clock: clock) == [
-                    "PRICE_INCREASE/PENDING", "PRICE_INCREASE/ACCEPTED", "DID_RENEW", "PRICE_INCREASE/PENDING",
-                    "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/PRICE_INCREASE",
-                ])
+                #expect(
+                    try await store.notificationKinds(receiver, count: 6, clock: clock) == [
+                        "PRICE_INCREASE/PENDING", "PRICE_INCREASE/ACCEPTED", "DID_RENEW", "PRICE_INCREASE/PENDING",
+                        "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "EXPIRED/PRICE_INCREASE",
+                    ])
                 let ended = try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
                 #expect(ended.renewal.expirationIntent == 3)
             }
@@ -290,9 +297,10 @@ import Testing
 
                 #expect(try await store.advanceSandboxClock("5m").json["renewed"] as? Int == 1)
                 #expect(try await store.subscriptionPeriods(clock: clock).last?.productId == basic)
-                #expect(try await store.notificationKinds(receiver, count: 2, clock: clock) == [
-                    "DID_CHANGE_RENEWAL_PREF/DOWNGRADE", "DID_RENEW",
-                ])
+                #expect(
+                    try await store.notificationKinds(receiver, count: 2, clock: clock) == [
+                        "DID_CHANGE_RENEWAL_PREF/DOWNGRADE", "DID_RENEW",
+                    ])
             }
         }
     }
@@ -315,9 +323,10 @@ import Testing
                 let expired = try await store.subscriptionControl(bought.transactionId, "expire")
                 #expect(expired.json["state"] as? String == "expired")
                 #expect(try await store.subscriptionControl(bought.transactionId, "expire").status == 409)
-                #expect(try await store.notificationKinds(receiver, count: 2, clock: clock) == [
-                    "DID_RENEW", "EXPIRED/VOLUNTARY",
-                ])
+                #expect(
+                    try await store.notificationKinds(receiver, count: 2, clock: clock) == [
+                        "DID_RENEW", "EXPIRED/VOLUNTARY",
+                    ])
                 let unknown = try await store.subscriptionControl(bought.transactionId, "explode")
                 #expect(unknown.status == 400)
                 #expect(try await store.subscriptionControl("2999999999999999", "renew").status == 404)
@@ -347,9 +356,10 @@ import Testing
                     #expect(reviewed.status == 200, "\(action): \(reviewed.text)")
                 }
                 #expect(try await store.advanceSandboxClock("15m").json["expired"] as? Int == 1)
-                #expect(try await store.notificationKinds(receiver, count: 2, clock: clock) == [
-                    "DID_RENEW", "EXPIRED/PRODUCT_NOT_FOR_SALE",
-                ])
+                #expect(
+                    try await store.notificationKinds(receiver, count: 2, clock: clock) == [
+                        "DID_RENEW", "EXPIRED/PRODUCT_NOT_FOR_SALE",
+                    ])
                 let ended = try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
                 #expect(ended.renewal.expirationIntent == 4)
             }
@@ -371,16 +381,19 @@ import Testing
             let frozen = try await store.sandboxClock(["action": "freeze"])
             #expect(frozen.json["frozen"] as? Bool == true)
             clock.advance(by: 60)
-            #expect(try await store.sandboxClock(["action": "advance", "by": "1h30m"]).json["now"] as? Int64
-                == startMs + 90 * 60_000)
-            #expect(try await store.sandboxClock(["action": "advance", "by": 30]).json["now"] as? Int64
-                == startMs + 90 * 60_000 + 30_000)
+            #expect(
+                try await store.sandboxClock(["action": "advance", "by": "1h30m"]).json["now"] as? Int64
+                    == startMs + 90 * 60_000)
+            #expect(
+                try await store.sandboxClock(["action": "advance", "by": 30]).json["now"] as? Int64
+                    == startMs + 90 * 60_000 + 30_000)
             let resumed = try await store.sandboxClock(["action": "resume"])
             #expect(resumed.json["frozen"] as? Bool == false)
             #expect(resumed.json["now"] as? Int64 == startMs + 90 * 60_000 + 30_000)
             clock.advance(by: 10)
-            #expect(try await store.request(.GET, "/sandbox/test/v1/clock", token: .some(store.adminToken))
-                .json["now"] as? Int64 == startMs + 90 * 60_000 + 40_000, "running again from where it stood")
+            #expect(
+                try await store.request(.GET, "/sandbox/test/v1/clock", token: .some(store.adminToken))
+                    .json["now"] as? Int64 == startMs + 90 * 60_000 + 40_000, "running again from where it stood")
 
             let set = try await store.sandboxClock(["action": "set", "to": "2026-12-01T00:00:00Z"])
             #expect(set.json["date"] as? String == "2026-12-01T00:00:00.000Z", "\(set.text)")
@@ -526,7 +539,8 @@ extension TestStore {
         let root = built.signing.identity(.sandbox).root
         var decoded: [NotificationPayload] = []
         for payload in try await receiver.waitForPayloads(count) {
-            let notification = try await verifiedPayload(payload, as: NotificationPayload.self, root: root, clock: clock)
+            let notification = try await verifiedPayload(
+                payload, as: NotificationPayload.self, root: root, clock: clock)
             #expect(notification.data?.signedTransactionInfo != nil, "\(notification.notificationType)")
             #expect(notification.data?.signedRenewalInfo != nil, "\(notification.notificationType)")
             #expect(notification.data?.status != nil, "\(notification.notificationType)")
@@ -544,7 +558,8 @@ extension TestStore {
         "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
 struct SubscriptionLifecycleInteropTests {
     @Test func appleVerifiesARenewalNotification() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-renew-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-renew-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withNotificationReceiver { receiver in
@@ -566,7 +581,8 @@ struct SubscriptionLifecycleInteropTests {
                         ServerAPINotificationsInteropTests.interop.appendingPathComponent("verify_signed_data.py").path,
                         "--root-der", directory.appendingPathComponent("root.der").path, "--environment", "Sandbox",
                         "--bundle-id", TestStore.bundleId,
-                        "--app-apple-id", String(try #require(app.json["appAppleId"] as? Int)), "--kind", "notification",
+                        "--app-apple-id", String(try #require(app.json["appAppleId"] as? Int)), "--kind",
+                        "notification",
                         "--jws-file", directory.appendingPathComponent("renew.jws").path,
                     ])
                 #expect(status == 0, "\(output)")

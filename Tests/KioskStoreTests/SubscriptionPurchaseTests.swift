@@ -1,8 +1,8 @@
 import Foundation
 import KioskCore
 import KioskSigning
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 
 /// Buying auto-renewables through the client protocol and the test controls: one subscription per group and
@@ -31,8 +31,12 @@ import Testing
             (premium, 1, "P1M", 2, [[String: Any]]()),
             (
                 monthly, 2, "P1M", 1,
-                [["paymentMode": "pay_as_you_go", "period": "P1M", "numberOfPeriods": 3,
-                  "pricing": ["customPrices": ["USA": 49]]]]
+                [
+                    [
+                        "paymentMode": "pay_as_you_go", "period": "P1M", "numberOfPeriods": 3,
+                        "pricing": ["customPrices": ["USA": 49]],
+                    ]
+                ]
             ),
             (yearly, 2, "P1Y", 10, []),
         ] as [(String, Int, String, Int, [[String: Any]])] {
@@ -42,8 +46,12 @@ import Testing
                     "subscription": ["group": "Pro", "level": level], "duration": duration, "pricing": ["tier": tier],
                     "introductoryOffers": offers,
                     "promotionalOffers": productId == premium
-                        ? [["identifier": "comeback", "referenceName": "Come back", "paymentMode": "pay_as_you_go",
-                            "period": "P1M", "numberOfPeriods": 2, "pricing": ["customPrices": ["USA": 99]]]]
+                        ? [
+                            [
+                                "identifier": "comeback", "referenceName": "Come back", "paymentMode": "pay_as_you_go",
+                                "period": "P1M", "numberOfPeriods": 2, "pricing": ["customPrices": ["USA": 99]],
+                            ]
+                        ]
                         : [[String: Any]](),
                 ])
             #expect(created.status == 201, "\(created.text)")
@@ -147,8 +155,9 @@ import Testing
                 received = try await Self.notifications(receiver, count: 2, store: store, clock: clock)
                 #expect(received.last?.notificationType == "DID_CHANGE_RENEWAL_PREF")
                 #expect(received.last?.subtype == "UPGRADE")
-                #expect(try await Self.transaction(received.last?.data?.signedTransactionInfo, store: store, clock: clock)
-                    .transactionId == premium.transactionId)
+                #expect(
+                    try await Self.transaction(received.last?.data?.signedTransactionInfo, store: store, clock: clock)
+                        .transactionId == premium.transactionId)
 
                 let info = try await store.inApps(.GET, "/inApps/v1/transactions/\(original)", key: key, clock: clock)
                 #expect(info.status == 200, "\(info.text)")
@@ -170,14 +179,16 @@ import Testing
                 #expect(received.last?.notificationType == "DID_CHANGE_RENEWAL_PREF")
                 #expect(received.last?.subtype == nil)
 
-                let statuses = try await store.inApps(.GET, "/inApps/v1/subscriptions/\(original)", key: key, clock: clock)
+                let statuses = try await store.inApps(
+                    .GET, "/inApps/v1/subscriptions/\(original)", key: key, clock: clock)
                 let groups = try #require(statuses.json["data"] as? [[String: Any]], "\(statuses.text)")
                 #expect(groups.count == 1)
                 let last = try #require((groups.first?["lastTransactions"] as? [[String: Any]])?.first)
                 #expect(last["status"] as? Int == 1)
                 #expect(last["originalTransactionId"] as? String == original)
-                #expect(try await Self.transaction(last["signedTransactionInfo"] as? String, store: store, clock: clock)
-                    .productId == Self.premium)
+                #expect(
+                    try await Self.transaction(last["signedTransactionInfo"] as? String, store: store, clock: clock)
+                        .productId == Self.premium)
 
                 // Clearing the tester's purchase history ends the subscription too: intro offers apply again.
                 let cleared = try await store.request(
@@ -261,12 +272,14 @@ import Testing
     }
 
     /// Apple's `SignedDataVerifier` accepts the `SUBSCRIBED` and `ONE_TIME_CHARGE` notifications a purchase sends.
-    @Test(.enabled(
-        if: TestEnvironment.runs(.python),
-        "set KIOSK_TEST_PYTHON to a python with PyPI app-store-server-library"))
+    @Test(
+        .enabled(
+            if: TestEnvironment.runs(.python),
+            "set KIOSK_TEST_PYTHON to a python with PyPI app-store-server-library"))
     func purchaseNotificationsPassApplesVerifier() async throws {
         let python = try TestEnvironment.require(.python)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-purchase-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-purchase-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withNotificationReceiver { receiver in

@@ -1,6 +1,6 @@
 import Foundation
-import KioskTesting
 import KioskTestSupport
+import KioskTesting
 import Testing
 
 /// The engines the store's HTTP tests run on (SQLite, and PostgreSQL when configured).
@@ -16,7 +16,10 @@ func withStore<T: Sendable>(
 @Suite struct PostgreSQLStoreTests {
     /// A store started on a PostgreSQL URL runs its migrations there and reports the engine in `/health`.
     /// Skipped, with the reason in the report, when no PostgreSQL is configured.
-    @Test(.enabled(if: TestEnvironment.runs(.postgreSQL), "set KIOSK_TEST_POSTGRES_URL (.ci/run does) to run the HTTP suites on PostgreSQL too"))
+    @Test(
+        .enabled(
+            if: TestEnvironment.runs(.postgreSQL),
+            "set KIOSK_TEST_POSTGRES_URL (.ci/run does) to run the HTTP suites on PostgreSQL too"))
     func storeRunsOnPostgreSQL() async throws {
         try await withStore(.postgres) { store in
             let health = try await store.request(.GET, "/health")

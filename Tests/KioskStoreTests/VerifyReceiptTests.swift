@@ -68,7 +68,9 @@ struct VerifyReceiptTests {
             #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
             let productionReceipt = try await store.appReceipt(token: customerToken, sandbox: false)
 
-            #expect(try await store.verifyReceipt(["receipt-data": sandboxReceipt], sandbox: false).json["status"] as? Int == 21007)
+            #expect(
+                try await store.verifyReceipt(["receipt-data": sandboxReceipt], sandbox: false).json["status"] as? Int
+                    == 21007)
             #expect(try await store.verifyReceipt(["receipt-data": productionReceipt]).json["status"] as? Int == 21008)
             let production = try await store.verifyReceipt(["receipt-data": productionReceipt], sandbox: false)
             #expect(production.json["status"] as? Int == 0, "\(production.text)")
@@ -128,7 +130,9 @@ struct VerifyReceiptTests {
             let token = try await store.signIn()
             _ = try await store.pay(TestStore.removeAds, token: token)
             let plain = try await store.appReceipt(token: token)
-            #expect(try await store.verifyReceipt(["receipt-data": plain, "password": "wrong"]).json["status"] as? Int == 21004)
+            #expect(
+                try await store.verifyReceipt(["receipt-data": plain, "password": "wrong"]).json["status"] as? Int
+                    == 21004)
             #expect(try await store.verifyReceipt(["receipt-data": plain]).json["status"] as? Int == 0)
 
             let subscribed = try await store.pay(TestStore.monthly, token: token)
@@ -139,9 +143,12 @@ struct VerifyReceiptTests {
             #expect((missing.json["message"] as? String)?.contains("shared-secret") == true)
 
             let secret = try #require(
-                try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json["sharedSecret"]
+                try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json[
+                    "sharedSecret"]
                     as? String)
-            #expect(try await store.verifyReceipt(["receipt-data": receipt, "password": "wrong"]).json["status"] as? Int == 21004)
+            #expect(
+                try await store.verifyReceipt(["receipt-data": receipt, "password": "wrong"]).json["status"] as? Int
+                    == 21004)
             let answer = try await store.verifyReceipt(["receipt-data": receipt, "password": secret])
             #expect(answer.json["status"] as? Int == 0, "\(answer.text)")
             let latest = try #require(answer.json["latest_receipt_info"] as? [[String: Any]])
@@ -199,7 +206,8 @@ struct VerifyReceiptTests {
         try await withTestStore(engine: database, clock: clock) { store in
             try await store.prepareSubscriptionCatalog()
             let secret = try #require(
-                try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json["sharedSecret"]
+                try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json[
+                    "sharedSecret"]
                     as? String)
             let token = try await store.signIn()
             let bought = try await store.pay(TestStore.monthly, token: token)
@@ -218,7 +226,8 @@ struct VerifyReceiptTests {
             #expect(active.json["latest_receipt"] as? String == transactionReceipt)
 
             // A sandbox month with auto-renew off: the subscription expires instead of renewing.
-            #expect(try await store.subscriptionControl(try #require(bought.transactionId), "auto-renew-off").status == 200)
+            #expect(
+                try await store.subscriptionControl(try #require(bought.transactionId), "auto-renew-off").status == 200)
             #expect(try await store.advanceSandboxClock("301").json["expired"] as? Int == 1)
             let expired = try await store.verifyReceipt(["receipt-data": transactionReceipt, "password": secret])
             #expect(expired.json["status"] as? Int == 21006, "\(expired.text)")
@@ -298,11 +307,13 @@ struct VerifyReceiptTestControlTests {
             let path = "/sandbox/test/v1/apps/\(TestStore.bundleId)/failures"
 
             let bad = try await store.request(
-                .PUT, path, json: ["api": "verifyReceipt", "count": 1, "error": "21003"], token: .some(store.adminToken))
+                .PUT, path, json: ["api": "verifyReceipt", "count": 1, "error": "21003"], token: .some(store.adminToken)
+            )
             #expect(bad.status == 400)
             #expect(bad.errorField == "error")
             let armed = try await store.request(
-                .PUT, path, json: ["api": "verifyReceipt", "count": 2, "error": "21100"], token: .some(store.adminToken))
+                .PUT, path, json: ["api": "verifyReceipt", "count": 2, "error": "21100"], token: .some(store.adminToken)
+            )
             #expect(armed.status == 200, "\(armed.text)")
 
             let first = try await store.verifyReceipt(["receipt-data": receipt])

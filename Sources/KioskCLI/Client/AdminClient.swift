@@ -43,7 +43,8 @@ struct AdminClient {
     }
 
     /// Sends a request and returns a 2xx answer; any other answer becomes a `CLIError` with the store's text.
-    private func send(_ method: HTTPMethod, _ path: String, query: [String: String], body: Data?) async throws -> Answer {
+    private func send(_ method: HTTPMethod, _ path: String, query: [String: String], body: Data?) async throws -> Answer
+    {
         guard let token, !token.isEmpty else {
             throw CLIError(
                 message: "No admin token.",
@@ -52,10 +53,13 @@ struct AdminClient {
         var components = URLComponents(string: server.hasSuffix("/") ? String(server.dropLast()) : server)
         components?.percentEncodedPath += basePath + path
         if !query.isEmpty {
-            components?.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            components?.queryItems = query.sorted { $0.key < $1.key }.map {
+                URLQueryItem(name: $0.key, value: $0.value)
+            }
         }
         guard let url = components?.string else {
-            throw CLIError(message: "'\(server)' is not a valid server URL.", fix: "Use e.g. --server http://127.0.0.1:8080")
+            throw CLIError(
+                message: "'\(server)' is not a valid server URL.", fix: "Use e.g. --server http://127.0.0.1:8080")
         }
         let answer = try await sendJSONRequest(
             method, url: url, token: token, body: body, readTimeout: .seconds(60), deadline: .seconds(120),
@@ -110,7 +114,8 @@ extension AdminClient.Answer {
     /// The body re-printed as indented JSON with sorted keys, for `--json`.
     var prettyJSON: String {
         guard let object = try? JSONSerialization.jsonObject(with: body),
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         else { return String(decoding: body, as: UTF8.self) }
         return String(decoding: data, as: UTF8.self)
     }

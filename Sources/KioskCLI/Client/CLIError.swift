@@ -33,7 +33,9 @@ struct CLIError: Error, CustomStringConvertible {
                 status: answer.status)
         } else {
             let text = String(decoding: answer.body, as: UTF8.self)
-            self.init(message: "The store answered HTTP \(answer.status)\(text.isEmpty ? "" : ": \(text)")", status: answer.status)
+            self.init(
+                message: "The store answered HTTP \(answer.status)\(text.isEmpty ? "" : ": \(text)")",
+                status: answer.status)
         }
     }
 

@@ -13,7 +13,8 @@ struct AccountsCommand: AsyncParsableCommand {
         @Option(help: "First name.") var firstName: String?
         @Option(help: "Last name.") var lastName: String?
         @Option(help: "Storefront, alpha-3 (e.g. USA, CHN).") var storefront: String?
-        @Option(help: "What the simulated card does: approve, decline or insufficient_funds.") var paymentOutcome: String?
+        @Option(help: "What the simulated card does: approve, decline or insufficient_funds.") var paymentOutcome:
+            String?
 
         var body: [String: Any] {
             var body: [String: Any] = [:]
@@ -90,7 +91,8 @@ struct AccountsCommand: AsyncParsableCommand {
                 guard !body.isEmpty else {
                     throw CLIError(message: "Nothing to change.", fix: "See `kiosk accounts update --help`.")
                 }
-                let answer = try await connection.client.patch("/accounts/\(email.pathEscaped)", raw: try JSONBody(body))
+                let answer = try await connection.client.patch(
+                    "/accounts/\(email.pathEscaped)", raw: try JSONBody(body))
                 try connection.print(answer) { try AccountsCommand.describe($0.decode(AccountResource.self)) }
             }
         }

@@ -28,7 +28,9 @@ struct AgreementsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.get("/agreements/paid-apps")
-                try connection.print(answer) { ["Paid Apps agreement: \(try $0.decode(AgreementResource.self).status.rawValue)"] }
+                try connection.print(answer) {
+                    ["Paid Apps agreement: \(try $0.decode(AgreementResource.self).status.rawValue)"]
+                }
             }
         }
     }
@@ -40,7 +42,8 @@ struct AgreementsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.put("/agreements/paid-apps", raw: try JSONBody(["status": "pending"]))
+                let answer = try await connection.client.put(
+                    "/agreements/paid-apps", raw: try JSONBody(["status": "pending"]))
                 try connection.print(answer) { _ in ["Paid Apps agreement: pending"] }
             }
         }

@@ -16,7 +16,8 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.post("/apps", raw: try JSONBody(["bundleId": bundleId, "name": name]))
+                let answer = try await connection.client.post(
+                    "/apps", raw: try JSONBody(["bundleId": bundleId, "name": name]))
                 try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
             }
         }
@@ -61,7 +62,10 @@ struct AppsCommand: AsyncParsableCommand {
         var productionNotificationUrl: [String] = []
         @Option(help: "Where sandbox notifications go (repeat for several; \"\" clears).")
         var sandboxNotificationUrl: [String] = []
-        @Option(help: "on: failed sandbox notifications are retried like production ones; off: one attempt, as Apple's sandbox.")
+        @Option(
+            help:
+                "on: failed sandbox notifications are retried like production ones; off: one attempt, as Apple's sandbox."
+        )
         var sandboxNotificationRetries: Switch?
         @OptionGroup var connection: ConnectionOptions
 
@@ -72,11 +76,19 @@ struct AppsCommand: AsyncParsableCommand {
             try await reportingErrors {
                 var body: [String: Any] = [:]
                 if let name { body["name"] = name }
-                if !productionNotificationUrl.isEmpty { body["productionNotificationURLs"] = productionNotificationUrl.filter { !$0.isEmpty } }
-                if !sandboxNotificationUrl.isEmpty { body["sandboxNotificationURLs"] = sandboxNotificationUrl.filter { !$0.isEmpty } }
-                if let sandboxNotificationRetries { body["sandboxNotificationRetries"] = sandboxNotificationRetries == .on }
+                if !productionNotificationUrl.isEmpty {
+                    body["productionNotificationURLs"] = productionNotificationUrl.filter { !$0.isEmpty }
+                }
+                if !sandboxNotificationUrl.isEmpty {
+                    body["sandboxNotificationURLs"] = sandboxNotificationUrl.filter { !$0.isEmpty }
+                }
+                if let sandboxNotificationRetries {
+                    body["sandboxNotificationRetries"] = sandboxNotificationRetries == .on
+                }
                 guard !body.isEmpty else {
-                    throw CLIError(message: "Nothing to change.", fix: "Pass --name, a notification URL option or --sandbox-notification-retries.")
+                    throw CLIError(
+                        message: "Nothing to change.",
+                        fix: "Pass --name, a notification URL option or --sandbox-notification-retries.")
                 }
                 let answer = try await connection.client.patch("/apps/\(bundleId.pathEscaped)", raw: try JSONBody(body))
                 try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
@@ -93,7 +105,9 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.post("/apps/\(bundleId.pathEscaped)/shared-secret")
-                try connection.print(answer) { ["Shared secret: \(try $0.decode(AppResource.self).sharedSecret ?? "")"] }
+                try connection.print(answer) {
+                    ["Shared secret: \(try $0.decode(AppResource.self).sharedSecret ?? "")"]
+                }
             }
         }
     }

@@ -26,11 +26,14 @@ struct CatalogCommand: AsyncParsableCommand {
                 }
                 var query: [String: String] = [:]
                 if let format = format ?? (file.hasSuffix(".storekit") ? "storekit" : nil) { query["format"] = format }
-                let answer = try await connection.client.post("/apps/\(app.pathEscaped)/catalog", query: query, raw: data)
+                let answer = try await connection.client.post(
+                    "/apps/\(app.pathEscaped)/catalog", query: query, raw: data)
                 try connection.print(answer) { answer in
                     let summary = try answer.decode(CatalogImportSummary.self)
-                    var lines = ["Imported \(file) into \(app): "
-                        + "\(summary.created.count) created, \(summary.updated.count) updated, \(summary.unchanged.count) unchanged."]
+                    var lines = [
+                        "Imported \(file) into \(app): "
+                            + "\(summary.created.count) created, \(summary.updated.count) updated, \(summary.unchanged.count) unchanged."
+                    ]
                     for id in summary.created { lines.append("  + \(id)") }
                     for id in summary.updated { lines.append("  ~ \(id)") }
                     for warning in summary.warnings { lines.append("  warning: not imported: \(warning)") }
@@ -43,13 +46,15 @@ struct CatalogCommand: AsyncParsableCommand {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Export an app's catalog.")
         @Option(help: "The app's bundle id.") var app: String
-        @Option(help: "json (Kiosk's format) or storekit (an Xcode StoreKit configuration).") var format: String = "json"
+        @Option(help: "json (Kiosk's format) or storekit (an Xcode StoreKit configuration).") var format: String =
+            "json"
         @Option(help: "Write to this file instead of standard output.") var output: String?
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/apps/\(app.pathEscaped)/catalog", query: ["format": format])
+                let answer = try await connection.client.get(
+                    "/apps/\(app.pathEscaped)/catalog", query: ["format": format])
                 if let output {
                     try answer.body.write(to: URL(fileURLWithPath: output))
                     print("Wrote the catalog of \(app) to \(output)")

@@ -12,7 +12,8 @@ struct GroupsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a subscription group.")
         @Option(help: "The app's bundle id.") var app: String
         @Option(help: "Reference name, unique in the app.") var name: String
-        @Option(help: "A customer-facing name LOCALE=NAME, e.g. en_US=Pro (repeatable).") var localization: [String] = []
+        @Option(help: "A customer-facing name LOCALE=NAME, e.g. en_US=Pro (repeatable).") var localization: [String] =
+            []
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
@@ -20,7 +21,9 @@ struct GroupsCommand: AsyncParsableCommand {
                 let localizations = try localization.map { entry -> [String: String] in
                     let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
                     guard parts.count == 2 else {
-                        throw CLIError(message: "'\(entry)' is not LOCALE=NAME.", field: "--localization", fix: "Use e.g. en_US=Pro.")
+                        throw CLIError(
+                            message: "'\(entry)' is not LOCALE=NAME.", field: "--localization",
+                            fix: "Use e.g. en_US=Pro.")
                     }
                     return ["locale": parts[0], "name": parts[1]]
                 }
@@ -64,7 +67,8 @@ struct GroupsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.delete("/apps/\(app.pathEscaped)/subscription-groups/\(groupId)")
+                let answer = try await connection.client.delete(
+                    "/apps/\(app.pathEscaped)/subscription-groups/\(groupId)")
                 try connection.print(answer) { _ in ["Deleted subscription group \(groupId)."] }
             }
         }

@@ -29,7 +29,8 @@ struct KeysCommand: AsyncParsableCommand {
                         "Key id:     \(key.keyId)",
                         "Issuer id:  \(key.issuerId ?? "")",
                         "Bundle id:  \(key.bundleId)",
-                        output.map { "Private key written to \($0) (shown only once):" } ?? "Private key (shown only once):",
+                        output.map { "Private key written to \($0) (shown only once):" }
+                            ?? "Private key (shown only once):",
                         key.privateKey ?? "",
                     ]
                 }
@@ -74,7 +75,8 @@ struct KeysCommand: AsyncParsableCommand {
 enum PrivateFile {
     static func write(_ data: Data, to path: String) throws {
         let url = URL(fileURLWithPath: path)
-        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
             throw CLIError(message: "Cannot create \(path).", fix: "Check the directory exists and is writable.")
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)

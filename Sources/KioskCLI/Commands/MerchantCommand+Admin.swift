@@ -48,9 +48,13 @@ extension MerchantCommand {
                 for entitlement in owned.entitlements {
                     var state = entitlement.active ? "active" : "inactive"
                     if let expires = entitlement.expiresDate {
-                        state += entitlement.active ? " until \(expires.ISO8601Format())" : " since \(expires.ISO8601Format())"
+                        state +=
+                            entitlement.active
+                            ? " until \(expires.ISO8601Format())" : " since \(expires.ISO8601Format())"
                     }
-                    if let grace = entitlement.gracePeriodExpiresDate { state += ", grace until \(grace.ISO8601Format())" }
+                    if let grace = entitlement.gracePeriodExpiresDate {
+                        state += ", grace until \(grace.ISO8601Format())"
+                    }
                     if let renews = entitlement.willAutoRenew { state += renews ? ", renews" : ", does not renew" }
                     table.add(
                         entitlement.name, "entitlement", state, entitlement.productIds.joined(separator: ","),
@@ -69,7 +73,8 @@ extension MerchantCommand {
                 var table = TextTable("DATE", "KIND", "TRANSACTION", "PRODUCT", "SOURCE", "DETAIL")
                 for entry in explanation.history {
                     table.add(
-                        entry.date.ISO8601Format(), entry.kind, entry.transactionId ?? "-", entry.productId ?? "-", entry.source,
+                        entry.date.ISO8601Format(), entry.kind, entry.transactionId ?? "-", entry.productId ?? "-",
+                        entry.source,
                         entry.detail)
                 }
                 lines += table.trimmedLines
@@ -113,7 +118,9 @@ extension MerchantCommand {
                     guard let date = Self.date(since) else {
                         throw CLIError(
                             message: "'\(since)' is not a date.", field: "--since",
-                            fix: "Use an ISO 8601 date within the last 180 days, e.g. 2026-06-01 or 2026-06-01T12:00:00Z.")
+                            fix:
+                                "Use an ISO 8601 date within the last 180 days, e.g. 2026-06-01 or 2026-06-01T12:00:00Z."
+                        )
                     }
                     start = date
                 } else {
@@ -255,11 +262,13 @@ struct MerchantClient {
             var error = CLIError(answer: answer)
             if error.code == nil {
                 let text = String(decoding: answer.body, as: UTF8.self)
-                error.message = "The merchant at \(baseURL) answered HTTP \(answer.status)\(text.isEmpty ? "" : ": \(text)")"
+                error.message =
+                    "The merchant at \(baseURL) answered HTTP \(answer.status)\(text.isEmpty ? "" : ": \(text)")"
             }
             // The merchant answers every admin path; a server that does not is something else (the store, often).
             if answer.status == 404, error.code == nil || error.code == "not_found" {
-                error.fix = "Check that --merchant / KIOSK_MERCHANT_URL points at `kiosk merchant serve` (default port "
+                error.fix =
+                    "Check that --merchant / KIOSK_MERCHANT_URL points at `kiosk merchant serve` (default port "
                     + "8090), not at the store."
             }
             throw error

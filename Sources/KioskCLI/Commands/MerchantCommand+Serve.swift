@@ -59,14 +59,17 @@ extension MerchantCommand {
                         logger: Logger(label: "kiosk-merchant"),
                         onServerRunning: { port in
                             writeLines(
-                                Self.banner(configuration: loaded, host: host, port: port, database: settings.databaseURL))
+                                Self.banner(
+                                    configuration: loaded, host: host, port: port, database: settings.databaseURL))
                         })
                 } catch let error as KioskError {
                     throw CLIError(error)
                 } catch let error as StorageError {
                     throw CLIError(
                         message: "The merchant could not open its database: \(error)", field: "--database",
-                        fix: "Check --database / KIOSK_MERCHANT_DATABASE_URL, or leave it out to use SQLite beside the configuration.")
+                        fix:
+                            "Check --database / KIOSK_MERCHANT_DATABASE_URL, or leave it out to use SQLite beside the configuration."
+                    )
                 }
                 do {
                     try await merchant.application.runService()
@@ -96,7 +99,8 @@ extension MerchantCommand {
 
         func makeSettings(environment: [String: String]) throws -> Settings {
             let configPath = config ?? environment["KIOSK_MERCHANT_CONFIG"]
-            let folder = URL(fileURLWithPath: configPath ?? "merchant.json").standardizedFileURL.deletingLastPathComponent()
+            let folder = URL(fileURLWithPath: configPath ?? "merchant.json").standardizedFileURL
+                .deletingLastPathComponent()
             var settings = Settings(
                 configPath: configPath,
                 databaseURL: database ?? environment["KIOSK_MERCHANT_DATABASE_URL"]
@@ -114,7 +118,9 @@ extension MerchantCommand {
         }
 
         /// The lines printed once the merchant listens: where, the URL the store sends notifications to, the apps.
-        static func banner(configuration: LoadedMerchantConfiguration, host: String, port: Int, database: String) -> [String] {
+        static func banner(configuration: LoadedMerchantConfiguration, host: String, port: Int, database: String)
+            -> [String]
+        {
             let base = "http://\(host):\(port)"
             // A wildcard address is not one the store can send to; the loopback address is.
             let reachable = ["0.0.0.0", "::", "[::]"].contains(host) ? "http://127.0.0.1:\(port)" : base
@@ -129,7 +135,8 @@ extension MerchantCommand {
                 let environments = app.environments.map(\.appleName).sorted().joined(separator: ", ")
                 lines.append(
                     "  app \(app.bundleId): \(app.products.count) product(s), \(environments)"
-                        + "; products_v1.json at \(publicBase)\(MerchantPaths.productList(bundleId: app.bundleId, version: 1))")
+                        + "; products_v1.json at \(publicBase)\(MerchantPaths.productList(bundleId: app.bundleId, version: 1))"
+                )
             }
             return lines
         }

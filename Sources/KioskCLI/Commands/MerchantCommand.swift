@@ -28,7 +28,8 @@ struct MerchantCommand: AsyncParsableCommand {
                 PEMs and the key (merchant-key.p8) go into the configuration's folder.
                 """)
         @Option(help: "The app's bundle id.") var app: String
-        @Option(help: "Where to write the configuration; the other files go beside it.") var output: String = "merchant.json"
+        @Option(help: "Where to write the configuration; the other files go beside it.") var output: String =
+            "merchant.json"
         @Option(
             help: """
                 Also point the app's sandbox and production notification URLs here, e.g. \
@@ -44,13 +45,17 @@ struct MerchantCommand: AsyncParsableCommand {
                 guard let token = client.token, !token.isEmpty else {
                     throw CLIError(
                         message: "No admin token.",
-                        fix: "Pass --token or set KIOSK_ADMIN_TOKEN to the token `kiosk serve` printed at its first start.")
+                        fix:
+                            "Pass --token or set KIOSK_ADMIN_TOKEN to the token `kiosk serve` printed at its first start."
+                    )
                 }
                 let file = URL(fileURLWithPath: output).standardizedFileURL
                 if FileManager.default.fileExists(atPath: file.path), !force {
                     throw CLIError(
                         message: "\(output) already exists.", field: "--output",
-                        fix: "Pass --force to replace it (its admin token, secret and key change), or choose another --output.")
+                        fix:
+                            "Pass --force to replace it (its admin token, secret and key change), or choose another --output."
+                    )
                 }
                 if let notificationUrl {
                     guard let components = URLComponents(string: notificationUrl),
@@ -58,7 +63,9 @@ struct MerchantCommand: AsyncParsableCommand {
                     else {
                         throw CLIError(
                             message: "'\(notificationUrl)' is not an http(s) URL.", field: "--notification-url",
-                            fix: "Use the merchant's notification URL, e.g. http://127.0.0.1:8090\(MerchantPaths.notifications).")
+                            fix:
+                                "Use the merchant's notification URL, e.g. http://127.0.0.1:8090\(MerchantPaths.notifications)."
+                        )
                     }
                 }
                 let directory = file.deletingLastPathComponent()
@@ -111,7 +118,8 @@ struct MerchantCommand: AsyncParsableCommand {
                     lines.append("")
                 }
                 if let notificationUrl {
-                    lines.append("The store now sends \(app)'s notifications (sandbox and production) to \(notificationUrl).")
+                    lines.append(
+                        "The store now sends \(app)'s notifications (sandbox and production) to \(notificationUrl).")
                 } else {
                     lines.append(
                         "The store sends this merchant no notifications yet (refunds, renewals): run init with "
@@ -140,7 +148,9 @@ struct MerchantCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 guard !user.isEmpty else {
-                    throw CLIError(message: "The user id is empty.", field: "--user", fix: "Pass the user's id, e.g. --user alice.")
+                    throw CLIError(
+                        message: "The user id is empty.", field: "--user", fix: "Pass the user's id, e.g. --user alice."
+                    )
                 }
                 guard expiresIn > 0 else {
                     throw CLIError(
@@ -148,7 +158,8 @@ struct MerchantCommand: AsyncParsableCommand {
                         fix: "Use a positive number of seconds, e.g. 86400 for a day.")
                 }
                 let loaded = try loadMerchantConfiguration(config)
-                let expires = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + Double(expiresIn)).rounded(.down))
+                let expires = Date(
+                    timeIntervalSince1970: (Date().timeIntervalSince1970 + Double(expiresIn)).rounded(.down))
                 let token = UserTokens(secret: loaded.raw.userTokenSecret).issue(userId: user, expiresAt: expires)
                 if json {
                     printJSON(MerchantTokenResponse(userId: user, token: token, expiresDate: expires))
@@ -165,7 +176,9 @@ extension MerchantConfiguration.ProductSettings {
     var grants: String {
         var parts: [String] = []
         if let balance { parts.append("\(amount ?? 0) \(balance) per unit") }
-        if let entitlement { parts.append("entitlement \(entitlement)" + (durationDays.map { " for \($0) days" } ?? "")) }
+        if let entitlement {
+            parts.append("entitlement \(entitlement)" + (durationDays.map { " for \($0) days" } ?? ""))
+        }
         if let content { parts.append("content \(content)") }
         if listed == false { parts.append("(unlisted)") }
         return parts.joined(separator: ", ")
@@ -191,7 +204,9 @@ func loadMerchantConfiguration(_ path: String?) throws -> LoadedMerchantConfigur
     guard let path = path ?? ProcessInfo.processInfo.environment["KIOSK_MERCHANT_CONFIG"], !path.isEmpty else {
         throw CLIError(
             message: "No merchant configuration.", field: "--config",
-            fix: "Pass --config merchant.json or set KIOSK_MERCHANT_CONFIG; `kiosk merchant init --app BUNDLE_ID` writes one.")
+            fix:
+                "Pass --config merchant.json or set KIOSK_MERCHANT_CONFIG; `kiosk merchant init --app BUNDLE_ID` writes one."
+        )
     }
     do {
         return try MerchantConfiguration.load(from: path)

@@ -29,7 +29,8 @@ struct OfferCodesCommand: AsyncParsableCommand {
                     "numberOfPeriods": periods, "count": count,
                 ]
                 if let tier { body["pricing"] = ["tier": tier, "customPrices": [String: Int]()] }
-                let answer = try await connection.client.post("/apps/\(app.pathEscaped)/offer-codes", raw: try JSONBody(body))
+                let answer = try await connection.client.post(
+                    "/apps/\(app.pathEscaped)/offer-codes", raw: try JSONBody(body))
                 try connection.print(answer) { answer in
                     let codes = try answer.decode(OfferCodeList.self).offerCodes
                     return ["Created \(codes.count) offer code(s) for \(product) ('\(name)'):"] + codes.map(\.code)

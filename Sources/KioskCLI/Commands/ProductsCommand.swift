@@ -16,7 +16,8 @@ struct ProductsCommand: AsyncParsableCommand {
     struct Fields: ParsableArguments {
         @Option(help: "Reference name (internal, 1–64 characters).") var referenceName: String?
         @Option(help: "Price tier 1–20 of the built-in table.") var tier: Int?
-        @Option(help: "A custom price point STOREFRONT=AMOUNT, e.g. CHN=6 or USA=0.99 (repeatable).") var price: [String] = []
+        @Option(help: "A custom price point STOREFRONT=AMOUNT, e.g. CHN=6 or USA=0.99 (repeatable).") var price:
+            [String] = []
         @Option(help: "Locale of the display name and description, e.g. en_US.") var locale: String?
         @Option(help: "Display name customers see (with --locale).") var displayName: String?
         @Option(help: "Description customers see (with --locale).") var description: String?
@@ -50,7 +51,9 @@ struct ProductsCommand: AsyncParsableCommand {
                 localizations.append(["locale": locale, "displayName": displayName, "description": description])
                 body["localizations"] = localizations
             } else if displayName != nil || description != nil {
-                throw CLIError(message: "--display-name and --description need --locale.", field: "--locale", fix: "Add e.g. --locale en_US.")
+                throw CLIError(
+                    message: "--display-name and --description need --locale.", field: "--locale",
+                    fix: "Add e.g. --locale en_US.")
             }
             if group != nil || level != nil {
                 var placement: [String: Any] = ["level": level ?? current?.subscription?.level ?? 1]
@@ -78,7 +81,9 @@ struct ProductsCommand: AsyncParsableCommand {
             guard let amount = storefront.currency.minorUnits(decimalString: parts[1]), amount > 0 else {
                 throw CLIError(
                     message: "'\(parts[1])' is not a price in \(storefront.currency.code).", field: "--price",
-                    fix: "\(storefront.currency.code) takes up to \(storefront.currency.minorUnitExponent) digits after the point.")
+                    fix:
+                        "\(storefront.currency.code) takes up to \(storefront.currency.minorUnitExponent) digits after the point."
+                )
             }
             return (storefront.code, amount)
         }
@@ -87,7 +92,8 @@ struct ProductsCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a product.")
         @Option(help: "The app's bundle id.") var app: String
-        @Option(name: .customLong("id"), help: "The product id (permanent: never reusable, even after deletion).") var productId: String
+        @Option(name: .customLong("id"), help: "The product id (permanent: never reusable, even after deletion).")
+        var productId: String
         @Option(help: "consumable, non_consumable, auto_renewable or non_renewing.") var type: String
         @OptionGroup var fields: Fields
         @OptionGroup var connection: ConnectionOptions
@@ -98,7 +104,8 @@ struct ProductsCommand: AsyncParsableCommand {
                 body["productId"] = productId
                 body["type"] = type
                 if body["referenceName"] == nil { body["referenceName"] = productId }
-                let answer = try await connection.client.post("/apps/\(app.pathEscaped)/products", raw: try JSONBody(body))
+                let answer = try await connection.client.post(
+                    "/apps/\(app.pathEscaped)/products", raw: try JSONBody(body))
                 try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
             }
         }
@@ -116,7 +123,9 @@ struct ProductsCommand: AsyncParsableCommand {
                     "/apps/\(app.pathEscaped)/products", query: includeDeleted ? ["includeDeleted": "true"] : [:])
                 try connection.print(answer) { answer in
                     let products = try answer.decode(ProductList.self).products
-                    guard !products.isEmpty else { return ["No products yet. Create one with `kiosk products create`."] }
+                    guard !products.isEmpty else {
+                        return ["No products yet. Create one with `kiosk products create`."]
+                    }
                     var table = TextTable("PRODUCT ID", "TYPE", "TIER", "STATE", "CLEARED", "NAME")
                     for product in products {
                         table.add(
@@ -160,7 +169,9 @@ struct ProductsCommand: AsyncParsableCommand {
                 let path = "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)"
                 let current = try await client.get(path).decode(ProductResource.self)
                 let body = try fields.body(current: current)
-                guard !body.isEmpty else { throw CLIError(message: "Nothing to change.", fix: "See `kiosk products update --help`.") }
+                guard !body.isEmpty else {
+                    throw CLIError(message: "Nothing to change.", fix: "See `kiosk products update --help`.")
+                }
                 let answer = try await client.patch(path, raw: try JSONBody(body))
                 try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
             }
@@ -195,7 +206,8 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.delete("/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)")
+                let answer = try await connection.client.delete(
+                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)")
                 try connection.print(answer) { _ in ["Deleted \(productId). Its id stays reserved forever."] }
             }
         }
@@ -248,7 +260,8 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/prices")
+                let answer = try await connection.client.get(
+                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/prices")
                 try connection.print(answer) { answer in
                     var table = TextTable("STOREFRONT", "CURRENCY", "PRICE", "SOURCE")
                     for price in try answer.decode(PriceList.self).prices {
@@ -280,11 +293,13 @@ struct ProductsCommand: AsyncParsableCommand {
             "Cleared:         \(product.clearedForSale ? "yes" : "no")   family shareable: \(product.familyShareable ? "yes" : "no")",
             "Price:           "
                 + ([product.pricing.tier.map { "tier \($0)" }].compactMap { $0 }
-                    + product.pricing.customPrices.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) (minor units)" })
+                + product.pricing.customPrices.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) (minor units)" })
                 .joined(separator: ", "),
         ]
         if let subscription = product.subscription {
-            lines.append("Subscription:    group \(subscription.groupId), level \(subscription.level), \(product.duration?.rawValue ?? "no duration")")
+            lines.append(
+                "Subscription:    group \(subscription.groupId), level \(subscription.level), \(product.duration?.rawValue ?? "no duration")"
+            )
         }
         for localization in product.localizations {
             lines.append("  \(localization.locale): \(localization.displayName) — \(localization.description)")

@@ -48,7 +48,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("server-api-rate-limit"),
-        help: "App Store Server API requests a second per In-App Purchase key before 429 (KIOSK_SERVER_API_RATE_LIMIT; default 100).")
+        help:
+            "App Store Server API requests a second per In-App Purchase key before 429 (KIOSK_SERVER_API_RATE_LIMIT; default 100)."
+    )
     var serverAPIRateLimit: String?
 
     @Option(

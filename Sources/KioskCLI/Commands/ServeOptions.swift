@@ -28,7 +28,8 @@ struct LogOptions: ParsableArguments {
     func format(environment: [String: String]) throws -> ServerConfiguration.LogFormat? {
         guard let formatText = logFormat ?? environment["KIOSK_LOG_FORMAT"] else { return nil }
         guard let format = ServerConfiguration.LogFormat(rawValue: formatText.lowercased()) else {
-            throw CLIError(message: "'\(formatText)' is not a log format.", field: "--log-format", fix: "Use text or json.")
+            throw CLIError(
+                message: "'\(formatText)' is not a log format.", field: "--log-format", fix: "Use text or json.")
         }
         return format
     }

@@ -43,8 +43,10 @@ struct TestCommand: AsyncParsableCommand {
                 try options.connection.print(answer) { answer in
                     let entry = try answer.decode(QueueEntry.self)
                     guard let transaction = entry.transaction else {
-                        return ["Offered \(entry.productId) × \(entry.quantity) to \(tester) as a promoted purchase "
-                            + "(queue entry \(entry.sequence))."]
+                        return [
+                            "Offered \(entry.productId) × \(entry.quantity) to \(tester) as a promoted purchase "
+                                + "(queue entry \(entry.sequence))."
+                        ]
                     }
                     return [
                         "Transaction: \(transaction.transactionId)",
@@ -87,8 +89,10 @@ struct TestCommand: AsyncParsableCommand {
             let answer = try await options.client.post(options.path + "/payments/\(paymentId.pathEscaped)/\(decision)")
             try options.connection.print(answer) { answer in
                 let entry = try answer.decode(QueueEntry.self)
-                return ["Payment \(paymentId) is now \(entry.state.rawValue)"
-                    + (entry.transaction.map { " (transaction \($0.transactionId))." } ?? ".")]
+                return [
+                    "Payment \(paymentId) is now \(entry.state.rawValue)"
+                        + (entry.transaction.map { " (transaction \($0.transactionId))." } ?? ".")
+                ]
             }
         }
     }
@@ -160,7 +164,8 @@ struct TestCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await options.client.delete(options.path + "/transactions/\(transactionId.pathEscaped)")
+                let answer = try await options.client.delete(
+                    options.path + "/transactions/\(transactionId.pathEscaped)")
                 try options.connection.print(answer) { _ in ["Deleted transaction \(transactionId)."] }
             }
         }
@@ -172,13 +177,17 @@ struct TestCommand: AsyncParsableCommand {
         @OptionGroup var options: AppOptions
         @Option(help: "products, purchase, restore, receipt or verifyReceipt.") var api: String
         @Option(help: "How many calls fail (0 disarms).") var count = 1
-        @Option(help: "The SKError code name, e.g. cloudServiceNetworkConnectionFailed; for verifyReceipt a status: 21005, 21009, 21100–21199.")
+        @Option(
+            help:
+                "The SKError code name, e.g. cloudServiceNetworkConnectionFailed; for verifyReceipt a status: 21005, 21009, 21100–21199."
+        )
         var error = StoreKitErrorCode.unknown.name
 
         func run() async throws {
             try await reportingErrors {
                 let body = TestFailureRequest(api: api, count: count, error: error)
-                let answer = try await options.client.put(options.path + "/failures", raw: try JSONEncoder().encode(body))
+                let answer = try await options.client.put(
+                    options.path + "/failures", raw: try JSONEncoder().encode(body))
                 try options.connection.print(answer) { _ in
                     [
                         count == 0

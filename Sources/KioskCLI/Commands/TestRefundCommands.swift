@@ -81,10 +81,12 @@ extension TestCommand {
                     return listed.map { notification in
                         let type = [notification.notificationType, notification.subtype].compactMap { $0 }
                             .joined(separator: "/")
-                        let next = notification.nextAttemptDate.map {
-                            ", next attempt "
-                                + ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double($0) / 1000))
-                        } ?? ""
+                        let next =
+                            notification.nextAttemptDate.map {
+                                ", next attempt "
+                                    + ISO8601DateFormatter().string(
+                                        from: Date(timeIntervalSince1970: Double($0) / 1000))
+                            } ?? ""
                         return "\(notification.notificationUUID)  \(type)  \(notification.state), "
                             + "\(notification.attempts) attempt(s)\(next)"
                     }
@@ -126,11 +128,14 @@ private func revise(
             raw: try body.map { try JSONEncoder().encode($0) } ?? Data("{}".utf8))
         try options.connection.print(answer) { answer in
             let revised = try answer.decode(TestRevocationResponse.self)
-            var lines = ["\(revised.notificationType) sent for transaction \(revised.transactionId) "
-                + "(notification \(revised.notificationUUID))."]
+            var lines = [
+                "\(revised.notificationType) sent for transaction \(revised.transactionId) "
+                    + "(notification \(revised.notificationUUID))."
+            ]
             if let type = revised.revocationType {
-                lines.append("Revoked: \(type), reason \(revised.revocationReason ?? 0), refunded "
-                    + "\(revised.refundedMinorUnits) minor units.")
+                lines.append(
+                    "Revoked: \(type), reason \(revised.revocationReason ?? 0), refunded "
+                        + "\(revised.refundedMinorUnits) minor units.")
             }
             return lines
         }

@@ -102,7 +102,9 @@ extension TestCommand {
             abstract: "Renew into another product of the group at the next renewal (downgrade or crossgrade).")
         @OptionGroup var options: SubscriptionOptions
         @Option(help: "The product the next renewal charges.") var product: String
-        func run() async throws { try await TestCommand.control("set-auto-renew-product", productId: product, options: options) }
+        func run() async throws {
+            try await TestCommand.control("set-auto-renew-product", productId: product, options: options)
+        }
     }
 
     struct PriceIncrease: AsyncParsableCommand {

@@ -16,7 +16,8 @@ struct TestersCommand: AsyncParsableCommand {
         @Option(help: "Interrupt purchases: true or false.") var interruptPurchases: Bool?
         @Option(help: "Ask to Buy: true or false.") var askToBuy: Bool?
         @Option(help: "Renewal rate: how long a monthly period lasts (3m, 5m, 15m, 30m, 1h).") var renewalRate: String?
-        @Option(help: "What the simulated card does: approve, decline or insufficient_funds.") var paymentOutcome: String?
+        @Option(help: "What the simulated card does: approve, decline or insufficient_funds.") var paymentOutcome:
+            String?
 
         var fields: [String: Any] {
             var body: [String: Any] = [:]
@@ -93,7 +94,9 @@ struct TestersCommand: AsyncParsableCommand {
             try await reportingErrors {
                 var body = settings.fields
                 if let password { body["password"] = password }
-                guard !body.isEmpty else { throw CLIError(message: "Nothing to change.", fix: "See `kiosk testers update --help`.") }
+                guard !body.isEmpty else {
+                    throw CLIError(message: "Nothing to change.", fix: "See `kiosk testers update --help`.")
+                }
                 let answer = try await connection.client.patch("/testers/\(email.pathEscaped)", raw: try JSONBody(body))
                 try connection.print(answer) { try TestersCommand.describe($0.decode(TesterResource.self)) }
             }

@@ -12,7 +12,8 @@ public struct InAppPurchaseKey: Codable, Sendable, Hashable, Identifiable {
     public var createdAt: Date
     public var revokedAt: Date?
 
-    public init(id: String, appId: App.ID, name: String, publicKeyPEM: String, createdAt: Date, revokedAt: Date? = nil) {
+    public init(id: String, appId: App.ID, name: String, publicKeyPEM: String, createdAt: Date, revokedAt: Date? = nil)
+    {
         self.id = id
         self.appId = appId
         self.name = name

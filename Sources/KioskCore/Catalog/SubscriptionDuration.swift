@@ -39,7 +39,9 @@ public struct OfferPeriod: Codable, Sendable, Hashable, CustomStringConvertible 
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let period = OfferPeriod(iso8601: text) else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not a period such as P1W, P1M or P1Y"))
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "'\(text)' is not a period such as P1W, P1M or P1Y"))
         }
         self = period
     }

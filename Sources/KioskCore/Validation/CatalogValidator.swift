@@ -51,7 +51,8 @@ public enum CatalogValidator {
             }
             guard first.isASCIILetter, segment.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == "-" })
             else {
-                let message = "The bundle id segment '\(segment)' must start with a letter and hold only letters, "
+                let message =
+                    "The bundle id segment '\(segment)' must start with a letter and hold only letters, "
                     + "digits and hyphens."
                 return [.invalid("invalid_bundle_id", message, field: field, fix: fix)]
             }
@@ -74,7 +75,8 @@ public enum CatalogValidator {
             return [.invalid("invalid_product_id", message, field: field, fix: fix)]
         }
         if let bad = productId.first(where: { !($0.isASCIILetter || $0.isASCIIDigit || $0 == "_" || $0 == ".") }) {
-            let message = "The \(what) '\(productId)' contains '\(bad)'; only letters, digits, underscores and "
+            let message =
+                "The \(what) '\(productId)' contains '\(bad)'; only letters, digits, underscores and "
                 + "periods are allowed."
             return [.invalid("invalid_product_id", message, field: field, fix: fix)]
         }

@@ -73,12 +73,15 @@ public final class MerchantClient: Sendable {
     /// `SKProductsRequest`. Answers are cached in memory per URL: a repeated call sends `If-None-Match` /
     /// `If-Modified-Since` and a 304 returns the remembered list. Needs no user token.
     public func productIdentifiers(bundleId: String) async throws -> [String] {
-        try decode([String].self, from: await cachedGet(MerchantPaths.productList(bundleId: escaped(bundleId), version: 1)))
+        try decode(
+            [String].self, from: await cachedGet(MerchantPaths.productList(bundleId: escaped(bundleId), version: 1)))
     }
 
     /// `products_v2.json`: the product ids with what each one delivers; cached like ``productIdentifiers(bundleId:)``.
     public func productList(bundleId: String) async throws -> MerchantProductList {
-        try decode(MerchantProductList.self, from: await cachedGet(MerchantPaths.productList(bundleId: escaped(bundleId), version: 2)))
+        try decode(
+            MerchantProductList.self,
+            from: await cachedGet(MerchantPaths.productList(bundleId: escaped(bundleId), version: 2)))
     }
 
     // MARK: Orders and delivery
@@ -87,7 +90,8 @@ public final class MerchantClient: Sendable {
     /// `applicationUsername`, `appAccountToken.uuidString`) and keep its `orderId` beside the transaction id
     /// until ``deliver(signedTransaction:orderId:)`` succeeded. `bundleId` is needed only when the merchant
     /// serves several apps.
-    public func createOrder(productId: String, quantity: Int = 1, bundleId: String? = nil) async throws -> MerchantOrder {
+    public func createOrder(productId: String, quantity: Int = 1, bundleId: String? = nil) async throws -> MerchantOrder
+    {
         try await send(
             .POST, MerchantPaths.orders,
             body: MerchantOrderRequest(bundleId: bundleId, productId: productId, quantity: quantity))
@@ -111,7 +115,8 @@ public final class MerchantClient: Sendable {
     /// validates it with the store and delivers every transaction in it.
     public func deliver(receiptData: String, orderId: String?) async throws -> MerchantDeliveryResponse {
         try await send(
-            .POST, MerchantPaths.transactions, body: MerchantDeliveryRequest(receiptData: receiptData, orderId: orderId))
+            .POST, MerchantPaths.transactions, body: MerchantDeliveryRequest(receiptData: receiptData, orderId: orderId)
+        )
     }
 
     // MARK: What the user owns

@@ -140,14 +140,16 @@ public struct LoadedMerchantConfiguration: Sendable {
                 case .nonRenewing:
                     guard product.entitlement != nil, let days = product.durationDays, days > 0 else {
                         throw invalid(
-                            "\(field).durationDays", "The non-renewing \(product.productId) needs an entitlement and durationDays.",
+                            "\(field).durationDays",
+                            "The non-renewing \(product.productId) needs an entitlement and durationDays.",
                             fix: "Add both, e.g. \"season\" and 90.")
                     }
                 }
                 if let folder = product.content {
                     var isDirectory: ObjCBool = false
                     let url = resolve(folder)
-                    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue
+                    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+                        isDirectory.boolValue
                     else {
                         throw invalid(
                             "\(field).content", "The content folder \(url.path) does not exist.",

@@ -130,7 +130,10 @@ public struct StoreEndpoints: Codable, Sendable, Hashable {
             .production: "https://buy.itunes.apple.com/verifyReceipt",
             .sandbox: "https://sandbox.itunes.apple.com/verifyReceipt",
         ],
-        serverAPI: [.production: "https://api.storekit.itunes.apple.com", .sandbox: "https://api.storekit-sandbox.itunes.apple.com"])
+        serverAPI: [
+            .production: "https://api.storekit.itunes.apple.com",
+            .sandbox: "https://api.storekit-sandbox.itunes.apple.com",
+        ])
 
     /// A Kiosk store at `baseURL`: production at the root, the sandbox under `/sandbox`.
     public static func kiosk(_ baseURL: String) -> StoreEndpoints {
@@ -206,7 +209,8 @@ extension MerchantConfiguration {
             data = try Data(contentsOf: url)
         } catch {
             throw KioskError.invalid(
-                "configuration_unreadable", "Cannot read the merchant configuration \(path): \(error.localizedDescription)",
+                "configuration_unreadable",
+                "Cannot read the merchant configuration \(path): \(error.localizedDescription)",
                 field: path, fix: "Pass --config with the path of a JSON file (see `kiosk merchant init`).")
         }
         let configuration: MerchantConfiguration

@@ -23,7 +23,8 @@ public enum MerchantSetup {
         storeURL: String, adminToken: String, bundleId: String,
         products: [MerchantConfiguration.ProductSettings]? = nil, directory: URL, notificationURL: String? = nil
     ) async throws -> MerchantConfiguration {
-        let admin = StoreAdmin(baseURL: storeURL.hasSuffix("/") ? String(storeURL.dropLast()) : storeURL, token: adminToken)
+        let admin = StoreAdmin(
+            baseURL: storeURL.hasSuffix("/") ? String(storeURL.dropLast()) : storeURL, token: adminToken)
         var app = try await admin.json(.GET, "/admin/v1/apps/\(bundleId)")
         if app["sharedSecret"] == nil {
             app = try await admin.json(.POST, "/admin/v1/apps/\(bundleId)/shared-secret")
@@ -119,7 +120,8 @@ private struct StoreAdmin {
             let detail = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["error"] as? [String: Any]
             throw KioskError(
                 .invalidInput, code: detail?["code"] as? String ?? "store_refused",
-                message: "The store refused \(method) \(path): \(detail?["message"] as? String ?? "HTTP \(response.status.code)")",
+                message:
+                    "The store refused \(method) \(path): \(detail?["message"] as? String ?? "HTTP \(response.status.code)")",
                 fix: detail?["fix"] as? String ?? "Check the bundle id and the admin token.")
         }
         return data

@@ -32,7 +32,8 @@ public struct UserTokens: Sendable {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == Self.prefix,
             let expiry = Int64(parts[2]),
-            let userBytes = try? Base64.decode(string: String(parts[1]), options: [.base64UrlAlphabet, .omitPaddingCharacter]),
+            let userBytes = try? Base64.decode(
+                string: String(parts[1]), options: [.base64UrlAlphabet, .omitPaddingCharacter]),
             let userId = String(bytes: userBytes, encoding: .utf8), !userId.isEmpty
         else {
             throw Self.refusal("invalid_token", "The bearer token is not a merchant user token.")
@@ -58,6 +59,8 @@ public struct UserTokens: Sendable {
     private static func refusal(_ code: String, _ message: String) -> KioskError {
         KioskError(
             .unauthorized, code: code, message: message, field: "Authorization",
-            fix: "Send Authorization: Bearer <token> with a token your sign-in issued (`kiosk merchant token --user ID`).")
+            fix:
+                "Send Authorization: Bearer <token> with a token your sign-in issued (`kiosk merchant token --user ID`)."
+        )
     }
 }

@@ -31,7 +31,8 @@ struct MerchantController: Sendable {
                 request: try await request.decodeJSON(as: MerchantSpendRequest.self, context: context))
         }
 
-        let admin = base.group("admin").add(middleware: MerchantAdminMiddleware(adminToken: service.configuration.raw.adminToken))
+        let admin = base.group("admin").add(
+            middleware: MerchantAdminMiddleware(adminToken: service.configuration.raw.adminToken))
         admin.get("users/:userId/entitlements") { _, context in
             try await service.entitlements(userId: try context.parameters.require("userId"))
         }
@@ -39,7 +40,8 @@ struct MerchantController: Sendable {
             try await service.explain(userId: try context.parameters.require("userId"))
         }
         admin.post("reconcile") { request, context in
-            try await service.reconcile(try await request.decodeJSON(as: MerchantReconcileRequest.self, context: context))
+            try await service.reconcile(
+                try await request.decodeJSON(as: MerchantReconcileRequest.self, context: context))
         }
         admin.post("tokens", use: issueToken)
     }
@@ -71,14 +73,16 @@ struct MerchantController: Sendable {
                 fix: "Ask for products_v1.json (an array of ids) or products_v2.json (ids with what they grant).")
         }
         let etag = "\"" + SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
-        let lastModified = Date(timeIntervalSince1970: service.configuration.modifiedDate.timeIntervalSince1970.rounded(.down))
+        let lastModified = Date(
+            timeIntervalSince1970: service.configuration.modifiedDate.timeIntervalSince1970.rounded(.down))
         var headers = HTTPFields()
         headers[.eTag] = etag
         headers[.lastModified] = HTTPDate.format(lastModified)
         headers[.cacheControl] = "no-cache"
         let notModified: Bool
         if let match = request.headers[.ifNoneMatch] {
-            notModified = match == "*" || match.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
+            notModified =
+                match == "*" || match.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
         } else if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse) {
             notModified = lastModified <= since
         } else {
@@ -91,16 +95,20 @@ struct MerchantController: Sendable {
 
     // MARK: Orders and deliveries
 
-    @Sendable func createOrder(_ request: Request, context: MerchantRequestContext) async throws -> EditedResponse<MerchantOrder> {
+    @Sendable func createOrder(_ request: Request, context: MerchantRequestContext) async throws -> EditedResponse<
+        MerchantOrder
+    > {
         let body = try await request.decodeJSON(as: MerchantOrderRequest.self, context: context)
-        return EditedResponse(status: .created, response: try await service.createOrder(userId: try context.user(), request: body))
+        return EditedResponse(
+            status: .created, response: try await service.createOrder(userId: try context.user(), request: body))
     }
 
     @Sendable func order(_ request: Request, context: MerchantRequestContext) async throws -> MerchantOrder {
         try await service.order(id: try context.parameters.require("orderId"), userId: try context.user())
     }
 
-    @Sendable func deliver(_ request: Request, context: MerchantRequestContext) async throws -> MerchantDeliveryResponse {
+    @Sendable func deliver(_ request: Request, context: MerchantRequestContext) async throws -> MerchantDeliveryResponse
+    {
         let body = try await request.decodeJSON(as: MerchantDeliveryRequest.self, context: context)
         return try await service.deliver(userId: try context.user(), request: body)
     }
@@ -142,14 +150,16 @@ struct MerchantController: Sendable {
 
     // MARK: Admin
 
-    @Sendable func issueToken(_ request: Request, context: MerchantRequestContext) async throws -> MerchantTokenResponse {
+    @Sendable func issueToken(_ request: Request, context: MerchantRequestContext) async throws -> MerchantTokenResponse
+    {
         let body = try await request.decodeJSON(as: MerchantTokenRequest.self, context: context)
         guard !body.userId.isEmpty, body.userId.count <= 256 else {
             throw KioskError.invalid("invalid_user_id", "userId must have 1–256 characters.", field: "userId")
         }
         let lifetime = body.expiresIn ?? 30 * 86_400
         guard lifetime > 0 else {
-            throw KioskError.invalid("invalid_lifetime", "expiresIn must be a positive number of seconds.", field: "expiresIn")
+            throw KioskError.invalid(
+                "invalid_lifetime", "expiresIn must be a positive number of seconds.", field: "expiresIn")
         }
         let expires = service.clock.now().addingTimeInterval(TimeInterval(lifetime))
         return MerchantTokenResponse(

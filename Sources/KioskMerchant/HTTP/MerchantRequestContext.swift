@@ -39,7 +39,9 @@ struct UserAuthMiddleware: RouterMiddleware {
             throw KioskError(
                 .unauthorized, code: "missing_user_token", message: "This endpoint needs a user token.",
                 field: "Authorization",
-                fix: "Send Authorization: Bearer <token> with the token your sign-in issued (`kiosk merchant token --user ID`).")
+                fix:
+                    "Send Authorization: Bearer <token> with the token your sign-in issued (`kiosk merchant token --user ID`)."
+            )
         }
         var context = context
         context.userId = try tokens.userId(from: token, now: clock.now())

@@ -128,6 +128,6 @@ struct EntitlementCalculator: Sendable {
                         date: $0.spentAt, kind: "spent", transactionId: nil, productId: nil, source: "app",
                         detail: "-\($0.amount) \($0.name)" + ($0.reason.map { ": \($0)" } ?? ""))
                 })
-            .sorted { $0.date < $1.date })
+                .sorted { $0.date < $1.date })
     }
 }

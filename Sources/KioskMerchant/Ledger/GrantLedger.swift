@@ -120,7 +120,9 @@ struct GrantLedger: Sendable {
                 updated, kind: "revoked", source: source, now: now,
                 detail: "refunded or revoked (\(facts.revocationReason ?? "revoked")): \(takenBack(grant))")
         } else if grant.isRevoked, !updated.isRevoked {
-            try await appendEvent(updated, kind: "reinstated", source: source, now: now, detail: "refund reversed: \(grantDetail(updated))")
+            try await appendEvent(
+                updated, kind: "reinstated", source: source, now: now,
+                detail: "refund reversed: \(grantDetail(updated))")
         } else if updated.expiresDate != grant.expiresDate, let expires = updated.expiresDate {
             try await appendEvent(
                 updated, kind: "expiry_changed", source: source, now: now, detail: "now expires \(expires.iso8601)")
@@ -135,7 +137,9 @@ struct GrantLedger: Sendable {
             originalTransactionId: grant.originalTransactionId, productId: grant.productId, quantity: grant.quantity,
             purchaseDate: grant.purchaseDate, expiresDate: grant.expiresDate, revocationDate: now,
             revocationReason: "no_purchase_in_store", appAccountToken: nil, signedDate: now)
-        if facts.signedDate <= grant.stateSignedDate { facts.signedDate = grant.stateSignedDate.addingTimeInterval(0.001) }
+        if facts.signedDate <= grant.stateSignedDate {
+            facts.signedDate = grant.stateSignedDate.addingTimeInterval(0.001)
+        }
         try await updateState(grant, to: facts, source: "reconciliation", now: now)
     }
 
@@ -310,7 +314,8 @@ struct GrantLedger: Sendable {
             """)
     }
 
-    private func appendEvent(_ grant: GrantRecord, kind: String, source: String, now: Date, detail: String) async throws {
+    private func appendEvent(_ grant: GrantRecord, kind: String, source: String, now: Date, detail: String) async throws
+    {
         try await session.run(
             """
             INSERT INTO ledger_events (user_id, at, environment, transaction_id, product_id, kind, source, detail)

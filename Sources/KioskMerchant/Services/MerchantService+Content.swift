@@ -32,14 +32,16 @@ extension MerchantService {
                 let url = directory.appendingPathComponent(relative)
                 let data = try Data(contentsOf: url)
                 let signature = contentSignature(productId: productId, path: relative, userId: userId, expires: expires)
-                let user = Base64.encodeToString(bytes: Array(userId.utf8), options: [.base64UrlAlphabet, .omitPaddingCharacter])
+                let user = Base64.encodeToString(
+                    bytes: Array(userId.utf8), options: [.base64UrlAlphabet, .omitPaddingCharacter])
                 let path = relative.split(separator: "/").map {
                     String($0).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String($0)
                 }.joined(separator: "/")
                 return MerchantContent.File(
                     name: relative, size: Int64(data.count),
                     sha256: SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined(),
-                    url: "\(baseURL)\(MerchantPaths.content(productId: productId))/files/\(path)?user=\(user)&expires=\(Int64(expires.timeIntervalSince1970))&signature=\(signature)",
+                    url:
+                        "\(baseURL)\(MerchantPaths.content(productId: productId))/files/\(path)?user=\(user)&expires=\(Int64(expires.timeIntervalSince1970))&signature=\(signature)",
                     expiresDate: expires)
             })
     }

@@ -50,7 +50,8 @@ extension MerchantService {
                 ).deliveryOutcome
             }
             try await session.run(
-                "UPDATE received_notifications SET outcome = \(bind: outcome) WHERE uuid = \(bind: payload.notificationUUID)")
+                "UPDATE received_notifications SET outcome = \(bind: outcome) WHERE uuid = \(bind: payload.notificationUUID)"
+            )
             return outcome
         }
         logger.info(

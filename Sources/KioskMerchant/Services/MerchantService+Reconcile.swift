@@ -34,7 +34,8 @@ extension MerchantService {
             do {
                 if let facts = try await checks.notification(signedPayload).facts { keep(facts) }
             } catch {
-                logger.warning("reconciliation skipped a notification that did not verify", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "reconciliation skipped a notification that did not verify", metadata: ["error": "\(error)"])
             }
         }
         let (grants, unclaimed) = try await database.withSession { session in
@@ -57,7 +58,9 @@ extension MerchantService {
 
         let grantsById = Dictionary(grants.map { ($0.transactionId, $0) }, uniquingKeysWith: { first, _ in first })
         var findings: [MerchantReconcileReport.Finding] = []
-        for facts in store.values.sorted(by: { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }) {
+        for facts in store.values.sorted(by: {
+            ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId)
+        }) {
             if let grant = grantsById[facts.transactionId] {
                 guard grant.isRevoked != facts.isRevoked, facts.signedDate > grant.stateSignedDate else { continue }
                 var finding = MerchantReconcileReport.Finding(

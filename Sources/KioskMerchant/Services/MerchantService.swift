@@ -61,7 +61,8 @@ public struct MerchantService: Sendable {
             try await Orders(session: session).order(id: id)
         }
         guard let order, order.userId == userId else {
-            throw KioskError.notFound("unknown_order", "You have no order \(id).", field: "orderId", fix: "Create one first.")
+            throw KioskError.notFound(
+                "unknown_order", "You have no order \(id).", field: "orderId", fix: "Create one first.")
         }
         return order.message
     }
@@ -74,14 +75,17 @@ public struct MerchantService: Sendable {
         switch (request.signedTransaction, request.receiptData) {
         case (let signed?, nil):
             let delivery = try await deliverSignedTransaction(signed, orderId: request.orderId, userId: userId)
-            return MerchantDeliveryResponse(deliveries: [delivery], entitlements: try await entitlements(userId: userId))
+            return MerchantDeliveryResponse(
+                deliveries: [delivery], entitlements: try await entitlements(userId: userId))
         case (nil, let receipt?):
             let deliveries = try await deliverReceipt(receipt, orderId: request.orderId, userId: userId)
-            return MerchantDeliveryResponse(deliveries: deliveries, entitlements: try await entitlements(userId: userId))
+            return MerchantDeliveryResponse(
+                deliveries: deliveries, entitlements: try await entitlements(userId: userId))
         default:
             throw KioskError.invalid(
                 "missing_field", "Send exactly one of signedTransaction and receiptData.", field: "signedTransaction",
-                fix: "Send the transaction's jwsRepresentation as signedTransaction, or the app receipt as receiptData.")
+                fix: "Send the transaction's jwsRepresentation as signedTransaction, or the app receipt as receiptData."
+            )
         }
     }
 
@@ -106,7 +110,8 @@ public struct MerchantService: Sendable {
                 field: "signedTransaction", fix: "Sign in as the user who bought it.")
         }
         logger.info(
-            "delivery", metadata: ["transaction": "\(facts.transactionId)", "user": "\(userId)", "outcome": "\(outcome)"])
+            "delivery",
+            metadata: ["transaction": "\(facts.transactionId)", "user": "\(userId)", "outcome": "\(outcome)"])
         return MerchantDelivery(
             transactionId: facts.transactionId, productId: facts.productId, outcome: outcome.deliveryOutcome,
             orderId: owner.orderId, environment: facts.environment.appleName)
@@ -150,11 +155,14 @@ public struct MerchantService: Sendable {
                     let order = try await orders.ownedOrder(id: orderId, userId: userId, bundleId: app.bundleId)
                     var candidates: [PurchaseFacts] = []
                     for facts in verified.transactions where facts.productId == order.productId {
-                        if try await ledger.grant(transactionId: facts.transactionId, environment: facts.environment) == nil {
+                        if try await ledger.grant(transactionId: facts.transactionId, environment: facts.environment)
+                            == nil
+                        {
                             candidates.append(facts)
                         }
                     }
-                    orderTransaction = order.transactionId ?? candidates.max { $0.purchaseDate < $1.purchaseDate }?.transactionId
+                    orderTransaction =
+                        order.transactionId ?? candidates.max { $0.purchaseDate < $1.purchaseDate }?.transactionId
                 }
                 var deliveries: [MerchantDelivery] = []
                 for facts in verified.transactions {
@@ -162,12 +170,14 @@ public struct MerchantService: Sendable {
                         deliveries.append(
                             MerchantDelivery(
                                 transactionId: facts.transactionId, productId: facts.productId,
-                                outcome: "product_not_configured", orderId: nil, environment: facts.environment.appleName))
+                                outcome: "product_not_configured", orderId: nil,
+                                environment: facts.environment.appleName))
                         continue
                     }
                     let owner = GrantOwner(
                         userId: userId, orderId: facts.transactionId == orderTransaction ? orderId : nil)
-                    let outcome = try await ledger.apply(facts, owner: owner, product: product, source: "receipt", now: now)
+                    let outcome = try await ledger.apply(
+                        facts, owner: owner, product: product, source: "receipt", now: now)
                     deliveries.append(
                         MerchantDelivery(
                             transactionId: facts.transactionId, productId: facts.productId,
@@ -216,9 +226,11 @@ public struct MerchantService: Sendable {
             let grants = try await ledger.entitlementGrants(userId: userId)
             var renewals: [RenewalState] = []
             for environment in StoreEnvironment.allCases {
-                let originals = Set(grants.filter { $0.environment == environment && $0.productKind == .autoRenewable }
-                    .map(\.originalTransactionId))
-                renewals += try await ledger.renewalStates(originalTransactionIds: Array(originals), environment: environment)
+                let originals = Set(
+                    grants.filter { $0.environment == environment && $0.productKind == .autoRenewable }
+                        .map(\.originalTransactionId))
+                renewals += try await ledger.renewalStates(
+                    originalTransactionIds: Array(originals), environment: environment)
             }
             return (grants, renewals, try await ledger.balances(userId: userId))
         }

@@ -76,7 +76,10 @@ struct SignedDataChecks: Sendable {
         guard let bundleId, let app = configuration.apps[bundleId] else {
             throw KioskError.invalid(
                 "wrong_app", "The signed data is for \(bundleId ?? "no app"), which this merchant does not sell for.",
-                field: field, fix: "Send data the store signed for one of: \(configuration.apps.keys.sorted().joined(separator: ", ")).")
+                field: field,
+                fix:
+                    "Send data the store signed for one of: \(configuration.apps.keys.sorted().joined(separator: ", "))."
+            )
         }
         guard let name = environment, let environment = StoreEnvironment(appleName: name),
             let verifier = verifiers[bundleId]?[environment]

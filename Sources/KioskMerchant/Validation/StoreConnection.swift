@@ -33,19 +33,22 @@ struct StoreConnection: Sendable {
         guard status == 0 else { throw Self.receiptRefusal(status: status, answer: answer) }
         guard app.environments.contains(environment) else {
             throw KioskError.invalid(
-                "wrong_environment", "The receipt is from \(environment.appleName), which \(app.bundleId) does not accept here.",
+                "wrong_environment",
+                "The receipt is from \(environment.appleName), which \(app.bundleId) does not accept here.",
                 field: "receiptData", fix: "Send a receipt from an accepted environment.")
         }
         let receipt = answer["receipt"] as? [String: Any] ?? [:]
         guard receipt["bundle_id"] as? String == app.bundleId else {
             throw KioskError.invalid(
-                "wrong_app", "The receipt is for \(receipt["bundle_id"] as? String ?? "another app"), not \(app.bundleId).",
+                "wrong_app",
+                "The receipt is for \(receipt["bundle_id"] as? String ?? "another app"), not \(app.bundleId).",
                 field: "receiptData", fix: "Send the receipt of \(app.bundleId).")
         }
         let signed = Self.millis(receipt["request_date_ms"]) ?? clock.now()
         var seen = Set<String>()
         var transactions: [PurchaseFacts] = []
-        let entries = (receipt["in_app"] as? [[String: Any]] ?? []) + (answer["latest_receipt_info"] as? [[String: Any]] ?? [])
+        let entries =
+            (receipt["in_app"] as? [[String: Any]] ?? []) + (answer["latest_receipt_info"] as? [[String: Any]] ?? [])
         for entry in entries {
             guard let id = entry["transaction_id"] as? String, let productId = entry["product_id"] as? String,
                 let purchased = Self.millis(entry["purchase_date_ms"]), seen.insert(id).inserted
@@ -57,7 +60,9 @@ struct StoreConnection: Sendable {
                     quantity: Int(entry["quantity"] as? String ?? "1") ?? 1, purchaseDate: purchased,
                     expiresDate: Self.millis(entry["expires_date_ms"]),
                     revocationDate: Self.millis(entry["cancellation_date_ms"]),
-                    revocationReason: (entry["cancellation_reason"] as? String).map { $0 == "1" ? "issue_in_app" : "other" },
+                    revocationReason: (entry["cancellation_reason"] as? String).map {
+                        $0 == "1" ? "issue_in_app" : "other"
+                    },
                     appAccountToken: (entry["app_account_token"] as? String).flatMap(UUID.init(uuidString:)),
                     signedDate: signed))
         }
@@ -109,7 +114,8 @@ struct StoreConnection: Sendable {
 
     /// The signed transaction the store holds for `transactionId`, or nil when it knows none (404).
     func transactionInfo(_ transactionId: String, environment: StoreEnvironment) async throws -> String? {
-        let (status, data) = try await serverAPI(.GET, "/inApps/v1/transactions/\(transactionId)", environment: environment)
+        let (status, data) = try await serverAPI(
+            .GET, "/inApps/v1/transactions/\(transactionId)", environment: environment)
         if status == 404 { return nil }
         try Self.expectOK(status, data, call: "Get Transaction Info")
         return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["signedTransactionInfo"] as? String
@@ -120,7 +126,9 @@ struct StoreConnection: Sendable {
         var signed: [String] = []
         var revision: String?
         repeat {
-            let query = revision.map { "?revision=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? ""
+            let query =
+                revision.map { "?revision=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" }
+                ?? ""
             let (status, data) = try await serverAPI(
                 .GET, "/inApps/v2/history/\(transactionId)\(query)", environment: environment)
             if status == 404 { return signed }
@@ -137,7 +145,10 @@ struct StoreConnection: Sendable {
         var signed: [String] = []
         var token: String?
         repeat {
-            let query = token.map { "?paginationToken=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? ""
+            let query =
+                token.map {
+                    "?paginationToken=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)"
+                } ?? ""
             let body: [String: Any] = ["startDate": start.millisecondsSince1970, "endDate": end.millisecondsSince1970]
             let (status, data) = try await serverAPI(
                 .POST, "/inApps/v1/notifications/history\(query)", environment: environment,

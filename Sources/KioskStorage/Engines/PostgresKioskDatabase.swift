@@ -98,9 +98,10 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
                 id: 0, logger: logger)
             try await connection.close()
         } catch {
-            let reason = (error as? PSQLError).map { psql in
-                psql.serverInfo?[.message] ?? psql.underlying.map { "\($0)" } ?? "\(psql.code)"
-            } ?? "\(error)"
+            let reason =
+                (error as? PSQLError).map { psql in
+                    psql.serverInfo?[.message] ?? psql.underlying.map { "\($0)" } ?? "\(psql.code)"
+                } ?? "\(error)"
             throw StorageError.engine(
                 message: "Cannot connect to PostgreSQL at \(address): \(reason). Check that the server runs there and "
                     + "accepts this user and password")

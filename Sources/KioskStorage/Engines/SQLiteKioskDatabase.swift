@@ -43,7 +43,8 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
         let connection: SQLiteConnection
         do {
             connection = try await SQLiteConnection.open(
-                storage: storage, threadPool: threadPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
+                storage: storage, threadPool: threadPool, logger: logger,
+                on: MultiThreadedEventLoopGroup.singleton.any())
         } catch {
             try? await threadPool.shutdownGracefully()
             throw Self.translate(error)

@@ -10,6 +10,6 @@ extension Migration {
             reason BIGINT,
             CONSTRAINT certificate_revocations_pkey PRIMARY KEY (environment, serial_number)
         )
-        """,
+        """
     ]
 }

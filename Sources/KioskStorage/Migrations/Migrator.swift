@@ -38,8 +38,9 @@ struct Migrator: Sendable {
         )
         let rows = try await session.all("SELECT version FROM schema_migrations")
         let applied = Set(try rows.map { try $0.decode(column: "version", as: Int64.self) })
-        guard let next = migrations.sorted(by: { $0.version < $1.version })
-            .first(where: { !applied.contains(Int64($0.version)) })
+        guard
+            let next = migrations.sorted(by: { $0.version < $1.version })
+                .first(where: { !applied.contains(Int64($0.version)) })
         else { return nil }
         for statement in next.statements {
             try await session.run("\(unsafeRaw: statement)")

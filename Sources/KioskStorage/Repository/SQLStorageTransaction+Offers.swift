@@ -44,7 +44,7 @@ extension SQLStorageTransaction {
         var filter: SQLQueryString = "app_id = \(bind: appId)"
         if let productId { filter += " AND product_id = \(bind: productId)" }
         return try await session.all("SELECT * FROM offer_codes WHERE \(filter) ORDER BY created_at, code")
-        .map(Self.decodeOfferCode)
+            .map(Self.decodeOfferCode)
     }
 
     func redeemOfferCode(_ code: String, accountId: UUID, at date: Date) async throws -> Bool {
@@ -82,13 +82,16 @@ extension SQLStorageTransaction {
             throw StorageError.engine(message: "offer_codes holds a pricing that is not valid JSON: \(pricingText)")
         }
         var redemption: OfferCode.Redemption?
-        if let redeemedAt = try row.optionalDate("redeemed_at"), let accountId = try row.optionalUUID("redeemed_account_id") {
+        if let redeemedAt = try row.optionalDate("redeemed_at"),
+            let accountId = try row.optionalUUID("redeemed_account_id")
+        {
             redemption = OfferCode.Redemption(
                 accountId: accountId, redeemedAt: redeemedAt,
                 transactionId: try row.optional("redeemed_transaction_id", as: Int64.self))
         }
         return OfferCode(
-            code: try row.decode(column: "code", as: String.self), appId: try row.decode(column: "app_id", as: Int64.self),
+            code: try row.decode(column: "code", as: String.self),
+            appId: try row.decode(column: "app_id", as: Int64.self),
             productId: try row.decode(column: "product_id", as: String.self),
             referenceName: try row.decode(column: "reference_name", as: String.self),
             paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self), period: period,

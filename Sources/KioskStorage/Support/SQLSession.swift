@@ -83,7 +83,8 @@ extension SQLRow {
     }
 
     /// A text column holding the raw value of `T`; an unknown value is a storage error, not a crash.
-    public func enumeration<T: RawRepresentable>(_ column: String, as type: T.Type) throws -> T where T.RawValue == String {
+    public func enumeration<T: RawRepresentable>(_ column: String, as type: T.Type) throws -> T
+    where T.RawValue == String {
         let raw = try decode(column: column, as: String.self)
         guard let value = T(rawValue: raw) else {
             throw StorageError.engine(message: "column \(column) holds '\(raw)', which is not a known \(T.self)")

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 /// `/admin/v1/accounts`: production customer accounts (sandbox testers are `/admin/v1/testers`).
 struct AccountsController {
@@ -14,7 +14,8 @@ struct AccountsController {
         group.post("accounts") { request, context in
             let body = try await request.decodeJSON(as: AccountBody.self, context: context)
             guard let email = body.email else {
-                throw KioskError.invalid("missing_field", "The field 'email' is required.", field: "email", fix: "Add 'email'.")
+                throw KioskError.invalid(
+                    "missing_field", "The field 'email' is required.", field: "email", fix: "Add 'email'.")
             }
             let account = try await catalog.createAccount(email: email, changes: body.changes)
             return EditedResponse(status: .created, response: AccountResource(account))

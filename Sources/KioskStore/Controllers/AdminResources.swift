@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 // The JSON shapes of the console API (`/admin/v1`), as documented in openapi.yaml.
 
@@ -303,7 +303,8 @@ extension Request {
         guard let text else { return .sandbox }
         guard let environment = StoreEnvironment(rawValue: text.lowercased()) else {
             throw KioskError.invalid(
-                "invalid_environment", "Unknown environment '\(text)'.", field: field, fix: "Use 'sandbox' or 'production'.")
+                "invalid_environment", "Unknown environment '\(text)'.", field: field,
+                fix: "Use 'sandbox' or 'production'.")
         }
         return environment
     }

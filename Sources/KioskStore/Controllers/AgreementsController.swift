@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 /// `/admin/v1/agreements/paid-apps`: the Paid Apps agreement that gates every product.
 struct AgreementsController {

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 /// `/admin/v1/apps`: apps, their shared secret and notification URLs, and their In-App Purchase keys.
 struct AppsController {

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 /// `/admin/v1/apps/{bundleId}/catalog`: the whole catalog in and out, as Kiosk JSON or an Xcode `.storekit` file.
 struct CatalogController {
@@ -53,7 +53,8 @@ struct CatalogController {
         guard let text else { return nil }
         guard let format = FileFormat(rawValue: text.lowercased()) else {
             throw KioskError.invalid(
-                "invalid_format", "Unknown catalog format '\(text)'.", field: "format", fix: "Use 'json' or 'storekit'.")
+                "invalid_format", "Unknown catalog format '\(text)'.", field: "format", fix: "Use 'json' or 'storekit'."
+            )
         }
         return format
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 import KioskSigning
 
 /// `/admin/v1/certificates` and `/admin/v1/apps/{bundleId}/signed-test-notification`: the roots merchants must
@@ -28,7 +28,8 @@ struct CertificatesController {
                     status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: identity.rootDER)))
             case let other:
                 throw KioskError.invalid(
-                    "invalid_format", "Unknown certificate format '\(other)'.", field: "format", fix: "Use 'pem' or 'der'.")
+                    "invalid_format", "Unknown certificate format '\(other)'.", field: "format",
+                    fix: "Use 'pem' or 'der'.")
             }
         }
         // Revokes the leaf or intermediate; the OCSP responder answers `revoked` from then on. Idempotent.

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 /// `/admin/v1/apps/{bundleId}/subscription-groups`.
 struct GroupsController {

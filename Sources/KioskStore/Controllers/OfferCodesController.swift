@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 /// `/admin/v1/apps/{bundleId}/offer-codes`: create one-time offer codes (`POST`, 201) and list them with their
 /// state (`GET ?productId=`).
@@ -12,12 +12,14 @@ struct OfferCodesController {
         group.post("apps/:bundleId/offer-codes") { request, context in
             let body = try await request.decodeJSON(as: OfferCodesCreateBody.self, context: context)
             let codes = try await catalog.createOfferCodes(
-                bundleId: try context.parameters.require("bundleId"), productId: try Self.require(body.productId, "productId"),
+                bundleId: try context.parameters.require("bundleId"),
+                productId: try Self.require(body.productId, "productId"),
                 referenceName: try Self.require(body.referenceName, "referenceName"),
                 paymentMode: try Self.require(body.paymentMode, "paymentMode"),
                 period: try Self.require(body.period, "period"), numberOfPeriods: body.numberOfPeriods ?? 1,
                 pricing: body.pricing ?? Pricing(), count: try Self.require(body.count, "count"))
-            return EditedResponse(status: .created, response: OfferCodeList(offerCodes: codes.map(OfferCodeResource.init)))
+            return EditedResponse(
+                status: .created, response: OfferCodeList(offerCodes: codes.map(OfferCodeResource.init)))
         }
         group.get("apps/:bundleId/offer-codes") { request, context in
             OfferCodeList(

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 /// `/admin/v1/apps/{bundleId}/products`: products, their localizations, review, availability and prices.
 struct ProductsController {
@@ -10,7 +10,8 @@ struct ProductsController {
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         group.get("apps/:bundleId/products") { request, context in
             let bundleId = try context.parameters.require("bundleId")
-            let includeDeleted = request.uri.queryParameters.get("includeDeleted").map { $0.lowercased() == "true" } ?? false
+            let includeDeleted =
+                request.uri.queryParameters.get("includeDeleted").map { $0.lowercased() == "true" } ?? false
             return ProductList(
                 products: try await catalog.products(bundleId: bundleId, includeDeleted: includeDeleted).map {
                     ProductResource($0)
@@ -30,8 +31,10 @@ struct ProductsController {
         }
         group.get("apps/:bundleId/products/:productId") { request, context in
             let bundleId = try context.parameters.require("bundleId")
-            let product = try await catalog.product(bundleId: bundleId, productId: try context.parameters.require("productId"))
-            return try await resource(product, bundleId: bundleId, storefront: request.uri.queryParameters.get("storefront"))
+            let product = try await catalog.product(
+                bundleId: bundleId, productId: try context.parameters.require("productId"))
+            return try await resource(
+                product, bundleId: bundleId, storefront: request.uri.queryParameters.get("storefront"))
         }
         group.patch("apps/:bundleId/products/:productId") { request, context in
             let bundleId = try context.parameters.require("bundleId")
@@ -50,13 +53,15 @@ struct ProductsController {
                     "product_id_immutable", "A product id cannot change.", field: "productId",
                     fix: "Create a new product; product ids are permanent.")
             }
-            let product = try await catalog.updateProduct(bundleId: bundleId, productId: productId, changes: body.changes)
+            let product = try await catalog.updateProduct(
+                bundleId: bundleId, productId: productId, changes: body.changes)
             return try await resource(product, bundleId: bundleId, storefront: nil)
         }
         group.delete("apps/:bundleId/products/:productId") { _, context in
             let bundleId = try context.parameters.require("bundleId")
             return ProductResource(
-                try await catalog.deleteProduct(bundleId: bundleId, productId: try context.parameters.require("productId")))
+                try await catalog.deleteProduct(
+                    bundleId: bundleId, productId: try context.parameters.require("productId")))
         }
         group.put("apps/:bundleId/products/:productId/localizations/:locale") { request, context in
             let bundleId = try context.parameters.require("bundleId")
@@ -93,7 +98,8 @@ struct ProductsController {
         }
         group.get("apps/:bundleId/products/:productId/prices") { _, context in
             let bundleId = try context.parameters.require("bundleId")
-            let product = try await catalog.product(bundleId: bundleId, productId: try context.parameters.require("productId"))
+            let product = try await catalog.product(
+                bundleId: bundleId, productId: try context.parameters.require("productId"))
             return PriceList(productId: product.productId, prices: Self.prices(of: product.pricing))
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 import KioskProtocol
 
 /// The client protocol KioskKit speaks (`StoreKitPaths`), mounted once per environment:
@@ -11,7 +11,8 @@ struct StoreKitController {
     let environment: StoreEnvironment
 
     func addRoutes(to router: Router<KioskRequestContext>) {
-        let base = router.group(RouterPath(stringLiteral: String(StoreKitPaths.base(sandbox: environment == .sandbox).dropFirst())))
+        let base = router.group(
+            RouterPath(stringLiteral: String(StoreKitPaths.base(sandbox: environment == .sandbox).dropFirst())))
         base.post("sessions") { request, context in
             let body = try await request.decodeJSON(as: SignInRequest.self, context: context)
             return try JSONAnswer.response(try await purchases.signIn(body, environment: environment), status: .created)
@@ -34,7 +35,8 @@ struct StoreKitController {
         }
         client.post("queue/:sequence/finish") { _, context in
             let sequence = try context.parameters.require("sequence", as: Int64.self)
-            return try JSONAnswer.response(try await purchases.finish(sequence: sequence, for: try context.requireClient()))
+            return try JSONAnswer.response(
+                try await purchases.finish(sequence: sequence, for: try context.requireClient()))
         }
         client.post("restore") { request, context in
             let data = try await request.collectBody(context: context)

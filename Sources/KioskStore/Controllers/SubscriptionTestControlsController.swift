@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 import KioskProtocol
 
 /// `/sandbox/test/v1/clock` and `/sandbox/test/v1/apps/{bundleId}/subscriptions…`: the sandbox clock and the

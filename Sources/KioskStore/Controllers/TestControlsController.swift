@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 import KioskProtocol
 
 /// `/sandbox/test/v1/apps/{bundleId}/…`: the sandbox test controls (`TestControlPaths`), admin token only.
@@ -72,7 +72,8 @@ struct TestControlsController {
                     deviceId: deviceId))
         }
         group.get("apps/:bundleId/failures") { _, context in
-            try JSONAnswer.response(try await testControls.failures(bundleId: try context.parameters.require("bundleId")))
+            try JSONAnswer.response(
+                try await testControls.failures(bundleId: try context.parameters.require("bundleId")))
         }
         group.put("apps/:bundleId/failures") { request, context in
             let body = try await request.decodeJSON(as: TestFailureRequest.self, context: context)

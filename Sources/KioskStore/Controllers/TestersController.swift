@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 /// `/admin/v1/testers`: sandbox test users.
 struct TestersController {
@@ -14,7 +14,8 @@ struct TestersController {
         group.post("testers") { request, context in
             let body = try await request.decodeJSON(as: TesterBody.self, context: context)
             guard let email = body.email else {
-                throw KioskError.invalid("missing_field", "The field 'email' is required.", field: "email", fix: "Add 'email'.")
+                throw KioskError.invalid(
+                    "missing_field", "The field 'email' is required.", field: "email", fix: "Add 'email'.")
             }
             let tester = try await catalog.createTester(email: email, changes: body.changes)
             return EditedResponse(status: .created, response: TesterResource(tester))

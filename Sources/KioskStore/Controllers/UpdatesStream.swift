@@ -36,19 +36,23 @@ struct UpdatesStream: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            let (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            try await withGracefulShutdownHandler {
-                try await stream(to: &writer, wakeups: wakeups, continuation: continuation)
-            } onGracefulShutdown: {
-                continuation.finish()
-            }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                let (wakeups, continuation) = AsyncStream.makeStream(
+                    of: Void.self, bufferingPolicy: .bufferingNewest(1))
+                try await withGracefulShutdownHandler {
+                    try await stream(to: &writer, wakeups: wakeups, continuation: continuation)
+                } onGracefulShutdown: {
+                    continuation.finish()
+                }
+                try await writer.finish(nil)
+            })
     }
 
     private func stream(
-        to writer: inout any ResponseBodyWriter, wakeups: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation
+        to writer: inout any ResponseBodyWriter, wakeups: AsyncStream<Void>,
+        continuation: AsyncStream<Void>.Continuation
     ) async throws {
         let listener = UUID()
         await purchases.feed.listen(client.feedKey, id: listener, continuation: continuation)
@@ -80,7 +84,8 @@ struct UpdatesStream: Sendable {
                 }
                 try await writer.write(ByteBuffer(string: text))
                 lastWrite = .now
-                batch = batch.count == Self.batchSize
+                batch =
+                    batch.count == Self.batchSize
                     ? try await purchases.entries(after: cursor, limit: Self.batchSize, for: client) : []
             }
             if ContinuousClock.now - lastWrite >= Self.keepAliveInterval {

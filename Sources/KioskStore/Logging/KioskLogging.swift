@@ -38,7 +38,9 @@ struct JSONLogHandler: LogHandler {
         object["label"] = label
         object["message"] = event.message.description
         object["source"] = event.source
-        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        guard
+            var data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
         data.append(UInt8(ascii: "\n"))
         FileHandle.standardError.write(data)

@@ -26,7 +26,9 @@ struct AdminAuthMiddleware: RouterMiddleware {
             throw KioskError(
                 .unauthorized, code: "invalid_admin_token", message: "The admin token is wrong.",
                 field: "Authorization",
-                fix: "Use the token `kiosk serve` printed at first start, or restart it with --admin-token to set a new one.")
+                fix:
+                    "Use the token `kiosk serve` printed at first start, or restart it with --admin-token to set a new one."
+            )
         }
         return try await next(request, context)
     }

@@ -18,11 +18,13 @@ struct ClientAuthMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization], header.hasPrefix(prefix) else {
             throw KioskError(
                 .unauthorized, code: "missing_session", message: "This endpoint needs a signed-in session.",
-                field: "Authorization", fix: "Sign in (POST …/sessions) and send 'Authorization: Bearer <sessionToken>'.",
+                field: "Authorization",
+                fix: "Sign in (POST …/sessions) and send 'Authorization: Bearer <sessionToken>'.",
                 storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
         }
         var context = context
-        context.client = try await purchases.client(token: String(header.dropFirst(prefix.count)), environment: environment)
+        context.client = try await purchases.client(
+            token: String(header.dropFirst(prefix.count)), environment: environment)
         return try await next(request, context)
     }
 }

@@ -20,7 +20,10 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         registry.makeCounter(descriptor: Self.requests, labels: labels).increment()
         registry.makeDurationHistogram(
             descriptor: Self.duration, labels: Array(labels.prefix(2)),
-            buckets: [.milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2)]
+            buckets: [
+                .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(500),
+                .seconds(2),
+            ]
         ).recordNanoseconds((ContinuousClock.now - start).nanoseconds)
         return response
     }

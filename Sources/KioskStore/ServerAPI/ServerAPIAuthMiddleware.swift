@@ -53,7 +53,9 @@ struct ServerAPIAuthMiddleware: RouterMiddleware {
             throw ServerAPIUnauthorized(reason: "aud is not \(ServerAPIToken.audience)")
         }
         let now = clock.now().timeIntervalSince1970
-        guard let expiry = token.claims.exp, expiry > now else { throw ServerAPIUnauthorized(reason: "expired or no exp") }
+        guard let expiry = token.claims.exp, expiry > now else {
+            throw ServerAPIUnauthorized(reason: "expired or no exp")
+        }
         guard expiry <= now + Self.maximumLifetime + Self.clockSkew else {
             throw ServerAPIUnauthorized(reason: "exp is more than an hour ahead")
         }
@@ -68,7 +70,9 @@ struct ServerAPIAuthMiddleware: RouterMiddleware {
             let app = if let key { try await tx.app(id: key.appId) } else { App?.none }
             return (key, app, try await CatalogService.issuerId(in: tx))
         }
-        guard let key, key.revokedAt == nil, let app else { throw ServerAPIUnauthorized(reason: "unknown or revoked kid") }
+        guard let key, key.revokedAt == nil, let app else {
+            throw ServerAPIUnauthorized(reason: "unknown or revoked kid")
+        }
         guard issuer == storeIssuer else { throw ServerAPIUnauthorized(reason: "iss is not this store's issuer id") }
         guard bundleId == app.bundleId else { throw ServerAPIUnauthorized(reason: "bid is not the key's app") }
         guard let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM),
@@ -81,7 +85,9 @@ struct ServerAPIAuthMiddleware: RouterMiddleware {
 extension KioskRequestContext {
     /// The authenticated Server API caller; set on every `/inApps` route.
     func requireServerAPICaller() throws -> ServerAPICaller {
-        guard let serverAPI else { throw ServerAPIUnauthorized(reason: "route mounted without ServerAPIAuthMiddleware") }
+        guard let serverAPI else {
+            throw ServerAPIUnauthorized(reason: "route mounted without ServerAPIAuthMiddleware")
+        }
         return serverAPI
     }
 }

@@ -56,7 +56,8 @@ extension ServerAPIController {
         }
         guard let (notification, attempts) = found else { throw ServerAPIError.testNotificationNotFound }
         return try ServerAPIAnswer.json(
-            NotificationHistoryItem(signedPayload: notification.signedPayload, sendAttempts: attempts.map(SendAttempt.init)))
+            NotificationHistoryItem(
+                signedPayload: notification.signedPayload, sendAttempts: attempts.map(SendAttempt.init)))
     }
 
     /// `<lower- or upper-case UUID>_<decimal milliseconds>`.
@@ -96,7 +97,8 @@ extension ServerAPIController {
             }
             after = cursor
         }
-        let page = try await service.database.transaction { [after] tx -> ([ServerNotification], [NotificationAttempt]) in
+        let page = try await service.database.transaction {
+            [after] tx -> ([ServerNotification], [NotificationAttempt]) in
             var originalTransactionId: Int64?
             if let transactionId {
                 guard let transaction = try await tx.transaction(id: transactionId, environment: environment),

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 import KioskSigning
 import KioskStorage
 
@@ -47,7 +47,8 @@ extension ServerAPIController {
             guard let found = try await tx.transaction(id: id, environment: environment),
                 found.appId == caller.app.id
             else { throw ServerAPIError.transactionIdNotFound }
-            let all = try await tx.transactions(accountId: found.accountId, appId: found.appId, environment: environment)
+            let all = try await tx.transactions(
+                accountId: found.accountId, appId: found.appId, environment: environment)
             var byGroup: [Int64: [LastTransaction]] = [:]
             for latest in SubscriptionService.latestPerSubscription(all) {
                 let status = try await subscriptions.status(of: latest, now: now, in: tx).rawValue
@@ -78,7 +79,8 @@ extension ServerAPIController {
     /// a repeated `requestIdentifier` answers the first outcome and changes nothing.
     private func extendRenewalDate(_ request: Request, context: KioskRequestContext) async throws -> Response {
         let caller = try context.requireServerAPICaller()
-        let id = try Self.decimalId(context.parameters.get("originalTransactionId"), else: .invalidOriginalTransactionId)
+        let id = try Self.decimalId(
+            context.parameters.get("originalTransactionId"), else: .invalidOriginalTransactionId)
         let body = try await Self.decodeBody(ExtendRenewalDateRequest.self, request, context: context)
         let (days, reason, requestIdentifier) = try Self.validateExtension(
             body.extendByDays, body.extendReasonCode, body.requestIdentifier)
@@ -249,7 +251,8 @@ extension ServerAPIController {
     {
         do {
             return try await attempt()
-        } catch StorageError.uniqueViolation(let constraint) where constraint == "renewal_extensions.request_identifier" {
+        } catch StorageError.uniqueViolation(let constraint) where constraint == "renewal_extensions.request_identifier"
+        {
             return try await attempt()
         }
     }

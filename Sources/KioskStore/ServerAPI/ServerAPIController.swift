@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 import KioskStorage
 
 /// Apple's App Store Server API, mounted once per environment: `/inApps/…` for production and
@@ -14,8 +14,10 @@ struct ServerAPIController {
     func addRoutes(to router: Router<KioskRequestContext>) {
         let base = router.group(environment == .sandbox ? "sandbox/inApps" : "inApps")
             .add(middleware: ServerAPIErrorMiddleware())
-            .add(middleware: ServerAPIAuthMiddleware(
-                database: service.database, clock: service.clocks.base, environment: environment))
+            .add(
+                middleware: ServerAPIAuthMiddleware(
+                    database: service.database, clock: service.clocks.base, environment: environment)
+            )
             .add(middleware: ServerAPIRateLimitMiddleware(limiter: service.rateLimiter))
         addTransactionRoutes(to: base)
         addSubscriptionRoutes(to: base)

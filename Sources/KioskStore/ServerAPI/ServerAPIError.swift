@@ -39,12 +39,17 @@ struct ServerAPIError: Error, Sendable, Equatable {
     static let appNotFound = ServerAPIError(4_040_003, "App not found.")
     static let originalTransactionIdNotFound = ServerAPIError(4_040_005, "Original transaction id not found.")
     static let serverNotificationURLNotFound = ServerAPIError(
-        4_040_007, "No App Store Server Notification URL found for provided app. Check that a URL is configured "
+        4_040_007,
+        "No App Store Server Notification URL found for provided app. Check that a URL is configured "
             + "in App Store Connect for this environment.")
-    static let testNotificationNotFound = ServerAPIError(4_040_008, "Either the test notification token is expired "
-        + "or the notification and status are not yet available.")
-    static let statusRequestNotFound = ServerAPIError(4_040_009, "The server didn't find a subscription-renewal-date "
-        + "extension request for this requestIdentifier and product id.")
+    static let testNotificationNotFound = ServerAPIError(
+        4_040_008,
+        "Either the test notification token is expired "
+            + "or the notification and status are not yet available.")
+    static let statusRequestNotFound = ServerAPIError(
+        4_040_009,
+        "The server didn't find a subscription-renewal-date "
+            + "extension request for this requestIdentifier and product id.")
     static let transactionIdNotFound = ServerAPIError(4_040_010, "Transaction id not found.")
     static let appTransactionDoesNotExist = ServerAPIError(4_040_019, "No AppTransaction exists for the customer.")
     static let generalInternal = ServerAPIError(5_000_000, "An unknown error occurred.")

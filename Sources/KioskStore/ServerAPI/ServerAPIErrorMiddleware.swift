@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import KioskHTTP
 import KioskCore
+import KioskHTTP
 
 /// Answers every failure under `/inApps` in Apple's error shape: ``ServerAPIError`` as it is, a body or query
 /// the handler could not read as `4000000`, anything else as `5000000` with the details only in the log.

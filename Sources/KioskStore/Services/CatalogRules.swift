@@ -54,7 +54,8 @@ enum CatalogRules {
     }
 
     static func validateGroup(_ group: SubscriptionGroup) throws {
-        try CatalogValidator.require(CatalogValidator.validateReferenceName(group.referenceName, field: "referenceName"))
+        try CatalogValidator.require(
+            CatalogValidator.validateReferenceName(group.referenceName, field: "referenceName"))
         for (index, localization) in group.localizations.enumerated() {
             let field = "localizations[\(index)]"
             guard AppStoreLocale.normalized(localization.locale) != nil else {

@@ -38,7 +38,8 @@ extension CatalogService {
                     field: "email", fix: "Each account needs its own email; update the existing one instead.")
             }
             let account = CustomerAccount(
-                id: UUID(), email: email, passwordHash: new.passwordHash, firstName: new.firstName, lastName: new.lastName,
+                id: UUID(), email: email, passwordHash: new.passwordHash, firstName: new.firstName,
+                lastName: new.lastName,
                 storefront: new.storefront.code, paymentOutcome: changes.paymentOutcome ?? .approve, createdAt: now,
                 updatedAt: now)
             try await tx.insertCustomer(account)

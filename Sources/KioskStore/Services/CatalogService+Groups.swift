@@ -69,7 +69,8 @@ extension CatalogService {
                 throw KioskError.conflict(
                     "group_not_empty",
                     "Subscription group '\(group.referenceName)' still holds \(members.map(\.productId).joined(separator: ", ")).",
-                    field: "groupId", fix: "Products stay in their group even when deleted, so this group must stay too.")
+                    field: "groupId",
+                    fix: "Products stay in their group even when deleted, so this group must stay too.")
             }
             try await tx.deleteGroup(id: group.id)
         }

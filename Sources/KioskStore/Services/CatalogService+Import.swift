@@ -43,7 +43,8 @@ extension CatalogService {
                     groups = groups.map { $0.id == updated.id ? updated : $0 }
                     summary.updated.append(label)
                 } else {
-                    let group = entry.group(id: try await tx.nextIdentifier(.subscriptionGroupId), appId: app.id, now: now)
+                    let group = entry.group(
+                        id: try await tx.nextIdentifier(.subscriptionGroupId), appId: app.id, now: now)
                     try Self.validate(at: "subscriptionGroups[\(index)]") { try CatalogRules.validateGroup(group) }
                     try await tx.insertGroup(group)
                     groups.append(group)

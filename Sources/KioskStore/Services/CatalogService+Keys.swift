@@ -26,7 +26,8 @@ extension CatalogService {
                 id: material.keyId, appId: app.id, name: name ?? "Key \(material.keyId)",
                 publicKeyPEM: material.publicKeyPEM, createdAt: now)
             try await tx.insertKey(key)
-            return CreatedKey(key: key, issuerId: try await Self.issuerId(in: tx), privateKeyPEM: material.privateKeyPEM)
+            return CreatedKey(
+                key: key, issuerId: try await Self.issuerId(in: tx), privateKeyPEM: material.privateKeyPEM)
         }
     }
 

@@ -120,10 +120,12 @@ extension CatalogService {
             let wanted = CatalogRules.normalizedLocale(locale)
             guard product.localizations.contains(where: { CatalogRules.normalizedLocale($0.locale) == wanted }) else {
                 throw KioskError.notFound(
-                    "localization_not_found", "Product '\(productId)' has no localization '\(locale)'.", field: "locale",
+                    "localization_not_found", "Product '\(productId)' has no localization '\(locale)'.",
+                    field: "locale",
                     fix: "Its locales are: \(product.localizations.map(\.locale).joined(separator: ", ")).")
             }
-            return ProductChanges(localizations: product.localizations.filter { CatalogRules.normalizedLocale($0.locale) != wanted })
+            return ProductChanges(
+                localizations: product.localizations.filter { CatalogRules.normalizedLocale($0.locale) != wanted })
         }
     }
 
@@ -230,12 +232,14 @@ extension CatalogService {
                 "group_not_found", "App '\(app.bundleId)' has no subscription group '\(label)'.",
                 field: "subscription.group",
                 fix: "Create it first with `kiosk groups create --app \(app.bundleId) --name …`; existing groups: "
-                    + (groups.isEmpty ? "none" : groups.map { "\($0.referenceName) (\($0.id))" }.joined(separator: ", ")))
+                    + (groups.isEmpty
+                        ? "none" : groups.map { "\($0.referenceName) (\($0.id))" }.joined(separator: ", ")))
         }
         return found
     }
 
-    static func requireLiveProduct(_ productId: String, app: App, in tx: any StorageTransaction) async throws -> Product {
+    static func requireLiveProduct(_ productId: String, app: App, in tx: any StorageTransaction) async throws -> Product
+    {
         guard let product = try await tx.product(appId: app.id, productId: productId) else {
             throw productNotFound(productId, bundleId: app.bundleId)
         }

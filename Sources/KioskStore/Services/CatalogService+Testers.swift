@@ -39,7 +39,8 @@ extension CatalogService {
         let now = clock.now()
         let settings = TesterSettings(
             interruptPurchases: changes.interruptPurchases ?? false, askToBuy: changes.askToBuy ?? false,
-            renewalRate: changes.renewalRate ?? .monthlyEvery5Minutes, paymentOutcome: changes.paymentOutcome ?? .approve)
+            renewalRate: changes.renewalRate ?? .monthlyEvery5Minutes,
+            paymentOutcome: changes.paymentOutcome ?? .approve)
         return try await database.transaction { tx in
             if try await tx.tester(email: email) != nil {
                 throw KioskError.conflict(
@@ -47,7 +48,8 @@ extension CatalogService {
                     fix: "Each tester needs its own email; update the existing one with `kiosk testers update`.")
             }
             let tester = Tester(
-                id: UUID(), email: email, passwordHash: new.passwordHash, firstName: new.firstName, lastName: new.lastName,
+                id: UUID(), email: email, passwordHash: new.passwordHash, firstName: new.firstName,
+                lastName: new.lastName,
                 storefront: new.storefront.code, settings: settings, createdAt: now, updatedAt: now)
             try await tx.insertTester(tester)
             return tester

@@ -93,7 +93,8 @@ public struct CatalogService: Sendable {
             guard agreement.status != status else { return agreement }
             agreement.status = status
             agreement.acceptedAt = status == .active ? now : nil
-            try await tx.setSetting(Self.agreementKey, to: String(decoding: try JSONEncoder().encode(agreement), as: UTF8.self))
+            try await tx.setSetting(
+                Self.agreementKey, to: String(decoding: try JSONEncoder().encode(agreement), as: UTF8.self))
             return agreement
         }
     }

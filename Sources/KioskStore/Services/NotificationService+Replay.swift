@@ -42,7 +42,9 @@ extension NotificationService {
                 "no_notification_url",
                 "The app \(bundleId) has no \(notification.environment.rawValue) notification URL to send it to.",
                 field: "notificationUUID",
-                fix: "Set one with `kiosk apps update \(bundleId) --\(notification.environment.rawValue)-notification-url URL`.")
+                fix:
+                    "Set one with `kiosk apps update \(bundleId) --\(notification.environment.rawValue)-notification-url URL`."
+            )
         }
         // One round at a time: a replay and a scheduled attempt of the same notification never interleave.
         let round = rounds[notification.environment]!

@@ -175,15 +175,18 @@ public struct NotificationService: Service {
                 }
                 logger.debug(
                     "Notification not sent: the app has no notification URL for the environment",
-                    metadata: ["uuid": "\(uuid)", "bundleId": "\(app.bundleId)",
-                               "environment": "\(notification.environment.rawValue)"])
+                    metadata: [
+                        "uuid": "\(uuid)", "bundleId": "\(app.bundleId)",
+                        "environment": "\(notification.environment.rawValue)",
+                    ])
                 return
             }
             let attemptedAt =
                 notification.environment == .sandbox
                 ? notification.nextAttemptAt ?? clocks.sandbox.now() : clocks.base.now()
             let answered = Set(earlier.filter { $0.result == .success }.map(\.url))
-            let attempts = await post(notification, to: urls.filter { !answered.contains($0) }, at: attemptedAt, after: earlier)
+            let attempts = await post(
+                notification, to: urls.filter { !answered.contains($0) }, at: attemptedAt, after: earlier)
             let attemptCount = notification.attemptCount + 1
             let retries = notification.environment == .production || app.sandboxNotificationRetries
             let delivered = attempts.allSatisfy { $0.result == .success }
@@ -204,7 +207,9 @@ public struct NotificationService: Service {
     }
 
     /// POSTs a notification to each URL in turn; answers the attempts, numbered per URL after `earlier`.
-    func post(_ notification: ServerNotification, to urls: [String], at date: Date, after earlier: [NotificationAttempt])
+    func post(
+        _ notification: ServerNotification, to urls: [String], at date: Date, after earlier: [NotificationAttempt]
+    )
         async -> [NotificationAttempt]
     {
         var attempts: [NotificationAttempt] = []
@@ -222,10 +227,12 @@ public struct NotificationService: Service {
         for failed in attempts where failed.result != .success {
             logger.warning(
                 "Notification delivery failed",
-                metadata: ["uuid": "\(notification.uuid)", "type": "\(notification.notificationType)",
-                           "url": "\(failed.url)", "result": "\(failed.result.rawValue)",
-                           "httpStatus": "\(failed.httpStatus.map(String.init) ?? "-")",
-                           "nextAttempt": "\(next.map { "\($0)" } ?? "none")"])
+                metadata: [
+                    "uuid": "\(notification.uuid)", "type": "\(notification.notificationType)",
+                    "url": "\(failed.url)", "result": "\(failed.result.rawValue)",
+                    "httpStatus": "\(failed.httpStatus.map(String.init) ?? "-")",
+                    "nextAttempt": "\(next.map { "\($0)" } ?? "none")",
+                ])
         }
     }
 

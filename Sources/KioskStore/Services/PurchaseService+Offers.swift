@@ -21,7 +21,8 @@ extension PurchaseService {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .missingOfferParams, "missing_offer_params",
-                    "The promotional offer needs an identifier, a key identifier, a nonce, a signature and a timestamp."))
+                    "The promotional offer needs an identifier, a key identifier, a nonce, a signature and a timestamp."
+                ))
         }
         guard let offer = product.promotionalOffers.first(where: { $0.identifier == discount.identifier }) else {
             throw PurchaseRefusal(
@@ -97,7 +98,8 @@ extension PurchaseService {
         guard let code = try await tx.offerCode(text), code.appId == client.app.id else {
             throw PurchaseRefusal(
                 error: Self.offerCodeRefusal(
-                    .invalidOfferIdentifier, "offer_code_unknown", "\(client.app.bundleId) has no offer code '\(text)'."))
+                    .invalidOfferIdentifier, "offer_code_unknown", "\(client.app.bundleId) has no offer code '\(text)'."
+                ))
         }
         guard code.productId == product.productId else {
             throw PurchaseRefusal(

@@ -112,7 +112,8 @@ extension PurchaseService {
             return try await fail(
                 &payment,
                 KioskError(
-                    .conflict, code: "insufficient_funds", message: "The account's payment method has insufficient funds.",
+                    .conflict, code: "insufficient_funds",
+                    message: "The account's payment method has insufficient funds.",
                     storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue), now: now, in: tx)
         }
     }
@@ -167,7 +168,8 @@ extension PurchaseService {
             purchaseDate: transaction.purchaseDate.millisecondsSince1970,
             originalPurchaseDate: transaction.originalPurchaseDate.millisecondsSince1970,
             expiresDate: transaction.expiresDate?.millisecondsSince1970, quantity: transaction.quantity,
-            type: transaction.productType.appleName, appAccountToken: transaction.appAccountToken?.uuidString.lowercased(),
+            type: transaction.productType.appleName,
+            appAccountToken: transaction.appAccountToken?.uuidString.lowercased(),
             signedDate: now.millisecondsSince1970, revocationReason: transaction.revocationReason,
             revocationDate: transaction.revocationDate?.millisecondsSince1970,
             isUpgraded: transaction.isUpgraded ? true : nil, offerType: transaction.offer?.type.rawValue,
@@ -279,14 +281,16 @@ extension PurchaseService {
 
     /// A new queue record for `payment`, with the next sequence.
     func queueRecord(
-        _ state: QueueRecord.State, for payment: Payment, transactionId: Int64? = nil, now: Date, finished: Bool = false,
+        _ state: QueueRecord.State, for payment: Payment, transactionId: Int64? = nil, now: Date,
+        finished: Bool = false,
         in tx: any StorageTransaction
     ) async throws -> QueueRecord {
         QueueRecord(
             sequence: try await tx.nextIdentifier(.queueEntry), environment: payment.environment,
             accountId: payment.accountId, appId: payment.appId, state: state, paymentId: payment.id,
             productId: payment.productId, quantity: payment.quantity, transactionId: transactionId,
-            errorCode: state == .failed ? payment.errorCode : nil, errorReason: state == .failed ? payment.errorReason : nil,
+            errorCode: state == .failed ? payment.errorCode : nil,
+            errorReason: state == .failed ? payment.errorReason : nil,
             createdAt: now, finishedAt: finished ? now : nil)
     }
 

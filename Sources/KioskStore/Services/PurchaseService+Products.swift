@@ -58,7 +58,8 @@ extension PurchaseService {
         guard let price = product.pricing.price(in: storefront),
             let text = localization(of: product, locale: storefront.defaultLocale)
         else { return nil }
-        let introductory = product.introductoryOffers.first { $0.storefront == storefront.code }
+        let introductory =
+            product.introductoryOffers.first { $0.storefront == storefront.code }
             ?? product.introductoryOffers.first { $0.storefront == nil }
         return ProductInfo(
             productId: product.productId, type: product.type.rawValue, localizedTitle: text.displayName,

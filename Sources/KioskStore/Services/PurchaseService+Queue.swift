@@ -89,7 +89,8 @@ extension PurchaseService {
     /// unexpired auto-renewable purchase, none revoked.
     public func entitlements(for client: ClientSession) async throws -> EntitlementsResponse {
         let now = clocks.now(client.environment)
-        let transactions = try await database.transaction { tx in try await visibleTransactions(client: client, in: tx) }
+        let transactions = try await database.transaction { tx in try await visibleTransactions(client: client, in: tx)
+        }
         var latestByOriginal: [Int64: StoreTransaction] = [:]
         for transaction in transactions where transaction.productType != .consumable {
             latestByOriginal[transaction.originalTransactionId] = transaction
@@ -103,9 +104,10 @@ extension PurchaseService {
     /// The wire form of a record, with its payment's and transaction's details.
     func entry(for record: QueueRecord, in tx: any StorageTransaction) async throws -> QueueEntry {
         let payment = try await record.paymentId.asyncMap { try await tx.payment(id: $0) } ?? nil
-        let transaction = try await record.transactionId.asyncMap {
-            try await tx.transaction(id: $0, environment: record.environment)
-        } ?? nil
+        let transaction =
+            try await record.transactionId.asyncMap {
+                try await tx.transaction(id: $0, environment: record.environment)
+            } ?? nil
         let info = transaction.map { transaction in
             record.restoreTransactionId.map { Self.info(transaction, restoredAs: $0, at: record.createdAt) }
                 ?? Self.info(transaction)
@@ -162,7 +164,8 @@ extension PurchaseService {
         case "ask_to_buy_declined": "The parent declined the Ask to Buy request."
         case "injected_failure": "The sandbox test controls made this purchase fail."
         case "already_subscribed": "The account is already subscribed to this product; nothing was charged."
-        case "missing_offer_params": "The promotional offer lacks an identifier, key identifier, nonce, signature or timestamp."
+        case "missing_offer_params":
+            "The promotional offer lacks an identifier, key identifier, nonce, signature or timestamp."
         case "unknown_offer", "offer_not_applicable": "The product has no such promotional offer."
         case "ineligible_for_offer": "Promotional offers are for customers who have or had a subscription in the group."
         case "unknown_offer_key": "The promotional offer was signed with a key that is not an active key of the app."

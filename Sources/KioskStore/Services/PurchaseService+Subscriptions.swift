@@ -49,7 +49,8 @@ extension PurchaseService {
         let purchase = try await recordSubscription(
             payment, product: product, client: client, now: now, discount: discount, offerCode: offerCode, in: tx)
         if let offerCode {
-            try await tx.setOfferCodeTransaction(Self.normalizedOfferCode(offerCode), transactionId: purchase.transaction.id)
+            try await tx.setOfferCodeTransaction(
+                Self.normalizedOfferCode(offerCode), transactionId: purchase.transaction.id)
         }
         return purchase
     }
@@ -93,7 +94,9 @@ extension PurchaseService {
         case .expired, .revoked:
             let transaction = try await charge(
                 payment, product: product, client: client, now: now,
-                original: (subscription.originalTransactionId, try await originalPurchaseDate(of: subscription, in: tx)),
+                original: (
+                    subscription.originalTransactionId, try await originalPurchaseDate(of: subscription, in: tx)
+                ),
                 offer: redeemed, in: tx)
             subscription.startPeriod(of: transaction, offer: redeemed, now: now)
             subscription.renewalCount = 0
@@ -120,7 +123,8 @@ extension PurchaseService {
         client: ClientSession, now: Date, in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
         let eligibleForIntro = try await isEligibleForIntroOffer(group: group, client: client, in: tx)
-        let offer = redeemed ?? (eligibleForIntro ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil)
+        let offer =
+            redeemed ?? (eligibleForIntro ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil)
         let transaction = try await charge(payment, product: product, client: client, now: now, offer: offer, in: tx)
         let expiresAt = transaction.expiresDate ?? now
         let subscription = StoreSubscription(
@@ -148,8 +152,13 @@ extension PurchaseService {
     ) async throws -> CompletedPurchase {
         var subscription = subscription
         let changedType = redeemed == nil ? "DID_CHANGE_RENEWAL_PREF" : "OFFER_REDEEMED"
-        guard let current = try await tx.transaction(id: subscription.latestTransactionId, environment: client.environment)
-        else { throw StorageError.engine(message: "subscription \(subscription.originalTransactionId) has no latest transaction") }
+        guard
+            let current = try await tx.transaction(
+                id: subscription.latestTransactionId, environment: client.environment)
+        else {
+            throw StorageError.engine(
+                message: "subscription \(subscription.originalTransactionId) has no latest transaction")
+        }
         if product.productId == subscription.productId {
             guard subscription.autoRenewProductId != product.productId || redeemed != nil else {
                 throw PurchaseRefusal(

@@ -83,7 +83,8 @@ extension PurchaseService {
             throw KioskError(
                 .unauthorized, code: "invalid_credentials",
                 message: "The email or password is wrong for the \(environment.rawValue) store.",
-                field: "email", fix: environment == .sandbox
+                field: "email",
+                fix: environment == .sandbox
                     ? "Sign in with a sandbox tester (`kiosk testers list`)."
                     : "Sign in with a customer account (`kiosk accounts list`).",
                 storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)

@@ -16,7 +16,9 @@ public struct StoreSigning: Sendable {
     }
 
     public func identity(_ environment: StoreEnvironment) -> SigningIdentity {
-        guard let identity = identities[environment] else { preconditionFailure("no signing identity for \(environment)") }
+        guard let identity = identities[environment] else {
+            preconditionFailure("no signing identity for \(environment)")
+        }
         return identity
     }
 

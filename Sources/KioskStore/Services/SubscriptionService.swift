@@ -52,8 +52,9 @@ struct SubscriptionService: Sendable {
     /// its latest transaction expires.
     func status(of latest: StoreTransaction, now: Date, in tx: any StorageTransaction) async throws -> Status {
         if latest.revocationDate != nil { return .revoked }
-        guard let row = try await tx.subscription(
-            originalTransactionId: latest.originalTransactionId, environment: latest.environment)
+        guard
+            let row = try await tx.subscription(
+                originalTransactionId: latest.originalTransactionId, environment: latest.environment)
         else { return Self.status(of: latest, at: now) }
         return Status(rawValue: row.state.appleStatus) ?? .expired
     }
@@ -62,8 +63,9 @@ struct SubscriptionService: Sendable {
     func signedRenewalInfo(
         for latest: StoreTransaction, chain: [StoreTransaction], now: Date, in tx: any StorageTransaction
     ) async throws -> String {
-        guard let row = try await tx.subscription(
-            originalTransactionId: latest.originalTransactionId, environment: latest.environment)
+        guard
+            let row = try await tx.subscription(
+                originalTransactionId: latest.originalTransactionId, environment: latest.environment)
         else {
             throw KioskError.conflict(
                 "subscription_not_found",

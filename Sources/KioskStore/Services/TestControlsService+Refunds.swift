@@ -55,7 +55,8 @@ extension TestControlsService {
                 field: "percentage", fix: "Send 1 to 100, or leave it out for a full refund.")
         }
         let prorated = request.percentage.flatMap { $0 == 100 ? nil : $0 }
-        return try await apply(.refund(reason: reason, percentage: prorated), bundleId: bundleId, transactionId: transactionId)
+        return try await apply(
+            .refund(reason: reason, percentage: prorated), bundleId: bundleId, transactionId: transactionId)
     }
 
     /// Turns down a refund of a sandbox transaction → REFUND_DECLINED.
@@ -136,7 +137,9 @@ extension TestControlsService {
                 end: .distantFuture, notificationType: nil, subtype: nil,
                 originalTransactionId: transaction.originalTransactionId, onlyFailures: false, after: nil,
                 limit: 10_000))
-        return about.last { $0.transactionId == transaction.id && revocationNotificationTypes.contains($0.notificationType) }
+        return about.last {
+            $0.transactionId == transaction.id && revocationNotificationTypes.contains($0.notificationType)
+        }
     }
 
     /// Whether `action` is what last happened to the transaction, so repeating it changes nothing.
@@ -175,7 +178,8 @@ extension TestControlsService {
                 throw KioskError.conflict(
                     "already_revoked", "The transaction \(id) is already revoked (\(type)).", field: "transactionId",
                     fix: type == "FAMILY_REVOKE"
-                        ? "Use a transaction that is not revoked." : "Reverse the refund first with `kiosk test reverse-refund`.")
+                        ? "Use a transaction that is not revoked."
+                        : "Reverse the refund first with `kiosk test reverse-refund`.")
             }
         }
     }
@@ -187,7 +191,8 @@ extension TestControlsService {
             transaction.revocationDate = now
             transaction.revocationReason = reason
             transaction.revocationType = percentage == nil ? "REFUND_FULL" : "REFUND_PRORATED"
-            transaction.refundedMinorUnits = percentage.map { transaction.priceMinorUnits * $0 / 100 }
+            transaction.refundedMinorUnits =
+                percentage.map { transaction.priceMinorUnits * $0 / 100 }
                 ?? transaction.priceMinorUnits
         case .revoke:
             transaction.revocationDate = now

@@ -68,7 +68,8 @@ public struct TestControlsService: Sendable {
         try await database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             let only = try await tester.asyncMap { try await CatalogService.requireTester($0, in: tx) }
-            let payments = try await tx.payments(appId: app.id, environment: .sandbox, accountId: only?.id, state: state)
+            let payments = try await tx.payments(
+                appId: app.id, environment: .sandbox, accountId: only?.id, state: state)
             var emails: [UUID: String] = [:]
             var answer: [TestPaymentInfo] = []
             for payment in payments {
@@ -183,8 +184,10 @@ public struct TestControlsService: Sendable {
         try await database.transaction { tx in
             let client = try await testerClient(bundleId: bundleId, tester: tester, in: tx)
             let unfinished = Set(
-                try await tx.unfinishedQueueRecords(accountId: client.account.id, appId: client.app.id, environment: .sandbox)
-                    .compactMap(\.transactionId))
+                try await tx.unfinishedQueueRecords(
+                    accountId: client.account.id, appId: client.app.id, environment: .sandbox
+                )
+                .compactMap(\.transactionId))
             let transactions = try await tx.transactions(
                 accountId: client.account.id, appId: client.app.id, environment: .sandbox)
             return TestTransactionsResponse(
@@ -220,7 +223,8 @@ public struct TestControlsService: Sendable {
                     "transaction_not_found", "The app \(bundleId) has no sandbox transaction \(transactionId).",
                     field: "transactionId", fix: "List them with `kiosk test transactions`.")
             }
-            return TestDeletedResponse(deleted: try await tx.deleteTransaction(id: transactionId, environment: .sandbox))
+            return TestDeletedResponse(
+                deleted: try await tx.deleteTransaction(id: transactionId, environment: .sandbox))
         }
     }
 

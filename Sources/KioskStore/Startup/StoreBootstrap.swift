@@ -109,7 +109,8 @@ struct StoreBootstrap {
                 at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw KioskError.invalid(
-                "data_directory_unusable", "Cannot create the data directory \(url.path): \(error.localizedDescription)",
+                "data_directory_unusable",
+                "Cannot create the data directory \(url.path): \(error.localizedDescription)",
                 field: "--data-dir", fix: "Choose a directory you can write to with --data-dir or KIOSK_DATA_DIR.")
         }
     }

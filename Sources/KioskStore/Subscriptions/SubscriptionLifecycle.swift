@@ -60,7 +60,8 @@ struct SubscriptionLifecycle: Sendable {
             for subscription in claimed.filter({ !failing.contains($0.originalTransactionId) }).prefix(Self.batchSize) {
                 batch.claimed += 1
                 var row = subscription
-                let outcome = try await act(on: &row, at: subscription.nextEventAt ?? dueBy, in: tx, effects: &batch.effects)
+                let outcome = try await act(
+                    on: &row, at: subscription.nextEventAt ?? dueBy, in: tx, effects: &batch.effects)
                 batch.summary.count(outcome)
             }
             return batch
@@ -68,7 +69,8 @@ struct SubscriptionLifecycle: Sendable {
     }
 
     /// After a batch failed: each due row in its own transaction, so one bad row does not hold back the others.
-    private func runOneByOne(_ environment: StoreEnvironment, dueBy: Date, skipping failing: Set<Int64>) async -> Batch {
+    private func runOneByOne(_ environment: StoreEnvironment, dueBy: Date, skipping failing: Set<Int64>) async -> Batch
+    {
         var batch = Batch()
         let due: [StoreSubscription]
         do {
@@ -83,9 +85,11 @@ struct SubscriptionLifecycle: Sendable {
         for candidate in due where !failing.contains(candidate.originalTransactionId) {
             batch.claimed += 1
             do {
-                let (outcome, effects) = try await purchases.database.transaction { tx -> (LifecycleOutcome?, Effects) in
-                    guard var row = try await tx.lockedSubscription(
-                        originalTransactionId: candidate.originalTransactionId, environment: environment),
+                let (outcome, effects) = try await purchases.database.transaction {
+                    tx -> (LifecycleOutcome?, Effects) in
+                    guard
+                        var row = try await tx.lockedSubscription(
+                            originalTransactionId: candidate.originalTransactionId, environment: environment),
                         let at = row.nextEventAt, at <= dueBy
                     else { return (nil, Effects()) }
                     var effects = Effects()
@@ -97,8 +101,10 @@ struct SubscriptionLifecycle: Sendable {
                 batch.failed.insert(candidate.originalTransactionId)
                 logger.error(
                     "Subscription event failed; it stays due",
-                    metadata: ["originalTransactionId": "\(candidate.originalTransactionId)",
-                               "environment": "\(environment.rawValue)", "error": "\(error)"])
+                    metadata: [
+                        "originalTransactionId": "\(candidate.originalTransactionId)",
+                        "environment": "\(environment.rawValue)", "error": "\(error)",
+                    ])
             }
         }
         return batch
@@ -219,10 +225,12 @@ struct SubscriptionLifecycle: Sendable {
         }
         // A pay-as-you-go offer continues at its price, one offer period per renewal, while periods remain.
         let offer = subscription.offerPeriodsRemaining > 0 ? subscription.offer : nil
-        let offerPrice = try await offer.asyncMap {
-            try await Self.continuedOfferPrice($0, product: product, storefront: storefront, in: tx)
-        } ?? nil
-        let offerPeriodEnd = offer.flatMap { OfferPeriod(iso8601: $0.period) }?.end(from: at, environment: subscription.environment)
+        let offerPrice =
+            try await offer.asyncMap {
+                try await Self.continuedOfferPrice($0, product: product, storefront: storefront, in: tx)
+            } ?? nil
+        let offerPeriodEnd = offer.flatMap { OfferPeriod(iso8601: $0.period) }?.end(
+            from: at, environment: subscription.environment)
         let id = try await tx.nextIdentifier(
             subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId)
         var renewal = StoreTransaction(
@@ -303,7 +311,8 @@ struct SubscriptionLifecycle: Sendable {
     private func nextRetryEvent(_ subscription: StoreSubscription, after at: Date, rules: RenewalRules) -> Date {
         let started = subscription.billingRetryStartedAt ?? at
         let candidates = [
-            rules.nextRetry(after: at, startedAt: started), subscription.gracePeriodExpiresAt.flatMap { $0 > at ? $0 : nil },
+            rules.nextRetry(after: at, startedAt: started),
+            subscription.gracePeriodExpiresAt.flatMap { $0 > at ? $0 : nil },
             rules.retryEnd(from: started),
         ]
         return candidates.compactMap { $0 }.min()!
@@ -323,8 +332,9 @@ struct SubscriptionLifecycle: Sendable {
         subscription.failNextRenewal = false
         subscription.updatedAt = at
         try await tx.updateSubscription(subscription)
-        try await notify("EXPIRED", subtype: reason.rawValue, subscription, at: at, context: context, in: tx,
-                         effects: &effects)
+        try await notify(
+            "EXPIRED", subtype: reason.rawValue, subscription, at: at, context: context, in: tx,
+            effects: &effects)
         return .expired
     }
 
@@ -382,13 +392,15 @@ struct SubscriptionLifecycle: Sendable {
             switch environment {
             case .sandbox:
                 guard let tester = try await tx.tester(id: subscription.accountId) else {
-                    throw StorageError.engine(message: "subscription \(subscription.originalTransactionId) lost its tester")
+                    throw StorageError.engine(
+                        message: "subscription \(subscription.originalTransactionId) lost its tester")
                 }
                 account = StoreAccount(tester: tester)
                 rules.rate = tester.settings.renewalRate
             case .production:
                 guard let customer = try await tx.customer(id: subscription.accountId) else {
-                    throw StorageError.engine(message: "subscription \(subscription.originalTransactionId) lost its customer")
+                    throw StorageError.engine(
+                        message: "subscription \(subscription.originalTransactionId) lost its customer")
                 }
                 account = StoreAccount(customer: customer)
             }

@@ -69,9 +69,12 @@ struct SubscriptionTestControls: Sendable {
                 field: "action", fix: "Use one of: \(Action.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         let now = purchases.clocks.sandbox.now()
-        let (row, effects) = try await purchases.database.transaction { tx -> (StoreSubscription, SubscriptionLifecycle.Effects) in
+        let (row, effects) = try await purchases.database.transaction {
+            tx -> (StoreSubscription, SubscriptionLifecycle.Effects) in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
-            guard var row = try await tx.lockedSubscription(originalTransactionId: originalTransactionId, environment: .sandbox),
+            guard
+                var row = try await tx.lockedSubscription(
+                    originalTransactionId: originalTransactionId, environment: .sandbox),
                 row.appId == app.id
             else {
                 throw KioskError.notFound(
@@ -126,7 +129,8 @@ struct SubscriptionTestControls: Sendable {
                 at: now, context: context, in: tx, effects: &effects)
         case .setAutoRenewProduct:
             try requireState(row, [.active, .billingRetry, .gracePeriod], action)
-            try await setAutoRenewProduct(&row, request.productId, context: context, now: now, in: tx, effects: &effects)
+            try await setAutoRenewProduct(
+                &row, request.productId, context: context, now: now, in: tx, effects: &effects)
         case .priceIncrease:
             try requireState(row, [.active, .billingRetry, .gracePeriod], action)
             guard let storefront = Storefront.named(context.latest.storefront),
@@ -209,7 +213,8 @@ struct SubscriptionTestControls: Sendable {
     private func requireState(_ row: StoreSubscription, _ states: [StoreSubscription.State], _ action: Action) throws {
         guard states.contains(row.state) else {
             throw KioskError.conflict(
-                "subscription_state", "The subscription \(row.originalTransactionId) is \(row.state.rawValue); "
+                "subscription_state",
+                "The subscription \(row.originalTransactionId) is \(row.state.rawValue); "
                     + "\(action.rawValue) needs it \(states.map(\.rawValue).joined(separator: " or ")).",
                 fix: "Check its state with `kiosk test subscriptions`.")
         }

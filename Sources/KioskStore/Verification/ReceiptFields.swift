@@ -8,7 +8,9 @@ import KioskSigning
 enum ReceiptFields {
     /// The decoded app receipt (`receipt`), its purchases enriched with what the store knows of them now
     /// (refunds, subscription group, app account token).
-    static func receipt(_ receipt: AppReceipt, byId: [String: StoreTransaction], requestDate: Date) -> [String: JSONValue] {
+    static func receipt(_ receipt: AppReceipt, byId: [String: StoreTransaction], requestDate: Date) -> [String:
+        JSONValue]
+    {
         var fields: [String: JSONValue] = [
             "receipt_type": .string(receipt.receiptType.rawValue),
             "adam_id": .integer(Int(receipt.appItemId)),
@@ -70,7 +72,9 @@ enum ReceiptFields {
         if let group = transaction.subscriptionGroupId {
             fields["subscription_group_identifier"] = .string(String(group))
         }
-        if let token = transaction.appAccountToken { fields["app_account_token"] = .string(token.uuidString.lowercased()) }
+        if let token = transaction.appAccountToken {
+            fields["app_account_token"] = .string(token.uuidString.lowercased())
+        }
         if let revoked = transaction.revocationDate {
             addDate("cancellation_date", revoked, to: &fields)
             fields["cancellation_reason"] = .string(String(transaction.revocationReason ?? 0))
@@ -85,7 +89,8 @@ enum ReceiptFields {
         if excludeOld {
             var latest: [Int64: StoreTransaction] = [:]
             for transaction in transactions where transaction.productType == .autoRenewable {
-                if let known = latest[transaction.originalTransactionId], known.purchaseDate >= transaction.purchaseDate {
+                if let known = latest[transaction.originalTransactionId], known.purchaseDate >= transaction.purchaseDate
+                {
                     continue
                 }
                 latest[transaction.originalTransactionId] = transaction

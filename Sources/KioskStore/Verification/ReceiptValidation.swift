@@ -61,7 +61,8 @@ struct ReceiptValidation: Sendable {
             let unfinished = try await tx.unfinishedQueueRecords(
                 accountId: accountId, appId: app.id, environment: environment
             ).compactMap(\.transactionId)
-            let subscriptions = try await tx.subscriptions(accountId: accountId, appId: app.id, environment: environment)
+            let subscriptions = try await tx.subscriptions(
+                accountId: accountId, appId: app.id, environment: environment)
             return .found((app, transactions, Set(unfinished), subscriptions))
         }
         let (app, transactions, unfinished, rows) = try lookup.found()
@@ -82,7 +83,8 @@ struct ReceiptValidation: Sendable {
             answer["pending_renewal_info"] = .array(
                 ReceiptFields.pendingRenewalInfo(rows).map { .object($0) })
             answer["latest_receipt"] = .string(
-                try latestReceipt(like: receipt, app: app, transactions: transactions, unfinished: unfinished, now: now))
+                try latestReceipt(like: receipt, app: app, transactions: transactions, unfinished: unfinished, now: now)
+            )
         }
         return .object(answer)
     }
@@ -103,7 +105,8 @@ struct ReceiptValidation: Sendable {
         let receipt = try await authenticate(
             request.receiptBytes,
             verify: { identity, bytes in
-                await TransactionReceiptVerifier(rootCertificates: [identity.root]).verify(Data(bytes).base64EncodedString())
+                await TransactionReceiptVerifier(rootCertificates: [identity.root]).verify(
+                    Data(bytes).base64EncodedString())
             })
         let now = clock.now()
         let lookup = try await database.transaction {
@@ -124,8 +127,10 @@ struct ReceiptValidation: Sendable {
             let subscription = try await tx.subscription(
                 originalTransactionId: transaction.originalTransactionId, environment: environment)
             return .found(
-                (transaction, renewals.max { $0.purchaseDate < $1.purchaseDate } ?? transaction, app.bundleId,
-                 subscription))
+                (
+                    transaction, renewals.max { $0.purchaseDate < $1.purchaseDate } ?? transaction, app.bundleId,
+                    subscription
+                ))
         }
         let (transaction, latest, bundleId, subscription) = try lookup.found()
         var answer: [String: JSONValue] = [
@@ -228,7 +233,8 @@ struct ReceiptValidation: Sendable {
         guard let secret = app.sharedSecret else {
             throw Failure(
                 .sharedSecretMismatch,
-                "The app \(app.bundleId) has no shared secret; create one with `kiosk apps shared-secret \(app.bundleId)`.")
+                "The app \(app.bundleId) has no shared secret; create one with `kiosk apps shared-secret \(app.bundleId)`."
+            )
         }
         guard AdminAuthMiddleware.constantTimeEquals(password, secret) else {
             throw Failure(.sharedSecretMismatch, "`password` is not the shared secret of \(app.bundleId).")
@@ -238,7 +244,8 @@ struct ReceiptValidation: Sendable {
     /// The account that made the first of `transactionIds` still stored for `app`; nil when none is.
     private func accountId(of transactionIds: [String], app: App, in tx: any StorageTransaction) async throws -> UUID? {
         for id in transactionIds.compactMap(Int64.init) {
-            if let transaction = try await tx.transaction(id: id, environment: environment), transaction.appId == app.id {
+            if let transaction = try await tx.transaction(id: id, environment: environment), transaction.appId == app.id
+            {
                 return transaction.accountId
             }
         }
@@ -323,9 +330,11 @@ struct VerifyReceiptRequest: Sendable {
         switch object["exclude-old-transactions"] {
         case nil, .null: excludeOld = false
         case .bool(let flag): excludeOld = flag
-        case .string(let text) where ["true", "false"].contains(text.lowercased()): excludeOld = text.lowercased() == "true"
+        case .string(let text) where ["true", "false"].contains(text.lowercased()):
+            excludeOld = text.lowercased() == "true"
         default: return .failure(.init(.malformedReceiptData, "`exclude-old-transactions` must be true or false."))
         }
-        return .success(VerifyReceiptRequest(receiptBytes: Array(bytes), password: password, excludeOldTransactions: excludeOld))
+        return .success(
+            VerifyReceiptRequest(receiptBytes: Array(bytes), password: password, excludeOldTransactions: excludeOld))
     }
 }

@@ -30,6 +30,7 @@ enum VerifyReceiptStatus: Int, Sendable {
     /// The statuses the sandbox test controls may arm (`kiosk test fail-next --api verifyReceipt --error 21005`):
     /// the temporary ones a merchant server must retry.
     static func isArmable(_ status: Int) -> Bool {
-        status == serverUnavailable.rawValue || status == internalDataAccessError.rawValue || retryableRange.contains(status)
+        status == serverUnavailable.rawValue || status == internalDataAccessError.rawValue
+            || retryableRange.contains(status)
     }
 }

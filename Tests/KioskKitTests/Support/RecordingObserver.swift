@@ -99,7 +99,8 @@ final class RecordingObserver: SKPaymentTransactionObserver, Sendable {
         return addStorePayments
     }
 
-    func paymentQueue(_ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String]) {
+    func paymentQueue(_ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String])
+    {
         record(.revoked(productIdentifiers))
     }
 

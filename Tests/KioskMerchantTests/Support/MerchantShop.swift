@@ -58,20 +58,25 @@ struct MerchantShop: Sendable {
                         ]))
             }
             try await expect(
-                201, store.request(.POST, "/admin/v1/apps/\(bundleId)/subscription-groups", json: ["referenceName": "Club"]))
+                201,
+                store.request(.POST, "/admin/v1/apps/\(bundleId)/subscription-groups", json: ["referenceName": "Club"]))
             try await expect(
                 201,
                 store.request(
                     .POST, "/admin/v1/apps/\(bundleId)/products",
                     json: [
-                        "productId": monthly, "type": "auto_renewable", "referenceName": "Monthly", "pricing": ["tier": 3],
+                        "productId": monthly, "type": "auto_renewable", "referenceName": "Monthly",
+                        "pricing": ["tier": 3],
                         "subscription": ["group": "Club", "level": 1], "duration": "P1M",
-                        "localizations": [["locale": "en_US", "displayName": "Club", "description": "The monthly club"]],
+                        "localizations": [
+                            ["locale": "en_US", "displayName": "Club", "description": "The monthly club"]
+                        ],
                     ]))
             try await expect(200, store.request(.POST, "/admin/v1/agreements/paid-apps/accept"))
             try await expect(
                 201,
-                store.request(.POST, "/admin/v1/testers", json: ["email": tester, "password": password, "storefront": "USA"]))
+                store.request(
+                    .POST, "/admin/v1/testers", json: ["email": tester, "password": password, "storefront": "USA"]))
             let pem = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=pem").text
             try await body(MerchantShop(store: store, root: try Certificate(pemEncoded: pem), engine: engine))
         }
@@ -111,7 +116,8 @@ struct MerchantShop: Sendable {
             configuration: KioskStoreClient.Configuration(
                 serverURL: URL(string: store.baseURL)!, environment: .sandbox, bundleId: Self.bundleId,
                 deviceId: UUID(),
-                stateDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)"),
+                stateDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "device-\(UUID().uuidString)"),
                 trustedRoots: [root], retryDelayMaximum: .milliseconds(500), requestTimeout: .seconds(120)))
         do {
             try await client.signIn(email: Self.tester, password: Self.password)
@@ -149,7 +155,8 @@ struct MerchantShop: Sendable {
         try await Self.expect(
             200,
             store.request(
-                .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": amount], token: .some(store.adminToken)))
+                .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": amount],
+                token: .some(store.adminToken)))
     }
 
     /// The sandbox clock's now.
@@ -161,7 +168,8 @@ struct MerchantShop: Sendable {
     /// The tester's app receipt, base64.
     func receipt() async throws -> String {
         let answer = try await store.request(
-            .GET, "/sandbox/test/v1/apps/\(Self.bundleId)/receipt?tester=\(Self.tester)", token: .some(store.adminToken))
+            .GET, "/sandbox/test/v1/apps/\(Self.bundleId)/receipt?tester=\(Self.tester)", token: .some(store.adminToken)
+        )
         return try answer.decode(ReceiptResponse.self).receipt
     }
 
