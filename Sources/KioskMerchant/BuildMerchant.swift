@@ -16,6 +16,9 @@ public struct BuiltMerchant: Sendable {
     public var databaseEngine: String
     /// Issues and checks user tokens with the configured secret.
     public var tokens: UserTokens
+    /// Every route the router serves, as `METHOD /path/{parameter}` (the contract test compares them with
+    /// `merchant-openapi.yaml`).
+    public var routes: [String]
 }
 
 /// Builds the merchant server: `kiosk merchant serve` runs what this returns, and tests (or a developer's own
@@ -64,6 +67,7 @@ public func buildMerchant(
     }
     router.get("openapi.yaml") { _, _ in try MerchantOpenAPIDocument.response() }
     MerchantController(service: service, tokens: tokens).addRoutes(to: router)
+    let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
     var application = Application(
         router: router,
         configuration: .init(address: .hostname(host, port: port), serverName: "Kiosk-Merchant"),
@@ -71,7 +75,8 @@ public func buildMerchant(
         logger: logger)
     application.addServices(MerchantDatabaseService(database: database))
     return BuiltMerchant(
-        application: application, service: service, database: database, databaseEngine: database.engine, tokens: tokens)
+        application: application, service: service, database: database, databaseEngine: database.engine, tokens: tokens,
+        routes: routes)
 }
 
 /// Closes the ledger's database after the HTTP server stopped (services stop in reverse order).

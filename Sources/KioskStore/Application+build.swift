@@ -17,6 +17,9 @@ public struct BuiltStore: Sendable {
     public var signing: StoreSigning
     /// Revocations of the signing chains and the OCSP responder's answers.
     public var certificateStatus: CertificateStatusService
+    /// Every route the router serves, as `METHOD /path/{parameter}` (the contract test compares them with
+    /// `openapi.yaml`).
+    public var routes: [String]
 }
 
 /// Builds the whole store: `kiosk serve` runs what this returns, and tests call it too.
@@ -84,6 +87,7 @@ public func buildStore(
     }
     OCSPController(status: certificateStatus).addRoutes(to: router)
     router.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
+    let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
     var application = Application(
         router: router,
@@ -98,5 +102,5 @@ public func buildStore(
         RenewalScheduler(lifecycle: lifecycle, clock: sandboxClock, interval: configuration.schedulerInterval))
     return BuiltStore(
         application: application, report: bootstrap.report, database: bootstrap.database, catalog: catalog,
-        purchases: purchases, signing: bootstrap.signing, certificateStatus: certificateStatus)
+        purchases: purchases, signing: bootstrap.signing, certificateStatus: certificateStatus, routes: routes)
 }

@@ -48,19 +48,16 @@ import Testing
                 let orderId = try #require(Self.orderId(in: bought.stdout), "\(bought.stdout)")
                 let order = try await merchant.request(.GET, "/merchant/v1/orders/\(orderId)", token: token)
                 #expect(order.json["state"] as? String == "delivered", "\(order.text)")
-                let transactions = try await KioskProcess.run([
-                    "test", "transactions", "--app", Self.app, "--tester", "t@example.com", "--server", store.baseURL,
-                    "--token", store.adminToken,
-                ])
                 let transactionId = try #require(order.json["transactionId"] as? String, "\(order.text)")
-                #expect(transactions.stdout.contains(transactionId), "\(transactions.stdout)")
-                #expect(transactions.stdout.split(separator: "\n").count == 2, "one purchase: \(transactions.stdout)")
-                #expect(!transactions.stdout.contains(" no"), "delivered, so finished: \(transactions.stdout)")
+                let transactions = try await Self.testerTransactions(on: store)
+                #expect(transactions.map(\.id) == [transactionId], "one purchase: \(transactions)")
+                #expect(transactions.allSatisfy { $0.finished }, "delivered, so finished: \(transactions)")
 
                 // The device keeps no coins of its own, and no order once the merchant has the transaction.
                 let ledger = try Self.ledger(of: phone1)
                 #expect(ledger["coins"] as? Int == 0, "\(ledger)")
-                #expect((ledger["merchantOrders"] as? [String: String])?.isEmpty ?? true, "\(ledger)")
+                let orders = try #require(ledger["merchantOrders"] as? [String: String], "\(ledger)")
+                #expect(orders.isEmpty, "\(ledger)")
 
                 // Another device of the same user, token from the environment: the same balance.
                 let balance = try await KioskProcess.run(
@@ -78,6 +75,7 @@ import Testing
 
                 // Another user has nothing.
                 let other = try await shop(["balance", "--user-token", merchant.userToken("bob")], phone2)
+                #expect(other.status == 0, "\(other.stderr)")
                 #expect(other.stdout.contains("Balance at the merchant for bob: nothing"), "\(other.stdout)")
             }
         }
@@ -117,11 +115,8 @@ import Testing
                 #expect((owned.json["balances"] as? [Any])?.isEmpty == true, "nothing granted: \(owned.text)")
                 return (token, orderId)
             }
-            let unfinished = try await KioskProcess.run([
-                "test", "transactions", "--app", Self.app, "--tester", "t@example.com", "--server", store.baseURL,
-                "--token", store.adminToken,
-            ])
-            #expect(unfinished.stdout.contains(" no"), "not finished: \(unfinished.stdout)")
+            let unfinished = try await Self.testerTransactions(on: store)
+            #expect(unfinished.count == 1 && unfinished.allSatisfy { !$0.finished }, "not finished: \(unfinished)")
 
             // The same merchant (same ledger and tokens), now accepting the sandbox.
             let file = folder.appendingPathComponent("merchant.json")
@@ -143,12 +138,12 @@ import Testing
                     ["balance", "--merchant", merchant.baseURL, "--user-token", token], store: store, device: phone)
                 #expect(balance.stdout.contains("Balance at the merchant for alice: 100 coins"), "\(balance.stdout)")
             }
-            let finished = try await KioskProcess.run([
-                "test", "transactions", "--app", Self.app, "--tester", "t@example.com", "--server", store.baseURL,
-                "--token", store.adminToken,
-            ])
-            #expect(!finished.stdout.contains(" no"), "finished after the merchant took it: \(finished.stdout)")
-            #expect((try Self.ledger(of: phone)["merchantOrders"] as? [String: String])?.isEmpty ?? true)
+            let finished = try await Self.testerTransactions(on: store)
+            #expect(
+                finished.map(\.id) == unfinished.map(\.id) && finished.allSatisfy { $0.finished },
+                "finished after the merchant took it: \(finished)")
+            let orders = try #require(Self.ledger(of: phone)["merchantOrders"] as? [String: String])
+            #expect(orders.isEmpty, "no order kept once delivered: \(orders)")
         }
     }
 
@@ -169,6 +164,24 @@ import Testing
         #expect(
             try await kiosk(["testers", "create", "--email", "t@example.com", "--password", "sandbox-pass"]).status == 0
         )
+    }
+
+    /// The tester's transactions in the app, as `kiosk test transactions --json` lists them (the command must
+    /// succeed: an empty list from a failed command proves nothing).
+    static func testerTransactions(on store: TestStore) async throws -> [(id: String, finished: Bool)] {
+        let listed = try await KioskProcess.run([
+            "test", "transactions", "--app", app, "--tester", "t@example.com", "--json", "--server", store.baseURL,
+            "--token", store.adminToken,
+        ])
+        try #require(listed.status == 0, "\(listed.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let transactions = try #require(json["transactions"] as? [[String: Any]], "\(listed.stdout)")
+        return try transactions.map { entry in
+            (
+                try #require(entry["transactionId"] as? String, "\(entry)"),
+                try #require(entry["finished"] as? Bool, "\(entry)")
+            )
+        }
     }
 
     /// Runs `coin-shop` as the tester on `device`.

@@ -36,7 +36,8 @@ import Testing
         ]
     }
 
-    /// The running merchant serves the contract, and it describes each route with its method and nothing else.
+    /// The running merchant serves the contract, and it describes exactly the routes its router serves, each with
+    /// its method; `MerchantPaths` (what KioskKit's `MerchantClient` calls) names the same routes.
     @Test func servedContractNamesEveryRoute() async throws {
         try await MerchantShop.with(.sqlite) { shop in
             try await shop.withMerchant(receivesNotifications: false) { merchant in
@@ -44,17 +45,17 @@ import Testing
                 #expect(answer.status == 200)
                 #expect(answer.header("Content-Type")?.hasPrefix("application/yaml") == true)
                 #expect(answer.text.hasPrefix("openapi: 3.1"))
-                #expect(answer.body == (try Data(contentsOf: Self.file)), "the served document is the source file")
+                let source = try Data(contentsOf: Self.file)
+                #expect(answer.body == source, "the served document is the source file")
 
-                let described = Contract(answer.text).paths
-                for (path, method) in Self.routes {
-                    #expect(
-                        described[path]?.contains(method) == true,
-                        "merchant-openapi.yaml does not describe \(method) \(path)")
-                }
-                #expect(
-                    Set(described.keys) == Set(Self.routes.map(\.path)),
-                    "the contract describes routes the merchant lacks")
+                // A trailing `**` (a content file's path, which may hold slashes) is one parameter to OpenAPI.
+                let served = Set(merchant.built.routes.map { $0.hasSuffix("/**") ? $0.dropLast(2) + "{path}" : $0 })
+                let described = openAPIOperations(in: answer.text)
+                #expect(served.count >= 16, "the router lists its routes: \(served.sorted())")
+                #expect(served.subtracting(described).sorted() == [], "routes the contract does not describe")
+                #expect(described.subtracting(served).sorted() == [], "described operations no route serves")
+                let named = Set(Self.routes.map { "\($0.method.uppercased()) \($0.path)" })
+                #expect(named == served, "MerchantPaths and the router disagree")
                 for version in [1, 2] {
                     let name = String(
                         MerchantPaths.productList(bundleId: "x", version: version).split(separator: "/").last!)

@@ -84,39 +84,35 @@ struct TestControlsController {
         addNotificationRoutes(to: group)
     }
 
-    /// Refunds and revocations of a transaction (`RefundTestPaths`).
+    /// Refunds and revocations of a transaction (`RefundTestPaths`): one route whose last segment names the action,
+    /// as the contract describes it.
     func addRefundRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.post("apps/:bundleId/transactions/:transactionId/refund") { request, context in
-            let body = try await request.decodeJSON(as: TestRefundRequest.self, context: context)
-            return try JSONAnswer.response(
-                try await testControls.refund(
-                    bundleId: try context.parameters.require("bundleId"),
-                    transactionId: try context.parameters.require("transactionId", as: Int64.self), body))
-        }
-        group.post("apps/:bundleId/transactions/:transactionId/request-refund") { request, context in
-            let body = try await request.decodeJSON(as: TestRefundRequestRequest.self, context: context)
-            return try JSONAnswer.response(
-                try await testControls.requestRefund(
-                    bundleId: try context.parameters.require("bundleId"),
-                    transactionId: try context.parameters.require("transactionId", as: Int64.self), body))
-        }
-        group.post("apps/:bundleId/transactions/:transactionId/decline-refund") { _, context in
-            try JSONAnswer.response(
-                try await testControls.declineRefund(
-                    bundleId: try context.parameters.require("bundleId"),
-                    transactionId: try context.parameters.require("transactionId", as: Int64.self)))
-        }
-        group.post("apps/:bundleId/transactions/:transactionId/reverse-refund") { _, context in
-            try JSONAnswer.response(
-                try await testControls.reverseRefund(
-                    bundleId: try context.parameters.require("bundleId"),
-                    transactionId: try context.parameters.require("transactionId", as: Int64.self)))
-        }
-        group.post("apps/:bundleId/transactions/:transactionId/revoke") { _, context in
-            try JSONAnswer.response(
-                try await testControls.revoke(
-                    bundleId: try context.parameters.require("bundleId"),
-                    transactionId: try context.parameters.require("transactionId", as: Int64.self)))
+        group.post("apps/:bundleId/transactions/:transactionId/:action") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let transactionId = try context.parameters.require("transactionId", as: Int64.self)
+            switch context.parameters.get("action") ?? "" {
+            case "refund":
+                let body = try await request.decodeJSON(as: TestRefundRequest.self, context: context)
+                return try JSONAnswer.response(
+                    try await testControls.refund(bundleId: bundleId, transactionId: transactionId, body))
+            case "request-refund":
+                let body = try await request.decodeJSON(as: TestRefundRequestRequest.self, context: context)
+                return try JSONAnswer.response(
+                    try await testControls.requestRefund(bundleId: bundleId, transactionId: transactionId, body))
+            case "decline-refund":
+                return try JSONAnswer.response(
+                    try await testControls.declineRefund(bundleId: bundleId, transactionId: transactionId))
+            case "reverse-refund":
+                return try JSONAnswer.response(
+                    try await testControls.reverseRefund(bundleId: bundleId, transactionId: transactionId))
+            case "revoke":
+                return try JSONAnswer.response(
+                    try await testControls.revoke(bundleId: bundleId, transactionId: transactionId))
+            case let action:
+                throw KioskError.notFound(
+                    "unknown_action", "'\(action)' is not something a sandbox transaction can be made to do.",
+                    field: "action", fix: "Use refund, decline-refund, reverse-refund, revoke or request-refund.")
+            }
         }
     }
 
@@ -136,10 +132,11 @@ struct TestControlsController {
                 try await notifications.notifications(
                     bundleId: try context.parameters.require("bundleId"), environment: environment ?? .sandbox))
         }
-        group.post("apps/:bundleId/notifications/:uuid/resend") { _, context in
+        group.post("apps/:bundleId/notifications/:notificationUUID/resend") { _, context in
             try JSONAnswer.response(
                 try await notifications.resend(
-                    bundleId: try context.parameters.require("bundleId"), uuid: try context.parameters.require("uuid")))
+                    bundleId: try context.parameters.require("bundleId"),
+                    uuid: try context.parameters.require("notificationUUID")))
         }
     }
 
