@@ -13,7 +13,7 @@
 // Products default to <bundle-id>.coins and <bundle-id>.remove_ads (--coins-product, --remove-ads-product).
 // Each state directory is one device: its session, payment queue and the shop's own ledger (coin-shop.json).
 // Transactions are delivered into the ledger and only then finished; one left unfinished by a killed run is
-// delivered at the next launch of the same device.
+// delivered at the next launch of the same device, before the command does anything else.
 //
 // Server model (figure 1-3): add the app's own server and the user's token there (or $COIN_SHOP_USER_TOKEN):
 //
@@ -121,7 +121,17 @@ struct ShopOptions: ParsableArguments {
         }
         let observer = ShopObserver(directory: directory, catalog: catalog, ledger: ledger, merchant: merchant)
         SKPaymentQueue.default().add(observer)
-        return Device(client: client, observer: observer)
+        let device = Device(client: client, observer: observer)
+        // Settle what an earlier run left before anything else: a payment it sent without hearing back, a
+        // transaction it delivered but could not finish. The store's unfinished transactions reach the observer
+        // now, which delivers each once (the ledger remembers delivered ids) and finishes it.
+        do {
+            try await AppStore.sync(client: client)
+        } catch {
+            await device.close()
+            throw error
+        }
+        return device
     }
 }
 

@@ -6,14 +6,14 @@ import Testing
 /// `coin-shop --merchant`: the seeds' server model (figure 1-3) with the real shop, a real store and a real
 /// merchant server.
 @Suite struct CoinShopMerchantTests {
-    static let app = "com.example.shop"
+    static let app = CoinShop.app
 
     /// The shop reads its product ids from the merchant, pays for an order made there, sends the signed
     /// transaction to the merchant and finishes it only after the merchant's answer. The coins live at the
     /// merchant, for the user: a second device with the same user token sees them.
     @Test func buyCoinsThroughTheMerchantThenASecondDeviceSeesThem() async throws {
         try await withTestStore { store in
-            try await Self.createShop(on: store)
+            try await CoinShop.createShop(on: store)
             let products: [MerchantConfiguration.ProductSettings] = [
                 .init(productId: "\(Self.app).coins", type: .consumable, balance: "coins", amount: 100),
                 // Not in the merchant's product list: `products --merchant` must not show it.
@@ -22,14 +22,14 @@ import Testing
             ]
             try await withTestMerchant(store: store, bundleId: Self.app, products: products) { merchant in
                 let token = merchant.userToken("alice")
-                let phone1 = Self.temporaryDevice()
-                let phone2 = Self.temporaryDevice()
+                let phone1 = CoinShop.temporaryDevice()
+                let phone2 = CoinShop.temporaryDevice()
                 defer {
                     try? FileManager.default.removeItem(at: phone1)
                     try? FileManager.default.removeItem(at: phone2)
                 }
                 let shop = { (arguments: [String], device: URL) in
-                    try await Self.shop(arguments + ["--merchant", merchant.baseURL], store: store, device: device)
+                    try await CoinShop.run(arguments + ["--merchant", merchant.baseURL], store: store, device: device)
                 }
 
                 let listed = try await shop(["products"], phone1)
@@ -49,12 +49,12 @@ import Testing
                 let order = try await merchant.request(.GET, "/merchant/v1/orders/\(orderId)", token: token)
                 #expect(order.json["state"] as? String == "delivered", "\(order.text)")
                 let transactionId = try #require(order.json["transactionId"] as? String, "\(order.text)")
-                let transactions = try await Self.testerTransactions(on: store)
+                let transactions = try await CoinShop.testerTransactions(on: store)
                 #expect(transactions.map(\.id) == [transactionId], "one purchase: \(transactions)")
                 #expect(transactions.allSatisfy { $0.finished }, "delivered, so finished: \(transactions)")
 
                 // The device keeps no coins of its own, and no order once the merchant has the transaction.
-                let ledger = try Self.ledger(of: phone1)
+                let ledger = try CoinShop.ledger(of: phone1)
                 #expect(ledger["coins"] as? Int == 0, "\(ledger)")
                 let orders = try #require(ledger["merchantOrders"] as? [String: String], "\(ledger)")
                 #expect(orders.isEmpty, "\(ledger)")
@@ -62,7 +62,7 @@ import Testing
                 // Another device of the same user, token from the environment: the same balance.
                 let balance = try await KioskProcess.run(
                     ["balance", "--merchant", merchant.baseURL, "--state-dir", phone2.path],
-                    environment: ["COIN_SHOP_USER_TOKEN": token], executable: CoinShopExampleTests.coinShop)
+                    environment: ["COIN_SHOP_USER_TOKEN": token], executable: CoinShop.executable)
                 #expect(balance.status == 0, "\(balance.stderr)")
                 #expect(balance.stdout.contains("Balance at the merchant for alice: 300 coins"), "\(balance.stdout)")
 
@@ -85,9 +85,9 @@ import Testing
     /// the next launch, once the merchant takes it, delivers it for that order and only then finishes it.
     @Test func aTransactionTheMerchantRefusesIsDeliveredAtTheNextLaunch() async throws {
         try await withTestStore { store in
-            try await Self.createShop(on: store)
+            try await CoinShop.createShop(on: store)
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("merchant-\(UUID().uuidString)")
-            let phone = Self.temporaryDevice()
+            let phone = CoinShop.temporaryDevice()
             defer {
                 try? FileManager.default.removeItem(at: folder)
                 try? FileManager.default.removeItem(at: phone)
@@ -102,12 +102,12 @@ import Testing
                 configure: { $0.apps[0].environments = ["Production"] }
             ) { merchant in
                 let token = merchant.userToken("alice")
-                let bought = try await Self.shop(
+                let bought = try await CoinShop.run(
                     ["buy", "coins", "--merchant", merchant.baseURL, "--user-token", token], store: store, device: phone
                 )
                 #expect(bought.status != 0, "the merchant refused it: \(bought.stdout)")
                 #expect(bought.stdout.contains("stays unfinished"), "\(bought.stdout)")
-                let ledger = try Self.ledger(of: phone)
+                let ledger = try CoinShop.ledger(of: phone)
                 let orders = try #require(ledger["merchantOrders"] as? [String: String], "\(ledger)")
                 let orderId = try #require(Self.orderId(in: bought.stdout), "\(bought.stdout)")
                 #expect(Array(orders.values) == [orderId], "\(ledger)")
@@ -115,7 +115,7 @@ import Testing
                 #expect((owned.json["balances"] as? [Any])?.isEmpty == true, "nothing granted: \(owned.text)")
                 return (token, orderId)
             }
-            let unfinished = try await Self.testerTransactions(on: store)
+            let unfinished = try await CoinShop.testerTransactions(on: store)
             #expect(unfinished.count == 1 && unfinished.allSatisfy { !$0.finished }, "not finished: \(unfinished)")
 
             // The same merchant (same ledger and tokens), now accepting the sandbox.
@@ -128,81 +128,23 @@ import Testing
             try await withTestMerchant(
                 store: store, bundleId: Self.app, products: products, directory: folder, receivesNotifications: false
             ) { merchant in
-                let launched = try await Self.shop(
+                let launched = try await CoinShop.run(
                     ["products", "--merchant", merchant.baseURL, "--user-token", token], store: store, device: phone)
                 #expect(launched.status == 0, "\(launched.stderr)")
                 #expect(launched.stdout.contains("✓ merchant: \(Self.app).coins granted"), "\(launched.stdout)")
                 let order = try await merchant.request(.GET, "/merchant/v1/orders/\(orderId)", token: token)
                 #expect(order.json["state"] as? String == "delivered", "delivered for its order: \(order.text)")
-                let balance = try await Self.shop(
+                let balance = try await CoinShop.run(
                     ["balance", "--merchant", merchant.baseURL, "--user-token", token], store: store, device: phone)
                 #expect(balance.stdout.contains("Balance at the merchant for alice: 100 coins"), "\(balance.stdout)")
             }
-            let finished = try await Self.testerTransactions(on: store)
+            let finished = try await CoinShop.testerTransactions(on: store)
             #expect(
                 finished.map(\.id) == unfinished.map(\.id) && finished.allSatisfy { $0.finished },
                 "finished after the merchant took it: \(finished)")
-            let orders = try #require(Self.ledger(of: phone)["merchantOrders"] as? [String: String])
+            let orders = try #require(CoinShop.ledger(of: phone)["merchantOrders"] as? [String: String])
             #expect(orders.isEmpty, "no order kept once delivered: \(orders)")
         }
-    }
-
-    /// The app, its two products, the agreement and a tester, made with the `kiosk` CLI as a developer would.
-    static func createShop(on store: TestStore) async throws {
-        let kiosk = { (arguments: [String]) in
-            try await KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
-        }
-        #expect(try await kiosk(["apps", "create", "--bundle-id", app, "--name", "Shop"]).status == 0)
-        for (id, type, name) in [("coins", "consumable", "100 Coins"), ("remove_ads", "non_consumable", "Remove Ads")] {
-            let created = try await kiosk([
-                "products", "create", "--app", app, "--id", "\(app).\(id)", "--type", type, "--reference-name", name,
-                "--tier", "1", "--locale", "en_US", "--display-name", name, "--description", "\(name) for the shop",
-            ])
-            #expect(created.status == 0, "\(created.stderr)")
-        }
-        #expect(try await kiosk(["agreements", "accept"]).status == 0)
-        #expect(
-            try await kiosk(["testers", "create", "--email", "t@example.com", "--password", "sandbox-pass"]).status == 0
-        )
-    }
-
-    /// The tester's transactions in the app, as `kiosk test transactions --json` lists them (the command must
-    /// succeed: an empty list from a failed command proves nothing).
-    static func testerTransactions(on store: TestStore) async throws -> [(id: String, finished: Bool)] {
-        let listed = try await KioskProcess.run([
-            "test", "transactions", "--app", app, "--tester", "t@example.com", "--json", "--server", store.baseURL,
-            "--token", store.adminToken,
-        ])
-        try #require(listed.status == 0, "\(listed.stderr)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
-        let transactions = try #require(json["transactions"] as? [[String: Any]], "\(listed.stdout)")
-        return try transactions.map { entry in
-            (
-                try #require(entry["transactionId"] as? String, "\(entry)"),
-                try #require(entry["finished"] as? Bool, "\(entry)")
-            )
-        }
-    }
-
-    /// Runs `coin-shop` as the tester on `device`.
-    static func shop(_ arguments: [String], store: TestStore, device: URL) async throws -> KioskProcess.Result {
-        try await KioskProcess.run(
-            arguments + [
-                "--server", store.baseURL, "--bundle-id", app, "--email", "t@example.com", "--password", "sandbox-pass",
-                "--state-dir", device.path,
-                // A full test run keeps two cores busy; a slow answer then is load, not the shop's behaviour.
-                "--timeout", "120",
-            ], executable: CoinShopExampleTests.coinShop)
-    }
-
-    static func temporaryDevice() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("phone-\(UUID().uuidString)")
-    }
-
-    /// The device's `coin-shop.json`.
-    static func ledger(of device: URL) throws -> [String: Any] {
-        let data = try Data(contentsOf: device.appendingPathComponent("coin-shop.json"))
-        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     }
 
     /// The id in the shop's "Order <id> at the merchant." line.

@@ -17,14 +17,18 @@ enum KioskProcess {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// The signal that ended the process (`status` is then the signal's number), nil if it exited.
+        var signal: Int32?
     }
 
-    /// Runs `kiosk <arguments>` to completion (at most 60 s) with a clean `KIOSK_*` environment plus `environment`.
+    /// Runs `kiosk <arguments>` to completion (at most 60 s) with a clean `KIOSK_*` environment plus `environment`;
+    /// `onStart` gets the process id as soon as it runs (a fault test's proxy kills it by that id).
     ///
     /// Waiting happens on dispatch threads, never on Swift concurrency's few cooperative threads: the store under
     /// test answers the command on those, so blocking one could starve it.
     static func run(
-        _ arguments: [String], environment: [String: String] = [:], executable: URL = KioskProcess.executable
+        _ arguments: [String], environment: [String: String] = [:], executable: URL = KioskProcess.executable,
+        onStart: @escaping @Sendable (Int32) -> Void = { _ in }
     ) async throws -> Result {
         let process = Process()
         process.executableURL = executable
@@ -44,6 +48,7 @@ enum KioskProcess {
                     continuation.resume(throwing: error)
                     return
                 }
+                onStart(process.processIdentifier)
                 let readers = DispatchGroup()
                 let collected = Collected()
                 DispatchQueue.global().async(group: readers) {
@@ -58,7 +63,8 @@ enum KioskProcess {
                 continuation.resume(
                     returning: Result(
                         status: process.terminationStatus, stdout: String(decoding: collected.stdout, as: UTF8.self),
-                        stderr: String(decoding: collected.stderr, as: UTF8.self)))
+                        stderr: String(decoding: collected.stderr, as: UTF8.self),
+                        signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil))
             }
         }
     }
@@ -79,11 +85,14 @@ final class ServeProcess: @unchecked Sendable {
     private var output: [String] = []
     private let reader = DispatchGroup()
 
-    init(command: [String] = ["serve"], _ arguments: [String]) throws {
+    /// Starts `kiosk <command> <arguments>` with a clean `KIOSK_*` environment plus `environment` (e.g.
+    /// `KIOSK_CRASH_AT`, which makes it kill itself at a named step).
+    init(command: [String] = ["serve"], _ arguments: [String], environment: [String: String] = [:]) throws {
         self.command = command
         process.executableURL = KioskProcess.executable
         process.arguments = command + arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KIOSK_") }
+            .merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -115,6 +124,17 @@ final class ServeProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw ServeError(message: "no line containing '\(text)'; output so far:\n" + lines.joined(separator: "\n"))
+    }
+
+    /// Waits (at most `seconds`) for the process to end by itself and returns its status (the signal's number if a
+    /// signal ended it).
+    func waitForExit(seconds: Double = 60) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        guard !process.isRunning else {
+            throw ServeError(message: "kiosk \(command.joined(separator: " ")) did not end within \(seconds) s")
+        }
+        return process.terminationStatus
     }
 
     /// Sends SIGTERM and waits (at most `seconds`) for the exit status.

@@ -1,38 +1,53 @@
 import AsyncHTTPClient
 import Foundation
-import Hummingbird
+import KioskCore
 import KioskStorage
+import KioskTestSupport
 import KioskTesting
 import Logging
 import NIOCore
 import NIOHTTP1
 import SQLKit
-import ServiceLifecycle
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The renewal scheduler renews exactly once, even when the store dies in the middle: a real `kiosk serve` on an
-/// SQLite file is killed with SIGKILL while it renews 400 subscriptions, restarted on the same data, and every
-/// subscription ends up with exactly one renewal at its period boundary.
+/// The renewal scheduler renews exactly once, even when the store dies in the middle: a real `kiosk serve` kills
+/// itself with SIGKILL (`KIOSK_CRASH_AT=renewal-batch-committed`) after the first batch of 400 due renewals
+/// committed, is restarted on the same data, and every subscription ends up with exactly one renewal at its period
+/// boundary. On SQLite and PostgreSQL.
 @Suite struct RenewalCrashTests {
     static let token = "kiosk_crash_admin_token_0123456789"
     static let app = "com.example.crash"
     static let groups = 20
     static let testers = 20
 
-    @Test func renewalsHappenOnceAcrossAKill() async throws {
+    @Test(arguments: TestDatabaseEngine.available)
+    func renewalsHappenOnceAcrossAKill(engine: TestDatabaseEngine) async throws {
+        try await engine.withFreshDatabase { databaseURL in
+            try await Self.renewalsHappenOnceAcrossAKill(databaseURL: databaseURL)
+        }
+    }
+
+    /// The test on `databaseURL` (nil: SQLite in the data directory).
+    static func renewalsHappenOnceAcrossAKill(databaseURL: String?) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "kiosk-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         // A long interval: after start, the scheduler acts only when the clock moves.
-        let arguments = [
+        var arguments = [
             "--port", "0", "--data-dir", directory.path, "--admin-token", Self.token, "--log-level", "warning",
             "--scheduler-interval", "3600",
         ]
-        let first = try ServeProcess(arguments)
+        if let databaseURL {
+            arguments += ["--database", databaseURL, "--database-pool-size", String(PostgresTestSlots.storePoolSize)]
+        }
+        // The first store kills itself once its first batch of renewals has committed: mid-work, by construction.
+        let first = try ServeProcess(
+            arguments,
+            environment: [CrashPoint.environmentVariable: CrashPoint.renewalBatchCommitted.rawValue])
         let server = try await Self.baseURL(of: first)
         try await Self.prepare(server)
         var originals: [String] = []
@@ -48,22 +63,18 @@ import Testing
         }
         #expect(originals.count == Self.groups * Self.testers)
 
-        // Every subscription is due after a sandbox month. The first DID_RENEW arrives once the first batch of
-        // renewals committed: the store is killed then, while it renews the rest.
-        let (receiver, killed) = try await Self.killingReceiver(pid: first.process.processIdentifier)
-        let configured = try await Self.send(
-            .PATCH, server + "/admin/v1/apps/\(Self.app)", json: ["sandboxNotificationURLs": [receiver.url]])
-        #expect(configured.0 == 200, "\(configured.1)")
+        // Every subscription is due after a sandbox month.
         let advance = try await KioskProcess.run(
             ["test", "clock", "advance", "5m", "--server", server, "--token", Self.token])
-        first.process.waitUntilExit()
-        #expect(killed.wasKilled, "the store was killed by the first notification: \(advance.stdout)")
-        // The kill landed mid-work: some renewals were committed (one was notified), not all of them.
-        let committed = try await Self.renewalCount(directory.appendingPathComponent("kiosk.sqlite").path)
+        let status = try await first.waitForExit()
+        #expect(
+            first.process.terminationReason == .uncaughtSignal && status == SIGKILL,
+            "the store killed itself at its crash point: \(advance.stdout) \(advance.stderr)")
+        let committed = try await Self.renewalCount(
+            databaseURL ?? "sqlite://" + directory.appendingPathComponent("kiosk.sqlite").path)
         #expect(
             committed > 0 && committed < Int64(originals.count),
             "\(committed) of \(originals.count) renewals were committed before the kill")
-        await receiver.stop()
 
         // Restarted, the store finishes what is due at start; a clock change then waits for that pass to end.
         let second = try ServeProcess(arguments)
@@ -100,64 +111,6 @@ import Testing
             #expect(renewals.first == expiries[original], "\(original) renews at its period boundary")
         }
         #expect(try await second.terminate() == 0)
-    }
-
-    /// Whether the receiver killed the store.
-    final class KillSwitch: @unchecked Sendable {
-        private let lock = NSLock()
-        private var killed = false
-        var wasKilled: Bool { lock.withLock { killed } }
-
-        func kill(_ pid: Int32) {
-            lock.withLock {
-                guard !killed else { return }
-                killed = true
-                _ = Glibc.kill(pid, SIGKILL)
-            }
-        }
-    }
-
-    /// A notification endpoint on 127.0.0.1 that SIGKILLs `pid` when the first notification arrives.
-    static func killingReceiver(pid: Int32) async throws -> (KillingReceiver, KillSwitch) {
-        let killSwitch = KillSwitch()
-        let router = Router()
-        router.post("notifications") { request, _ -> HTTPResponse.Status in
-            // Only a renewal's notification: the purchases' SUBSCRIBED may still be on their way.
-            let body = try await request.body.collect(upTo: 1 << 20)
-            let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-            if let signed = json?["signedPayload"] as? String,
-                (try? payload(of: signed))?["notificationType"] as? String == "DID_RENEW"
-            {
-                killSwitch.kill(pid)
-            }
-            return .ok
-        }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "crash-receiver")
-        logger.logLevel = .warning
-        let application = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            }, logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        return (KillingReceiver(url: "http://127.0.0.1:\(port)/notifications", group: group, task: task), killSwitch)
-    }
-
-    struct KillingReceiver {
-        var url: String
-        var group: ServiceGroup
-        var task: Task<Void, any Error>
-
-        func stop() async {
-            await group.triggerGracefulShutdown()
-            _ = try? await task.value
-        }
     }
 
     static func baseURL(of process: ServeProcess) async throws -> String {
@@ -205,11 +158,11 @@ import Testing
         return (Int(response.status.code), String(buffer: body))
     }
 
-    /// How many renewals the store's SQLite file holds (opened as the restarted store would, before it starts).
-    static func renewalCount(_ file: String) async throws -> Int64 {
+    /// How many renewals the store's database holds (read before the restarted store finishes them).
+    static func renewalCount(_ url: String) async throws -> Int64 {
         var logger = Logger(label: "renewal-crash-count")
         logger.logLevel = .warning
-        let database = try await DatabaseOpener.open(url: "sqlite://" + file, migrations: [], logger: logger)
+        let database = try await DatabaseOpener.open(url: url, migrations: [], poolSize: 1, logger: logger)
         let count = try await database.withSession { session in
             try await session.first(
                 "SELECT COUNT(*) AS n FROM transactions WHERE transaction_reason = 'RENEWAL'"

@@ -40,6 +40,7 @@ extension PurchaseService {
             try await tx.insertQueueRecord(record)
             return (try await entry(for: record, in: tx), true, caused)
         }
+        if changed { CrashPoint.paymentCommitted.reach() }
         notifications.deliver(created)
         if changed { await feed.changed(client.feedKey) }
         return answer

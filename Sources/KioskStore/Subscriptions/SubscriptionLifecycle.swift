@@ -37,6 +37,7 @@ struct SubscriptionLifecycle: Sendable {
             }
             summary.add(batch.summary)
             failing.formUnion(batch.failed)
+            if batch.claimed > 0 { CrashPoint.renewalBatchCommitted.reach() }
             await publish(batch.effects)
             if batch.claimed == 0 || batch.claimed == batch.failed.count { return summary }
         }

@@ -1,0 +1,119 @@
+import Foundation
+import KioskCore
+import KioskTestSupport
+import KioskTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Invariants 1 and 2 across real crashes of the app and of the store: the process dies by SIGKILL, with no
+/// cleanup, at a step the test names (a proxy on the app's wire for the coin shop, `KIOSK_CRASH_AT` for the store),
+/// and a relaunch on the same state delivers every charged payment exactly once.
+@Suite struct CrashTests {
+    /// The app dies once the store has charged the payment, before the answer reaches it. Relaunched on the same
+    /// device, it learns of the purchase, delivers it once and finishes it; the store charged once.
+    @Test(arguments: TestDatabaseEngine.available)
+    func appKilledBeforeTheAnswerIsChargedAndDeliveredOnce(engine: TestDatabaseEngine) async throws {
+        try await withTestStore(engine: engine) { store in
+            try await CoinShop.createShop(on: store)
+            let device = CoinShop.temporaryDevice()
+            defer { try? FileManager.default.removeItem(at: device) }
+            let (killed, killedAt) = try await withKillingProxy(to: store.baseURL) { method, path in
+                method == "POST" && path == "/sandbox/storekit/v1/payments" ? .afterAnswer : nil
+            } _: { proxy in
+                let run = try await CoinShop.run(
+                    ["buy", "coins"], server: proxy.url, device: device, onStart: proxy.watch)
+                return (run, proxy.killedAt)
+            }
+            #expect(killed.signal == SIGKILL, "the shop died by SIGKILL: \(killed.stdout) \(killed.stderr)")
+            #expect(killedAt == "POST /sandbox/storekit/v1/payments")
+            let charged = try await CoinShop.testerTransactions(on: store)
+            #expect(charged.count == 1 && charged.allSatisfy { !$0.finished }, "charged, not finished: \(charged)")
+            #expect(try CoinShop.ledger(of: device)["coins"] as? Int == 0, "the shop never heard of it")
+
+            let relaunched = try await CoinShop.run(["products"], store: store, device: device)
+            #expect(relaunched.status == 0, "\(relaunched.stderr)")
+            #expect(relaunched.stdout.contains("Balance: 100 coins"), "\(relaunched.stdout)")
+            let settled = try await CoinShop.testerTransactions(on: store)
+            #expect(settled.map(\.id) == charged.map(\.id), "charged once: \(settled)")
+            #expect(settled.allSatisfy { $0.finished }, "finished after the delivery: \(settled)")
+        }
+    }
+
+    /// The app dies after delivering the purchase into its ledger, as its finish is about to leave. Relaunched,
+    /// the transaction comes back from the store, is not delivered a second time, and is finished.
+    @Test(arguments: TestDatabaseEngine.available)
+    func appKilledBeforeTheFinishDeliversOnce(engine: TestDatabaseEngine) async throws {
+        try await withTestStore(engine: engine) { store in
+            try await CoinShop.createShop(on: store)
+            let device = CoinShop.temporaryDevice()
+            defer { try? FileManager.default.removeItem(at: device) }
+            let (killed, killedAt) = try await withKillingProxy(to: store.baseURL) { method, path in
+                method == "POST" && path.hasPrefix("/sandbox/storekit/v1/queue/") && path.hasSuffix("/finish")
+                    ? .beforeForwarding : nil
+            } _: { proxy in
+                let run = try await CoinShop.run(
+                    ["buy", "coins", "--quantity", "2"], server: proxy.url, device: device, onStart: proxy.watch)
+                return (run, proxy.killedAt)
+            }
+            #expect(killed.signal == SIGKILL, "the shop died by SIGKILL: \(killed.stdout) \(killed.stderr)")
+            #expect(killedAt?.hasSuffix("/finish") == true, "\(String(describing: killedAt))")
+            let charged = try await CoinShop.testerTransactions(on: store)
+            #expect(charged.count == 1 && charged.allSatisfy { !$0.finished }, "the finish never left: \(charged)")
+            let ledger = try CoinShop.ledger(of: device)
+            #expect(ledger["coins"] as? Int == 200, "delivered before the finish: \(ledger)")
+
+            let relaunched = try await CoinShop.run(["products"], store: store, device: device)
+            #expect(relaunched.status == 0, "\(relaunched.stderr)")
+            #expect(relaunched.stdout.contains("Balance: 200 coins"), "not delivered twice: \(relaunched.stdout)")
+            let settled = try await CoinShop.testerTransactions(on: store)
+            #expect(settled.map(\.id) == charged.map(\.id) && settled.allSatisfy { $0.finished }, "\(settled)")
+        }
+    }
+
+    /// The store dies (`KIOSK_CRASH_AT=payment-committed`: SIGKILL right after the charge commits, before it
+    /// answers) while the app pays. The app keeps retrying with the same key; the store, started again on the
+    /// same data, answers with the transaction it committed: charged once, delivered once.
+    @Test(arguments: TestDatabaseEngine.available)
+    func storeKilledAfterChargingChargesOnceWhenItIsBack(engine: TestDatabaseEngine) async throws {
+        try await engine.withFreshDatabase { databaseURL in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-crash-\(UUID())")
+            let device = CoinShop.temporaryDevice()
+            defer {
+                try? FileManager.default.removeItem(at: directory)
+                try? FileManager.default.removeItem(at: device)
+            }
+            let token = "kiosk_crash_admin_token_0123456789"
+            let port = try freeLoopbackPort()
+            var arguments = [
+                "--port", String(port), "--data-dir", directory.path, "--admin-token", token, "--log-level", "warning",
+            ]
+            if let databaseURL {
+                arguments += [
+                    "--database", databaseURL, "--database-pool-size", String(PostgresTestSlots.storePoolSize),
+                ]
+            }
+            let first = try ServeProcess(
+                arguments, environment: [CrashPoint.environmentVariable: CrashPoint.paymentCommitted.rawValue])
+            _ = try await first.waitForLine(containing: "listening on http://")
+            let server = "http://127.0.0.1:\(port)"
+            try await CoinShop.createShop(server: server, token: token)
+
+            async let bought = CoinShop.run(["buy", "coins"], server: server, device: device)
+            let status = try await first.waitForExit()
+            #expect(
+                first.process.terminationReason == .uncaughtSignal && status == SIGKILL, "killed at its crash point")
+
+            let second = try ServeProcess(arguments)
+            _ = try await second.waitForLine(containing: "listening on http://")
+            let result = try await bought
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("Balance: 100 coins"), "\(result.stdout)")
+            let transactions = try await CoinShop.testerTransactions(server: server, token: token)
+            #expect(transactions.count == 1 && transactions.allSatisfy { $0.finished }, "\(transactions)")
+            #expect(try await second.terminate() == 0)
+        }
+    }
+}
