@@ -155,14 +155,15 @@ struct VerifyReceiptTests {
             #expect(Set(latest.compactMap { $0["product_id"] as? String }) == [TestStore.removeAds, TestStore.monthly])
             let subscription = try #require(latest.first { $0["product_id"] as? String == TestStore.monthly })
             #expect(subscription["subscription_group_identifier"] as? String == "21000001")
-            #expect(subscription["transaction_id"] as? String == subscribed.transactionId)
+            let subscribedId = try #require(subscribed.transactionId)
+            #expect(subscription["transaction_id"] as? String == subscribedId)
             try expectDateTriple(subscription, "expires_date")
             #expect(subscription["is_in_intro_offer_period"] as? String == "false")
             #expect(Int64(try #require(subscription["web_order_line_item_id"] as? String)) != nil)
             let pending = try #require(answer.json["pending_renewal_info"] as? [[String: Any]])
             #expect(pending.count == 1)
             #expect(pending.first?["auto_renew_product_id"] as? String == TestStore.monthly)
-            #expect(pending.first?["original_transaction_id"] as? String == subscribed.transactionId)
+            #expect(pending.first?["original_transaction_id"] as? String == subscribedId)
             #expect(pending.first?["auto_renew_status"] as? String == "1")
             let latestReceipt = try #require(answer.json["latest_receipt"] as? String)
             let again = try await store.verifyReceipt(
@@ -226,12 +227,12 @@ struct VerifyReceiptTests {
             #expect(active.json["latest_receipt"] as? String == transactionReceipt)
 
             // A sandbox month with auto-renew off: the subscription expires instead of renewing.
-            #expect(
-                try await store.subscriptionControl(try #require(bought.transactionId), "auto-renew-off").status == 200)
+            let boughtId = try #require(bought.transactionId)
+            #expect(try await store.subscriptionControl(boughtId, "auto-renew-off").status == 200)
             #expect(try await store.advanceSandboxClock("301").json["expired"] as? Int == 1)
             let expired = try await store.verifyReceipt(["receipt-data": transactionReceipt, "password": secret])
             #expect(expired.json["status"] as? Int == 21006, "\(expired.text)")
-            #expect((expired.json["receipt"] as? [String: Any])?["transaction_id"] as? String == bought.transactionId)
+            #expect((expired.json["receipt"] as? [String: Any])?["transaction_id"] as? String == boughtId)
             #expect(expired.json["latest_expired_receipt_info"] is [String: Any])
             #expect(expired.json["latest_receipt_info"] == nil)
             #expect(expired.json["auto_renew_status"] as? Int == 0)
