@@ -41,7 +41,8 @@ import Testing
             // The copy exports to the same document, apart from the app it names.
             let copied = try await store.request(.GET, "/admin/v1/apps/com.example.copy/catalog")
             for key in ["products", "subscriptionGroups"] {
-                #expect(copied.json[key] as? NSArray == (try #require(exported.json[key] as? NSArray)), "\(key)")
+                let original = try #require(exported.json[key] as? NSArray, "\(key)")
+                #expect(copied.json[key] as? NSArray == original, "\(key)")
             }
         }
     }

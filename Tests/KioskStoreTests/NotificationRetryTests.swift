@@ -46,7 +46,8 @@ import Testing
 
                 let history = try await Self.history(store, key: key, clock: clock)
                 #expect(history.count == 1)
-                #expect(history.first?["signedPayload"] as? String == (try #require(receiver.payloads.first)))
+                let sent = try #require(receiver.payloads.first)
+                #expect(history.first?["signedPayload"] as? String == sent)
                 let attempts = try #require(history.first?["sendAttempts"] as? [[String: Any]])
                 #expect(
                     attempts.compactMap { ($0["attemptDate"] as? NSNumber)?.int64Value }

@@ -93,9 +93,11 @@ import X509
             let firstId = try #require(first.transactionId)
             let again = try await store.pay(TestStore.coins, token: token, key: "tap-1", quantity: 3)
             #expect(again.transactionId == firstId)
-            #expect(again.json["sequence"] as? Int == (try #require(first.json["sequence"] as? Int)))
+            let firstSequence = try #require(first.json["sequence"] as? Int)
+            #expect(again.json["sequence"] as? Int == firstSequence)
             let second = try await store.pay(TestStore.coins, token: token, key: "tap-2")
-            #expect(try #require(second.transactionId) != firstId)
+            let secondId = try #require(second.transactionId)
+            #expect(secondId != firstId)
 
             let listed = try await store.request(
                 .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
@@ -160,7 +162,8 @@ import X509
             let first = try await store.pay(TestStore.removeAds, token: token)
             let second = try await store.pay(TestStore.removeAds, token: token)
             #expect(second.json["state"] as? String == "purchased")
-            #expect(second.transactionId == (try #require(first.transactionId)))
+            let firstId = try #require(first.transactionId)
+            #expect(second.transactionId == firstId)
             #expect((second.json["sequence"] as? Int ?? 0) > (first.json["sequence"] as? Int ?? 0))
             let listed = try await store.request(
                 .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
@@ -298,8 +301,10 @@ import X509
             let twice = try await store.request(
                 .POST, app + "/payments/\(approve)/approve", token: .some(store.adminToken))
             #expect(twice.status == 200, "a retried approval answers the same")
-            #expect(twice.transactionId == (try #require(approved.transactionId)))
-            #expect(twice.json["sequence"] as? Int == (try #require(approved.json["sequence"] as? Int)))
+            let approvedId = try #require(approved.transactionId)
+            let approvedSequence = try #require(approved.json["sequence"] as? Int)
+            #expect(twice.transactionId == approvedId)
+            #expect(twice.json["sequence"] as? Int == approvedSequence)
             let reversed = try await store.request(
                 .POST, app + "/payments/\(approve)/decline", token: .some(store.adminToken))
             #expect(reversed.status == 409)
@@ -354,7 +359,8 @@ import X509
             let transaction = try #require(entries.first?["transaction"] as? [String: Any])
             let unlockId = try #require(unlock.transactionId)
             #expect(transaction["originalTransactionId"] as? String == unlockId)
-            #expect(try #require(transaction["transactionId"] as? String) != unlockId)
+            let restoredId = try #require(transaction["transactionId"] as? String)
+            #expect(restoredId != unlockId)
         }
     }
 

@@ -125,8 +125,8 @@ import Testing
                 let extended = try await extend(first, "r1")
                 #expect(extended.status == 200, "\(extended.text)")
                 #expect(extended.json["originalTransactionId"] as? String == first)
-                #expect(
-                    extended.json["webOrderLineItemId"] as? String == (try #require(firstBought.webOrderLineItemId)))
+                let webOrderLineItemId = try #require(firstBought.webOrderLineItemId)
+                #expect(extended.json["webOrderLineItemId"] as? String == webOrderLineItemId)
                 #expect(extended.json["success"] as? Bool == true)
                 let effective = try #require(firstBought.expiresDate) + 3 * day
                 #expect((extended.json["effectiveDate"] as? NSNumber)?.int64Value == effective)
@@ -169,7 +169,8 @@ import Testing
                 #expect(try await extend("abc", "x").appleErrorCode == 4_000_008)
                 #expect(try await extend("2999999999999999", "x").appleErrorCode == 4_040_005)
                 let coins = try await store.pay(TestStore.coins, token: try await store.signIn())
-                #expect(try await extend(try #require(coins.transactionId), "x").appleErrorCode == 4_030_004)
+                let coinsId = try #require(coins.transactionId)
+                #expect(try await extend(coinsId, "x").appleErrorCode == 4_030_004)
 
                 func mass(_ fields: [String: Any]) async throws -> TestStore.Answer {
                     var body: [String: Any] = [

@@ -36,7 +36,8 @@ struct VerifyReceiptTests {
 
             let inApp = try #require(body["in_app"] as? [[String: Any]])
             let ids = Set(inApp.compactMap { $0["transaction_id"] as? String })
-            #expect(ids == [try #require(ads.transactionId), try #require(coins.transactionId)])
+            let bought: Set = [try #require(ads.transactionId), try #require(coins.transactionId)]
+            #expect(ids == bought)
             let coinEntry = try #require(inApp.first { $0["product_id"] as? String == TestStore.coins })
             #expect(coinEntry["quantity"] as? String == "3")
             #expect(coinEntry["is_trial_period"] as? String == "false")
@@ -159,7 +160,8 @@ struct VerifyReceiptTests {
             #expect(subscription["transaction_id"] as? String == subscribedId)
             try expectDateTriple(subscription, "expires_date")
             #expect(subscription["is_in_intro_offer_period"] as? String == "false")
-            #expect(Int64(try #require(subscription["web_order_line_item_id"] as? String)) != nil)
+            let webOrderLineItemId = try #require(subscription["web_order_line_item_id"] as? String)
+            #expect(Int64(webOrderLineItemId) != nil)
             let pending = try #require(answer.json["pending_renewal_info"] as? [[String: Any]])
             #expect(pending.count == 1)
             #expect(pending.first?["auto_renew_product_id"] as? String == TestStore.monthly)
@@ -222,7 +224,8 @@ struct VerifyReceiptTests {
             #expect(active.json["auto_renew_product_id"] as? String == TestStore.monthly)
             let latest = try #require(active.json["latest_receipt_info"] as? [String: Any])
             #expect(latest["transaction_id"] as? String == bought.transactionId)
-            #expect(Int64(try #require(latest["expires_date"] as? String)) != nil)
+            let expiresDate = try #require(latest["expires_date"] as? String)
+            #expect(Int64(expiresDate) != nil)
             #expect((latest["expires_date_formatted"] as? String)?.hasSuffix(" Etc/GMT") == true)
             #expect(active.json["latest_receipt"] as? String == transactionReceipt)
 
