@@ -79,7 +79,8 @@ import Testing
             let revoked = try await store.request(.DELETE, "/admin/v1/apps/com.example.app/keys/\(keyId)")
             #expect(revoked.json["status"] as? String == "revoked")
             let again = try await store.request(.DELETE, "/admin/v1/apps/com.example.app/keys/\(keyId)")
-            #expect(again.json["revokedAt"] as? String == revoked.json["revokedAt"] as? String)
+            let revokedAt = try #require(revoked.json["revokedAt"] as? String, "\(revoked.text)")
+            #expect(again.json["revokedAt"] as? String == revokedAt)
             let unknown = try await store.request(.DELETE, "/admin/v1/apps/com.example.app/keys/NOSUCHKEY1")
             #expect(unknown.errorCode == "key_not_found")
         }

@@ -40,8 +40,10 @@ import Testing
 
             // The copy exports to the same document, apart from the app it names.
             let copied = try await store.request(.GET, "/admin/v1/apps/com.example.copy/catalog")
-            #expect(copied.json["products"] as? NSArray == exported.json["products"] as? NSArray)
-            #expect(copied.json["subscriptionGroups"] as? NSArray == exported.json["subscriptionGroups"] as? NSArray)
+            for key in ["products", "subscriptionGroups"] {
+                let original = try #require(exported.json[key] as? NSArray, "\(key)")
+                #expect(copied.json[key] as? NSArray == original, "\(key)")
+            }
         }
     }
 
@@ -105,7 +107,8 @@ import Testing
             let syntax = try await store.request(
                 .POST, "/admin/v1/apps/com.example.app/catalog?format=json", body: truncated)
             #expect(syntax.status == 400)
-            #expect(syntax.errorField?.contains("line") == true || syntax.text.contains("line"), "\(syntax.text)")
+            #expect(syntax.errorCode == "invalid_catalog_file", "\(syntax.text)")
+            #expect(syntax.errorField?.hasPrefix("line ") == true, "\(syntax.text)")
 
             let document: [String: Any] = [
                 "format": "kiosk-catalog", "version": 1, "app": ["bundleId": "com.example.app", "name": "Example"],
@@ -133,7 +136,8 @@ import Testing
             let storekit = try await store.request(
                 .POST, "/admin/v1/apps/com.example.app/catalog?format=storekit", body: Data("{\"products\": 3}".utf8))
             #expect(storekit.status == 400)
-            #expect(storekit.errorField != nil, "\(storekit.text)")
+            #expect(storekit.errorCode == "invalid_storekit_file", "\(storekit.text)")
+            #expect(storekit.errorField == "version", "the first thing the file lacks: \(storekit.text)")
         }
     }
 }

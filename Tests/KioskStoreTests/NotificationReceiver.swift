@@ -42,21 +42,21 @@ struct NotificationReceiver: Sendable {
     var payloads: [String] { received.all }
     var contentTypes: [String] { received.allContentTypes }
 
-    /// Waits (polling, for at most `deadline`) until `count` payloads arrived; returns them.
-    func waitForPayloads(_ count: Int, deadline: Duration = .seconds(20)) async throws -> [String] {
-        let clock = ContinuousClock()
-        let end = clock.now + deadline
-        while received.all.count < count, clock.now < end {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    /// Has `store` attempt every notification of `environment` that is due, waiting for attempts its background loop
+    /// has under way, and answers everything this receiver got so far: what is delivered is then known, not waited for.
+    func payloads(from store: TestStore, _ environment: StoreEnvironment = .sandbox) async -> [String] {
+        await store.built.purchases.notifications.deliverDue(environment)
         return received.all
     }
 
-    /// Waits for the `count` notifications a test does not look at (a purchase's, before the life cycle it
-    /// checks), then forgets everything received, so the next `waitForPayloads` sees only what comes later.
-    func drain(_ count: Int) async throws {
-        let arrived = try await waitForPayloads(count)
-        #expect(arrived.count == count, "expected \(count) notifications to drain, got \(arrived.count)")
+    /// Delivers what is due and checks it is the `count` notifications a test does not look at (a purchase's,
+    /// before the life cycle it checks), then forgets everything received, so `payloads(from:)` answers only what
+    /// comes later.
+    func drain(_ count: Int, from store: TestStore, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let arrived = await payloads(from: store)
+        #expect(
+            arrived.count == count, "expected \(count) notifications to drain, got \(arrived.count)",
+            sourceLocation: sourceLocation)
         received.removeAll()
     }
 

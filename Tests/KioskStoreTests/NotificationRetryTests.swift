@@ -46,7 +46,8 @@ import Testing
 
                 let history = try await Self.history(store, key: key, clock: clock)
                 #expect(history.count == 1)
-                #expect(history.first?["signedPayload"] as? String == receiver.payloads.first)
+                let sent = try #require(receiver.payloads.first)
+                #expect(history.first?["signedPayload"] as? String == sent)
                 let attempts = try #require(history.first?["sendAttempts"] as? [[String: Any]])
                 #expect(
                     attempts.compactMap { ($0["attemptDate"] as? NSNumber)?.int64Value }
@@ -152,6 +153,7 @@ import Testing
                 let unknown = try await store.request(
                     .POST, "\(base)/\(UUID().uuidString.lowercased())/resend", token: .some(store.adminToken))
                 #expect(unknown.status == 404, "\(unknown.text)")
+                #expect(unknown.errorCode == "notification_not_found", "\(unknown.text)")
                 let production = try await store.request(
                     .GET, base + "?environment=production", token: .some(store.adminToken))
                 #expect((production.json["notifications"] as? [Any])?.isEmpty == true, "\(production.text)")

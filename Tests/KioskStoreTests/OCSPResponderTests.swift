@@ -64,7 +64,8 @@ import X509
             let again = try await store.request(
                 .POST, "/admin/v1/certificates/sandbox/revocations", json: ["certificate": "leaf"])
             #expect(again.status == 200)
-            #expect(again.json["revokedAt"] as? String == revoked.json["revokedAt"] as? String)
+            let revokedAt = try #require(revoked.json["revokedAt"] as? String, "\(revoked.text)")
+            #expect(again.json["revokedAt"] as? String == revokedAt)
             #expect(again.json["reason"] as? Int == 1, "the first revocation stays as it was")
             let list = try await store.request(.GET, "/admin/v1/certificates/sandbox/revocations")
             #expect((list.json["revocations"] as? [[String: Any]])?.count == 1)
@@ -83,9 +84,15 @@ import X509
                 rootCertificates: [root], environment: .sandbox, bundleId: TestStore.bundleId, appAppleId: nil)
             _ = try await offline.verifyAndDecodeTransaction(jws)
 
-            for body: [String: Any] in [["certificate": "root"], ["certificate": "leaf", "reason": 7], [:]] {
+            for (body, code, field) in [
+                (["certificate": "root"], "invalid_value", "certificate"),
+                (["certificate": "leaf", "reason": 7], "invalid_reason", "reason"),
+                ([:], "missing_field", "certificate"),
+            ] as [([String: Any], String, String)] {
                 let refused = try await store.request(.POST, "/admin/v1/certificates/sandbox/revocations", json: body)
                 #expect(refused.status == 400, "\(body): \(refused.text)")
+                #expect(refused.errorCode == code, "\(body): \(refused.text)")
+                #expect(refused.errorField == field, "\(body): \(refused.text)")
             }
         }
     }
@@ -136,7 +143,9 @@ import X509
                 .POST, "/ocsp/sandbox", body: Data(leafRequest), headers: ["Content-Type": "application/octet-stream"])
             #expect(untyped.status == 400)
             #expect(untyped.text.contains("application/ocsp-request"))
-            #expect(try await store.request(.GET, "/ocsp/elsewhere/AAAA").status == 400)
+            let elsewhere = try await store.request(.GET, "/ocsp/elsewhere/AAAA")
+            #expect(elsewhere.status == 400)
+            #expect(elsewhere.errorCode == "invalid_environment", "\(elsewhere.text)")
         }
     }
 

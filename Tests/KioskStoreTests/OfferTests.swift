@@ -115,6 +115,7 @@ import Testing
                         "paymentDiscount": ["identifier": "comeback"],
                     ])
                 #expect(unsent.status == 400, "\(unsent.text)")
+                #expect(unsent.errorCode == "missing_field", "\(unsent.text)")
             }
         }
     }

@@ -62,14 +62,15 @@ extension TestStore {
         (sandbox ? "/sandbox/storekit/v1" : "/storekit/v1") + path
     }
 
-    /// Reads the updates stream until `count` entry events arrived (or `timeout` passed); returns their data.
-    func readUpdates(token: String, after cursor: Int64 = 0, count: Int, timeout: Duration = .seconds(10))
-        async throws -> [[String: Any]]
-    {
+    /// Reads the updates stream until `count` entry events arrived; returns their data. `whenConnected` runs once
+    /// the store has registered the stream (its `: connected` comment arrived), so what it changes must come live.
+    func readUpdates(
+        token: String, after cursor: Int64 = 0, count: Int, whenConnected: @Sendable () async throws -> Void = {}
+    ) async throws -> [[String: Any]] {
         var request = HTTPClientRequest(url: baseURL + "/sandbox/storekit/v1/updates?after=\(cursor)")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let response = try await HTTPClient.shared.execute(
-            request, timeout: .seconds(Int64(timeout.components.seconds)))
+        // A guard against a hang only, as in `request`: the test waits for the events themselves.
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
         var text = ""
         var events: [[String: Any]] = []
@@ -78,6 +79,7 @@ extension TestStore {
             while let end = text.range(of: "\n\n") {
                 let event = String(text[..<end.lowerBound])
                 text = String(text[end.upperBound...])
+                if event == ": connected" { try await whenConnected() }
                 guard let dataLine = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else {
                     continue
                 }

@@ -90,11 +90,14 @@ import X509
             let first = try await store.pay(TestStore.coins, token: token, key: "tap-1", quantity: 3)
             #expect(first.status == 200, "\(first.text)")
             #expect(first.json["state"] as? String == "purchased")
+            let firstId = try #require(first.transactionId)
             let again = try await store.pay(TestStore.coins, token: token, key: "tap-1", quantity: 3)
-            #expect(again.transactionId == first.transactionId)
-            #expect(again.json["sequence"] as? Int == first.json["sequence"] as? Int)
+            #expect(again.transactionId == firstId)
+            let firstSequence = try #require(first.json["sequence"] as? Int)
+            #expect(again.json["sequence"] as? Int == firstSequence)
             let second = try await store.pay(TestStore.coins, token: token, key: "tap-2")
-            #expect(second.transactionId != first.transactionId)
+            let secondId = try #require(second.transactionId)
+            #expect(secondId != firstId)
 
             let listed = try await store.request(
                 .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
@@ -142,6 +145,7 @@ import X509
                 .POST, TestStore.clientPath("/payments", sandbox: true),
                 json: ["productId": TestStore.coins, "quantity": 1, "idempotencyKey": "x"])
             #expect(unsigned.status == 401)
+            #expect(unsigned.errorCode == "missing_session", "\(unsigned.text)")
             let misspelt = try await store.client(
                 .POST, "/payments", token: token, json: ["productID": TestStore.coins, "idempotencyKey": "x"])
             #expect(misspelt.status == 400)
@@ -158,7 +162,8 @@ import X509
             let first = try await store.pay(TestStore.removeAds, token: token)
             let second = try await store.pay(TestStore.removeAds, token: token)
             #expect(second.json["state"] as? String == "purchased")
-            #expect(second.transactionId == first.transactionId)
+            let firstId = try #require(first.transactionId)
+            #expect(second.transactionId == firstId)
             #expect((second.json["sequence"] as? Int ?? 0) > (first.json["sequence"] as? Int ?? 0))
             let listed = try await store.request(
                 .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
@@ -185,6 +190,7 @@ import X509
             let stranger = try await store.signIn("other@example.com")
             let refused = try await store.client(.POST, "/queue/\(sequence)/finish", token: stranger)
             #expect(refused.status == 404)
+            #expect(refused.errorCode == "unknown_queue_entry", "\(refused.text)")
 
             for _ in 0..<2 {
                 let finished = try await store.client(.POST, "/queue/\(sequence)/finish", token: token)
@@ -256,8 +262,10 @@ import X509
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(statuses.allSatisfy { $0.1 == 200 }, "\(statuses)")
-            #expect(Set(statuses.filter { $0.0 == "same" }.map(\.2)).count == 1)
-            #expect(Set(statuses.filter { $0.0 == "own" }.map(\.2)).count == 10)
+            let same = statuses.filter { $0.0 == "same" }.compactMap(\.2)
+            let own = statuses.filter { $0.0 == "own" }.compactMap(\.2)
+            #expect(same.count == 10 && Set(same).count == 1, "\(statuses)")
+            #expect(own.count == 10 && Set(own).count == 10, "\(statuses)")
             let listed = try await store.request(
                 .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
                 token: .some(store.adminToken))
@@ -293,8 +301,10 @@ import X509
             let twice = try await store.request(
                 .POST, app + "/payments/\(approve)/approve", token: .some(store.adminToken))
             #expect(twice.status == 200, "a retried approval answers the same")
-            #expect(twice.transactionId == approved.transactionId)
-            #expect(twice.json["sequence"] as? Int == approved.json["sequence"] as? Int)
+            let approvedId = try #require(approved.transactionId)
+            let approvedSequence = try #require(approved.json["sequence"] as? Int)
+            #expect(twice.transactionId == approvedId)
+            #expect(twice.json["sequence"] as? Int == approvedSequence)
             let reversed = try await store.request(
                 .POST, app + "/payments/\(approve)/decline", token: .some(store.adminToken))
             #expect(reversed.status == 409)
@@ -347,8 +357,10 @@ import X509
             #expect(entries.map { $0["productId"] as? String } == [TestStore.removeAds])
             #expect(entries.first?["state"] as? String == "restored")
             let transaction = try #require(entries.first?["transaction"] as? [String: Any])
-            #expect(transaction["originalTransactionId"] as? String == unlock.transactionId)
-            #expect(transaction["transactionId"] as? String != unlock.transactionId)
+            let unlockId = try #require(unlock.transactionId)
+            #expect(transaction["originalTransactionId"] as? String == unlockId)
+            let restoredId = try #require(transaction["transactionId"] as? String)
+            #expect(restoredId != unlockId)
         }
     }
 
@@ -393,14 +405,15 @@ import X509
             let token = try await store.signIn()
             let first = try await store.pay(TestStore.coins, token: token)
             let firstSequence = try #require(first.json["sequence"] as? Int)
-            async let streamed = store.readUpdates(token: token, after: Int64(firstSequence), count: 1)
-            try await Task.sleep(for: .milliseconds(300))
-            let bought = try await store.request(
-                .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/purchases",
-                json: ["tester": TestStore.testerEmail, "productId": TestStore.removeAds],
-                token: .some(store.adminToken))
-            #expect(bought.status == 201, "\(bought.text)")
-            let events = try await streamed
+            // The purchase is made once the stream is open, so it can only arrive live.
+            let events = try await store.readUpdates(token: token, after: Int64(firstSequence), count: 1) {
+                let bought = try await store.request(
+                    .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/purchases",
+                    json: ["tester": TestStore.testerEmail, "productId": TestStore.removeAds],
+                    token: .some(store.adminToken))
+                #expect(bought.status == 201, "\(bought.text)")
+            }
+            #expect(events.count == 1)
             #expect(events.first?["productId"] as? String == TestStore.removeAds)
             #expect(events.first?["state"] as? String == "purchased")
 

@@ -30,13 +30,15 @@ import Testing
                 let before = receiver.payloads.count
                 let root = store.built.signing.identity(.sandbox).root
 
-                /// Runs a control, waits for its notification's delivery and returns the answer.
-                func control(_ id: String, _ action: String, _ body: [String: Any] = [:], status: Int = 200)
+                /// Runs a control, waits for its notification's delivery and returns the answer; `refused` is the
+                /// error code of a control that must answer 409.
+                func control(_ id: String, _ action: String, _ body: [String: Any] = [:], refused: String? = nil)
                     async throws -> TestStore.Answer
                 {
                     clock.advance(by: 1)
                     let answer = try await Self.control(store, id, action, body)
-                    #expect(answer.status == status, "\(action) \(id): \(answer.text)")
+                    #expect(answer.status == (refused == nil ? 200 : 409), "\(action) \(id): \(answer.text)")
+                    #expect(answer.errorCode == refused, "\(action) \(id): \(answer.text)")
                     await notifications.deliverDue(.sandbox)
                     return answer
                 }
@@ -50,7 +52,8 @@ import Testing
                 let requested = try await control(coins, "request-refund", ["reason": "UNINTENDED_PURCHASE"])
                 #expect(requested.json["notificationType"] as? String == "CONSUMPTION_REQUEST")
                 let again = try await control(coins, "request-refund", ["reason": "UNINTENDED_PURCHASE"])
-                #expect(again.json["notificationUUID"] as? String == requested.json["notificationUUID"] as? String)
+                let requestUUID = try #require(requested.json["notificationUUID"] as? String, "\(requested.text)")
+                #expect(again.json["notificationUUID"] as? String == requestUUID)
                 _ = try await control(coins, "decline-refund")
                 _ = try await control(coins, "decline-refund")
 
@@ -64,12 +67,12 @@ import Testing
                 #expect(refundedCoins.revocationType == "REFUND_PRORATED")
                 #expect(refundedCoins.revocationPercentage == 49_494)
                 let refundedAgain = try await control(coins, "refund", ["reason": 1, "percentage": 50])
-                #expect(
-                    refundedAgain.json["notificationUUID"] as? String == refunded.json["notificationUUID"] as? String)
+                let refundUUID = try #require(refunded.json["notificationUUID"] as? String, "\(refunded.text)")
+                #expect(refundedAgain.json["notificationUUID"] as? String == refundUUID)
                 #expect(
                     (refundedAgain.json["revocationDate"] as? NSNumber)?.int64Value == refundedAt,
                     "a repeat changes nothing")
-                _ = try await control(coins, "request-refund", status: 409)
+                _ = try await control(coins, "request-refund", refused: "already_revoked")
 
                 let secret = try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret")
                 let receipt = try await store.verifyReceipt([
@@ -88,9 +91,9 @@ import Testing
 
                 let revoked = try await control(unlock, "revoke")
                 #expect(try await transaction(revoked).revocationType == "FAMILY_REVOKE")
-                _ = try await control(coins, "revoke", status: 409)
-                _ = try await control(unlock, "request-refund", status: 409)
-                _ = try await control(unlock, "reverse-refund", status: 409)
+                _ = try await control(coins, "revoke", refused: "not_shareable")
+                _ = try await control(unlock, "request-refund", refused: "no_consumption_request")
+                _ = try await control(unlock, "reverse-refund", refused: "not_refunded")
 
                 _ = try await control(monthly, "refund")
                 let revokedStatus = try await store.inApps(
@@ -134,11 +137,18 @@ import Testing
             let coins = try #require(try await store.pay(TestStore.coins, token: token).transactionId)
             let unknown = try await Self.control(store, "999999", "refund", [:])
             #expect(unknown.status == 404)
-            #expect(unknown.text.contains("transaction_not_found"))
-            #expect(try await Self.control(store, coins, "refund", ["reason": 7]).status == 400)
-            #expect(try await Self.control(store, coins, "refund", ["percentage": 0]).status == 400)
-            #expect(try await Self.control(store, coins, "refund", ["amount": 1]).status == 400)
-            #expect(try await Self.control(store, coins, "request-refund", ["reason": "BORED"]).status == 400)
+            #expect(unknown.errorCode == "transaction_not_found", "\(unknown.text)")
+            for (action, body, code, field) in [
+                ("refund", ["reason": 7], "invalid_reason", "reason"),
+                ("refund", ["percentage": 0], "invalid_percentage", "percentage"),
+                ("refund", ["amount": 1], "unknown_field", "amount"),
+                ("request-refund", ["reason": "BORED"], "invalid_reason", "reason"),
+            ] as [(String, [String: Any], String, String)] {
+                let refused = try await Self.control(store, coins, action, body)
+                #expect(refused.status == 400, "\(action) \(body): \(refused.text)")
+                #expect(refused.errorCode == code, "\(action) \(body): \(refused.text)")
+                #expect(refused.errorField == field, "\(action) \(body): \(refused.text)")
+            }
         }
     }
 
@@ -176,13 +186,14 @@ struct RefundNotificationsInteropTests {
                 try await store.setNotificationURLs([receiver.url])
                 let token = try await store.signIn()
                 let coins = try #require(try await store.pay(TestStore.coins, token: token).transactionId)
-                try await receiver.drain(1)  // the purchase's ONE_TIME_CHARGE
+                await receiver.drain(1, from: store)  // the purchase's ONE_TIME_CHARGE
                 let requested = try await RefundTests.control(
                     store, coins, "request-refund", ["reason": "FULFILLMENT_ISSUE"])
                 #expect(requested.status == 200, "\(requested.text)")
                 let refunded = try await RefundTests.control(store, coins, "refund", ["reason": 1])
                 #expect(refunded.status == 200, "\(refunded.text)")
-                let payloads = try await receiver.waitForPayloads(2)
+                let payloads = await receiver.payloads(from: store)
+                #expect(payloads.count == 2)
                 let app = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)")
                 let appAppleId = try #require(app.json["appAppleId"] as? Int)
                 let root = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=der")

@@ -28,7 +28,9 @@ import Testing
                     let parts = token.split(separator: "_")
                     #expect(parts.count == 2 && UUID(uuidString: String(parts[0])) != nil && Int64(parts[1]) != nil)
 
-                    let received = try #require(try await receiver.waitForPayloads(1).first)
+                    let delivered = await receiver.payloads(from: store)
+                    #expect(delivered.count == 1)
+                    let received = try #require(delivered.first)
                     #expect(receiver.contentTypes.first == "application/json")
                     let payload = try await verifiedPayload(
                         received, as: NotificationPayload.self, root: store.built.signing.identity(.sandbox).root,
@@ -45,6 +47,7 @@ import Testing
                     let status = try await Self.attemptsArrive(store, token: token, key: key, sandbox: true)
                     #expect(status.json["signedPayload"] as? String == received)
                     let attempts = try #require(status.json["sendAttempts"] as? [[String: Any]])
+                    #expect(attempts.count == 1)
                     #expect(attempts.first?["sendAttemptResult"] as? String == "SUCCESS")
                     #expect(attempts.first?["attemptDate"] is NSNumber)
 
@@ -113,7 +116,7 @@ import Testing
                     json: ["extendByDays": 1, "extendReasonCode": 0, "requestIdentifier": "e1"], clock: clock)
                 #expect(extended.status == 200)
                 // 23 TEST, the purchase's SUBSCRIBED and RENEWAL_EXTENDED.
-                #expect(try await receiver.waitForPayloads(25).count == 25)
+                #expect(await receiver.payloads(from: store).count == 25)
 
                 func history(_ body: [String: Any], token: String? = nil) async throws -> TestStore.Answer {
                     var fields: [String: Any] = ["startDate": start, "endDate": clock.now().millisecondsSince1970 + 1]
@@ -181,18 +184,14 @@ import Testing
         }
     }
 
-    /// Polls the test notification's status until its attempt is recorded (a generous deadline, no timing).
+    /// The test notification's status once the store has attempted every due notification of its environment.
     static func attemptsArrive(_ store: TestStore, token: String, key: ServerAPIKey, sandbox: Bool) async throws
         -> TestStore.Answer
     {
-        let clock = ContinuousClock()
-        let end = clock.now + .seconds(20)
-        while true {
-            let answer = try await store.serverAPI(
-                .GET, "/inApps/v1/notifications/test/\(token)", key: key, sandbox: sandbox)
-            #expect(answer.status == 200, "\(answer.text)")
-            if (answer.json["sendAttempts"] as? [Any])?.isEmpty == false || clock.now > end { return answer }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        await store.built.purchases.notifications.deliverDue(sandbox ? .sandbox : .production)
+        let answer = try await store.serverAPI(
+            .GET, "/inApps/v1/notifications/test/\(token)", key: key, sandbox: sandbox)
+        #expect(answer.status == 200, "\(answer.text)")
+        return answer
     }
 }

@@ -45,7 +45,7 @@ extension TestStore {
     {
         let token = try await signIn(email)
         let bought = try await pay(Self.monthly, token: token)
-        #expect(bought.status == 201 || bought.status == 200, "\(bought.text)")
+        #expect(bought.status == 200, "\(bought.text)")
         let signed = try #require((bought.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
         let payload = try await verifiedPayload(
             signed, as: JWSTransactionDecodedPayload.self, root: built.signing.identity(.sandbox).root, clock: clock)

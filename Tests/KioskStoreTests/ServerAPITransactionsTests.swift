@@ -175,6 +175,7 @@ import Testing
             #expect(try ids(unknown).isEmpty)
             let production = try await store.serverAPI(.GET, "/inApps/v1/lookup/\(orderId)", key: key, sandbox: false)
             #expect(production.json["status"] as? Int == 1)
+            #expect(try ids(production).isEmpty)
         }
     }
 
@@ -352,8 +353,9 @@ import Testing
             #expect(second.status == 200, "\(second.text)")
             let secondPayload = try jwsPayload(try #require(second.json["signedAppTransactionInfo"] as? String))
             let testBoughtPayload = try jwsPayload(try await storedTransaction(store, testBought).signedTransaction)
-            #expect(secondPayload["appTransactionId"] as? String != appTransactionId)
-            #expect(secondPayload["appTransactionId"] as? String == testBoughtPayload["appTransactionId"] as? String)
+            let secondAppTransactionId = try #require(secondPayload["appTransactionId"] as? String)
+            #expect(secondAppTransactionId != appTransactionId)
+            #expect(secondAppTransactionId == testBoughtPayload["appTransactionId"] as? String)
 
             var orphan = transaction
             orphan.id = transaction.id + 1_000
@@ -608,10 +610,15 @@ private func expectAPIError(
     #expect(answer.header("Content-Type") == "application/json", "\(comment)", sourceLocation: sourceLocation)
 }
 
-/// The transaction ids of a history, refund-history or order-lookup answer, in order.
-private func ids(_ answer: TestStore.Answer) throws -> [String] {
-    try ((answer.json["signedTransactions"] as? [String]) ?? []).map {
-        try #require(try jwsPayload($0)["transactionId"] as? String)
+/// The transaction ids of a history, refund-history or order-lookup answer, in order. The answer must be a 200
+/// with `signedTransactions` (empty or not): an error answer is a failure here, never an empty list.
+private func ids(_ answer: TestStore.Answer, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+    try #require(answer.status == 200, "\(answer.status) \(answer.text)", sourceLocation: sourceLocation)
+    let signed = try #require(
+        answer.json["signedTransactions"] as? [String], "no signedTransactions: \(answer.text)",
+        sourceLocation: sourceLocation)
+    return try signed.map {
+        try #require(try jwsPayload($0)["transactionId"] as? String, sourceLocation: sourceLocation)
     }
 }
 

@@ -115,6 +115,7 @@ import Testing
                 #expect(try await store.subscriptionPeriods(clock: clock).count == 1)
                 let refused = try await store.subscriptionControl(bought.transactionId, "auto-renew-on")
                 #expect(refused.status == 409, "an expired subscription cannot renew: \(refused.text)")
+                #expect(refused.errorCode == "subscription_state", "\(refused.text)")
             }
         }
     }
@@ -206,6 +207,8 @@ import Testing
                     .PUT, "/sandbox/test/v1/apps/\(TestStore.bundleId)/grace-period", json: ["days": 5],
                     token: .some(store.adminToken))
                 #expect(refused.status == 400)
+                #expect(refused.errorCode == "invalid_grace_period", "\(refused.text)")
+                #expect(refused.errorField == "days", "\(refused.text)")
                 let declined = try await store.request(
                     .PATCH, "/admin/v1/testers/\(TestStore.testerEmail)", json: ["paymentOutcome": "decline"])
                 #expect(declined.status == 200, "\(declined.text)")
@@ -254,7 +257,9 @@ import Testing
                     try await store.subscriptionStatus(of: bought.transactionId, clock: clock)
                         .renewal.priceIncreaseStatus == 0)
                 #expect(try await store.subscriptionControl(bought.transactionId, "consent-accept").status == 200)
-                #expect(try await store.subscriptionControl(bought.transactionId, "consent-accept").status == 409)
+                let acceptedAgain = try await store.subscriptionControl(bought.transactionId, "consent-accept")
+                #expect(acceptedAgain.status == 409)
+                #expect(acceptedAgain.errorCode == "no_price_increase_pending", "\(acceptedAgain.text)")
                 #expect(try await store.advanceSandboxClock("5m").json["renewed"] as? Int == 1)
                 #expect(try await store.subscriptionPeriods(clock: clock).last?.price == 1990)
                 #expect(try await store.advanceSandboxClock("1s").status == 200)
@@ -322,14 +327,19 @@ import Testing
                 #expect(try await store.advanceSandboxClock("1s").status == 200)
                 let expired = try await store.subscriptionControl(bought.transactionId, "expire")
                 #expect(expired.json["state"] as? String == "expired")
-                #expect(try await store.subscriptionControl(bought.transactionId, "expire").status == 409)
+                let expiredAgain = try await store.subscriptionControl(bought.transactionId, "expire")
+                #expect(expiredAgain.status == 409)
+                #expect(expiredAgain.errorCode == "subscription_state", "\(expiredAgain.text)")
                 #expect(
                     try await store.notificationKinds(receiver, count: 2, clock: clock) == [
                         "DID_RENEW", "EXPIRED/VOLUNTARY",
                     ])
                 let unknown = try await store.subscriptionControl(bought.transactionId, "explode")
                 #expect(unknown.status == 400)
-                #expect(try await store.subscriptionControl("2999999999999999", "renew").status == 404)
+                #expect(unknown.errorCode == "unknown_subscription_action", "\(unknown.text)")
+                let missing = try await store.subscriptionControl("2999999999999999", "renew")
+                #expect(missing.status == 404)
+                #expect(missing.errorCode == "subscription_not_found", "\(missing.text)")
             }
         }
     }
@@ -376,7 +386,9 @@ import Testing
             let shown = try await store.request(.GET, "/sandbox/test/v1/clock", token: .some(store.adminToken))
             #expect(shown.json["now"] as? Int64 == startMs, "\(shown.text)")
             #expect(shown.json["frozen"] as? Bool == false)
-            #expect(try await store.request(.GET, "/sandbox/test/v1/clock", token: .some(nil)).status == 401)
+            let anonymous = try await store.request(.GET, "/sandbox/test/v1/clock", token: .some(nil))
+            #expect(anonymous.status == 401)
+            #expect(anonymous.errorCode == "missing_admin_token", "\(anonymous.text)")
 
             let frozen = try await store.sandboxClock(["action": "freeze"])
             #expect(frozen.json["frozen"] as? Bool == true)
@@ -453,7 +465,7 @@ extension TestStore {
         try await setNotificationURLs([receiver.url])
         let (transactionId, bought) = try await buyMonthly(clock: clock)
         // These tests count what the life cycle sends; SubscriptionPurchaseTests checks the purchase's SUBSCRIBED.
-        try await receiver.drain(1)
+        await receiver.drain(1, from: self)
         return (transactionId, bought.purchaseDate, bought.expiresDate)
     }
 
@@ -531,14 +543,16 @@ extension TestStore {
             .POST, "/sandbox/verifyReceipt", json: ["receipt-data": data, "password": secret ?? ""])
     }
 
-    /// Waits for `count` notifications and answers `TYPE/SUBTYPE` of each in the order they were signed (each
+    /// Delivers what is due, expects `count` notifications in all and answers `TYPE/SUBTYPE` of each in the order they were signed (each
     /// carries its subscription's transaction, renewal info and status).
     func notificationKinds(_ receiver: NotificationReceiver, count: Int, clock: any KioskClock) async throws
         -> [String]
     {
         let root = built.signing.identity(.sandbox).root
         var decoded: [NotificationPayload] = []
-        for payload in try await receiver.waitForPayloads(count) {
+        let payloads = await receiver.payloads(from: self)
+        #expect(payloads.count == count)
+        for payload in payloads {
             let notification = try await verifiedPayload(
                 payload, as: NotificationPayload.self, root: root, clock: clock)
             #expect(notification.data?.signedTransactionInfo != nil, "\(notification.notificationType)")
@@ -568,9 +582,11 @@ struct SubscriptionLifecycleInteropTests {
                 try await store.prepareSubscriptionCatalog()
                 try await store.setNotificationURLs([receiver.url])
                 _ = try await store.buyMonthly(clock: clock)
-                try await receiver.drain(1)
+                await receiver.drain(1, from: store)
                 #expect(try await store.advanceSandboxClock("5m").json["renewed"] as? Int == 1)
-                let payload = try #require(try await receiver.waitForPayloads(1).first)
+                let renewals = await receiver.payloads(from: store)
+                #expect(renewals.count == 1)
+                let payload = try #require(renewals.first)
                 let root = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=der")
                 try root.body.write(to: directory.appendingPathComponent("root.der"))
                 try payload.write(to: directory.appendingPathComponent("renew.jws"), atomically: true, encoding: .ascii)
