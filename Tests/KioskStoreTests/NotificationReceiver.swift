@@ -19,6 +19,8 @@ struct NotificationReceiver: Sendable {
         private let lock = NSLock()
         private var payloads: [String] = []
         private var contentTypes: [String] = []
+        /// How many of `payloads` Apple's verifier has seen.
+        private var checked = 0
 
         func append(_ payload: String, contentType: String) {
             lock.withLock {
@@ -29,10 +31,19 @@ struct NotificationReceiver: Sendable {
 
         var all: [String] { lock.withLock { payloads } }
 
+        /// The payloads Apple's verifier has not seen yet, marked as seen.
+        func takeUnchecked() -> [String] {
+            lock.withLock {
+                defer { checked = payloads.count }
+                return Array(payloads[checked...])
+            }
+        }
+
         func removeAll() {
             lock.withLock {
                 payloads.removeAll()
                 contentTypes.removeAll()
+                checked = 0
             }
         }
         var allContentTypes: [String] { lock.withLock { contentTypes } }
@@ -44,16 +55,25 @@ struct NotificationReceiver: Sendable {
 
     /// Has `store` attempt every notification of `environment` that is due, waiting for attempts its background loop
     /// has under way, and answers everything this receiver got so far: what is delivered is then known, not waited for.
-    func payloads(from store: TestStore, _ environment: StoreEnvironment = .sandbox) async -> [String] {
+    /// Each payload not checked before goes through Apple's own verifier (``AppleVerifier``), nested transaction and
+    /// renewal info included, and must decode to exactly what Kiosk signed.
+    func payloads(
+        from store: TestStore, _ environment: StoreEnvironment = .sandbox,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [String] {
         await store.built.purchases.notifications.deliverDue(environment)
-        return received.all
+        let all = received.all
+        let unchecked = received.takeUnchecked()
+        try await AppleVerifier.expectAccepts(
+            unchecked, kind: .notification, store: store, environment: environment, sourceLocation: sourceLocation)
+        return all
     }
 
     /// Delivers what is due and checks it is the `count` notifications a test does not look at (a purchase's,
     /// before the life cycle it checks), then forgets everything received, so `payloads(from:)` answers only what
     /// comes later.
-    func drain(_ count: Int, from store: TestStore, sourceLocation: SourceLocation = #_sourceLocation) async {
-        let arrived = await payloads(from: store)
+    func drain(_ count: Int, from store: TestStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let arrived = try await payloads(from: store, sourceLocation: sourceLocation)
         #expect(
             arrived.count == count, "expected \(count) notifications to drain, got \(arrived.count)",
             sourceLocation: sourceLocation)

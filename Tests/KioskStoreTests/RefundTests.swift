@@ -105,7 +105,7 @@ import Testing
                 #expect(Self.statuses(activeStatus) == [1], "\(activeStatus.text)")
 
                 var sent: [NotificationPayload] = []
-                for payload in receiver.payloads.dropFirst(before) {
+                for payload in try await receiver.payloads(from: store).dropFirst(before) {
                     sent.append(
                         try await verifiedPayload(payload, as: NotificationPayload.self, root: root, clock: clock))
                 }
@@ -164,64 +164,6 @@ import Testing
     static func statuses(_ answer: TestStore.Answer) -> [Int] {
         ((answer.json["data"] as? [[String: Any]]) ?? []).flatMap { group in
             ((group["lastTransactions"] as? [[String: Any]]) ?? []).compactMap { $0["status"] as? Int }
-        }
-    }
-}
-
-/// Apple's `SignedDataVerifier` (PyPI app-store-server-library) accepts the REFUND and CONSUMPTION_REQUEST
-/// notifications the refund test controls send, and decodes their fields.
-@Suite(
-    .enabled(
-        if: TestEnvironment.runs(.python),
-        "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
-struct RefundNotificationsInteropTests {
-    @Test func refundNotificationsPassApplesVerifier() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "kiosk-interop-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await withNotificationReceiver { receiver in
-            try await withStore(.sqlite) { store in
-                try await store.prepareSubscriptionCatalog()
-                try await store.setNotificationURLs([receiver.url])
-                let token = try await store.signIn()
-                let coins = try #require(try await store.pay(TestStore.coins, token: token).transactionId)
-                await receiver.drain(1, from: store)  // the purchase's ONE_TIME_CHARGE
-                let requested = try await RefundTests.control(
-                    store, coins, "request-refund", ["reason": "FULFILLMENT_ISSUE"])
-                #expect(requested.status == 200, "\(requested.text)")
-                let refunded = try await RefundTests.control(store, coins, "refund", ["reason": 1])
-                #expect(refunded.status == 200, "\(refunded.text)")
-                let payloads = await receiver.payloads(from: store)
-                #expect(payloads.count == 2)
-                let app = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)")
-                let appAppleId = try #require(app.json["appAppleId"] as? Int)
-                let root = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=der")
-                try root.body.write(to: directory.appendingPathComponent("root.der"))
-
-                var decoded: [[String: Any]] = []
-                for (index, payload) in payloads.enumerated() {
-                    let file = directory.appendingPathComponent("notification-\(index).jws")
-                    try payload.write(to: file, atomically: true, encoding: .ascii)
-                    let (status, output) = try await runProcess(
-                        try TestEnvironment.require(.python),
-                        [
-                            ServerAPINotificationsInteropTests.interop.appendingPathComponent("verify_signed_data.py")
-                                .path,
-                            "--root-der", directory.appendingPathComponent("root.der").path, "--environment",
-                            "Sandbox", "--bundle-id", TestStore.bundleId, "--app-apple-id", String(appAppleId),
-                            "--kind", "notification", "--jws-file", file.path,
-                        ])
-                    #expect(status == 0, "\(output)")
-                    decoded.append(
-                        try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]))
-                }
-                #expect(
-                    Set(decoded.compactMap { $0["notificationType"] as? String }) == ["CONSUMPTION_REQUEST", "REFUND"])
-                let request = decoded.first { $0["notificationType"] as? String == "CONSUMPTION_REQUEST" }
-                let data = request?["data"] as? [String: Any]
-                #expect(data?["consumptionRequestReason"] as? String == "FULFILLMENT_ISSUE", "\(decoded)")
-            }
         }
     }
 }

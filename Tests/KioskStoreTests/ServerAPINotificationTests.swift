@@ -28,7 +28,7 @@ import Testing
                     let parts = token.split(separator: "_")
                     #expect(parts.count == 2 && UUID(uuidString: String(parts[0])) != nil && Int64(parts[1]) != nil)
 
-                    let delivered = await receiver.payloads(from: store)
+                    let delivered = try await receiver.payloads(from: store)
                     #expect(delivered.count == 1)
                     let received = try #require(delivered.first)
                     #expect(receiver.contentTypes.first == "application/json")
@@ -116,7 +116,7 @@ import Testing
                     json: ["extendByDays": 1, "extendReasonCode": 0, "requestIdentifier": "e1"], clock: clock)
                 #expect(extended.status == 200)
                 // 23 TEST, the purchase's SUBSCRIBED and RENEWAL_EXTENDED.
-                #expect(await receiver.payloads(from: store).count == 25)
+                #expect(try await receiver.payloads(from: store).count == 25)
 
                 func history(_ body: [String: Any], token: String? = nil) async throws -> TestStore.Answer {
                     var fields: [String: Any] = ["startDate": start, "endDate": clock.now().millisecondsSince1970 + 1]

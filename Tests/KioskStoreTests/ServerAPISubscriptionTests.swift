@@ -109,7 +109,7 @@ import Testing
                 let (first, firstBought) = try await store.buyMonthly(clock: clock)
                 let (second, _) = try await store.buyMonthly(as: "second@example.com", clock: clock)
                 // The purchases' SUBSCRIBED: the receiver then gets the extensions' notifications only.
-                await receiver.drain(2, from: store)
+                try await receiver.drain(2, from: store)
                 let day: Int64 = 86_400_000
 
                 func extend(_ id: String, _ requestIdentifier: String, days: Int = 3, reason: Int = 1) async throws
@@ -142,7 +142,7 @@ import Testing
                     root: root, clock: clock)
                 #expect(resigned.expiresDate == effective)
 
-                let payloads = await receiver.payloads(from: store)
+                let payloads = try await receiver.payloads(from: store)
                 #expect(payloads.count == 1, "one RENEWAL_EXTENDED: the repeated r1 sends nothing")
                 let notification = try await verifiedPayload(
                     try #require(payloads.first), as: NotificationPayload.self, root: root, clock: clock)
@@ -215,7 +215,7 @@ import Testing
                 }
 
                 // The coins' ONE_TIME_CHARGE, r1, r2, then m1 (one extension, one failure, a summary) and m2 (a summary).
-                let all = await receiver.payloads(from: store)
+                let all = try await receiver.payloads(from: store)
                 #expect(all.count == 7)
                 var kinds: [String] = []
                 var summaries: [NotificationSummary] = []

@@ -465,7 +465,7 @@ extension TestStore {
         try await setNotificationURLs([receiver.url])
         let (transactionId, bought) = try await buyMonthly(clock: clock)
         // These tests count what the life cycle sends; SubscriptionPurchaseTests checks the purchase's SUBSCRIBED.
-        await receiver.drain(1, from: self)
+        try await receiver.drain(1, from: self)
         return (transactionId, bought.purchaseDate, bought.expiresDate)
     }
 
@@ -550,7 +550,7 @@ extension TestStore {
     {
         let root = built.signing.identity(.sandbox).root
         var decoded: [NotificationPayload] = []
-        let payloads = await receiver.payloads(from: self)
+        let payloads = try await receiver.payloads(from: self)
         #expect(payloads.count == count)
         for payload in payloads {
             let notification = try await verifiedPayload(
@@ -562,48 +562,5 @@ extension TestStore {
         }
         return decoded.enumerated().sorted { ($0.element.signedDate, $0.offset) < ($1.element.signedDate, $1.offset) }
             .map { [$0.element.notificationType, $0.element.subtype].compactMap { $0 }.joined(separator: "/") }
-    }
-}
-
-/// Apple's SignedDataVerifier (PyPI app-store-server-library) accepts a DID_RENEW notification the scheduler sent.
-@Suite(
-    .enabled(
-        if: TestEnvironment.runs(.python),
-        "set KIOSK_TEST_PYTHON (.ci/run does) to a python with PyPI app-store-server-library"))
-struct SubscriptionLifecycleInteropTests {
-    @Test func appleVerifiesARenewalNotification() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "kiosk-renew-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await withNotificationReceiver { receiver in
-            try await withStore(.sqlite) { store in
-                let clock = SystemClock()
-                try await store.prepareSubscriptionCatalog()
-                try await store.setNotificationURLs([receiver.url])
-                _ = try await store.buyMonthly(clock: clock)
-                await receiver.drain(1, from: store)
-                #expect(try await store.advanceSandboxClock("5m").json["renewed"] as? Int == 1)
-                let renewals = await receiver.payloads(from: store)
-                #expect(renewals.count == 1)
-                let payload = try #require(renewals.first)
-                let root = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=der")
-                try root.body.write(to: directory.appendingPathComponent("root.der"))
-                try payload.write(to: directory.appendingPathComponent("renew.jws"), atomically: true, encoding: .ascii)
-                let app = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)")
-                let (status, output) = try await runProcess(
-                    try TestEnvironment.require(.python),
-                    [
-                        ServerAPINotificationsInteropTests.interop.appendingPathComponent("verify_signed_data.py").path,
-                        "--root-der", directory.appendingPathComponent("root.der").path, "--environment", "Sandbox",
-                        "--bundle-id", TestStore.bundleId,
-                        "--app-apple-id", String(try #require(app.json["appAppleId"] as? Int)), "--kind",
-                        "notification",
-                        "--jws-file", directory.appendingPathComponent("renew.jws").path,
-                    ])
-                #expect(status == 0, "\(output)")
-                #expect(output.contains("DID_RENEW"), "\(output)")
-            }
-        }
     }
 }

@@ -64,7 +64,7 @@ import Testing
     static func notifications(_ receiver: NotificationReceiver, count: Int, store: TestStore, clock: any KioskClock)
         async throws -> [NotificationPayload]
     {
-        let payloads = await receiver.payloads(from: store)
+        let payloads = try await receiver.payloads(from: store)
         #expect(payloads.count == count)
         var decoded: [NotificationPayload] = []
         for payload in payloads {
@@ -270,52 +270,4 @@ import Testing
             }
         }
     }
-
-    /// Apple's `SignedDataVerifier` accepts the `SUBSCRIBED` and `ONE_TIME_CHARGE` notifications a purchase sends.
-    @Test(
-        .enabled(
-            if: TestEnvironment.runs(.python),
-            "set KIOSK_TEST_PYTHON to a python with PyPI app-store-server-library"))
-    func purchaseNotificationsPassApplesVerifier() async throws {
-        let python = try TestEnvironment.require(.python)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "kiosk-purchase-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await withNotificationReceiver { receiver in
-            try await withTestStore(engine: TestDatabase.sqlite) { store in
-                try await Self.prepareCatalog(store)
-                try await store.setNotificationURLs([receiver.url])
-                let token = try await store.signIn()
-                #expect(try await store.pay(Self.monthly, token: token).transactionId != nil)
-                #expect(try await store.pay(TestStore.coins, token: token).transactionId != nil)
-                let payloads = await receiver.payloads(from: store)
-                #expect(payloads.count == 2)
-                let app = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)")
-                let appAppleId = try #require(app.json["appAppleId"] as? Int)
-                let root = try await store.request(.GET, "/admin/v1/certificates/sandbox/root?format=der")
-                try root.body.write(to: directory.appendingPathComponent("root.der"))
-                var types: [String] = []
-                for (index, payload) in payloads.enumerated() {
-                    let file = directory.appendingPathComponent("notification-\(index).jws")
-                    try payload.write(to: file, atomically: true, encoding: .ascii)
-                    let (status, output) = try await runProcess(
-                        python,
-                        [
-                            Self.interop.appendingPathComponent("verify_signed_data.py").path,
-                            "--root-der", directory.appendingPathComponent("root.der").path,
-                            "--environment", "Sandbox", "--bundle-id", TestStore.bundleId,
-                            "--app-apple-id", String(appAppleId), "--kind", "notification", "--jws-file", file.path,
-                        ])
-                    #expect(status == 0, "\(output)")
-                    let decoded = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
-                    types.append(decoded?["notificationType"] as? String ?? output)
-                }
-                #expect(types.sorted() == ["ONE_TIME_CHARGE", "SUBSCRIBED"])
-            }
-        }
-    }
-
-    static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Interop")
 }
