@@ -237,17 +237,4 @@ import Testing
             }
         }
     }
-
-    private func expectRefused(
-        _ answer: TestStore.Answer, _ status: Int, _ code: String, field: String,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) {
-        let error = answer.json["error"] as? [String: Any]
-        #expect(answer.status == status, "\(answer.text)", sourceLocation: sourceLocation)
-        #expect(error?["code"] as? String == code, "\(answer.text)", sourceLocation: sourceLocation)
-        #expect(error?["field"] as? String == field, "\(answer.text)", sourceLocation: sourceLocation)
-        #expect(
-            error?["fix"] as? String != nil, "every refusal says what to do: \(answer.text)",
-            sourceLocation: sourceLocation)
-    }
 }

@@ -233,6 +233,21 @@ extension TestMerchant {
     }
 }
 
+/// Expects a refusal as the API makes them: `status`, and `{"error": {...}}` with `code`, `field` (nil: the
+/// refusal names none) and the `fix` every refusal carries.
+func expectRefused(
+    _ answer: TestStore.Answer, _ status: Int, _ code: String, field: String?,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let error = answer.json["error"] as? [String: Any]
+    #expect(answer.status == status, "\(answer.text)", sourceLocation: sourceLocation)
+    #expect(error?["code"] as? String == code, "\(answer.text)", sourceLocation: sourceLocation)
+    #expect(error?["field"] as? String == field, "\(answer.text)", sourceLocation: sourceLocation)
+    #expect(
+        error?["fix"] as? String != nil, "every refusal says what to do: \(answer.text)",
+        sourceLocation: sourceLocation)
+}
+
 /// A step of a test scenario failed (the expectation that says why is already recorded).
 struct ShopFailure: Error, CustomStringConvertible {
     var description: String
