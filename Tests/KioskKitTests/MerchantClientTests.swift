@@ -159,9 +159,11 @@ import Testing
 
     /// Nothing listening: a `network` error naming the URL, and a client dropped without `close()` does not trap.
     @Test func unreachableMerchantIsANetworkError() async throws {
+        weak var dropped: MerchantClient?
         do {
             let client = MerchantClient(
                 baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "token", requestTimeout: .seconds(2))
+            dropped = client
             await #expect {
                 try await client.entitlements()
             } throws: { error in
@@ -170,6 +172,6 @@ import Testing
                     && error.description.contains("127.0.0.1:9/merchant/v1/entitlements")
             }
         }
-        try await Task.sleep(for: .milliseconds(200))
+        try await expectEventually("the dropped client is released") { dropped == nil }
     }
 }
