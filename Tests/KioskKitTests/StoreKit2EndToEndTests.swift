@@ -96,13 +96,15 @@ import Testing
     /// AsyncHTTPClient traps when a running client is released, which took the whole test process down.
     @Test func clientReleasedWithoutCloseDoesNotTrap() async throws {
         try await ShopStore.with(.sqlite) { shop in
+            weak var dropped: KioskStoreClient?
             do {
                 let device = try shop.device()
+                dropped = device
                 await #expect(throws: KioskKitError.self) {
                     try await device.signIn(email: ShopStore.tester, password: "not the password")
                 }
             }
-            try await Task.sleep(for: .milliseconds(200))
+            try await expectEventually("the dropped client is released") { dropped == nil }
             let device = try await shop.signedInDevice()
             #expect(try await Product.products(for: [ShopStore.coins], client: device).map(\.id) == [ShopStore.coins])
             await device.close()

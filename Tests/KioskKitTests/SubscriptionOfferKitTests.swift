@@ -66,7 +66,8 @@ import Testing
             }
             let before = try await products()
             #expect(before[Self.basic]?.subscription?.isEligibleForIntroOffer == true)
-            #expect(before[Self.basic]?.subscription?.subscriptionGroupID == before[Self.premium]?.subscriptionGroupID)
+            let group = try #require(before[Self.basic]?.subscription?.subscriptionGroupID)
+            #expect(before[Self.premium]?.subscriptionGroupID == group, "basic and premium are both in Club")
             let basic = try #require(before[Self.basic])
             guard case .success(.verified(let trial)) = try await basic.purchase() else {
                 Issue.record("the trial was not bought")

@@ -52,6 +52,7 @@ import Testing
     @Test(arguments: TestDatabaseEngine.available)
     func renewalsArriveInUpdates(engine: TestDatabaseEngine) async throws {
         try await ShopStore.with(engine) { shop in
+            try await shop.sandboxClock(["action": "freeze"])  // the period ends only when the test says
             try await shop.createMonthlySubscription()
             let device = try await shop.signedInDevice()
             var updates = Transaction.updates(client: device).makeAsyncIterator()
@@ -62,9 +63,7 @@ import Testing
             }
             await bought.finish()
 
-            let advanced = try await shop.store.request(
-                .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": "5m"],
-                token: .some(shop.store.adminToken))
+            let advanced = try await shop.sandboxClock(["action": "advance", "by": "5m"])
             #expect(advanced.json["renewed"] as? Int == 1, "\(advanced.text)")
             guard case .verified(let renewal) = await updates.next() else {
                 Issue.record("the renewal did not arrive in updates")
@@ -101,6 +100,15 @@ import Testing
 }
 
 extension ShopStore {
+    /// Changes the sandbox clock (`freeze`, `advance` `by`…); answers after every event due by then ran.
+    @discardableResult
+    func sandboxClock(_ change: [String: Any]) async throws -> TestStore.Answer {
+        let answer = try await store.request(
+            .POST, "/sandbox/test/v1/clock", json: change, token: .some(store.adminToken))
+        #expect(answer.status == 200, "\(answer.text)")
+        return answer
+    }
+
     /// Runs a refund or revocation test control on a transaction.
     func control(_ transactionId: UInt64, _ action: String) async throws {
         let answer = try await store.request(

@@ -91,8 +91,12 @@ import X509
                 == "apps[0].serverAPIKey")
         let missing = try refusal { _, app in app.removeValue(forKey: "bundleId") }
         #expect(missing?.field == "apps[0].bundleId" && missing?.fix != nil)
-        #expect(throws: KioskError.self) {
-            try MerchantConfiguration.load(from: folder.appendingPathComponent("none.json").path)
+        let none = folder.appendingPathComponent("none.json").path
+        #expect {
+            try MerchantConfiguration.load(from: none)
+        } throws: { error in
+            let error = error as? KioskError
+            return error?.code == "configuration_unreadable" && error?.field == none && error?.fix != nil
         }
     }
 }

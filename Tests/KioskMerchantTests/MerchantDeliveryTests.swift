@@ -108,7 +108,10 @@ import Testing
                 }
                 #expect(owned.entitlement("pro")?.transactionId == String(subscription.id))
                 let explanation = try await merchant.explain("alice")
-                #expect(explanation.history.allSatisfy { $0.source == "notification" }, "\(explanation.history)")
+                #expect(
+                    explanation.history.map { "\($0.kind) \($0.source)" } == [
+                        "granted notification", "granted notification",
+                    ], "\(explanation.history)")
                 #expect(explanation.lines.contains { $0.hasPrefix("entitled to pro until") }, "\(explanation.lines)")
                 let order = try await merchant.request(
                     .GET, MerchantPaths.order(coinsOrder.orderId), token: merchant.userToken("alice"))

@@ -41,12 +41,13 @@ import Testing
                     let delivered = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") {
                         $0.state == "delivered"
                     }
-                    try await MerchantShop.expect(
-                        200,
-                        shop.store.request(
-                            .POST,
-                            "/sandbox/test/v1/apps/\(MerchantShop.bundleId)/notifications/\(delivered.notificationUUID)/resend",
-                            token: .some(shop.store.adminToken)))
+                    let resent = try await shop.store.request(
+                        .POST,
+                        "/sandbox/test/v1/apps/\(MerchantShop.bundleId)/notifications/\(delivered.notificationUUID)/resend",
+                        token: .some(shop.store.adminToken))
+                    try MerchantShop.expect(200, resent)
+                    // The store answers a resend once the merchant answered it.
+                    #expect(try resent.decode(TestNotificationInfo.self).attempts == delivered.attempts + 1)
                     try await shop.advanceSandboxClock(by: "3d")
                     #expect(try await merchant.entitlements(of: "alice").balance("coins") == 100)
                     let granted = try await merchant.explain("alice").history.filter { $0.kind == "granted" }
@@ -76,21 +77,22 @@ import Testing
                 var owned = try await merchant.entitlements(of: "alice")
                 #expect(owned.balance("coins") == 100 && owned.entitlement("no_ads")?.active == true)
 
-                try await shop.control(bought[MerchantShop.coins]!, "refund")
-                try await shop.control(bought[MerchantShop.removeAds]!, "refund")
+                try await shop.control(try #require(bought[MerchantShop.coins]), "refund")
+                try await shop.control(try #require(bought[MerchantShop.removeAds]), "refund")
                 owned = try await merchant.waitForEntitlements(of: "alice") { owned in
                     owned.balance("coins") == 0 && owned.entitlement("no_ads")?.productIds == [MerchantShop.supporter]
                 }
                 #expect(owned.entitlement("no_ads")?.active == true, "the supporter pack still gives no_ads")
 
-                try await shop.control(bought[MerchantShop.supporter]!, "refund")
+                let supporter = try #require(bought[MerchantShop.supporter])
+                try await shop.control(supporter, "refund")
                 owned = try await merchant.waitForEntitlements(of: "alice") {
                     $0.entitlement("no_ads")?.active == false
                 }
                 let lines = try await merchant.explain("alice").lines
                 #expect(lines.contains { $0.hasPrefix("not entitled to no_ads") }, "\(lines)")
 
-                try await shop.control(bought[MerchantShop.supporter]!, "reverse-refund")
+                try await shop.control(supporter, "reverse-refund")
                 try await merchant.waitForEntitlements(of: "alice") { $0.entitlement("no_ads")?.active == true }
             }
         }

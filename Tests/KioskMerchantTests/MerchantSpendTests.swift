@@ -31,22 +31,25 @@ import Testing
                 #expect(spent.remaining == 220 && !spent.replayed)
                 let retried = try await spend(80, key: "spend-1").decode(MerchantSpendResponse.self)
                 #expect(retried.remaining == 220 && retried.replayed && retried.spentDate == spent.spentDate)
-                let reused = try await spend(90, key: "spend-1")
-                #expect(reused.status == 409 && reused.text.contains("idempotency_key_reused"), "\(reused.text)")
+                expectRefused(
+                    try await spend(90, key: "spend-1"), 409, "idempotency_key_reused", field: "idempotencyKey")
                 let overdraft = try await spend(500, key: "spend-2")
-                #expect(overdraft.status == 409 && overdraft.text.contains("insufficient_balance"), "\(overdraft.text)")
+                expectRefused(overdraft, 409, "insufficient_balance", field: "amount")
                 #expect(overdraft.text.contains("has 220 coins"), "\(overdraft.text)")
-                let zero = try await spend(0, key: "spend-3")
-                #expect(zero.status == 400 && zero.text.contains("invalid_amount"), "\(zero.text)")
+                expectRefused(try await spend(0, key: "spend-3"), 400, "invalid_amount", field: "amount")
 
-                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
                     for index in 0..<10 {
-                        group.addTask { try await spend(50, key: "race-\(index)").status }
+                        group.addTask {
+                            let answer = try await spend(50, key: "race-\(index)")
+                            let error = answer.json["error"] as? [String: Any]
+                            return "\(answer.status) \(error?["code"] as? String ?? "spent")"
+                        }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
-                #expect(statuses.filter { $0 == 200 }.count == 4, "\(statuses)")
-                #expect(statuses.filter { $0 == 409 }.count == 6, "\(statuses)")
+                #expect(outcomes.filter { $0 == "200 spent" }.count == 4, "\(outcomes)")
+                #expect(outcomes.filter { $0 == "409 insufficient_balance" }.count == 6, "\(outcomes)")
                 #expect(try await merchant.entitlements(of: "alice").balance("coins") == 20)
 
                 try await shop.control(coins.id, "refund")

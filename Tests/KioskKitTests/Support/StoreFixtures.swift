@@ -139,3 +139,25 @@ final class RecordingProductsDelegate: SKProductsRequestDelegate, Sendable {
         response.continuation.yield(.failure(error as? SKError ?? SKError(.unknown)))
     }
 }
+
+/// Waits (15 s at most) until `condition` holds, looking every 20 ms; records an issue if it never does. For what
+/// a test can observe but not await: a client released, a finish acknowledged in the background.
+func expectEventually(
+    _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + .seconds(15)
+    while !condition(), ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(condition(), "never happened: \(what)", sourceLocation: sourceLocation)
+}
+
+extension KioskStoreClient {
+    /// Waits until the device answered every promoted purchase it holds and the store acknowledged their finishes:
+    /// the device is then done with them.
+    func expectPromotionsFinished(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await expectEventually("promoted purchases answered and finished", sourceLocation: sourceLocation) {
+            paymentQueue.locked.withLock { $0.device.promotions.isEmpty && $0.device.pendingFinishes.isEmpty }
+        }
+    }
+}

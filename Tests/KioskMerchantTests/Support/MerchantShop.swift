@@ -150,13 +150,20 @@ struct MerchantShop: Sendable {
                 token: .some(store.adminToken)))
     }
 
-    /// Moves the sandbox clock forward; answers after everything due ran and was delivered.
-    func advanceSandboxClock(by amount: String) async throws {
-        try await Self.expect(
-            200,
-            store.request(
-                .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": amount],
-                token: .some(store.adminToken)))
+    /// Changes the sandbox clock (`["action": "freeze"]`, `advance` `by`, `set` `to`); answers after every
+    /// subscription event due by the new time ran and its notifications were delivered, with how many ran.
+    @discardableResult
+    func changeSandboxClock(_ change: [String: Any]) async throws -> TestClockResponse {
+        let answer = try await store.request(
+            .POST, "/sandbox/test/v1/clock", json: change, token: .some(store.adminToken))
+        try Self.expect(200, answer)
+        return try answer.decode(TestClockResponse.self)
+    }
+
+    /// Moves the sandbox clock forward by `amount` (`5m`, `3d`, …).
+    @discardableResult
+    func advanceSandboxClock(by amount: String) async throws -> TestClockResponse {
+        try await changeSandboxClock(["action": "advance", "by": amount])
     }
 
     /// The sandbox clock's now.
@@ -231,6 +238,21 @@ extension TestMerchant {
     func execute(_ statement: String) async throws {
         try await built.database.withSession { session in try await session.run("\(unsafeRaw: statement)") }
     }
+}
+
+/// Expects a refusal as the API makes them: `status`, and `{"error": {...}}` with `code`, `field` (nil: the
+/// refusal names none) and the `fix` every refusal carries.
+func expectRefused(
+    _ answer: TestStore.Answer, _ status: Int, _ code: String, field: String?,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let error = answer.json["error"] as? [String: Any]
+    #expect(answer.status == status, "\(answer.text)", sourceLocation: sourceLocation)
+    #expect(error?["code"] as? String == code, "\(answer.text)", sourceLocation: sourceLocation)
+    #expect(error?["field"] as? String == field, "\(answer.text)", sourceLocation: sourceLocation)
+    #expect(
+        error?["fix"] as? String != nil, "every refusal says what to do: \(answer.text)",
+        sourceLocation: sourceLocation)
 }
 
 /// A step of a test scenario failed (the expectation that says why is already recorded).
