@@ -4,12 +4,13 @@ import Testing
 
 @testable import KioskKit
 
-/// The device queue on disk, with no store reachable: what a killed process leaves behind is what the next one
+/// The device queue on disk, with no store reachable: what one client leaves on disk is what the next one
 /// starts from.
 @Suite struct DurableQueueTests {
-    /// A payment is on disk with its idempotency key before it is sent; a second process on the same directory
-    /// (the first one "killed", never closed first) sees the same payment, pending, with the same key and session.
-    @Test func pendingPaymentSurvivesACrash() async throws {
+    /// A payment is on disk with its idempotency key before it is sent: a second client on the same directory,
+    /// opened while the first is still open (nothing closed, as after a crash), sees the same payment, pending, with
+    /// the same key and session. (`CrashTests` kills a real app process after the send.)
+    @Test func pendingPaymentIsOnDiskBeforeItIsSent() async throws {
         let directory = Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try KioskStoreClient(configuration: Fixtures.offlineConfiguration(stateDirectory: directory))

@@ -101,10 +101,10 @@ import Testing
         }
     }
 
-    /// Killed after the purchase was delivered to the app but before it finished: the relaunched device shows
-    /// the transaction again, and finishing it then charges nothing more.
+    /// A device reopened on the state of one that received a purchase but never finished it shows the transaction
+    /// again, once, and finishing it then charges nothing more. (`CrashTests` kills a real app process at this step.)
     @Test(arguments: TestDatabaseEngine.available)
-    func killedBeforeFinishGetsTheTransactionAgain(engine: TestDatabaseEngine) async throws {
+    func reopenedBeforeTheFinishShowsTheTransactionAgain(engine: TestDatabaseEngine) async throws {
         try await ShopStore.with(engine) { shop in
             let directory = Fixtures.temporaryDirectory()
             let first = try await shop.signedInDevice(directory: directory)
@@ -114,7 +114,7 @@ import Testing
             _ = await observer.next()
             await observer.expectNext(.updated([.init(productId: ShopStore.coins, state: .purchased)]))
             let charged = observer.delivered.withLock { $0.last?.transactionIdentifier }
-            await first.close()  // the process dies: no finish
+            await first.close()  // no finish: what a relaunch finds
 
             let relaunched = try shop.device(directory: directory)
             #expect(relaunched.isSignedIn)
@@ -130,15 +130,16 @@ import Testing
         }
     }
 
-    /// Killed after the store charged but before its answer arrived: the payment's key was stored first, so the
-    /// relaunched device re-sends it, gets the same transaction, and the store charged once.
+    /// A device reopened on the state of one whose payment the store charged without the device hearing the answer:
+    /// the payment's key was stored first, so the device re-sends it, gets the same transaction, and the store
+    /// charged once. (`CrashTests` kills a real app process at this step.)
     @Test(arguments: TestDatabaseEngine.available)
-    func killedBeforeTheAnswerChargesOnce(engine: TestDatabaseEngine) async throws {
+    func reopenedBeforeTheAnswerChargesOnce(engine: TestDatabaseEngine) async throws {
         try await ShopStore.with(engine) { shop in
             let directory = Fixtures.temporaryDirectory()
             let first = try await shop.signedInDevice(directory: directory)
             let session = try #require(first.paymentQueue.locked.withLock { $0.device.session })
-            // What the first process managed before dying: the payment stored, then sent and charged by the store.
+            // What the first device managed: the payment stored, then sent and charged by the store, unanswered.
             let payment = PaymentRequest(productId: ShopStore.coins, quantity: 2, idempotencyKey: "tap-before-crash")
             first.paymentQueue.enqueue(payment)
             try await first.paymentQueue.stateFile.flush()
