@@ -189,9 +189,18 @@ struct StoreConnection: Sendable {
         return try await send(request, what: "the App Store Server API")
     }
 
+    /// The client every call to a store goes through: a refused connection fails at once, so the merchant answers
+    /// 503 `store_unavailable` (and the app retries) instead of retrying the connection until the deadline.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = .init(connect: .seconds(10))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     private func send(_ request: HTTPClientRequest, what: String) async throws -> (Int, Data) {
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            let response = try await Self.client.execute(request, timeout: timeout)
             let body = try await response.body.collect(upTo: 32 * 1024 * 1024)
             return (Int(response.status.code), Data(body.readableBytesView))
         } catch {
