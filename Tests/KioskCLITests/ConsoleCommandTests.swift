@@ -151,8 +151,15 @@ import Testing
             try Data("{\n  \"format\": \"kiosk-catalog\",\n  \"version\": 1,\n  \"products\": [\n".utf8).write(
                 to: broken)
             let failed = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken.path)
+            // A `.json` file is read as a Kiosk catalog, broken or not, and the error says where it breaks.
             #expect(failed.status == 1)
-            #expect(failed.stderr.contains("line"), "\(failed.stderr)")
+            #expect(
+                failed.stderr == """
+                    error: The catalog file is not valid JSON: the document ends where a value was expected.
+                      at:  line 5, column 1
+                      fix: Correct the JSON syntax there.
+
+                    """, "\(failed.stderr)")
         }
     }
 }
