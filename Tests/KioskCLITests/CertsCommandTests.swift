@@ -40,9 +40,9 @@ import X509
             let payload = try #require(verified.payloadJSON, "\(String(describing: verified.failure))")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
             #expect(object["notificationType"] as? String == "TEST")
-            let data = object["data"] as? [String: Any]
-            #expect(data?["environment"] as? String == (environment == "sandbox" ? "Sandbox" : "Production"))
-            #expect(data?["bundleId"] as? String == "com.example.certs")
+            let data = try #require(object["data"] as? [String: Any], "\(object)")
+            #expect(data["environment"] as? String == (environment == "sandbox" ? "Sandbox" : "Production"))
+            #expect(data["bundleId"] as? String == "com.example.certs")
 
             let otherEnvironment = environment == "sandbox" ? "production" : "sandbox"
             let other = try await store.request(.GET, "/admin/v1/certificates/\(otherEnvironment)/root?format=der")
@@ -73,6 +73,7 @@ import X509
             #expect(export.status == 0, "\(export.stderr)")
             let signed = try await ConsoleCommandTests.kiosk(
                 store, "certs", "test-notification", "--app", "com.example.certs", "--environment", environment)
+            try #require(signed.status == 0, "\(signed.stderr)")
             let jwsFile = directory.appendingPathComponent("notification.jws")
             try Data(signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines).utf8).write(to: jwsFile)
             let appleVerifier = try await KioskProcess.run(
@@ -97,6 +98,7 @@ import X509
             let appAppleId = try #require(app.json["appAppleId"] as? Int)
             let signed = try await ConsoleCommandTests.kiosk(
                 store, "certs", "test-notification", "--app", "com.example.certs", "--environment", "production")
+            try #require(signed.status == 0, "\(signed.stderr)")
             let jws = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             let exported = try await store.request(.GET, "/admin/v1/certificates/production/root?format=der")
             let root = try Certificate(derEncoded: Array(exported.body))
@@ -113,24 +115,39 @@ import X509
                 store, "certs", "revoke", "--environment", "production", "--certificate", "leaf", "--reason", "4")
             #expect(revoke.status == 0, "\(revoke.stderr)")
             #expect(revoke.stdout.hasPrefix("Revoked the production leaf"), "\(revoke.stdout)")
-            await #expect(throws: SignedDataVerificationError.self) { _ = try await verify() }
+            // Refused because the responder says revoked: not retryable, as a responder that cannot answer would be.
+            let refusal = await #expect(throws: SignedDataVerificationError.self) { _ = try await verify() }
+            #expect(refusal?.status == .verificationFailure, "\(String(describing: refusal))")
 
             let again = try await ConsoleCommandTests.kiosk(
                 store, "certs", "revoke", "--environment", "production", "--certificate", "leaf", "--json")
             #expect(again.status == 0, "\(again.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
             #expect(json["certificate"] as? String == "leaf")
-            #expect(json["reason"] as? Int == 4)
+            #expect(json["reason"] as? Int == 4, "the first revocation's reason: \(again.stdout)")
+            let third = try await ConsoleCommandTests.kiosk(
+                store, "certs", "revoke", "--environment", "production", "--certificate", "leaf")
+            #expect(third.status == 0, "\(third.stderr)")
+            #expect(third.stdout.hasPrefix("Already revoked the production leaf"), "\(third.stdout)")
             let list = try await ConsoleCommandTests.kiosk(store, "certs", "revocations", "--environment", "production")
-            #expect(list.stdout.contains("leaf  serial"), "\(list.stdout)")
-            let sandboxList = try await ConsoleCommandTests.kiosk(
-                store, "certs", "revocations", "--environment", "sandbox")
-            #expect(sandboxList.stdout.contains("No revoked certificates"), "\(sandboxList.stdout)")
+            #expect(list.status == 0, "\(list.stderr)")
+            #expect(
+                list.stdout.hasPrefix("leaf  serial ") && list.stdout.hasSuffix("  reason 4\n")
+                    && list.stdout.split(separator: "\n").count == 1, "one revocation: \(list.stdout)")
 
             let refused = try await ConsoleCommandTests.kiosk(
                 store, "certs", "revoke", "--environment", "sandbox", "--certificate", "root")
-            #expect(refused.status != 0)
-            #expect(refused.stderr.contains("certificate"), "\(refused.stderr)")
+            #expect(refused.status == 1, "\(refused.stdout)")
+            #expect(refused.stdout.isEmpty, "\(refused.stdout)")
+            #expect(
+                refused.stderr.hasPrefix("error: The field 'certificate' has an invalid value")
+                    && refused.stderr.contains("root"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("\n  at:  certificate\n  fix: "), "\(refused.stderr)")
+            // Nothing was revoked in the sandbox.
+            let sandboxList = try await ConsoleCommandTests.kiosk(
+                store, "certs", "revocations", "--environment", "sandbox")
+            #expect(sandboxList.status == 0, "\(sandboxList.stderr)")
+            #expect(sandboxList.stdout == "No revoked certificates in sandbox.\n", "\(sandboxList.stdout)")
         }
     }
 }

@@ -23,18 +23,21 @@ import Testing
             #expect(product.status == 0, "\(product.stderr)")
             let show = try await Self.kiosk(
                 store, "products", "show", "--app", "com.example.coins", "com.example.coins.100")
-            #expect(show.stdout.contains("NOT available"))
+            #expect(show.status == 0, "\(show.stderr)")
+            #expect(show.stdout.contains("NOT available"), "\(show.stdout)")
             #expect(show.stdout.contains("kiosk agreements accept"))
 
             #expect(try await Self.kiosk(store, "agreements", "accept").status == 0)
             let sandbox = try await Self.kiosk(
                 store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100")
+            #expect(sandbox.status == 0, "\(sandbox.stderr)")
             #expect(sandbox.stdout.contains("sandbox USA: available"), "\(sandbox.stdout)")
             let production = try await Self.kiosk(
                 store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100",
                 "--environment",
                 "production")
-            #expect(production.stdout.contains("NOT available"))
+            #expect(production.status == 0, "\(production.stderr)")
+            #expect(production.stdout.contains("NOT available"), "\(production.stdout)")
             for action in ["submit", "approve"] {
                 let review = try await Self.kiosk(
                     store, "products", "review", "--app", "com.example.coins", "com.example.coins.100", "--action",
@@ -43,7 +46,10 @@ import Testing
             }
             let prices = try await Self.kiosk(
                 store, "products", "prices", "--app", "com.example.coins", "com.example.coins.100")
-            #expect(prices.stdout.contains("USA") && prices.stdout.contains("0.99") && prices.stdout.contains("6.00"))
+            #expect(prices.status == 0, "\(prices.stderr)")
+            #expect(
+                prices.stdout.contains("USA") && prices.stdout.contains("0.99") && prices.stdout.contains("6.00"),
+                "\(prices.stdout)")
 
             let group = try await Self.kiosk(
                 store, "groups", "create", "--app", "com.example.coins", "--name", "Coin Club", "--localization",
@@ -71,7 +77,8 @@ import Testing
             #expect(try String(contentsOf: keyFile, encoding: .utf8).hasPrefix("-----BEGIN PRIVATE KEY-----"))
 
             let secret = try await Self.kiosk(store, "apps", "shared-secret", "com.example.coins")
-            #expect(secret.stdout.hasPrefix("Shared secret: "))
+            #expect(secret.status == 0, "\(secret.stderr)")
+            #expect(secret.stdout.hasPrefix("Shared secret: "), "\(secret.stdout)")
         }
     }
 
@@ -80,11 +87,13 @@ import Testing
         try await withTestStore { store in
             let created = try await Self.kiosk(
                 store, "apps", "create", "--bundle-id", "com.example.json", "--name", "JSON", "--json")
+            #expect(created.status == 0, "\(created.stderr)")
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
             #expect(object["bundleId"] as? String == "com.example.json")
             #expect(object["appAppleId"] as? Int == 1_400_000_001)
             let key = try await Self.kiosk(store, "keys", "create", "--app", "com.example.json", "--json")
+            #expect(key.status == 0, "\(key.stderr)")
             let keyObject = try #require(
                 try JSONSerialization.jsonObject(with: Data(key.stdout.utf8)) as? [String: Any])
             #expect(
@@ -102,24 +111,34 @@ import Testing
                     && invalid.stderr.contains("fix:"))
             let missing = try await Self.kiosk(store, "apps", "show", "com.example.nothing")
             #expect(missing.status == 1)
-            #expect(missing.stderr.contains("kiosk apps list"))
+            #expect(
+                missing.stderr.hasPrefix("error: No app has bundle id 'com.example.nothing'.\n  at:  bundleId\n  fix: ")
+                    && missing.stderr.contains("kiosk apps list"), "\(missing.stderr)")
 
             let noToken = try await KioskProcess.run(["apps", "list", "--server", store.baseURL])
             #expect(noToken.status == 1)
-            #expect(noToken.stderr.contains("KIOSK_ADMIN_TOKEN"))
+            #expect(
+                noToken.stderr.hasPrefix("error: No admin token.\n  fix: ")
+                    && noToken.stderr.contains("KIOSK_ADMIN_TOKEN"), "\(noToken.stderr)")
             let wrongToken = try await KioskProcess.run([
                 "apps", "list", "--server", store.baseURL, "--token", "kiosk_wrong_0123456789",
             ])
-            #expect(wrongToken.stderr.contains("admin token is wrong"))
+            #expect(wrongToken.status == 1)
+            #expect(
+                wrongToken.stderr.hasPrefix("error: The admin token is wrong.\n  at:  Authorization\n  fix: "),
+                "\(wrongToken.stderr)")
             let envToken = try await KioskProcess.run(
                 ["apps", "list"], environment: ["KIOSK_SERVER": store.baseURL, "KIOSK_ADMIN_TOKEN": store.adminToken])
             #expect(envToken.status == 0, "\(envToken.stderr)")
+            #expect(envToken.stdout.hasPrefix("No apps yet."), "the refused create made nothing: \(envToken.stdout)")
         }
         let unreachable = try await KioskProcess.run([
             "apps", "list", "--server", "http://127.0.0.1:1", "--token", "kiosk_x_0123456789abcdef",
         ])
         #expect(unreachable.status == 1)
-        #expect(unreachable.stderr.contains("Cannot reach the store"))
+        #expect(
+            unreachable.stderr.hasPrefix("error: Cannot reach the store at http://127.0.0.1:1 ")
+                && unreachable.stderr.contains("\n  fix: Start it with `kiosk serve`"), "\(unreachable.stderr)")
     }
 
     /// `kiosk catalog import` takes an Xcode `.storekit` file; what `kiosk catalog export` writes imports again
@@ -133,7 +152,9 @@ import Testing
                 .appendingPathComponent("KioskCoreTests/Resources/Sample.storekit")
             let imported = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", sample.path)
             #expect(imported.status == 0, "\(imported.stderr)")
-            #expect(imported.stdout.contains("created"))
+            // The group and its seven products.
+            #expect(imported.stdout.contains(": 8 created, 0 updated, 0 unchanged."), "\(imported.stdout)")
+            #expect(imported.stdout.contains("\n  + group:Trails Plus\n"), "\(imported.stdout)")
             for format in ["json", "storekit"] {
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "export-\(UUID().uuidString).\(format)")
@@ -143,6 +164,7 @@ import Testing
                 #expect(exported.status == 0, "\(exported.stderr)")
                 let again = try await Self.kiosk(
                     store, "catalog", "import", "--app", "com.example.kit", "--format", format, file.path)
+                #expect(again.status == 0, "\(format): \(again.stderr)")
                 #expect(again.stdout.contains("0 created, 0 updated"), "\(format): \(again.stdout) \(again.stderr)")
             }
             let broken = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -151,8 +173,15 @@ import Testing
             try Data("{\n  \"format\": \"kiosk-catalog\",\n  \"version\": 1,\n  \"products\": [\n".utf8).write(
                 to: broken)
             let failed = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken.path)
+            // A `.json` file is read as a Kiosk catalog, broken or not, and the error says where it breaks.
             #expect(failed.status == 1)
-            #expect(failed.stderr.contains("line"), "\(failed.stderr)")
+            #expect(
+                failed.stderr == """
+                    error: The catalog file is not valid JSON: the document ends where a value was expected.
+                      at:  line 5, column 1
+                      fix: Correct the JSON syntax there.
+
+                    """, "\(failed.stderr)")
         }
     }
 }

@@ -18,10 +18,10 @@ import Testing
 ///
 /// Killing the merchant exactly between a grant's commit and its answer cannot be aimed at from outside the
 /// process. What this covers instead is the case that matters to the app: a delivery whose answer was lost (the
-/// connection dropped at the kill, whether or not its grant had committed) and which is retried. A delivery
-/// answered before the kill must be `already_granted` on retry; one cut off must be `granted` (it had not
-/// committed) or `already_granted` (it had, and only its answer was lost: with 8 in flight at the kill, usually one
-/// or two are); and the ledger's history and balance must show exactly one grant per transaction. Only the app's
+/// connection dropped at the kill, whether or not its grant had committed) and which is retried. Which cut-off
+/// deliveries had committed is read from the restarted merchant's ledger before anything is retried: each of
+/// those (and each delivery answered before the kill) must be `already_granted` on retry, every other one
+/// `granted`; and the ledger's history and balance must show exactly one grant per transaction. Only the app's
 /// delivery path runs: the store sends the merchant no notifications (the app has no notification URL).
 @Suite struct MerchantCrashTests {
     static let app = "com.example.crash-shop"
@@ -121,11 +121,21 @@ import Testing
         #expect(firstGranted.count >= killAfterAnswers, "answers before the kill: \(firstGranted.count)")
         #expect(lostAnswers > 0, "some deliveries were cut off by the kill")
 
-        // 2. Restarted on the same configuration, database and port, the app sends everything again.
+        // 2. Restarted on the same configuration, database and port. What the ledger holds before any retry says
+        // which deliveries committed before the kill: every answered one, and perhaps some whose answer was lost.
         let second = try await merchants.start(port: port)
+        let survived = try await ledgerState(client: client, base: base, token: userToken)
+        let committed = Set(survived.granted)
+        #expect(survived.granted.count == committed.count, "one grant per transaction: \(survived.granted)")
+        #expect(firstGranted.isSubset(of: committed), "answered grants survive the kill: \(survived.granted)")
+        #expect(committed.isSubset(of: Set(transactionIds)), "only bought transactions: \(survived.granted)")
+        #expect(survived.coins == Int64(committed.count) * amount, "coins before the retries: \(survived.coins)")
+        #expect(survived.otherKinds.isEmpty, "no other history: \(survived.otherKinds)")
+        let committedButUnanswered = committed.subtracting(firstGranted).count
+
+        // The app sends everything again: what committed is already granted, the rest is granted now.
         let retried = try await deliverAll(signed, client: client, base: base, token: userToken)
         var secondGranted: Set<String> = []
-        var committedButUnanswered = 0
         for (index, result) in retried.enumerated() {
             let id = transactionIds[index]
             guard case .answered(let status, let outcome, let text) = result else {
@@ -133,14 +143,13 @@ import Testing
                 continue
             }
             #expect(status == 200, "retry of \(id): \(status) \(text)")
-            if firstGranted.contains(id) {
-                #expect(outcome == "already_granted", "\(id) was granted before the kill; retried: \(text)")
-            } else {
-                #expect(outcome == "granted" || outcome == "already_granted", "retry of \(id): \(text)")
-                if outcome == "already_granted" { committedButUnanswered += 1 }
-            }
+            let expected = committed.contains(id) ? "already_granted" : "granted"
+            #expect(
+                outcome == expected,
+                "retry of \(id) (\(committed.contains(id) ? "committed" : "not committed") before the kill): \(text)")
             if outcome == "granted" { secondGranted.insert(id) }
         }
+        #expect(secondGranted == Set(transactionIds).subtracting(committed), "granted on retry: \(secondGranted)")
 
         // 3. The ledger: exactly one grant per paid transaction.
         let ledger = try await ledgerState(client: client, base: base, token: userToken)

@@ -36,8 +36,9 @@ import Testing
                 store, "offer-codes", "create", "--app", app, "--product", product, "--name", "Free month",
                 "--count", "3", "--json")
             #expect(made.status == 0, "\(made.stderr)")
-            let json = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any]
-            let codes = (json?["offerCodes"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any], "\(made.stdout)")
+            let codes = (json["offerCodes"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
             #expect(codes.count == 3, "\(made.stdout)")
             let code = try #require(codes.first)
 
@@ -59,8 +60,12 @@ import Testing
                 "--count", "1")
             #expect(refused.status == 1)
             #expect(
-                refused.stderr.contains("not_auto_renewable") || refused.stderr.contains("auto-renewable"),
-                "\(refused.stderr)")
+                refused.stderr == """
+                    error: com.example.news.tip is Consumable; offer codes are for auto-renewable subscriptions only.
+                      at:  productId
+                      fix: Choose an auto-renewable product.
+
+                    """, "\(refused.stderr)")
         }
     }
 }

@@ -40,18 +40,35 @@ import Testing
         #expect(try await second.terminate() == 0)
     }
 
-    /// Bad flags are refused with a readable error and a non-zero exit, before anything starts.
+    /// Bad flags are refused with a readable error (what, where, what to do) and exit 1, before anything starts: a
+    /// too short admin token leaves no data directory behind (no database, no signing keys).
     @Test func badFlagsAreExplained() async throws {
-        let port = try await KioskProcess.run(["serve", "--port", "99999"])
-        #expect(port.status != 0)
-        #expect(port.stderr.contains("error:") && port.stderr.contains("--port"))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-bad-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try await KioskProcess.run(["serve", "--port", "99999", "--data-dir", directory.path])
+        #expect(port.status == 1)
+        #expect(
+            port.stderr == "error: '99999' is not a port.\n  at:  --port\n  fix: Use a number from 0 to 65535.\n",
+            "\(port.stderr)")
         let database = try await KioskProcess.run([
-            "serve", "--port", "0", "--database", "mysql://x", "--data-dir", "/tmp/kiosk-bad-\(UUID().uuidString)",
+            "serve", "--port", "0", "--database", "mysql://x", "--data-dir", directory.path,
         ])
-        #expect(database.status != 0)
-        #expect(database.stderr.contains("error:"), "\(database.stderr)")
-        let token = try await KioskProcess.run(["serve", "--admin-token", "short"])
-        #expect(token.status != 0)
-        #expect(token.stderr.contains("16"), "\(token.stderr)")
+        #expect(database.status == 1)
+        #expect(
+            database.stderr.hasPrefix(
+                "error: The store could not open its database: 'mysql://x' uses the scheme 'mysql', which Kiosk does "
+                    + "not support; accepted forms: "), "\(database.stderr)")
+        #expect(database.stderr.contains("\n  at:  --database\n  fix: "), "\(database.stderr)")
+        try? FileManager.default.removeItem(at: directory)
+        let token = try await KioskProcess.run(["serve", "--admin-token", "short", "--data-dir", directory.path])
+        #expect(token.status == 1)
+        #expect(
+            token.stderr
+                == "error: The admin token must be at least 16 characters long.\n  at:  --admin-token\n  fix: "
+                + "Pass a longer token, or leave it out to have Kiosk generate one.\n", "\(token.stderr)")
+        #expect(
+            !FileManager.default.fileExists(atPath: directory.path),
+            "a refused token left a data directory (database, keys) behind")
     }
 }

@@ -17,30 +17,41 @@ import Testing
 
             let advanced = try await Self.kiosk(store, "test", "clock", "advance", "1h30m", "--json")
             #expect(advanced.status == 0, "\(advanced.stderr)")
-            let json = try JSONSerialization.jsonObject(with: Data(advanced.stdout.utf8)) as? [String: Any]
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(advanced.stdout.utf8)) as? [String: Any],
+                "\(advanced.stdout)")
             let expected: Int64 = 1_790_000_000_000 + 90 * 60_000
-            #expect((json?["now"] as? NSNumber)?.int64Value == expected)
-            #expect(json?["renewed"] as? Int == 0)
+            #expect((json["now"] as? NSNumber)?.int64Value == expected)
+            #expect(json["renewed"] as? Int == 0)
 
             let frozen = try await Self.kiosk(store, "test", "clock", "freeze")
+            #expect(frozen.status == 0, "\(frozen.stderr)")
             #expect(frozen.stdout.contains("(frozen)"), "\(frozen.stdout)")
             let set = try await Self.kiosk(store, "test", "clock", "set", "2026-12-01T00:00:00Z")
+            #expect(set.status == 0, "\(set.stderr)")
             #expect(set.stdout.contains("Sandbox time: 2026-12-01T00:00:00.000Z"), "\(set.stdout)")
             let back = try await Self.kiosk(store, "test", "clock", "set", "2026-01-01T00:00:00Z")
             #expect(back.status == 1)
-            #expect(back.stderr.contains("only moves forward"), "\(back.stderr)")
+            #expect(
+                back.stderr.hasPrefix("error: The sandbox clock only moves forward: set would take it from 2026-12-01")
+                    && back.stderr.contains("\n  fix: Choose a time after 2026-12-01T00:00:00.000Z."), "\(back.stderr)")
 
             #expect(
                 try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0
             )
             let grace = try await Self.kiosk(store, "test", "grace-period", "--app", "com.example.a", "16")
-            #expect(grace.stdout.contains("16 days"), "\(grace.stdout) \(grace.stderr)")
+            #expect(grace.status == 0, "\(grace.stderr)")
+            #expect(grace.stdout == "Billing grace period: 16 days\n", "\(grace.stdout)")
             let off = try await Self.kiosk(store, "test", "grace-period", "--app", "com.example.a", "off")
-            #expect(off.stdout.contains("off"), "\(off.stdout)")
+            #expect(off.status == 0, "\(off.stderr)")
+            #expect(off.stdout == "Billing grace period: off\n", "\(off.stdout)")
             let missing = try await Self.kiosk(
                 store, "test", "renew", "--app", "com.example.a", "--transaction", "2000000000000001")
             #expect(missing.status == 1)
-            #expect(missing.stderr.contains("no sandbox subscription"), "\(missing.stderr)")
+            #expect(
+                missing.stderr.hasPrefix(
+                    "error: The app com.example.a has no sandbox subscription with original transaction id "
+                        + "2000000000000001.\n  at:  originalTransactionId\n  fix: "), "\(missing.stderr)")
         }
     }
 }

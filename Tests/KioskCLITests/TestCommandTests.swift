@@ -34,20 +34,26 @@ import Testing
             let json = try await Self.kiosk(
                 store, "test", "buy", "--app", app, "--tester", "kid@example.com", "--product", "com.example.coins.100",
                 "--json")
-            let entry = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-            #expect((entry?["transaction"] as? [String: Any])?["transactionId"] as? String == "2000000000000002")
+            #expect(json.status == 0, "\(json.stderr)")
+            let entry = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+            #expect((entry["transaction"] as? [String: Any])?["transactionId"] as? String == "2000000000000002")
 
             let failing = try await Self.kiosk(
                 store, "test", "fail-next", "--app", app, "--api", "receipt", "--count", "2", "--error",
                 "cloudServiceNetworkConnectionFailed")
             #expect(failing.status == 0, "\(failing.stderr)")
             let failures = try await Self.kiosk(store, "test", "failures", "--app", app)
+            #expect(failures.status == 0, "\(failures.stderr)")
             #expect(
-                failures.stdout.contains("receipt") && failures.stdout.contains("cloudServiceNetworkConnectionFailed"))
+                failures.stdout.contains("receipt") && failures.stdout.contains("cloudServiceNetworkConnectionFailed"),
+                "\(failures.stdout)")
             let wrongError = try await Self.kiosk(
                 store, "test", "fail-next", "--app", app, "--api", "receipt", "--error", "oops")
             #expect(wrongError.status == 1)
-            #expect(wrongError.stderr.contains("SKError"), "\(wrongError.stderr)")
+            #expect(
+                wrongError.stderr.hasPrefix("error: 'oops' is not an SKError code name.\n  at:  error\n  fix: "),
+                "\(wrongError.stderr)")
 
             let receipt = try await Self.kiosk(store, "test", "receipt", "--app", app, "--tester", "kid@example.com")
             #expect(receipt.status == 0, "\(receipt.stderr)")
@@ -55,8 +61,10 @@ import Testing
 
             let listed = try await Self.kiosk(
                 store, "test", "transactions", "--app", app, "--tester", "kid@example.com")
+            #expect(listed.status == 0, "\(listed.stderr)")
             #expect(listed.stdout.contains("2000000000000001") && listed.stdout.contains("297"), "\(listed.stdout)")
             let cleared = try await Self.kiosk(store, "test", "clear", "--app", app, "--tester", "kid@example.com")
+            #expect(cleared.status == 0, "\(cleared.stderr)")
             #expect(cleared.stdout.contains("Deleted 2 transaction(s)"), "\(cleared.stdout)")
 
             let account = try await Self.kiosk(
@@ -64,7 +72,10 @@ import Testing
                 "--storefront", "CHN", "--payment-outcome", "insufficient_funds")
             #expect(account.status == 0, "\(account.stderr)")
             let accounts = try await Self.kiosk(store, "accounts", "list")
-            #expect(accounts.stdout.contains("buyer@example.com") && accounts.stdout.contains("insufficient_funds"))
+            #expect(accounts.status == 0, "\(accounts.stderr)")
+            #expect(
+                accounts.stdout.contains("buyer@example.com") && accounts.stdout.contains("insufficient_funds"),
+                "\(accounts.stdout)")
         }
     }
 
@@ -74,12 +85,16 @@ import Testing
             #expect(
                 try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0
             )
-            let answer = try await Self.kiosk(
-                store, "test", "approve", "--app", "com.example.a", UUID().uuidString)
+            let payment = UUID().uuidString
+            let answer = try await Self.kiosk(store, "test", "approve", "--app", "com.example.a", payment)
             #expect(answer.status == 1)
             #expect(
-                answer.stderr.contains("payment_not_found") || answer.stderr.contains("no sandbox payment"),
-                "\(answer.stderr)")
+                answer.stderr == """
+                    error: The app com.example.a has no sandbox payment \(payment).
+                      at:  paymentId
+                      fix: List waiting payments with `kiosk test payments --app com.example.a`.
+
+                    """, "\(answer.stderr)")
         }
     }
 }

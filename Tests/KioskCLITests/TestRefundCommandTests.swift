@@ -24,7 +24,8 @@ import Testing
                 try await kiosk(["testers", "create", "--email", "kid@example.com", "--password", "sandbox-pass"])
                     .status == 0)
             let retries = try await kiosk(["apps", "update", app, "--sandbox-notification-retries", "off"])
-            #expect(retries.stdout.contains("sandbox retries off"), "\(retries.stdout)\(retries.stderr)")
+            #expect(retries.status == 0, "\(retries.stderr)")
+            #expect(retries.stdout.contains("sandbox retries off"), "\(retries.stdout)")
             let bought = try await kiosk([
                 "test", "buy", "--app", app, "--tester", "kid@example.com", "--product", "com.example.coins.100",
             ])
@@ -36,19 +37,33 @@ import Testing
                 refunded.stdout.contains("REFUND sent") && refunded.stdout.contains("REFUND_PRORATED"),
                 "\(refunded.stdout)")
             let again = try await kiosk(["test", "refund", "--app", app, "2000000000000001", "--percentage", "50"])
+            #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stdout == refunded.stdout, "a repeated refund answers the same")
             let reversed = try await kiosk(["test", "reverse-refund", "--app", app, "2000000000000001"])
-            #expect(reversed.stdout.contains("REFUND_REVERSED sent"), "\(reversed.stdout)\(reversed.stderr)")
-            let wrong = try await kiosk(["test", "reverse-refund", "--app", app, "2000000000000001", "--json"])
-            #expect(wrong.status == 0, "reversing twice is idempotent: \(wrong.stderr)")
+            #expect(reversed.status == 0, "\(reversed.stderr)")
+            #expect(
+                reversed.stdout.hasPrefix("REFUND_REVERSED sent for transaction 2000000000000001 (notification "),
+                "\(reversed.stdout)")
+            let reversal = try #require(
+                reversed.stdout.split(separator: "(notification ").last?.split(separator: ")").first.map(String.init),
+                "\(reversed.stdout)")
+            let twice = try await kiosk(["test", "reverse-refund", "--app", app, "2000000000000001", "--json"])
+            #expect(twice.status == 0, "reversing twice is idempotent: \(twice.stderr)")
+            let twiceJSON = try #require(
+                try JSONSerialization.jsonObject(with: Data(twice.stdout.utf8)) as? [String: Any], "\(twice.stdout)")
+            #expect(twiceJSON["notificationType"] as? String == "REFUND_REVERSED", "\(twice.stdout)")
+            #expect(twiceJSON["notificationUUID"] as? String == reversal, "the first reversal again: \(twice.stdout)")
 
             let listed = try await kiosk(["test", "notifications", "--app", app])
+            #expect(listed.status == 0, "\(listed.stderr)")
             #expect(
                 listed.stdout.contains("REFUND_REVERSED") && listed.stdout.contains("unconfigured"), "\(listed.stdout)")
             let uuid = try #require(listed.stdout.split(separator: " ").first.map(String.init))
             let resent = try await kiosk(["test", "resend-notification", "--app", app, uuid])
+            #expect(resent.status == 1)
             #expect(
-                resent.status == 1 && resent.stderr.contains("notification URL"), "\(resent.stdout)\(resent.stderr)")
+                resent.stderr.hasPrefix("error: ") && resent.stderr.contains("notification URL")
+                    && resent.stderr.contains("\n  fix: "), "\(resent.stderr)")
         }
     }
 }

@@ -36,7 +36,7 @@ struct PurchaseStorageTests {
             #expect(try await database.transaction { try await $0.customer(id: grace.id) } == nil)
             #expect(try await database.transaction { try await $0.customer(email: "nobody@example.com") } == nil)
             #expect(try await database.transaction { try await $0.customers() } == [alan])
-            await #expect(throws: StorageError.self) {
+            await expectNoSuchRow("customer \(grace.id)") {
                 try await database.transaction { try await $0.updateCustomer(changed) }
             }
         }
@@ -158,8 +158,9 @@ struct PurchaseStorageTests {
             let changed = draft
             try await database.transaction { try await $0.updatePayment(changed) }
             #expect(try await database.transaction { try await $0.payment(id: full.id) } == changed)
-            await #expect(throws: StorageError.self) {
-                try await database.transaction { try await $0.updatePayment(Fixtures.payment(accountId: account)) }
+            let unknown = Fixtures.payment(accountId: account)
+            await expectNoSuchRow("payment \(unknown.id)") {
+                try await database.transaction { try await $0.updatePayment(unknown) }
             }
         }
     }

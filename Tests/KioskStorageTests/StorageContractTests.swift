@@ -268,13 +268,18 @@ struct StorageContractTests {
     func cancelledTaskLeavesNoOpenTransaction(engine: TestEngine) async throws {
         // Proves a transaction whose task is cancelled mid-body rolls back and the database stays usable.
         try await engine.withDatabase { database, _ in
+            // Cancelled once the body has written, not after a guessed delay.
+            let (wrote, signal) = AsyncStream.makeStream(of: Void.self)
             let task = Task {
                 try await database.transaction { transaction in
                     try await transaction.insertApp(Fixtures.app())
+                    signal.yield()
+                    // Until cancelled.
                     try await Task.sleep(for: .seconds(3600))
                 }
             }
-            try await Task.sleep(for: .milliseconds(200))
+            var iterator = wrote.makeAsyncIterator()
+            try #require(await iterator.next() != nil, "the body did not run")
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
             try await database.transaction { try await $0.insertApp(Fixtures.app(id: 1_400_000_002, bundleId: "b")) }
@@ -364,11 +369,18 @@ struct StorageContractTests {
 
     @Test(arguments: TestEngine.all)
     func foreignKeysAreEnforced(engine: TestEngine) async throws {
-        // Proves a product of an app that does not exist is refused, so foreign keys are on.
+        // Proves a product of an app that does not exist is refused by the foreign key, so foreign keys are on.
         try await engine.withDatabase { database, _ in
-            await #expect(throws: StorageError.self) {
+            let error = await #expect(throws: StorageError.self) {
                 try await database.transaction { try await $0.insertProduct(Fixtures.product()) }
             }
+            guard case .engine(let message) = error else {
+                Issue.record("expected the engine's foreign key error, got \(String(describing: error))")
+                return
+            }
+            #expect(message.lowercased().contains("foreign key"), "\(message)")
+            let products = try await database.transaction { try await $0.products(appId: Fixtures.app().id) }
+            #expect(products.isEmpty)
         }
     }
 
@@ -376,12 +388,17 @@ struct StorageContractTests {
     func updatingAMissingRowThrows(engine: TestEngine) async throws {
         // Proves an update of something never inserted is an error rather than a silent no-op.
         try await engine.withDatabase { database, _ in
-            await #expect(throws: StorageError.self) {
-                try await database.transaction { try await $0.updateApp(Fixtures.app()) }
+            let app = Fixtures.app()
+            await expectNoSuchRow("app \(app.id)") {
+                try await database.transaction { try await $0.updateApp(app) }
             }
-            await #expect(throws: StorageError.self) {
-                try await database.transaction { try await $0.updateTester(Fixtures.tester()) }
+            let tester = Fixtures.tester()
+            await expectNoSuchRow("tester \(tester.id)") {
+                try await database.transaction { try await $0.updateTester(tester) }
             }
+            let apps = try await database.transaction { try await $0.apps() }
+            let testers = try await database.transaction { try await $0.testers() }
+            #expect(apps.isEmpty && testers.isEmpty, "nothing was written: \(apps) \(testers)")
         }
     }
 

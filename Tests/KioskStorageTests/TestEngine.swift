@@ -97,3 +97,13 @@ extension KioskDatabase {
         }
     }
 }
+
+/// Expects `body` to fail with the error an update of a row that does not exist gives, naming `what` was updated.
+func expectNoSuchRow(
+    _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+) async {
+    let error = await #expect(throws: StorageError.self, sourceLocation: sourceLocation) { try await body() }
+    #expect(
+        error == .engine(message: "cannot update \(what): no such row"), "\(String(describing: error))",
+        sourceLocation: sourceLocation)
+}

@@ -25,7 +25,10 @@ struct CatalogCommand: AsyncParsableCommand {
                     throw CLIError(message: "Cannot read \(file): \(error.localizedDescription)", field: "FILE")
                 }
                 var query: [String: String] = [:]
-                if let format = format ?? (file.hasSuffix(".storekit") ? "storekit" : nil) { query["format"] = format }
+                // The extension decides when it says: a broken `.json` file must be reported as a Kiosk catalog,
+                // not as a `.storekit` file (the store reads anything without `"format"` as one).
+                let byExtension = file.hasSuffix(".storekit") ? "storekit" : file.hasSuffix(".json") ? "json" : nil
+                if let format = format ?? byExtension { query["format"] = format }
                 let answer = try await connection.client.post(
                     "/apps/\(app.pathEscaped)/catalog", query: query, raw: data)
                 try connection.print(answer) { answer in

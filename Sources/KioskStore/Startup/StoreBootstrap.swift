@@ -23,6 +23,8 @@ struct StoreBootstrap {
     }
 
     func run() async throws -> Result {
+        // A bad setting is refused before anything is created: no data directory, database or keys.
+        if let token = configuration.adminToken { try Self.checkAdminToken(token) }
         let dataDirectory = configuration.dataDirectory.standardizedFileURL
         try createPrivateDirectory(dataDirectory)
 
@@ -81,15 +83,10 @@ struct StoreBootstrap {
         }
     }
 
-    /// Installs the configured token, or generates one on the first start. Returns the stored hash and, when
-    /// generated now, the token itself (to be shown once).
+    /// Installs the configured token (``run()`` checked it first), or generates one on the first start. Returns
+    /// the stored hash and, when generated now, the token itself (to be shown once).
     private func installAdminToken(_ database: any KioskDatabase) async throws -> (String, String?) {
         if let token = configuration.adminToken {
-            guard token.count >= 16 else {
-                throw KioskError.invalid(
-                    "weak_admin_token", "The admin token must be at least 16 characters long.", field: "--admin-token",
-                    fix: "Pass a longer token, or leave it out to have Kiosk generate one.")
-            }
             let hash = SecretGenerator.sha256Hex(token)
             try await database.transaction { tx in try await tx.setSetting(Self.adminTokenKey, to: hash) }
             return (hash, nil)
@@ -100,6 +97,15 @@ struct StoreBootstrap {
             let hash = SecretGenerator.sha256Hex(token)
             try await tx.setSetting(Self.adminTokenKey, to: hash)
             return (hash, token)
+        }
+    }
+
+    /// Throws unless `token` is long enough to be an admin token.
+    private static func checkAdminToken(_ token: String) throws {
+        guard token.count >= 16 else {
+            throw KioskError.invalid(
+                "weak_admin_token", "The admin token must be at least 16 characters long.", field: "--admin-token",
+                fix: "Pass a longer token, or leave it out to have Kiosk generate one.")
         }
     }
 
