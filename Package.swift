@@ -194,6 +194,7 @@ let package = Package(
                 "KioskStore",
                 "KioskMerchant",
                 "KioskCore",
+                "KioskSigning",
                 "KioskStorage",
                 "KioskTestSupport",
                 .product(name: "SQLKit", package: "sql-kit"),

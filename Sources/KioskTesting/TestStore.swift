@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskSigning
 import KioskStore
 import KioskTestSupport
 import Logging
@@ -83,6 +84,11 @@ func sendTestRequest(
         status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
         body: Data(collected.readableBytesView))
 }
+
+/// The OCSP transport for a test's verifier with online checks: its deadline is as generous as a test request's,
+/// for the same reason (a full test run answers hundreds of stores at once on two cores; a test checks the verdict,
+/// not the speed, and a deadline missed under that load would read as a retryable network failure).
+public let testOCSPTransport = HTTPOCSPTransport(timeout: .seconds(120))
 
 /// Which port a test store listens on.
 public enum TestStorePort: Sendable {

@@ -106,7 +106,7 @@ import X509
                 // A new verifier each time, so no verified chain is remembered between the checks.
                 try await SignedDataVerifier(
                     rootCertificates: [root], environment: .production, bundleId: "com.example.certs",
-                    appAppleId: Int64(appAppleId), onlineChecks: .enabled()
+                    appAppleId: Int64(appAppleId), onlineChecks: .enabled(transport: testOCSPTransport)
                 ).verifyAndDecodeNotification(jws)
             }
             #expect(try await verify().notificationType == "TEST")

@@ -41,7 +41,7 @@ import X509
     {
         try SignedDataVerifier(
             rootCertificates: [root], environment: environment, bundleId: TestStore.bundleId, appAppleId: appAppleId,
-            onlineChecks: .enabled())
+            onlineChecks: .enabled(transport: testOCSPTransport))
     }
 
     // Proves, over HTTP on a live store, that Kiosk's verifier with online checks accepts a purchased transaction,
