@@ -75,7 +75,8 @@ import Testing
 
     /// The store dies (`KIOSK_CRASH_AT=payment-committed`: SIGKILL right after the charge commits, before it
     /// answers) while the app pays. The app keeps retrying with the same key; the store, started again on the
-    /// same data, answers with the transaction it committed: charged once, delivered once.
+    /// same data, answers with the transaction it committed: charged once, delivered once. The app reaches the
+    /// store through a proxy, its one address while the store is down and started again on a new port.
     @Test(arguments: TestDatabaseEngine.available)
     func storeKilledAfterChargingChargesOnceWhenItIsBack(engine: TestDatabaseEngine) async throws {
         try await engine.withFreshDatabase { databaseURL in
@@ -86,34 +87,37 @@ import Testing
                 try? FileManager.default.removeItem(at: device)
             }
             let token = "kiosk_crash_admin_token_0123456789"
-            let port = try freeLoopbackPort()
             var arguments = [
-                "--port", String(port), "--data-dir", directory.path, "--admin-token", token, "--log-level", "warning",
+                "--port", "0", "--data-dir", directory.path, "--admin-token", token, "--log-level", "warning",
             ]
             if let databaseURL {
                 arguments += [
                     "--database", databaseURL, "--database-pool-size", String(PostgresTestSlots.storePoolSize),
                 ]
             }
+            let serve = arguments
             let first = try ServeProcess(
-                arguments, environment: [CrashPoint.environmentVariable: CrashPoint.paymentCommitted.rawValue])
-            _ = try await first.waitForLine(containing: "listening on http://")
-            let server = "http://127.0.0.1:\(port)"
-            try await CoinShop.createShop(server: server, token: token)
+                serve, environment: [CrashPoint.environmentVariable: CrashPoint.paymentCommitted.rawValue])
+            let firstURL = try await first.baseURL()
+            try await CoinShop.createShop(server: firstURL, token: token)
 
-            async let bought = CoinShop.run(["buy", "coins"], server: server, device: device)
-            let status = try await first.waitForExit()
-            #expect(
-                first.process.terminationReason == .uncaughtSignal && status == SIGKILL, "killed at its crash point")
+            try await withKillingProxy(to: firstURL, killAt: { _, _ in nil }) { proxy in
+                async let bought = CoinShop.run(["buy", "coins"], server: proxy.url, device: device)
+                let status = try await first.waitForExit()
+                #expect(
+                    first.process.terminationReason == .uncaughtSignal && status == SIGKILL,
+                    "killed at its crash point")
 
-            let second = try ServeProcess(arguments)
-            _ = try await second.waitForLine(containing: "listening on http://")
-            let result = try await bought
-            #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
-            #expect(result.stdout.contains("Balance: 100 coins"), "\(result.stdout)")
-            let transactions = try await CoinShop.testerTransactions(server: server, token: token)
-            #expect(transactions.count == 1 && transactions.allSatisfy { $0.finished }, "\(transactions)")
-            #expect(try await second.terminate() == 0)
+                let second = try ServeProcess(serve)
+                let secondURL = try await second.baseURL()
+                proxy.forward(to: secondURL)
+                let result = try await bought
+                #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+                #expect(result.stdout.contains("Balance: 100 coins"), "\(result.stdout)")
+                let transactions = try await CoinShop.testerTransactions(server: secondURL, token: token)
+                #expect(transactions.count == 1 && transactions.allSatisfy { $0.finished }, "\(transactions)")
+                #expect(try await second.terminate() == 0)
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `kiosk` executable as a user would, capturing what it prints.
 enum KioskProcess {
@@ -83,6 +84,7 @@ final class ServeProcess: @unchecked Sendable {
     private let command: [String]
     private let lock = NSLock()
     private var output: [String] = []
+    private var errors: [String] = []
     private let reader = DispatchGroup()
 
     /// Starts `kiosk <command> <arguments>` with a clean `KIOSK_*` environment plus `environment` (e.g.
@@ -94,19 +96,25 @@ final class ServeProcess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KIOSK_") }
             .merging(environment) { $1 }
         let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        process.standardError = err
         try process.run()
-        DispatchQueue.global().async(group: reader) { [self] in
+        read(out) { [self] line in lock.withLock { output.append(line) } }
+        read(err) { [self] line in lock.withLock { errors.append(line) } }
+    }
+
+    /// Reads `pipe` line by line on a dispatch thread until it closes.
+    private func read(_ pipe: Pipe, _ take: @escaping @Sendable (String) -> Void) {
+        DispatchQueue.global().async(group: reader) {
             var pending = Data()
             while true {
-                let chunk = out.fileHandleForReading.availableData
+                let chunk = pipe.fileHandleForReading.availableData
                 if chunk.isEmpty { break }
                 pending.append(chunk)
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    take(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
                     pending.removeSubrange(pending.startIndex...newline)
-                    lock.withLock { output.append(line) }
                 }
             }
         }
@@ -116,14 +124,25 @@ final class ServeProcess: @unchecked Sendable {
     var lines: [String] { lock.withLock { output } }
 
     /// Waits (at most `seconds`) for a line containing `text` and returns it.
-    func waitForLine(containing text: String, seconds: Double = 60) async throws -> String {
+    func waitForLine(containing text: String, seconds: Double = 120) async throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let line = lines.first(where: { $0.contains(text) }) { return line }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw ServeError(message: "no line containing '\(text)'; output so far:\n" + lines.joined(separator: "\n"))
+        let ended = process.isRunning ? "still running" : "ended with status \(process.terminationStatus)"
+        let printed = lock.withLock { (output + ["-- standard error:"] + errors.suffix(30)) }
+        throw ServeError(
+            message: "kiosk \(command.joined(separator: " ")) printed no line containing '\(text)' (\(ended)):\n"
+                + printed.joined(separator: "\n"))
+    }
+
+    /// The URL the server printed it listens on (start it with `--port 0`: the kernel picks a free port, which
+    /// no other test can take meanwhile).
+    func baseURL() async throws -> String {
+        let listening = try await waitForLine(containing: "listening on http://")
+        return try #require(listening.split(separator: " ").last.map(String.init), "\(listening)")
     }
 
     /// Waits (at most `seconds`) for the process to end by itself and returns its status (the signal's number if a

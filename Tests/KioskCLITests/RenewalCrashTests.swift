@@ -48,7 +48,7 @@ import Testing
         let first = try ServeProcess(
             arguments,
             environment: [CrashPoint.environmentVariable: CrashPoint.renewalBatchCommitted.rawValue])
-        let server = try await Self.baseURL(of: first)
+        let server = try await first.baseURL()
         try await Self.prepare(server)
         var originals: [String] = []
         for tester in 0..<Self.testers {
@@ -78,7 +78,7 @@ import Testing
 
         // Restarted, the store finishes what is due at start; a clock change then waits for that pass to end.
         let second = try ServeProcess(arguments)
-        let restarted = try await Self.baseURL(of: second)
+        let restarted = try await second.baseURL()
         let shown = try await KioskProcess.run(
             ["test", "clock", "advance", "1s", "--json", "--server", restarted, "--token", Self.token])
         #expect(shown.status == 0, "\(shown.stderr)")
@@ -111,11 +111,6 @@ import Testing
             #expect(renewals.first == expiries[original], "\(original) renews at its period boundary")
         }
         #expect(try await second.terminate() == 0)
-    }
-
-    static func baseURL(of process: ServeProcess) async throws -> String {
-        let listening = try await process.waitForLine(containing: "listening on http://")
-        return try #require(listening.split(separator: " ").last.map(String.init))
     }
 
     /// An app with 20 monthly subscriptions in 20 groups, and 20 testers.

@@ -3,6 +3,10 @@ import KioskCore
 import KioskProtocol
 
 extension MerchantService {
+    /// How far back reconciliation reads the store's notification history by default: a day inside the 180 days
+    /// Apple's Get Notification History reaches, so clocks a little apart still agree.
+    static let notificationHistoryDays: TimeInterval = 179
+
     /// Compares the store's transactions with the grant ledger and, when asked, repairs what differs.
     ///
     /// The store side is every transaction in the store's notification history since `since` plus the whole
@@ -21,7 +25,13 @@ extension MerchantService {
         let repair = request.repair ?? false
         let connection = StoreConnection(app: app, clock: clock)
         let now = clock.now()
-        let since = request.since ?? now.addingTimeInterval(-179 * 86_400)
+        let since = request.since ?? now.addingTimeInterval(-Self.notificationHistoryDays * 86_400)
+        guard since >= now.addingTimeInterval(-180 * 86_400), since <= now else {
+            throw KioskError.invalid(
+                "invalid_since",
+                "since must lie within the last 180 days, which the store's notification history reaches back.",
+                field: "since", fix: "Send a date of the last 180 days, or leave since out for the last 179.")
+        }
 
         var store: [String: PurchaseFacts] = [:]
         func keep(_ facts: PurchaseFacts) {

@@ -15,6 +15,8 @@ import Testing
 /// An HTTP proxy on 127.0.0.1 between a client process (the coin shop) and the store, which kills the client with
 /// SIGKILL at the first request the test names: before forwarding it, or once the store has answered it (the
 /// answer is then never relayed). The kill follows the protocol, not a timer, so it lands at exactly that step.
+/// It is also the client's one stable address while the store behind it is killed and started again elsewhere
+/// (``forward(to:)``); meanwhile the client gets 502, as from a load balancer with no server behind it.
 final class KillingProxy: Sendable {
     /// When, around the request the test names, the client dies.
     enum Moment: Sendable {
@@ -26,14 +28,23 @@ final class KillingProxy: Sendable {
 
     /// `http://127.0.0.1:<port>`: give it to the client as its store.
     let url: String
-    private let state = Mutex(State())
+    private let state = Mutex(State(upstream: ""))
 
     private struct State {
+        var upstream: String
         var client: Int32?
         var killedAt: String?
     }
 
-    fileprivate init(url: String) { self.url = url }
+    fileprivate init(url: String, upstream: String) {
+        self.url = url
+        state.withLock { $0.upstream = upstream }
+    }
+
+    /// Where requests go from now on (a store started again on another port).
+    func forward(to upstream: String) { state.withLock { $0.upstream = upstream } }
+
+    fileprivate var upstream: String { state.withLock { $0.upstream } }
 
     /// The client process to kill; set it as soon as the process runs.
     func watch(_ pid: Int32) { state.withLock { $0.client = pid } }
@@ -54,14 +65,20 @@ final class KillingProxy: Sendable {
 }
 
 /// Runs `body` with a ``KillingProxy`` to `upstream` that kills its client at the first request for which
-/// `killAt(method, path)` answers a moment; every other request (and every request after the kill) is forwarded,
-/// answers streamed back as they come (the store's server-sent events included).
+/// `killAt(method, path)` answers a moment (never, if it answers nil every time); every other request (and every
+/// request after the kill) is forwarded, answers streamed back as they come (the store's server-sent events
+/// included).
 func withKillingProxy<T: Sendable>(
     to upstream: String, killAt: @escaping @Sendable (_ method: String, _ path: String) -> KillingProxy.Moment?,
     _ body: @Sendable (KillingProxy) async throws -> T
 ) async throws -> T {
     var logger = Logger(label: "killing-proxy")
-    logger.logLevel = .warning
+    logger.logLevel = .critical
+    // A store that is down refuses at once (502 to the client) instead of being retried until the deadline.
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.retryConnectionEstablishment = false
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    defer { _ = client.shutdown() }
     let router = Router()
     let proxies = Mutex<KillingProxy?>(nil)
     let forward: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
@@ -72,14 +89,19 @@ func withKillingProxy<T: Sendable>(
             proxy.kill(at: name)
             return Response(status: .serviceUnavailable)
         }
-        var forwarded = HTTPClientRequest(url: upstream + request.uri.string)
+        var forwarded = HTTPClientRequest(url: proxy.upstream + request.uri.string)
         forwarded.method = .init(rawValue: request.method.rawValue)
         for field in request.headers {
             forwarded.headers.add(name: field.name.rawName, value: field.value)
         }
         let payload = try await request.body.collect(upTo: 16 * 1024 * 1024)
         if payload.readableBytes > 0 { forwarded.body = .bytes(payload) }
-        let answer = try await HTTPClient.shared.execute(forwarded, timeout: .seconds(600))
+        let answer: HTTPClientResponse
+        do {
+            answer = try await client.execute(forwarded, timeout: .seconds(600))
+        } catch {
+            return Response(status: .badGateway)
+        }
         if moment == .afterAnswer {
             _ = try await answer.body.collect(upTo: 16 * 1024 * 1024)
             proxy.kill(at: name)
@@ -108,13 +130,19 @@ func withKillingProxy<T: Sendable>(
         configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
     return try await withThrowingTaskGroup(of: Void.self) { tasks in
         tasks.addTask { try await group.run() }
-        defer { tasks.cancelAll() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next(), "the proxy did not start")
-        let proxy = KillingProxy(url: "http://127.0.0.1:\(port)")
+        let proxy = KillingProxy(url: "http://127.0.0.1:\(port)", upstream: upstream)
         proxies.withLock { $0 = proxy }
-        let result = try await body(proxy)
-        await group.triggerGracefulShutdown()
-        return result
+        do {
+            let result = try await body(proxy)
+            await group.triggerGracefulShutdown()
+            tasks.cancelAll()
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            tasks.cancelAll()
+            throw error
+        }
     }
 }

@@ -1,0 +1,43 @@
+import Foundation
+
+/// A bounded fuzzing run of schemathesis (PyPI, pinned in `.ci/requirements.txt`) against a running server's
+/// OpenAPI document: generated requests from every operation's schema, examples and edge cases, each answer checked
+/// to be no server error (5xx).
+///
+/// ```swift
+/// let run = try await Schemathesis.run(document: store.baseURL + "/openapi.yaml", headers: ["Authorization": "Bearer …"])
+/// #expect(run.status == 0, "\(run.output)")
+/// ```
+public enum Schemathesis {
+    /// What a run printed and how it ended.
+    public struct Run: Sendable {
+        /// 0 when no answer was a server error and no request failed.
+        public var status: Int32
+        public var output: String
+        /// How many test cases it generated (its summary's "N generated").
+        public var generated: Int? {
+            output.split(separator: "\n").lazy.compactMap { line -> Int? in
+                guard let range = line.range(of: " generated") else { return nil }
+                return Int(line[..<range.lowerBound].split(separator: " ").last ?? "")
+            }.first
+        }
+    }
+
+    /// Fuzzes the API `document` describes for at most `seconds`, with `headers` on every request, on the
+    /// operations whose path matches `includingPaths` and not `excludingPaths` (regular expressions; nil: all).
+    public static func run(
+        document: String, headers: [String: String], seconds: Int, includingPaths: String? = nil,
+        excludingPaths: String? = nil, seed: Int = 1
+    ) async throws -> Run {
+        var arguments = [
+            "-m", "schemathesis.cli", "run", document, "--checks", "not_a_server_error",
+            "--phases", "examples,coverage,fuzzing", "--max-time", String(seconds), "--workers", "1",
+            "--request-timeout", "60", "--seed", String(seed), "--no-color", "--output-truncate", "true",
+        ]
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
+        if let includingPaths { arguments += ["--include-path-regex", includingPaths] }
+        if let excludingPaths { arguments += ["--exclude-path-regex", excludingPaths] }
+        let (status, output) = try await runProcess(try TestEnvironment.require(.python), arguments)
+        return Run(status: status, output: output)
+    }
+}
