@@ -441,9 +441,78 @@ import Testing
                 ("alg ES384", try forged(header: header.merging(["alg": "ES384"]) { $1 })),
                 ("alg none", try forged(header: header.merging(["alg": "none"]) { $1 })),
             ]
+            let otherKey = try await store.createServerAPIKey(bundleId: "com.example.other")
+            let otherSigner = try P256.Signing.PrivateKey(pemRepresentation: otherKey.privateKeyPEM)
+            let genuine = try forged()
+            let parts = genuine.split(separator: ".").map(String.init)
+            func segment(_ json: String) -> String { base64URL(Data(json.utf8)) }
+            func with(_ claim: String, _ json: String) throws -> String {
+                // A claim whose JSON value JSONSerialization cannot write (1e400, a string for a number).
+                let text = String(
+                    decoding: try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys), as: UTF8.self)
+                let patched = "{\"\(claim)\":\(json)," + text.dropFirst()
+                let input = parts[0] + "." + segment(patched)
+                return input + "." + base64URL(try signer.signature(for: Data(input.utf8)).rawRepresentation)
+            }
+            let publicKeyPEM = signer.publicKey.pemRepresentation
+            let hs256Input = segment(#"{"alg":"HS256","typ":"JWT"}"#) + "." + parts[1]
+            let hs256 =
+                hs256Input + "."
+                + base64URL(
+                    Data(
+                        HMAC<SHA256>.authenticationCode(
+                            for: Data(hs256Input.utf8), using: SymmetricKey(data: Data(publicKeyPEM.utf8)))))
+            refused += [
+                ("HS256 keyed with the public key", hs256),
+                ("alg HS256 over an ES256 signature", try forged(header: header.merging(["alg": "HS256"]) { $1 })),
+                ("no alg", try forged(header: header.filter { $0.key != "alg" })),
+                ("no kid", try forged(header: header.filter { $0.key != "kid" })),
+                ("empty kid", try forged(header: header.merging(["kid": ""]) { $1 })),
+                ("no iss", try forged(claims: claims.filter { $0.key != "iss" })),
+                ("no bid", try forged(claims: claims.filter { $0.key != "bid" })),
+                ("no aud", try forged(claims: claims.filter { $0.key != "aud" })),
+                ("exp as a string", try forged(claims: claims.merging(["exp": "\(now + 300)"]) { $1 })),
+                ("exp 1e400", try with("exp", "1e400")),
+                ("exp -1e15", try with("exp", "-1e15")),
+                ("exp 2^63", try with("exp", "9223372036854775808")),
+                (
+                    "another app's key for this app",
+                    try forged(header: header.merging(["kid": otherKey.keyId]) { $1 }, by: otherSigner)
+                ),
+                (
+                    "this key, the other app's bid",
+                    try forged(claims: claims.merging(["bid": otherKey.bundleId]) { $1 })
+                ),
+                (
+                    "claims changed after signing",
+                    parts[0] + "." + segment(#"{"aud":"appstoreconnect-v1","bid":"com.example.other"}"#) + "."
+                        + parts[2]
+                ),
+                (
+                    "header changed after signing",
+                    segment(#"{"alg":"ES256","kid":"x","typ":"JWT"}"#) + "." + parts[1] + "." + parts[2]
+                ),
+                ("signature truncated", parts[0] + "." + parts[1] + "." + String(parts[2].dropLast(8))),
+                ("no signature", parts[0] + "." + parts[1] + "."),
+                ("four segments", genuine + "." + parts[2]),
+                ("two segments", parts[0] + "." + parts[1]),
+                ("header not base64", "!!!." + parts[1] + "." + parts[2]),
+                ("header not JSON", segment("not json") + "." + parts[1] + "." + parts[2]),
+                ("claims not an object", parts[0] + "." + segment("[1,2]") + "." + parts[2]),
+            ]
+            // A header larger than the server reads is refused by the HTTP layer, before authentication.
+            let huge = try await call(String(repeating: "a", count: 1 << 20))
+            #expect(huge.status == 400, "a megabyte of token: \(huge.status) \(huge.text)")
+            for (reason, value) in [("Basic scheme", "Basic \(genuine)"), ("no scheme", genuine)] {
+                let answer = try await store.request(
+                    .GET, "/sandbox/inApps/v1/transactions/1999999999999999", token: .some(nil),
+                    headers: ["Authorization": value])
+                #expect(answer.status == 401, "\(reason): \(answer.status) \(answer.text)")
+            }
             let revoked = try await store.request(.DELETE, "/admin/v1/apps/\(TestStore.bundleId)/keys/\(key.keyId)")
             #expect(revoked.status == 200, "\(revoked.text)")
             refused.append(("revoked key", try forged()))
+            #expect(refused.count >= 25, "the battery has \(refused.count) forgeries")
             for (reason, bearer) in refused {
                 let answer = try await call(bearer)
                 #expect(answer.status == 401, "\(reason): \(answer.status) \(answer.text)")
@@ -632,17 +701,19 @@ private func jwsPayload(_ jws: String) throws -> [String: Any] {
     return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
 }
 
+/// `data` in base64url without padding, as JWS segments are written.
+private func base64URL(_ data: Data) -> String {
+    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        .replacingOccurrences(of: "=", with: "")
+}
+
 /// A JWT with any header and claims, ES256-signed by `signer` whatever the header says.
 private func forgedToken(header: [String: Any], claims: [String: Any], signer: P256.Signing.PrivateKey) throws -> String
 {
-    func segment(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
     let input =
-        segment(try JSONSerialization.data(withJSONObject: header, options: .sortedKeys)) + "."
-        + segment(try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys))
-    return input + "." + segment(try signer.signature(for: Data(input.utf8)).rawRepresentation)
+        base64URL(try JSONSerialization.data(withJSONObject: header, options: .sortedKeys)) + "."
+        + base64URL(try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys))
+    return input + "." + base64URL(try signer.signature(for: Data(input.utf8)).rawRepresentation)
 }
 
 private func storedTransaction(_ store: TestStore, _ id: String, sandbox: Bool = true) async throws -> StoreTransaction
