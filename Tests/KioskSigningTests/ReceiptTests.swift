@@ -260,6 +260,78 @@ struct ReceiptTests {
     }
 }
 
+@Suite("Hostile receipts: dates out of range")
+struct HostileReceiptTests {
+    // Proves an app receipt, signed by a self-made chain with Apple's markers, whose creation date lies outside
+    // 1970–9999 is a malformed payload, refused before its chain is validated at that date.
+    @Test(arguments: ["10000-01-01T00:00:00Z", "0000-01-01T00:00:00Z", "1969-12-31T23:59:59Z"])
+    func appReceiptCreationDateOutOfRange(date: String) async throws {
+        let stranger = try SigningIdentity.generate(environment: .sandbox, now: now)
+        let der = try AppReceiptSigner(identity: stranger).sign(payloadDER: try payload(creationDate: date))
+        let result = await AppReceiptVerifier(rootCertificates: [stranger.root]).verify(der)
+        guard case .invalid(.malformedPayload(let detail)) = result else {
+            Issue.record("\(date): expected malformedPayload, got \(result)")
+            return
+        }
+        #expect(detail.contains("attribute 12"), "\(detail)")
+    }
+
+    // Proves an iOS 6 receipt whose purchase date is not milliseconds from 1970 to 9999 (year 10000, ±2⁶³) is a
+    // malformed payload, refused before its chain is validated at that date.
+    @Test(arguments: ["253402300800000", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-1"])
+    func transactionReceiptPurchaseDateOutOfRange(milliseconds: String) async throws {
+        let stranger = try SigningIdentity.generate(environment: .sandbox, now: now)
+        let text = try TransactionReceiptSigner(identity: stranger).sign(
+            purchaseInfo: Array(Self.purchaseInfo(purchaseDateMilliseconds: milliseconds).utf8), environment: .sandbox)
+        let result = await TransactionReceiptVerifier(rootCertificates: [stranger.root]).verify(text)
+        #expect(
+            result
+                == .invalid(
+                    .malformedPayload(
+                        "\"purchase-date-ms\" is not a number of milliseconds from 1970-01-01T00:00:00Z to "
+                            + "9999-12-31T23:59:59Z")),
+            "\(result)")
+    }
+
+    /// A purchase-info property list with every field a verifier reads and the given purchase date.
+    static func purchaseInfo(purchaseDateMilliseconds: String) -> String {
+        let fields = [
+            ("purchase-date-ms", purchaseDateMilliseconds), ("original-purchase-date-ms", purchaseDateMilliseconds),
+            ("transaction-id", "1000000046178817"), ("original-transaction-id", "1000000046178817"),
+            ("product-id", "com.example.app.gold"), ("item-id", "521129812"), ("quantity", "1"),
+            ("bid", "com.example.app"), ("bvrs", "1.0"), ("unique-identifier", "0000b0123456789abcdef"),
+        ]
+        return "{\n" + fields.map { "\t\"\($0.0)\" = \"\($0.1)\";\n" }.joined() + "}"
+    }
+
+    /// The DER payload of a minimal app receipt whose creation date (attribute 12) is `creationDate`, as written.
+    private func payload(creationDate: String) throws -> [UInt8] {
+        func attribute(_ type: Int, _ value: some DERSerializable) throws -> ASN1Any {
+            var inner = DER.Serializer()
+            try inner.serialize(value)
+            var serializer = DER.Serializer()
+            try serializer.appendConstructedNode(identifier: .sequence) { coder in
+                try coder.serialize(type)
+                try coder.serialize(1)
+                try coder.serialize(ASN1OctetString(contentBytes: inner.serializedBytes[...]))
+            }
+            return try ASN1Any(derEncoded: serializer.serializedBytes)
+        }
+        var serializer = DER.Serializer()
+        try serializer.serializeSetOf([
+            try attribute(0, ASN1UTF8String("ProductionSandbox")),
+            try attribute(1, 0),
+            try attribute(2, ASN1UTF8String("com.example.app")),
+            try attribute(3, ASN1UTF8String("1.0")),
+            try attribute(4, ASN1OctetString(contentBytes: [1, 2, 3, 4])),
+            try attribute(5, ASN1OctetString(contentBytes: ArraySlice(repeating: 0xAB, count: 20))),
+            try attribute(12, ASN1IA5String(creationDate)),
+            try attribute(19, ASN1UTF8String("1.0")),
+        ])
+        return serializer.serializedBytes
+    }
+}
+
 extension ReceiptVerificationFailure {
     fileprivate var isUntrustedChain: Bool {
         if case .untrustedChain = self { true } else { false }
