@@ -95,9 +95,11 @@ public struct TransactionReceiptVerifier: Sendable {
             // The certificates are concatenated DER, which is exactly the content of a SEQUENCE OF Certificate.
             var sequence = DER.Serializer()
             sequence.appendConstructedNode(identifier: .sequence) { $0.serializeRawBytes(blob[(5 + length)...]) }
-            let certificates = try DER.sequence(
-                of: Certificate.self, identifier: .sequence, rootNode: DER.parse(sequence.serializedBytes)
-            )
+            let certificates = try DER.sequence(DER.parse(sequence.serializedBytes), identifier: .sequence) { nodes in
+                var parsed: [Certificate] = []
+                while let node = nodes.next() { parsed.append(try Certificate(embeddedInReceipt: node)) }
+                return parsed
+            }
             guard certificates.count == 2 else {
                 throw ReceiptDecodingError("the signature embeds \(certificates.count) certificates; 2 are required")
             }
