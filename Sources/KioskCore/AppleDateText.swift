@@ -6,7 +6,7 @@ import Foundation
 public enum AppleDateText {
     /// Epoch milliseconds, rounded.
     public static func milliseconds(_ date: Date) -> String {
-        String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        String(date.millisecondsSince1970)
     }
 
     /// `2012-04-30 15:05:55 Etc/GMT`.

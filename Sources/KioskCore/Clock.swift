@@ -52,11 +52,21 @@ public final class SandboxClock: KioskClock, @unchecked Sendable {
             self.frozenAt = frozenAt
         }
 
-        /// The sandbox time this state gives when the base clock reads `base`.
+        /// The sandbox time this state gives when the base clock reads `base`, in whole milliseconds.
         public func now(base: Date) -> Date {
-            frozenAt ?? Date(millisecondsSince1970: base.millisecondsSince1970 + offsetMilliseconds)
+            // Added as time intervals, not Int64s: a stored offset can then never overflow into a trap.
+            let moved = base.addingTimeInterval(Double(offsetMilliseconds) / 1000)
+            return frozenAt ?? Date(millisecondsSince1970: moved.millisecondsSince1970)
         }
     }
+
+    /// The latest instant the sandbox clock can be set or advanced to. Kiosk signs dates up to years after the
+    /// sandbox time (renewals, grace and billing-retry windows, extensions), and every date it signs must stay in
+    /// ``Foundation/Date/kioskRange``; 100 years of margin before year 10000 keeps them there.
+    public static let latest = Date(millisecondsSince1970: 250_246_627_199_999)
+
+    /// ``latest`` in words, for error messages.
+    public static let latestText = "9899-12-31T23:59:59Z"
 
     private let base: any KioskClock
     private let lock = NSLock()

@@ -142,6 +142,23 @@ struct CatalogValidationTests {
         #expect(codes(CatalogValidator.validatePricing(Pricing(tier: 21))) == ["invalid_price_tier"])
     }
 
+    // Proves a custom price is capped at 10¹² minor units, so Apple's milliunits (×1000), a quantity and a refund
+    // share stay inside Int64, and that proration of the largest prices cannot overflow either.
+    @Test func pricesAreCappedAndProrationCannotOverflow() {
+        #expect(CatalogValidator.validatePricing(Pricing(customPrices: ["USA": Pricing.maximumMinorUnits])) == [])
+        for amount in [Pricing.maximumMinorUnits + 1, Int.max] {
+            #expect(
+                codes(CatalogValidator.validatePricing(Pricing(customPrices: ["USA": amount]))) == [
+                    "invalid_price_amount"
+                ])
+        }
+        let start = Date(timeIntervalSince1970: 1_767_225_600)
+        let unused = SubscriptionProration.unusedMinorUnits(
+            price: 10 * Pricing.maximumMinorUnits, periodStart: start, periodEnd: start + 400 * 86_400,
+            now: start + 100 * 86_400)
+        #expect(unused == 7_500_000_000_000)
+    }
+
     // Proves an auto-renewable product needs a group, a level of at least 1 and a duration.
     @Test func autoRenewableNeedsGroupLevelAndDuration() {
         var product = validSubscription()

@@ -62,4 +62,31 @@ import Testing
         #expect(await client.verifiedTransaction("not.a.jws") == nil)
         await client.close()
     }
+
+    /// A signed transaction with a date outside 1970–9999 never reaches the certificate check (which trapped on
+    /// it) nor a `Date` an app could trip over: a self-made chain's payload with such a `signedDate` is refused
+    /// before its chain, and such a payload (even one the trusted chain signed) cannot be decoded at all.
+    @Test(arguments: [253_402_300_800_000, -1_000_000_000_000_000, Int64.max, Int64.min])
+    func datesOutsideTheRangeCannotBeDecoded(milliseconds: Int64) async throws {
+        let identity = try SigningIdentity.generate(environment: .sandbox, now: Date())
+        let stranger = try SigningIdentity.generate(environment: .sandbox, now: Date())
+        let directory = Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = Fixtures.offlineConfiguration(stateDirectory: directory)
+        configuration.trustedRoots = [identity.root]
+        let client = try KioskStoreClient(configuration: configuration)
+
+        var hostileSignedDate = Self.payload()
+        hostileSignedDate.signedDate = milliseconds
+        #expect(
+            await client.verifiedTransaction(try JWSSigner(identity: stranger).sign(payload: hostileSignedDate)) == nil)
+        var hostilePurchaseDate = Self.payload()
+        hostilePurchaseDate.purchaseDate = milliseconds
+        #expect(
+            await client.verifiedTransaction(try JWSSigner(identity: identity).sign(payload: hostilePurchaseDate))
+                == nil)
+        #expect(
+            await client.verifiedTransaction(try JWSSigner(identity: identity).sign(payload: Self.payload())) != nil)
+        await client.close()
+    }
 }

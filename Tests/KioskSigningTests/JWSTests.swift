@@ -61,14 +61,53 @@ struct JWSTests {
 
     // Proves the signing date is read as milliseconds from signedDate, then receiptCreationDate, as a number or a
     // numeric string.
-    @Test func signingDate() {
-        func date(_ json: String) -> Date? { JWSVerifier.signingDate(ofPayload: Array(json.utf8)) }
-        #expect(date(#"{"signedDate":1767225600000}"#) == Self.now)
-        #expect(date(#"{"signedDate":"1767225600000"}"#) == Self.now)
-        #expect(date(#"{"receiptCreationDate":1767225600000}"#) == Self.now)
-        #expect(date(#"{"signedDate":1767225600000,"receiptCreationDate":1}"#) == Self.now)
-        #expect(date(#"{"other":1}"#) == nil)
-        #expect(date("[1]") == nil)
+    @Test func signingDate() throws {
+        func date(_ json: String) throws -> Date? { try JWSVerifier.signingDate(ofPayload: Array(json.utf8)) }
+        #expect(try date(#"{"signedDate":1767225600000}"#) == Self.now)
+        #expect(try date(#"{"signedDate":"1767225600000"}"#) == Self.now)
+        #expect(try date(#"{"receiptCreationDate":1767225600000}"#) == Self.now)
+        #expect(try date(#"{"signedDate":1767225600000,"receiptCreationDate":1}"#) == Self.now)
+        #expect(try date(#"{"signedDate":null,"receiptCreationDate":1767225600000}"#) == Self.now)
+        #expect(try date(#"{"other":1}"#) == nil)
+        #expect(throws: JWSVerificationFailure.malformed("the payload is not a JSON object")) { try date("[1]") }
+    }
+
+    /// The signedDate values that once trapped the merchant before any signature was checked, and their kin.
+    static let hostileDates = [
+        "1e300", "253402300800000", "9.3e18", "-1e15", "-1", "1e400", #""NaN""#, #""inf""#, #""1e400""#,
+        #""-5""#, #""12abc""#, "true", "{}",
+    ]
+
+    // Proves a signing date that is not milliseconds from 1970 to 9999 is refused as malformed, in a JWS signed by
+    // a self-made chain with Apple's markers, before any certificate library sees it.
+    @Test(arguments: hostileDates)
+    func hostileSigningDateIsMalformed(value: String) async throws {
+        let stranger = try SigningIdentity.generate(environment: .sandbox, now: Date())
+        for field in ["signedDate", "receiptCreationDate"] {
+            let jws = try JWSSigner(identity: stranger).sign(
+                payloadJSON: Array(#"{"bundleId":"com.example.app","\#(field)":\#(value)}"#.utf8))
+            let result = await JWSVerifier(rootCertificates: [stranger.root]).verify(jws)
+            guard case .invalid(.malformed(let detail)) = result else {
+                Issue.record("\(field) \(value): expected malformed, got \(result)")
+                continue
+            }
+            #expect(
+                detail == "\(field) is not a number of milliseconds since 1970 from \(Date.kioskRangeText)"
+                    || detail == "the payload is not a JSON object", "\(field) \(value): \(detail)")
+        }
+    }
+
+    // Proves a validation time outside the range (here a clock far in the future and a payload without dates)
+    // is refused as an untrusted chain instead of reaching swift-certificates, which traps on it.
+    @Test func validationTimeOutsideTheRangeIsRefused() async throws {
+        let farFuture = JWSVerifier(
+            rootCertificates: [identity.root], clock: ManualClock(Date(timeIntervalSince1970: 1e15)))
+        let result = await farFuture.verify(try signer.sign(payloadJSON: Array(#"{"bundleId":"b"}"#.utf8)))
+        guard case .invalid(.invalidChain(let detail)) = result else {
+            Issue.record("expected invalidChain, got \(result)")
+            return
+        }
+        #expect(detail.contains("outside \(Date.kioskRangeText)"), "\(detail)")
     }
 
     // Proves a payload signed while the leaf was valid still verifies long after, because validation uses signedDate.

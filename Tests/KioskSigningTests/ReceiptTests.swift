@@ -260,6 +260,145 @@ struct ReceiptTests {
     }
 }
 
+@Suite("Hostile receipts: dates out of range, bytes outside the signature")
+struct HostileReceiptTests {
+    // Proves no single-bit change anywhere in a receipt verifies: the signature covers the payload, the certificates
+    // carry their own signatures, and what neither covers (versions, digestAlgorithms, algorithm parameters) must
+    // have the one shape a signer writes. A flip in SignedData.digestAlgorithms once verified.
+    @Test func everyBitFlipIsRefused() async throws {
+        let identity = try SigningIdentity.generate(environment: .sandbox, now: now)
+        let der = try AppReceiptSigner(identity: identity).sign(sampleReceipt())
+        let verifier = AppReceiptVerifier(rootCertificates: [identity.root])
+        var accepted: [Int] = []
+        for index in der.indices {
+            var flipped = der
+            flipped[index] ^= 0x01
+            if case .verified = await verifier.verify(flipped) { accepted.append(index) }
+        }
+        #expect(accepted.isEmpty, "flips at \(accepted) of \(der.count) bytes verified")
+    }
+
+    // Proves a digestAlgorithms entry that is not the signer's digest algorithm makes the container malformed
+    // (verifyReceipt answers 21002), as OpenSSL and swift-certificates refuse such a CMS block.
+    @Test func digestAlgorithmsMustNameTheSignersDigest() async throws {
+        let identity = try SigningIdentity.generate(environment: .sandbox, now: now)
+        var der = try AppReceiptSigner(identity: identity).sign(sampleReceipt())
+        let sha256: [UInt8] = [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01]
+        let first = try #require(der.indices.first { Array(der[$0...].prefix(sha256.count)) == sha256 })
+        der[first + sha256.count - 1] = 0x02  // SHA-384's OID, in SignedData.digestAlgorithms only
+        let result = await AppReceiptVerifier(rootCertificates: [identity.root]).verify(der)
+        guard case .invalid(.malformedContainer(let detail)) = result else {
+            Issue.record("expected malformedContainer, got \(result)")
+            return
+        }
+        #expect(detail.contains("digestAlgorithms"), "\(detail)")
+    }
+
+    // Proves an embedded certificate whose signature BIT STRING declares an unused bit (the signature's bytes, and
+    // so its check, unchanged) makes the container malformed.
+    @Test func certificateSignatureWithUnusedBitsIsRefused() async throws {
+        // A leaf whose signature ends in a 0 bit, so that declaring one unused bit is valid DER.
+        var identity = try SigningIdentity.generate(environment: .sandbox, now: now)
+        while try Self.signatureValue(of: identity.leaf).last! & 1 != 0 {
+            identity = try SigningIdentity.generate(environment: .sandbox, now: now)
+        }
+        let leaf = try #require(Data(base64Encoded: identity.x5c[0]))
+        let signatureValue = try Self.signatureValue(of: identity.leaf)
+        // The BIT STRING's unused-bits byte sits just before the signature's bytes at the end of the leaf.
+        let unusedBitsOffset = leaf.count - signatureValue.count - 1
+
+        var der = try AppReceiptSigner(identity: identity).sign(sampleReceipt())
+        let leafOffset = try #require(der.indices.first { Array(der[$0...].prefix(leaf.count)) == Array(leaf) })
+        der[leafOffset + unusedBitsOffset] = 0x01
+        let result = await AppReceiptVerifier(rootCertificates: [identity.root]).verify(der)
+        #expect("\(result)".contains("declares 1 unused bits"), "\(result)")
+        guard case .invalid(.malformedContainer) = result else {
+            Issue.record("expected malformedContainer, got \(result)")
+            return
+        }
+    }
+
+    /// The bytes of a certificate's signature BIT STRING.
+    private static func signatureValue(of certificate: Certificate) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return try DER.sequence(DER.parse(serializer.serializedBytes), identifier: .sequence) { nodes in
+            _ = nodes.next()
+            _ = nodes.next()
+            return Array(try ASN1BitString(derEncoded: nodes.next()!).bytes)
+        }
+    }
+
+    // Proves an app receipt, signed by a self-made chain with Apple's markers, whose creation date lies outside
+    // 1970–9999 is a malformed payload, refused before its chain is validated at that date.
+    @Test(arguments: ["10000-01-01T00:00:00Z", "0000-01-01T00:00:00Z", "1969-12-31T23:59:59Z"])
+    func appReceiptCreationDateOutOfRange(date: String) async throws {
+        let stranger = try SigningIdentity.generate(environment: .sandbox, now: now)
+        let der = try AppReceiptSigner(identity: stranger).sign(payloadDER: try payload(creationDate: date))
+        let result = await AppReceiptVerifier(rootCertificates: [stranger.root]).verify(der)
+        guard case .invalid(.malformedPayload(let detail)) = result else {
+            Issue.record("\(date): expected malformedPayload, got \(result)")
+            return
+        }
+        #expect(detail.contains("attribute 12"), "\(detail)")
+    }
+
+    // Proves an iOS 6 receipt whose purchase date is not milliseconds from 1970 to 9999 (year 10000, ±2⁶³) is a
+    // malformed payload, refused before its chain is validated at that date.
+    @Test(arguments: ["253402300800000", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-1"])
+    func transactionReceiptPurchaseDateOutOfRange(milliseconds: String) async throws {
+        let stranger = try SigningIdentity.generate(environment: .sandbox, now: now)
+        let text = try TransactionReceiptSigner(identity: stranger).sign(
+            purchaseInfo: Array(Self.purchaseInfo(purchaseDateMilliseconds: milliseconds).utf8), environment: .sandbox)
+        let result = await TransactionReceiptVerifier(rootCertificates: [stranger.root]).verify(text)
+        #expect(
+            result
+                == .invalid(
+                    .malformedPayload(
+                        "\"purchase-date-ms\" is not a number of milliseconds from 1970-01-01T00:00:00Z to "
+                            + "9999-12-31T23:59:59Z")),
+            "\(result)")
+    }
+
+    /// A purchase-info property list with every field a verifier reads and the given purchase date.
+    static func purchaseInfo(purchaseDateMilliseconds: String) -> String {
+        let fields = [
+            ("purchase-date-ms", purchaseDateMilliseconds), ("original-purchase-date-ms", purchaseDateMilliseconds),
+            ("transaction-id", "1000000046178817"), ("original-transaction-id", "1000000046178817"),
+            ("product-id", "com.example.app.gold"), ("item-id", "521129812"), ("quantity", "1"),
+            ("bid", "com.example.app"), ("bvrs", "1.0"), ("unique-identifier", "0000b0123456789abcdef"),
+        ]
+        return "{\n" + fields.map { "\t\"\($0.0)\" = \"\($0.1)\";\n" }.joined() + "}"
+    }
+
+    /// The DER payload of a minimal app receipt whose creation date (attribute 12) is `creationDate`, as written.
+    private func payload(creationDate: String) throws -> [UInt8] {
+        func attribute(_ type: Int, _ value: some DERSerializable) throws -> ASN1Any {
+            var inner = DER.Serializer()
+            try inner.serialize(value)
+            var serializer = DER.Serializer()
+            try serializer.appendConstructedNode(identifier: .sequence) { coder in
+                try coder.serialize(type)
+                try coder.serialize(1)
+                try coder.serialize(ASN1OctetString(contentBytes: inner.serializedBytes[...]))
+            }
+            return try ASN1Any(derEncoded: serializer.serializedBytes)
+        }
+        var serializer = DER.Serializer()
+        try serializer.serializeSetOf([
+            try attribute(0, ASN1UTF8String("ProductionSandbox")),
+            try attribute(1, 0),
+            try attribute(2, ASN1UTF8String("com.example.app")),
+            try attribute(3, ASN1UTF8String("1.0")),
+            try attribute(4, ASN1OctetString(contentBytes: [1, 2, 3, 4])),
+            try attribute(5, ASN1OctetString(contentBytes: ArraySlice(repeating: 0xAB, count: 20))),
+            try attribute(12, ASN1IA5String(creationDate)),
+            try attribute(19, ASN1UTF8String("1.0")),
+        ])
+        return serializer.serializedBytes
+    }
+}
+
 extension ReceiptVerificationFailure {
     fileprivate var isUntrustedChain: Bool {
         if case .untrustedChain = self { true } else { false }

@@ -152,14 +152,12 @@ struct MerchantCommand: AsyncParsableCommand {
                         message: "The user id is empty.", field: "--user", fix: "Pass the user's id, e.g. --user alice."
                     )
                 }
-                guard expiresIn > 0 else {
+                guard let expires = UserTokens.expiry(lifetime: expiresIn, from: Date()) else {
                     throw CLIError(
                         message: "'\(expiresIn)' is not a lifetime.", field: "--expires-in",
                         fix: "Use a positive number of seconds, e.g. 86400 for a day.")
                 }
                 let loaded = try loadMerchantConfiguration(config)
-                let expires = Date(
-                    timeIntervalSince1970: (Date().timeIntervalSince1970 + Double(expiresIn)).rounded(.down))
                 let token = UserTokens(secret: loaded.raw.userTokenSecret).issue(userId: user, expiresAt: expires)
                 if json {
                     printJSON(MerchantTokenResponse(userId: user, token: token, expiresDate: expires))

@@ -57,6 +57,10 @@ public struct Pricing: Codable, Sendable, Hashable {
     /// Storefront alpha-3 code → price in minor units.
     public var customPrices: [String: Int]
 
+    /// The largest custom price, in minor units: 10¹², so prices in Apple's milliunits, times a quantity or a
+    /// refund share, stay far inside Int64.
+    public static let maximumMinorUnits = 1_000_000_000_000
+
     public init(tier: Int? = nil, customPrices: [String: Int] = [:]) {
         self.tier = tier
         self.customPrices = customPrices

@@ -36,7 +36,10 @@ public enum SubscriptionProration {
         let length = periodEnd.millisecondsSince1970 - periodStart.millisecondsSince1970
         let remaining = periodEnd.millisecondsSince1970 - now.millisecondsSince1970
         guard length > 0, remaining > 0, price > 0 else { return 0 }
-        return Int(Int64(price) * min(remaining, length) / length)
+        // price × remaining can pass Int64 (a large price over a year of milliseconds); the quotient never
+        // exceeds the price, so it is computed at full width.
+        let product = Int64(price).multipliedFullWidth(by: min(remaining, length))
+        return Int(length.dividingFullWidth(product).quotient)
     }
 }
 

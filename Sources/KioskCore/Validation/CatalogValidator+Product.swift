@@ -52,7 +52,8 @@ extension CatalogValidator {
         return errors
     }
 
-    /// Checks a pricing: a tier, if any, is in 1...20; custom prices name known storefronts and are positive.
+    /// Checks a pricing: a tier, if any, is in 1...20; custom prices name known storefronts and are positive, up to
+    /// ``Pricing/maximumMinorUnits``.
     public static func validatePricing(_ pricing: Pricing, field: String = "pricing") -> [KioskError] {
         var errors: [KioskError] = []
         if let tier = pricing.tier, !PriceTable.tiers.contains(tier) {
@@ -69,6 +70,13 @@ extension CatalogValidator {
                         "unknown_storefront", "'\(code)' is not a storefront Kiosk knows.", field: path,
                         fix: "Use an ISO 3166-1 alpha-3 storefront code such as USA, CHN or JPN."))
                 continue
+            }
+            if amount > Pricing.maximumMinorUnits {
+                errors.append(
+                    .invalid(
+                        "invalid_price_amount",
+                        "The custom price in \(storefront.code) is \(amount) minor units, more than any price can be.",
+                        field: path, fix: "Give a price of at most \(Pricing.maximumMinorUnits) minor units."))
             }
             if amount <= 0 {
                 errors.append(

@@ -41,11 +41,11 @@ public final class KioskStoreClient: Sendable {
         // when that is longer) means a dead connection.
         let readTimeout = max(Duration.seconds(45), configuration.requestTimeout)
         httpConfiguration.timeout = .init(
-            connect: .seconds(10), read: .nanoseconds(Int64(readTimeout / .nanoseconds(1))))
+            connect: .seconds(10), read: TimeAmount(clamping: readTimeout))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
         let api = StoreAPI(
             http: http, serverURL: configuration.serverURL, sandbox: configuration.environment == .sandbox,
-            requestTimeout: .nanoseconds(Int64(configuration.requestTimeout / .nanoseconds(1))))
+            requestTimeout: TimeAmount(clamping: configuration.requestTimeout))
         self.configuration = configuration
         self.http = http
         self.api = api

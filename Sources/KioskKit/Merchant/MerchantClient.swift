@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import KioskCore
 import KioskProtocol
 import NIOCore
 import NIOHTTP1
@@ -48,10 +49,9 @@ public final class MerchantClient: Sendable {
         var server = baseURL.absoluteString
         while server.hasSuffix("/") { server.removeLast() }
         self.server = server
-        let nanoseconds = Int64(requestTimeout / .nanoseconds(1))
-        self.requestTimeout = .nanoseconds(nanoseconds)
+        self.requestTimeout = TimeAmount(clamping: requestTimeout)
         var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .seconds(10), read: .nanoseconds(nanoseconds))
+        configuration.timeout = .init(connect: .seconds(10), read: self.requestTimeout)
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -153,7 +153,9 @@ public final class MerchantClient: Sendable {
     /// - Throws: ``MerchantClientError`` `checksum_mismatch` when the bytes are not the file's.
     public func download(_ file: MerchantContent.File) async throws -> Data {
         let url = file.url.contains("://") ? file.url : server + (file.url.hasPrefix("/") ? "" : "/") + file.url
-        let data = try await perform(.GET, url: url, token: nil, limit: max(Int(clamping: file.size), 0) + 1).body
+        let data = try await perform(
+            .GET, url: url, token: nil, limit: max(Int(clamping: file.size), 0).saturatingAdding(1)
+        ).body
         let digest = SHA256.hash(data: data).map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex

@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import KioskProtocol
 import Synchronization
 
@@ -45,7 +46,7 @@ public final class SKPaymentTransaction: Sendable, CustomStringConvertible {
 
     /// When the store charged (or restored); set when `purchased` or `restored`.
     public var transactionDate: Date? {
-        stored.entry?.transaction.map { Date(timeIntervalSince1970: Double($0.purchaseDate) / 1000) }
+        stored.entry?.transaction.flatMap { Date(checkedMillisecondsSince1970: $0.purchaseDate) }
     }
 
     /// For a restored transaction, the original purchase.

@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import KioskProtocol
 import KioskSigning
 
@@ -33,8 +34,15 @@ public struct Transaction: Identifiable, Sendable, Hashable {
     public let jwsRepresentation: String
     private let client: KioskStoreClient
 
+    /// Nil when the ids are not numbers or a date is outside `Date.kioskRange`: such a payload cannot be decoded.
     init?(payload: JWSTransactionDecodedPayload, jws: String, client: KioskStoreClient) {
-        guard let id = UInt64(payload.transactionId), let originalID = UInt64(payload.originalTransactionId) else {
+        guard let id = UInt64(payload.transactionId), let originalID = UInt64(payload.originalTransactionId),
+            let purchaseDate = Date(checkedMillisecondsSince1970: payload.purchaseDate),
+            let originalPurchaseDate = Date(checkedMillisecondsSince1970: payload.originalPurchaseDate),
+            let signedDate = Date(checkedMillisecondsSince1970: payload.signedDate),
+            let expirationDate = Self.optionalDate(payload.expiresDate),
+            let revocationDate = Self.optionalDate(payload.revocationDate)
+        else {
             return nil
         }
         self.id = id
@@ -42,17 +50,17 @@ public struct Transaction: Identifiable, Sendable, Hashable {
         productID = payload.productId
         productType = Product.ProductType(rawValue: payload.type)
         appBundleID = payload.bundleId
-        purchaseDate = Date(milliseconds: payload.purchaseDate)
-        originalPurchaseDate = Date(milliseconds: payload.originalPurchaseDate)
-        expirationDate = payload.expiresDate.map(Date.init(milliseconds:))
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expirationDate = expirationDate
         purchasedQuantity = payload.quantity
         appAccountToken = payload.appAccountToken.flatMap(UUID.init(uuidString:))
         environment = AppStore.Environment(rawValue: payload.environment)
         price = PriceFormatting.decimal(milliunits: payload.price)
         currencyCode = payload.currency
         storefrontCountryCode = payload.storefront
-        signedDate = Date(milliseconds: payload.signedDate)
-        revocationDate = payload.revocationDate.map(Date.init(milliseconds:))
+        self.signedDate = signedDate
+        self.revocationDate = revocationDate
         jwsRepresentation = jws
         self.client = client
     }
@@ -71,9 +79,11 @@ public struct Transaction: Identifiable, Sendable, Hashable {
     }
 }
 
-extension Date {
-    init(milliseconds: Int64) {
-        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+extension Transaction {
+    /// An optional date of the payload, checked: `.some(nil)` when absent, nil when outside `Date.kioskRange`.
+    private static func optionalDate(_ milliseconds: Int64?) -> Date?? {
+        guard let milliseconds else { return .some(nil) }
+        return Date(checkedMillisecondsSince1970: milliseconds).map { .some($0) }
     }
 }
 

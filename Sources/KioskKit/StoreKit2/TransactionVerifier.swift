@@ -20,26 +20,35 @@ struct TransactionVerifier: Sendable {
     }
 
     /// The decoded payload and, if it is not to be trusted, why. Nil when the payload cannot even be read.
+    ///
+    /// The chain and the signature are checked before the payload is read (only `signedDate` is read first, with
+    /// checked conversions, as the validation time); an unverified payload is decoded only afterwards, because
+    /// StoreKit hands it to the app with the reason it is not trusted.
     func verify(_ jws: String) async -> (
         payload: JWSTransactionDecodedPayload, error: VerificationResult<Transaction>.VerificationError?
     )? {
-        guard let payloadJSON = Self.unverifiedPayload(of: jws),
-            let payload = try? JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(payloadJSON))
-        else {
-            return nil
-        }
         // An environment the verifier cannot express (neither Production nor Sandbox) matches no payload.
         guard environment == .production || environment == .sandbox else {
-            return (payload, .invalidEnvironment("KioskKit verifies Production or Sandbox, not \(environment)"))
+            return Self.unverified(
+                jws, .invalidEnvironment("KioskKit verifies Production or Sandbox, not \(environment)"))
         }
         do {
-            _ = try await verifier.verifyAndDecodeTransaction(jws)
-            return (payload, nil)
+            return (try await verifier.verifyAndDecodeTransaction(jws), nil)
         } catch let error as SignedDataVerificationError {
-            return (payload, Self.verificationError(error))
+            return Self.unverified(jws, Self.verificationError(error))
         } catch {
-            return (payload, .invalidEncoding("\(error)"))
+            return Self.unverified(jws, .invalidEncoding("\(error)"))
         }
+    }
+
+    /// The payload of a JWS that failed verification, read only to hand it to the app with `error`.
+    private static func unverified(
+        _ jws: String, _ error: VerificationResult<Transaction>.VerificationError
+    ) -> (payload: JWSTransactionDecodedPayload, error: VerificationResult<Transaction>.VerificationError?)? {
+        guard let payloadJSON = unverifiedPayload(of: jws),
+            let payload = try? JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: Data(payloadJSON))
+        else { return nil }
+        return (payload, error)
     }
 
     /// StoreKit's error for a refusal of the verifier.

@@ -45,6 +45,13 @@ public struct LoadedMerchantConfiguration: Sendable {
                 fix: "Use a number of connections from \(DatabaseOpener.poolSizes.lowerBound) to "
                     + "\(DatabaseOpener.poolSizes.upperBound), or leave it out for \(DatabaseOpener.defaultPoolSize).")
         }
+        if let lifetime = configuration.contentURLLifetime,
+            !MerchantConfiguration.contentURLLifetimes.contains(lifetime)
+        {
+            throw invalid(
+                "contentURLLifetime", "contentURLLifetime is \(lifetime) seconds, outside 1 second to a week.",
+                fix: "Use a number of seconds from 1 to 604800, or leave it out for 900.")
+        }
         guard !configuration.apps.isEmpty else {
             throw invalid("apps", "The configuration names no app.", fix: "Add an entry to apps.")
         }
@@ -131,6 +138,12 @@ public struct LoadedMerchantConfiguration: Sendable {
                             "\(field).balance", "The consumable \(product.productId) credits nothing.",
                             fix: "Give it a balance name and a positive amount per unit, e.g. coins and 100.")
                     }
+                    guard MerchantConfiguration.ProductSettings.amounts.contains(amount) else {
+                        throw invalid(
+                            "\(field).amount",
+                            "The consumable \(product.productId) credits \(amount) a unit, too many.",
+                            fix: "Use an amount from 1 to 1000000000000.")
+                    }
                 case .nonConsumable, .autoRenewable:
                     guard product.entitlement != nil else {
                         throw invalid(
@@ -143,6 +156,12 @@ public struct LoadedMerchantConfiguration: Sendable {
                             "\(field).durationDays",
                             "The non-renewing \(product.productId) needs an entitlement and durationDays.",
                             fix: "Add both, e.g. \"season\" and 90.")
+                    }
+                    guard MerchantConfiguration.ProductSettings.durationDaysRange.contains(days) else {
+                        throw invalid(
+                            "\(field).durationDays",
+                            "The non-renewing \(product.productId) lasts \(days) days, too long.",
+                            fix: "Use from 1 to 36500 days.")
                     }
                 }
                 if let folder = product.content {

@@ -31,8 +31,10 @@ public struct MerchantConfiguration: Codable, Sendable {
     public var userTokenSecret: String
     /// Where this merchant is reached from outside, for content URLs; default: the address it listens on.
     public var publicURL: String?
-    /// How long a content download URL is valid, in seconds; default 900.
+    /// How long a content download URL is valid, in seconds (1 to a week); default 900.
     public var contentURLLifetime: Int?
+    /// The lifetimes `contentURLLifetime` accepts: a second to a week.
+    public static let contentURLLifetimes = 1...604_800
     /// The most connections the ledger's PostgreSQL pool opens (1–500; default 10); `kiosk merchant serve
     /// --database-pool-size` overrides it. SQLite uses one connection.
     public var databasePoolSize: Int?
@@ -79,6 +81,11 @@ public struct MerchantConfiguration: Codable, Sendable {
         public var amount: Int64?
         /// How long a non-renewing subscription lasts, in days; purchases stack.
         public var durationDays: Int?
+        /// The amounts a consumable can credit per unit: up to 10¹², so balances summed over many purchases stay
+        /// far from Int64's limit.
+        public static let amounts: ClosedRange<Int64> = 1...1_000_000_000_000
+        /// The durations a non-renewing subscription can have: up to 100 years, so stacked periods stay dates.
+        public static let durationDaysRange = 1...36_500
         /// A folder of files a grant lets the user download.
         public var content: String?
         /// Listed in the product lists; default true.

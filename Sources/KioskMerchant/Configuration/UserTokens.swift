@@ -21,21 +21,23 @@ public struct UserTokens: Sendable {
     /// A token for `userId` valid until `expiresAt`.
     public func issue(userId: String, expiresAt: Date) -> String {
         let user = Base64.encodeToString(bytes: Array(userId.utf8), options: Self.options)
-        let body = "\(Self.prefix).\(user).\(Int64(expiresAt.timeIntervalSince1970))"
+        let body = "\(Self.prefix).\(user).\(expiresAt.secondsSince1970)"
         return "\(body).\(signature(body))"
     }
 
-    /// The user a valid, unexpired token names.
+    /// When a token issued at `now` for `lifetime` seconds expires, in whole seconds as the token writes it; nil
+    /// unless `lifetime` is positive and the expiry lies in `Date.kioskRange`.
+    public static func expiry(lifetime: Int, from now: Date) -> Date? {
+        guard lifetime > 0, let expiry = now.checkedAdding(seconds: TimeInterval(lifetime)) else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(expiry.secondsSince1970))
+    }
+
+    /// The user a valid, unexpired token names. The signature is checked before the user and the expiry are read.
     ///
     /// - Throws: `KioskError` `unauthorized` saying what is wrong with the token.
     public func userId(from token: String, now: Date) throws -> String {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == Self.prefix,
-            let expiry = Int64(parts[2]),
-            let userBytes = try? Base64.decode(
-                string: String(parts[1]), options: [.base64UrlAlphabet, .omitPaddingCharacter]),
-            let userId = String(bytes: userBytes, encoding: .utf8), !userId.isEmpty
-        else {
+        guard parts.count == 4, parts[0] == Self.prefix else {
             throw Self.refusal("invalid_token", "The bearer token is not a merchant user token.")
         }
         let body = parts[0..<3].joined(separator: ".")
@@ -45,7 +47,14 @@ public struct UserTokens: Sendable {
         guard expected.elementsEqualInConstantTime(given) else {
             throw Self.refusal("invalid_token", "The user token's signature does not match.")
         }
-        guard Date(timeIntervalSince1970: TimeInterval(expiry)) > now else {
+        guard let expiry = Int64(parts[2]).flatMap(Date.init(checkedSecondsSince1970:)),
+            let userBytes = try? Base64.decode(
+                string: String(parts[1]), options: [.base64UrlAlphabet, .omitPaddingCharacter]),
+            let userId = String(bytes: userBytes, encoding: .utf8), !userId.isEmpty
+        else {
+            throw Self.refusal("invalid_token", "The bearer token is not a merchant user token.")
+        }
+        guard expiry > now else {
             throw Self.refusal("token_expired", "The user token expired.")
         }
         return userId

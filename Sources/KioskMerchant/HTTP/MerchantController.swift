@@ -156,12 +156,13 @@ struct MerchantController: Sendable {
         guard !body.userId.isEmpty, body.userId.count <= 256 else {
             throw KioskError.invalid("invalid_user_id", "userId must have 1–256 characters.", field: "userId")
         }
-        let lifetime = body.expiresIn ?? 30 * 86_400
-        guard lifetime > 0 else {
+        guard let expires = UserTokens.expiry(lifetime: body.expiresIn ?? 30 * 86_400, from: service.clock.now())
+        else {
             throw KioskError.invalid(
-                "invalid_lifetime", "expiresIn must be a positive number of seconds.", field: "expiresIn")
+                "invalid_lifetime",
+                "expiresIn must be a positive number of seconds ending within \(Date.kioskRangeText).",
+                field: "expiresIn", fix: "Send a lifetime such as 2592000 (30 days).")
         }
-        let expires = service.clock.now().addingTimeInterval(TimeInterval(lifetime))
         return MerchantTokenResponse(
             userId: body.userId, token: tokens.issue(userId: body.userId, expiresAt: expires), expiresDate: expires)
     }

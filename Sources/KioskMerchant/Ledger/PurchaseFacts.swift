@@ -26,16 +26,29 @@ public struct PurchaseFacts: Sendable, Hashable {
 
 extension PurchaseFacts {
     /// The facts of a verified signed transaction.
-    init(_ payload: JWSTransactionDecodedPayload, environment: StoreEnvironment) {
+    ///
+    /// - Throws: `malformed_signed_data` at `field` when a date is outside `Date.kioskRange`.
+    init(_ payload: JWSTransactionDecodedPayload, environment: StoreEnvironment, field: String) throws {
+        func date(_ milliseconds: Int64) throws -> Date { try Self.date(milliseconds, field: field) }
         self.init(
             environment: environment, bundleId: payload.bundleId, transactionId: payload.transactionId,
             originalTransactionId: payload.originalTransactionId, productId: payload.productId,
-            quantity: payload.quantity, purchaseDate: Date(millisecondsSince1970: payload.purchaseDate),
-            expiresDate: payload.expiresDate.map(Date.init(millisecondsSince1970:)),
-            revocationDate: payload.revocationDate.map(Date.init(millisecondsSince1970:)),
+            quantity: payload.quantity, purchaseDate: try date(payload.purchaseDate),
+            expiresDate: try payload.expiresDate.map(date),
+            revocationDate: try payload.revocationDate.map(date),
             revocationReason: payload.revocationType
                 ?? payload.revocationReason.map { $0 == 1 ? "issue_in_app" : "other" },
             appAccountToken: payload.appAccountToken.flatMap(UUID.init(uuidString:)),
-            signedDate: Date(millisecondsSince1970: payload.signedDate))
+            signedDate: try date(payload.signedDate))
+    }
+
+    /// A verified payload's date, checked: the store never signs one outside `Date.kioskRange`.
+    static func date(_ milliseconds: Int64, field: String) throws -> Date {
+        guard let date = Date(checkedMillisecondsSince1970: milliseconds) else {
+            throw KioskError.invalid(
+                "malformed_signed_data", "\(field) holds a date outside \(Date.kioskRangeText).", field: field,
+                fix: "Send data exactly as the store signed it; nothing was granted.")
+        }
+        return date
     }
 }

@@ -41,7 +41,7 @@ extension MerchantService {
                     name: relative, size: Int64(data.count),
                     sha256: SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined(),
                     url:
-                        "\(baseURL)\(MerchantPaths.content(productId: productId))/files/\(path)?user=\(user)&expires=\(Int64(expires.timeIntervalSince1970))&signature=\(signature)",
+                        "\(baseURL)\(MerchantPaths.content(productId: productId))/files/\(path)?user=\(user)&expires=\(expires.secondsSince1970)&signature=\(signature)",
                     expiresDate: expires)
             })
     }
@@ -51,11 +51,11 @@ extension MerchantService {
         let refusal = KioskError(
             .forbidden, code: "invalid_download_url", message: "The download URL is not valid (or has expired).",
             field: "signature", fix: "Ask GET \(MerchantPaths.content(productId: productId)) for fresh URLs.")
-        guard let user, let expires, let seconds = Int64(expires), let signature,
+        guard let user, let expires, let seconds = Int64(expires), let expiry = Date(checkedSecondsSince1970: seconds),
+            let signature,
             let userBytes = try? Base64.decode(string: user, options: [.base64UrlAlphabet, .omitPaddingCharacter]),
             let userId = String(bytes: userBytes, encoding: .utf8)
         else { throw refusal }
-        let expiry = Date(timeIntervalSince1970: TimeInterval(seconds))
         let expected = contentSignature(productId: productId, path: path, userId: userId, expires: expiry)
         guard expiry > clock.now(), Array(expected.utf8).elementsEqualInConstantTime(Array(signature.utf8)) else {
             throw refusal
@@ -78,7 +78,7 @@ extension MerchantService {
 
     /// HMAC-SHA256 over product, path, user and expiry, keyed by the user-token secret; base64url.
     private func contentSignature(productId: String, path: String, userId: String, expires: Date) -> String {
-        let message = "content\n\(productId)\n\(path)\n\(userId)\n\(Int64(expires.timeIntervalSince1970))"
+        let message = "content\n\(productId)\n\(path)\n\(userId)\n\(expires.secondsSince1970)"
         let key = SymmetricKey(data: Array(configuration.raw.userTokenSecret.utf8))
         let mac = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)
         return Base64.encodeToString(bytes: Array(mac), options: [.base64UrlAlphabet, .omitPaddingCharacter])

@@ -34,13 +34,7 @@ extension MerchantService {
             guard !fresh.isEmpty else { return "duplicate" }
             let ledger = GrantLedger(session: session)
             if let renewal = notification.renewal {
-                try await ledger.saveRenewalState(
-                    RenewalState(
-                        environment: notification.environment, originalTransactionId: renewal.originalTransactionId,
-                        autoRenewStatus: renewal.autoRenewStatus, autoRenewProductId: renewal.autoRenewProductId,
-                        expirationIntent: renewal.expirationIntent,
-                        gracePeriodExpiresDate: renewal.gracePeriodExpiresDate.map(Date.init(millisecondsSince1970:)),
-                        signedDate: Date(millisecondsSince1970: renewal.signedDate)))
+                try await ledger.saveRenewalState(renewal)
             }
             var outcome = "recorded"
             if let facts = notification.facts, let product {

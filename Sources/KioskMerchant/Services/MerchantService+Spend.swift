@@ -55,7 +55,7 @@ extension MerchantService {
             guard remaining >= request.amount else {
                 throw KioskError.conflict(
                     "insufficient_balance",
-                    "\(userId) has \(remaining) \(name); spending \(request.amount) needs \(request.amount - remaining) more.",
+                    "\(userId) has \(remaining) \(name); spending \(request.amount) needs \(request.amount.saturatingSubtracting(remaining)) more.",
                     field: "amount", fix: "Spend at most \(max(remaining, 0)), or buy more first.")
             }
             try await session.run(

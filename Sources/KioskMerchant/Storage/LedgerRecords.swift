@@ -105,7 +105,8 @@ struct GrantRecord: Sendable {
         quantity = facts.quantity
         entitlement = product.entitlement
         balanceName = product.type == .consumable ? product.balance : nil
-        balanceAmount = product.type == .consumable ? (product.amount ?? 0) * Int64(facts.quantity) : 0
+        balanceAmount =
+            product.type == .consumable ? (product.amount ?? 0).saturatingMultiplied(by: Int64(facts.quantity)) : 0
         purchaseDate = facts.purchaseDate
         expiresDate = facts.expiresDate
         revokedDate = facts.revocationDate

@@ -39,7 +39,7 @@ struct SignedDataChecks: Sendable {
             bundleId: claims["bundleId"] as? String, environment: claims["environment"] as? String, field: field)
         do {
             let payload = try await verifier.verifyAndDecodeTransaction(signedTransaction)
-            return (app, PurchaseFacts(payload, environment: verifier.environment))
+            return (app, try PurchaseFacts(payload, environment: verifier.environment, field: field))
         } catch let error as SignedDataVerificationError {
             throw Self.refusal(error, field: field)
         }
@@ -55,13 +55,22 @@ struct SignedDataChecks: Sendable {
         do {
             let payload = try await verifier.verifyAndDecodeNotification(signedPayload)
             var facts: PurchaseFacts?
-            var renewal: JWSRenewalInfoDecodedPayload?
+            var renewal: RenewalState?
             if let signed = payload.data?.signedTransactionInfo {
-                facts = PurchaseFacts(
-                    try await verifier.verifyAndDecodeTransaction(signed), environment: verifier.environment)
+                facts = try PurchaseFacts(
+                    try await verifier.verifyAndDecodeTransaction(signed), environment: verifier.environment,
+                    field: field)
             }
             if let signed = payload.data?.signedRenewalInfo {
-                renewal = try await verifier.verifyAndDecodeRenewalInfo(signed)
+                let info = try await verifier.verifyAndDecodeRenewalInfo(signed)
+                renewal = RenewalState(
+                    environment: verifier.environment, originalTransactionId: info.originalTransactionId,
+                    autoRenewStatus: info.autoRenewStatus, autoRenewProductId: info.autoRenewProductId,
+                    expirationIntent: info.expirationIntent,
+                    gracePeriodExpiresDate: try info.gracePeriodExpiresDate.map {
+                        try PurchaseFacts.date($0, field: field)
+                    },
+                    signedDate: try PurchaseFacts.date(info.signedDate, field: field))
             }
             return VerifiedNotification(
                 app: app, environment: verifier.environment, payload: payload, facts: facts, renewal: renewal)
@@ -109,6 +118,11 @@ struct SignedDataChecks: Sendable {
     }
 
     private static func refusal(_ error: SignedDataVerificationError, field: String) -> KioskError {
+        if case .malformed = error.jwsFailure {
+            return KioskError.invalid(
+                "malformed_signed_data", "The signed data was refused: \(error.detail).", field: field,
+                fix: "Send data exactly as the store signed it; nothing was granted.")
+        }
         let code: String =
             switch error.status {
             case .invalidAppIdentifier: "wrong_app"
@@ -133,5 +147,5 @@ struct VerifiedNotification: Sendable {
     var environment: StoreEnvironment
     var payload: NotificationPayload
     var facts: PurchaseFacts?
-    var renewal: JWSRenewalInfoDecodedPayload?
+    var renewal: RenewalState?
 }

@@ -219,11 +219,11 @@ struct StoreConnection: Sendable {
         KioskError(.unavailable, code: "store_unavailable", message: message, fix: "Retry later; nothing was granted.")
     }
 
-    /// Apple's string (or number) of milliseconds since 1970.
+    /// Apple's string (or number) of milliseconds since 1970; nil when absent or outside `Date.kioskRange`.
     private static func millis(_ value: Any?) -> Date? {
-        if let text = value as? String, let number = Int64(text) { return Date(millisecondsSince1970: number) }
-        if let number = value as? Int64 { return Date(millisecondsSince1970: number) }
-        if let number = value as? Int { return Date(millisecondsSince1970: Int64(number)) }
+        if let text = value as? String { return Date(checkedMillisecondsSince1970: text) }
+        if let number = value as? Int64 { return Date(checkedMillisecondsSince1970: number) }
+        if let number = value as? Int { return Date(checkedMillisecondsSince1970: Int64(number)) }
         return nil
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KioskCore
 import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
 
@@ -16,6 +17,14 @@ enum ChainValidator {
         roots: [Certificate],
         at validationTime: Date
     ) async -> Result<ValidatedChain, JWSVerificationFailure> {
+        // swift-certificates traps on a validation time X.509 cannot write (outside years 0–9999); no certificate
+        // is valid at a time outside Kiosk's range anyway.
+        guard Date.kioskRange.contains(validationTime) else {
+            return .failure(
+                .invalidChain(
+                    "the validation time (\(validationTime.timeIntervalSince1970) s since 1970) is outside "
+                        + Date.kioskRangeText))
+        }
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             RFC5280Policy(fixedExpiryValidationTime: validationTime)
         }

@@ -41,8 +41,8 @@ public struct JWSVerifier: Sendable {
     /// - Parameter jws: `header.payload.signature`.
     /// - Returns: `.verified` with the header and the exact payload bytes, or `.invalid` with the reason.
     public func verify(_ jws: String) async -> JWSVerificationResult {
-        await verify(jws) { payloadJSON in
-            Self.signingDate(ofPayload: payloadJSON) ?? clock.now()
+        await verify(jws) { payloadJSON throws(JWSVerificationFailure) in
+            try Self.signingDate(ofPayload: payloadJSON) ?? clock.now()
         }
     }
 
@@ -51,14 +51,23 @@ public struct JWSVerifier: Sendable {
     ///
     /// - Parameters:
     ///   - jws: `header.payload.signature`.
-    ///   - validationTime: Given the decoded payload bytes, the instant the chain must be valid at.
+    ///   - validationTime: Given the decoded payload bytes, the instant the chain must be valid at, or the reason
+    ///     the payload cannot name one.
     /// - Returns: `.verified` with the header and the exact payload bytes, or `.invalid` with the reason.
-    public func verify(_ jws: String, validationTime: ([UInt8]) -> Date) async -> JWSVerificationResult {
+    public func verify(
+        _ jws: String, validationTime: ([UInt8]) throws(JWSVerificationFailure) -> Date
+    ) async -> JWSVerificationResult {
         switch decode(jws) {
         case .failure(let failure):
             return .invalid(failure)
         case .success(let parts):
-            switch await leafKey(x5c: parts.x5c, at: validationTime(parts.payloadJSON)) {
+            let time: Date
+            do {
+                time = try validationTime(parts.payloadJSON)
+            } catch {
+                return .invalid(error)
+            }
+            switch await leafKey(x5c: parts.x5c, at: time) {
             case .failure(let failure):
                 return .invalid(failure)
             case .success(let leafKey):
@@ -73,13 +82,22 @@ public struct JWSVerifier: Sendable {
     }
 
     /// The instant Apple's offline verifiers validate a payload's chain at: `signedDate`, else
-    /// `receiptCreationDate`, each in milliseconds as a JSON number or a numeric string.
+    /// `receiptCreationDate`, each in milliseconds as a JSON number or a string of digits. Nothing else of the
+    /// payload is read before the chain and the signature are checked.
     ///
-    /// - Returns: `nil` when the payload is not a JSON object or carries neither date.
-    public static func signingDate(ofPayload payloadJSON: [UInt8]) -> Date? {
-        guard let dates = try? JSONDecoder().decode(PayloadDates.self, from: Data(payloadJSON)) else { return nil }
-        guard let milliseconds = dates.signedDate?.value ?? dates.receiptCreationDate?.value else { return nil }
-        return Date(timeIntervalSince1970: milliseconds / 1000)
+    /// - Returns: `nil` when the payload carries neither date (or only `null`).
+    /// - Throws: ``JWSVerificationFailure/malformed(_:)`` when the payload is not a JSON object, or a date is not
+    ///   a millisecond count in `Date.kioskRange` (NaN, infinities, huge or negative numbers are never handed on).
+    public static func signingDate(ofPayload payloadJSON: [UInt8]) throws(JWSVerificationFailure) -> Date? {
+        do {
+            let dates = try JSONDecoder().decode(PayloadDates.self, from: Data(payloadJSON))
+            return dates.signedDate ?? dates.receiptCreationDate
+        } catch let error as PayloadDates.OutOfRange {
+            throw .malformed(
+                "\(error.field) is not a number of milliseconds since 1970 from \(Date.kioskRangeText)")
+        } catch {
+            throw .malformed("the payload is not a JSON object")
+        }
     }
 
     private struct DecodedJWS {
@@ -165,25 +183,36 @@ private struct JSONObjectProbe: Decodable {
     }
 }
 
-/// The two dates Apple's verifiers read from a payload to choose the validation time.
+/// The two dates Apple's verifiers read from a payload to choose the validation time, checked.
 private struct PayloadDates: Decodable {
-    var signedDate: Milliseconds?
-    var receiptCreationDate: Milliseconds?
+    var signedDate: Date?
+    var receiptCreationDate: Date?
 
-    /// A millisecond count given as a JSON number or a numeric string.
-    struct Milliseconds: Decodable {
-        var value: Double
+    /// A date field that is present but not milliseconds in `Date.kioskRange`.
+    struct OutOfRange: Error {
+        var field: String
+    }
 
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(Double.self) {
-                value = number
-            } else if let number = Double(try container.decode(String.self)) {
-                value = number
+    private enum Field: String, CodingKey {
+        case signedDate, receiptCreationDate
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Field.self)
+        signedDate = try Self.date(container, .signedDate)
+        receiptCreationDate = try Self.date(container, .receiptCreationDate)
+    }
+
+    private static func date(_ container: KeyedDecodingContainer<Field>, _ field: Field) throws -> Date? {
+        guard container.contains(field), try !container.decodeNil(forKey: field) else { return nil }
+        let date =
+            if let number = try? container.decode(Double.self, forKey: field) {
+                Date(checkedMillisecondsSince1970: number)
             } else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a millisecond count")
+                (try? container.decode(String.self, forKey: field)).flatMap { Date(checkedMillisecondsSince1970: $0) }
             }
-        }
+        guard let date else { throw OutOfRange(field: field.rawValue) }
+        return date
     }
 }
 

@@ -33,11 +33,7 @@ extension AppReceipt {
     /// - Throws: ``ReceiptVerificationFailure/malformedPayload(_:)`` naming the first problem.
     public init(payloadDER: [UInt8]) throws(ReceiptVerificationFailure) {
         do {
-            var payload = payloadDER
-            if let node = try? DER.parse(payload), node.identifier == .octetString {
-                payload = Array(try ASN1OctetString(derEncoded: node).bytes)
-            }
-            let reader = try ReceiptAttributeReader(derSet: payload)
+            let reader = try Self.attributes(payloadDER)
             self.init(
                 receiptType: ReceiptType(rawValue: try reader.string(0)),
                 appItemId: try reader.integer(1),
@@ -56,6 +52,27 @@ extension AppReceipt {
         } catch {
             throw .malformedPayload("\(error)")
         }
+    }
+
+    /// Only the receipt creation date (attribute 12), the instant the chain is validated at: all a verifier reads
+    /// of a payload before the chain is trusted.
+    ///
+    /// - Throws: ``ReceiptVerificationFailure/malformedPayload(_:)`` when the payload or the date cannot be read.
+    static func creationDate(payloadDER: [UInt8]) throws(ReceiptVerificationFailure) -> Date {
+        do {
+            return try attributes(payloadDER).date(12)
+        } catch {
+            throw .malformedPayload("\(error)")
+        }
+    }
+
+    /// The payload's attributes; a payload wrapped once more in an OCTET STRING, as Xcode writes it, is unwrapped.
+    private static func attributes(_ payloadDER: [UInt8]) throws -> ReceiptAttributeReader {
+        var payload = payloadDER
+        if let node = try? DER.parse(payload), node.identifier == .octetString {
+            payload = Array(try ASN1OctetString(derEncoded: node).bytes)
+        }
+        return try ReceiptAttributeReader(derSet: payload)
     }
 }
 

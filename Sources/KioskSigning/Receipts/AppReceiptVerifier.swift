@@ -5,10 +5,10 @@ import X509
 ///
 /// The checks, in order: a DER PKCS #7 `SignedData` with attached `pkcs7-data` content and one signer; digest
 /// SHA-256 and ECDSA with SHA-256, without signed attributes; the embedded signer certificate's signature over
-/// exactly the payload; a payload that decodes as an ``AppReceipt``; the embedded leaf ← the embedded
-/// certificate that issued it ← one of the trusted roots under RFC 5280 **at the receipt creation date**
-/// (attribute 12), with Apple's marker extensions, as ``JWSVerifier`` checks a JWS chain. So a receipt signed
-/// while the leaf was valid stays verifiable after the leaf expires.
+/// exactly the payload; the embedded leaf ← the embedded certificate that issued it ← one of the trusted roots
+/// under RFC 5280 **at the receipt creation date** (attribute 12, the only field read before), with Apple's marker
+/// extensions, as ``JWSVerifier`` checks a JWS chain; last, a payload that decodes as an ``AppReceipt``. So a
+/// receipt signed while the leaf was valid stays verifiable after the leaf expires.
 ///
 /// ```swift
 /// let verifier = AppReceiptVerifier(rootCertificates: [identity.root])
@@ -66,9 +66,9 @@ public struct AppReceiptVerifier: Sendable {
         else {
             return .invalid(.invalidSignature)
         }
-        let receipt: AppReceipt
+        let creationDate: Date
         do {
-            receipt = try AppReceipt(payloadDER: container.content)
+            creationDate = try AppReceipt.creationDate(payloadDER: container.content)
         } catch {
             return .invalid(error)
         }
@@ -77,11 +77,15 @@ public struct AppReceiptVerifier: Sendable {
             return .invalid(.untrustedChain("the receipt embeds no certificate that issued the signer"))
         }
         let chain = await ChainValidator.validate(
-            leaf: leaf, intermediate: intermediate, roots: rootCertificates, at: receipt.receiptCreationDate
+            leaf: leaf, intermediate: intermediate, roots: rootCertificates, at: creationDate
         )
         if case .failure(let failure) = chain {
             return .invalid(.untrustedChain(failure.description))
         }
-        return .verified(receipt)
+        do {
+            return .verified(try AppReceipt(payloadDER: container.content))
+        } catch {
+            return .invalid(error)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import SwiftASN1
 
 /// One `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }` of an app receipt
@@ -127,14 +128,23 @@ struct ReceiptAttributeReader {
     }
 
     /// A date, or `nil` when the attribute is absent or an empty IA5String; with or without fractional seconds.
+    /// A date outside `Date.kioskRange` is malformed: nothing Kiosk or Apple signs lies there, and no certificate
+    /// library can validate at it.
     func optionalDate(_ type: Int) throws -> Date? {
         guard let value = first(type) else { return nil }
         let text = String(try ASN1IA5String(derEncoded: value))
         if text.isEmpty { return nil }
         // The plain style would accept a fraction and drop it, so the fractional style goes first.
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
-        throw ReceiptDecodingError("attribute \(type) is not an RFC 3339 date: \(text)")
+        guard
+            let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+                ?? (try? Date.ISO8601FormatStyle().parse(text))
+        else {
+            throw ReceiptDecodingError("attribute \(type) is not an RFC 3339 date: \(text)")
+        }
+        guard Date.kioskRange.contains(date) else {
+            throw ReceiptDecodingError("attribute \(type) is a date outside \(Date.kioskRangeText): \(text)")
+        }
+        return date
     }
 
     private func first(_ type: Int) -> [UInt8]? {

@@ -96,16 +96,8 @@ public struct TransactionReceipt: Sendable, Hashable {
     /// - Throws: ``ReceiptDecodingError`` naming a missing key or a value that is not a number.
     init(purchaseInfo: [UInt8], environment: StoreEnvironment) throws {
         let fields = try ASCIIPropertyList.parse(String(decoding: purchaseInfo, as: UTF8.self))
-        func string(_ key: String) throws -> String {
-            guard let value = fields[key] else { throw ReceiptDecodingError("purchase-info lacks \"\(key)\"") }
-            return value
-        }
-        func date(_ key: String) throws -> Date {
-            guard let milliseconds = Int64(try string(key)) else {
-                throw ReceiptDecodingError("\"\(key)\" is not a number of milliseconds")
-            }
-            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        }
+        func string(_ key: String) throws -> String { try Self.string(key, in: fields) }
+        func date(_ key: String) throws -> Date { try Self.date(key, in: fields) }
         guard let quantity = Int(try string("quantity")) else {
             throw ReceiptDecodingError("\"quantity\" is not a number")
         }
@@ -125,6 +117,26 @@ public struct TransactionReceipt: Sendable, Hashable {
             expiresDate: fields["expires-date"] == nil ? nil : try date("expires-date"),
             webOrderLineItemId: fields["web-order-line-item-id"]
         )
+    }
+
+    /// Only `purchase-date-ms`, the instant the chain is validated at: all a verifier reads of `purchase-info`
+    /// before the chain is trusted.
+    ///
+    /// - Throws: ``ReceiptDecodingError`` when it is missing or not milliseconds in `Date.kioskRange`.
+    static func purchaseDate(purchaseInfo: [UInt8]) throws -> Date {
+        try date("purchase-date-ms", in: ASCIIPropertyList.parse(String(decoding: purchaseInfo, as: UTF8.self)))
+    }
+
+    private static func string(_ key: String, in fields: [String: String]) throws -> String {
+        guard let value = fields[key] else { throw ReceiptDecodingError("purchase-info lacks \"\(key)\"") }
+        return value
+    }
+
+    private static func date(_ key: String, in fields: [String: String]) throws -> Date {
+        guard let date = Date(checkedMillisecondsSince1970: try string(key, in: fields)) else {
+            throw ReceiptDecodingError("\"\(key)\" is not a number of milliseconds from \(Date.kioskRangeText)")
+        }
+        return date
     }
 
     static func milliseconds(_ date: Date) -> String { AppleDateText.milliseconds(date) }

@@ -41,7 +41,14 @@ public struct TransactionReceiptSigner: Sendable {
     /// - Returns: The base64 text an app reads from `transactionReceipt` and sends to its server.
     /// - Throws: when the signature cannot be made.
     public func sign(_ receipt: TransactionReceipt) throws -> String {
-        let purchaseInfo = receipt.purchaseInfo
+        try sign(purchaseInfo: receipt.purchaseInfo, environment: receipt.environment)
+    }
+
+    /// Signs `purchase-info` bytes as they are, as ``AppReceiptSigner/sign(payloadDER:)`` signs a payload.
+    ///
+    /// - Returns: The base64 text of the outer property list.
+    /// - Throws: when the signature cannot be made.
+    public func sign(purchaseInfo: [UInt8], environment: StoreEnvironment) throws -> String {
         let signature = try identity.leafPrivateKey.signature(for: purchaseInfo).derRepresentation
         var blob = [Self.signatureVersion]
         withUnsafeBytes(of: UInt32(signature.count).bigEndian) { blob.append(contentsOf: $0) }
@@ -51,7 +58,7 @@ public struct TransactionReceiptSigner: Sendable {
             ("signature", Data(blob).base64EncodedString()),
             ("purchase-info", Data(purchaseInfo).base64EncodedString()),
         ]
-        if receipt.environment == .sandbox { entries.append(("environment", "Sandbox")) }
+        if environment == .sandbox { entries.append(("environment", "Sandbox")) }
         entries += [("pod", "100"), ("signing-status", "0")]
         return Data(ASCIIPropertyList.render(entries).utf8).base64EncodedString()
     }

@@ -8,8 +8,9 @@ import X509
 /// The checks, in order: base64 of an old-style property list with `purchase-info` and `signature`, and an
 /// `environment` that is absent (production) or `Sandbox`; Kiosk's `signature` layout (see
 /// ``TransactionReceiptSigner``); the embedded leaf's ECDSA-SHA256 signature over exactly the `purchase-info`
-/// bytes; purchase-info fields that parse; the leaf ← embedded intermediate ← one of the trusted roots under
-/// RFC 5280 at the purchase date, with Apple's marker extensions, as ``JWSVerifier`` checks a JWS chain.
+/// bytes; the leaf ← embedded intermediate ← one of the trusted roots under RFC 5280 at the purchase date (the
+/// only field read before), with Apple's marker extensions, as ``JWSVerifier`` checks a JWS chain; last, the
+/// purchase-info fields, which must parse.
 ///
 /// ```swift
 /// let verifier = TransactionReceiptVerifier(rootCertificates: [identity.root])
@@ -41,19 +42,23 @@ public struct TransactionReceiptVerifier: Sendable {
         else {
             return .invalid(.invalidSignature)
         }
-        let receipt: TransactionReceipt
+        let purchaseDate: Date
         do {
-            receipt = try TransactionReceipt(purchaseInfo: parts.purchaseInfo, environment: parts.environment)
+            purchaseDate = try TransactionReceipt.purchaseDate(purchaseInfo: parts.purchaseInfo)
         } catch {
             return .invalid(.malformedPayload("\(error)"))
         }
         let chain = await ChainValidator.validate(
-            leaf: parts.leaf, intermediate: parts.intermediate, roots: rootCertificates, at: receipt.purchaseDate
+            leaf: parts.leaf, intermediate: parts.intermediate, roots: rootCertificates, at: purchaseDate
         )
         if case .failure(let failure) = chain {
             return .invalid(.untrustedChain(failure.description))
         }
-        return .verified(receipt)
+        do {
+            return .verified(try TransactionReceipt(purchaseInfo: parts.purchaseInfo, environment: parts.environment))
+        } catch {
+            return .invalid(.malformedPayload("\(error)"))
+        }
     }
 
     /// The outer property list taken apart, nothing verified yet.
@@ -90,9 +95,11 @@ public struct TransactionReceiptVerifier: Sendable {
             // The certificates are concatenated DER, which is exactly the content of a SEQUENCE OF Certificate.
             var sequence = DER.Serializer()
             sequence.appendConstructedNode(identifier: .sequence) { $0.serializeRawBytes(blob[(5 + length)...]) }
-            let certificates = try DER.sequence(
-                of: Certificate.self, identifier: .sequence, rootNode: DER.parse(sequence.serializedBytes)
-            )
+            let certificates = try DER.sequence(DER.parse(sequence.serializedBytes), identifier: .sequence) { nodes in
+                var parsed: [Certificate] = []
+                while let node = nodes.next() { parsed.append(try Certificate(embeddedInReceipt: node)) }
+                return parsed
+            }
             guard certificates.count == 2 else {
                 throw ReceiptDecodingError("the signature embeds \(certificates.count) certificates; 2 are required")
             }

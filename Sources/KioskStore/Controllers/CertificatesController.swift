@@ -51,7 +51,7 @@ struct CertificatesController {
             let app = try await catalog.app(bundleId: try context.parameters.require("bundleId"))
             let payload = TestNotificationPayload(
                 notificationUUID: UUID().uuidString.lowercased(),
-                signedDate: Int64((clock.now().timeIntervalSince1970 * 1000).rounded()),
+                signedDate: clock.now().millisecondsSince1970,
                 data: .init(appAppleId: app.id, bundleId: app.bundleId, environment: environment.appleName))
             return SignedTestNotification(
                 environment: environment, notificationUUID: payload.notificationUUID,

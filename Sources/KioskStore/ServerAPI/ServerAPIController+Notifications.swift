@@ -76,10 +76,12 @@ extension ServerAPIController {
         let caller = try context.requireServerAPICaller()
         let body = try await Self.decodeBody(NotificationHistoryRequest.self, request, context: context)
         let now = service.clocks.now(environment)
-        guard let startDate = body.startDate, startDate >= 0 else { throw ServerAPIError.invalidStartDate }
-        guard let endDate = body.endDate, endDate >= 0 else { throw ServerAPIError.invalidEndDate }
-        let start = Date(millisecondsSince1970: startDate)
-        let end = Date(millisecondsSince1970: endDate)
+        guard let start = body.startDate.flatMap(Date.init(checkedMillisecondsSince1970:)) else {
+            throw ServerAPIError.invalidStartDate
+        }
+        guard let end = body.endDate.flatMap(Date.init(checkedMillisecondsSince1970:)) else {
+            throw ServerAPIError.invalidEndDate
+        }
         guard start >= now - Self.notificationHistoryReach else { throw ServerAPIError.startDateTooFarInPast }
         guard start < end else { throw ServerAPIError.startDateAfterEndDate }
         if let type = body.notificationType, !Self.notificationTypes.contains(type) {
@@ -141,11 +143,12 @@ extension ServerAPIController {
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
         let parts = text.split(separator: ":", maxSplits: 1)
-        guard parts.count == 2, let milliseconds = Int64(parts[0]), UUID(uuidString: String(parts[1])) != nil else {
+        guard parts.count == 2, let createdAt = Date(checkedMillisecondsSince1970: parts[0]),
+            UUID(uuidString: String(parts[1])) != nil
+        else {
             return nil
         }
-        return NotificationHistoryQuery.Cursor(
-            createdAt: Date(millisecondsSince1970: milliseconds), uuid: String(parts[1]))
+        return NotificationHistoryQuery.Cursor(createdAt: createdAt, uuid: String(parts[1]))
     }
 
     /// Apple's `notificationType` values.

@@ -92,10 +92,8 @@ struct ServerAPIHistoryRequest: Sendable, Equatable {
     }
 
     private static func date(_ text: String, else error: ServerAPIError) throws -> Date {
-        guard let milliseconds = ServerAPIController.positiveInteger(text) ?? (text == "0" ? 0 : nil) else {
-            throw error
-        }
-        return Date(millisecondsSince1970: milliseconds)
+        guard let date = Date(checkedMillisecondsSince1970: text) else { throw error }
+        return date
     }
 
     private static func bool(_ text: String, else error: ServerAPIError) throws -> Bool {

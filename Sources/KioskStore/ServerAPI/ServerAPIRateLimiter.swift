@@ -31,7 +31,9 @@ final class ServerAPIRateLimiter: Sendable {
             bucket.updated = now
             defer { buckets[keyId] = bucket }
             guard bucket.tokens >= 1 else {
-                return max(1, Int(((1 - bucket.tokens) / requestsPerSecond).rounded(.up)))
+                // A tiny configured rate makes the wait too long for an Int: then Int's largest says "much later".
+                let wait = ((1 - bucket.tokens) / requestsPerSecond).rounded(.up)
+                return max(1, Int(exactly: wait) ?? .max)
             }
             bucket.tokens -= 1
             return nil

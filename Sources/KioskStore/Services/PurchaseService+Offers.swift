@@ -47,12 +47,14 @@ extension PurchaseService {
                     .invalidSignature, "unknown_offer_key",
                     "'\(discount.keyIdentifier)' is not an active In-App Purchase key of \(client.app.bundleId)."))
         }
-        let signedAt = Date(millisecondsSince1970: discount.timestamp)
-        guard abs(now.timeIntervalSince(signedAt)) <= Self.promotionalOfferValidity else {
+        guard let signedAt = Date(checkedMillisecondsSince1970: discount.timestamp),
+            abs(now.timeIntervalSince(signedAt)) <= Self.promotionalOfferValidity
+        else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidSignature, "offer_signature_expired",
-                    "The promotional offer was signed at \(AppleDateText.gmt(signedAt)), more than 24 hours from now."))
+                    "The promotional offer's timestamp \(discount.timestamp) (milliseconds since 1970) is more than "
+                        + "24 hours from now."))
         }
         let message = Self.promotionalOfferMessage(
             bundleId: client.app.bundleId, keyIdentifier: discount.keyIdentifier, productId: product.productId,

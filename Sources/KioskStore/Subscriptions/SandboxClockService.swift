@@ -84,16 +84,11 @@ struct SandboxClockService: Sendable {
             guard let frozenAt = state.frozenAt else { return state }
             changed = SandboxClock.State(
                 offsetMilliseconds: frozenAt.millisecondsSince1970 - base.millisecondsSince1970)
-        case .advance:
-            let seconds = try duration(request.by)
-            let milliseconds = Int64((seconds * 1000).rounded())
-            if let frozenAt = state.frozenAt {
-                changed.frozenAt = Date(millisecondsSince1970: frozenAt.millisecondsSince1970 + milliseconds)
-            } else {
-                changed.offsetMilliseconds += milliseconds
-            }
-        case .set:
-            let target = try date(request.to)
+        case .advance, .set:
+            let target =
+                action == .advance
+                ? try sandboxTime(now.checkedAdding(seconds: try duration(request.by)), field: "by")
+                : try sandboxTime(try date(request.to), field: "to")
             if state.frozenAt != nil {
                 changed.frozenAt = target
             } else {
@@ -150,17 +145,19 @@ struct SandboxClockService: Sendable {
         }
     }
 
-    /// A date from ISO 8601 text or milliseconds since 1970.
-    static func date(_ amount: TestClockAmount?) throws -> Date {
+    /// A date from ISO 8601 text or milliseconds since 1970; nil for milliseconds outside `Date.kioskRange`.
+    static func date(_ amount: TestClockAmount?) throws -> Date? {
         switch amount {
         case .number(let milliseconds):
-            return Date(millisecondsSince1970: Int64(milliseconds))
+            return Date(checkedMillisecondsSince1970: milliseconds)
         case .text(let text):
-            if let milliseconds = Int64(text) { return Date(millisecondsSince1970: milliseconds) }
+            if let milliseconds = Int64(text) { return Date(checkedMillisecondsSince1970: milliseconds) }
             let formatter = ISO8601DateFormatter()
             if let date = formatter.date(from: text) { return date }
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             if let date = formatter.date(from: text) { return date }
+            // Digits beyond Int64: milliseconds, but far out of range.
+            if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) { return nil }
             throw KioskError.invalid(
                 "invalid_date", "'\(text)' is not a date to set the sandbox clock to.", field: "to",
                 fix: "Send an ISO 8601 date such as 2026-12-01T00:00:00Z, or milliseconds since 1970.")
@@ -169,6 +166,23 @@ struct SandboxClockService: Sendable {
                 "missing_date", "set needs the date to move the clock to.", field: "to",
                 fix: "Send \"to\": \"2026-12-01T00:00:00Z\".")
         }
+    }
+
+    /// The instants the sandbox clock can stand at: from 1970 to ``SandboxClock/latest``, so that every date the
+    /// store signs from it stays in `Date.kioskRange`.
+    static let range = Date.kioskRange.lowerBound...SandboxClock.latest
+
+    /// `date` in whole milliseconds, if the sandbox clock can stand there; nil means out of range too.
+    private static func sandboxTime(_ date: Date?, field: String) throws -> Date {
+        guard let date, range.contains(date) else {
+            throw KioskError.invalid(
+                "clock_out_of_range",
+                "The sandbox clock stays between 1970-01-01T00:00:00Z and \(SandboxClock.latestText): the store "
+                    + "signs dates up to years after the sandbox time, and every date it signs must stay before "
+                    + "year 10000, the last year certificates and Apple's date formats can write.",
+                field: field, fix: "Choose a time no later than \(SandboxClock.latestText).")
+        }
+        return Date(millisecondsSince1970: date.millisecondsSince1970)
     }
 
     static func response(state: SandboxClock.State, now: Date) -> TestClockResponse {
