@@ -18,7 +18,7 @@ struct MerchantFuzzTests {
                 for token in [merchant.adminToken, merchant.userToken("alice")] {
                     let run = try await Schemathesis.run(
                         document: merchant.baseURL + "/openapi.yaml", headers: ["Authorization": "Bearer \(token)"],
-                        seconds: 30)
+                        seconds: 20)
                     #expect(run.status == 0, "\(run.output)")
                     let generated = try #require(run.generated, "\(run.output)")
                     #expect(generated > 500, "\(run.output)")
