@@ -253,6 +253,7 @@ let package = Package(
             dependencies: [
                 "KioskMerchant", "KioskKit", "KioskProtocol", "KioskTesting", "KioskTestSupport", "KioskSigning",
                 "KioskCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "X509", package: "swift-certificates"),
