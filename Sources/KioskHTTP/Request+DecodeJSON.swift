@@ -9,18 +9,6 @@ package protocol StrictlyDecodable: Codable {
 }
 
 extension Request {
-    /// Reads the whole body, up to the context's upload limit.
-    package func collectBody(context: some RequestContext) async throws -> Data {
-        do {
-            let buffer = try await body.collect(upTo: context.maxUploadSize)
-            return Data(buffer.readableBytesView)
-        } catch {
-            throw KioskError.invalid(
-                "body_too_large", "The request body is larger than \(context.maxUploadSize / 1_048_576) MiB.",
-                fix: "Split the upload into smaller files.")
-        }
-    }
-
     /// Decodes a JSON body, turning every problem into a `KioskError` that names the field.
     package func decodeJSON<T: StrictlyDecodable>(as type: T.Type, context: some RequestContext) async throws -> T {
         let data = try await collectBody(context: context)

@@ -54,6 +54,7 @@ public func buildStore(
     HealthController(database: bootstrap.database, registry: registry).addRoutes(to: router)
 
     let admin = router.group("admin/v1").add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
+        .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console))
     AppsController(catalog: catalog).addRoutes(to: admin)
     ProductsController(catalog: catalog).addRoutes(to: admin)
     GroupsController(catalog: catalog).addRoutes(to: admin)
