@@ -91,7 +91,7 @@ public func buildStore(
     let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
     var application = Application(
-        router: router,
+        router: router, server: configuration.timeouts.server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "Kiosk/\(KioskVersion.current)"),
