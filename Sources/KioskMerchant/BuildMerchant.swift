@@ -57,6 +57,7 @@ public func buildMerchant(
     let router = Router(context: MerchantRequestContext.self)
     router.add(middleware: LogRequestsMiddleware(.info))
     router.add(middleware: ErrorMiddleware(serverName: "merchant"))
+    router.add(middleware: QueryTextMiddleware())
     router.get("health") { _, _ in
         do {
             try await database.ping()

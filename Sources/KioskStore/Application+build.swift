@@ -54,7 +54,7 @@ public func buildStore(
     HealthController(database: bootstrap.database, registry: registry).addRoutes(to: router)
 
     let admin = router.group("admin/v1").add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
-        .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console))
+        .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
     AppsController(catalog: catalog).addRoutes(to: admin)
     ProductsController(catalog: catalog).addRoutes(to: admin)
     GroupsController(catalog: catalog).addRoutes(to: admin)
@@ -70,6 +70,7 @@ public func buildStore(
     }
     let testControls = router.group(RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst())))
         .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
+        .add(middleware: QueryTextMiddleware())
     TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
     let lifecycle = SubscriptionLifecycle(purchases: purchases, logger: logger)
     let sandboxClock = SandboxClockService(lifecycle: lifecycle, wake: SchedulerWake())

@@ -97,6 +97,7 @@ extension MerchantOrderRequest: StrictlyDecodable {
 
 extension MerchantDeliveryRequest: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["signedTransaction", "receiptData", "orderId"]
+    package static let textRules: [String: TextRule] = ["signedTransaction": .document, "receiptData": .document]
 }
 
 extension MerchantReconcileRequest: StrictlyDecodable {
@@ -115,4 +116,5 @@ extension MerchantTokenRequest: StrictlyDecodable {
 struct NotificationBody: StrictlyDecodable {
     var signedPayload: String
     static let knownKeys: Set<String> = ["signedPayload"]
+    static let textRules: [String: TextRule] = ["signedPayload": .document]
 }

@@ -142,7 +142,9 @@ extension ServerAPIController {
         let body = try await Self.decodeBody(MassExtendRenewalDateRequest.self, request, context: context)
         let (days, reason, requestIdentifier) = try Self.validateExtension(
             body.extendByDays, body.extendReasonCode, body.requestIdentifier)
-        guard let productId = body.productId, !productId.isEmpty else { throw ServerAPIError.invalidProductId }
+        guard let productId = body.productId, CatalogValidator.validateProductId(productId).isEmpty else {
+            throw ServerAPIError.invalidProductId
+        }
         if let codes = body.storefrontCountryCodes {
             guard !codes.isEmpty else { throw ServerAPIError.invalidEmptyStorefrontCountryCodeList }
             guard codes.allSatisfy({ Storefront.named($0) != nil }) else {
@@ -238,7 +240,9 @@ extension ServerAPIController {
     {
         guard let days, (1...90).contains(days) else { throw ServerAPIError.invalidExtendByDays }
         guard let reason, (0...3).contains(reason) else { throw ServerAPIError.invalidExtendReasonCode }
-        guard let requestIdentifier, (1...128).contains(requestIdentifier.count) else {
+        guard let requestIdentifier, (1...128).contains(requestIdentifier.count),
+            !requestIdentifier.unicodeScalars.contains(where: \.isControl)
+        else {
             throw ServerAPIError.invalidRequestIdentifier
         }
         return (days, reason, requestIdentifier)
