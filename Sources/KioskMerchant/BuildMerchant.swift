@@ -55,7 +55,7 @@ public func buildMerchant(
     }
     let tokens = UserTokens(secret: configuration.raw.userTokenSecret)
     let router = Router(context: MerchantRequestContext.self)
-    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware(serverName: "merchant"))
     router.add(middleware: QueryTextMiddleware())
     router.get("health") { _, _ in

@@ -49,7 +49,7 @@ public func buildStore(
 
     let router = Router(context: KioskRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(registry: registry))
-    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     HealthController(database: bootstrap.database, registry: registry).addRoutes(to: router)
 

@@ -86,8 +86,11 @@ final class ServeProcess: @unchecked Sendable {
     private let reader = DispatchGroup()
 
     /// Starts `kiosk <command> <arguments>` with a clean `KIOSK_*` environment plus `environment` (e.g.
-    /// `KIOSK_CRASH_AT`, which makes it kill itself at a named step).
-    init(command: [String] = ["serve"], _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `KIOSK_CRASH_AT`, which makes it kill itself at a named step); its log (standard error) goes to `log` if
+    /// given, as a supervisor would keep it.
+    init(
+        command: [String] = ["serve"], _ arguments: [String], environment: [String: String] = [:], log: URL? = nil
+    ) throws {
         self.command = command
         process.executableURL = KioskProcess.executable
         process.arguments = command + arguments
@@ -95,7 +98,12 @@ final class ServeProcess: @unchecked Sendable {
             .merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        if let log {
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         DispatchQueue.global().async(group: reader) { [self] in
             var pending = Data()
