@@ -49,7 +49,6 @@ extension Request {
         } catch {
             throw KioskError.incompleteBody
         }
-        if let declared, buffer.readableBytes != declared { throw KioskError.incompleteBody }
         return Data(buffer.readableBytesView)
     }
 }
