@@ -6,7 +6,7 @@ import Testing
 
 /// The merchant's body limits, broken framing, connection timeouts and text rules, through HTTP; the merchant
 /// answers `/health` after each.
-@Suite(.timeLimit(.minutes(1))) struct MerchantLimitsTests {
+@Suite struct MerchantLimitsTests {
     /// One byte over a route's limit is 413 `body_too_large` naming the limit, announced or chunked; a broken
     /// chunked body is 400 `malformed_body`; a NUL in a user id is `invalid_character`.
     @Test func bodiesOverTheirLimitBrokenFramingAndControlCharactersAreRefused() async throws {
@@ -39,8 +39,9 @@ import Testing
         }
     }
 
-    /// A head that never completes and a body shorter than its `Content-Length` are closed by the merchant.
-    @Test func stalledConnectionsAreClosed() async throws {
+    /// A head that never completes and a body shorter than its `Content-Length` are closed by the merchant. The
+    /// time limit only stops the test if a connection is never closed; it allows for a loaded machine.
+    @Test(.timeLimit(.minutes(3))) func stalledConnectionsAreClosed() async throws {
         try await MerchantShop.with(.sqlite) { shop in
             try await shop.withMerchant(
                 receivesNotifications: false, timeouts: HTTPTimeouts(idle: .seconds(1), body: .seconds(1))
