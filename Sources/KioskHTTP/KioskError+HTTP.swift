@@ -13,6 +13,7 @@ extension KioskError: HTTPResponseError {
         case .forbidden: .forbidden
         case .notFound: .notFound
         case .conflict: .conflict
+        case .tooLarge: .contentTooLarge
         case .unavailable: .serviceUnavailable
         }
     }

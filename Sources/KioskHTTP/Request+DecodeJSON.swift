@@ -6,21 +6,15 @@ import KioskCore
 /// Nested objects are checked too: a key the decoded value does not carry when encoded again was not used.
 package protocol StrictlyDecodable: Codable {
     static var knownKeys: Set<String> { get }
+    /// The rule of each key (at any depth) whose strings are not one-line text (``TextRule/line``).
+    static var textRules: [String: TextRule] { get }
+}
+
+extension StrictlyDecodable {
+    package static var textRules: [String: TextRule] { [:] }
 }
 
 extension Request {
-    /// Reads the whole body, up to the context's upload limit.
-    package func collectBody(context: some RequestContext) async throws -> Data {
-        do {
-            let buffer = try await body.collect(upTo: context.maxUploadSize)
-            return Data(buffer.readableBytesView)
-        } catch {
-            throw KioskError.invalid(
-                "body_too_large", "The request body is larger than \(context.maxUploadSize / 1_048_576) MiB.",
-                fix: "Split the upload into smaller files.")
-        }
-    }
-
     /// Decodes a JSON body, turning every problem into a `KioskError` that names the field.
     package func decodeJSON<T: StrictlyDecodable>(as type: T.Type, context: some RequestContext) async throws -> T {
         let data = try await collectBody(context: context)
@@ -45,6 +39,7 @@ package enum JSONBody {
                 "invalid_json", "The request body is not a JSON object.",
                 fix: "Send a JSON object such as {\"name\": \"…\"} with Content-Type: application/json.")
         }
+        if let problem = firstTextProblem(in: fields, key: nil, path: "", rules: T.textRules) { throw problem }
         let unknown = Set(fields.keys).subtracting(T.knownKeys).sorted()
         if let first = unknown.first {
             throw KioskError.invalid(
@@ -65,6 +60,30 @@ package enum JSONBody {
                 fix: "Check its spelling against the API description (GET /openapi.yaml).")
         }
         return value
+    }
+
+    /// The refusal of the first string in `value`, in key order, that breaks its key's rule.
+    private static func firstTextProblem(in value: Any, key: String?, path: String, rules: [String: TextRule])
+        -> KioskError?
+    {
+        switch value {
+        case let text as String:
+            return (key.flatMap { rules[$0] } ?? .line).problem(in: text, field: path)
+        case let object as [String: Any]:
+            for (key, item) in object.sorted(by: { $0.key < $1.key }) {
+                let keyPath = path.isEmpty ? key : "\(path).\(key)"
+                if let found = firstTextProblem(in: item, key: key, path: keyPath, rules: rules) { return found }
+            }
+        case let array as [Any]:
+            for (index, item) in array.enumerated() {
+                if let found = firstTextProblem(in: item, key: key, path: "\(path)[\(index)]", rules: rules) {
+                    return found
+                }
+            }
+        default:
+            break
+        }
+        return nil
     }
 
     /// The path of the first key in `input` (other than a null) that `used`, the decoded value encoded again,

@@ -30,12 +30,14 @@ public struct BuiltMerchant: Sendable {
 ///   - databasePoolSize: the most PostgreSQL connections; nil for the configuration's `databasePoolSize` or the
 ///     default.
 ///   - host, port: where to listen (port 0: any free port, told to `onServerRunning`).
+///   - timeouts: how long the server waits on a client before closing the connection.
 public func buildMerchant(
     configuration: LoadedMerchantConfiguration,
     databaseURL: String,
     databasePoolSize: Int? = nil,
     host: String = "127.0.0.1",
     port: Int = 8090,
+    timeouts: HTTPTimeouts = HTTPTimeouts(),
     clock: any KioskClock = SystemClock(),
     logger: Logger = Logger(label: "kiosk-merchant"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -53,8 +55,9 @@ public func buildMerchant(
     }
     let tokens = UserTokens(secret: configuration.raw.userTokenSecret)
     let router = Router(context: MerchantRequestContext.self)
-    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware(serverName: "merchant"))
+    router.add(middleware: QueryTextMiddleware())
     router.get("health") { _, _ in
         do {
             try await database.ping()
@@ -69,7 +72,7 @@ public func buildMerchant(
     MerchantController(service: service, tokens: tokens).addRoutes(to: router)
     let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
     var application = Application(
-        router: router,
+        router: router, server: timeouts.server,
         configuration: .init(address: .hostname(host, port: port), serverName: "Kiosk-Merchant"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger)

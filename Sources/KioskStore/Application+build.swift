@@ -49,11 +49,12 @@ public func buildStore(
 
     let router = Router(context: KioskRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(registry: registry))
-    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     HealthController(database: bootstrap.database, registry: registry).addRoutes(to: router)
 
     let admin = router.group("admin/v1").add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
+        .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
     AppsController(catalog: catalog).addRoutes(to: admin)
     ProductsController(catalog: catalog).addRoutes(to: admin)
     GroupsController(catalog: catalog).addRoutes(to: admin)
@@ -69,6 +70,7 @@ public func buildStore(
     }
     let testControls = router.group(RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst())))
         .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
+        .add(middleware: QueryTextMiddleware())
     TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
     let lifecycle = SubscriptionLifecycle(purchases: purchases, logger: logger)
     let sandboxClock = SandboxClockService(lifecycle: lifecycle, wake: SchedulerWake())
@@ -90,7 +92,7 @@ public func buildStore(
     let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
     var application = Application(
-        router: router,
+        router: router, server: configuration.timeouts.server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "Kiosk/\(KioskVersion.current)"),

@@ -56,25 +56,28 @@ public struct TestMerchant: Sendable {
 ///     holds a ``PostgresTestSlots`` slot (its test's, if the test holds one) and a small pool.
 ///   - port: `.ephemeral`, `.free` or `.fixed(n)` (a restart keeps its notification URL with the same port).
 ///   - receivesNotifications: point the app's notification URLs at this merchant.
+///   - timeouts: how long the merchant waits on a client before closing the connection.
 ///   - configure: last changes to the configuration before it is saved.
 public func withTestMerchant<T: Sendable>(
     store: TestStore, bundleId: String, products: [MerchantConfiguration.ProductSettings],
     directory: URL? = nil, databaseURL: String? = nil, clock: any KioskClock = SystemClock(),
-    port: TestStorePort = .ephemeral, receivesNotifications: Bool = true,
+    port: TestStorePort = .ephemeral, receivesNotifications: Bool = true, timeouts: HTTPTimeouts = HTTPTimeouts(),
     configure: @Sendable (inout MerchantConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestMerchant) async throws -> T
 ) async throws -> T {
     try await withPostgresSlot(ifUsing: databaseURL) {
         try await runTestMerchant(
             store: store, bundleId: bundleId, products: products, directory: directory, databaseURL: databaseURL,
-            clock: clock, port: port, receivesNotifications: receivesNotifications, configure: configure, body)
+            clock: clock, port: port, receivesNotifications: receivesNotifications, timeouts: timeouts,
+            configure: configure, body)
     }
 }
 
 private func runTestMerchant<T: Sendable>(
     store: TestStore, bundleId: String, products: [MerchantConfiguration.ProductSettings], directory: URL?,
     databaseURL: String?, clock: any KioskClock, port: TestStorePort, receivesNotifications: Bool,
-    configure: @Sendable (inout MerchantConfiguration) -> Void, _ body: @Sendable (TestMerchant) async throws -> T
+    timeouts: HTTPTimeouts, configure: @Sendable (inout MerchantConfiguration) -> Void,
+    _ body: @Sendable (TestMerchant) async throws -> T
 ) async throws -> T {
     let folder =
         directory
@@ -97,7 +100,7 @@ private func runTestMerchant<T: Sendable>(
     return try await withLoopbackServer(port: port, logger: logger, name: "merchant") { number, onServerRunning in
         let built = try await buildMerchant(
             configuration: loaded, databaseURL: database, databasePoolSize: PostgresTestSlots.ledgerPoolSize,
-            host: "127.0.0.1", port: number, clock: clock,
+            host: "127.0.0.1", port: number, timeouts: timeouts, clock: clock,
             logger: logger, onServerRunning: onServerRunning)
         return (built, built.application)
     } _: { built, port in

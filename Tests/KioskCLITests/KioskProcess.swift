@@ -88,8 +88,11 @@ final class ServeProcess: @unchecked Sendable {
     private let reader = DispatchGroup()
 
     /// Starts `kiosk <command> <arguments>` with a clean `KIOSK_*` environment plus `environment` (e.g.
-    /// `KIOSK_CRASH_AT`, which makes it kill itself at a named step).
-    init(command: [String] = ["serve"], _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `KIOSK_CRASH_AT`, which makes it kill itself at a named step); its log (standard error) goes to `log` if
+    /// given, as a supervisor would keep it, else into the error a failed wait reports.
+    init(
+        command: [String] = ["serve"], _ arguments: [String], environment: [String: String] = [:], log: URL? = nil
+    ) throws {
         self.command = command
         process.executableURL = KioskProcess.executable
         process.arguments = command + arguments
@@ -98,10 +101,15 @@ final class ServeProcess: @unchecked Sendable {
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
-        process.standardError = err
+        if let log {
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+        } else {
+            process.standardError = err
+        }
         try process.run()
         read(out) { [self] line in lock.withLock { output.append(line) } }
-        read(err) { [self] line in lock.withLock { errors.append(line) } }
+        if log == nil { read(err) { [self] line in lock.withLock { errors.append(line) } } }
     }
 
     /// Reads `pipe` line by line on a dispatch thread until it closes.

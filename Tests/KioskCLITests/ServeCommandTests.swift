@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import Foundation
+import KioskTestSupport
+import KioskTesting
 import Testing
 
 @Suite struct ServeCommandTests {
@@ -70,5 +72,35 @@ import Testing
         #expect(
             !FileManager.default.fileExists(atPath: directory.path),
             "a refused token left a data directory (database, keys) behind")
+        let idle = try await KioskProcess.run(["serve", "--idle-timeout", "0", "--data-dir", directory.path])
+        #expect(idle.status == 1)
+        #expect(
+            idle.stderr
+                == "error: '0' is not a timeout.\n  at:  --idle-timeout\n  fix: Use a number of seconds from 1 to 3600, "
+                + "such as 30.\n", "\(idle.stderr)")
+        let body = try await KioskProcess.run(
+            ["merchant", "serve", "--config", directory.appendingPathComponent("merchant.json").path],
+            environment: ["KIOSK_BODY_TIMEOUT": "nan"])
+        #expect(body.status == 1)
+        #expect(body.stderr.contains("'nan' is not a timeout.\n  at:  --body-timeout\n"), "\(body.stderr)")
+    }
+
+    /// `--idle-timeout` and `KIOSK_BODY_TIMEOUT` reach the server, which says so at start, and a request head that
+    /// never completes is closed.
+    @Test func timeoutOptionsReachTheServer() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-idle-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try freeLoopbackPort()
+        let store = try ServeProcess(
+            ["--port", String(port), "--data-dir", directory.path, "--idle-timeout", "1"],
+            environment: ["KIOSK_BODY_TIMEOUT": "2.5"])
+        _ = try await store.waitForLine(containing: "listening on http://")
+        #expect(try await store.waitForLine(containing: "Timeouts:") == "Timeouts:         idle 1 s, body 2.5 s")
+        let answer = try await withRawConnection(port: port) { connection in
+            try await connection.send("GET /health HTTP/1.1\r\nHost: kiosk\r\n")
+            return try await connection.readUntilClosed()
+        }
+        #expect(answer.isEmpty, "closed without an answer: \(answer)")
+        #expect(try await store.terminate() == 0)
     }
 }

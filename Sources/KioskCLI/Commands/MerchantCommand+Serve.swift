@@ -44,6 +44,8 @@ extension MerchantCommand {
 
         @OptionGroup var log: LogOptions
 
+        @OptionGroup var timeouts: TimeoutOptions
+
         func run() async throws {
             try await reportingErrors {
                 let environment = ProcessInfo.processInfo.environment
@@ -56,11 +58,13 @@ extension MerchantCommand {
                     merchant = try await buildMerchant(
                         configuration: loaded, databaseURL: settings.databaseURL,
                         databasePoolSize: settings.databasePoolSize, host: host, port: settings.port,
+                        timeouts: settings.timeouts,
                         logger: Logger(label: "kiosk-merchant"),
                         onServerRunning: { port in
                             writeLines(
                                 Self.banner(
-                                    configuration: loaded, host: host, port: port, database: settings.databaseURL))
+                                    configuration: loaded, host: host, port: port, database: settings.databaseURL)
+                                    + ["  timeouts: \(settings.timeouts)"])
                         })
                 } catch let error as KioskError {
                     throw CLIError(error)
@@ -95,6 +99,7 @@ extension MerchantCommand {
             var databasePoolSize: Int?
             var logLevel = Logger.Level.info
             var logFormat = ServerConfiguration.LogFormat.text
+            var timeouts = HTTPTimeouts()
         }
 
         func makeSettings(environment: [String: String]) throws -> Settings {
@@ -112,6 +117,7 @@ extension MerchantCommand {
             if let portText = port.map(String.init) ?? environment["KIOSK_MERCHANT_PORT"] {
                 settings.port = try parsePort(portText)
             }
+            settings.timeouts = try timeouts.timeouts(environment: environment)
             if let level = try log.level(environment: environment) { settings.logLevel = level }
             if let format = try log.format(environment: environment) { settings.logFormat = format }
             return settings

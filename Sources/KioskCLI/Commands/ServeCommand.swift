@@ -46,6 +46,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var log: LogOptions
 
+    @OptionGroup var timeouts: TimeoutOptions
+
     @Option(
         name: .customLong("server-api-rate-limit"),
         help:
@@ -82,7 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
                     message: "The store could not open its database: \(error)", field: "--database",
                     fix: "Check --database / KIOSK_DATABASE_URL, or leave it out to use SQLite in the data directory.")
             }
-            writeLines(store.report.lines())
+            writeLines(store.report.lines() + ["Timeouts:         \(configuration.timeouts)"])
             try await store.application.runService()
         }
     }
@@ -112,6 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration.publicURL = url
         }
+        configuration.timeouts = try timeouts.timeouts(environment: environment)
         if let level = try log.level(environment: environment) { configuration.logLevel = level }
         if let format = try log.format(environment: environment) { configuration.logFormat = format }
         if let rateText = serverAPIRateLimit ?? environment["KIOSK_SERVER_API_RATE_LIMIT"] {

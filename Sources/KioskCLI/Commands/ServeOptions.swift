@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskCore
 import KioskStorage
 import KioskStore
 import Logging
@@ -32,6 +33,42 @@ struct LogOptions: ParsableArguments {
                 message: "'\(formatText)' is not a log format.", field: "--log-format", fix: "Use text or json.")
         }
         return format
+    }
+}
+
+/// `--idle-timeout` and `--body-timeout` (KIOSK_IDLE_TIMEOUT, KIOSK_BODY_TIMEOUT), shared by `kiosk serve` and
+/// `kiosk merchant serve`.
+struct TimeoutOptions: ParsableArguments {
+    @Option(
+        help: """
+            Seconds a connection may go without request traffic (between requests, or a head or body that stopped \
+            arriving) before it is closed (KIOSK_IDLE_TIMEOUT; default 30).
+            """)
+    var idleTimeout: String?
+
+    @Option(
+        help: "Seconds a request's body may take to arrive whole after its head (KIOSK_BODY_TIMEOUT; default 60).")
+    var bodyTimeout: String?
+
+    /// The timeouts the options or their variables name, the defaults for the others.
+    func timeouts(environment: [String: String]) throws -> HTTPTimeouts {
+        var timeouts = HTTPTimeouts()
+        if let text = idleTimeout ?? environment["KIOSK_IDLE_TIMEOUT"] {
+            timeouts.idle = try Self.seconds(text, option: "--idle-timeout")
+        }
+        if let text = bodyTimeout ?? environment["KIOSK_BODY_TIMEOUT"] {
+            timeouts.body = try Self.seconds(text, option: "--body-timeout")
+        }
+        return timeouts
+    }
+
+    private static func seconds(_ text: String, option: String) throws -> Duration {
+        guard let seconds = Double(text), seconds >= 1, seconds <= 3600 else {
+            throw CLIError(
+                message: "'\(text)' is not a timeout.", field: option,
+                fix: "Use a number of seconds from 1 to 3600, such as 30.")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 }
 

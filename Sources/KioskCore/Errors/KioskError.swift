@@ -15,6 +15,8 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
         case notFound
         /// 409: the request conflicts with what exists (duplicates, reused ids, wrong state).
         case conflict
+        /// 413: the request body is larger than the route accepts.
+        case tooLarge
         /// 503: the store cannot serve this now (e.g. a failure the sandbox test controls armed); retry later.
         case unavailable
     }

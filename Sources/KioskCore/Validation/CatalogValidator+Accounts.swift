@@ -5,6 +5,29 @@ extension CatalogValidator {
     public static let emailMaxLength = 254
     /// The shortest sandbox tester password accepted.
     public static let passwordMinLength = 8
+    /// The longest password accepted (App Store Connect publishes no limit; this is Kiosk's, so a password's hash
+    /// costs the same for everyone).
+    public static let passwordMaxLength = 128
+
+    /// Checks a password: 8–128 characters.
+    public static func validatePassword(_ password: String, field: String = "password") -> [KioskError] {
+        if password.count < passwordMinLength {
+            return [
+                .invalid(
+                    "password_too_short",
+                    "The password has \(password.count) characters; at least \(passwordMinLength) are required.",
+                    field: field, fix: "Choose a password of \(passwordMinLength) or more characters.")
+            ]
+        }
+        if password.unicodeScalars.count > passwordMaxLength {
+            return [
+                .invalid(
+                    "password_too_long", "The password is longer than \(passwordMaxLength) characters.", field: field,
+                    fix: "Choose a password of \(passwordMinLength)–\(passwordMaxLength) characters.")
+            ]
+        }
+        return []
+    }
 
     /// Checks an email address against a practical RFC 5322 subset: `local@domain.tld`, one `@`, no spaces, a local
     /// part of 1–64 of the usual atom characters without leading, trailing or double dots, a domain of at least two
@@ -41,25 +64,19 @@ extension CatalogValidator {
         return []
     }
 
-    /// Checks a new sandbox tester: a valid email, a password of at least 8 characters, first and last names that
-    /// are not blank, and a storefront Kiosk knows.
+    /// Checks a new sandbox tester: a valid email, a password of 8–128 characters, first and last names of one
+    /// line and 1–64 characters, and a storefront Kiosk knows.
     public static func validateTester(
         email: String, password: String, firstName: String, lastName: String, storefront: String,
         field: String = "tester"
     ) -> [KioskError] {
         var errors = validateEmail(email, field: "\(field).email")
-        if password.count < passwordMinLength {
-            errors.append(
-                .invalid(
-                    "password_too_short",
-                    "The password has \(password.count) characters; at least \(passwordMinLength) are required.",
-                    field: "\(field).password", fix: "Choose a password of \(passwordMinLength) or more characters."))
-        }
-        for (name, key) in [(firstName, "firstName"), (lastName, "lastName")] where name.allSatisfy(\.isWhitespace) {
-            errors.append(
-                .invalid(
-                    "invalid_tester_name", "The tester's \(key == "firstName" ? "first" : "last") name is empty.",
-                    field: "\(field).\(key)", fix: "Give the tester a name; any text will do."))
+        errors += validatePassword(password, field: "\(field).password")
+        for (name, key, what) in [
+            (firstName, "firstName", "tester's first name"), (lastName, "lastName", "tester's last name"),
+        ] {
+            errors += validateText(
+                name, code: "invalid_tester_name", what: what, limit: nameMaxLength, field: "\(field).\(key)")
         }
         if Storefront.named(storefront) == nil {
             errors.append(

@@ -17,6 +17,9 @@ public enum CatalogValidator {
     public static let referenceNameMaxLength = 64
     /// App Store Connect's longest app name.
     public static let appNameMaxLength = 30
+    /// The longest name of a person (a tester's or account's first or last name), a key or a subscription group
+    /// as customers see it. App Store Connect publishes no limit for these; this is Kiosk's.
+    public static let nameMaxLength = 64
 
     /// Throws the first error of `errors`, if any.
     /// - Throws: `errors[0]`.
@@ -94,9 +97,19 @@ public enum CatalogValidator {
         validateText(name, code: "invalid_app_name", what: "app name", limit: appNameMaxLength, field: field)
     }
 
-    /// Checks that `text` has 1...`limit` characters and is not blank.
+    /// Checks any other name (`what`, such as "first name"): 1–64 characters, not only spaces, one line.
+    public static func validateName(_ name: String, what: String, field: String) -> [KioskError] {
+        validateText(name, code: "invalid_name", what: what, limit: nameMaxLength, field: field)
+    }
+
+    /// Checks that `text` has 1...`limit` characters, is not blank and holds no control character (NUL, line
+    /// breaks, tabs…): names are one line of text.
     static func validateText(_ text: String, code: String, what: String, limit: Int, field: String) -> [KioskError] {
         let fix = "Give a \(what) of 1–\(limit) characters."
+        if let control = text.unicodeScalars.first(where: \.isControl) {
+            let message = "The \(what) contains the control character U+\(control.hexCode)."
+            return [.invalid(code, message, field: field, fix: "Remove it; a \(what) is one line of text.")]
+        }
         if text.allSatisfy(\.isWhitespace) {
             return [.invalid(code, "The \(what) is empty.", field: field, fix: fix)]
         }

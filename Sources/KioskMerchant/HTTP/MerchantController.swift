@@ -15,13 +15,15 @@ struct MerchantController: Sendable {
     func addRoutes(to router: Router<MerchantRequestContext>) {
         let base = router.group(RouterPath(stringLiteral: String(MerchantPaths.base.dropFirst())))
         base.get("apps/:bundleId/:list", use: productList)
-        base.post("notifications", use: notification)
+        base.group().add(middleware: BodyLimitMiddleware(MerchantBodyLimits.notification))
+            .post("notifications", use: notification)
         base.get("content/:productId/files/**", use: download)
 
         let user = base.group().add(middleware: UserAuthMiddleware(tokens: tokens, clock: service.clock))
         user.post("orders", use: createOrder)
         user.get("orders/:orderId", use: order)
-        user.post("transactions", use: deliver)
+        user.group().add(middleware: BodyLimitMiddleware(MerchantBodyLimits.delivery))
+            .post("transactions", use: deliver)
         user.get("entitlements") { _, context in try await service.entitlements(userId: try context.user()) }
         user.get("explain") { _, context in try await service.explain(userId: try context.user()) }
         user.get("content/:productId", use: content)

@@ -4,11 +4,14 @@ import KioskCore
 import KioskHTTP
 import KioskProtocol
 
-/// The request context of the merchant's routes: Kiosk's JSON coding, and the user a user token named.
-public struct MerchantRequestContext: RequestContext {
+/// The request context of the merchant's routes: Kiosk's JSON coding, the user a user token named, and the body
+/// limit of the route's family.
+public struct MerchantRequestContext: RequestContext, BodyLimitedContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by ``UserAuthMiddleware``.
     public var userId: String?
+    /// The largest body the route reads: ``MerchantBodyLimits/other`` unless the route sets its own.
+    public var maxUploadSize = MerchantBodyLimits.other
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -24,6 +27,18 @@ public struct MerchantRequestContext: RequestContext {
         }
         return userId
     }
+}
+
+/// The largest request body each of the merchant's routes reads, in bytes; a larger body is refused with 413
+/// `body_too_large` before it is read whole.
+public enum MerchantBodyLimits {
+    /// `POST /merchant/v1/transactions`, a signed transaction or a whole base64 app receipt: 8 MiB, as the store's
+    /// `verifyReceipt` reads.
+    public static let delivery = 8 * 1_048_576
+    /// `POST /merchant/v1/notifications`, Apple's signed payload (a few kilobytes): 1 MiB.
+    public static let notification = 1_048_576
+    /// Every other route: 64 KiB.
+    public static let other = 64 * 1024
 }
 
 /// Lets a request through with `Authorization: Bearer <user token>` (``UserTokens``) and records its user.
@@ -82,6 +97,7 @@ extension MerchantOrderRequest: StrictlyDecodable {
 
 extension MerchantDeliveryRequest: StrictlyDecodable {
     package static let knownKeys: Set<String> = ["signedTransaction", "receiptData", "orderId"]
+    package static let textRules: [String: TextRule] = ["signedTransaction": .document, "receiptData": .document]
 }
 
 extension MerchantReconcileRequest: StrictlyDecodable {
@@ -100,4 +116,5 @@ extension MerchantTokenRequest: StrictlyDecodable {
 struct NotificationBody: StrictlyDecodable {
     var signedPayload: String
     static let knownKeys: Set<String> = ["signedPayload"]
+    static let textRules: [String: TextRule] = ["signedPayload": .document]
 }

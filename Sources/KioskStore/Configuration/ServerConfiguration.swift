@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import KioskStorage
 import Logging
 
@@ -31,6 +32,9 @@ public struct ServerConfiguration: Sendable {
     /// Real time between the renewal scheduler's passes (`KIOSK_SCHEDULER_INTERVAL`, `--scheduler-interval`;
     /// default 1 s). Sandbox clock changes wake it at once.
     public var schedulerInterval: Duration
+    /// How long the server waits on a client before closing the connection (`KIOSK_IDLE_TIMEOUT`,
+    /// `--idle-timeout`; `KIOSK_BODY_TIMEOUT`, `--body-timeout`); ``HTTPTimeouts``' defaults.
+    public var timeouts: HTTPTimeouts
 
     public enum LogFormat: String, Sendable, CaseIterable {
         /// One human-readable line per event, metadata as `key=value`.
@@ -50,7 +54,8 @@ public struct ServerConfiguration: Sendable {
         logLevel: Logger.Level = .info,
         logFormat: LogFormat = .text,
         serverAPIRequestsPerSecond: Double = 100,
-        schedulerInterval: Duration = .seconds(1)
+        schedulerInterval: Duration = .seconds(1),
+        timeouts: HTTPTimeouts = HTTPTimeouts()
     ) {
         self.host = host
         self.port = port
@@ -63,6 +68,7 @@ public struct ServerConfiguration: Sendable {
         self.logFormat = logFormat
         self.serverAPIRequestsPerSecond = serverAPIRequestsPerSecond
         self.schedulerInterval = schedulerInterval
+        self.timeouts = timeouts
     }
 
     /// The database URL in effect: the configured one, or the SQLite file in the data directory.

@@ -30,7 +30,8 @@ struct CatalogController {
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
-        group.post("apps/:bundleId/catalog") { request, context in
+        let imports = group.group().add(middleware: BodyLimitMiddleware(StoreBodyLimits.catalogImport))
+        imports.post("apps/:bundleId/catalog") { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let data = try await request.collectBody(context: context)
             let app = try await catalog.app(bundleId: bundleId)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import KioskCore
+import KioskHTTP
 import KioskSigning
 
 /// `/ocsp/{environment}`: the OCSP responder the signing certificates name in their AuthorityInformationAccess
@@ -10,9 +11,6 @@ import KioskSigning
 struct OCSPController {
     static let requestContentType = "application/ocsp-request"
     static let responseContentType = "application/ocsp-response"
-    /// OCSP requests are a few hundred bytes; anything far larger is not one.
-    static let maximumRequestSize = 64 * 1024
-
     let status: CertificateStatusService
 
     func addRoutes(to router: Router<KioskRequestContext>) {
@@ -27,8 +25,13 @@ struct OCSPController {
                     field: "Content-Type",
                     fix: "POST the DER OCSPRequest with Content-Type: \(Self.requestContentType).")
             }
-            let body = try await request.body.collect(upTo: Self.maximumRequestSize)
-            return try await answer(Array(body.readableBytesView), environment: environment)
+            // OCSP requests are a few hundred bytes: one larger than the limit is not one (`malformedRequest`).
+            do {
+                return try await answer(
+                    Array(try await request.collectBody(context: context)), environment: environment)
+            } catch let error as KioskError where error.kind == .tooLarge {
+                return try await answer([], environment: environment)
+            }
         }
         router.get("ocsp/:environment/**") { request, context in
             let environment = try request.environment(context.parameters.get("environment"))

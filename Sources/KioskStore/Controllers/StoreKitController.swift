@@ -12,7 +12,9 @@ struct StoreKitController {
 
     func addRoutes(to router: Router<KioskRequestContext>) {
         let base = router.group(
-            RouterPath(stringLiteral: String(StoreKitPaths.base(sandbox: environment == .sandbox).dropFirst())))
+            RouterPath(stringLiteral: String(StoreKitPaths.base(sandbox: environment == .sandbox).dropFirst()))
+        )
+        .add(middleware: QueryTextMiddleware())
         base.post("sessions") { request, context in
             let body = try await request.decodeJSON(as: SignInRequest.self, context: context)
             return try JSONAnswer.response(try await purchases.signIn(body, environment: environment), status: .created)

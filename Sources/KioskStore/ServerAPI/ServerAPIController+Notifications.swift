@@ -190,9 +190,10 @@ private struct NotificationHistoryRequest: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         startDate = try? container.decodeIfPresent(Int64.self, forKey: .startDate)
         endDate = try? container.decodeIfPresent(Int64.self, forKey: .endDate)
-        notificationType = try container.decodeIfPresent(String.self, forKey: .notificationType)
-        notificationSubtype = try container.decodeIfPresent(String.self, forKey: .notificationSubtype)
-        transactionId = try container.decodeIfPresent(String.self, forKey: .transactionId)
+        notificationType = try container.serverAPIField(String.self, .notificationType, else: .invalidNotificationType)
+        notificationSubtype = try container.serverAPIField(
+            String.self, .notificationSubtype, else: .invalidNotificationType)
+        transactionId = try container.serverAPIField(String.self, .transactionId, else: .invalidTransactionId)
         onlyFailures = try container.decodeIfPresent(Bool.self, forKey: .onlyFailures)
     }
 }

@@ -141,8 +141,10 @@ extension ServerAPIController {
         let caller = try context.requireServerAPICaller()
         let body = try await Self.decodeBody(MassExtendRenewalDateRequest.self, request, context: context)
         let (days, reason, requestIdentifier) = try Self.validateExtension(
-            body.extendByDays, body.extendReasonCode, body.requestIdentifier)
-        guard let productId = body.productId, !productId.isEmpty else { throw ServerAPIError.invalidProductId }
+            body.renewal.extendByDays, body.renewal.extendReasonCode, body.renewal.requestIdentifier)
+        guard let productId = body.productId, CatalogValidator.validateProductId(productId).isEmpty else {
+            throw ServerAPIError.invalidProductId
+        }
         if let codes = body.storefrontCountryCodes {
             guard !codes.isEmpty else { throw ServerAPIError.invalidEmptyStorefrontCountryCodeList }
             guard codes.allSatisfy({ Storefront.named($0) != nil }) else {
@@ -238,7 +240,9 @@ extension ServerAPIController {
     {
         guard let days, (1...90).contains(days) else { throw ServerAPIError.invalidExtendByDays }
         guard let reason, (0...3).contains(reason) else { throw ServerAPIError.invalidExtendReasonCode }
-        guard let requestIdentifier, (1...128).contains(requestIdentifier.count) else {
+        guard let requestIdentifier, (1...128).contains(requestIdentifier.count),
+            !requestIdentifier.unicodeScalars.contains(where: \.isControl)
+        else {
             throw ServerAPIError.invalidRequestIdentifier
         }
         return (days, reason, requestIdentifier)
@@ -257,16 +261,31 @@ extension ServerAPIController {
         }
     }
 
-    /// Decodes a Server API JSON body; unknown fields are ignored (as Apple does), anything unreadable is
-    /// `4000000`.
+    /// Decodes a Server API JSON body. Unknown fields are ignored, as Apple's parsers ignore them (a client newer
+    /// than the store keeps working); a known field of the wrong type answers its own code (`serverAPIField(_:_:else:)`);
+    /// anything else unreadable answers `4000000`.
     static func decodeBody<T: Decodable>(_ type: T.Type, _ request: Request, context: KioskRequestContext)
         async throws -> T
     {
         let data = try await request.collectBody(context: context)
         do {
             return try JSONDecoder().decode(type, from: data.isEmpty ? Data("{}".utf8) : data)
+        } catch let error as ServerAPIError {
+            throw error
         } catch {
             throw ServerAPIError(4_000_000, "Invalid request. The request body is not valid JSON for this call.")
+        }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// The Server API body field at `key`: nil when absent or null, `refusal` (the field's own Apple code) when it
+    /// holds something other than a `T`, so a wrong type is refused like a wrong value instead of read as absent.
+    func serverAPIField<T: Decodable>(_ type: T.Type, _ key: Key, else refusal: ServerAPIError) throws -> T? {
+        do {
+            return try decodeIfPresent(type, forKey: key)
+        } catch {
+            throw refusal
         }
     }
 }
@@ -296,6 +315,18 @@ private struct ExtendRenewalDateRequest: Decodable {
     var extendByDays: Int?
     var extendReasonCode: Int?
     var requestIdentifier: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case extendByDays, extendReasonCode, requestIdentifier
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        extendByDays = try container.serverAPIField(Int.self, .extendByDays, else: .invalidExtendByDays)
+        extendReasonCode = try container.serverAPIField(Int.self, .extendReasonCode, else: .invalidExtendReasonCode)
+        requestIdentifier = try container.serverAPIField(
+            String.self, .requestIdentifier, else: .invalidRequestIdentifier)
+    }
 }
 
 private struct ExtendRenewalDateResponse: Encodable {
@@ -306,11 +337,21 @@ private struct ExtendRenewalDateResponse: Encodable {
 }
 
 private struct MassExtendRenewalDateRequest: Decodable {
-    var extendByDays: Int?
-    var extendReasonCode: Int?
-    var requestIdentifier: String?
+    var renewal: ExtendRenewalDateRequest
     var storefrontCountryCodes: [String]?
     var productId: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case storefrontCountryCodes, productId
+    }
+
+    init(from decoder: any Decoder) throws {
+        renewal = try ExtendRenewalDateRequest(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        storefrontCountryCodes = try container.serverAPIField(
+            [String].self, .storefrontCountryCodes, else: .invalidStorefrontCountryCode)
+        productId = try container.serverAPIField(String.self, .productId, else: .invalidProductId)
+    }
 }
 
 private struct MassExtendRenewalDateResponse: Encodable {

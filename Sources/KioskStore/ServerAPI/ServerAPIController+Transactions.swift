@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskHTTP
 
 extension ServerAPIController {
     /// Transaction info, history v1/v2, order lookup, refund history, consumption v1/v2, app account token,
@@ -22,7 +23,7 @@ extension ServerAPIController {
                 request, context in
                 let caller = try context.requireServerAPICaller()
                 let id = try Self.transactionId(context)
-                let body = try await Self.body(of: request)
+                let body = try await request.collectBody(context: context)
                 try ServerAPIConsumptionRequest.validate(body, version: version)
                 try await service.saveConsumption(
                     id, body: String(decoding: body, as: UTF8.self), version: version, caller: caller)
@@ -46,7 +47,7 @@ extension ServerAPIController {
             guard let id = Self.positiveInteger(try context.parameters.require("transactionId")) else {
                 throw ServerAPIError.invalidOriginalTransactionId
             }
-            let body = try await Self.body(of: request)
+            let body = try await request.collectBody(context: context)
             guard
                 let fields = try? JSONDecoder().decode([String: ServerAPIConsumptionRequest.JSONValue].self, from: body)
             else { throw ServerAPIError(4_000_000, "Invalid request. The request body is not a JSON object.") }
@@ -82,14 +83,5 @@ extension ServerAPIController {
             let value = Int64(text), value > 0
         else { return nil }
         return value
-    }
-
-    /// A request body of at most 64 KiB (Apple's bodies are a few hundred bytes).
-    private static func body(of request: Request) async throws -> Data {
-        do {
-            return Data(try await request.body.collect(upTo: 64 * 1024).readableBytesView)
-        } catch {
-            throw ServerAPIError(4_000_163, "Invalid request. The request body is too long.")
-        }
     }
 }

@@ -19,6 +19,7 @@ struct ServerAPIController {
                     database: service.database, clock: service.clocks.base, environment: environment)
             )
             .add(middleware: ServerAPIRateLimitMiddleware(limiter: service.rateLimiter))
+            .add(middleware: QueryTextMiddleware())
         addTransactionRoutes(to: base)
         addSubscriptionRoutes(to: base)
         addNotificationRoutes(to: base)

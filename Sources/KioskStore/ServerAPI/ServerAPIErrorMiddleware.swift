@@ -4,7 +4,8 @@ import KioskCore
 import KioskHTTP
 
 /// Answers every failure under `/inApps` in Apple's error shape: ``ServerAPIError`` as it is, a body or query
-/// the handler could not read as `4000000`, anything else as `5000000` with the details only in the log.
+/// the handler could not read (too large for ``StoreBodyLimits/other``, broken framing) as `4000000`, since Apple
+/// defines no code of its own for those, anything else as `5000000` with the details only in the log.
 struct ServerAPIErrorMiddleware: RouterMiddleware {
     typealias Context = KioskRequestContext
 
@@ -22,7 +23,7 @@ struct ServerAPIErrorMiddleware: RouterMiddleware {
             return Response(status: .notFound)
         } catch let error as HTTPError where error.status.code < 500 {
             return try ServerAPIError(4_000_000, error.body ?? "Bad request.").response()
-        } catch let error as KioskError where error.kind == .invalidInput {
+        } catch let error as KioskError where error.kind == .invalidInput || error.kind == .tooLarge {
             return try ServerAPIError(4_000_000, error.message).response()
         } catch {
             context.logger.error(

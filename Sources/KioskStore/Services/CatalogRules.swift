@@ -7,8 +7,13 @@ enum CatalogRules {
         try CatalogValidator.require(CatalogValidator.validateBundleId(bundleId, field: field))
     }
 
-    static func validateName(_ name: String, field: String) throws {
+    static func validateAppName(_ name: String, field: String) throws {
         try CatalogValidator.require(CatalogValidator.validateAppName(name, field: field))
+    }
+
+    /// A person's first or last name, or a key's name (`what`: "first name", "key name").
+    static func validateName(_ name: String, what: String, field: String) throws {
+        try CatalogValidator.require(CatalogValidator.validateName(name, what: what, field: field))
     }
 
     static func validateProductId(_ productId: String, field: String) throws {
@@ -20,12 +25,7 @@ enum CatalogRules {
     }
 
     static func validatePassword(_ password: String, field: String) throws {
-        guard password.count >= CatalogValidator.passwordMinLength else {
-            throw KioskError.invalid(
-                "password_too_short",
-                "The password has \(password.count) characters; at least \(CatalogValidator.passwordMinLength) are required.",
-                field: field, fix: "Choose a password of \(CatalogValidator.passwordMinLength) or more characters.")
-        }
+        try CatalogValidator.require(CatalogValidator.validatePassword(password, field: field))
     }
 
     static func validateNotificationURLs(_ urls: [String], field: String) throws {
@@ -68,6 +68,7 @@ enum CatalogRules {
                     "missing_group_name", "The group's customer-facing name is empty.", field: "\(field).name",
                     fix: "Give the group a name customers see, e.g. 'Pro'.")
             }
+            try validateName(localization.name, what: "group name", field: "\(field).name")
         }
     }
 

@@ -16,7 +16,7 @@ extension CatalogService {
 
     /// Creates an In-App Purchase key for the App Store Server API of one app.
     public func createKey(bundleId: String, name: String?) async throws -> CreatedKey {
-        if let name { try CatalogRules.validateName(name, field: "name") }
+        if let name { try CatalogRules.validateName(name, what: "key name", field: "name") }
         let now = clock.now()
         return try await database.transaction { tx in
             let app = try await Self.requireApp(bundleId, in: tx)

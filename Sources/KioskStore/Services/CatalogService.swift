@@ -18,7 +18,7 @@ public struct CatalogService: Sendable {
 
     public func createApp(bundleId: String, name: String) async throws -> App {
         try CatalogRules.validateBundleId(bundleId, field: "bundleId")
-        try CatalogRules.validateName(name, field: "name")
+        try CatalogRules.validateAppName(name, field: "name")
         let now = clock.now()
         return try await database.transaction { tx in
             if try await tx.app(bundleId: bundleId) != nil {
@@ -46,7 +46,7 @@ public struct CatalogService: Sendable {
         bundleId: String, name: String?, productionNotificationURLs: [String]?, sandboxNotificationURLs: [String]?,
         sandboxNotificationRetries: Bool? = nil
     ) async throws -> App {
-        if let name { try CatalogRules.validateName(name, field: "name") }
+        if let name { try CatalogRules.validateAppName(name, field: "name") }
         if let productionNotificationURLs {
             try CatalogRules.validateNotificationURLs(productionNotificationURLs, field: "productionNotificationURLs")
         }

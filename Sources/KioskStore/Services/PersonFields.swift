@@ -12,8 +12,8 @@ struct PersonFields {
 
     init(password: String?, firstName: String?, lastName: String?, storefront: String?) async throws {
         if let password { try CatalogRules.validatePassword(password, field: "password") }
-        if let firstName { try CatalogRules.validateName(firstName, field: "firstName") }
-        if let lastName { try CatalogRules.validateName(lastName, field: "lastName") }
+        if let firstName { try CatalogRules.validateName(firstName, what: "first name", field: "firstName") }
+        if let lastName { try CatalogRules.validateName(lastName, what: "last name", field: "lastName") }
         self.storefront = try storefront.map { try CatalogRules.requireStorefront($0, field: "storefront") }
         self.passwordHash = if let password { try await PasswordHasher().hashOffCooperativePool(password) } else { nil }
         self.firstName = firstName

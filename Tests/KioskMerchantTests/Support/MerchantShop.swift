@@ -87,6 +87,7 @@ struct MerchantShop: Sendable {
     func withMerchant(
         directory: URL? = nil, databaseURL: String?? = .none, port: TestStorePort = .ephemeral,
         clock: any KioskClock = SystemClock(), receivesNotifications: Bool = true,
+        timeouts: HTTPTimeouts = HTTPTimeouts(),
         configure: @Sendable (inout MerchantConfiguration) -> Void = { _ in },
         _ body: @Sendable (TestMerchant) async throws -> Void
     ) async throws {
@@ -101,7 +102,7 @@ struct MerchantShop: Sendable {
             try await withTestMerchant(
                 store: store, bundleId: Self.bundleId, products: Self.products, directory: folder,
                 databaseURL: databaseURL, clock: clock, port: port, receivesNotifications: receivesNotifications,
-                configure: configure, body)
+                timeouts: timeouts, configure: configure, body)
         }
         if let databaseURL {
             try await run(databaseURL)

@@ -1,0 +1,54 @@
+import HummingbirdCore
+import KioskCore
+import NIOCore
+import NIOHTTPTypes
+
+extension HTTPTimeouts {
+    /// Hummingbird's HTTP/1.1 server with these timeouts: `idle` is Hummingbird's own `idleTimeout`, `body` a
+    /// ``RequestBodyDeadline``.
+    package var server: HTTPServerBuilder {
+        let body = TimeAmount(body)
+        return .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestBodyDeadline(timeout: body)], idleTimeout: TimeAmount(idle)))
+    }
+}
+
+/// Closes a connection whose request body has not ended `timeout` after its head arrived. Hummingbird's idle
+/// timeout only bounds the gaps between a body's bytes, so without this a client sending a byte now and then holds
+/// the connection for ever.
+final class RequestBodyDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            deadline?.cancel()
+            let channel = context.channel
+            deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+        case .body:
+            break
+        case .end:
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+}
