@@ -2,7 +2,8 @@ import Foundation
 
 /// A bounded fuzzing run of schemathesis (PyPI, pinned in `.ci/requirements.txt`) against a running server's
 /// OpenAPI document: generated requests from every operation's schema, examples and edge cases, each answer checked
-/// to be no server error (5xx).
+/// to be no server error (5xx). The run is sized by examples per operation and a fixed seed, not by time, so a
+/// loaded machine sends the same requests, only more slowly.
 ///
 /// ```swift
 /// let run = try await Schemathesis.run(document: store.baseURL + "/openapi.yaml", headers: ["Authorization": "Bearer …"])
@@ -23,15 +24,16 @@ public enum Schemathesis {
         }
     }
 
-    /// Fuzzes the API `document` describes for at most `seconds`, with `headers` on every request, on the
-    /// operations whose path matches `includingPaths` and not `excludingPaths` (regular expressions; nil: all).
+    /// Fuzzes the API `document` describes with `examplesPerOperation` generated examples per operation besides
+    /// its coverage cases, `headers` on every request, on the operations whose path matches `includingPaths` and
+    /// not `excludingPaths` (regular expressions; nil: all).
     public static func run(
-        document: String, headers: [String: String], seconds: Int, includingPaths: String? = nil,
+        document: String, headers: [String: String], examplesPerOperation: Int = 10, includingPaths: String? = nil,
         excludingPaths: String? = nil, seed: Int = 1
     ) async throws -> Run {
         var arguments = [
             "-m", "schemathesis.cli", "run", document, "--checks", "not_a_server_error",
-            "--phases", "examples,coverage,fuzzing", "--max-time", String(seconds), "--workers", "1",
+            "--phases", "examples,coverage,fuzzing", "--max-examples", String(examplesPerOperation), "--workers", "2",
             "--request-timeout", "60", "--seed", String(seed), "--no-color", "--output-truncate", "true",
         ]
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }

@@ -17,11 +17,10 @@ struct MerchantFuzzTests {
                 var total = 0
                 for token in [merchant.adminToken, merchant.userToken("alice")] {
                     let run = try await Schemathesis.run(
-                        document: merchant.baseURL + "/openapi.yaml", headers: ["Authorization": "Bearer \(token)"],
-                        seconds: 20)
+                        document: merchant.baseURL + "/openapi.yaml", headers: ["Authorization": "Bearer \(token)"])
                     #expect(run.status == 0, "\(run.output)")
                     let generated = try #require(run.generated, "\(run.output)")
-                    #expect(generated > 500, "\(run.output)")
+                    #expect(generated >= 400, "\(run.output)")
                     total += generated
                 }
                 print("MerchantFuzzTests: schemathesis sent \(total) requests to the merchant, none answered 5xx")

@@ -22,16 +22,16 @@ struct FuzzTests {
             // (application/ocsp-request), which schemathesis cannot generate. Then the client protocol, as a
             // signed-in tester. (Apple's wire, which openapi.yaml leaves to Apple, has its own hostile-input tests.)
             var total = 0
-            for (bearer, include, exclude, seconds) in [
-                (store.adminToken, nil, "^/ocsp/\\{environment\\}$|storekit/v1/|/failures$", 30),
-                (token, "storekit/v1/", nil, 20),
+            for (bearer, include, exclude, least) in [
+                (store.adminToken, nil, "^/ocsp/\\{environment\\}$|storekit/v1/|/failures$", 2_000),
+                (token, "storekit/v1/", nil, 300),
             ] {
                 let run = try await Schemathesis.run(
                     document: store.baseURL + "/openapi.yaml", headers: ["Authorization": "Bearer \(bearer)"],
-                    seconds: seconds, includingPaths: include, excludingPaths: exclude)
+                    includingPaths: include, excludingPaths: exclude)
                 #expect(run.status == 0, "\(run.output)")
                 let generated = try #require(run.generated, "\(run.output)")
-                #expect(generated > 500, "\(run.output)")
+                #expect(generated >= least, "\(run.output)")
                 total += generated
             }
             print("FuzzTests: schemathesis sent \(total) requests to the store, none answered 5xx")

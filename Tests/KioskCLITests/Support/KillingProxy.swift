@@ -15,8 +15,9 @@ import Testing
 /// An HTTP proxy on 127.0.0.1 between a client process (the coin shop) and the store, which kills the client with
 /// SIGKILL at the first request the test names: before forwarding it, or once the store has answered it (the
 /// answer is then never relayed). The kill follows the protocol, not a timer, so it lands at exactly that step.
-/// It is also the client's one stable address while the store behind it is killed and started again elsewhere
-/// (``forward(to:)``); meanwhile the client gets 502, as from a load balancer with no server behind it.
+/// It is also the client's one stable address while the store behind it is killed and started again elsewhere: the
+/// request the store died under gets 502, as from a load balancer whose server went away; the client's retries wait
+/// at the proxy until ``forward(to:)`` names the new store, so how long the store was down does not matter.
 final class KillingProxy: Sendable {
     /// When, around the request the test names, the client dies.
     enum Moment: Sendable {
@@ -28,10 +29,12 @@ final class KillingProxy: Sendable {
 
     /// `http://127.0.0.1:<port>`: give it to the client as its store.
     let url: String
-    private let state = Mutex(State(upstream: ""))
+    private let state = Mutex(State())
 
     private struct State {
-        var upstream: String
+        /// nil while the store is down.
+        var upstream: String?
+        var waiting: [CheckedContinuation<String, Never>] = []
         var client: Int32?
         var killedAt: String?
     }
@@ -41,10 +44,36 @@ final class KillingProxy: Sendable {
         state.withLock { $0.upstream = upstream }
     }
 
-    /// Where requests go from now on (a store started again on another port).
-    func forward(to upstream: String) { state.withLock { $0.upstream = upstream } }
+    /// Where requests go from now on (a store started again on another port); requests held meanwhile go there.
+    func forward(to upstream: String) {
+        let waiting = state.withLock { state in
+            state.upstream = upstream
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for request in waiting { request.resume(returning: upstream) }
+    }
 
-    fileprivate var upstream: String { state.withLock { $0.upstream } }
+    /// The store, waiting for one while it is down.
+    fileprivate func upstream() async -> String {
+        await withCheckedContinuation { continuation in
+            let known = state.withLock { state -> String? in
+                guard let upstream = state.upstream else {
+                    state.waiting.append(continuation)
+                    return nil
+                }
+                return upstream
+            }
+            if let known { continuation.resume(returning: known) }
+        }
+    }
+
+    /// The store at `upstream` failed to answer: it is down until ``forward(to:)``.
+    fileprivate func lost(_ upstream: String) {
+        state.withLock { state in
+            if state.upstream == upstream { state.upstream = nil }
+        }
+    }
 
     /// The client process to kill; set it as soon as the process runs.
     func watch(_ pid: Int32) { state.withLock { $0.client = pid } }
@@ -89,7 +118,8 @@ func withKillingProxy<T: Sendable>(
             proxy.kill(at: name)
             return Response(status: .serviceUnavailable)
         }
-        var forwarded = HTTPClientRequest(url: proxy.upstream + request.uri.string)
+        let upstream = await proxy.upstream()
+        var forwarded = HTTPClientRequest(url: upstream + request.uri.string)
         forwarded.method = .init(rawValue: request.method.rawValue)
         for field in request.headers {
             forwarded.headers.add(name: field.name.rawName, value: field.value)
@@ -100,6 +130,7 @@ func withKillingProxy<T: Sendable>(
         do {
             answer = try await client.execute(forwarded, timeout: .seconds(600))
         } catch {
+            proxy.lost(upstream)
             return Response(status: .badGateway)
         }
         if moment == .afterAnswer {
