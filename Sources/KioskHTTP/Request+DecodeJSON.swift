@@ -50,6 +50,15 @@ package enum JSONBody {
         do {
             value = try JSONDecoder.kiosk.decode(type, from: data)
         } catch let error as DecodingError {
+            // Foundation's decoder reports a number an integer field cannot hold (0.5, 1e300, 2^63) as invalid JSON
+            // at no field; the body is valid JSON, so the first such number is the field to name.
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+                let field = firstNonIntegerNumber(in: fields, path: "")
+            {
+                throw KioskError.invalid(
+                    "invalid_value", "The field '\(field)' must be a whole number from -2^63 to 2^63-1.",
+                    field: field, fix: "Send '\(field)' as a whole number in range.")
+            }
             throw KioskError(decoding: error)
         }
         if let used = try? JSONSerialization.jsonObject(with: JSONEncoder.kiosk.encode(value)),
@@ -60,6 +69,34 @@ package enum JSONBody {
                 fix: "Check its spelling against the API description (GET /openapi.yaml).")
         }
         return value
+    }
+
+    /// The path of the first number in `value`, in key order, that is not a whole number an `Int64` holds.
+    private static func firstNonIntegerNumber(in value: Any, path: String) -> String? {
+        switch value {
+        case let number as NSNumber:
+            switch String(cString: number.objCType) {
+            case "d", "f":
+                // A double as large as 2^63 came from a literal beyond Int64 (JSONSerialization reads those as doubles).
+                let value = number.doubleValue
+                return Int64(exactly: value) == nil || abs(value) >= 0x1p63 ? path : nil
+            case "Q": return number.uint64Value > UInt64(Int64.max) ? path : nil
+            default: return nil
+            }
+        case let object as [String: Any]:
+            for (key, item) in object.sorted(by: { $0.key < $1.key }) {
+                if let found = firstNonIntegerNumber(in: item, path: path.isEmpty ? key : "\(path).\(key)") {
+                    return found
+                }
+            }
+        case let array as [Any]:
+            for (index, item) in array.enumerated() {
+                if let found = firstNonIntegerNumber(in: item, path: "\(path)[\(index)]") { return found }
+            }
+        default:
+            break
+        }
+        return nil
     }
 
     /// The refusal of the first string in `value`, in key order, that breaks its key's rule.
