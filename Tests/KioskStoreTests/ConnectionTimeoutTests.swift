@@ -60,12 +60,20 @@ import Testing
 
     /// After an answer, a keep-alive connection that sends nothing more is closed.
     @Test func anIdleKeepAliveConnectionIsClosed() async throws {
-        try await withTestStore(timeouts: Self.short) { store in
-            try await withRawConnection(port: store.port) { connection in
-                try await connection.send("GET /health HTTP/1.1\r\nHost: kiosk\r\n\r\n")
-                #expect(try await connection.readResponse()?.status == 200)
-                #expect(try await connection.readUntilClosed().isEmpty)
+        try await withTestStore(timeouts: HTTPTimeouts(idle: .seconds(3), body: .seconds(3))) { store in
+            // On a loaded machine the fresh connection can idle out before its request leaves; that connection
+            // tested nothing, so another one is tried.
+            var answered = false
+            for _ in 0..<5 where !answered {
+                try await withRawConnection(port: store.port) { connection in
+                    try await connection.send("GET /health HTTP/1.1\r\nHost: kiosk\r\n\r\n")
+                    guard let response = try await connection.readResponse() else { return }
+                    answered = true
+                    #expect(response.status == 200)
+                    #expect(try await connection.readUntilClosed().isEmpty)
+                }
             }
+            #expect(answered, "a request on a fresh connection was answered")
         }
     }
 }
