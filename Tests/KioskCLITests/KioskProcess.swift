@@ -134,9 +134,9 @@ final class ServeProcess: @unchecked Sendable {
     /// Waits (at most `seconds`) for a line containing `text` and returns it.
     func waitForLine(containing text: String, seconds: Double = 120) async throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        while true {
             if let line = lines.first(where: { $0.contains(text) }) { return line }
-            if !process.isRunning { break }
+            if !process.isRunning || Date() >= deadline { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         let ended = process.isRunning ? "still running" : "ended with status \(process.terminationStatus)"

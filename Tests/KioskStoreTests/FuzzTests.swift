@@ -20,11 +20,13 @@ struct FuzzTests {
             // With the admin token everything but the client protocol and the arming of failures (which make client
             // calls answer 503 injected_failure on purpose); the OCSP POST takes DER
             // (application/ocsp-request), which schemathesis cannot generate. Then the client protocol, as a
-            // signed-in tester. (Apple's wire, which openapi.yaml leaves to Apple, has its own hostile-input tests.)
+            // signed-in tester, without the live updates streams: a stream it opens never ends (the store keeps it
+            // alive), so each would hold a worker until its timeout; HostileInputTests covers their cursor.
+            // (Apple's wire, which openapi.yaml leaves to Apple, has its own hostile-input tests.)
             var total = 0
             for (bearer, include, exclude, least) in [
                 (store.adminToken, nil, "^/ocsp/\\{environment\\}$|storekit/v1/|/failures$", 2_000),
-                (token, "storekit/v1/", nil, 300),
+                (token, "storekit/v1/", "/updates$", 300),
             ] {
                 let run = try await Schemathesis.run(
                     document: store.baseURL + "/openapi.yaml", headers: ["Authorization": "Bearer \(bearer)"],

@@ -167,4 +167,36 @@ import Testing
             print("HostileInputTests[\(database)]: \(sent) hostile requests, each refused exactly, the store up")
         }
     }
+
+    /// The live updates stream's cursor (`?after=` or `Last-Event-ID`), which schemathesis leaves out because a
+    /// stream it opens never ends: every value that is not a non-negative Int64 is refused before the stream opens.
+    @Test func theUpdatesCursorRefusesHostileValues() async throws {
+        try await withTestStore { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            // Control characters and over-long text are refused by the rule every query parameter follows.
+            let refused: [(value: String, code: String)] =
+                [
+                    "-1", "9223372036854775808", "-9223372036854775809", "1e300", "1e400", "0.5", "NaN", "12abc",
+                    "0x10",
+                    "+", "99999999999999999999999999",
+                ].map { ($0, "invalid_cursor") } + [
+                    ("%00", "invalid_character"), ("%1B", "invalid_character"),
+                    (String(repeating: "9", count: 5_000), "text_too_long"),
+                ]
+            for (value, code) in refused {
+                let query = try await store.request(.GET, "/sandbox/storekit/v1/updates?after=\(value)", token: token)
+                #expect(
+                    HostileOutcome.of(status: query.status, json: query.json) == .refused(400, code, field: "after"),
+                    "after=\(value.prefix(40)): \(query.status) \(query.text.prefix(200))")
+                guard code == "invalid_cursor" else { continue }
+                let header = try await store.request(
+                    .GET, "/sandbox/storekit/v1/updates", token: token, headers: ["Last-Event-ID": value])
+                #expect(
+                    HostileOutcome.of(status: header.status, json: header.json) == .refused(400, code, field: "after"),
+                    "Last-Event-ID \(value): \(header.status) \(header.text.prefix(200))")
+            }
+            #expect(try await store.request(.GET, "/health").status == 200)
+        }
+    }
 }

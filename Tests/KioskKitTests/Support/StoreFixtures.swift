@@ -90,11 +90,12 @@ struct ShopStore: Sendable {
 
     /// Waits until the test controls show every transaction finished (finishes are sent in the background).
     func expectAllFinished(count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(60)
         var listed: [TestTransactionInfo] = []
-        while ContinuousClock.now < deadline {
+        while true {
             listed = try await transactions()
             if listed.count == count, listed.allSatisfy(\.finished) { return }
+            if ContinuousClock.now >= deadline { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("expected \(count) finished transactions, got \(listed)", sourceLocation: sourceLocation)
@@ -140,12 +141,13 @@ final class RecordingProductsDelegate: SKProductsRequestDelegate, Sendable {
     }
 }
 
-/// Waits (15 s at most) until `condition` holds, looking every 20 ms; records an issue if it never does. For what
+/// Waits (60 s at most: the full suite is busy) until `condition` holds, looking every 20 ms and once more after the
+/// deadline; records an issue if it never does. For what
 /// a test can observe but not await: a client released, a finish acknowledged in the background.
 func expectEventually(
     _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async throws {
-    let deadline = ContinuousClock.now + .seconds(15)
+    let deadline = ContinuousClock.now + .seconds(60)
     while !condition(), ContinuousClock.now < deadline {
         try await Task.sleep(for: .milliseconds(20))
     }
