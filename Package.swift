@@ -180,7 +180,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: [
-                "KioskCore", "KioskMerchant", "KioskSigning", "KioskStorage", "KioskTesting",
+                "KioskCore", "KioskMerchant", "KioskSigning", "KioskStorage", "KioskTestSupport", "KioskTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

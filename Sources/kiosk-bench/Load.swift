@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import KioskTestSupport
 import KioskTesting
 import Logging
 import NIOCore

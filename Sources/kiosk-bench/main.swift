@@ -11,6 +11,7 @@ import Foundation
 import KioskCore
 import KioskSigning
 import KioskStorage
+import KioskTestSupport
 import KioskTesting
 import Logging
 
@@ -26,13 +27,6 @@ func rate(seconds: Double, _ body: () async throws -> Void) async throws -> Doub
     }
     let elapsed = clock.now - start
     return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-}
-
-/// Writes one line to standard output at once, even into a pipe or file (where `print` buffers), so a run
-/// stopped early (a timeout, ^C) keeps the figures it printed.
-func emit(_ line: String) {
-    // A reader that went away (`| head`) is no reason to stop measuring.
-    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
 }
 
 func report(_ name: String, _ measured: Double, baselineName: String, _ baseline: Double) {

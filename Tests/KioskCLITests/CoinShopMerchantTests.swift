@@ -1,5 +1,6 @@
 import Foundation
 import KioskMerchant
+import KioskTestSupport
 import KioskTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskMerchant
+import KioskTestSupport
 import KioskTesting
 import NIOCore
 import Testing

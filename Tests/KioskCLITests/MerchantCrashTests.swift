@@ -313,31 +313,19 @@ import Testing
             func terminate() async throws -> Int32 { try await process.terminate() }
         }
 
-        /// Starts `kiosk merchant serve` on `port` (0: any) and waits until it listens. A fixed port another
-        /// process took for a moment after the kill is tried again a few times.
+        /// Starts `kiosk merchant serve` on `port` (0: any) and waits until it listens.
         func start(port: Int) async throws -> Running {
-            var attempt = 0
-            while true {
-                attempt += 1
-                let process = try ServeProcess(
-                    command: ["merchant", "serve"],
-                    [
-                        "--config", config, "--port", String(port), "--database", database,
-                        "--database-pool-size", String(PostgresTestSlots.ledgerPoolSize),
-                        "--log-level", "warning",
-                    ])
-                lock.withLock { started.append(process) }
-                do {
-                    // Generous: a debug build starting on a loaded machine.
-                    let line = try await process.waitForLine(
-                        containing: "Kiosk merchant listening on http://", seconds: 120)
-                    let base = try #require(line.split(separator: " ").last.map(String.init))
-                    let listening = try #require(base.split(separator: ":").last.flatMap { Int($0) }, "\(line)")
-                    return Running(process: process, base: base, port: listening)
-                } catch  where attempt < 5 && !process.process.isRunning {
-                    try await Task.sleep(for: .milliseconds(500))
-                }
-            }
+            // Generous: a debug build starting on a loaded machine.
+            let process = try await ServeProcess.listening(
+                command: ["merchant", "serve"],
+                [
+                    "--config", config, "--port", String(port), "--database", database,
+                    "--database-pool-size", String(PostgresTestSlots.ledgerPoolSize), "--log-level", "warning",
+                ])
+            lock.withLock { started.append(process) }
+            let base = try await process.baseURL()
+            let listening = try #require(base.split(separator: ":").last.flatMap { Int($0) }, "\(base)")
+            return Running(process: process, base: base, port: listening)
         }
 
         /// Waits (at most `seconds`) until a killed merchant is gone.

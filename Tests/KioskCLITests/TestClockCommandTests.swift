@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskTestSupport
 import KioskTesting
 import Testing
 

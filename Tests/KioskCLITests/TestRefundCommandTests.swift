@@ -1,4 +1,5 @@
 import Foundation
+import KioskTestSupport
 import KioskTesting
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import KioskTestSupport
 import KioskTesting
 import Testing
 
@@ -10,9 +11,7 @@ enum CoinShop {
     static let tester = "t@example.com"
 
     /// The `coin-shop` binary SwiftPM built beside `kiosk`.
-    static var executable: URL {
-        KioskProcess.executable.deletingLastPathComponent().appendingPathComponent("coin-shop")
-    }
+    static var executable: URL { KioskProcess.builtExecutable(named: "coin-shop") }
 
     /// The app, its two products, the agreement and a tester, made with the `kiosk` CLI as a developer would.
     static func createShop(on store: TestStore) async throws {
