@@ -192,7 +192,8 @@ let package = Package(
         // What tests need from the machine: PostgreSQL, Python and openssl (required in CI), a bounded number of
         // PostgreSQL tests at once, child processes. Foundation only, so tests below the store build early.
         .target(name: "KioskTestSupport", swiftSettings: swiftSettings),
-        // Helpers for users' own tests: a store on an ephemeral port, with its admin token.
+        // Helpers for users' own tests: a store on an ephemeral port, with its admin token, a merchant beside it, a
+        // proxy that kills a client process at a named request.
         .target(
             name: "KioskTesting",
             dependencies: [
@@ -204,6 +205,7 @@ let package = Package(
                 "KioskTestSupport",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
