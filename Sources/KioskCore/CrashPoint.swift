@@ -7,17 +7,28 @@ import Synchronization
     import Darwin
 #endif
 
-/// A step at which a fault test may stop a Kiosk server with a real crash.
+/// A step at which a fault test may stop a Kiosk server (the store or the merchant) with a real crash.
 ///
 /// `KIOSK_CRASH_AT=payment-committed` (or `payment-committed#3`, the third time the step is reached) makes the
 /// process send itself SIGKILL right there: no cleanup, no flush, no answer, exactly as `kill -9` from outside, but
 /// at a step a test can name, so it proves what survives a crash *there* instead of wherever a timer happened to
-/// land. Fault tests start `kiosk serve` with it; nothing else sets it. Unset, ``reach()`` costs one load.
+/// land. Each step is a moment where something is committed and not yet answered. Fault tests (and `kiosk-chaos`)
+/// start `kiosk serve` or `kiosk merchant serve` with it; nothing else sets it. Unset, ``reach()`` costs one load.
 public enum CrashPoint: String, Sendable, CaseIterable {
-    /// A payment's database transaction committed (the account is charged), before the client hears of it.
+    /// The store: a payment's database transaction committed (the account is charged), before the client hears
+    /// of it.
     case paymentCommitted = "payment-committed"
-    /// A batch of subscription events (renewals, expiries) committed, before its notifications go out.
+    /// The store: a batch of subscription events (renewals, expiries) committed, before its notifications go out.
     case renewalBatchCommitted = "renewal-batch-committed"
+    /// The store: the app's server took a notification (answered 2xx), before the store records the delivery; a
+    /// store started again sends it once more when its claim lapses.
+    case notificationDelivered = "notification-delivered"
+    /// The merchant: an app's delivery committed (the grant, its order and its history line), before the app is
+    /// answered; the app sends it again.
+    case deliveryCommitted = "delivery-committed"
+    /// The merchant: a notification's UUID and the change it carries committed, before the store is answered 200;
+    /// the store sends it again.
+    case notificationCommitted = "notification-committed"
 
     /// The environment variable that arms a crash point.
     public static let environmentVariable = "KIOSK_CRASH_AT"

@@ -48,6 +48,7 @@ extension MerchantService {
             )
             return outcome
         }
+        if outcome != "duplicate" { CrashPoint.notificationCommitted.reach() }
         logger.info(
             "notification",
             metadata: [

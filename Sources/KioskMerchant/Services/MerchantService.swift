@@ -72,21 +72,20 @@ public struct MerchantService: Sendable {
     /// Verifies what the app sent, grants each transaction once to the user, and answers with what the user owns
     /// now. Only after this answer may the app finish its transactions.
     func deliver(userId: String, request: MerchantDeliveryRequest) async throws -> MerchantDeliveryResponse {
+        let deliveries: [MerchantDelivery]
         switch (request.signedTransaction, request.receiptData) {
         case (let signed?, nil):
-            let delivery = try await deliverSignedTransaction(signed, orderId: request.orderId, userId: userId)
-            return MerchantDeliveryResponse(
-                deliveries: [delivery], entitlements: try await entitlements(userId: userId))
+            deliveries = [try await deliverSignedTransaction(signed, orderId: request.orderId, userId: userId)]
         case (nil, let receipt?):
-            let deliveries = try await deliverReceipt(receipt, orderId: request.orderId, userId: userId)
-            return MerchantDeliveryResponse(
-                deliveries: deliveries, entitlements: try await entitlements(userId: userId))
+            deliveries = try await deliverReceipt(receipt, orderId: request.orderId, userId: userId)
         default:
             throw KioskError.invalid(
                 "missing_field", "Send exactly one of signedTransaction and receiptData.", field: "signedTransaction",
                 fix: "Send the transaction's jwsRepresentation as signedTransaction, or the app receipt as receiptData."
             )
         }
+        CrashPoint.deliveryCommitted.reach()
+        return MerchantDeliveryResponse(deliveries: deliveries, entitlements: try await entitlements(userId: userId))
     }
 
     private func deliverSignedTransaction(_ signed: String, orderId: String?, userId: String) async throws

@@ -187,6 +187,7 @@ public struct NotificationService: Service {
             let answered = Set(earlier.filter { $0.result == .success }.map(\.url))
             let attempts = await post(
                 notification, to: urls.filter { !answered.contains($0) }, at: attemptedAt, after: earlier)
+            if attempts.contains(where: { $0.result == .success }) { CrashPoint.notificationDelivered.reach() }
             let attemptCount = notification.attemptCount + 1
             let retries = notification.environment == .production || app.sandboxNotificationRetries
             let delivered = attempts.allSatisfy { $0.result == .success }
