@@ -184,6 +184,30 @@ import Testing
         }
     }
 
+    /// The sandbox clock may run days ahead of the real time (`kiosk test clock advance`); a client that knows only
+    /// the real time (each of Apple's clients, the merchant's reconciliation with its default 179 days) still reads
+    /// the 180 days before it, and no further.
+    @Test func notificationHistoryReachesBackFromTheRealTimeWhileTheSandboxClockIsAhead() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
+        try await withTestStore(clock: clock) { store in
+            try await store.prepareSubscriptionCatalog()
+            let key = try await store.createServerAPIKey()
+            let advanced = try await store.request(
+                .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": "3d"],
+                token: .some(store.adminToken))
+            #expect(advanced.status == 200, "\(advanced.text)")
+            let now = clock.now().millisecondsSince1970
+            func history(from start: Int64) async throws -> TestStore.Answer {
+                try await store.inApps(
+                    .POST, "/inApps/v1/notifications/history", key: key, json: ["startDate": start, "endDate": now],
+                    clock: clock)
+            }
+            let reconciling = try await history(from: now - 179 * 86_400_000)
+            #expect(reconciling.status == 200, "\(reconciling.text)")
+            #expect(try await history(from: now - 181 * 86_400_000).appleErrorCode == 4_000_012)
+        }
+    }
+
     /// The test notification's status once the store has attempted every due notification of its environment.
     static func attemptsArrive(_ store: TestStore, token: String, key: ServerAPIKey, sandbox: Bool) async throws
         -> TestStore.Answer
