@@ -189,6 +189,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The kill campaign: the app, the store and the merchant killed at random, trial after trial, and every
+        // payment checked to be granted exactly once (`swift run -c release kiosk-chaos --trials 1000`).
+        .executableTarget(
+            name: "kiosk-chaos",
+            dependencies: [
+                "KioskCore", "KioskProtocol", "KioskTestSupport", "KioskTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // What tests need from the machine: PostgreSQL, Python and openssl (required in CI), a bounded number of
         // PostgreSQL tests at once, child processes. Foundation only, so tests below the store build early.
         .target(name: "KioskTestSupport", swiftSettings: swiftSettings),
@@ -271,7 +284,8 @@ let package = Package(
         .testTarget(
             name: "KioskCLITests",
             dependencies: [
-                "kiosk", "coin-shop", "KioskCLI", "KioskMerchant", "KioskStorage", "KioskTesting", "KioskTestSupport",
+                "kiosk", "coin-shop", "kiosk-chaos", "KioskCLI", "KioskMerchant", "KioskStorage", "KioskTesting",
+                "KioskTestSupport",
                 "KioskSigning", .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: swiftSettings

@@ -28,7 +28,7 @@ public enum TestDatabaseEngine: String, CaseIterable, Sendable, CustomStringConv
         guard self == .postgres else { return try await body(nil) }
         let base = try TestEnvironment.require(.postgreSQL)
         let schema = "kiosk_test_" + UUID().uuidString.lowercased().filter { $0 != "-" }
-        let url = base + (base.contains("?") ? "&" : "?") + "schema=\(schema)"
+        let url = Self.url(base, schema: schema)
         return try await withPostgresSlot {
             do {
                 let result = try await body(url)
@@ -41,8 +41,13 @@ public enum TestDatabaseEngine: String, CaseIterable, Sendable, CustomStringConv
         }
     }
 
+    /// The PostgreSQL URL `base` with `schema` (created at first use) as its schema.
+    public static func url(_ base: String, schema: String) -> String {
+        base + (base.contains("?") ? "&" : "?") + "schema=\(schema)"
+    }
+
     /// Drops the schema `url` names, with everything a test left in it.
-    static func dropSchema(_ schema: String, at url: String) async throws {
+    public static func dropSchema(_ schema: String, at url: String) async throws {
         var logger = Logger(label: "kiosk-test-database")
         logger.logLevel = .warning
         let database = try await DatabaseOpener.open(url: url, migrations: [], poolSize: 1, logger: logger)

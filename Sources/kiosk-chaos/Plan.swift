@@ -1,0 +1,98 @@
+/// SplitMix64: a small generator whose whole state is one number, so a seed replays the same choices.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    /// The generator of one `stream` (a trial's number, a block's number) of the campaign seeded `seed`; `salt`
+    /// keeps the kinds of streams apart.
+    init(seed: UInt64, stream: Int, salt: UInt64) {
+        state = seed ^ (UInt64(truncatingIfNeeded: stream) &* 0xD1B5_4A32_D192_ED03) ^ salt
+        _ = next()
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}
+
+/// The three processes of a purchase: the app (`coin-shop`), the store (`kiosk serve`), the merchant
+/// (`kiosk merchant serve`).
+enum Party: String, CaseIterable, Sendable {
+    case app, store, merchant
+}
+
+/// What the system is doing when a process is killed.
+enum Step: String, CaseIterable, Sendable {
+    /// The app pays, the store charges, the app delivers to the merchant and finishes (the store's notification
+    /// races the app's delivery).
+    case purchase
+    /// The sandbox clock moves a subscription month: the store renews and notifies the merchant.
+    case renewal
+    /// The sandbox refunds a granted transaction: the store revokes it and notifies the merchant.
+    case refund
+    /// The store retries a notification the merchant never took (a refund sent while its URL did not answer),
+    /// once the sandbox clock makes the retry due.
+    case notification
+}
+
+/// How a process is killed.
+enum Mechanism: String, Sendable {
+    /// At a named moment: a server's crash point (`KIOSK_CRASH_AT`), the app's n-th request (before it leaves, or
+    /// after its answer came back but before the app sees it).
+    case point
+    /// After a random delay within the step's measured duration.
+    case delay
+}
+
+/// One trial's kill: which process, in which step, how.
+struct TrialPlan: Sendable {
+    var party: Party
+    var step: Step
+    var mechanism: Mechanism
+}
+
+/// Which process is killed in which step, and how, for every trial of a campaign seeded `seed`.
+///
+/// Choices are random but stratified, so short runs cover everything: every 3 consecutive trials (from the first)
+/// kill each process once, every 12 kill each process in each step once, and of each process's first two kills
+/// (and of every later pair) one is at a named point and one after a random delay. A trial's own choices (the
+/// user, the delay, the request, the product) come from its own stream, so trial n makes the same choices whatever
+/// the earlier trials met.
+struct CampaignPlan: Sendable {
+    let seed: UInt64
+    static let blockSize = Party.allCases.count * Step.allCases.count
+
+    func trial(_ index: Int) -> TrialPlan {
+        var random = SplitMix64(seed: seed, stream: index / Self.blockSize, salt: 0xB10C)
+        let parties = Party.allCases
+        // Per process: the order of the four steps, and of its mechanisms (one of each per pair of kills).
+        var steps: [Party: [Step]] = [:]
+        var mechanisms: [Party: [Mechanism]] = [:]
+        for party in parties {
+            steps[party] = Step.allCases.shuffled(using: &random)
+            mechanisms[party] =
+                [Mechanism.point, .delay].shuffled(using: &random) + [Mechanism.point, .delay].shuffled(using: &random)
+        }
+        let position = index % Self.blockSize
+        let round = position / parties.count
+        var order: [Party] = []
+        for _ in 0...round { order = parties.shuffled(using: &random) }
+        let party = order[position % parties.count]
+        return TrialPlan(party: party, step: steps[party]![round], mechanism: mechanisms[party]![round])
+    }
+
+    /// What a trial's own choices are for: the step (customer, product, refund), or the kill (delay, request,
+    /// crash point's time). Separate streams, so how many choices the step took cannot move the kill.
+    enum Purpose: UInt64 {
+        case step = 0x57E9
+        case kill = 0x4111
+    }
+
+    /// The generator of trial `index`'s own choices for `purpose`.
+    func random(forTrial index: Int, purpose: Purpose = .step) -> SplitMix64 {
+        SplitMix64(seed: seed, stream: index, salt: purpose.rawValue)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// How one trial's kill went.
+enum KillOutcome: Sendable {
+    /// The process died while the step was under way.
+    case during(String)
+    /// The step had ended first (a delay longer than the step took, a crash point the step did not reach): the
+    /// server was killed then, idle or at its background work.
+    case after(String)
+    /// The app had ended before its delay ran out: nothing was killed.
+    case missed(String)
+
+    var description: String {
+        switch self {
+        case .during(let how): "killed during the step (\(how))"
+        case .after(let how): "killed after the step (\(how))"
+        case .missed(let how): "not killed: the app had ended (\(how))"
+        }
+    }
+}
+
+/// What a campaign did and found: kills per process and step, violations (each transaction counted once, however
+/// many trials see it), and how long it took.
+struct Report: Sendable {
+    let seed: UInt64
+    let engine: String
+    let planned: Int
+    private(set) var trials = 0
+    private(set) var kills: [Party: [Step: (during: Int, after: Int, missed: Int)]] = [:]
+    private(set) var violations: [Violation.Kind: Set<String>] = [:]
+    /// Trials whose checks passed only after the system was settled once more (an app or a notification that
+    /// needed another round), not violations.
+    private(set) var resettled = 0
+    private let started = ContinuousClock.now
+    private var phases: [Phase: Duration] = [:]
+
+    /// Where a trial's time goes.
+    enum Phase: String, CaseIterable, Sendable {
+        /// Bringing about what the step needs, and starting a server armed with its crash point.
+        case prepare
+        /// The step, the kill and the killed server's restart.
+        case step
+        /// The app reopened, notifications sent again.
+        case settle
+        /// The invariants and the merchant's reconciliation.
+        case check
+    }
+
+    init(seed: UInt64, engine: String, planned: Int) {
+        self.seed = seed
+        self.engine = engine
+        self.planned = planned
+    }
+
+    /// Records trial `plan`'s kill and what the checks after it found; answers the violations seen for the first
+    /// time.
+    mutating func record(_ plan: TrialPlan, _ outcome: KillOutcome, violations found: [Violation], resettles: Int)
+        -> [Violation]
+    {
+        trials += 1
+        if resettles > 0 { resettled += 1 }
+        var tally = kills[plan.party, default: [:]][plan.step, default: (0, 0, 0)]
+        switch outcome {
+        case .during: tally.during += 1
+        case .after: tally.after += 1
+        case .missed: tally.missed += 1
+        }
+        kills[plan.party, default: [:]][plan.step] = tally
+        var new: [Violation] = []
+        for violation in found where violations[violation.kind, default: []].insert(violation.subject).inserted {
+            new.append(violation)
+        }
+        return new
+    }
+
+    mutating func spent(_ duration: Duration, on phase: Phase) { phases[phase, default: .zero] += duration }
+
+    /// Processes killed per party (during a step or after it).
+    func killed(_ party: Party) -> Int {
+        kills[party, default: [:]].values.reduce(0) { $0 + $1.during + $1.after }
+    }
+
+    func count(_ kind: Violation.Kind) -> Int { violations[kind]?.count ?? 0 }
+
+    var isClean: Bool { violations.values.allSatisfy(\.isEmpty) }
+
+    var elapsed: Duration { ContinuousClock.now - started }
+
+    /// The report printed at the end.
+    var lines: [String] {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        func pad(_ text: String, _ width: Int) -> String {
+            text + String(repeating: " ", count: max(1, width - text.count))
+        }
+        var lines = [
+            "kiosk-chaos report: \(trials) of \(planned) trials, seed \(seed), \(engine)",
+            String(
+                format: "elapsed %.1f s, %.2f s a trial", seconds, trials == 0 ? 0 : seconds / Double(trials))
+                + " ("
+                + Phase.allCases.map { phase in
+                    let spent = phases[phase, default: .zero] / max(1, trials)
+                    let seconds = Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18
+                    return String(format: "%@ %.2f s", phase.rawValue, seconds)
+                }.joined(separator: ", ") + ")",
+            "kills (during the step + after it, and missed):",
+            pad("", 10) + Step.allCases.map { pad($0.rawValue, 16) }.joined() + "total",
+        ]
+        for party in Party.allCases {
+            let cells = Step.allCases.map { step -> String in
+                let tally = kills[party, default: [:]][step, default: (0, 0, 0)]
+                let missed = tally.missed > 0 ? ", \(tally.missed) missed" : ""
+                return pad("\(tally.during) + \(tally.after)\(missed)", 16)
+            }
+            lines.append(pad(party.rawValue, 10) + cells.joined() + String(killed(party)))
+        }
+        lines.append(
+            "killed: " + Party.allCases.map { "\($0.rawValue) \(killed($0))" }.joined(separator: ", "))
+        lines.append("lost grants: \(count(.lostGrant))")
+        lines.append("duplicated grants: \(count(.duplicatedGrant))")
+        let others = Violation.Kind.allCases.filter { $0 != .lostGrant && $0 != .duplicatedGrant }
+        lines.append("other violations: \(others.map(count).reduce(0, +))")
+        for kind in others where count(kind) > 0 { lines.append("  \(kind.rawValue): \(count(kind))") }
+        if resettled > 0 {
+            lines.append("trials whose checks passed only after settling once more: \(resettled)")
+        }
+        lines.append(
+            isClean ? "result: every charged payment granted exactly once" : "result: VIOLATIONS (seed \(seed))")
+        return lines
+    }
+}
