@@ -112,6 +112,8 @@ public protocol StorageTransaction: Sendable {
         async throws -> [Payment]
 
     func insertTransaction(_ transaction: StoreTransaction) async throws
+    /// Stores a transaction signed anew: only over the revision before its own (`revision - 1`), so of two changes
+    /// made at once from the same state one lands and the other throws.
     func updateTransaction(_ transaction: StoreTransaction) async throws
     func transaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> StoreTransaction?
     /// Every transaction of one account in one app, oldest first (by purchase date, then id).
