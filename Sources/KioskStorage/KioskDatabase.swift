@@ -57,6 +57,9 @@ public protocol StorageTransaction: Sendable {
 
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, to value: String?) async throws
+    /// Stores `value` under `key` unless the key has a value; returns the value stored afterwards. Two processes
+    /// doing this at once agree on one value (the first to commit), where read-then-write could each keep their own.
+    func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String
 
     func insertApp(_ app: App) async throws
     func updateApp(_ app: App) async throws

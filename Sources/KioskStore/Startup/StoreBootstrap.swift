@@ -95,8 +95,10 @@ struct StoreBootstrap {
             if let existing = try await tx.setting(Self.adminTokenKey) { return (existing, nil) }
             let token = SecretGenerator.token()
             let hash = SecretGenerator.sha256Hex(token)
-            try await tx.setSetting(Self.adminTokenKey, to: hash)
-            return (hash, token)
+            // Replicas starting at once on a new database agree on the first token committed; only its maker
+            // shows it.
+            let stored = try await tx.settingInsertingIfAbsent(Self.adminTokenKey, value: hash)
+            return (stored, stored == hash ? token : nil)
         }
     }
 
