@@ -264,6 +264,16 @@ public protocol StorageTransaction: Sendable {
     func insertCertificateRevocation(_ revocation: CertificateRevocation) async throws -> CertificateRevocation
     /// The revoked certificates of one environment, oldest first.
     func certificateRevocations(environment: StoreEnvironment) async throws -> [CertificateRevocation]
+
+    // MARK: Signing identity (issue 15): the chains every replica signs with
+
+    func signingChain(environment: StoreEnvironment) async throws -> SealedSigningChain?
+    /// Stores the environment's chain unless it has one; false (and nothing changes) when it has. A concurrent
+    /// insert waits for the other transaction and then loses to it (PostgreSQL), so two replicas never both win.
+    func insertSigningChainIfAbsent(_ chain: SealedSigningChain) async throws -> Bool
+    /// Replaces the environment's chain if its stored version is still `expected` (compare and swap); false (and
+    /// nothing changes) when another process changed it meanwhile.
+    func replaceSigningChain(_ chain: SealedSigningChain, replacingVersion expected: Int64) async throws -> Bool
 }
 
 /// Failures the storage layer reports in terms callers can act on.
