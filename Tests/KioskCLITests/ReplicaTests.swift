@@ -90,9 +90,8 @@ import Testing
             }
         }
 
-        try await Nginx.with(
-            listen: proxyPort, upstreams: replicas.map(\.port), directory: root.appendingPathComponent("nginx")
-        ) { proxy in
+        let nginxDirectory = root.appendingPathComponent("nginx")
+        try await Nginx.with(listen: proxyPort, upstreams: replicas.map(\.port), directory: nginxDirectory) { proxy in
             try await Self.prepareCatalog(proxy, notificationURL: sink.url)
             // Frozen, so every replica signs one instant and the month advances are exact.
             #expect(
@@ -101,6 +100,9 @@ import Testing
 
             let bought = try await Self.buyEverySubscription(through: proxy)
             #expect(bought.count == subscriptions)
+            #expect(
+                try Nginx.upstreamPorts(directory: nginxDirectory) == Set(replicas.map(\.port)),
+                "nginx passes requests to every replica in turn")
             let sandboxRoot = try #require(roots[.sandbox])
             for signed in bought.values {
                 #expect(try Self.x5cRoot(of: signed) == sandboxRoot, "every replica signs with the one chain")
@@ -111,17 +113,23 @@ import Testing
                 try await Self.checkReceiptsAndServerAPI(
                     replicas: replicas, proxy: proxy, bought: bought, root: sandboxRoot)
 
-                // A sandbox month: the third replica takes the first batch of renewals and dies right after it
-                // commits; the others finish the month.
+                // A sandbox month, sent to the third replica while the others are stopped (SIGSTOP): it takes the
+                // first batch of renewals and dies (SIGKILL) right after it commits, before any of that batch's
+                // notifications leave, so the kill lands mid-month with no delivery in flight. The others, let go,
+                // finish the month side by side.
+                for replica in [first, second] { kill(replica.process.process.processIdentifier, SIGSTOP) }
                 let killedAdvance = try? await Self.send(
                     .POST, third.url + "/sandbox/test/v1/clock", json: ["action": "advance", "by": "6m"])
-                let status = try await third.process.waitForExit(seconds: 120)
+                let status = try await third.process.waitForExit(seconds: 300)
+                for replica in [first, second] { kill(replica.process.process.processIdentifier, SIGCONT) }
                 #expect(
                     third.process.process.terminationReason == .uncaughtSignal && status == SIGKILL,
                     "the third replica killed itself after its first renewal batch: \(String(describing: killedAdvance))"
                 )
                 let committedAtKill = try await Self.renewalsPerSubscription(database).values.reduce(0, +)
-                #expect(committedAtKill > 0, "the killed replica's batch committed before it died")
+                #expect(
+                    committedAtKill > 0 && committedAtKill < subscriptions,
+                    "the killed replica's batch, and only it, committed before it died: \(committedAtKill)")
                 try await Self.waitForDeliveries(database, renewals: subscriptions, sink: sink)
                 let firstMonth = try await Self.renewalsPerSubscription(database)
                 #expect(
@@ -497,7 +505,7 @@ extension ReplicaTests {
     /// Polls `condition` until it holds, for at most `seconds`, and looks once more after the deadline (a slow
     /// machine's late wake-up must not fail a condition that holds by then).
     static func waitUntil(
-        _ what: String, seconds: Double = 120, _ condition: () async throws -> Bool
+        _ what: String, seconds: Double = 300, _ condition: () async throws -> Bool
     ) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {

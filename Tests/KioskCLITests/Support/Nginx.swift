@@ -44,7 +44,8 @@ enum Nginx {
             error_log \(path)/error.log warn;
             events { worker_connections 512; }
             http {
-                access_log \(path)/access.log;
+                log_format upstreams '$request $status $upstream_addr';
+                access_log \(path)/access.log upstreams;
                 client_body_temp_path \(path)/client-body;
                 proxy_temp_path \(path)/proxy;
                 fastcgi_temp_path \(path)/fastcgi;
@@ -96,6 +97,15 @@ enum Nginx {
             try await Task.sleep(for: .milliseconds(100))
         }
         return try await body(url)
+    }
+
+    /// The replica ports nginx passed requests to so far, from its access log.
+    static func upstreamPorts(directory: URL) throws -> Set<Int> {
+        let log = try String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)
+        return Set(
+            log.split(separator: "\n").compactMap { line in
+                line.split(separator: " ").last?.split(separator: ":").last.flatMap { Int($0) }
+            })
     }
 
     struct NginxError: Error {}
