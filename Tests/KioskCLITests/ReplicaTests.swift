@@ -44,13 +44,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let fleet = Fleet()
         defer { fleet.killAll() }
-        try await TestDatabaseEngine.postgres.withFreshDatabase { databaseURL in
+        let slotTaken = try await TestDatabaseEngine.postgres.withFreshDatabase { databaseURL in
+            let slotTaken = ContinuousClock.now
             let databaseURL = try #require(databaseURL)
             try await withNotificationSink { sink in
                 try await Self.runReplicas(databaseURL: databaseURL, root: root, sink: sink, fleet: fleet)
             }
+            return slotTaken
         }
-        print("ReplicaTests: \(ContinuousClock.now - started)")
+        print(
+            "ReplicaTests: \(ContinuousClock.now - started), of which \(slotTaken - started) waiting for a "
+                + "PostgreSQL slot")
     }
 
     /// The whole scenario on a fresh schema.
