@@ -13,6 +13,9 @@ import X509
 ///   new leaves later. An operator who brings their own chain supplies only the three certificates and
 ///   `leaf-key.pem`.
 ///
+/// The store keeps its chains in its database too, sealed (``SealedSigningChain``), so every replica signs with the
+/// same ones; a directory then holds a copy (``mirror(_:authorityKeys:environment:)``) where operators find it.
+///
 /// A generated chain is written into a temporary directory that is renamed into place, so a crash never leaves
 /// a half-written chain behind. A directory that exists with files missing is an error, never silently replaced:
 /// merchants trust the root, and a new one would break them.
