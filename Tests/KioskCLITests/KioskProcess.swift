@@ -22,8 +22,10 @@ enum KioskProcess {
         var signal: Int32?
     }
 
-    /// Runs `kiosk <arguments>` to completion (at most 60 s) with a clean `KIOSK_*` environment plus `environment`;
-    /// `onStart` gets the process id as soon as it runs (a fault test's proxy kills it by that id).
+    /// Runs `kiosk <arguments>` to completion with a clean `KIOSK_*` environment plus `environment`; `onStart` gets
+    /// the process id as soon as it runs (a fault test's proxy kills it by that id). A process still running after
+    /// 300 s is stopped: a safety net past every timeout the programs keep themselves (coin-shop's 120 s per
+    /// request), so it is the program, not the harness, that decides when a slow store has failed it.
     ///
     /// Waiting happens on dispatch threads, never on Swift concurrency's few cooperative threads: the store under
     /// test answers the command on those, so blocking one could starve it.
@@ -58,7 +60,7 @@ enum KioskProcess {
                 DispatchQueue.global().async(group: readers) {
                     collected.stderr = err.fileHandleForReading.readDataToEndOfFile()
                 }
-                if readers.wait(timeout: .now() + 60) == .timedOut { process.terminate() }
+                if readers.wait(timeout: .now() + 300) == .timedOut { process.terminate() }
                 readers.wait()
                 process.waitUntilExit()
                 continuation.resume(
