@@ -57,6 +57,9 @@ public protocol StorageTransaction: Sendable {
 
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, to value: String?) async throws
+    /// Stores `value` under `key` unless the key has a value; returns the value stored afterwards. Two processes
+    /// doing this at once agree on one value (the first to commit), where read-then-write could each keep their own.
+    func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String
 
     func insertApp(_ app: App) async throws
     func updateApp(_ app: App) async throws
@@ -112,6 +115,8 @@ public protocol StorageTransaction: Sendable {
         async throws -> [Payment]
 
     func insertTransaction(_ transaction: StoreTransaction) async throws
+    /// Stores a transaction signed anew: only over the revision before its own (`revision - 1`), so of two changes
+    /// made at once from the same state one lands and the other throws.
     func updateTransaction(_ transaction: StoreTransaction) async throws
     func transaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> StoreTransaction?
     /// Every transaction of one account in one app, oldest first (by purchase date, then id).
@@ -259,6 +264,16 @@ public protocol StorageTransaction: Sendable {
     func insertCertificateRevocation(_ revocation: CertificateRevocation) async throws -> CertificateRevocation
     /// The revoked certificates of one environment, oldest first.
     func certificateRevocations(environment: StoreEnvironment) async throws -> [CertificateRevocation]
+
+    // MARK: Signing identity (issue 15): the chains every replica signs with
+
+    func signingChain(environment: StoreEnvironment) async throws -> SealedSigningChain?
+    /// Stores the environment's chain unless it has one; false (and nothing changes) when it has. A concurrent
+    /// insert waits for the other transaction and then loses to it (PostgreSQL), so two replicas never both win.
+    func insertSigningChainIfAbsent(_ chain: SealedSigningChain) async throws -> Bool
+    /// Replaces the environment's chain if its stored version is still `expected` (compare and swap); false (and
+    /// nothing changes) when another process changed it meanwhile.
+    func replaceSigningChain(_ chain: SealedSigningChain, replacingVersion expected: Int64) async throws -> Bool
 }
 
 /// Failures the storage layer reports in terms callers can act on.

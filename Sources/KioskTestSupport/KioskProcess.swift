@@ -33,15 +33,17 @@ public enum KioskProcess {
         public var signal: Int32?
     }
 
-    /// Runs `executable <arguments>` to completion (at most `timeout` seconds, then SIGTERM) with a clean
-    /// `KIOSK_*` environment plus `environment`; `onStart` gets the process id as soon as it runs (a fault test's
-    /// proxy kills it by that id).
+    /// Runs `executable <arguments>` to completion with a clean `KIOSK_*` environment plus `environment`;
+    /// `onStart` gets the process id as soon as it runs (a fault test's proxy kills it by that id). A process still
+    /// running after `timeout` seconds is stopped (SIGTERM): by default 300 s, a safety net past every timeout the
+    /// programs keep themselves (coin-shop's 120 s per request), so it is the program, not the harness, that decides
+    /// when a slow store has failed it.
     ///
     /// Waiting happens on dispatch threads, never on Swift concurrency's few cooperative threads: a store under
     /// test in the same process answers the command on those, so blocking one could starve it.
     public static func run(
         _ arguments: [String], environment: [String: String] = [:], executable: URL = KioskProcess.executable,
-        timeout: Double = 60, onStart: @escaping @Sendable (Int32) -> Void = { _ in }
+        timeout: Double = 300, onStart: @escaping @Sendable (Int32) -> Void = { _ in }
     ) async throws -> Result {
         let process = Process()
         process.executableURL = executable

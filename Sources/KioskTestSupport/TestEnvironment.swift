@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a test needs from outside Swift: a PostgreSQL server, a Python with Apple's app-store-server-library, the
-/// `openssl` command. `.ci/run` installs each and names it in the environment; a developer's `swift test` may lack
+/// `openssl` command, `nginx`. `.ci/run` installs each and names it in the environment; a developer's `swift test` may lack
 /// them, and the tests that need one then skip with the reason. In CI (`CI` set to anything but `false` or `0`)
 /// a missing requirement fails those tests instead: a run that silently skipped them would be green for nothing.
 ///
@@ -19,12 +19,15 @@ public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvert
     case python
     /// `openssl` on `PATH`.
     case openssl
+    /// `nginx` on `PATH` or at `/usr/sbin/nginx` (where Debian puts it, often off a user's `PATH`).
+    case nginx
 
     public var description: String {
         switch self {
         case .postgreSQL: "PostgreSQL (KIOSK_TEST_POSTGRES_URL)"
         case .python: "Python with Apple's app-store-server-library (KIOSK_TEST_PYTHON)"
         case .openssl: "openssl on PATH"
+        case .nginx: "nginx on PATH or /usr/sbin/nginx"
         }
     }
 }
@@ -45,9 +48,17 @@ public enum TestEnvironment {
         case .postgreSQL: return nonEmpty("KIOSK_TEST_POSTGRES_URL")
         case .python: return nonEmpty("KIOSK_TEST_PYTHON")
         case .openssl:
-            return (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/openssl" }
-                .first { FileManager.default.isExecutableFile(atPath: $0) }
+            return executable("openssl", path: environment["PATH"])
+        case .nginx:
+            return executable("nginx", path: environment["PATH"])
+                ?? (FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : nil)
         }
+    }
+
+    /// The first executable `name` in the directories of `path` (`/usr/bin:/bin` when unset).
+    private static func executable(_ name: String, path: String?) -> String? {
+        (path ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/\(name)" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Whether tests needing `requirement` run: when it is present, and always in CI (where ``require(_:)`` then

@@ -40,7 +40,22 @@ func report(_ name: String, _ measured: Double, baselineName: String, _ baseline
 }
 
 let arguments = CommandLine.arguments
-let seconds = arguments.firstIndex(of: "--seconds").flatMap { Double(arguments[$0 + 1]) } ?? 2
+
+/// The number after `name` on the command line, `fallback` when the flag is absent; anything but a number in
+/// `range` stops the run with a message.
+func option<Number: LosslessStringConvertible & Comparable>(
+    _ name: String, in range: ClosedRange<Number>, default fallback: Number
+) -> Number {
+    guard let index = arguments.firstIndex(of: name) else { return fallback }
+    guard index + 1 < arguments.count, let value = Number(arguments[index + 1]), range.contains(value) else {
+        FileHandle.standardError.write(
+            Data("kiosk-bench: \(name) takes a number from \(range.lowerBound) to \(range.upperBound)\n".utf8))
+        exit(64)
+    }
+    return value
+}
+
+let seconds = option("--seconds", in: 0.1...3_600.0, default: 2.0)
 emit("kiosk-bench: each figure over ~\(seconds) s on this machine; compare ratios, not absolute rates")
 
 // 1. Signing a transaction-sized JWS against a bare P-256 signature of the same bytes.
@@ -211,7 +226,7 @@ for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine
 
 // 7. Renewals: how fast the scheduler renews subscriptions that all fall due at once, at three sizes per engine; the
 // time per renewal staying flat as the count grows tenfold shows the cost grows linearly.
-let renewalCount = arguments.firstIndex(of: "--renewals").flatMap { Int(arguments[$0 + 1]) } ?? 100_000
+let renewalCount = option("--renewals", in: 0...10_000_000, default: 100_000)
 for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)]
 where renewalCount > 0 && (engine == "SQLite" || url != nil) {
     var perRenewal: [(Int, Double)] = []

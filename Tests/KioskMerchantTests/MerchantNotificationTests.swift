@@ -201,29 +201,51 @@ extension MerchantShop {
         }
     }
 
-    /// The signed payloads the store made for the app, newest of each type, from the App Store Server API's
-    /// notification history (called with the merchant's own key, as the merchant would).
-    func signedNotifications(merchant: TestMerchant) async throws -> [String: String] {
+    /// The signed payloads the store made for the app (about one transaction when `transactionId` is given), newest
+    /// of each type, from the App Store Server API's notification history (called with the merchant's own key, as
+    /// the merchant would).
+    func signedNotifications(merchant: TestMerchant, about transactionId: UInt64? = nil) async throws
+        -> [String: String]
+    {
         let key = try #require(merchant.built.service.configuration.apps[Self.bundleId]?.serverAPIKey)
         let token = try ServerAPIToken.sign(
             keyId: key.keyId, issuerId: key.issuerId, bundleId: Self.bundleId, privateKeyPEM: key.privateKeyPEM,
             expiresAt: Date().addingTimeInterval(300))
-        let now = Date().millisecondsSince1970
-        let answer = try await store.request(
-            .POST, "/sandbox/inApps/v1/notifications/history",
-            json: ["startDate": now - 86_400_000, "endDate": now + 86_400_000], token: .some(token))
-        try Self.expect(200, answer)
+        let now = try await sandboxNow().millisecondsSince1970
         var byType: [String: String] = [:]
-        for item in answer.json["notificationHistory"] as? [[String: Any]] ?? [] {
-            guard let signed = item["signedPayload"] as? String,
-                let claims = try? Base64.decode(
-                    string: String(signed.split(separator: ".")[1]),
-                    options: [.base64UrlAlphabet, .omitPaddingCharacter]),
-                let object = try? JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any],
-                let type = object["notificationType"] as? String
-            else { continue }
-            byType[type] = signed
-        }
+        var page: String?
+        repeat {
+            let answer = try await store.request(
+                .POST,
+                "/sandbox/inApps/v1/notifications/history"
+                    + (page.map {
+                        "?paginationToken=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)"
+                    } ?? ""),
+                json: ["startDate": now - 86_400_000, "endDate": now + 86_400_000], token: .some(token))
+            try Self.expect(200, answer)
+            for item in answer.json["notificationHistory"] as? [[String: Any]] ?? [] {
+                guard let signed = item["signedPayload"] as? String, let object = Self.claims(of: signed),
+                    let type = object["notificationType"] as? String
+                else { continue }
+                if let transactionId {
+                    let data = object["data"] as? [String: Any]
+                    let transaction = (data?["signedTransactionInfo"] as? String).flatMap(Self.claims(of:))
+                    guard transaction?["transactionId"] as? String == String(transactionId) else { continue }
+                }
+                byType[type] = signed
+            }
+            page = answer.json["hasMore"] as? Bool == true ? answer.json["paginationToken"] as? String : nil
+        } while page != nil
         return byType
+    }
+
+    /// The claims of a compact JWS, unverified (the merchant verifies what it is sent).
+    static func claims(of jws: String) -> [String: Any]? {
+        let parts = jws.split(separator: ".")
+        guard parts.count == 3,
+            let bytes = try? Base64.decode(
+                string: String(parts[1]), options: [.base64UrlAlphabet, .omitPaddingCharacter])
+        else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
     }
 }

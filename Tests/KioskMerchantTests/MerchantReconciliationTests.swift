@@ -35,7 +35,7 @@ import Testing
                 #expect(try await merchant.entitlements(of: "alice").balance("coins") == 0)
                 #expect(try await merchant.entitlements(of: "carol").entitlement("no_ads")?.active == true)
 
-                let report = try await reconcile(merchant, repair: false)
+                let report = try await merchant.reconcile(repair: false)
                 #expect(!report.repaired && report.grants == 2)
                 #expect(
                     Set(report.findings.map { "\($0.kind) \($0.transactionId) \($0.userId ?? "-")" }) == [
@@ -44,7 +44,7 @@ import Testing
                 #expect(report.findings.allSatisfy { $0.repair == nil })
                 #expect(try await merchant.entitlements(of: "alice").balance("coins") == 0, "a dry run changes nothing")
 
-                let repaired = try await reconcile(merchant, repair: true)
+                let repaired = try await merchant.reconcile(repair: true)
                 #expect(
                     Set(repaired.findings.map { "\($0.kind) \($0.repair ?? "-")" }) == [
                         "not_granted granted", "grant_without_purchase revoked",
@@ -55,7 +55,7 @@ import Testing
                 let history = try await merchant.explain("alice").history
                 #expect(history.last?.source == "reconciliation" && history.last?.kind == "granted", "\(history)")
 
-                let after = try await reconcile(merchant, repair: true)
+                let after = try await merchant.reconcile(repair: true)
                 #expect(after.findings.isEmpty, "\(after.findings)")
                 #expect(after.storeTransactions == 2)
             }
@@ -81,12 +81,5 @@ import Testing
                 expectRefused(anonymous, 401, "invalid_admin_token", field: "Authorization")
             }
         }
-    }
-
-    private func reconcile(_ merchant: TestMerchant, repair: Bool) async throws -> MerchantReconcileReport {
-        let answer = try await merchant.request(
-            .POST, MerchantPaths.adminReconcile, json: ["environment": "Sandbox", "repair": repair])
-        try MerchantShop.expect(200, answer)
-        return try answer.decode(MerchantReconcileReport.self)
     }
 }

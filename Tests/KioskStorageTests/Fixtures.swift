@@ -148,4 +148,14 @@ enum Fixtures {
             errorReason: minimal ? nil : "none", createdAt: created, finishedAt: minimal ? nil : updated
         )
     }
+
+    /// A signing chain row whose every text field names `marker` (storage does not parse them).
+    static func sealedChain(_ environment: StoreEnvironment, version: Int64, marker: String) -> SealedSigningChain {
+        SealedSigningChain(
+            environment: environment, version: version, rootCertificatePEM: "root \(marker)",
+            intermediateCertificatePEM: "intermediate \(marker)", leafCertificatePEM: "leaf \(marker)",
+            sealedLeafKey: "leaf key \(marker)", sealedRootKey: version == 1 ? nil : "root key \(marker)",
+            sealedIntermediateKey: version == 1 ? nil : "intermediate key \(marker)",
+            updatedAt: Date(millisecondsSince1970: 1_700_000_000_000 + version))
+    }
 }

@@ -225,7 +225,7 @@ struct PurchaseStorageTests {
     @Test(arguments: TestEngine.all)
     func transactionRoundTrip(engine: TestEngine) async throws {
         // Proves transactions with all optional fields set and unset read back equal, are keyed per environment,
-        // list oldest first (by purchase date, then id), and update every field.
+        // list oldest first (by purchase date, then id), and update every field, only over the revision before.
         try await engine.withDatabase { database, _ in
             let account = UUID()
             let later = Fixtures.transaction(
@@ -251,12 +251,24 @@ struct PurchaseStorageTests {
             draft.revocationDate = Fixtures.updated
             draft.revocationReason = 0
             draft.signedTransaction = "re.signed.jws"
+            draft.revision += 1
             let changed = draft
             try await database.transaction { try await $0.updateTransaction(changed) }
             try await database.transaction { transaction async throws in
                 #expect(try await transaction.transaction(id: minimal.id, environment: .sandbox) == changed)
                 #expect(try await transaction.transaction(id: minimal.id, environment: .production) == nil)
             }
+            // A second change made from the same read (another request, another replica) does not land.
+            var concurrent = minimal
+            concurrent.refundedMinorUnits = 1
+            concurrent.revision += 1
+            let stale = concurrent
+            await #expect(throws: StorageError.self) {
+                try await database.transaction { try await $0.updateTransaction(stale) }
+            }
+            #expect(
+                try await database.transaction { try await $0.transaction(id: minimal.id, environment: .sandbox) }
+                    == changed)
         }
     }
 

@@ -177,6 +177,66 @@ struct StorageContractTests {
         }
     }
 
+    @Test(arguments: TestEngine.all)
+    func settingInsertedIfAbsentKeepsTheFirstValue(engine: TestEngine) async throws {
+        // Proves the first value stored under a key stays, and every later insert answers it instead of its own.
+        try await engine.withDatabase { database, _ in
+            let first = try await database.transaction { try await $0.settingInsertingIfAbsent("issuer", value: "a") }
+            let second = try await database.transaction { try await $0.settingInsertingIfAbsent("issuer", value: "b") }
+            #expect(first == "a" && second == "a")
+            #expect(try await database.transaction { try await $0.setting("issuer") } == "a")
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func signingChainIsInsertedOnceAndSwappedByVersion(engine: TestEngine) async throws {
+        // Proves a chain is stored once per environment (a second insert loses and changes nothing), reads back
+        // equal, and is replaced only by a writer that names its current version.
+        try await engine.withDatabase { database, _ in
+            let chain = Fixtures.sealedChain(.sandbox, version: 1, marker: "first")
+            let rival = Fixtures.sealedChain(.sandbox, version: 1, marker: "rival")
+            let inserted = try await database.transaction { try await $0.insertSigningChainIfAbsent(chain) }
+            let rivalInserted = try await database.transaction { try await $0.insertSigningChainIfAbsent(rival) }
+            #expect(inserted && !rivalInserted)
+            #expect(try await database.transaction { try await $0.signingChain(environment: .sandbox) } == chain)
+            #expect(try await database.transaction { try await $0.signingChain(environment: .production) } == nil)
+
+            let reissued = Fixtures.sealedChain(.sandbox, version: 2, marker: "reissued")
+            let stale = Fixtures.sealedChain(.sandbox, version: 2, marker: "stale")
+            let swapped = try await database.transaction {
+                try await $0.replaceSigningChain(reissued, replacingVersion: 1)
+            }
+            let staleSwapped = try await database.transaction {
+                try await $0.replaceSigningChain(stale, replacingVersion: 1)
+            }
+            #expect(swapped && !staleSwapped)
+            #expect(try await database.transaction { try await $0.signingChain(environment: .sandbox) } == reissued)
+        }
+    }
+
+    @Test(.enabled(if: TestEnvironment.runs(.postgreSQL), TestEngine.postgresSkipReason))
+    func concurrentSigningChainInsertsHaveOneWinner() async throws {
+        // Proves replicas racing to store the first chain agree: exactly one insert wins, and every transaction
+        // reads the winner's chain afterwards.
+        try await TestEngine.postgresql.withDatabase { database, _ in
+            let winners = try await withThrowingTaskGroup(of: (Bool, SealedSigningChain?).self) { group in
+                for index in 0..<4 {
+                    group.addTask {
+                        try await database.transaction { tx in
+                            let inserted = try await tx.insertSigningChainIfAbsent(
+                                Fixtures.sealedChain(.production, version: 1, marker: "replica \(index)"))
+                            return (inserted, try await tx.signingChain(environment: .production))
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(winners.filter(\.0).count == 1)
+            let stored = try await database.transaction { try await $0.signingChain(environment: .production) }
+            #expect(winners.allSatisfy { $0.1 == stored })
+        }
+    }
+
     /// A write that breaks a uniqueness rule, and the constraint name it must report.
     enum Duplicate: String, CaseIterable, Sendable {
         case bundleId = "apps.bundle_id"

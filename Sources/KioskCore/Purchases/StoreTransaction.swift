@@ -44,6 +44,10 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
     /// When anything about the transaction last changed (creation, refund, extension…); the App Store Server API
     /// sorts and pages history by it.
     public var modifiedAt: Date
+    /// How many times the transaction was signed: 1 when made, one more for each change signed since (a refund, a
+    /// reversal, an extension…). Signed as `kioskRevision`, so a receiver can order two signed states of one
+    /// transaction even when the clock gave them the same `signedDate` (a frozen sandbox clock, one millisecond).
+    public var revision: Int64
     /// Compact JWS in Apple's `JWSTransactionDecodedPayload` shape.
     public var signedTransaction: String
     /// Base64 iOS 6-style transaction receipt.
@@ -57,7 +61,7 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         webOrderLineItemId: Int64? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
         revocationReason: Int? = nil, revocationType: String? = nil, transactionReason: TransactionReason = .purchase,
         isUpgraded: Bool = false, offer: AppliedOffer? = nil, refundedMinorUnits: Int = 0, modifiedAt: Date? = nil,
-        signedTransaction: String, transactionReceipt: String
+        revision: Int64 = 0, signedTransaction: String, transactionReceipt: String
     ) {
         self.id = id
         self.environment = environment
@@ -87,6 +91,7 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         self.offer = offer
         self.refundedMinorUnits = refundedMinorUnits
         self.modifiedAt = modifiedAt ?? purchaseDate
+        self.revision = revision
         self.signedTransaction = signedTransaction
         self.transactionReceipt = transactionReceipt
     }

@@ -38,11 +38,13 @@ struct GrantLedger: Sendable {
 
     // MARK: Applying transactions
 
-    /// Grants `facts` to `owner` exactly once, or brings an existing grant up to the newest signed state.
+    /// Grants `facts` to `owner` exactly once, or brings an existing grant up to the newest state.
     ///
     /// Order of arrival never matters: the row's key (environment, transaction id) admits one grant, and a state
-    /// is applied only when it was signed after the one applied last. A transaction refunded before it was ever
-    /// granted is recorded revoked and credits nothing.
+    /// is applied only when it supersedes the one held (`PurchaseFacts.supersedes`: the store's revision, then
+    /// revocation over purchase, then dates). What was parked before a user was known (a refund that came first)
+    /// is applied with the grant, unless `facts` supersedes it. A transaction refunded before it was ever granted
+    /// is recorded revoked and credits nothing.
     func apply(
         _ facts: PurchaseFacts, owner: GrantOwner?, product: MerchantConfiguration.ProductSettings, source: String,
         now: Date
@@ -58,9 +60,19 @@ struct GrantLedger: Sendable {
             try await keepUnclaimed(facts, now: now)
             return .unclaimed
         }
-        let record = GrantRecord(
+        var record = GrantRecord(
             facts: facts, userId: owner.userId, orderId: owner.orderId, product: product, source: source,
             grantedAt: now)
+        if let parked = try await unclaimed(transactionId: facts.transactionId, environment: facts.environment),
+            !facts.supersedes(parked.state)
+        {
+            record.revokedDate = parked.revokedDate
+            record.revocationReason = parked.revocationReason
+            record.expiresDate = parked.expiresDate ?? record.expiresDate
+            record.stateSignedDate = parked.state.signedDate
+            record.stateRevision = parked.state.revision ?? facts.revision
+            record.reinstated = parked.state.reinstated
+        }
         guard try await insert(record) else {
             // Another transaction granted it between the read and the insert (PostgreSQL): apply on top of that.
             return try await apply(facts, owner: owner, product: product, source: source, now: now)
@@ -86,27 +98,33 @@ struct GrantLedger: Sendable {
         return .granted(revoked: record.isRevoked)
     }
 
-    /// Applies a newer signed state of a granted transaction: a refund takes back what it gave, a reversal gives
-    /// it again, an extension moves its expiry. Older or equal states change nothing.
+    /// Applies a newer state of a granted transaction: a refund takes back what it gave, a reversal gives it
+    /// again, an extension moves its expiry. A state that does not supersede the one held changes nothing.
     @discardableResult
     func updateState(_ grant: GrantRecord, to facts: PurchaseFacts, source: String, now: Date) async throws
         -> GrantRecord
     {
-        guard facts.signedDate > grant.stateSignedDate else { return grant }
+        guard facts.supersedes(grant.state) else { return grant }
+        let state = facts.replacing(grant.state)
         var updated = grant
         updated.revokedDate = facts.revocationDate
         updated.revocationReason = facts.revocationReason
         updated.expiresDate = facts.expiresDate ?? grant.expiresDate
-        updated.stateSignedDate = facts.signedDate
+        updated.stateSignedDate = state.signedDate
+        updated.stateRevision = state.revision
+        updated.reinstated = state.reinstated
+        updated.stateChanges = grant.stateChanges + 1
         // Conditional on the state read, so two newer states applied at once cannot both count.
         let rows = try await session.all(
             """
             UPDATE grants SET revoked_date = \(bind: updated.revokedDate?.millisecondsSince1970),
                 revocation_reason = \(bind: updated.revocationReason),
                 expires_date = \(bind: updated.expiresDate?.millisecondsSince1970),
-                state_signed_date = \(bind: updated.stateSignedDate.millisecondsSince1970)
+                state_signed_date = \(bind: updated.stateSignedDate.millisecondsSince1970),
+                state_revision = \(bind: updated.stateRevision), reinstated = \(bind: updated.reinstated),
+                state_changes = \(bind: updated.stateChanges)
             WHERE environment = \(bind: grant.environment.rawValue) AND transaction_id = \(bind: grant.transactionId)
-                AND state_signed_date = \(bind: grant.stateSignedDate.millisecondsSince1970)
+                AND state_changes = \(bind: grant.stateChanges)
             RETURNING transaction_id
             """)
         guard !rows.isEmpty else {
@@ -130,16 +148,16 @@ struct GrantLedger: Sendable {
         return updated
     }
 
-    /// Takes back a grant whose purchase the store does not know (reconciliation's repair).
+    /// Takes back a grant whose purchase the store does not know (reconciliation's repair): the store's present
+    /// word, a revocation one past whatever the ledger holds.
     func revokeWithoutPurchase(_ grant: GrantRecord, now: Date) async throws {
-        var facts = PurchaseFacts(
+        let facts = PurchaseFacts(
             environment: grant.environment, bundleId: grant.bundleId, transactionId: grant.transactionId,
             originalTransactionId: grant.originalTransactionId, productId: grant.productId, quantity: grant.quantity,
             purchaseDate: grant.purchaseDate, expiresDate: grant.expiresDate, revocationDate: now,
-            revocationReason: "no_purchase_in_store", appAccountToken: nil, signedDate: now)
-        if facts.signedDate <= grant.stateSignedDate {
-            facts.signedDate = grant.stateSignedDate.addingTimeInterval(0.001)
-        }
+            revocationReason: "no_purchase_in_store", appAccountToken: nil,
+            signedDate: max(now, grant.stateSignedDate.addingTimeInterval(0.001)),
+            revision: grant.stateRevision.map { $0.saturatingAdding(1) }, provenance: .present)
         try await updateState(grant, to: facts, source: "reconciliation", now: now)
     }
 
@@ -230,8 +248,20 @@ struct GrantLedger: Sendable {
     /// A user's ledger history, oldest first.
     func events(userId: String) async throws -> [LedgerEvent] {
         try await session.all(
-            "SELECT * FROM ledger_events WHERE user_id = \(bind: userId) ORDER BY at, transaction_id"
+            """
+            SELECT * FROM ledger_events WHERE user_id = \(bind: userId) ORDER BY at, transaction_id, state_change
+            """
         ).map(LedgerEvent.init(row:))
+    }
+
+    /// The state parked for a transaction no user was known for, if any.
+    func unclaimed(transactionId: String, environment: StoreEnvironment) async throws -> UnclaimedRecord? {
+        try await session.first(
+            """
+            SELECT * FROM unclaimed_transactions
+            WHERE environment = \(bind: environment.rawValue) AND transaction_id = \(bind: transactionId)
+            """
+        ).map(UnclaimedRecord.init(row:))
     }
 
     /// Unclaimed transactions of an app in one environment.
@@ -283,7 +313,8 @@ struct GrantLedger: Sendable {
             """
             INSERT INTO grants (environment, transaction_id, original_transaction_id, bundle_id, user_id, order_id,
                 product_id, product_kind, quantity, entitlement, balance_name, balance_amount, purchase_date,
-                expires_date, revoked_date, revocation_reason, state_signed_date, source, granted_at)
+                expires_date, revoked_date, revocation_reason, state_signed_date, state_revision, reinstated,
+                state_changes, source, granted_at)
             VALUES (\(bind: grant.environment.rawValue), \(bind: grant.transactionId),
                 \(bind: grant.originalTransactionId), \(bind: grant.bundleId), \(bind: grant.userId),
                 \(bind: grant.orderId), \(bind: grant.productId), \(bind: grant.productKind.rawValue),
@@ -291,6 +322,7 @@ struct GrantLedger: Sendable {
                 \(bind: grant.balanceAmount), \(bind: grant.purchaseDate.millisecondsSince1970),
                 \(bind: grant.expiresDate?.millisecondsSince1970), \(bind: grant.revokedDate?.millisecondsSince1970),
                 \(bind: grant.revocationReason), \(bind: grant.stateSignedDate.millisecondsSince1970),
+                \(bind: grant.stateRevision), \(bind: grant.reinstated), \(bind: grant.stateChanges),
                 \(bind: grant.source), \(bind: grant.grantedAt.millisecondsSince1970))
             ON CONFLICT (environment, transaction_id) DO NOTHING
             RETURNING transaction_id
@@ -298,30 +330,53 @@ struct GrantLedger: Sendable {
         return !rows.isEmpty
     }
 
-    /// Remembers (or updates to a newer state) a purchase no user can be found for yet.
+    /// Remembers (or updates to a newer state, by the same order as grants) a purchase no user can be found for
+    /// yet.
     private func keepUnclaimed(_ facts: PurchaseFacts, now: Date) async throws {
-        try await session.run(
+        let state = facts.replacing(nil)
+        let inserted = try await session.all(
             """
             INSERT INTO unclaimed_transactions (environment, transaction_id, original_transaction_id, bundle_id,
-                product_id, revoked_date, state_signed_date, received_at)
+                product_id, revoked_date, revocation_reason, expires_date, state_signed_date, state_revision,
+                reinstated, state_changes, received_at)
             VALUES (\(bind: facts.environment.rawValue), \(bind: facts.transactionId),
                 \(bind: facts.originalTransactionId), \(bind: facts.bundleId), \(bind: facts.productId),
-                \(bind: facts.revocationDate?.millisecondsSince1970), \(bind: facts.signedDate.millisecondsSince1970),
-                \(bind: now.millisecondsSince1970))
-            ON CONFLICT (environment, transaction_id) DO UPDATE SET
-                revoked_date = excluded.revoked_date, state_signed_date = excluded.state_signed_date
-            WHERE unclaimed_transactions.state_signed_date < excluded.state_signed_date
+                \(bind: facts.revocationDate?.millisecondsSince1970), \(bind: facts.revocationReason),
+                \(bind: facts.expiresDate?.millisecondsSince1970), \(bind: state.signedDate.millisecondsSince1970),
+                \(bind: state.revision), \(bind: state.reinstated), 0, \(bind: now.millisecondsSince1970))
+            ON CONFLICT (environment, transaction_id) DO NOTHING
+            RETURNING transaction_id
             """)
+        guard inserted.isEmpty,
+            let parked = try await unclaimed(transactionId: facts.transactionId, environment: facts.environment),
+            facts.supersedes(parked.state)
+        else { return }
+        let updated = facts.replacing(parked.state)
+        let rows = try await session.all(
+            """
+            UPDATE unclaimed_transactions SET revoked_date = \(bind: facts.revocationDate?.millisecondsSince1970),
+                revocation_reason = \(bind: facts.revocationReason),
+                expires_date = \(bind: (facts.expiresDate ?? parked.expiresDate)?.millisecondsSince1970),
+                state_signed_date = \(bind: updated.signedDate.millisecondsSince1970),
+                state_revision = \(bind: updated.revision), reinstated = \(bind: updated.reinstated),
+                state_changes = \(bind: parked.stateChanges + 1)
+            WHERE environment = \(bind: facts.environment.rawValue) AND transaction_id = \(bind: facts.transactionId)
+                AND state_changes = \(bind: parked.stateChanges)
+            RETURNING transaction_id
+            """)
+        // Changed meanwhile: decide again against what is there now.
+        if rows.isEmpty { try await keepUnclaimed(facts, now: now) }
     }
 
     private func appendEvent(_ grant: GrantRecord, kind: String, source: String, now: Date, detail: String) async throws
     {
         try await session.run(
             """
-            INSERT INTO ledger_events (user_id, at, environment, transaction_id, product_id, kind, source, detail)
+            INSERT INTO ledger_events (user_id, at, environment, transaction_id, product_id, kind, source, detail,
+                state_change)
             VALUES (\(bind: grant.userId), \(bind: now.millisecondsSince1970), \(bind: grant.environment.rawValue),
                 \(bind: grant.transactionId), \(bind: grant.productId), \(bind: kind), \(bind: source),
-                \(bind: detail))
+                \(bind: detail), \(bind: grant.stateChanges))
             """)
     }
 

@@ -18,8 +18,12 @@ public struct PurchaseFacts: Sendable, Hashable {
     public var revocationReason: String?
     /// The order's token the app passed with the payment, if it did.
     public var appAccountToken: UUID?
-    /// When the source signed this state; the ledger keeps the newest state of each transaction.
+    /// When the source signed this state.
     public var signedDate: Date
+    /// The store's revision of this state (`kioskRevision`: higher is newer); nil in data without one.
+    public var revision: Int64?
+    /// Whether this is a copy signed earlier, the store's present answer, or a reversal: see `supersedes(_:)`.
+    var provenance: StateProvenance = .copy
 
     public var isRevoked: Bool { revocationDate != nil }
 }
@@ -39,7 +43,7 @@ extension PurchaseFacts {
             revocationReason: payload.revocationType
                 ?? payload.revocationReason.map { $0 == 1 ? "issue_in_app" : "other" },
             appAccountToken: payload.appAccountToken.flatMap(UUID.init(uuidString:)),
-            signedDate: try date(payload.signedDate))
+            signedDate: try date(payload.signedDate), revision: payload.kioskRevision)
     }
 
     /// A verified payload's date, checked: the store never signs one outside `Date.kioskRange`.

@@ -36,7 +36,7 @@ extension MerchantService {
         var store: [String: PurchaseFacts] = [:]
         func keep(_ facts: PurchaseFacts) {
             guard facts.bundleId == app.bundleId, facts.environment == environment else { return }
-            if let known = store[facts.transactionId], known.signedDate >= facts.signedDate { return }
+            if let known = store[facts.transactionId], !facts.supersedes(known.asHeld) { return }
             store[facts.transactionId] = facts
         }
         for signedPayload in try await connection.notificationHistory(from: since, to: now, environment: environment) {
@@ -60,7 +60,8 @@ extension MerchantService {
         var looked = Set<String>()
         for original in customers.sorted() where !looked.contains(original) {
             for signed in try await connection.transactionHistory(original, environment: environment) {
-                let facts = try await checks.transaction(signed, field: "history").facts
+                var facts = try await checks.transaction(signed, field: "history").facts
+                facts.provenance = .present
                 looked.insert(facts.originalTransactionId)
                 keep(facts)
             }
@@ -72,7 +73,8 @@ extension MerchantService {
             ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId)
         }) {
             if let grant = grantsById[facts.transactionId] {
-                guard grant.isRevoked != facts.isRevoked, facts.signedDate > grant.stateSignedDate else { continue }
+                // States are compared, not dates: the store's state differs from the grant's and is not older.
+                guard grant.isRevoked != facts.isRevoked, facts.supersedes(grant.state) else { continue }
                 var finding = MerchantReconcileReport.Finding(
                     kind: "revocation_not_applied", transactionId: facts.transactionId, productId: facts.productId,
                     userId: grant.userId, repair: nil,

@@ -128,8 +128,9 @@ public struct MerchantService: Sendable {
                 "The store does not know transaction \(facts.transactionId); nothing was granted.",
                 field: "signedTransaction", fix: "Send a transaction the store made.")
         }
-        let store = try await checks.transaction(current).facts
-        return store.signedDate >= facts.signedDate ? store : facts
+        var store = try await checks.transaction(current).facts
+        store.provenance = .present
+        return facts.supersedes(store.asHeld) ? facts : store
     }
 
     private func deliverReceipt(_ receipt: String, orderId: String?, userId: String) async throws

@@ -63,10 +63,20 @@ struct GrantRecord: Sendable {
     var revokedDate: Date?
     var revocationReason: String?
     var stateSignedDate: Date
+    var stateRevision: Int64?
+    /// Standing again after a revocation was undone.
+    var reinstated: Bool
+    /// How many times the state changed since the grant; every update is conditional on it.
+    var stateChanges: Int64
     var source: String
     var grantedAt: Date
 
     var isRevoked: Bool { revokedDate != nil }
+
+    /// What an arriving state is compared with.
+    var state: LedgerState {
+        LedgerState(revision: stateRevision, signedDate: stateSignedDate, isRevoked: isRevoked, reinstated: reinstated)
+    }
 
     init(row: any SQLRow) throws {
         environment = try row.enumeration("environment", as: StoreEnvironment.self)
@@ -86,6 +96,9 @@ struct GrantRecord: Sendable {
         revokedDate = try row.optionalDate("revoked_date")
         revocationReason = try row.optional("revocation_reason", as: String.self)
         stateSignedDate = try row.date("state_signed_date")
+        stateRevision = try row.optional("state_revision", as: Int64.self)
+        reinstated = try row.decode(column: "reinstated", as: Bool.self)
+        stateChanges = try row.decode(column: "state_changes", as: Int64.self)
         source = try row.decode(column: "source", as: String.self)
         grantedAt = try row.date("granted_at")
     }
@@ -112,8 +125,30 @@ struct GrantRecord: Sendable {
         revokedDate = facts.revocationDate
         revocationReason = facts.revocationReason
         stateSignedDate = facts.signedDate
+        stateRevision = facts.revision
+        reinstated = false
+        stateChanges = 0
         self.source = source
         self.grantedAt = grantedAt
+    }
+}
+
+/// A purchase the merchant learnt of before it could tie it to a user, with the newest state it was told.
+struct UnclaimedRecord: Sendable {
+    var revokedDate: Date?
+    var revocationReason: String?
+    var expiresDate: Date?
+    var state: LedgerState
+    var stateChanges: Int64
+
+    init(row: any SQLRow) throws {
+        revokedDate = try row.optionalDate("revoked_date")
+        revocationReason = try row.optional("revocation_reason", as: String.self)
+        expiresDate = try row.optionalDate("expires_date")
+        state = LedgerState(
+            revision: try row.optional("state_revision", as: Int64.self), signedDate: try row.date("state_signed_date"),
+            isRevoked: revokedDate != nil, reinstated: try row.decode(column: "reinstated", as: Bool.self))
+        stateChanges = try row.decode(column: "state_changes", as: Int64.self)
     }
 }
 

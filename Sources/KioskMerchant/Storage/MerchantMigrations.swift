@@ -3,7 +3,7 @@ import KioskStorage
 /// The merchant's own schema, in its own database (never the store's). Written once for SQLite and PostgreSQL:
 /// ids as TEXT, timestamps as BIGINT milliseconds since 1970, amounts as BIGINT whole units.
 enum MerchantMigrations {
-    static let all: [Migration] = [ledger, spends]
+    static let all: [Migration] = [ledger, spends, stateOrder]
 
     static let ledger = Migration(
         version: 1, name: "merchant_ledger",
@@ -140,5 +140,24 @@ enum MerchantMigrations {
                 CONSTRAINT balance_locks_pkey PRIMARY KEY (user_id, name)
             )
             """,
+        ])
+
+    /// What decides between two states of one transaction besides their dates (see `PurchaseFacts.supersedes`):
+    /// the store's revision of the state held, whether it reinstated the transaction after a revocation, and a
+    /// count of the changes made to the row, on which every update is conditional and by which a transaction's
+    /// history lines keep their order within one millisecond. A purchase parked without a user keeps its whole
+    /// state (reason, expiry), applied when the app delivers it.
+    static let stateOrder = Migration(
+        version: 3, name: "merchant_state_order",
+        statements: [
+            "ALTER TABLE grants ADD COLUMN state_revision BIGINT",
+            "ALTER TABLE grants ADD COLUMN reinstated BOOLEAN NOT NULL DEFAULT FALSE",
+            "ALTER TABLE grants ADD COLUMN state_changes BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE unclaimed_transactions ADD COLUMN state_revision BIGINT",
+            "ALTER TABLE unclaimed_transactions ADD COLUMN reinstated BOOLEAN NOT NULL DEFAULT FALSE",
+            "ALTER TABLE unclaimed_transactions ADD COLUMN state_changes BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE unclaimed_transactions ADD COLUMN revocation_reason TEXT",
+            "ALTER TABLE unclaimed_transactions ADD COLUMN expires_date BIGINT",
+            "ALTER TABLE ledger_events ADD COLUMN state_change BIGINT NOT NULL DEFAULT 0",
         ])
 }

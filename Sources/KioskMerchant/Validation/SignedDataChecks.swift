@@ -60,6 +60,7 @@ struct SignedDataChecks: Sendable {
                 facts = try PurchaseFacts(
                     try await verifier.verifyAndDecodeTransaction(signed), environment: verifier.environment,
                     field: field)
+                if payload.notificationType == "REFUND_REVERSED" { facts?.provenance = .reversal }
             }
             if let signed = payload.data?.signedRenewalInfo {
                 let info = try await verifier.verifyAndDecodeRenewalInfo(signed)

@@ -64,7 +64,7 @@ struct StoreConnection: Sendable {
                         $0 == "1" ? "issue_in_app" : "other"
                     },
                     appAccountToken: (entry["app_account_token"] as? String).flatMap(UUID.init(uuidString:)),
-                    signedDate: signed))
+                    signedDate: signed, provenance: .present))
         }
         return VerifiedReceipt(environment: environment, transactions: transactions)
     }

@@ -54,6 +54,16 @@ public struct SigningIdentity: Sendable {
         PEMDocument(type: "CERTIFICATE", derBytes: rootDER).pemString
     }
 
+    /// The SHA-256 of the root certificate's DER in lower-case hex: the root's fingerprint, what tells two chains
+    /// apart (`openssl x509 -noout -fingerprint -sha256` shows the same bytes, upper-case with colons).
+    public var rootSHA256: String {
+        Self.sha256Hex(rootDER)
+    }
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
+        SecretGenerator.hexString(SHA256.hash(data: bytes))
+    }
+
     /// The DER encoding of a certificate.
     static func derBytes(of certificate: Certificate) throws -> [UInt8] {
         var serializer = DER.Serializer()

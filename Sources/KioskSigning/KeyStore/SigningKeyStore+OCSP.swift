@@ -62,9 +62,7 @@ extension SigningKeyStore {
         }
         var identity = try await load(environment: environment, now: now)
         let keys = authorityKeys(in: directory)
-        let current =
-            SigningProfile.ocspURL(of: identity.intermediate) == ocspURL
-            && SigningProfile.ocspURL(of: identity.leaf) == ocspURL
+        let current = identity.namesOCSPURL(ocspURL)
         guard !current, let keys else {
             return OpenedChain(
                 identity: identity, authorityKeys: keys, created: false, reissued: false, namesExpectedOCSPURL: current)
@@ -93,16 +91,22 @@ extension SigningKeyStore {
 
     /// Writes `certificate` as PEM to a temporary file beside `name` and renames it over `name`.
     private func replace(_ name: String, in directory: String, with certificate: Certificate) throws {
+        try replace(
+            name, in: directory, with: try certificate.serializeAsPEM().pemString, mode: PrivateFileWriter.publicMode)
+    }
+
+    /// Writes `text` and a line break to a temporary file beside `name`, with `mode` from its first byte, and renames
+    /// it over `name`.
+    func replace(_ name: String, in directory: String, with text: String, mode: mode_t) throws {
         let path = (directory as NSString).appendingPathComponent(name)
         let temporary = (directory as NSString).appendingPathComponent(
             ".\(name)-\(SecretGenerator.hex(byteCount: 8)).tmp")
-        let pem = try certificate.serializeAsPEM().pemString + "\n"
         do {
-            try PrivateFileWriter.create(temporary, contents: Array(pem.utf8), mode: PrivateFileWriter.publicMode)
+            try PrivateFileWriter.create(temporary, contents: Array((text + "\n").utf8), mode: mode)
             guard rename(temporary, path) == 0 else {
                 throw KioskError.invalid(
                     "signing_store_write_failed",
-                    "Could not replace \(path) with its reissued certificate: \(String(cString: strerror(errno))).",
+                    "Could not replace \(path): \(String(cString: strerror(errno))).",
                     field: path,
                     fix: "Make sure \(directory) is writable by the user running Kiosk.")
             }
@@ -111,5 +115,23 @@ extension SigningKeyStore {
             throw error
         }
         PrivateFileWriter.syncDirectory(directory)
+    }
+}
+
+extension SigningIdentity {
+    /// Whether both the intermediate and the leaf name `ocspURL` as their OCSP responder.
+    public func namesOCSPURL(_ ocspURL: String) -> Bool {
+        SigningProfile.ocspURL(of: intermediate) == ocspURL && SigningProfile.ocspURL(of: leaf) == ocspURL
+    }
+
+    /// This chain with its intermediate and leaf reissued by `authorityKeys` to name `ocspURL`, as
+    /// ``SigningChain/reissued(ocspURL:)`` does: same root, keys, subjects and validity, new serials.
+    ///
+    /// - Throws: when a certificate cannot be built.
+    public func reissued(ocspURL: String, authorityKeys: SigningKeyStore.AuthorityKeys) throws -> SigningIdentity {
+        try SigningChain(
+            identity: self, rootPrivateKey: authorityKeys.rootPrivateKey,
+            intermediatePrivateKey: authorityKeys.intermediatePrivateKey
+        ).reissued(ocspURL: ocspURL).identity
     }
 }

@@ -13,6 +13,9 @@ import X509
 ///   new leaves later. An operator who brings their own chain supplies only the three certificates and
 ///   `leaf-key.pem`.
 ///
+/// The store keeps its chains in its database too, sealed (``SealedSigningChain``), so every replica signs with the
+/// same ones; a directory then holds a copy (``mirror(_:authorityKeys:environment:)``) where operators find it.
+///
 /// A generated chain is written into a temporary directory that is renamed into place, so a crash never leaves
 /// a half-written chain behind. A directory that exists with files missing is an error, never silently replaced:
 /// merchants trust the root, and a new one would break them.
@@ -108,27 +111,47 @@ public struct SigningKeyStore: Sendable {
     ///
     /// - Returns: `false` when `directory` was filled by someone else meanwhile.
     func install(_ chain: SigningChain, environment: StoreEnvironment, into directory: String) throws -> Bool {
+        try install(
+            chain.identity,
+            authorityKeys: AuthorityKeys(
+                rootPrivateKey: chain.rootPrivateKey, intermediatePrivateKey: chain.intermediatePrivateKey),
+            environment: environment, into: directory)
+    }
+
+    /// The files of a chain, each with its text and mode; the CA keys only when given.
+    static func files(of identity: SigningIdentity, authorityKeys: AuthorityKeys?) throws -> [(String, String, mode_t)]
+    {
+        var files: [(String, String, mode_t)] = [
+            (FileName.root, try identity.root.serializeAsPEM().pemString, PrivateFileWriter.publicMode),
+            (FileName.intermediate, try identity.intermediate.serializeAsPEM().pemString, PrivateFileWriter.publicMode),
+            (FileName.leaf, try identity.leaf.serializeAsPEM().pemString, PrivateFileWriter.publicMode),
+            (FileName.leafKey, identity.leafPrivateKey.pemRepresentation, PrivateFileWriter.ownerOnlyMode),
+        ]
+        if let authorityKeys {
+            files.append(
+                (FileName.rootKey, authorityKeys.rootPrivateKey.pemRepresentation, PrivateFileWriter.ownerOnlyMode))
+            files.append(
+                (
+                    FileName.intermediateKey, authorityKeys.intermediatePrivateKey.pemRepresentation,
+                    PrivateFileWriter.ownerOnlyMode
+                ))
+        }
+        return files
+    }
+
+    /// Writes a chain into a fresh temporary directory and renames it onto `directory`.
+    ///
+    /// - Returns: `false` when `directory` was filled by someone else meanwhile.
+    func install(
+        _ identity: SigningIdentity, authorityKeys: AuthorityKeys?, environment: StoreEnvironment,
+        into directory: String
+    ) throws -> Bool {
         try FileManager.default.createDirectory(atPath: baseDirectory, withIntermediateDirectories: true)
         let staging = (baseDirectory as NSString)
             .appendingPathComponent(".\(environment.rawValue)-\(SecretGenerator.hex(byteCount: 8)).tmp")
         try PrivateFileWriter.createDirectory(staging, mode: PrivateFileWriter.ownerOnlyDirectoryMode)
         do {
-            let identity = chain.identity
-            let files: [(String, String, mode_t)] = [
-                (FileName.root, try identity.root.serializeAsPEM().pemString, PrivateFileWriter.publicMode),
-                (
-                    FileName.intermediate, try identity.intermediate.serializeAsPEM().pemString,
-                    PrivateFileWriter.publicMode
-                ),
-                (FileName.leaf, try identity.leaf.serializeAsPEM().pemString, PrivateFileWriter.publicMode),
-                (FileName.leafKey, identity.leafPrivateKey.pemRepresentation, PrivateFileWriter.ownerOnlyMode),
-                (FileName.rootKey, chain.rootPrivateKey.pemRepresentation, PrivateFileWriter.ownerOnlyMode),
-                (
-                    FileName.intermediateKey, chain.intermediatePrivateKey.pemRepresentation,
-                    PrivateFileWriter.ownerOnlyMode
-                ),
-            ]
-            for (name, text, mode) in files {
+            for (name, text, mode) in try Self.files(of: identity, authorityKeys: authorityKeys) {
                 let path = (staging as NSString).appendingPathComponent(name)
                 try PrivateFileWriter.create(path, contents: Array((text + "\n").utf8), mode: mode)
             }

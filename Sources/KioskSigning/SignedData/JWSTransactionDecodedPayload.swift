@@ -40,6 +40,10 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
     public var revocationType: String?
     /// Milliunits of a percent refunded (100000 = 100 %).
     public var revocationPercentage: Int?
+    /// Kiosk's one addition to Apple's shape: how many times the store signed this transaction (1 when made, one
+    /// more per change). Of two states of one transaction the higher revision is the newer, whatever their
+    /// `signedDate`s. Absent from Apple's data; Apple's decoders ignore it.
+    public var kioskRevision: Int64?
 
     public init(
         transactionId: String, originalTransactionId: String, webOrderLineItemId: String? = nil, bundleId: String,
@@ -50,7 +54,7 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
         offerIdentifier: String? = nil, environment: String, storefront: String, storefrontId: String,
         transactionReason: String = "PURCHASE", currency: String, price: Int64, offerDiscountType: String? = nil,
         offerPeriod: String? = nil, appTransactionId: String? = nil, revocationType: String? = nil,
-        revocationPercentage: Int? = nil
+        revocationPercentage: Int? = nil, kioskRevision: Int64? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -82,5 +86,6 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
         self.appTransactionId = appTransactionId
         self.revocationType = revocationType
         self.revocationPercentage = revocationPercentage
+        self.kioskRevision = kioskRevision
     }
 }

@@ -17,5 +17,7 @@ public struct Migration: Sendable {
     }
 
     /// Every migration of the store's schema, oldest first.
-    static let all: [Migration] = [.catalog, .purchases, .verification, .subscriptions]
+    static let all: [Migration] = [
+        .catalog, .purchases, .verification, .subscriptions, .identity, .transactionRevisions,
+    ]
 }

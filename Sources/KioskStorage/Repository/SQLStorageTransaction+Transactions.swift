@@ -13,7 +13,7 @@ extension SQLStorageTransaction {
                 storefront, storefront_id, application_username, app_account_token, order_id, subscription_group_id,
                 web_order_line_item_id, expires_date, revocation_date, revocation_reason, revocation_type,
                 transaction_reason, is_upgraded, offer_type, offer_identifier, offer_discount_type, offer_period,
-                refunded_minor_units, modified_at, signed_transaction, transaction_receipt)
+                refunded_minor_units, modified_at, revision, signed_transaction, transaction_receipt)
             VALUES (\(bind: transaction.environment.rawValue), \(bind: transaction.id), \(bind: transaction.appId),
                 \(bind: Self.text(transaction.accountId)), \(bind: transaction.productId),
                 \(bind: transaction.productType.rawValue), \(bind: transaction.originalTransactionId),
@@ -29,8 +29,8 @@ extension SQLStorageTransaction {
                 \(bind: transaction.isUpgraded), \(bind: transaction.offer?.type.rawValue),
                 \(bind: transaction.offer?.identifier), \(bind: transaction.offer?.paymentMode.rawValue),
                 \(bind: transaction.offer?.period), \(bind: transaction.refundedMinorUnits),
-                \(bind: transaction.modifiedAt.millisecondsSince1970), \(bind: transaction.signedTransaction),
-                \(bind: transaction.transactionReceipt))
+                \(bind: transaction.modifiedAt.millisecondsSince1970), \(bind: transaction.revision),
+                \(bind: transaction.signedTransaction), \(bind: transaction.transactionReceipt))
             """
         )
     }
@@ -64,13 +64,17 @@ extension SQLStorageTransaction {
                 offer_period = \(bind: transaction.offer?.period),
                 refunded_minor_units = \(bind: transaction.refundedMinorUnits),
                 modified_at = \(bind: transaction.modifiedAt.millisecondsSince1970),
+                revision = \(bind: transaction.revision),
                 signed_transaction = \(bind: transaction.signedTransaction),
                 transaction_receipt = \(bind: transaction.transactionReceipt)
             WHERE environment = \(bind: transaction.environment.rawValue) AND id = \(bind: transaction.id)
+                AND revision = \(bind: transaction.revision - 1)
             RETURNING id
             """
         )
-        try requireUpdated(row, "\(transaction.environment.rawValue) transaction \(transaction.id)")
+        try requireUpdated(
+            row,
+            "\(transaction.environment.rawValue) transaction \(transaction.id) at revision \(transaction.revision - 1)")
     }
 
     func transaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> StoreTransaction? {
@@ -148,6 +152,7 @@ extension SQLStorageTransaction {
             offer: try decodeOffer(row),
             refundedMinorUnits: try row.decode(column: "refunded_minor_units", as: Int.self),
             modifiedAt: try row.date("modified_at"),
+            revision: try row.decode(column: "revision", as: Int64.self),
             signedTransaction: try row.decode(column: "signed_transaction", as: String.self),
             transactionReceipt: try row.decode(column: "transaction_receipt", as: String.self)
         )

@@ -57,6 +57,17 @@ struct SQLStorageTransaction: StorageTransaction {
         )
     }
 
+    func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String {
+        // PostgreSQL: a concurrent insert of the key makes this wait for its transaction, then do nothing; the
+        // SELECT after it (a new statement, so a new snapshot) sees the value that transaction committed.
+        try await session.run(
+            "INSERT INTO settings (key, value) VALUES (\(bind: key), \(bind: value)) ON CONFLICT (key) DO NOTHING")
+        guard let stored = try await setting(key) else {
+            throw StorageError.engine(message: "the setting \(key) was not stored")
+        }
+        return stored
+    }
+
     /// UUIDs are stored as lower-case text, so both engines compare and order them alike.
     static func text(_ id: UUID) -> String {
         id.uuidString.lowercased()

@@ -62,8 +62,7 @@ extension CatalogService {
 
     static func issuerId(in tx: any StorageTransaction) async throws -> String {
         if let existing = try await tx.setting(issuerIdKey) { return existing }
-        let issuer = UUID().uuidString.lowercased()
-        try await tx.setSetting(issuerIdKey, to: issuer)
-        return issuer
+        // Replicas starting at once on a new database agree on the first one committed.
+        return try await tx.settingInsertingIfAbsent(issuerIdKey, value: UUID().uuidString.lowercased())
     }
 }

@@ -158,8 +158,9 @@ extension PurchaseService {
     }
 
     /// Makes the transaction's JWS and iOS 6-style receipt: when the transaction is created, and again when it
-    /// changes (a new app account token).
+    /// changes (a new app account token, a refund, an extension…). Each signing is a new revision.
     func sign(_ transaction: inout StoreTransaction, bundleId: String, now: Date) throws {
+        transaction.revision += 1
         let currency = Storefront.named(transaction.storefront)?.currency
         let payload = JWSTransactionDecodedPayload(
             transactionId: String(transaction.id), originalTransactionId: String(transaction.originalTransactionId),
@@ -184,7 +185,7 @@ extension PurchaseService {
                 Self.appTransactionId(
                     environment: transaction.environment, appId: transaction.appId, accountId: transaction.accountId)),
             revocationType: transaction.revocationType,
-            revocationPercentage: Self.revocationPercentage(of: transaction))
+            revocationPercentage: Self.revocationPercentage(of: transaction), kioskRevision: transaction.revision)
         transaction.signedTransaction = try signing.sign(payload, environment: transaction.environment)
         transaction.transactionReceipt = try signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
     }

@@ -4,8 +4,8 @@ import KioskSigning
 import KioskStorage
 import Logging
 
-/// First-start (and every-start) work: the data directory, the database and its migrations, the signing
-/// chains, the admin token and the issuer id.
+/// First-start (and every-start) work: the data directory, the database and its migrations, the signing identity
+/// (``SigningIdentityStartup``), the admin token and the issuer id.
 struct StoreBootstrap {
     let configuration: ServerConfiguration
     let clock: any KioskClock
@@ -32,51 +32,27 @@ struct StoreBootstrap {
             url: configuration.effectiveDatabaseURL, poolSize: configuration.databasePoolSize, logger: logger)
         do {
             let signingDirectory = dataDirectory.appendingPathComponent("signing")
-            let keyStore = SigningKeyStore(baseDirectory: signingDirectory.path)
-            var identities: [StoreEnvironment: SigningIdentity] = [:]
-            var authorityKeys: [StoreEnvironment: SigningKeyStore.AuthorityKeys] = [:]
-            var generated: [StoreEnvironment] = []
-            var reissued: [StoreEnvironment] = []
-            for environment in StoreEnvironment.allCases {
-                let ocspURL = SigningProfile.ocspURL(
-                    publicURL: configuration.effectivePublicURL, environment: environment)
-                let opened = try await keyStore.open(environment: environment, now: clock.now(), ocspURL: ocspURL)
-                identities[environment] = opened.identity
-                authorityKeys[environment] = opened.authorityKeys
-                if opened.created { generated.append(environment) }
-                if opened.reissued {
-                    reissued.append(environment)
-                    logger.notice(
-                        """
-                        Reissued the \(environment.rawValue) intermediate and leaf (same keys, same root) to name \
-                        the OCSP responder \(ocspURL).
-                        """)
-                }
-                if opened.authorityKeys == nil {
-                    logger.warning(
-                        """
-                        The \(environment.rawValue) signing chain has no CA keys (root-key.pem, intermediate-key.pem) \
-                        in \(keyStore.directory(for: environment)), so this store cannot answer OCSP requests for it: \
-                        verifiers with online checks will refuse its signatures. Offline verification is unaffected.
-                        """)
-                } else if !opened.namesExpectedOCSPURL {
-                    logger.warning("The \(environment.rawValue) chain does not name the OCSP responder \(ocspURL).")
-                }
-            }
+            let identity = try await SigningIdentityStartup(
+                database: database, keyStore: SigningKeyStore(baseDirectory: signingDirectory.path),
+                keyFile: dataDirectory.appendingPathComponent(IdentityKey.fileName),
+                configuredKey: configuration.identityKey, publicURL: configuration.effectivePublicURL, clock: clock,
+                logger: logger
+            ).run()
 
             let catalog = CatalogService(database: database, clock: clock)
             let (tokenHash, newToken) = try await installAdminToken(database)
             let report = StartupReport(
                 dataDirectory: dataDirectory,
                 database: "\(database.engine) — \(Self.redacted(configuration.effectiveDatabaseURL))",
-                signingDirectory: signingDirectory, generatedSigningChains: generated, reissuedSigningChains: reissued,
+                signingDirectory: signingDirectory, generatedSigningChains: identity.generated,
+                reissuedSigningChains: identity.reissued, signingIdentityOrigin: identity.origin,
+                identityKeySource: identity.keySource, identityKeyGenerated: identity.keyGenerated,
                 ocspBaseURL: SigningProfile.ocspBaseURL(publicURL: configuration.effectivePublicURL),
                 newAdminToken: newToken,
                 adminTokenFromConfiguration: configuration.adminToken != nil, issuerId: try await catalog.issuerId())
             return Result(
-                database: database, signing: try StoreSigning(identities: identities), authorityKeys: authorityKeys,
-                adminTokenSHA256: tokenHash,
-                report: report)
+                database: database, signing: try StoreSigning(identities: identity.identities),
+                authorityKeys: identity.authorityKeys, adminTokenSHA256: tokenHash, report: report)
         } catch {
             try? await database.close()
             throw error
@@ -95,8 +71,10 @@ struct StoreBootstrap {
             if let existing = try await tx.setting(Self.adminTokenKey) { return (existing, nil) }
             let token = SecretGenerator.token()
             let hash = SecretGenerator.sha256Hex(token)
-            try await tx.setSetting(Self.adminTokenKey, to: hash)
-            return (hash, token)
+            // Replicas starting at once on a new database agree on the first token committed; only its maker
+            // shows it.
+            let stored = try await tx.settingInsertingIfAbsent(Self.adminTokenKey, value: hash)
+            return (stored, stored == hash ? token : nil)
         }
     }
 

@@ -207,6 +207,14 @@ extension TestMerchant {
         return try await request(.POST, MerchantPaths.transactions, json: body, token: userToken(userId))
     }
 
+    /// Reconciles the shop's sandbox transactions, repairing when `repair`.
+    func reconcile(repair: Bool) async throws -> MerchantReconcileReport {
+        let answer = try await request(
+            .POST, MerchantPaths.adminReconcile, json: ["environment": "Sandbox", "repair": repair])
+        try MerchantShop.expect(200, answer)
+        return try answer.decode(MerchantReconcileReport.self)
+    }
+
     func entitlements(of userId: String) async throws -> MerchantEntitlements {
         let answer = try await request(.GET, MerchantPaths.entitlements, token: userToken(userId))
         try MerchantShop.expect(200, answer)
