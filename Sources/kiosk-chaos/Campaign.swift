@@ -46,6 +46,8 @@ final class Campaign: @unchecked Sendable {
     private var customers: [Customer] = []
     private var app: App!
     private var windows = Windows()
+    /// How many times the store had started when the system last settled.
+    private var storeStartsSettled = 1
     private(set) var report: Report
     private let runningApps = RunningApps()
 
@@ -528,14 +530,19 @@ final class Campaign: @unchecked Sendable {
     // MARK: Settling
 
     /// Lets everything finish that a kill interrupted: the app's last requests reach their servers, a restarted
-    /// store's first renewal pass ends, the customer's app is opened again until the store shows none of their
+    /// store's first scheduler pass ends, the customer's app is opened again until the store shows none of their
     /// purchases unfinished (each launch delivers what is pending to the merchant and finishes it), and the store's
     /// notifications are sent again until each one reached the merchant. With `customer` nil, every customer's
     /// app is opened.
     private func settle(_ customer: Customer?) async throws {
         try await waitUntilProxyQuiet()
-        // A clock change waits for a scheduler pass under way (a restarted store's first), and sends what is due.
-        try await controls.perform(.POST, SubscriptionTestPaths.clock, json: ["action": "advance", "by": "1s"])
+        if store.starts != storeStartsSettled {
+            // A store started again finishes what fell due at its first scheduler pass; a clock change waits for
+            // that pass, and does (and notifies) what is due by then. Otherwise the sandbox clock stays where it
+            // is, so a purchase and its refund are often signed at the same instant, as a frozen clock signs them.
+            try await controls.perform(.POST, SubscriptionTestPaths.clock, json: ["action": "advance", "by": "1s"])
+            storeStartsSettled = store.starts
+        }
         var open = Set(customer.map { [$0] } ?? customers)
         for _ in 0..<8 {
             for someone in customers where open.contains(someone) {

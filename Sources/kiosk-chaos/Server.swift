@@ -14,8 +14,7 @@ final class Server: @unchecked Sendable {
     private let executable: URL
     private let lock = NSLock()
     private var running: ServeProcess?
-    /// How many times it was started.
-    private(set) var starts = 0
+    private var startCount = 0
 
     init(party: Party, port: Int, command: [String], arguments: [String], log: URL, executable: URL) {
         self.party = party
@@ -33,6 +32,9 @@ final class Server: @unchecked Sendable {
 
     var isRunning: Bool { current?.isRunning ?? false }
 
+    /// How many times it was started.
+    var starts: Int { lock.withLock { startCount } }
+
     /// Starts it and waits until it listens; with `crashAt` (`step` or `step#n`) armed to kill itself there.
     func start(crashAt: String? = nil) async throws {
         let environment = crashAt.map { [CrashPoint.environmentVariable: $0] } ?? [:]
@@ -40,7 +42,7 @@ final class Server: @unchecked Sendable {
             command: command, arguments, environment: environment, log: log, executable: executable)
         lock.withLock {
             running = process
-            starts += 1
+            startCount += 1
         }
     }
 
