@@ -29,20 +29,23 @@ extension KioskError: HTTPResponseError {
             let realm = clientProtocol ? "kiosk-storekit" : merchant ? "kiosk-merchant" : "kiosk-admin"
             headers[.wwwAuthenticate] = "Bearer realm=\"\(realm)\""
         }
-        let body = ErrorBody(
-            error: .init(code: code, message: message, field: field, fix: fix, skErrorCode: storeKitCode))
+        var body = ErrorBody(error: ErrorBody.Detail(self))
+        if !additional.isEmpty { body.errors = all.map(ErrorBody.Detail.init) }
         let data = try JSONEncoder.kiosk.encode(body)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 
-/// The JSON shape of every error the Kiosk-defined APIs answer.
+/// The JSON shape of every error the Kiosk-defined APIs answer; `errors` lists every problem when the request had
+/// several (a catalog file), the first of them also being `error`.
 package struct ErrorBody: Codable, Sendable {
     package struct Detail: Codable, Sendable {
         package var code: String
         package var message: String
         package var field: String?
         package var fix: String?
+        /// The product the problem concerns (catalog files).
+        package var productId: String?
         /// The `SKError.Code` a StoreKit app sees, on the client protocol.
         package var skErrorCode: Int?
         package var requestId: String?
@@ -58,9 +61,18 @@ package struct ErrorBody: Codable, Sendable {
             self.skErrorCode = skErrorCode
             self.requestId = requestId
         }
+
+        /// The detail of one error.
+        package init(_ error: KioskError) {
+            self.init(
+                code: error.code, message: error.message, field: error.field, fix: error.fix,
+                skErrorCode: error.storeKitCode)
+            productId = error.productId
+        }
     }
 
     package var error: Detail
+    package var errors: [Detail]?
 
     package init(error: Detail) {
         self.error = error

@@ -7,6 +7,12 @@ struct CLIError: Error, CustomStringConvertible {
     var fix: String?
     var code: String?
     var status: Int?
+    /// The product the error concerns (catalog files).
+    var productId: String?
+    /// Further problems the store reported with this one (a catalog file's), printed after it.
+    var others: [CLIError] = []
+    /// The store's answer, printed as is under `--json`.
+    var answerBody: Data?
 
     init(message: String, field: String? = nil, fix: String? = nil, code: String? = nil, status: Int? = nil) {
         self.message = message
@@ -24,25 +30,38 @@ struct CLIError: Error, CustomStringConvertible {
                 var message: String
                 var field: String?
                 var fix: String?
+                var productId: String?
             }
             var error: Detail
+            var errors: [Detail]?
         }
         if let body = try? JSONDecoder().decode(Body.self, from: answer.body) {
-            self.init(
-                message: body.error.message, field: body.error.field, fix: body.error.fix, code: body.error.code,
-                status: answer.status)
+            let errors = (body.errors ?? [body.error]).map { detail in
+                var error = CLIError(
+                    message: detail.message, field: detail.field, fix: detail.fix, code: detail.code,
+                    status: answer.status)
+                error.productId = detail.productId
+                return error
+            }
+            self = errors[0]
+            others = Array(errors.dropFirst())
         } else {
             let text = String(decoding: answer.body, as: UTF8.self)
             self.init(
                 message: "The store answered HTTP \(answer.status)\(text.isEmpty ? "" : ": \(text)")",
                 status: answer.status)
         }
+        answerBody = answer.body
     }
 
     var description: String {
-        var lines = ["error: \(message)"]
-        if let field { lines.append("  at:  \(field)") }
-        if let fix { lines.append("  fix: \(fix)") }
+        var lines: [String] = []
+        if !others.isEmpty { lines.append("\(others.count + 1) problems:") }
+        for error in [self] + others {
+            lines.append("error: \(error.productId.map { "\($0): " } ?? "")\(error.message)")
+            if let field = error.field { lines.append("  at:  \(field)") }
+            if let fix = error.fix { lines.append("  fix: \(fix)") }
+        }
         return lines.joined(separator: "\n")
     }
 }

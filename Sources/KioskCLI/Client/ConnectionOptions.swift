@@ -29,12 +29,17 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
-/// Runs a command body, printing a `CLIError` readably to standard error and exiting 1.
-func reportingErrors(_ body: () async throws -> Void) async throws {
+/// Runs a command body, printing a `CLIError` readably to standard error and exiting 1; with `json`, a store's
+/// error answer is printed to standard output as JSON instead (`{"error": …, "errors": [...]}`).
+func reportingErrors(json: Bool = false, _ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as CLIError {
-        FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        if json, let answer = error.answerBody {
+            print(AdminClient.Answer(status: error.status ?? 0, body: answer).prettyJSON)
+        } else {
+            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        }
         throw ExitCode.failure
     }
 }

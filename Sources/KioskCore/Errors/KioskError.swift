@@ -31,6 +31,18 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
     public var fix: String?
     /// The `SKError.Code` raw value a StoreKit app sees for this failure, on the client protocol.
     public var storeKitCode: Int?
+    /// The product the problem concerns, when it concerns one (a catalog file's entry).
+    public var productId: String?
+    /// Further problems the same request found (a catalog file is checked whole, and every problem reported at
+    /// once); this error is the first.
+    public var additional: [KioskError] = []
+
+    /// This error followed by the `additional` ones.
+    public var all: [KioskError] {
+        var first = self
+        first.additional = []
+        return [first] + additional
+    }
 
     public init(
         _ kind: Kind, code: String, message: String, field: String? = nil, fix: String? = nil, storeKitCode: Int? = nil
@@ -44,7 +56,7 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = message
+        var text = productId.map { "\($0): \(message)" } ?? message
         if let field { text += " (at \(field))" }
         if let fix { text += " Fix: \(fix)" }
         return text
@@ -56,6 +68,13 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public static func notFound(_ code: String, _ message: String, field: String? = nil, fix: String? = nil) -> Self {
         KioskError(.notFound, code: code, message: message, field: field, fix: fix)
+    }
+
+    /// The first of `errors`, carrying the others as `additional`; nil when there are none.
+    public static func combined(_ errors: [KioskError]) -> KioskError? {
+        guard var first = errors.first else { return nil }
+        first.additional = first.additional + errors.dropFirst().flatMap(\.all)
+        return first
     }
 
     public static func conflict(_ code: String, _ message: String, field: String? = nil, fix: String? = nil) -> Self {
