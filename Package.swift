@@ -256,6 +256,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -60,9 +60,10 @@ struct ProductAvailabilityTests {
         Breakage(code: "product_deleted") { $0.product.deletedAt = AvailabilityFixture.epoch },
         Breakage(code: "wrong_app") { $0.app.id = 2 },
         Breakage(code: "not_cleared_for_sale") { $0.product.clearedForSale = false },
-        Breakage(code: "missing_metadata") { $0.product.localizations = [] },
+        Breakage(code: "missing_metadata") { $0.product.type = .autoRenewable },
         Breakage(code: "not_approved") { $0.product.reviewState = .readyToSubmit },
         Breakage(code: "removed_from_sale") { $0.product.reviewState = .developerRemovedFromSale },
+        Breakage(code: "review_findings") { $0.product.localizations = [] },
         Breakage(code: "agreement_not_active") { $0.agreement = PaidAppsAgreement(status: .pending) },
         Breakage(code: "no_price_in_storefront") { $0.product.pricing = Pricing(customPrices: ["USA": 99]) },
     ]
@@ -85,7 +86,7 @@ struct ProductAvailabilityTests {
         #expect(
             fixture.evaluate().reasons.map(\.code) == [
                 "product_deleted", "wrong_app", "not_cleared_for_sale", "missing_metadata", "not_approved",
-                "agreement_not_active", "no_price_in_storefront",
+                "review_findings", "agreement_not_active", "no_price_in_storefront",
             ])
     }
 
@@ -112,6 +113,21 @@ struct ProductAvailabilityTests {
         let reason = try #require(fixture.evaluate().reasons.first { $0.code == "missing_metadata" })
         #expect(reason.message.contains("a subscription group and level"))
         #expect(reason.message.contains("a subscription duration"))
+    }
+
+    // Proves what only App Store review would refuse (no texts, a long description) keeps a product out of
+    // production, with the findings in the message, while the sandbox sells it.
+    @Test func reviewFindingsBlockOnlyProduction() throws {
+        var fixture = AvailabilityFixture()
+        fixture.product.localizations = [
+            ProductLocalization(locale: "de", displayName: "", description: String(repeating: "x", count: 56))
+        ]
+        let reason = try #require(fixture.evaluate().reasons.first)
+        #expect(fixture.evaluate().reasons.map(\.code) == ["review_findings"])
+        #expect(reason.message.contains("'de' is not an App Store Connect locale"), "\(reason.message)")
+        #expect(reason.message.contains("56 characters"), "\(reason.message)")
+        fixture.environment = .sandbox
+        #expect(fixture.evaluate().isAvailable)
     }
 
     // Proves a custom price in the storefront alone is enough, and its absence elsewhere is reported per storefront.

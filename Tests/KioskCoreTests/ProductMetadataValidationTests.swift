@@ -6,29 +6,30 @@ import Testing
 struct ProductMetadataValidationTests {
     static let epoch = Date(timeIntervalSince1970: 1_767_225_600)
 
-    // Proves a new product lacks a localization and a price, in readable words.
-    @Test func newProductLacksLocalizationAndPrice() {
+    // Proves a new product lacks a price, in readable words, and that texts are review's concern, not the sale's.
+    @Test func newProductLacksAPrice() {
         let product = Product(
             appId: 1, productId: "coins", referenceName: "Coins", type: .consumable, createdAt: Self.epoch,
             updatedAt: Self.epoch)
-        #expect(
-            product.missingMetadata() == [
-                "a localization (display name and description)", "a price (a tier from 1 to 20 or custom prices)",
-            ])
+        #expect(product.missingMetadata() == ["a price (a tier from 1 to 20 or custom prices)"])
         #expect(!product.hasCompleteMetadata())
+        #expect(CatalogValidator.reviewFindings(of: product).map(\.code) == ["missing_localization"])
     }
 
-    // Proves a blank localization does not count, and a complete consumable has nothing missing.
+    // Proves a blank localization is a review finding, not missing metadata, and a described consumable has none.
     @Test func completeConsumable() {
         var product = Product(
             appId: 1, productId: "coins", referenceName: "Coins", type: .consumable, pricing: Pricing(tier: 3),
             localizations: [ProductLocalization(locale: "en_US", displayName: " ", description: "")],
             createdAt: Self.epoch, updatedAt: Self.epoch)
-        #expect(product.missingMetadata() == ["a localization (display name and description)"])
-        product.localizations.append(
-            ProductLocalization(locale: "ja_JP", displayName: "コイン", description: "100枚"))
         #expect(product.missingMetadata() == [])
+        #expect(
+            CatalogValidator.reviewFindings(of: product).map(\.code) == [
+                "invalid_display_name", "invalid_description", "missing_localization",
+            ])
+        product.localizations = [ProductLocalization(locale: "ja_JP", displayName: "コイン", description: "100枚")]
         #expect(product.hasCompleteMetadata())
+        #expect(CatalogValidator.reviewFindings(of: product).isEmpty)
     }
 
     // Proves an auto-renewable also needs a group with a level ≥ 1 and a duration.

@@ -44,20 +44,23 @@ import Testing
         }
     }
 
-    /// A product without a localization is Missing Metadata and unavailable for that reason; adding one fixes it.
+    /// A product without a localization sells in the sandbox (texts are App Store review's concern, as in Xcode's
+    /// StoreKit testing) but not in production, which names the finding; a localization clears it.
     @Test(arguments: TestDatabase.available)
-    func missingMetadataThenLocalized(database: TestDatabase) async throws {
+    func undescribedProductSellsOnlyInTheSandbox(database: TestDatabase) async throws {
         try await withStore(database) { store in
             try await store.createApp()
             _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
             let bare = try await store.createProduct(
                 "com.example.unlock", type: "non_consumable", fields: ["localizations": []])
-            #expect(bare.json["reviewState"] as? String == "missing_metadata")
+            #expect(bare.json["reviewState"] as? String == "ready_to_submit", "\(bare.text)")
             let availability = bare.json["availability"] as? [[String: Any]]
-            let sandbox = availability?.first { $0["environment"] as? String == "sandbox" }
-            #expect(
-                (sandbox?["reasons"] as? [[String: Any]])?.contains { $0["code"] as? String == "missing_metadata" }
-                    == true)
+            let reasons = { (environment: String) in
+                let entry = availability?.first { $0["environment"] as? String == environment }
+                return ((entry?["reasons"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String }
+            }
+            #expect(reasons("sandbox") == [], "\(bare.text)")
+            #expect(reasons("production").contains("review_findings"), "\(bare.text)")
 
             let localized = try await store.request(
                 .PUT, "/admin/v1/apps/com.example.app/products/com.example.unlock/localizations/zh-CN",

@@ -17,7 +17,7 @@ struct CatalogCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await reportingErrors {
+            try await reportingErrors(json: connection.json) {
                 let data: Data
                 do {
                     data = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -39,7 +39,12 @@ struct CatalogCommand: AsyncParsableCommand {
                     ]
                     for id in summary.created { lines.append("  + \(id)") }
                     for id in summary.updated { lines.append("  ~ \(id)") }
-                    for warning in summary.warnings { lines.append("  warning: not imported: \(warning)") }
+                    if !summary.warnings.isEmpty { lines.append("\(summary.warnings.count) warning(s):") }
+                    for warning in summary.warnings {
+                        lines.append("  warning: \(warning.productId.map { "\($0): " } ?? "")\(warning.message)")
+                        if let path = warning.path { lines.append("    at:  \(path)") }
+                        if let fix = warning.fix { lines.append("    fix: \(fix)") }
+                    }
                     return lines
                 }
             }
@@ -51,13 +56,16 @@ struct CatalogCommand: AsyncParsableCommand {
         @Option(help: "The app's bundle id.") var app: String
         @Option(help: "json (Kiosk's format) or storekit (an Xcode StoreKit configuration).") var format: String =
             "json"
+        @Option(help: "storekit: the storefront of the file's prices, e.g. FIN (default: USA, or one pricing all).")
+        var storefront: String?
         @Option(help: "Write to this file instead of standard output.") var output: String?
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let answer = try await connection.client.get(
-                    "/apps/\(app.pathEscaped)/catalog", query: ["format": format])
+            try await reportingErrors(json: connection.json) {
+                var query = ["format": format]
+                if let storefront { query["storefront"] = storefront }
+                let answer = try await connection.client.get("/apps/\(app.pathEscaped)/catalog", query: query)
                 if let output {
                     try answer.body.write(to: URL(fileURLWithPath: output))
                     print("Wrote the catalog of \(app) to \(output)")

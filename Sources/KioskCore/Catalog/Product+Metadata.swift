@@ -1,18 +1,13 @@
 extension Product {
-    /// What the product still lacks before App Store Connect considers its metadata complete, as readable items
-    /// ("a localization (display name and description)", …); empty when complete.
+    /// What the product still lacks before it can be sold, as readable items ("a price (…)", …); empty when
+    /// complete.
     ///
-    /// Complete means: at least one localization with a display name and a description; a price (a tier or custom
-    /// prices) that gives an amount in at least one of `storefronts`; and, for an auto-renewable subscription, a
-    /// subscription group, a level of 1 or more and a duration.
+    /// Complete means: a price (a tier or custom prices) that gives an amount in at least one of `storefronts`;
+    /// and, for an auto-renewable subscription, a subscription group, a level of 1 or more and a duration. Texts are
+    /// App Store review's concern, not the sandbox's: a product without a localization sells in the sandbox, as in
+    /// Xcode's StoreKit testing, and `CatalogValidator.reviewFindings(of:)` keeps it out of production.
     public func missingMetadata(storefronts: [Storefront] = Storefront.all) -> [String] {
         var missing: [String] = []
-        let hasLocalization = localizations.contains {
-            !$0.displayName.allSatisfy(\.isWhitespace) && !$0.description.allSatisfy(\.isWhitespace)
-        }
-        if !hasLocalization {
-            missing.append("a localization (display name and description)")
-        }
         if pricing.isEmpty {
             missing.append("a price (a tier from 1 to 20 or custom prices)")
         } else if !storefronts.contains(where: { pricing.price(in: $0) != nil }) {

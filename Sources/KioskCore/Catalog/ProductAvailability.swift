@@ -2,7 +2,7 @@
 ///
 /// This is the console's answer to "why does my products request return zero products?" (seed 002: the Paid Apps
 /// agreement was not complete). A product is available only when it is not deleted, belongs to the app, is cleared
-/// for sale, has complete metadata, is in a review state the environment accepts (production: Approved; sandbox:
+/// for sale, has complete metadata, (in production) has nothing App Store review would refuse, is in a review state the environment accepts (production: Approved; sandbox:
 /// Ready to Submit, Waiting for Review or Approved, as at Apple), is not removed from sale, the Paid Apps agreement
 /// is active, and it has a price in the storefront. All failing conditions are listed, not just the first.
 ///
@@ -78,6 +78,16 @@ public struct ProductAvailability: Codable, Sendable, Hashable {
                     fix: environment == .production
                         ? "Submit the product for review and have it approved."
                         : "Complete the product's metadata so it becomes Ready to Submit."))
+        }
+        let findings = environment == .production ? CatalogValidator.reviewFindings(of: product) : []
+        if !findings.isEmpty {
+            reasons.append(
+                UnavailabilityReason(
+                    code: "review_findings",
+                    message: "App Store review would refuse the product \(id): "
+                        + findings.map(\.message).joined(separator: " ")
+                        + " The sandbox sells it; production does not.",
+                    fix: "Correct the product's texts and ids in the console or the catalog file."))
         }
         if agreement.status != .active {
             reasons.append(

@@ -72,29 +72,54 @@ public struct CatalogDocument: Codable, Sendable, Equatable {
         return document
     }
 
-    /// Checks what a single entry cannot: ids and names are unique and every subscription names a group in the file.
+    /// Reads a catalog file for import: entries keep the file's order, so `sourcePaths` name them as the file has
+    /// them.
+    ///
+    /// - Throws: As ``decode(from:)``.
+    public static func importing(_ data: Data) throws(KioskError) -> CatalogFileImport {
+        let document = try decode(from: data)
+        var paths: [String: String] = [:]
+        for (index, group) in document.subscriptionGroups.enumerated() {
+            paths["group:\(group.referenceName)"] = "subscriptionGroups[\(index)]"
+        }
+        for (index, product) in document.products.enumerated() {
+            paths["product:\(product.productId)"] = "products[\(index)]"
+        }
+        return CatalogFileImport(document: document, warnings: [], sourcePaths: paths)
+    }
+
+    /// Checks what a single entry cannot, reporting every problem at once: ids and names are unique and every
+    /// subscription names a group in the file.
     private func validateReferences() throws(KioskError) {
+        var errors: [KioskError] = []
         var groupNames = Set<String>()
         for (index, group) in subscriptionGroups.enumerated() where !groupNames.insert(group.referenceName).inserted {
-            throw KioskError.invalid(
-                Self.errorCode, "Subscription group '\(group.referenceName)' appears more than once.",
-                field: "subscriptionGroups[\(index)].referenceName", fix: "Give each group a distinct reference name.")
+            errors.append(
+                KioskError.invalid(
+                    Self.errorCode, "Subscription group '\(group.referenceName)' appears more than once.",
+                    field: "subscriptionGroups[\(index)].referenceName",
+                    fix: "Give each group a distinct reference name."))
         }
         var productIds = Set<String>()
         for (index, product) in products.enumerated() {
-            guard productIds.insert(product.productId).inserted else {
-                throw KioskError.invalid(
+            var error: KioskError?
+            if !productIds.insert(product.productId).inserted {
+                error = KioskError.invalid(
                     Self.errorCode, "Product '\(product.productId)' appears more than once.",
                     field: "products[\(index)].productId", fix: "Keep one entry per product id.")
-            }
-            if let membership = product.subscription, !groupNames.contains(membership.group) {
-                throw KioskError.invalid(
+            } else if let membership = product.subscription, !groupNames.contains(membership.group) {
+                error = KioskError.invalid(
                     Self.errorCode,
                     "Product '\(product.productId)' names subscription group '\(membership.group)', "
                         + "which is not in the file.",
                     field: "products[\(index)].subscription.group",
                     fix: "Add the group to `subscriptionGroups` or correct its name.")
             }
+            if var error {
+                error.productId = product.productId
+                errors.append(error)
+            }
         }
+        if let combined = KioskError.combined(errors) { throw combined }
     }
 }

@@ -33,6 +33,14 @@ package enum CatalogFileCoding {
                 debugDescription: "unknown key '\(first)' (known keys here: \(expected))"))
     }
 
+    /// Writes members kept as read (keys a reader did not know) into the object being encoded; the caller's own
+    /// keys, written after, win.
+    static func encode(_ extras: [String: JSONValue], to encoder: any Encoder) throws {
+        guard !extras.isEmpty else { return }
+        var container = encoder.container(keyedBy: AnyKey.self)
+        for (key, value) in extras { try container.encode(value, forKey: AnyKey(stringValue: key)) }
+    }
+
     /// Decodes a string-backed enum, naming the allowed values when the file has another one.
     static func decodeEnum<Value: RawRepresentable & CaseIterable, Key: CodingKey>(
         _ type: Value.Type, in container: KeyedDecodingContainer<Key>, forKey key: Key

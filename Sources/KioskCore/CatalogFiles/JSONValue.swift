@@ -1,10 +1,14 @@
+import Foundation
+
 /// Any JSON value, kept as it was read so that parts of a file Kiosk does not interpret (Xcode's test settings,
 /// app policies) survive a read and a write unchanged.
 public enum JSONValue: Codable, Sendable, Hashable {
     case null
     case bool(Bool)
-    /// Numbers as written: an integer when the text is one, else a double (these values are never money).
+    /// Numbers as written: an integer when the text is one, else an exact decimal (Xcode's sync dates have more
+    /// digits than a `Double` keeps), else (beyond a decimal's range, such as 1e300) a double.
     case integer(Int)
+    case decimal(Decimal)
     case double(Double)
     case string(String)
     case array([JSONValue])
@@ -19,6 +23,8 @@ public enum JSONValue: Codable, Sendable, Hashable {
             self = .bool(value)
         } else if let value = try? container.decode(Int.self) {
             self = .integer(value)
+        } else if let value = try? container.decode(Decimal.self) {
+            self = .decimal(value)
         } else if let value = try? container.decode(Double.self) {
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
@@ -37,6 +43,7 @@ public enum JSONValue: Codable, Sendable, Hashable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
+        case .decimal(let value): try container.encode(value)
         case .double(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)

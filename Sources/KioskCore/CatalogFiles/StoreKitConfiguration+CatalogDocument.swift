@@ -1,204 +1,393 @@
 import Foundation
 
 extension StoreKitConfiguration {
-    /// The catalog this configuration describes, in Kiosk's terms.
+    /// Reads a `.storekit` file and turns it into a catalog to import, with every warning of both steps.
     ///
-    /// Prices become `pricing.tier` when `PriceTable` has a tier with exactly that price in the file's storefront,
-    /// else a custom price in that storefront. Locales are normalized to `en_US` style, groups are named by their
-    /// `name`, subscription levels come from `groupNumber`, and `reviewState` is left nil for the importer to
-    /// decide. Products are cleared for sale (the file has no such switch). Parts Kiosk does not model are listed
-    /// by ``unsupportedContent``.
-    ///
-    /// - Parameters:
-    ///   - bundleId: The bundle id of the app the catalog is for (the file does not name it).
-    ///   - appName: The app's name.
-    /// - Throws: `KioskError` `invalid_storekit_file` naming the path of a price that is not a valid amount in
-    ///   the storefront's currency, an unknown `_storefront`, a promotional offer without `offerID`, or a product
-    ///   id or group name used twice.
+    /// - Throws: `KioskError` `invalid_storekit_file` with every problem of the file (the first, the rest in
+    ///   `additional`), each naming its path in the file and its product id.
+    public static func importing(_ data: Data, bundleId: String, appName: String) throws(KioskError)
+        -> CatalogFileImport
+    {
+        let log = CatalogFileLog(errorCode: errorCode)
+        let configuration = try read(from: data, log: log)
+        // Converted even when reading found errors, so the problems of both steps come in one report.
+        let result = try configuration.catalogImport(bundleId: bundleId, appName: appName, log: log)
+        try log.throwErrors()
+        return result
+    }
+
+    /// The catalog this configuration describes, in Kiosk's terms (see ``catalogImport(bundleId:appName:)``).
     public func catalogDocument(bundleId: String, appName: String) throws(KioskError) -> CatalogDocument {
+        try catalogImport(bundleId: bundleId, appName: appName).document
+    }
+
+    /// The catalog this configuration describes, in Kiosk's terms, with what the import must warn about.
+    ///
+    /// Prices keep the file's storefront and amount: each becomes a custom price in `_storefront` (a tier only
+    /// where the file names one, which Xcode's files do not). Locales map to App Store Connect's (`de` → `de_DE`,
+    /// `zh_Hans` → `zh_CN`, each mapping a warning); groups are named by their `name`, levels come from
+    /// `groupNumber`, and `reviewState` is left nil for the importer to decide. What only App Store review would
+    /// refuse (empty or long texts, characters in ids) is a warning, not an error: the sandbox sells it, production
+    /// does not. Parts Kiosk keeps without using (offer codes, win-back offers, commitment billing plans) are
+    /// warnings too.
+    ///
+    /// - Throws: `KioskError` `invalid_storekit_file` with every problem the sandbox cannot sell with: an unknown
+    ///   `_storefront`, a price that is not an amount, a paid offer without a price, a promotional offer without
+    ///   `offerID`, a product id or group name used twice.
+    public func catalogImport(bundleId: String, appName: String) throws(KioskError) -> CatalogFileImport {
+        let log = CatalogFileLog(errorCode: Self.errorCode)
+        let result = try catalogImport(bundleId: bundleId, appName: appName, log: log)
+        try log.throwErrors()
+        return result
+    }
+
+    /// The conversion, recording problems in `log`; throws only when the storefront is unknown (no price can be
+    /// read then).
+    private func catalogImport(bundleId: String, appName: String, log: CatalogFileLog) throws(KioskError)
+        -> CatalogFileImport
+    {
         guard let storefront = Storefront.named(storefrontCode) else {
-            throw Self.invalid(
-                "'\(storefrontCode)' is not a storefront Kiosk knows.", field: "settings._storefront",
+            log.error(
+                "'\(storefrontCode)' is not a storefront Kiosk knows.", at: "settings._storefront", productId: nil,
                 fix: "Use an ISO 3166-1 alpha-3 code such as USA.")
+            try log.throwErrors()
+            preconditionFailure("throwErrors throws after an error")
         }
-        let prices = PriceReader(storefront: storefront)
-        var entries: [CatalogDocument.ProductEntry] = []
+        if settings["_storefront"] == nil {
+            log.warning(
+                "storefront_assumed",
+                "The file names no storefront (settings._storefront); its prices are read in "
+                    + "USD, as Xcode does.", at: "settings", productId: nil)
+        }
+        noteTestSettings(log: log)
+        var converter = Converter(prices: PriceReader(storefront: storefront, log: log), log: log)
         for (index, product) in products.enumerated() {
             let type: ProductType = product.type == .consumable ? .consumable : .nonConsumable
-            entries.append(try Self.entry(product, type: type, field: "products[\(index)]", prices: prices))
+            converter.add(product, type: type, path: "products[\(index)]")
         }
         for (index, product) in nonRenewingSubscriptions.enumerated() {
-            entries.append(
-                try Self.entry(product, type: .nonRenewing, field: "nonRenewingSubscriptions[\(index)]", prices: prices)
-            )
+            converter.add(product, type: .nonRenewing, path: "nonRenewingSubscriptions[\(index)]")
         }
-        var groups: [CatalogDocument.GroupEntry] = []
         for (groupIndex, group) in subscriptionGroups.enumerated() {
-            let field = "subscriptionGroups[\(groupIndex)]"
-            guard !groups.contains(where: { $0.referenceName == group.name }) else {
-                throw Self.invalid(
-                    "Subscription group '\(group.name)' appears more than once.", field: "\(field).name",
-                    fix: "Give each group a distinct name.")
-            }
-            groups.append(
-                CatalogDocument.GroupEntry(
-                    referenceName: group.name,
-                    localizations: group.localizations.map {
-                        SubscriptionGroupLocalization(
-                            locale: Self.normalizedLocale($0.locale), name: $0.displayName,
-                            customAppName: $0.customAppName)
-                    }))
-            for (index, subscription) in group.subscriptions.enumerated() {
-                entries.append(
-                    try Self.subscriptionEntry(
-                        subscription, group: group.name, field: "\(field).subscriptions[\(index)]", prices: prices))
-            }
+            converter.add(group, path: "subscriptionGroups[\(groupIndex)]")
         }
-        var seen = Set<String>()
-        for entry in entries where !seen.insert(entry.productId).inserted {
-            throw Self.invalid(
-                "Product '\(entry.productId)' appears more than once.", field: "productID",
-                fix: "Keep one product per product id.")
+        converter.noteLocaleMappings()
+        converter.noteUnsupported(self)
+        return CatalogFileImport(
+            document: CatalogDocument(
+                app: CatalogDocument.AppEntry(bundleId: bundleId, name: appName),
+                subscriptionGroups: converter.groups, products: converter.entries),
+            warnings: log.warnings, sourcePaths: converter.sourcePaths, fieldNames: Self.catalogFieldNames,
+            storeKitFile: self)
+    }
+
+    /// App Store Connect's locale for a file's: `en-US` → `en_US`, `zh_Hans` → `zh_CN`, a bare language `de` →
+    /// `de_DE`; one App Store Connect does not know stays as written (review reports it).
+    static func catalogLocale(_ locale: String) -> String {
+        AppStoreLocale.normalized(locale) ?? AppStoreLocale.forLanguage(locale) ?? locale
+    }
+
+    /// Xcode's test switches (failing transactions, Ask to Buy, billing issues, error injection, time rate) are
+    /// kept and written back, but not applied: one warning names those turned on.
+    private func noteTestSettings(log: CatalogFileLog) {
+        var on = settings.filter { key, value in
+            key.hasSuffix("Enabled") && value == .bool(true)
+        }.keys.sorted()
+        if let rate = settings["_timeRate"], rate != .integer(0) { on.append("_timeRate") }
+        if case .array(let errors)? = settings["_storeKitErrors"],
+            errors.contains(where: {
+                if case .object(let entry) = $0 { entry["enabled"] == .bool(true) } else { false }
+            })
+        {
+            on.append("_storeKitErrors")
         }
-        return CatalogDocument(
-            app: CatalogDocument.AppEntry(bundleId: bundleId, name: appName), subscriptionGroups: groups,
-            products: entries)
+        guard !on.isEmpty else { return }
+        log.warning(
+            "test_settings_not_applied",
+            "Xcode's test settings \(on.joined(separator: ", ")) are kept and written back on export, but Kiosk's "
+                + "sandbox does not apply them.",
+            at: "settings", productId: nil,
+            fix: "Use Kiosk's test controls instead: `kiosk test fail-next`, tester settings (Ask to Buy, payment "
+                + "outcome, renewal rate), `kiosk test clock`.")
     }
 
-    /// What the file holds that Kiosk does not import, each as `path: what`; the importer shows these as
-    /// warnings. Empty for files Kiosk represents completely.
-    public var unsupportedContent: [String] {
-        var notes: [String] = []
-        for (groupIndex, group) in subscriptionGroups.enumerated() {
-            let groupField = "subscriptionGroups[\(groupIndex)]"
-            for (index, localization) in group.localizations.enumerated() where !localization.description.isEmpty {
-                notes.append("\(groupField).localizations[\(index)].description: group descriptions are not kept")
-            }
-            for (index, subscription) in group.subscriptions.enumerated() {
-                let field = "\(groupField).subscriptions[\(index)]"
-                if !subscription.codeOffers.isEmpty {
-                    notes.append("\(field).codeOffers: offer codes are not imported")
-                }
-                if !(subscription.winbackOffers ?? []).isEmpty {
-                    notes.append("\(field).winbackOffers: win-back offers are not imported")
-                }
-                if (subscription.introductoryOffers ?? []).contains(where: { !Self.isUpFrontPlan($0) }) {
-                    notes.append("\(field).introductoryOffers: offers of commitment billing plans are not imported")
-                }
-                if subscription.adHocOffers.contains(where: { !Self.isUpFrontPlan($0) }) {
-                    notes.append("\(field).adHocOffers: offers of commitment billing plans are not imported")
-                }
-                if (subscription.billingPlans ?? []).contains(where: {
-                    if case .object(let plan) = $0 {
-                        plan["billingPlanType"] != .string(Self.upFrontPlan)
-                    } else {
-                        true
-                    }
-                }) {
-                    notes.append("\(field).billingPlans: commitment billing plans are not imported")
-                }
-            }
-        }
-        return notes
-    }
-
-    /// Version 5's name of the ordinary plan, the one Kiosk models.
-    private static let upFrontPlan = "BILLED_UPFRONT"
-
-    private static func isUpFrontPlan(_ offer: Offer) -> Bool {
-        offer.billingPlanType == nil || offer.billingPlanType == upFrontPlan
-    }
-
-    /// `en-US` → `en_US`; language-only locales (`ar`) stay as they are.
-    static func normalizedLocale(_ locale: String) -> String {
-        locale.replacingOccurrences(of: "-", with: "_")
-    }
+    /// The file's names of the catalog's product fields, where they differ.
+    static let catalogFieldNames = [
+        "productId": "productID", "pricing": "displayPrice", "subscription": "groupNumber",
+        "duration": "recurringSubscriptionPeriod", "promotionalOffers": "adHocOffers",
+        "introductoryOffers": "introductoryOffer",
+    ]
 
     static func invalid(_ message: String, field: String, fix: String) -> KioskError {
         KioskError.invalid(errorCode, message, field: field, fix: fix)
     }
 
-    private static func entry(
-        _ product: ProductEntry, type: ProductType, field: String, prices: PriceReader
-    ) throws(KioskError) -> CatalogDocument.ProductEntry {
-        CatalogDocument.ProductEntry(
-            productId: product.productID, referenceName: product.referenceName, type: type,
-            pricing: try prices.pricing(product.displayPrice, field: "\(field).displayPrice"),
-            localizations: product.localizations.map {
-                ProductLocalization(
-                    locale: normalizedLocale($0.locale), displayName: $0.displayName, description: $0.description)
-            },
-            familyShareable: product.familyShareable)
+    /// Version 5's name of the ordinary plan, the one Kiosk models.
+    static let upFrontPlan = "BILLED_UPFRONT"
+
+    static func isUpFrontPlan(_ offer: Offer) -> Bool {
+        offer.billingPlanType == nil || offer.billingPlanType == upFrontPlan
     }
 
-    private static func subscriptionEntry(
-        _ product: ProductEntry, group: String, field: String, prices: PriceReader
-    ) throws(KioskError) -> CatalogDocument.ProductEntry {
-        var entry = try entry(product, type: .autoRenewable, field: field, prices: prices)
-        entry.subscription = product.groupNumber.map {
-            CatalogDocument.ProductEntry.Membership(group: group, level: $0)
+    /// Builds the document's entries from the file's, recording each problem at its path in the file.
+    private struct Converter {
+        let prices: PriceReader
+        let log: CatalogFileLog
+        var entries: [CatalogDocument.ProductEntry] = []
+        var groups: [CatalogDocument.GroupEntry] = []
+        var sourcePaths: [String: String] = [:]
+        let localeMappings = LocaleMappings()
+
+        mutating func add(_ product: ProductEntry, type: ProductType, path: String) {
+            let id = product.productID
+            guard sourcePaths["product:\(id)"] == nil else {
+                log.error(
+                    "Product '\(id)' appears more than once (first at \(sourcePaths["product:\(id)"] ?? "")).",
+                    at: "\(path).productID", productId: id, fix: "Keep one product per product id.")
+                return
+            }
+            sourcePaths["product:\(id)"] = path
+            var entry = CatalogDocument.ProductEntry(
+                productId: id, referenceName: product.referenceName, type: type,
+                pricing: prices.pricing(product.displayPrice, path: "\(path).displayPrice", productId: id)
+                    ?? Pricing(),
+                localizations: product.localizations.enumerated().map { index, localization in
+                    ProductLocalization(
+                        locale: mappedLocale(localization.locale, path: "\(path).localizations[\(index)].locale", id),
+                        displayName: localization.displayName, description: localization.description)
+                },
+                familyShareable: product.familyShareable)
+            if type == .autoRenewable { addSubscriptionParts(product, to: &entry, path: path) }
+            entries.append(entry)
         }
-        entry.duration = product.recurringSubscriptionPeriod
-        let introductory: [(Offer, String)] =
-            if let offers = product.introductoryOffers {
-                offers.enumerated().filter { isUpFrontPlan($0.element) }.map {
-                    ($0.element, "\(field).introductoryOffers[\($0.offset)]")
+
+        mutating func add(_ group: Group, path: String) {
+            if let first = sourcePaths["group:\(group.name)"] {
+                log.error(
+                    "Subscription group '\(group.name)' appears more than once (first at \(first)).",
+                    at: "\(path).name", productId: nil, fix: "Give each group a distinct name.")
+                return
+            }
+            sourcePaths["group:\(group.name)"] = path
+            groups.append(
+                CatalogDocument.GroupEntry(
+                    referenceName: group.name,
+                    localizations: group.localizations.enumerated().map { index, localization in
+                        SubscriptionGroupLocalization(
+                            locale: mappedLocale(
+                                localization.locale, path: "\(path).localizations[\(index)].locale", nil),
+                            name: localization.displayName, customAppName: localization.customAppName)
+                    }))
+            for (index, subscription) in group.subscriptions.enumerated() {
+                let before = entries.count
+                add(subscription, type: .autoRenewable, path: "\(path).subscriptions[\(index)]")
+                if entries.count > before {
+                    entries[before].subscription = CatalogDocument.ProductEntry.Membership(
+                        group: group.name, level: subscription.groupNumber ?? 1)
                 }
-            } else {
-                product.introductoryOffer.map { [($0, "\(field).introductoryOffer")] } ?? []
             }
-        if let (offer, offerField) = introductory.first {
-            entry.introductoryOffers = [
-                IntroductoryOffer(
-                    paymentMode: offer.paymentMode.offerPaymentMode, period: offer.subscriptionPeriod,
-                    numberOfPeriods: offer.numberOfPeriods ?? 1,
-                    pricing: try prices.offerPricing(offer, field: offerField))
-            ]
         }
-        var promotional: [PromotionalOffer] = []
-        for (index, offer) in product.adHocOffers.enumerated() where isUpFrontPlan(offer) {
-            let offerField = "\(field).adHocOffers[\(index)]"
-            guard let identifier = offer.offerID, !identifier.isEmpty else {
-                throw invalid(
-                    "The promotional offer has no offer identifier.", field: "\(offerField).offerID",
-                    fix: "Set the offer's identifier in Xcode.")
+
+        private func addSubscriptionParts(
+            _ product: ProductEntry, to entry: inout CatalogDocument.ProductEntry, path: String
+        ) {
+            let id = product.productID
+            entry.duration = product.recurringSubscriptionPeriod
+            let introductory: [(Offer, String)] =
+                if let offers = product.introductoryOffers {
+                    offers.enumerated().filter { isUpFrontPlan($0.element) }.map {
+                        ($0.element, "\(path).introductoryOffers[\($0.offset)]")
+                    }
+                } else {
+                    product.introductoryOffer.map { [($0, "\(path).introductoryOffer")] } ?? []
+                }
+            if let (offer, offerPath) = introductory.first,
+                let pricing = prices.offerPricing(offer, path: offerPath, id)
+            {
+                entry.introductoryOffers = [
+                    IntroductoryOffer(
+                        paymentMode: offer.paymentMode.offerPaymentMode, period: offer.subscriptionPeriod,
+                        numberOfPeriods: offer.numberOfPeriods ?? 1, pricing: pricing)
+                ]
             }
-            promotional.append(
-                PromotionalOffer(
-                    identifier: identifier, referenceName: offer.referenceName ?? identifier,
-                    paymentMode: offer.paymentMode.offerPaymentMode, period: offer.subscriptionPeriod,
-                    numberOfPeriods: offer.numberOfPeriods ?? 1,
-                    pricing: try prices.offerPricing(offer, field: offerField)))
+            var promotional: [PromotionalOffer] = []
+            for (index, offer) in product.adHocOffers.enumerated() where isUpFrontPlan(offer) {
+                let offerPath = "\(path).adHocOffers[\(index)]"
+                guard let identifier = offer.offerID, !identifier.isEmpty else {
+                    log.error(
+                        "The promotional offer has no offer identifier.", at: "\(offerPath).offerID", productId: id,
+                        fix: "Set the offer's identifier in Xcode.")
+                    continue
+                }
+                guard let pricing = prices.offerPricing(offer, path: offerPath, id) else { continue }
+                promotional.append(
+                    PromotionalOffer(
+                        identifier: identifier, referenceName: offer.referenceName ?? identifier,
+                        paymentMode: offer.paymentMode.offerPaymentMode, period: offer.subscriptionPeriod,
+                        numberOfPeriods: offer.numberOfPeriods ?? 1, pricing: pricing))
+            }
+            entry.promotionalOffers = promotional.sorted { $0.identifier < $1.identifier }
         }
-        entry.promotionalOffers = promotional.sorted { $0.identifier < $1.identifier }
-        return entry
+
+        /// App Store Connect's locale for the file's: `en-US` → `en_US` silently, `de` → `de_DE` and `zh_Hans` →
+        /// `zh_CN` with a warning; one App Store Connect does not know stays as written, with a warning.
+        private func mappedLocale(_ locale: String, path: String, _ productId: String?) -> String {
+            let mapped = StoreKitConfiguration.catalogLocale(locale)
+            if mapped.lowercased() != locale.replacingOccurrences(of: "-", with: "_").lowercased() {
+                localeMappings.record(locale, as: mapped, at: path, productId: productId)
+            }
+            return mapped
+        }
+
+        /// One warning per locale mapped (`de` → `de_DE`), at its first place in the file, counting the others.
+        func noteLocaleMappings() {
+            for mapping in localeMappings.mappings {
+                let what =
+                    AppStoreLocale.normalized(mapping.from) == nil
+                    ? "names a language without a region; it imports as \(mapping.to), App Store Connect's locale for "
+                        + "that language"
+                    : "imports as \(mapping.to), App Store Connect's locale for it"
+                let more = mapping.count > 1 ? " (here and in \(mapping.count - 1) more places)" : ""
+                log.warning(
+                    "locale_mapped", "The locale '\(mapping.from)' \(what)\(more).", at: mapping.path,
+                    productId: mapping.productId)
+            }
+        }
+
+        /// Warnings for what the file holds that Kiosk keeps but does not use.
+        func noteUnsupported(_ configuration: StoreKitConfiguration) {
+            for (groupIndex, group) in configuration.subscriptionGroups.enumerated() {
+                let groupPath = "subscriptionGroups[\(groupIndex)]"
+                let described = group.localizations.indices.filter { !group.localizations[$0].description.isEmpty }
+                if let first = described.first {
+                    log.warning(
+                        "kept_not_used",
+                        "Kiosk keeps the group's descriptions (\(described.count) of its localizations have one) and "
+                            + "writes them back on export, but does not show them.",
+                        at: "\(groupPath).localizations[\(first)].description", productId: nil)
+                }
+                for (index, subscription) in group.subscriptions.enumerated() {
+                    let path = "\(groupPath).subscriptions[\(index)]"
+                    let id = subscription.productID
+                    if !subscription.codeOffers.isEmpty {
+                        log.warning(
+                            "kept_not_used",
+                            "Offer codes are kept and written back on export, not imported: create them with "
+                                + "`kiosk offer-codes`.",
+                            at: "\(path).codeOffers", productId: id)
+                    }
+                    if !(subscription.winbackOffers ?? []).isEmpty {
+                        log.warning(
+                            "kept_not_used", "Win-back offers are kept and written back on export, not sold yet.",
+                            at: "\(path).winbackOffers",
+                            productId: id)
+                    }
+                    if (subscription.introductoryOffers ?? []).contains(where: { !isUpFrontPlan($0) }) {
+                        log.warning(
+                            "kept_not_used",
+                            "Offers of commitment billing plans are kept and written back on export, not sold.",
+                            at: "\(path).introductoryOffers", productId: id)
+                    }
+                    if subscription.adHocOffers.contains(where: { !isUpFrontPlan($0) }) {
+                        log.warning(
+                            "kept_not_used",
+                            "Offers of commitment billing plans are kept and written back on export, not sold.",
+                            at: "\(path).adHocOffers", productId: id)
+                    }
+                    if (subscription.billingPlans ?? []).contains(where: {
+                        if case .object(let plan) = $0 { plan["billingPlanType"] != .string(upFrontPlan) } else { true }
+                    }) {
+                        log.warning(
+                            "kept_not_used", "Commitment billing plans are kept and written back on export, not sold.",
+                            at: "\(path).billingPlans",
+                            productId: id)
+                    }
+                }
+            }
+        }
     }
 
-    /// Reads `displayPrice` strings in the file's storefront currency.
+    /// The locales a conversion mapped, in the order first met, each with its first place and how often.
+    private final class LocaleMappings {
+        struct Mapping {
+            var from: String
+            var to: String
+            var path: String
+            var productId: String?
+            var count: Int
+        }
+        private(set) var mappings: [Mapping] = []
+
+        func record(_ from: String, as to: String, at path: String, productId: String?) {
+            if let index = mappings.firstIndex(where: { $0.from == from }) {
+                mappings[index].count += 1
+            } else {
+                mappings.append(Mapping(from: from, to: to, path: path, productId: productId, count: 1))
+            }
+        }
+    }
+
+    /// Reads `displayPrice` strings in the file's storefront currency, exactly.
     private struct PriceReader {
         let storefront: Storefront
+        let log: CatalogFileLog
 
-        func pricing(_ text: String, field: String) throws(KioskError) -> Pricing {
+        /// A custom price in the storefront; nil (and an error) for text that is not an amount.
+        func pricing(_ text: String, path: String, productId: String) -> Pricing? {
             let currency = storefront.currency
-            guard let minorUnits = currency.minorUnits(decimalString: text) else {
-                let example = currency.decimalString(minorUnits: currency.minorUnitExponent == 0 ? 120 : 99)
-                throw StoreKitConfiguration.invalid(
-                    "'\(text)' is not a price in \(currency.code) (\(storefront.code) storefront).", field: field,
-                    fix: "Write a plain decimal with at most \(currency.minorUnitExponent) digits after the point, "
-                        + "such as \"\(example)\".")
+            if let minorUnits = currency.minorUnits(decimalString: text), minorUnits > 0,
+                minorUnits <= Pricing.maximumMinorUnits
+            {
+                return Pricing(customPrices: [storefront.code: minorUnits])
             }
-            if let tier = PriceTable.tier(matching: minorUnits, in: storefront) { return Pricing(tier: tier) }
-            return Pricing(customPrices: [storefront.code: minorUnits])
+            if let rounded = currency.roundedMinorUnits(decimalString: text), rounded > 0,
+                rounded <= Pricing.maximumMinorUnits
+            {
+                let written = currency.decimalString(minorUnits: rounded)
+                log.warning(
+                    "price_rounded",
+                    "'\(text)' has more decimals than \(currency.code) has (\(currency.minorUnitExponent)); it imports "
+                        + "as \(written).",
+                    at: path, productId: productId,
+                    fix: "Write the price as \(currency.code) is paid, e.g. \"\(written)\".")
+                return Pricing(customPrices: [storefront.code: rounded])
+            }
+            let example = currency.decimalString(minorUnits: currency.minorUnitExponent == 0 ? 120 : 99)
+            log.error(
+                "'\(text)' is not a price in \(currency.code) (\(storefront.code) storefront).", at: path,
+                productId: productId,
+                fix: "Write a positive plain decimal with at most \(currency.minorUnitExponent) digits after the "
+                    + "point, such as \"\(example)\".")
+            return nil
         }
 
-        func offerPricing(_ offer: Offer, field: String) throws(KioskError) -> Pricing {
+        /// An offer's pricing (none for a free trial); nil (and an error) when a paid offer has no valid price.
+        func offerPricing(_ offer: Offer, path: String, _ productId: String) -> Pricing? {
             guard offer.paymentMode != .free else { return Pricing() }
             guard let text = offer.displayPrice else {
-                throw StoreKitConfiguration.invalid(
-                    "A \(offer.paymentMode.rawValue) offer needs a price.", field: "\(field).displayPrice",
-                    fix: "Set the offer's price.")
+                log.error(
+                    "A \(offer.paymentMode.rawValue) offer needs a price.", at: "\(path).displayPrice",
+                    productId: productId, fix: "Set the offer's price.")
+                return nil
             }
-            return try pricing(text, field: "\(field).displayPrice")
+            return pricing(text, path: "\(path).displayPrice", productId: productId)
         }
+    }
+}
+
+extension Currency {
+    /// The amount of a plain decimal with more fraction digits than the currency has, rounded half up to its
+    /// minor units (`"119.99"` yen → 120); nil for text that is not a plain decimal or too large.
+    func roundedMinorUnits(decimalString text: String) -> Int? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1].count > minorUnitExponent, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }),
+            let whole = minorUnits(
+                decimalString: String(parts[0]) + "."
+                    + parts[1].prefix(minorUnitExponent)
+                    .padding(toLength: max(minorUnitExponent, 1), withPad: "0", startingAt: 0)),
+            let next = parts[1].dropFirst(minorUnitExponent).first, next.isASCII, let digit = next.wholeNumberValue
+        else { return nil }
+        let (rounded, overflow) = whole.addingReportingOverflow(digit >= 5 ? 1 : 0)
+        return overflow ? nil : rounded
     }
 }

@@ -1,54 +1,17 @@
 import Foundation
 
-// The `.storekit` JSON shape. Keys are the ones real Xcode files carry (versions 1–5); any other key is an error
-// with its path, so nothing in a file is dropped without the user hearing of it.
+// Writing the `.storekit` JSON shape: the keys real Xcode files carry (versions 1–5), and every key Kiosk did not
+// know when it read the file, written back as read. Reading is in `StoreKitConfiguration+Reading.swift`.
 
-extension StoreKitConfiguration: Codable {
+extension StoreKitConfiguration: Encodable {
     private enum Keys: String, CodingKey, CaseIterable {
         case appPolicies, identifier, nonRenewingSubscriptions, products, settings, subscriptionGroups
         case subscriptionOffersKeyPair, version
     }
 
-    /// Reads a configuration and checks that each product sits in the list its type belongs to.
-    public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
-        let container = try decoder.container(keyedBy: Keys.self)
-        let version = try container.decode(Version.self, forKey: .version)
-        let products = try container.decode([ProductEntry].self, forKey: .products)
-        try Self.require(products, in: [.consumable, .nonConsumable], list: "products", decoder: decoder)
-        let nonRenewing = try container.decode([ProductEntry].self, forKey: .nonRenewingSubscriptions)
-        try Self.require(
-            nonRenewing, in: [.nonRenewingSubscription], list: "nonRenewingSubscriptions", decoder: decoder)
-        self.init(
-            identifier: try container.decode(String.self, forKey: .identifier),
-            products: products,
-            nonRenewingSubscriptions: nonRenewing,
-            subscriptionGroups: try container.decode([Group].self, forKey: .subscriptionGroups),
-            settings: try container.decodeIfPresent([String: JSONValue].self, forKey: .settings) ?? [:],
-            appPolicies: try container.decodeIfPresent(JSONValue.self, forKey: .appPolicies),
-            subscriptionOffersKeyPair: try container.decodeIfPresent(
-                JSONValue.self, forKey: .subscriptionOffersKeyPair),
-            version: version)
-    }
-
-    private static func require(
-        _ entries: [ProductEntry], in kinds: Set<ProductKind>, list: String, decoder: any Decoder
-    ) throws {
-        for (index, entry) in entries.enumerated() where !kinds.contains(entry.type) {
-            let allowed = kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: " or ")
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: decoder.codingPath + [
-                        CatalogFileCoding.AnyKey(stringValue: list), CatalogFileCoding.AnyKey(intValue: index),
-                        CatalogFileCoding.AnyKey(stringValue: "type"),
-                    ],
-                    debugDescription: "a '\(entry.type.rawValue)' product cannot be in '\(list)' (expected \(allowed))")
-            )
-        }
-    }
-
     /// Writes the configuration; absent optional parts stay absent.
     public func encode(to encoder: any Encoder) throws {
+        try CatalogFileCoding.encode(extras, to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encodeIfPresent(appPolicies, forKey: .appPolicies)
         try container.encode(identifier, forKey: .identifier)
@@ -61,22 +24,9 @@ extension StoreKitConfiguration: Codable {
     }
 }
 
-extension StoreKitConfiguration.Version: Codable {
+extension StoreKitConfiguration.Version: Encodable {
     private enum Keys: String, CodingKey, CaseIterable {
         case major, minor
-    }
-
-    /// Reads `{"major", "minor"}`; major versions 1 to 5 are known.
-    public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
-        let container = try decoder.container(keyedBy: Keys.self)
-        let major = try container.decode(Int.self, forKey: .major)
-        guard (1...5).contains(major) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .major, in: container,
-                debugDescription: "format version \(major) is not supported (Kiosk reads versions 1 to 5)")
-        }
-        self.init(major: major, minor: try container.decode(Int.self, forKey: .minor))
     }
 
     /// Writes `{"major", "minor"}`.
@@ -87,23 +37,14 @@ extension StoreKitConfiguration.Version: Codable {
     }
 }
 
-extension StoreKitConfiguration.Localization: Codable {
+extension StoreKitConfiguration.Localization: Encodable {
     private enum Keys: String, CodingKey, CaseIterable {
         case description, displayName, locale
     }
 
-    /// Reads `{"description", "displayName", "locale"}`.
-    public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
-        let container = try decoder.container(keyedBy: Keys.self)
-        self.init(
-            locale: try container.decode(String.self, forKey: .locale),
-            displayName: try container.decode(String.self, forKey: .displayName),
-            description: try container.decode(String.self, forKey: .description))
-    }
-
     /// Writes `{"description", "displayName", "locale"}`.
     public func encode(to encoder: any Encoder) throws {
+        try CatalogFileCoding.encode(extras, to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(description, forKey: .description)
         try container.encode(displayName, forKey: .displayName)
@@ -111,24 +52,14 @@ extension StoreKitConfiguration.Localization: Codable {
     }
 }
 
-extension StoreKitConfiguration.GroupLocalization: Codable {
+extension StoreKitConfiguration.GroupLocalization: Encodable {
     private enum Keys: String, CodingKey, CaseIterable {
         case customAppName, description, displayName, locale
     }
 
-    /// Reads `{"customAppName"?, "description"?, "displayName", "locale"}`.
-    public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
-        let container = try decoder.container(keyedBy: Keys.self)
-        self.init(
-            locale: try container.decode(String.self, forKey: .locale),
-            displayName: try container.decode(String.self, forKey: .displayName),
-            description: try container.decodeIfPresent(String.self, forKey: .description) ?? "",
-            customAppName: try container.decodeIfPresent(String.self, forKey: .customAppName))
-    }
-
     /// Writes the group localization.
     public func encode(to encoder: any Encoder) throws {
+        try CatalogFileCoding.encode(extras, to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encodeIfPresent(customAppName, forKey: .customAppName)
         try container.encode(description, forKey: .description)
@@ -137,32 +68,15 @@ extension StoreKitConfiguration.GroupLocalization: Codable {
     }
 }
 
-extension StoreKitConfiguration.Offer: Codable {
+extension StoreKitConfiguration.Offer: Encodable {
     private enum Keys: String, CodingKey, CaseIterable {
         case billingPlanType, displayPrice, eligibility, internalID, isStackable, numberOfPeriods, offerID
         case paymentMode, referenceName, subscriptionPeriod
     }
 
-    /// Reads an offer; `paymentMode` must be `free`, `payAsYouGo` or `payUpFront`.
-    public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
-        let container = try decoder.container(keyedBy: Keys.self)
-        self.init(
-            internalID: try container.decode(String.self, forKey: .internalID),
-            offerID: try container.decodeIfPresent(String.self, forKey: .offerID),
-            referenceName: try container.decodeIfPresent(String.self, forKey: .referenceName),
-            paymentMode: try CatalogFileCoding.decodeEnum(
-                StoreKitConfiguration.PaymentMode.self, in: container, forKey: .paymentMode),
-            subscriptionPeriod: try container.decode(OfferPeriod.self, forKey: .subscriptionPeriod),
-            numberOfPeriods: try container.decodeIfPresent(Int.self, forKey: .numberOfPeriods),
-            displayPrice: try container.decodeIfPresent(String.self, forKey: .displayPrice),
-            billingPlanType: try container.decodeIfPresent(String.self, forKey: .billingPlanType),
-            eligibility: try container.decodeIfPresent([String].self, forKey: .eligibility),
-            isStackable: try container.decodeIfPresent(Bool.self, forKey: .isStackable))
-    }
-
     /// Writes the offer, leaving out absent keys.
     public func encode(to encoder: any Encoder) throws {
+        try CatalogFileCoding.encode(extras, to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encodeIfPresent(billingPlanType, forKey: .billingPlanType)
         try container.encodeIfPresent(displayPrice, forKey: .displayPrice)
@@ -177,57 +91,17 @@ extension StoreKitConfiguration.Offer: Codable {
     }
 }
 
-extension StoreKitConfiguration.ProductEntry: Codable {
+extension StoreKitConfiguration.ProductEntry: Encodable {
     private enum Keys: String, CodingKey, CaseIterable {
         case displayPrice, familyShareable, internalID, localizations, productID, referenceName, type
         case adHocOffers, billingPlans, codeOffers, groupNumber, introductoryOffer, introductoryOffers
         case recurringSubscriptionPeriod, subscriptionGroupID, winbackOffers
     }
 
-    private static let productKeys: Set<Keys> = [
-        .displayPrice, .familyShareable, .internalID, .localizations, .productID, .referenceName, .type,
-    ]
-
-    /// Reads a product; a `RecurringSubscription` must have `recurringSubscriptionPeriod` and `groupNumber`,
-    /// other types must not carry subscription keys.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Keys.self)
-        let type = try CatalogFileCoding.decodeEnum(
-            StoreKitConfiguration.ProductKind.self, in: container, forKey: .type)
-        let isSubscription = type == .recurringSubscription
-        let known = isSubscription ? Set(Keys.allCases) : Self.productKeys
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(known.map(\.rawValue)))
-        self.init(
-            displayPrice: try container.decode(String.self, forKey: .displayPrice),
-            familyShareable: try container.decode(Bool.self, forKey: .familyShareable),
-            internalID: try container.decode(String.self, forKey: .internalID),
-            localizations: try container.decode([StoreKitConfiguration.Localization].self, forKey: .localizations),
-            productID: try container.decode(String.self, forKey: .productID),
-            referenceName: try container.decode(String.self, forKey: .referenceName),
-            type: type)
-        guard isSubscription else { return }
-        let period = try container.decode(String.self, forKey: .recurringSubscriptionPeriod)
-        guard let duration = SubscriptionDuration(rawValue: period) else {
-            let allowed = SubscriptionDuration.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-            throw DecodingError.dataCorruptedError(
-                forKey: .recurringSubscriptionPeriod, in: container,
-                debugDescription: "'\(period)' is not a renewal period (expected one of \(allowed))")
-        }
-        recurringSubscriptionPeriod = duration
-        groupNumber = try container.decode(Int.self, forKey: .groupNumber)
-        subscriptionGroupID = try container.decodeIfPresent(String.self, forKey: .subscriptionGroupID)
-        introductoryOffer = try container.decodeIfPresent(StoreKitConfiguration.Offer.self, forKey: .introductoryOffer)
-        introductoryOffers = try container.decodeIfPresent(
-            [StoreKitConfiguration.Offer].self, forKey: .introductoryOffers)
-        adHocOffers = try container.decodeIfPresent([StoreKitConfiguration.Offer].self, forKey: .adHocOffers) ?? []
-        codeOffers = try container.decodeIfPresent([StoreKitConfiguration.Offer].self, forKey: .codeOffers) ?? []
-        winbackOffers = try container.decodeIfPresent([JSONValue].self, forKey: .winbackOffers)
-        billingPlans = try container.decodeIfPresent([JSONValue].self, forKey: .billingPlans)
-    }
-
     /// Writes the product; subscriptions also get their subscription keys, with `introductoryOffer: null` when
     /// there is none, as Xcode writes it.
     public func encode(to encoder: any Encoder) throws {
+        try CatalogFileCoding.encode(extras, to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(displayPrice, forKey: .displayPrice)
         try container.encode(familyShareable, forKey: .familyShareable)
@@ -253,36 +127,14 @@ extension StoreKitConfiguration.ProductEntry: Codable {
     }
 }
 
-extension StoreKitConfiguration.Group: Codable {
+extension StoreKitConfiguration.Group: Encodable {
     private enum Keys: String, CodingKey, CaseIterable {
         case id, localizations, name, subscriptions
     }
 
-    /// Reads a group; every entry of `subscriptions` must be a `RecurringSubscription`.
-    public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
-        let container = try decoder.container(keyedBy: Keys.self)
-        let subscriptions = try container.decode([StoreKitConfiguration.ProductEntry].self, forKey: .subscriptions)
-        for (index, entry) in subscriptions.enumerated() where entry.type != .recurringSubscription {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: decoder.codingPath + [
-                        Keys.subscriptions, CatalogFileCoding.AnyKey(intValue: index),
-                        CatalogFileCoding.AnyKey(stringValue: "type"),
-                    ],
-                    debugDescription: "a '\(entry.type.rawValue)' product cannot be in a subscription group "
-                        + "(expected 'RecurringSubscription')"))
-        }
-        self.init(
-            id: try container.decode(String.self, forKey: .id),
-            localizations: try container.decode(
-                [StoreKitConfiguration.GroupLocalization].self, forKey: .localizations),
-            name: try container.decode(String.self, forKey: .name),
-            subscriptions: subscriptions)
-    }
-
     /// Writes the group.
     public func encode(to encoder: any Encoder) throws {
+        try CatalogFileCoding.encode(extras, to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(id, forKey: .id)
         try container.encode(localizations, forKey: .localizations)

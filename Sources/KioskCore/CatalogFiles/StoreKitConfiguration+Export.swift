@@ -22,7 +22,8 @@ extension StoreKitConfiguration {
         for (index, product) in document.products.enumerated() {
             let field = "products[\(index)]"
             var entry = ProductEntry(
-                displayPrice: try Self.displayPrice(product.pricing, in: storefront, field: "\(field).pricing"),
+                displayPrice: try Self.displayPrice(
+                    product.pricing, in: storefront, of: product.productId, field: "\(field).pricing"),
                 familyShareable: product.familyShareable, internalID: ids.make("product:\(product.productId)"),
                 localizations: product.localizations.map {
                     Localization(locale: $0.locale, displayName: $0.displayName, description: $0.description)
@@ -61,7 +62,7 @@ extension StoreKitConfiguration {
                         paymentMode: PaymentMode(offer.paymentMode), subscriptionPeriod: offer.period,
                         numberOfPeriods: Self.writtenPeriods(offer.paymentMode, offer.numberOfPeriods),
                         displayPrice: try Self.offerPrice(
-                            offer.paymentMode, offer.pricing, in: storefront,
+                            offer.paymentMode, offer.pricing, in: storefront, of: product.productId,
                             field: "\(field).promotionalOffers[\(offerIndex)].pricing"))
                 }
                 entry.winbackOffers = []
@@ -107,14 +108,27 @@ extension StoreKitConfiguration {
             version: Self.writtenVersion)
     }
 
-    /// A configuration for a catalog with prices in the United States storefront, as Xcode defaults to.
+    /// A configuration for a catalog with prices in `storefront`, or when nil in the storefront every product has
+    /// a price in: the United States when they all have one there, as Xcode defaults to, else the first storefront
+    /// (of the first product's prices) where they all have one.
     ///
-    /// - Throws: As ``init(document:storefront:)``.
-    public init(document: CatalogDocument) throws(KioskError) {
-        guard let usa = Storefront.named("USA") else {
+    /// - Throws: As ``init(document:storefront:)``; when no storefront prices every product, the error names one
+    ///   that lacks a price and asks for `storefront`.
+    public init(document: CatalogDocument, storefront: Storefront? = nil) throws(KioskError) {
+        if let storefront {
+            try self.init(document: document, storefront: storefront)
+            return
+        }
+        let priced = { (candidate: Storefront) in
+            document.products.allSatisfy { $0.pricing.price(in: candidate) != nil }
+        }
+        let usa = Storefront.named("USA")
+        let firstPrices = document.products.first?.pricing.customPrices.keys.sorted() ?? []
+        let candidates = [usa].compactMap { $0 } + firstPrices.compactMap(Storefront.named)
+        guard let chosen = candidates.first(where: priced) ?? usa else {
             throw Self.exportError("The USA storefront is missing from the storefront table.", field: "storefront")
         }
-        try self.init(document: document, storefront: usa)
+        try self.init(document: document, storefront: chosen)
     }
 
     private static func introductoryOffer(
@@ -129,7 +143,8 @@ extension StoreKitConfiguration {
             internalID: ids.make("introductory:\(product.productId)"), paymentMode: PaymentMode(offer.paymentMode),
             subscriptionPeriod: offer.period, numberOfPeriods: writtenPeriods(offer.paymentMode, offer.numberOfPeriods),
             displayPrice: try offerPrice(
-                offer.paymentMode, offer.pricing, in: storefront, field: "\(field).introductoryOffers[\(index)].pricing"
+                offer.paymentMode, offer.pricing, in: storefront, of: product.productId,
+                field: "\(field).introductoryOffers[\(index)].pricing"
             ))
     }
 
@@ -139,14 +154,14 @@ extension StoreKitConfiguration {
     }
 
     private static func offerPrice(
-        _ mode: OfferPaymentMode, _ pricing: Pricing, in storefront: Storefront, field: String
+        _ mode: OfferPaymentMode, _ pricing: Pricing, in storefront: Storefront, of productId: String, field: String
     ) throws(KioskError) -> String? {
-        mode == .freeTrial ? nil : try displayPrice(pricing, in: storefront, field: field)
+        mode == .freeTrial ? nil : try displayPrice(pricing, in: storefront, of: productId, field: field)
     }
 
     /// The custom price in the storefront, else the tier's price there, as a decimal string.
     private static func displayPrice(
-        _ pricing: Pricing, in storefront: Storefront, field: String
+        _ pricing: Pricing, in storefront: Storefront, of productId: String, field: String
     ) throws(KioskError) -> String {
         let minorUnits =
             pricing.customPrices[storefront.code]
@@ -154,7 +169,9 @@ extension StoreKitConfiguration {
                 PriceTable.price(tier: $0, in: storefront)
             }
         guard let minorUnits else {
-            throw exportError("There is no price in the \(storefront.code) storefront.", field: field)
+            var error = exportError("There is no price in the \(storefront.code) storefront.", field: field)
+            error.productId = productId
+            throw error
         }
         return storefront.currency.decimalString(minorUnits: minorUnits)
     }
@@ -162,7 +179,8 @@ extension StoreKitConfiguration {
     private static func exportError(_ message: String, field: String) -> KioskError {
         KioskError.invalid(
             "storekit_export_failed", message, field: field,
-            fix: "Complete the product (price, group, duration) or export for another storefront.")
+            fix: "Complete the product (price, group, duration), or export for a storefront where it has a price "
+                + "(`kiosk catalog export --format storekit --storefront FIN`).")
     }
 }
 

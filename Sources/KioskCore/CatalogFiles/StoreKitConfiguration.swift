@@ -2,14 +2,15 @@ import Foundation
 
 /// An Xcode StoreKit configuration file (`.storekit`): the JSON Xcode's StoreKit testing reads.
 ///
-/// The model follows the files Xcode writes (format versions 1 to 5 are read; version 4.0 is written):
+/// The model follows the files Xcode writes (format versions 1 to 5 are read, newer ones on a best-effort basis;
+/// `read(from:)`):
 /// top-level `identifier`, `products` (consumables and non-consumables), `nonRenewingSubscriptions`,
 /// `subscriptionGroups` (each with `subscriptions`), `settings` (`_storefront`, `_locale` and Xcode's test
 /// switches, kept as read), `appPolicies`, `subscriptionOffersKeyPair` and `version`. Prices are decimal strings
 /// (`displayPrice`) in the currency of the `_storefront` setting (USA when absent).
 ///
 /// ```swift
-/// let configuration = try StoreKitConfiguration.decode(from: data)
+/// let configuration = try StoreKitConfiguration.read(from: data).configuration
 /// let document = try configuration.catalogDocument(bundleId: "com.example.app", appName: "Example")
 /// let file = try StoreKitConfiguration(document: document).encode()
 /// ```
@@ -75,6 +76,8 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         public var displayName: String
         /// The customer-facing description.
         public var description: String
+        /// Keys Kiosk does not know, kept as read and written back.
+        public var extras: [String: JSONValue] = [:]
 
         /// A localization.
         public init(locale: String, displayName: String, description: String) {
@@ -94,6 +97,8 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         public var description: String
         /// The app name shown with the group, when it differs from the app's.
         public var customAppName: String?
+        /// Keys Kiosk does not know, kept as read and written back.
+        public var extras: [String: JSONValue] = [:]
 
         /// A group localization.
         public init(locale: String, displayName: String, description: String = "", customAppName: String? = nil) {
@@ -126,6 +131,8 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         public var eligibility: [String]?
         /// Offer codes: whether they stack with other offers.
         public var isStackable: Bool?
+        /// Keys Kiosk does not know, kept as read and written back.
+        public var extras: [String: JSONValue] = [:]
 
         /// An offer.
         public init(
@@ -181,6 +188,8 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         public var winbackOffers: [JSONValue]?
         /// Version 5 billing plans, kept as read; only the billed-up-front plan maps onto Kiosk.
         public var billingPlans: [JSONValue]?
+        /// Keys Kiosk does not know, kept as read and written back.
+        public var extras: [String: JSONValue] = [:]
 
         /// A product entry.
         public init(
@@ -220,6 +229,8 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         public var name: String
         /// The auto-renewable subscriptions of the group.
         public var subscriptions: [ProductEntry]
+        /// Keys Kiosk does not know, kept as read and written back.
+        public var extras: [String: JSONValue] = [:]
 
         /// A group.
         public init(id: String, localizations: [GroupLocalization], name: String, subscriptions: [ProductEntry]) {
@@ -246,12 +257,15 @@ public struct StoreKitConfiguration: Sendable, Equatable {
     public var subscriptionOffersKeyPair: JSONValue?
     /// The format version.
     public var version: Version
+    /// Top-level keys Kiosk does not know, kept as read and written back.
+    public var extras: [String: JSONValue]
 
     /// A configuration.
     public init(
         identifier: String, products: [ProductEntry] = [], nonRenewingSubscriptions: [ProductEntry] = [],
         subscriptionGroups: [Group] = [], settings: [String: JSONValue] = [:], appPolicies: JSONValue? = nil,
-        subscriptionOffersKeyPair: JSONValue? = nil, version: Version = Self.writtenVersion
+        subscriptionOffersKeyPair: JSONValue? = nil, version: Version = Self.writtenVersion,
+        extras: [String: JSONValue] = [:]
     ) {
         self.identifier = identifier
         self.products = products
@@ -261,6 +275,7 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         self.appPolicies = appPolicies
         self.subscriptionOffersKeyPair = subscriptionOffersKeyPair
         self.version = version
+        self.extras = extras
     }
 
     /// The alpha-3 code of the storefront whose currency the prices are in (`settings._storefront`, else USA).
@@ -271,18 +286,5 @@ public struct StoreKitConfiguration: Sendable, Equatable {
     /// The file's bytes: pretty-printed JSON with sorted keys, as Xcode writes it.
     public func encode() -> Data {
         CatalogFileCoding.encode(self)
-    }
-
-    /// Reads a `.storekit` file and checks its prices.
-    ///
-    /// - Throws: `KioskError` `invalid_storekit_file` whose `field` is the JSON path of the problem (for example
-    ///   `subscriptionGroups[0].subscriptions[1].recurringSubscriptionPeriod`) or, for broken JSON,
-    ///   `line L, column C`.
-    public static func decode(from data: Data) throws(KioskError) -> StoreKitConfiguration {
-        let configuration = try CatalogFileCoding.decode(
-            StoreKitConfiguration.self, from: data, code: errorCode, fileKind: ".storekit file",
-            fix: "Correct the file in Xcode's StoreKit configuration editor or by hand and import it again.")
-        _ = try configuration.catalogDocument(bundleId: "", appName: "")
-        return configuration
     }
 }

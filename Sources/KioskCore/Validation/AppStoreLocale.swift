@@ -24,4 +24,20 @@ public enum AppStoreLocale {
         let candidate = parts[0].lowercased() + "_" + parts[1].uppercased()
         return all.contains(candidate) ? candidate : nil
     }
+
+    /// The locale App Store Connect uses for a bare language (`de` → `de_DE`, `fr` → `fr_FR`, `pt` → `pt_BR`), as
+    /// Xcode writes them; nil when the text is not a language App Store Connect offers.
+    public static func forLanguage(_ text: String) -> String? {
+        let language = text.lowercased()
+        guard language.count == 2 || language.count == 3, language.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            return nil
+        }
+        if let preferred = preferredRegions[language] { return preferred }
+        return all.first { $0.hasPrefix("\(language)_") }
+    }
+
+    /// Where a language has several App Store Connect locales, the one a bare language means.
+    private static let preferredRegions = [
+        "en": "en_US", "es": "es_ES", "fr": "fr_FR", "pt": "pt_BR", "zh": "zh_CN",
+    ]
 }

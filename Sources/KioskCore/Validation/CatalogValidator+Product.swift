@@ -4,6 +4,29 @@ extension CatalogValidator {
     /// App Store Connect's longest in-app purchase description.
     public static let descriptionMaxLength = 55
 
+    /// The codes of the rules only App Store review applies (texts, their lengths, the characters of ids and names):
+    /// the console refuses them as App Store Connect does, an imported file keeps them as warnings, the sandbox sells
+    /// such a product and production does not (``reviewFindings(of:)``).
+    public static let reviewRuleCodes: Set<String> = [
+        "invalid_product_id", "invalid_reference_name", "invalid_locale", "invalid_display_name", "invalid_description",
+    ]
+
+    /// What App Store review would refuse in a product: broken review rules (``reviewRuleCodes``), and no
+    /// localization with a display name and a description. Empty when review has nothing to object to.
+    public static func reviewFindings(of product: Product) -> [KioskError] {
+        var findings = validate(product: product, field: "product").filter { reviewRuleCodes.contains($0.code) }
+        let described = product.localizations.contains {
+            !$0.displayName.allSatisfy(\.isWhitespace) && !$0.description.allSatisfy(\.isWhitespace)
+        }
+        if !described {
+            findings.append(
+                .invalid(
+                    "missing_localization", "The product has no localization with a display name and a description.",
+                    field: "product.localizations", fix: "Add a display name and a description customers see."))
+        }
+        return findings
+    }
+
     /// Checks everything about a product that can be checked without the rest of the catalog: its id, reference
     /// name, localizations, pricing, the rules of its type and its offers. It does not require completeness (a
     /// product may be saved without a price or localization; see `Product.missingMetadata(storefronts:)`).

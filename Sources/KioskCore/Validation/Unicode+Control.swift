@@ -9,3 +9,24 @@ extension Unicode.Scalar {
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }
+
+extension Product {
+    /// Whether any of the product's texts (id, names, localizations, offer ids and names) holds a control
+    /// character: hostile input, refused whatever else the rules would let pass.
+    package var hasControlCharacters: Bool {
+        let texts =
+            [productId, referenceName]
+            + localizations.flatMap { [$0.locale, $0.displayName, $0.description] }
+            + promotionalOffers.flatMap { [$0.identifier, $0.referenceName] }
+        return texts.contains { $0.unicodeScalars.contains(where: \.isControl) }
+    }
+}
+
+extension SubscriptionGroup {
+    /// Whether any of the group's texts holds a control character.
+    package var hasControlCharacters: Bool {
+        let texts =
+            [referenceName] + localizations.flatMap { [$0.locale, $0.name, $0.customAppName ?? ""] }
+        return texts.contains { $0.unicodeScalars.contains(where: \.isControl) }
+    }
+}

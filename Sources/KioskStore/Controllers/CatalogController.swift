@@ -16,16 +16,18 @@ struct CatalogController {
         group.get("apps/:bundleId/catalog") { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let format = try Self.format(request.uri.queryParameters.get("format")) ?? .json
-            let document = try await catalog.exportCatalog(bundleId: bundleId)
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             let data: Data
             switch format {
             case .json:
-                data = document.encode()
+                data = try await catalog.exportCatalog(bundleId: bundleId).encode()
                 headers[.contentDisposition] = "attachment; filename=\"\(bundleId).catalog.json\""
             case .storekit:
-                data = try StoreKitConfiguration(document: document).encode()
+                let storefront = try request.uri.queryParameters.get("storefront").map {
+                    try CatalogRules.requireStorefront($0.uppercased(), field: "storefront")
+                }
+                data = try await catalog.exportStoreKit(bundleId: bundleId, storefront: storefront).encode()
                 headers[.contentDisposition] = "attachment; filename=\"\(bundleId).storekit\""
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
@@ -35,18 +37,12 @@ struct CatalogController {
             let bundleId = try context.parameters.require("bundleId")
             let data = try await request.collectBody(context: context)
             let app = try await catalog.app(bundleId: bundleId)
-            let document: CatalogDocument
-            var warnings: [String] = []
-            switch try Self.format(request.uri.queryParameters.get("format")) ?? Self.detect(data) {
-            case .json: document = try CatalogDocument.decode(from: data)
-            case .storekit:
-                let configuration = try StoreKitConfiguration.decode(from: data)
-                document = try configuration.catalogDocument(bundleId: bundleId, appName: app.name)
-                warnings = configuration.unsupportedContent
-            }
-            var summary = try await catalog.importCatalog(bundleId: bundleId, document: document)
-            summary.warnings = warnings
-            return summary
+            let file: CatalogFileImport =
+                switch try Self.format(request.uri.queryParameters.get("format")) ?? Self.detect(data) {
+                case .json: try CatalogDocument.importing(data)
+                case .storekit: try StoreKitConfiguration.importing(data, bundleId: bundleId, appName: app.name)
+                }
+            return try await catalog.importCatalog(bundleId: bundleId, file: file)
         }
     }
 

@@ -54,22 +54,34 @@ enum CatalogRules {
     }
 
     static func validateGroup(_ group: SubscriptionGroup) throws {
-        try CatalogValidator.require(
-            CatalogValidator.validateReferenceName(group.referenceName, field: "referenceName"))
+        try CatalogValidator.require(groupProblems(group))
+    }
+
+    /// The codes of group rules only App Store review applies (the customer-facing name and its locale): an
+    /// imported file keeps them as warnings.
+    static let groupReviewCodes: Set<String> = ["unknown_locale", "missing_group_name", "invalid_name"]
+
+    /// Every problem of a group: its reference name, and each localization's locale and name.
+    static func groupProblems(_ group: SubscriptionGroup) -> [KioskError] {
+        var problems = CatalogValidator.validateReferenceName(group.referenceName, field: "referenceName")
         for (index, localization) in group.localizations.enumerated() {
             let field = "localizations[\(index)]"
-            guard AppStoreLocale.normalized(localization.locale) != nil else {
-                throw KioskError.invalid(
-                    "unknown_locale", "'\(localization.locale)' is not an App Store Connect locale.",
-                    field: "\(field).locale", fix: "Use a locale such as en_US, zh_CN or ja_JP.")
+            if AppStoreLocale.normalized(localization.locale) == nil {
+                problems.append(
+                    .invalid(
+                        "unknown_locale", "'\(localization.locale)' is not an App Store Connect locale.",
+                        field: "\(field).locale", fix: "Use a locale such as en_US, zh_CN or ja_JP."))
             }
-            guard !localization.name.allSatisfy(\.isWhitespace) else {
-                throw KioskError.invalid(
-                    "missing_group_name", "The group's customer-facing name is empty.", field: "\(field).name",
-                    fix: "Give the group a name customers see, e.g. 'Pro'.")
+            if localization.name.allSatisfy(\.isWhitespace) {
+                problems.append(
+                    .invalid(
+                        "missing_group_name", "The group's customer-facing name is empty.", field: "\(field).name",
+                        fix: "Give the group a name customers see, e.g. 'Pro'."))
+            } else {
+                problems += CatalogValidator.validateName(localization.name, what: "group name", field: "\(field).name")
             }
-            try validateName(localization.name, what: "group name", field: "\(field).name")
         }
+        return problems
     }
 
     /// `en-US`, `en_us` → `en_US`; unknown locales stay as given (validation reports them).

@@ -1,0 +1,120 @@
+import Foundation
+
+extension StoreKitConfiguration {
+    /// This export with everything `original` (the file last imported) held that the catalog does not model, so a
+    /// file round-trips with nothing dropped: its version (written as read), identifier, settings, app policies and offer key pair,
+    /// every key Kiosk did not know, Xcode's ids, offer codes, win-back offers and billing plans.
+    ///
+    /// Products and groups are matched by product id and group name; what the catalog models (prices, texts,
+    /// levels, introductory and promotional offers) comes from the catalog. The original's `_storefront` and
+    /// `_locale` give way to the export's when it is for another storefront.
+    public func keeping(from original: StoreKitConfiguration) -> StoreKitConfiguration {
+        var merged = self
+        merged.version = original.version
+        if !original.identifier.isEmpty { merged.identifier = original.identifier }
+        var settings = original.settings
+        for key in ["_storefront", "_locale"] where original.storefrontCode != storefrontCode {
+            settings[key] = self.settings[key]
+        }
+        merged.settings = settings.isEmpty ? self.settings : settings
+        merged.appPolicies = original.appPolicies ?? appPolicies
+        merged.subscriptionOffersKeyPair = original.subscriptionOffersKeyPair
+        merged.extras = original.extras
+        let originals = Dictionary(
+            original.allProducts.map { ($0.productID, $0) }, uniquingKeysWith: { first, _ in first })
+        let keep = { (entry: ProductEntry) in originals[entry.productID].map { entry.keeping(from: $0) } ?? entry }
+        merged.products = products.map(keep)
+        merged.nonRenewingSubscriptions = nonRenewingSubscriptions.map(keep)
+        merged.subscriptionGroups = subscriptionGroups.map { group in
+            var kept = group
+            guard let source = original.subscriptionGroups.first(where: { $0.name == group.name }) else {
+                kept.subscriptions = group.subscriptions.map(keep)
+                return kept
+            }
+            if !source.id.isEmpty { kept.id = source.id }
+            kept.extras = source.extras
+            kept.localizations = group.localizations.map { localization in
+                var localization = localization
+                if let match = source.localizations.first(where: {
+                    StoreKitConfiguration.catalogLocale($0.locale) == localization.locale
+                }) {
+                    localization.description = match.description
+                    localization.extras = match.extras
+                }
+                return localization
+            }
+            kept.subscriptions = group.subscriptions.map { subscription in
+                var subscription = keep(subscription)
+                subscription.subscriptionGroupID = kept.id
+                return subscription
+            }
+            return kept
+        }
+        return merged
+    }
+
+    /// Every product of the file, whatever list it is in.
+    var allProducts: [ProductEntry] {
+        products + nonRenewingSubscriptions + subscriptionGroups.flatMap(\.subscriptions)
+    }
+}
+
+extension StoreKitConfiguration.ProductEntry {
+    /// This entry with what `original` held that the catalog does not model.
+    func keeping(from original: Self) -> Self {
+        var kept = self
+        if !original.internalID.isEmpty { kept.internalID = original.internalID }
+        kept.extras = original.extras
+        kept.localizations = localizations.map { localization in
+            var localization = localization
+            localization.extras =
+                original.localizations.first { StoreKitConfiguration.catalogLocale($0.locale) == localization.locale }?
+                .extras ?? [:]
+            return localization
+        }
+        guard type == .recurringSubscription else { return kept }
+        kept.codeOffers = original.codeOffers
+        kept.winbackOffers = original.winbackOffers
+        kept.billingPlans = original.billingPlans
+        let upFront = StoreKitConfiguration.isUpFrontPlan
+        kept.adHocOffers =
+            adHocOffers.map { offer in
+                guard let source = original.adHocOffers.first(where: { $0.offerID == offer.offerID }) else {
+                    return offer
+                }
+                return offer.keeping(from: source)
+            } + original.adHocOffers.filter { !upFront($0) }
+        if let offers = original.introductoryOffers {
+            // Version 5: introductory offers per billing plan; the catalog's is the billed-up-front plan's.
+            let source = offers.first(where: upFront)
+            let catalogs = introductoryOffer.map { offer in
+                var offer = source.map { offer.keeping(from: $0) } ?? offer
+                offer.billingPlanType = source?.billingPlanType
+                return offer
+            }
+            kept.introductoryOffers = (catalogs.map { [$0] } ?? []) + offers.filter { !upFront($0) }
+            // Xcode may write the up-front plan's offer as `introductoryOffer` too.
+            kept.introductoryOffer = original.introductoryOffer.flatMap { source in
+                introductoryOffer.map { $0.keeping(from: source) }
+            }
+        } else if let offer = introductoryOffer, let source = original.introductoryOffer {
+            kept.introductoryOffer = offer.keeping(from: source)
+        }
+        return kept
+    }
+}
+
+extension StoreKitConfiguration.Offer {
+    /// This offer with `original`'s id, billing plan, the keys Kiosk did not know, and its way of writing one
+    /// period (`numberOfPeriods: 1` or no key).
+    func keeping(from original: Self) -> Self {
+        var kept = self
+        if !original.internalID.isEmpty { kept.internalID = original.internalID }
+        kept.extras = original.extras
+        kept.billingPlanType = original.billingPlanType ?? billingPlanType
+        if (original.numberOfPeriods ?? 1) == (numberOfPeriods ?? 1) { kept.numberOfPeriods = original.numberOfPeriods }
+        kept.eligibility = original.eligibility ?? eligibility
+        kept.isStackable = original.isStackable ?? isStackable
+        return kept
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import KioskCore
+import KioskTesting
+import Testing
+
+/// Xcode-shaped `.storekit` files of every format version and every leniency Xcode allows (`Resources/
+/// StoreKitCorpus`, described in its `CORPUS.md`), each imported into a real store, sold in the sandbox, exported
+/// and imported again, with nothing dropped on the way.
+@Suite struct StoreKitCorpusTests {
+    /// One corpus file and the warnings its import must give, by code.
+    struct Case: Sendable, CustomTestStringConvertible {
+        var file: String
+        var warnings: Set<String>
+        var testDescription: String { file }
+    }
+
+    static let cases: [Case] = [
+        Case(file: "v1-minimal", warnings: ["reference_name_defaulted", "storefront_assumed"]),
+        Case(file: "v1-subscriptions", warnings: ["storefront_assumed", "kept_not_used"]),
+        Case(file: "v2-empty-texts", warnings: ["invalid_display_name", "invalid_description"]),
+        Case(file: "v2-language-locales", warnings: ["locale_mapped", "kept_not_used"]),
+        Case(file: "v3-promotional", warnings: ["kept_not_used"]),
+        Case(file: "v3-long-texts", warnings: ["invalid_product_id", "invalid_display_name", "invalid_description"]),
+        Case(file: "v4-winback", warnings: ["kept_not_used"]),
+        Case(file: "v5-billing-plans", warnings: ["kept_not_used"]),
+        Case(file: "v4-storefront-fin", warnings: ["locale_mapped", "kept_not_used"]),
+        Case(file: "v4-storefront-jpn", warnings: ["price_rounded", "locale_mapped", "kept_not_used"]),
+        Case(file: "v4-nonrenewing", warnings: ["kept_not_used"]),
+        Case(file: "v6-future", warnings: ["newer_version", "unknown_key_kept", "kept_not_used"]),
+        Case(file: "v4-unknown-keys", warnings: ["unknown_key_kept", "kept_not_used"]),
+        Case(file: "v4-test-settings", warnings: ["test_settings_not_applied"]),
+    ]
+
+    static func data(_ name: String) throws -> Data {
+        let url = try #require(
+            Bundle.module.url(
+                forResource: name, withExtension: "storekit", subdirectory: "Resources/StoreKitCorpus"))
+        return try Data(contentsOf: url)
+    }
+
+    // Each file imports with exactly its expected kinds of warning, sells in the sandbox at the file's price in
+    // the file's storefront, exports with every key it had (locales mapped, prices rounded and reference names
+    // filled in as warned), and the export imports into another app as the same catalog.
+    @Test(arguments: cases)
+    func importsSellsAndRoundTrips(_ corpus: Case) async throws {
+        let original = try Self.data(corpus.file)
+        try await withTestStore { store in
+            let file = try #require(try JSONSerialization.jsonObject(with: original) as? [String: Any])
+            let storefront = ((file["settings"] as? [String: Any])?["_storefront"] as? String) ?? "USA"
+            try await store.createApp(TestStore.bundleId)
+            let imported = try await store.request(
+                .POST, "/admin/v1/apps/\(TestStore.bundleId)/catalog?format=storekit", body: original)
+            #expect(imported.status == 200, "\(imported.text)")
+            let warnings = (imported.json["warnings"] as? [[String: Any]]) ?? []
+            #expect(Set(warnings.compactMap { $0["code"] as? String }) == corpus.warnings, "\(imported.text)")
+            #expect(warnings.allSatisfy { $0["path"] is String && $0["message"] is String }, "\(imported.text)")
+            let products = Self.products(in: file)
+            #expect(
+                (imported.json["created"] as? [String])?.filter { $0.hasPrefix("product:") }.count == products.count)
+
+            // What App Store review would refuse keeps the product out of production, with the reason named.
+            if let finding = warnings.first(where: {
+                CatalogValidator.reviewRuleCodes.contains($0["code"] as? String ?? "")
+            }) {
+                let id = try #require(finding["productId"] as? String)
+                let product = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)/products/\(id)")
+                let production = (product.json["availability"] as? [[String: Any]])?.first {
+                    $0["environment"] as? String == "production"
+                }
+                let reasons = ((production?["reasons"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String }
+                #expect(reasons.contains("review_findings"), "\(id): \(product.text)")
+            }
+
+            // A sandbox purchase of the first product, by a tester of the file's storefront, at the file's price.
+            _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
+            try await store.createTester(TestStore.testerEmail, settings: ["storefront": storefront])
+            let token = try await store.signIn()
+            let bought = try #require(products.first)
+            let productId = try #require(bought["productID"] as? String)
+            let paid = try await store.pay(productId, token: token)
+            #expect(paid.json["state"] as? String == "purchased", "\(productId): \(paid.text)")
+            let signed = try #require((paid.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
+            let payload = try Self.payload(signed)
+            #expect(payload["storefront"] as? String == storefront)
+            let price = try #require(bought["displayPrice"] as? String)
+            if !warnings.contains(where: {
+                $0["code"] as? String == "price_rounded" && $0["productId"] as? String == productId
+            }) {
+                #expect(payload["price"] as? Int == Self.milliunits(price), "\(productId) at \(price)")
+            }
+
+            // Export: every key of the file comes back.
+            let exported = try await store.request(
+                .GET, "/admin/v1/apps/\(TestStore.bundleId)/catalog?format=storekit")
+            #expect(exported.status == 200, "\(exported.text)")
+            let written = try #require(try JSONSerialization.jsonObject(with: exported.body) as? [String: Any])
+            let before = Self.leaves(file)
+            let after = Self.leaves(written)
+            // An empty object or array may come back filled (Xcode's settings written for the storefront).
+            let dropped = before.keys.filter { path in
+                after[path] == nil && !after.keys.contains { $0.hasPrefix(path + "/") }
+            }.sorted()
+            #expect(dropped.isEmpty, "dropped on export: \(dropped)")
+            let changed = before.filter { path, value in
+                guard let now = after[path], now != value else { return false }
+                return !["displayPrice", "locale", "referenceName"].contains(path.split(separator: "/").last ?? "")
+            }
+            #expect(changed.isEmpty, "changed on export: \(changed.keys.sorted())")
+            #expect(
+                (written["version"] as? [String: Any])?["major"] as? Int == (file["version"] as? [String: Any])?[
+                    "major"] as? Int)
+
+            // The export imports into another app as the same catalog.
+            try await store.createApp("com.example.copy", name: "Copy")
+            let again = try await store.request(
+                .POST, "/admin/v1/apps/com.example.copy/catalog?format=storekit", body: exported.body)
+            #expect(again.status == 200, "\(again.text)")
+            let first = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)/catalog")
+            let second = try await store.request(.GET, "/admin/v1/apps/com.example.copy/catalog")
+            for key in ["products", "subscriptionGroups"] {
+                #expect(first.json[key] as? NSArray == second.json[key] as? NSArray, "\(key)")
+            }
+        }
+    }
+
+    // The file with five independent errors reports all five in one answer, each at its path in the file with its
+    // product id, and imports nothing.
+    @Test func brokenFileReportsEveryProblemAtOnce() async throws {
+        try await withTestStore { store in
+            try await store.createApp(TestStore.bundleId)
+            let answer = try await store.request(
+                .POST, "/admin/v1/apps/\(TestStore.bundleId)/catalog?format=storekit",
+                body: try Self.data("broken-many-errors"))
+            #expect(answer.status == 400, "\(answer.text)")
+            let errors = try #require(answer.json["errors"] as? [[String: Any]], "\(answer.text)")
+            let found = Set(errors.map { "\($0["productId"] as? String ?? "-") \($0["field"] as? String ?? "-")" })
+            #expect(
+                found == [
+                    "com.driftwood.photo.filters.lifetime products[1].type",
+                    "com.driftwood.photo.prints_credit_5 products[2].displayPrice",
+                    "com.driftwood.photo.pro.monthly subscriptionGroups[0].subscriptions[0].adHocOffers[0].offerID",
+                    "com.driftwood.photo.pro.fiveday subscriptionGroups[0].subscriptions[1].recurringSubscriptionPeriod",
+                    "com.driftwood.photo.filters.film subscriptionGroups[1].subscriptions[0].productID",
+                ], "\(answer.text)")
+            #expect(errors.allSatisfy { ($0["fix"] as? String)?.isEmpty == false }, "\(answer.text)")
+            let products = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)/products")
+            #expect((products.json["products"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    /// Every product of a file, whatever list it is in.
+    static func products(in file: [String: Any]) -> [[String: Any]] {
+        let groups = (file["subscriptionGroups"] as? [[String: Any]]) ?? []
+        return ((file["products"] as? [[String: Any]]) ?? [])
+            + ((file["nonRenewingSubscriptions"] as? [[String: Any]]) ?? [])
+            + groups.flatMap { ($0["subscriptions"] as? [[String: Any]]) ?? [] }
+    }
+
+    /// `"4.99"` → 4990, the JWS price in milliunits.
+    static func milliunits(_ price: String) -> Int? {
+        guard let value = Decimal(string: price, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+        return NSDecimalNumber(decimal: value * 1000).intValue
+    }
+
+    /// The JSON of a JWS's payload, unverified (other tests verify signatures).
+    static func payload(_ jws: String) throws -> [String: Any] {
+        let part = String(jws.split(separator: ".")[1])
+        var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        let data = try #require(Data(base64Encoded: base64))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// Every leaf of a file by a path that names array elements by what identifies them (a product id, an offer
+    /// id, a locale mapped as the importer maps it, a name), so order and mapped locales do not matter.
+    static func leaves(_ value: Any, path: String = "") -> [String: String] {
+        switch value {
+        case let object as [String: Any]:
+            var result: [String: String] = [:]
+            for (key, member) in object { result.merge(leaves(member, path: "\(path)/\(key)")) { $1 } }
+            return result.isEmpty ? [path: "{}"] : result
+        case let array as [Any]:
+            var result: [String: String] = [:]
+            for (index, element) in array.enumerated() {
+                result.merge(leaves(element, path: "\(path)/\(identity(of: element) ?? String(index))")) { $1 }
+            }
+            return result.isEmpty ? [path: "[]"] : result
+        default:
+            return [path: "\(value)"]
+        }
+    }
+
+    private static func identity(of element: Any) -> String? {
+        guard let object = element as? [String: Any] else { return nil }
+        if let locale = object["locale"] as? String {
+            return AppStoreLocale.normalized(locale) ?? AppStoreLocale.forLanguage(locale) ?? locale
+        }
+        for key in ["productID", "offerID", "billingPlanType", "name", "internalID"] {
+            if let text = object[key] as? String { return "\(key)=\(text)" }
+        }
+        return nil
+    }
+}
