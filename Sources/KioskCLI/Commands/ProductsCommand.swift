@@ -273,6 +273,7 @@ struct ProductsCommand: AsyncParsableCommand {
                 "Subscription:    group \(subscription.groupId), level \(subscription.level), \(product.duration?.rawValue ?? "no duration")"
             )
         }
+        lines += OffersCommand.Row.rows(of: product).map(\.line)
         for localization in product.localizations {
             lines.append("  \(localization.locale): \(localization.displayName) — \(localization.description)")
         }
