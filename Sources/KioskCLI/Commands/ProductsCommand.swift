@@ -15,9 +15,7 @@ struct ProductsCommand: AsyncParsableCommand {
     /// Options that set a product's fields, shared by `create` and `update`.
     struct Fields: ParsableArguments {
         @Option(help: "Reference name (internal, 1–64 characters).") var referenceName: String?
-        @Option(help: "Price tier 1–20 of the built-in table.") var tier: Int?
-        @Option(help: "A custom price point STOREFRONT=AMOUNT, e.g. CHN=6 or USA=0.99 (repeatable).") var price:
-            [String] = []
+        @OptionGroup var prices: PriceOptions
         @Option(help: "Locale of the display name and description, e.g. en_US.") var locale: String?
         @Option(help: "Display name customers see (with --locale).") var displayName: String?
         @Option(help: "Description customers see (with --locale).") var description: String?
@@ -30,16 +28,11 @@ struct ProductsCommand: AsyncParsableCommand {
         func body(current: ProductResource?) throws -> [String: Any] {
             var body: [String: Any] = [:]
             if let referenceName { body["referenceName"] = referenceName }
-            if tier != nil || !price.isEmpty {
-                var pricing: [String: Any] = [:]
-                if let tier = tier ?? current?.pricing.tier { pricing["tier"] = tier }
-                var custom = current?.pricing.customPrices ?? [:]
-                for entry in price {
-                    let (code, amount) = try Self.customPrice(entry)
-                    custom[code] = amount
-                }
-                if !custom.isEmpty { pricing["customPrices"] = custom }
-                body["pricing"] = pricing
+            if let pricing = try prices.pricing(over: current?.pricing) {
+                var fields: [String: Any] = [:]
+                if let tier = pricing.tier { fields["tier"] = tier }
+                if !pricing.customPrices.isEmpty { fields["customPrices"] = pricing.customPrices }
+                body["pricing"] = fields
             }
             if let locale {
                 guard let displayName, let description else {
@@ -68,24 +61,6 @@ struct ProductsCommand: AsyncParsableCommand {
             if let clearedForSale { body["clearedForSale"] = clearedForSale }
             if let familyShareable { body["familyShareable"] = familyShareable }
             return body
-        }
-
-        /// `CHN=6` → ("CHN", 600): the amount is a decimal in the storefront's currency.
-        static func customPrice(_ entry: String) throws -> (String, Int) {
-            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let storefront = Storefront.named(parts[0]) else {
-                throw CLIError(
-                    message: "'\(entry)' is not STOREFRONT=AMOUNT with a known storefront.", field: "--price",
-                    fix: "Use e.g. --price USA=0.99 or --price CHN=6 (alpha-3 storefront codes).")
-            }
-            guard let amount = storefront.currency.minorUnits(decimalString: parts[1]), amount > 0 else {
-                throw CLIError(
-                    message: "'\(parts[1])' is not a price in \(storefront.currency.code).", field: "--price",
-                    fix:
-                        "\(storefront.currency.code) takes up to \(storefront.currency.minorUnitExponent) digits after the point."
-                )
-            }
-            return (storefront.code, amount)
         }
     }
 
@@ -291,16 +266,14 @@ struct ProductsCommand: AsyncParsableCommand {
             "Type:            \(product.type.rawValue)",
             "Review state:    \(product.deletedAt == nil ? product.reviewState.rawValue : "deleted")",
             "Cleared:         \(product.clearedForSale ? "yes" : "no")   family shareable: \(product.familyShareable ? "yes" : "no")",
-            "Price:           "
-                + ([product.pricing.tier.map { "tier \($0)" }].compactMap { $0 }
-                + product.pricing.customPrices.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) (minor units)" })
-                .joined(separator: ", "),
+            "Price:           \(PriceOptions.describe(product.pricing))",
         ]
         if let subscription = product.subscription {
             lines.append(
                 "Subscription:    group \(subscription.groupId), level \(subscription.level), \(product.duration?.rawValue ?? "no duration")"
             )
         }
+        lines += OffersCommand.Row.rows(of: product).map(\.line)
         for localization in product.localizations {
             lines.append("  \(localization.locale): \(localization.displayName) — \(localization.description)")
         }

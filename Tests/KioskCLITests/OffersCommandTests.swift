@@ -1,0 +1,242 @@
+import Foundation
+import KioskTestSupport
+import KioskTesting
+import Testing
+
+@Suite struct OffersCommandTests {
+    static let app = "com.example.news"
+    static let monthly = "com.example.news.monthly"
+
+    static func kiosk(_ store: TestStore, _ arguments: String...) async throws -> KioskProcess.Result {
+        try await KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
+    }
+
+    /// The lines of a command's output with each run of spaces made one, so tables compare without their padding.
+    static func lines(_ output: String) -> [String] {
+        output.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+    }
+
+    /// An app with the auto-renewable `monthly` (tier 5), a consumable tip, the agreement and a USA tester.
+    static func newsApp(_ store: TestStore) async throws {
+        #expect(try await kiosk(store, "apps", "create", "--bundle-id", app, "--name", "News").status == 0)
+        #expect(try await kiosk(store, "groups", "create", "--app", app, "--name", "News").status == 0)
+        let created = try await kiosk(
+            store, "products", "create", "--app", app, "--id", monthly, "--type", "auto_renewable",
+            "--reference-name", "Monthly", "--tier", "5", "--group", "News", "--level", "1", "--duration", "P1M",
+            "--locale", "en_US", "--display-name", "Monthly", "--description", "All the news")
+        #expect(created.status == 0, "\(created.stderr)")
+        let tip = try await kiosk(
+            store, "products", "create", "--app", app, "--id", "com.example.news.tip", "--type", "consumable",
+            "--reference-name", "Tip", "--tier", "1", "--locale", "en_US", "--display-name", "Tip", "--description",
+            "A tip")
+        #expect(tip.status == 0, "\(tip.stderr)")
+        #expect(try await kiosk(store, "agreements", "accept").status == 0)
+        let tester = try await kiosk(
+            store, "testers", "create", "--email", "reader@example.com", "--password", "sandbox-pass", "--storefront",
+            "USA")
+        #expect(tester.status == 0, "\(tester.stderr)")
+    }
+
+    /// Offers as typed: set a free trial and add a promotional offer, see them in `offers list` and in `products
+    /// show` (text and `--json`), update the promotional offer, then remove both.
+    @Test func offersFromTheCommandLine() async throws {
+        try await withTestStore { store in
+            try await Self.newsApp(store)
+            let empty = try await Self.kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
+            #expect(empty.status == 0, "\(empty.stderr)")
+            #expect(empty.stdout.hasPrefix("\(Self.monthly) has no offers."), "\(empty.stdout)")
+
+            let trial = try await Self.kiosk(
+                store, "offers", "set-introductory", "--app", Self.app, "--product", Self.monthly, "--payment-mode",
+                "free-trial", "--period", "P1W")
+            #expect(trial.status == 0, "\(trial.stderr)")
+            #expect(
+                trial.stdout.hasPrefix("Set the introductory offer of \(Self.monthly) for every storefront.\n"),
+                "\(trial.stdout)")
+            let promotional = try await Self.kiosk(
+                store, "offers", "add-promotional", "--app", Self.app, "--product", Self.monthly, "--id", "winback",
+                "--reference-name", "Come back", "--payment-mode", "pay_as_you_go", "--period", "P1M", "--periods", "3",
+                "--price", "USA=0.49")
+            #expect(promotional.status == 0, "\(promotional.stderr)")
+
+            let listed = try await Self.kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
+            #expect(listed.status == 0, "\(listed.stderr)")
+            #expect(
+                Self.lines(listed.stdout) == [
+                    "KIND ID STOREFRONT MODE PERIOD PRICE NAME",
+                    "introductory - all free_trial 1 × P1W free -",
+                    "promotional winback all pay_as_you_go 3 × P1M USA 49 (minor units) Come back",
+                ], "\(listed.stdout)")
+
+            let shown = try await Self.kiosk(store, "products", "show", "--app", Self.app, Self.monthly)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(
+                shown.stdout.contains(
+                    """
+                    Introductory:    every storefront: free_trial, 1 × P1W, free
+                    Promotional:     winback (Come back): pay_as_you_go, 3 × P1M, USA 49 (minor units)
+                    """), "\(shown.stdout)")
+            let json = try await Self.kiosk(store, "products", "show", "--app", Self.app, Self.monthly, "--json")
+            #expect(json.status == 0, "\(json.stderr)")
+            let product = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+            let introductory = try #require((product["introductoryOffers"] as? [[String: Any]])?.first)
+            #expect(
+                introductory["paymentMode"] as? String == "free_trial" && introductory["period"] as? String == "P1W")
+            let offer = try #require((product["promotionalOffers"] as? [[String: Any]])?.first)
+            #expect(offer["identifier"] as? String == "winback" && offer["numberOfPeriods"] as? Int == 3)
+            #expect((offer["pricing"] as? [String: Any])?["customPrices"] as? [String: Int] == ["USA": 49])
+
+            let updated = try await Self.kiosk(
+                store, "offers", "update-promotional", "--app", Self.app, "--product", Self.monthly, "--id", "winback",
+                "--payment-mode", "pay_up_front", "--period", "P3M", "--periods", "1", "--tier", "2")
+            #expect(updated.status == 0, "\(updated.stderr)")
+            #expect(
+                Self.lines(updated.stdout).contains(
+                    "promotional winback all pay_up_front 1 × P3M tier 2, USA 49 (minor units) Come back"),
+                "the tier joins the custom price, as `products update` does: \(updated.stdout)")
+
+            let removed = try await Self.kiosk(
+                store, "offers", "remove-promotional", "--app", Self.app, "--product", Self.monthly, "--id", "winback")
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect(!removed.stdout.contains("winback  all"), "\(removed.stdout)")
+            let cleared = try await Self.kiosk(
+                store, "offers", "remove-introductory", "--app", Self.app, "--product", Self.monthly)
+            #expect(cleared.status == 0, "\(cleared.stderr)")
+            #expect(
+                cleared.stdout.hasSuffix(
+                    "\(Self.monthly) has no offers. Add one with `kiosk offers "
+                        + "set-introductory` or `kiosk offers add-promotional`.\n"), "\(cleared.stdout)")
+        }
+    }
+
+    /// Mistakes the CLI sees itself name the flag; those the store sees come back with its field; either way the
+    /// exit status is 1 and nothing changed.
+    @Test func refusedOffers() async throws {
+        try await withTestStore { store in
+            try await Self.newsApp(store)
+            /// Runs `kiosk offers <arguments>` on `product`, expects exit status 1 and returns standard error.
+            func refusal(_ arguments: [String], product: String = Self.monthly) async throws -> String {
+                let result = try await KioskProcess.run(
+                    ["offers"] + arguments + [
+                        "--app", Self.app, "--product", product, "--server", store.baseURL, "--token",
+                        store.adminToken,
+                    ])
+                #expect(result.status == 1, "\(arguments): \(result.stdout)")
+                return result.stderr
+            }
+            let trial = ["--payment-mode", "free_trial", "--period", "P1W"]
+
+            // The CLI's own checks.
+            var stderr = try await refusal(["set-introductory", "--price", "USA=0.99"] + trial)
+            #expect(
+                stderr == """
+                    error: A free_trial offer has no price.
+                      at:  --price
+                      fix: Remove --tier and --price, or choose --payment-mode pay_as_you_go or pay_up_front.
+
+                    """)
+            stderr = try await refusal(["set-introductory", "--payment-mode", "sometimes", "--period", "P1W"])
+            #expect(
+                stderr == """
+                    error: 'sometimes' is not a payment mode.
+                      at:  --payment-mode
+                      fix: Use free_trial, pay_as_you_go or pay_up_front.
+
+                    """)
+            stderr = try await refusal([
+                "add-promotional", "--id", "x", "--payment-mode", "free_trial", "--period", "1M",
+            ])
+            #expect(stderr.hasPrefix("error: '1M' is not an offer period.\n  at:  --period\n"), "\(stderr)")
+            stderr = try await refusal([
+                "add-promotional", "--id", "x", "--payment-mode", "pay_up_front", "--period", "P1M", "--price", "XYZ=1",
+            ])
+            #expect(
+                stderr.hasPrefix("error: 'XYZ=1' is not STOREFRONT=AMOUNT with a known storefront.\n  at:  --price\n"),
+                "\(stderr)")
+            stderr = try await refusal(["set-introductory", "--storefront", "Narnia"] + trial)
+            #expect(stderr.hasPrefix("error: 'Narnia' is not a storefront Kiosk knows.\n  at:  --storefront\n"))
+            stderr = try await refusal(["remove-promotional", "--id", "nope"])
+            #expect(
+                stderr == """
+                    error: \(Self.monthly) has no promotional offer 'nope'.
+                      at:  --id
+                      fix: It has none; add one with `kiosk offers add-promotional`.
+
+                    """)
+
+            // The store's rules (CatalogValidator), at the field of the product they concern.
+            stderr = try await refusal(["set-introductory", "--periods", "2"] + trial)
+            #expect(
+                stderr == """
+                    error: A free_trial offer has exactly 1 period(s), not 2.
+                      at:  introductoryOffers[0].numberOfPeriods
+                      fix: Give 1 period and put the whole offer length in the period (e.g. P3M).
+
+                    """)
+            stderr = try await refusal([
+                "add-promotional", "--id", "half off", "--payment-mode", "pay_up_front", "--period", "P1M", "--tier",
+                "1",
+            ])
+            #expect(stderr.contains("\n  at:  promotionalOffers[0].identifier\n"), "\(stderr)")
+            stderr = try await refusal([
+                "add-promotional", "--id", "soon", "--payment-mode", "pay_up_front", "--period", "P1M",
+            ])
+            #expect(
+                stderr == """
+                    error: A pay_up_front offer needs a price.
+                      at:  promotionalOffers[0].pricing
+                      fix: Give the offer a tier or custom prices, or make it a free trial.
+
+                    """)
+            stderr = try await refusal(["set-introductory"] + trial, product: "com.example.news.tip")
+            #expect(
+                stderr.hasPrefix(
+                    "error: Introductory and promotional offers exist only on auto-renewable subscriptions, not on "
+                        + "Consumable products.\n  at:  introductoryOffers\n"), "\(stderr)")
+            stderr = try await refusal(["list"], product: "com.example.news.nothing")
+            #expect(
+                stderr.hasPrefix(
+                    "error: App '\(Self.app)' has no product 'com.example.news.nothing'.\n  at:  productId\n"),
+                "\(stderr)")
+
+            // One introductory offer per storefront: one for every storefront leaves no room for USA's own.
+            let set = try await Self.kiosk(
+                store, "offers", "set-introductory", "--app", Self.app, "--product", Self.monthly, "--payment-mode",
+                "free_trial", "--period", "P1W")
+            #expect(set.status == 0, "\(set.stderr)")
+            stderr = try await refusal([
+                "set-introductory", "--storefront", "usa", "--payment-mode", "free_trial", "--period", "P2W",
+            ])
+            #expect(stderr.contains("\n  at:  introductoryOffers[1].storefront\n"), "\(stderr)")
+            let listed = try await Self.kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
+            #expect(
+                Self.lines(listed.stdout).last == "introductory - all free_trial 1 × P1W free -"
+                    && Self.lines(listed.stdout).count == 2, "only the accepted trial: \(listed.stdout)")
+        }
+    }
+
+    /// An introductory offer set from the CLI is what a purchase gets: the first purchase pays the offer price
+    /// and its signed transaction names the offer.
+    @Test func purchaseGetsTheOfferSetFromTheCommandLine() async throws {
+        try await withTestStore { store in
+            try await Self.newsApp(store)
+            let set = try await Self.kiosk(
+                store, "offers", "set-introductory", "--app", Self.app, "--product", Self.monthly, "--storefront",
+                "USA", "--payment-mode", "pay_as_you_go", "--period", "P1M", "--periods", "3", "--price", "USA=0.49")
+            #expect(set.status == 0, "\(set.stderr)")
+            let bought = try await Self.kiosk(
+                store, "test", "buy", "--app", Self.app, "--tester", "reader@example.com", "--product", Self.monthly,
+                "--json")
+            #expect(bought.status == 0, "\(bought.stderr)")
+            let entry = try #require(
+                try JSONSerialization.jsonObject(with: Data(bought.stdout.utf8)) as? [String: Any], "\(bought.stdout)")
+            let jws = try #require((entry["transaction"] as? [String: Any])?["signedTransaction"] as? String)
+            let transaction = try RenewalCrashTests.payload(of: jws)
+            #expect(transaction["offerType"] as? Int == 1, "introductory: \(transaction)")
+            #expect(transaction["offerDiscountType"] as? String == "PAY_AS_YOU_GO")
+            #expect(transaction["offerPeriod"] as? String == "P1M")
+            #expect(transaction["price"] as? Int == 490, "USD 0.49 in milliunits: \(transaction)")
+        }
+    }
+}
