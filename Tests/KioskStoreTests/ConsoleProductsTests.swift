@@ -233,4 +233,35 @@ import Testing
             #expect(delete.errorCode == "group_not_empty")
         }
     }
+
+    /// An introductory offer given for `usa` is stored as `USA` and taken by a USA tester's first purchase
+    /// (it used to be accepted and then never applied, as purchases compare codes exactly).
+    @Test func introductoryOfferStorefrontInAnyCaseApplies() async throws {
+        try await withTestStore { store in
+            try await store.preparePurchaseCatalog()
+            let group = try await store.request(
+                .POST, "/admin/v1/apps/\(TestStore.bundleId)/subscription-groups",
+                json: ["referenceName": "Pro", "localizations": [["locale": "en_US", "name": "Pro"]]])
+            #expect(group.status == 201, "\(group.text)")
+            let created = try await store.createProduct(
+                "com.example.pro", type: "auto_renewable",
+                fields: [
+                    "subscription": ["group": "Pro", "level": 1], "duration": "P1M", "pricing": ["tier": 3],
+                    "introductoryOffers": [
+                        [
+                            "storefront": "usa", "paymentMode": "pay_up_front", "period": "P1M",
+                            "pricing": ["customPrices": ["USA": 49]],
+                        ]
+                    ],
+                ])
+            #expect(created.status == 201, "\(created.text)")
+            let offers = created.json["introductoryOffers"] as? [[String: Any]]
+            #expect(offers?.first?["storefront"] as? String == "USA", "\(created.text)")
+            let paid = try await store.pay("com.example.pro", token: try await store.signIn())
+            let signed = try #require((paid.json["transaction"] as? [String: Any])?["signedTransaction"] as? String)
+            let payload = try StoreKitCorpusTests.payload(signed)
+            #expect(payload["offerType"] as? Int == 1, "\(payload)")
+            #expect(payload["price"] as? Int == 490, "\(payload)")
+        }
+    }
 }

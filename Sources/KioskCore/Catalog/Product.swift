@@ -105,6 +105,8 @@ public struct SubscriptionMembership: Codable, Sendable, Hashable {
 
 /// An introductory offer of an auto-renewable product, for one storefront or (nil) all of them.
 public struct IntroductoryOffer: Codable, Sendable, Hashable {
+    /// The alpha-3 code of the storefront the offer is for, upper case as the storefront table spells it (a
+    /// known code given in another case is stored as the table has it); nil for every storefront.
     public var storefront: String?
     public var paymentMode: OfferPaymentMode
     public var period: OfferPeriod
@@ -116,7 +118,7 @@ public struct IntroductoryOffer: Codable, Sendable, Hashable {
         storefront: String? = nil, paymentMode: OfferPaymentMode, period: OfferPeriod, numberOfPeriods: Int = 1,
         pricing: Pricing = Pricing()
     ) {
-        self.storefront = storefront
+        self.storefront = storefront.map(Self.canonicalStorefront)
         self.paymentMode = paymentMode
         self.period = period
         self.numberOfPeriods = numberOfPeriods
@@ -125,10 +127,15 @@ public struct IntroductoryOffer: Codable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey { case storefront, paymentMode, period, numberOfPeriods, pricing }
 
+    /// `usa` → `USA`: purchases compare codes exactly. An unknown code stays as given (validation refuses it).
+    private static func canonicalStorefront(_ code: String) -> String {
+        Storefront.named(code)?.code ?? code
+    }
+
     /// `numberOfPeriods` defaults to 1 and `pricing` to none (free trials need none).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        storefront = try container.decodeIfPresent(String.self, forKey: .storefront)
+        storefront = try container.decodeIfPresent(String.self, forKey: .storefront).map(Self.canonicalStorefront)
         paymentMode = try container.decode(OfferPaymentMode.self, forKey: .paymentMode)
         period = try container.decode(OfferPeriod.self, forKey: .period)
         numberOfPeriods = try container.decodeIfPresent(Int.self, forKey: .numberOfPeriods) ?? 1
