@@ -195,6 +195,21 @@ struct CatalogDocumentTests {
         #expect(error.fix != nil)
     }
 
+    // A file with several broken entries reports each of them at once, at its path and with its product id.
+    @Test func everyBrokenEntryIsReportedAtOnce() throws {
+        var text = Fixture.validJSON
+        for name in ["typo in a key", "unknown payment mode"] {
+            let breakage = try #require(Self.breakages.first { $0.name == name })
+            text = text.replacingOccurrences(of: breakage.replace, with: breakage.with)
+        }
+        text = text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
+        let error = try #require(throws: KioskError.self) { try CatalogDocument.decode(from: Data(text.utf8)) }
+        #expect(
+            error.all.map { "\($0.productId ?? "-") \($0.field ?? "-")" } == [
+                "- version", "hints10 products[0].prcing", "plus.monthly products[1].introductoryOffers[0].paymentMode",
+            ])
+    }
+
     // Broken JSON syntax is reported with the line and column where the scanner stopped.
     @Test func syntaxErrorReportsLineAndColumn() throws {
         let text = "{\n  \"format\": \"kiosk-catalog\",\n  \"version\": 1,\n  \"app\": {\"bundleId\" \"x\"}\n}"

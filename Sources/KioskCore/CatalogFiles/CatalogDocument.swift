@@ -58,18 +58,75 @@ public struct CatalogDocument: Codable, Sendable, Equatable {
         CatalogFileCoding.encode(self)
     }
 
-    /// Reads a catalog file.
+    /// Reads a catalog file. Each product and group is read on its own, so a file reports a problem of every
+    /// broken entry at once (the first of each entry), with the other problems of the file.
     ///
     /// - Parameter data: The file's bytes.
-    /// - Returns: The document, with its entries in the deterministic order.
+    /// - Returns: The document, with its entries in the file's order.
     /// - Throws: `KioskError` `invalid_catalog_file` whose `field` is the JSON path of the problem (for example
-    ///   `products[2].localizations[0].locale`) or, for broken JSON, `line L, column C`.
+    ///   `products[2].localizations[0].locale`), with every other problem in `additional`; for broken JSON, one
+    ///   error naming `line L, column C`.
     public static func decode(from data: Data) throws(KioskError) -> CatalogDocument {
-        let document = try CatalogFileCoding.decode(
-            CatalogDocument.self, from: data, code: errorCode, fileKind: "catalog file",
-            fix: "Correct the catalog file (see the format in `kiosk catalog export`) and import it again.")
+        let fix = "Correct the catalog file (see the format in `kiosk catalog export`) and import it again."
+        var errors: [KioskError] = []
+        var entries = EntryLists()
+        var skeleton = data
+        if case .object(var members) = try CatalogFileLog.parse(data, errorCode: errorCode, fileKind: "catalog file") {
+            if case .array(let groups)? = members["subscriptionGroups"] {
+                entries.groups = decodeEach(GroupEntry.self, groups, list: "subscriptionGroups", fix: fix, &errors)
+                members["subscriptionGroups"] = .array([])
+            }
+            if case .array(let products)? = members["products"] {
+                entries.products = decodeEach(ProductEntry.self, products, list: "products", fix: fix, &errors)
+                members["products"] = .array([])
+            }
+            skeleton = CatalogFileCoding.encode(JSONValue.object(members))
+        }
+        var document: CatalogDocument
+        do {
+            document = try CatalogFileCoding.decode(
+                CatalogDocument.self, from: skeleton, code: errorCode, fileKind: "catalog file", fix: fix)
+        } catch {
+            throw KioskError.combined([error] + errors) ?? error
+        }
+        if let combined = KioskError.combined(errors) { throw combined }
+        document.subscriptionGroups = entries.groups
+        document.products = entries.products
         try document.validateReferences()
         return document
+    }
+
+    /// The entries read one by one.
+    private struct EntryLists {
+        var groups: [GroupEntry] = []
+        var products: [ProductEntry] = []
+    }
+
+    /// Decodes each element of `list` on its own; an element that fails adds its first problem to `errors`, at its
+    /// path in the file and with its product id.
+    private static func decodeEach<Entry: Decodable>(
+        _ type: Entry.Type, _ elements: [JSONValue], list: String, fix: String, _ errors: inout [KioskError]
+    ) -> [Entry] {
+        var decoded: [Entry] = []
+        for (index, element) in elements.enumerated() {
+            do {
+                decoded.append(try JSONDecoder().decode(Entry.self, from: CatalogFileCoding.encode(element)))
+            } catch let failure as DecodingError {
+                var error = CatalogFileCoding.kioskError(failure, code: errorCode, fileKind: "catalog file", fix: fix)
+                let inner = error.field.map { $0.hasPrefix("[") || $0.isEmpty ? $0 : ".\($0)" } ?? ""
+                error.field = "\(list)[\(index)]\(inner)"
+                if case .object(let members) = element, case .string(let id)? = members["productId"] {
+                    error.productId = id
+                }
+                errors.append(error)
+            } catch {
+                errors.append(
+                    KioskError.invalid(
+                        errorCode, "The catalog file could not be read: \(error).", field: "\(list)[\(index)]", fix: fix
+                    ))
+            }
+        }
+        return decoded
     }
 
     /// Reads a catalog file for import: entries keep the file's order, so `sourcePaths` name them as the file has
