@@ -185,4 +185,46 @@ import Testing
                     """, "\(failed.stderr)")
         }
     }
+
+    /// A `.storekit` file with several problems: the CLI prints every one, with its product, its path in the file
+    /// and its fix, and exits 1; `--json` prints the store's answer with all of them; a file with warnings imports
+    /// and lists them with their paths.
+    @Test func storeKitProblemsAllAtOnce() async throws {
+        try await withTestStore { store in
+            #expect(
+                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status
+                    == 0)
+            let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("KioskStoreTests/Resources/StoreKitCorpus")
+            let broken = corpus.appendingPathComponent("broken-many-errors.storekit").path
+            let failed = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken)
+            #expect(failed.status == 1)
+            #expect(
+                failed.stderr.hasPrefix("5 problems:\nerror: com.driftwood.photo.filters.lifetime: "),
+                "\(failed.stderr)")
+            #expect(
+                failed.stderr.contains(
+                    """
+                    error: com.driftwood.photo.pro.fiveday: 'P5D' is not a renewal period.
+                      at:  subscriptionGroups[0].subscriptions[1].recurringSubscriptionPeriod
+                      fix: Use one of
+                    """), "\(failed.stderr)")
+            let json = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken, "--json")
+            #expect(json.status == 1)
+            let answer = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+            #expect((answer["errors"] as? [[String: Any]])?.count == 5, "\(json.stdout)")
+
+            let future = corpus.appendingPathComponent("v6-future.storekit").path
+            let imported = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", future)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(
+                imported.stdout.contains(
+                    """
+                      warning: com.inkwell.quillmark.studio.monthly: Kiosk does not use 'retentionMessages' in a \
+                    subscription; it is kept and written back on export.
+                        at:  subscriptionGroups[0].subscriptions[0].retentionMessages
+                    """), "\(imported.stdout)")
+        }
+    }
 }
