@@ -162,8 +162,10 @@ extension KioskError {
         case .dataCorrupted(let context):
             let field = path(context.codingPath)
             self = .invalid(
-                "invalid_value", "The field '\(field)' has an invalid value: \(context.debugDescription)",
-                field: field.isEmpty ? nil : field, fix: "Correct the value of '\(field)'.")
+                "invalid_value", "The field '\(field)' has an invalid value: \(context.debugDescription).",
+                field: field.isEmpty ? nil : field,
+                fix: context.debugDescription.contains(" is not one of ")
+                    ? "Send one of the values the message lists." : "Correct the value of '\(field)'.")
         @unknown default:
             self = .invalid("invalid_json", "The request body could not be read.")
         }

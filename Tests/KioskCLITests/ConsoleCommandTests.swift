@@ -227,4 +227,31 @@ import Testing
                     """), "\(imported.stdout)")
         }
     }
+
+    /// A value the store does not know is refused naming the flag the user typed and every valid value.
+    @Test func badValuesNameTheFlagAndTheChoices() async throws {
+        try await withTestStore { store in
+            #expect(
+                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status
+                    == 0)
+            let type = try await Self.kiosk(
+                store, "products", "create", "--app", "com.example.kit", "--id", "com.example.kit.x", "--type", "foo",
+                "--tier", "1")
+            #expect(type.status == 1)
+            #expect(
+                type.stderr == """
+                    error: The field 'type' has an invalid value: 'foo' is not one of 'consumable', 'non_consumable', \
+                    'auto_renewable', 'non_renewing'.
+                      at:  --type (type)
+                      fix: Send one of the values the message lists.
+
+                    """, "\(type.stderr)")
+            let duration = try await Self.kiosk(
+                store, "products", "create", "--app", "com.example.kit", "--id", "com.example.kit.y", "--type",
+                "auto_renewable", "--tier", "1", "--duration", "P5D")
+            #expect(duration.status == 1)
+            #expect(duration.stderr.contains("'P5D' is not one of 'P1W', 'P1M', 'P2M', 'P3M', 'P6M', 'P1Y'"))
+            #expect(duration.stderr.contains("\n  at:  --duration (duration)\n"), "\(duration.stderr)")
+        }
+    }
 }

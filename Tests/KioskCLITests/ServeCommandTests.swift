@@ -42,6 +42,33 @@ import Testing
         #expect(try await second.terminate() == 0)
     }
 
+    /// A second store on a taken port says which process holds it (its secret flags hidden) and what to do,
+    /// instead of a raw `bind … errno 98`.
+    @Test func aTakenPortNamesItsHolder() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-port-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let token = "kiosk_port_test_admin_token_0123456789"
+        let first = try ServeProcess([
+            "--port", "0", "--data-dir", directory.appendingPathComponent("a").path, "--admin-token", token,
+            "--log-level", "warning",
+        ])
+        let listening = try await first.waitForLine(containing: "listening on http://")
+        let port = try #require(listening.split(separator: ":").last.map(String.init))
+        let second = try await KioskProcess.run([
+            "serve", "--port", port, "--data-dir", directory.appendingPathComponent("b").path, "--admin-token", token,
+            "--log-level", "warning",
+        ])
+        #expect(second.status == 1)
+        #expect(
+            second.stderr.contains(
+                "error: The store cannot listen on 127.0.0.1:\(port): the port is in use (held by pid "
+                    + "\(first.processIdentifier), "), "\(second.stderr)")
+        #expect(second.stderr.contains("--admin-token …"), "\(second.stderr)")
+        #expect(!second.stderr.contains(token), "the holder's secret flags are hidden")
+        #expect(second.stderr.contains("\n  at:  --port\n  fix: Stop the process that holds it"), "\(second.stderr)")
+        #expect(try await first.terminate() == 0)
+    }
+
     /// Bad flags are refused with a readable error (what, where, what to do) and exit 1, before anything starts: a
     /// too short admin token leaves no data directory behind (no database, no signing keys).
     @Test func badFlagsAreExplained() async throws {

@@ -64,4 +64,24 @@ struct CLIError: Error, CustomStringConvertible {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// This error (and the others) with `field` given as the flag that sets it, `--reference-name (referenceName)`.
+    /// A field matches a key of `flags` exactly or by its longest prefix, indexes ignored (`localizations[].locale`).
+    func naming(flags: [String: String]) -> CLIError {
+        guard !flags.isEmpty else { return self }
+        var named = self
+        if let field, let flag = Self.flag(for: field, in: flags) { named.field = "\(flag) (\(field))" }
+        named.others = others.map { $0.naming(flags: flags) }
+        return named
+    }
+
+    private static func flag(for field: String, in flags: [String: String]) -> String? {
+        let generic = field.replacingOccurrences(of: #"\[[0-9]+\]"#, with: "[]", options: .regularExpression)
+        var key = generic
+        while true {
+            if let flag = flags[key] { return flag }
+            guard let cut = key.lastIndex(where: { $0 == "." || $0 == "[" }) else { return nil }
+            key = String(key[..<cut])
+        }
+    }
 }

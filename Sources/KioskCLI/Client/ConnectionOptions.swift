@@ -31,10 +31,16 @@ struct ConnectionOptions: ParsableArguments {
 
 /// Runs a command body, printing a `CLIError` readably to standard error and exiting 1; with `json`, a store's
 /// error answer is printed to standard output as JSON instead (`{"error": …, "errors": [...]}`).
-func reportingErrors(json: Bool = false, _ body: () async throws -> Void) async throws {
+///
+/// `flags` names the command's flag for each API field an error may name (`referenceName` → `--reference-name`), so
+/// the error points at what the user typed.
+func reportingErrors(
+    json: Bool = false, flags: [String: String] = [:], _ body: () async throws -> Void
+) async throws {
     do {
         try await body()
-    } catch let error as CLIError {
+    } catch var error as CLIError {
+        error = error.naming(flags: flags)
         if json, let answer = error.answerBody {
             print(AdminClient.Answer(status: error.status ?? 0, body: answer).prettyJSON)
         } else {

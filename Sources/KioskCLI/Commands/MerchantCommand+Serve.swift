@@ -75,17 +75,8 @@ extension MerchantCommand {
                             "Check --database / KIOSK_MERCHANT_DATABASE_URL, or leave it out to use SQLite beside the configuration."
                     )
                 }
-                do {
+                try await PortInUse.reporting(server: "merchant", host: host, port: settings.port) {
                     try await merchant.application.runService()
-                } catch let error as IOError where error.errnoCode == EADDRINUSE {
-                    throw CLIError(
-                        message: "The merchant cannot listen on \(host):\(settings.port): the address is in use.",
-                        field: "--port",
-                        fix: "Another process uses that port: stop it, or pass another --port (0 for any free port).")
-                } catch let error as IOError {
-                    throw CLIError(
-                        message: "The merchant cannot listen on \(host):\(settings.port) (\(error)).", field: "--host",
-                        fix: "Check --host / KIOSK_MERCHANT_HOST and --port / KIOSK_MERCHANT_PORT.")
                 }
             }
         }

@@ -14,6 +14,16 @@ struct ProductsCommand: AsyncParsableCommand {
 
     /// Options that set a product's fields, shared by `create` and `update`.
     struct Fields: ParsableArguments {
+        /// The flag that sets each field of the API's product, for errors that name a field.
+        static let flagNames = [
+            "productId": "--id", "type": "--type", "referenceName": "--reference-name", "pricing": "--tier/--price",
+            "pricing.tier": "--tier", "pricing.customPrices": "--price", "localizations": "--locale",
+            "localizations[].locale": "--locale", "localizations[].displayName": "--display-name",
+            "localizations[].description": "--description", "subscription": "--group", "subscription.group": "--group",
+            "subscription.level": "--level", "duration": "--duration", "clearedForSale": "--cleared-for-sale",
+            "familyShareable": "--family-shareable",
+        ]
+
         @Option(help: "Reference name (internal, 1–64 characters).") var referenceName: String?
         @OptionGroup var prices: PriceOptions
         @Option(help: "Locale of the display name and description, e.g. en_US.") var locale: String?
@@ -74,7 +84,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await reportingErrors {
+            try await reportingErrors(flags: Fields.flagNames) {
                 var body = try fields.body(current: nil)
                 body["productId"] = productId
                 body["type"] = type
@@ -139,7 +149,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await reportingErrors {
+            try await reportingErrors(flags: Fields.flagNames) {
                 let client = connection.client
                 let path = "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)"
                 let current = try await client.get(path).decode(ProductResource.self)

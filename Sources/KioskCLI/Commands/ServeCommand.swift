@@ -83,7 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
                         let base = "http://\(host):\(port)"
                         writeLines([
                             "Kiosk \(KioskVersion.current) listening on \(base)",
-                            "  console: \(base)/admin/v1 (Bearer admin token)   health: \(base)/health   "
+                            "  admin API: \(base)/admin/v1/apps (Bearer admin token)   health: \(base)/health   "
                                 + "contract: \(base)/openapi.yaml",
                         ])
                     })
@@ -95,7 +95,9 @@ struct ServeCommand: AsyncParsableCommand {
                     fix: "Check --database / KIOSK_DATABASE_URL, or leave it out to use SQLite in the data directory.")
             }
             writeLines(store.report.lines() + ["Timeouts:         \(configuration.timeouts)"])
-            try await store.application.runService()
+            try await PortInUse.reporting(server: "store", host: host, port: configuration.port) {
+                try await store.application.runService()
+            }
         }
     }
 

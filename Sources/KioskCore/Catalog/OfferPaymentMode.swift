@@ -1,5 +1,5 @@
 /// How the customer pays during an introductory or promotional offer.
-public enum OfferPaymentMode: String, Codable, Sendable, CaseIterable, Hashable {
+public enum OfferPaymentMode: String, Codable, Sendable, CaseIterable, Hashable, NamedValues {
     /// Nothing for the offer's periods.
     case freeTrial = "free_trial"
     /// A reduced price each period, for `numberOfPeriods` periods.

@@ -1,5 +1,5 @@
 /// The four kinds of in-app purchase App Store Connect offers.
-public enum ProductType: String, Codable, Sendable, CaseIterable, Hashable {
+public enum ProductType: String, Codable, Sendable, CaseIterable, Hashable, NamedValues {
     case consumable
     case nonConsumable = "non_consumable"
     case autoRenewable = "auto_renewable"

@@ -1,6 +1,6 @@
 /// The renewal periods App Store Connect offers for auto-renewable subscriptions.
 /// The raw value is the ISO 8601 duration Apple writes in `offerPeriod` and `.storekit` files.
-public enum SubscriptionDuration: String, Codable, Sendable, CaseIterable, Hashable {
+public enum SubscriptionDuration: String, Codable, Sendable, CaseIterable, Hashable, NamedValues {
     case oneWeek = "P1W"
     case oneMonth = "P1M"
     case twoMonths = "P2M"
