@@ -98,4 +98,60 @@ import Testing
                     """, "\(answer.stderr)")
         }
     }
+
+    /// Subscription controls say what they changed and when it takes effect, and an expiry's reason shows in the
+    /// text: a renewal armed to fail fails, billing recovers, then a price increase asked and declined expires the
+    /// subscription at the period's end for that reason.
+    @Test func subscriptionControlsSayWhatTheyDid() async throws {
+        try await withTestStore { store in
+            let app = "com.example.club"
+            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", app, "--name", "Club").status == 0)
+            let group = try await Self.kiosk(
+                store, "groups", "create", "--app", app, "--name", "Club", "--localization", "en_US=Club")
+            #expect(group.status == 0, "\(group.stderr)")
+            let product = try await Self.kiosk(
+                store, "products", "create", "--app", app, "--id", "com.example.club.monthly", "--type",
+                "auto_renewable", "--reference-name", "Club monthly", "--tier", "3", "--group", "Club", "--level", "1",
+                "--duration", "P1M", "--locale", "en_US", "--display-name", "Club", "--description", "Monthly club")
+            #expect(product.status == 0, "\(product.stderr)")
+            #expect(try await Self.kiosk(store, "agreements", "accept").status == 0)
+            let tester = try await Self.kiosk(
+                store, "testers", "create", "--email", "member@example.com", "--password", "sandbox-pass")
+            #expect(tester.status == 0, "\(tester.stderr)")
+            let bought = try await Self.kiosk(
+                store, "test", "buy", "--app", app, "--tester", "member@example.com", "--product",
+                "com.example.club.monthly")
+            #expect(bought.status == 0, "\(bought.stderr)")
+            let transaction = try #require(
+                bought.stdout.split(separator: "\n").first { $0.hasPrefix("Transaction: ") }?.split(separator: " ").last
+                    .map(String.init), "\(bought.stdout)")
+
+            let armed = try await Self.kiosk(store, "test", "fail-renewal", "--app", app, "--transaction", transaction)
+            #expect(armed.status == 0, "\(armed.stderr)")
+            #expect(armed.stdout.hasPrefix("Armed: the next renewal, at 20"), "\(armed.stdout)")
+            #expect(armed.stdout.contains("fails with a billing error"), "\(armed.stdout)")
+            let failed = try await Self.kiosk(store, "test", "renew", "--app", app, "--transaction", transaction)
+            #expect(
+                failed.stdout.hasPrefix("Ended the period now: the renewal failed; billing retry began"),
+                "\(failed.stdout)")
+            let recovered = try await Self.kiosk(store, "test", "recover", "--app", app, "--transaction", transaction)
+            #expect(recovered.stdout.hasPrefix("Retried billing now: it renewed, until 20"), "\(recovered.stdout)")
+
+            let asked = try await Self.kiosk(
+                store, "test", "price-increase", "--app", app, "--transaction", transaction)
+            #expect(asked.status == 0, "\(asked.stderr)")
+            #expect(asked.stdout.hasPrefix("Asked the subscriber to consent"), "\(asked.stdout)")
+            #expect(asked.stdout.contains("\nPrice increase: waiting for the subscriber's consent"), "\(asked.stdout)")
+            let declined = try await Self.kiosk(
+                store, "test", "consent", "decline", "--app", app, "--transaction", transaction)
+            #expect(declined.status == 0, "\(declined.stderr)")
+            #expect(declined.stdout.hasPrefix("Declined the price increase: the subscription expires at 20"))
+            let ended = try await Self.kiosk(store, "test", "renew", "--app", app, "--transaction", transaction)
+            #expect(ended.status == 0, "\(ended.stderr)")
+            #expect(
+                ended.stdout.contains(
+                    "\nExpiry reason: the subscriber did not consent to a price increase (expiration intent 3)"),
+                "\(ended.stdout)")
+        }
+    }
 }

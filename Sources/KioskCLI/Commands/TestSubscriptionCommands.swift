@@ -9,28 +9,86 @@ extension TestCommand {
         @Option(help: "The subscription's original transaction id.") var transaction: String
     }
 
-    /// Runs one subscription test control and prints the subscription.
+    /// Runs one subscription test control and prints what it changed, when that takes effect, and the subscription.
     static func control(_ action: String, productId: String? = nil, options: SubscriptionOptions) async throws {
         try await reportingErrors {
             let answer = try await options.app.client.post(
                 options.app.path + "/subscriptions/\(options.transaction.pathEscaped)",
                 raw: try JSONEncoder().encode(TestSubscriptionRequest(action: action, productId: productId)))
             try options.app.connection.print(answer) { answer in
-                subscriptionLines(try answer.decode(TestSubscriptionInfo.self))
+                let subscription = try answer.decode(TestSubscriptionInfo.self)
+                return [echo(of: action, subscription)] + subscriptionLines(subscription)
             }
         }
     }
 
+    /// What `action` did to `subscription`, and when it takes effect, in one line.
+    static func echo(of action: String, _ subscription: TestSubscriptionInfo) -> String {
+        let periodEnd = date(subscription.expiresDate)
+        switch action {
+        case "renew": return "Ended the period now: " + outcome(subscription)
+        case "expire": return "Expired the subscription now, as if the subscriber had cancelled."
+        case "fail-renewal":
+            return "Armed: the next renewal, at \(periodEnd), fails with a billing error (then billing retry, or the "
+                + "grace period if the app has one)."
+        case "recover": return "Retried billing now: " + outcome(subscription)
+        case "auto-renew-on": return "Turned auto-renew on: the subscription renews at \(periodEnd)."
+        case "auto-renew-off": return "Turned auto-renew off: the subscription expires at \(periodEnd)."
+        case "set-auto-renew-product":
+            return "The next renewal, at \(periodEnd), renews into \(subscription.autoRenewProductId)."
+        case "price-increase":
+            return "Asked the subscriber to consent to the current catalog price: pending until they answer "
+                + "(`kiosk test consent accept|decline`); without consent the subscription expires at \(periodEnd)."
+        case "consent-accept": return "Accepted the price increase: the renewal at \(periodEnd) charges the new price."
+        case "consent-decline":
+            return "Declined the price increase: the subscription expires at \(periodEnd) and does not renew."
+        default: return "Done: \(action)."
+        }
+    }
+
+    /// Where a period's end left the subscription.
+    private static func outcome(_ subscription: TestSubscriptionInfo) -> String {
+        switch subscription.state {
+        case "active": "it renewed, until \(date(subscription.expiresDate))."
+        case "billing_retry": "the renewal failed; billing retry began (`kiosk test recover` retries now)."
+        case "grace_period":
+            "the renewal failed; the grace period runs until "
+                + (subscription.gracePeriodExpiresDate.map(date) ?? "its end") + "."
+        case "expired": "the subscription expired."
+        default: "the subscription is \(subscription.state)."
+        }
+    }
+
     static func subscriptionLines(_ subscription: TestSubscriptionInfo) -> [String] {
-        let expires = Date(timeIntervalSince1970: TimeInterval(subscription.expiresDate) / 1000)
-        return [
+        var lines = [
             "Subscription: \(subscription.originalTransactionId) (latest transaction \(subscription.latestTransactionId))",
             "Product:      \(subscription.productId), renews into \(subscription.autoRenewProductId)",
             "State:        \(subscription.state) (status \(subscription.status)), auto-renew "
-                + (subscription.autoRenewStatus ? "on" : "off")
-                + (subscription.expirationIntent.map { ", expiration intent \($0)" } ?? ""),
-            "Expires:      \(expires.ISO8601Format())",
+                + (subscription.autoRenewStatus ? "on" : "off"),
+            "Expires:      \(date(subscription.expiresDate))",
         ]
+        if let intent = subscription.expirationIntent {
+            lines.append("Expiry reason: \(expirationReason(intent)) (expiration intent \(intent))")
+        }
+        if let status = subscription.priceIncreaseStatus {
+            lines.append("Price increase: " + (status == 1 ? "accepted" : "waiting for the subscriber's consent"))
+        }
+        return lines
+    }
+
+    /// Apple's `expirationIntent`, in words.
+    static func expirationReason(_ intent: Int) -> String {
+        switch intent {
+        case 1: "the subscriber cancelled"
+        case 2: "a billing error"
+        case 3: "the subscriber did not consent to a price increase"
+        case 4: "the product was not available at renewal"
+        default: "unknown"
+        }
+    }
+
+    private static func date(_ milliseconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000).ISO8601Format()
     }
 
     struct Subscriptions: AsyncParsableCommand {
