@@ -213,6 +213,68 @@ import Testing
     }
 
     /// The app with one consumable, the agreement and a tester, through the store's admin API.
+    /// `merchant init` names grants as a person would: "100 Coins" credits 100 `coins`, "Remove Ads" unlocks
+    /// `remove-ads`, and both levels of the group "Coin Club" unlock the one entitlement `coin-club`.
+    @Test func initNamesGrantsFromDisplayNamesAndGroups() async throws {
+        try await withTestStore { store in
+            let app = "com.example.names"
+            let localized = { (name: String) in [["locale": "en_US", "displayName": name, "description": name]] }
+            let steps: [(String, [String: Any])] = [
+                ("/admin/v1/apps", ["bundleId": app, "name": "Names"]),
+                (
+                    "/admin/v1/apps/\(app)/subscription-groups",
+                    ["referenceName": "Coin Club", "localizations": [["locale": "en_US", "name": "Coin Club"]]]
+                ),
+                (
+                    "/admin/v1/apps/\(app)/products",
+                    [
+                        "productId": "com.example.coins.100", "type": "consumable", "referenceName": "100 coins",
+                        "pricing": ["tier": 1], "localizations": localized("100 Coins"),
+                    ]
+                ),
+                (
+                    "/admin/v1/apps/\(app)/products",
+                    [
+                        "productId": "com.example.removeads", "type": "non_consumable", "referenceName": "No ads",
+                        "pricing": ["tier": 3], "localizations": localized("Remove Ads"),
+                    ]
+                ),
+            ]
+            for (path, body) in steps {
+                let answer = try await store.request(.POST, path, json: body)
+                #expect((200..<300).contains(answer.status), "\(path): \(answer.text)")
+            }
+            for (id, level) in [("com.example.club.gold", 1), ("com.example.club.silver", 2)] {
+                let answer = try await store.request(
+                    .POST, "/admin/v1/apps/\(app)/products",
+                    json: [
+                        "productId": id, "type": "auto_renewable", "referenceName": id, "pricing": ["tier": 5],
+                        "subscription": ["group": "Coin Club", "level": level], "duration": "P1M",
+                        "localizations": localized(level == 1 ? "Gold" : "Silver"),
+                    ])
+                #expect(answer.status == 201, "\(answer.text)")
+            }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("names-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let config = folder.appendingPathComponent("merchant.json")
+            let initialized = try await KioskProcess.run([
+                "merchant", "init", "--app", app, "--output", config.path, "--server", store.baseURL, "--token",
+                store.adminToken,
+            ])
+            #expect(initialized.status == 0, "\(initialized.stderr)")
+            let products = try #require(
+                try JSONDecoder().decode(MerchantConfiguration.self, from: Data(contentsOf: config)).apps.first?
+                    .products)
+            let byId = Dictionary(uniqueKeysWithValues: products.map { ($0.productId, $0) })
+            #expect(byId["com.example.coins.100"]?.balance == "coins")
+            #expect(byId["com.example.coins.100"]?.amount == 100)
+            #expect(byId["com.example.removeads"]?.entitlement == "remove-ads")
+            #expect(byId["com.example.club.gold"]?.entitlement == "coin-club")
+            #expect(byId["com.example.club.silver"]?.entitlement == "coin-club")
+            #expect(initialized.stdout.contains("100 coins per unit"), "\(initialized.stdout)")
+        }
+    }
+
     static func createShop(on store: TestStore) async throws {
         let steps: [(String, [String: Any])] = [
             ("/admin/v1/apps", ["bundleId": app, "name": "CLI Shop"]),

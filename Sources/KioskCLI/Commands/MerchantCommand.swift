@@ -23,8 +23,9 @@ struct MerchantCommand: AsyncParsableCommand {
             discussion: """
                 Reads the app's Apple id and shared secret (creating one if it has none), exports both root \
                 certificates, creates an In-App Purchase key for the App Store Server API, and derives what each \
-                product grants from the catalog: a consumable credits 1 unit of a balance named after the last part \
-                of its id, anything else unlocks an entitlement named so (edit the file to change that). The root \
+                product grants from the catalog: a consumable named "100 Coins" credits 100 of the balance "coins", \
+                a non-consumable named "Remove Ads" unlocks "remove-ads", and every subscription of a group unlocks \
+                the group's entitlement ("Coin Club": "coin-club"); edit the file to change that. The root \
                 PEMs and the key (merchant-key.p8) go into the configuration's folder.
                 """)
         @Option(help: "The app's bundle id.") var app: String

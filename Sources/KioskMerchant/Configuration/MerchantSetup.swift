@@ -16,8 +16,8 @@ public enum MerchantSetup {
     /// - Parameters:
     ///   - storeURL: The store's base URL, e.g. `http://127.0.0.1:8080`.
     ///   - adminToken: The store's admin token.
-    ///   - products: What each product grants; nil derives it from the catalog: consumables credit one unit of a
-    ///     balance named after the product id's last part, everything else unlocks an entitlement named so.
+    ///   - products: What each product grants; nil derives it from the catalog (``GrantNames``): "100 Coins"
+    ///     credits 100 `coins`, "Remove Ads" unlocks `remove-ads`, a subscription its group's entitlement.
     ///   - notificationURL: Set as the app's sandbox and production notification URL when given.
     public static func configuration(
         storeURL: String, adminToken: String, bundleId: String,
@@ -54,7 +54,16 @@ public enum MerchantSetup {
         var settings = products
         if settings == nil {
             let catalog = try await admin.json(.GET, "/admin/v1/apps/\(bundleId)/products")
-            settings = (catalog["products"] as? [[String: Any]] ?? []).compactMap(derivedProduct)
+            let groups = try await admin.json(.GET, "/admin/v1/apps/\(bundleId)/subscription-groups")
+            var groupNames: [Int64: String] = [:]
+            for group in groups["subscriptionGroups"] as? [[String: Any]] ?? [] {
+                if let id = (group["groupId"] as? NSNumber)?.int64Value, let name = group["referenceName"] as? String {
+                    groupNames[id] = name
+                }
+            }
+            settings = (catalog["products"] as? [[String: Any]] ?? []).compactMap {
+                derivedProduct($0, groupNames: groupNames)
+            }
         }
         return MerchantConfiguration(
             adminToken: SecretGenerator.token(), userTokenSecret: SecretGenerator.token(), publicURL: nil,
@@ -68,16 +77,34 @@ public enum MerchantSetup {
             ])
     }
 
-    /// A product's settings guessed from the store's catalog entry.
-    private static func derivedProduct(_ product: [String: Any]) -> MerchantConfiguration.ProductSettings? {
+    /// A product's settings derived from the store's catalog entry, named as ``GrantNames`` names them (a
+    /// subscription unlocks its group's entitlement).
+    private static func derivedProduct(
+        _ product: [String: Any], groupNames: [Int64: String]
+    ) -> MerchantConfiguration.ProductSettings? {
         guard let productId = product["productId"] as? String, product["deletedAt"] == nil,
             let kind = (product["type"] as? String).flatMap(MerchantConfiguration.ProductKind.init(rawValue:))
         else { return nil }
-        let name = productId.split(separator: ".").last.map(String.init) ?? productId
-        return MerchantConfiguration.ProductSettings(
-            productId: productId, type: kind, entitlement: kind == .consumable ? nil : name,
-            balance: kind == .consumable ? name : nil, amount: kind == .consumable ? 1 : nil,
-            durationDays: kind == .nonRenewing ? 30 : nil, content: nil, listed: nil)
+        let localizations = product["localizations"] as? [[String: Any]] ?? []
+        let english = localizations.first { ($0["locale"] as? String)?.hasPrefix("en") == true } ?? localizations.first
+        let displayName = (english?["displayName"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        switch kind {
+        case .consumable:
+            let (balance, amount) = GrantNames.consumable(displayName: displayName, productId: productId)
+            return .init(productId: productId, type: kind, balance: balance, amount: amount)
+        case .autoRenewable:
+            let membership = product["subscription"] as? [String: Any]
+            let group = ((membership?["groupId"] as? NSNumber)?.int64Value).flatMap { groupNames[$0] }
+            let entitlement =
+                group.map(GrantNames.slug).flatMap { $0.isEmpty ? nil : $0 }
+                ?? GrantNames.entitlement(displayName: displayName, productId: productId)
+            return .init(productId: productId, type: kind, entitlement: entitlement)
+        case .nonConsumable, .nonRenewing:
+            return .init(
+                productId: productId, type: kind,
+                entitlement: GrantNames.entitlement(displayName: displayName, productId: productId),
+                durationDays: kind == .nonRenewing ? 30 : nil)
+        }
     }
 }
 
