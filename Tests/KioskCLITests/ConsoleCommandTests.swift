@@ -108,8 +108,11 @@ import Testing
             let invalid = try await Self.kiosk(store, "apps", "create", "--bundle-id", "coins", "--name", "X")
             #expect(invalid.status == 1)
             #expect(
-                invalid.stderr.contains("error:") && invalid.stderr.contains("at:  bundleId")
-                    && invalid.stderr.contains("fix:"))
+                invalid.stderr.contains("error:") && invalid.stderr.contains("at:  --bundle-id (bundleId)")
+                    && invalid.stderr.contains("fix:"), "the flag typed: \(invalid.stderr)")
+            let tester = try await Self.kiosk(
+                store, "testers", "create", "--email", "not-an-email", "--password", "sandbox-pass")
+            #expect(tester.stderr.contains("\n  at:  --email (email)\n"), "\(tester.stderr)")
             let missing = try await Self.kiosk(store, "apps", "show", "com.example.nothing")
             #expect(missing.status == 1)
             #expect(

@@ -84,4 +84,15 @@ struct CLIError: Error, CustomStringConvertible {
             key = String(key[..<cut])
         }
     }
+
+    /// The flags of fields whose flag is the field's name in kebab case (`firstName` → `--first-name`).
+    static func flags(named fields: [String]) -> [String: String] {
+        Dictionary(
+            uniqueKeysWithValues: fields.map { field in
+                let kebab = field.reduce(into: "") { text, character in
+                    if character.isUppercase { text += "-" + character.lowercased() } else { text.append(character) }
+                }
+                return (field, "--" + kebab)
+            })
+    }
 }

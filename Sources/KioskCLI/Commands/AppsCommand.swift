@@ -15,7 +15,7 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await reportingErrors {
+            try await reportingErrors(flags: CLIError.flags(named: ["bundleId", "name"])) {
                 let answer = try await connection.client.post(
                     "/apps", raw: try JSONBody(["bundleId": bundleId, "name": name]))
                 try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }

@@ -10,6 +10,12 @@ struct TestersCommand: AsyncParsableCommand {
 
     /// Per-tester sandbox settings, shared by `create` and `update`.
     struct Settings: ParsableArguments {
+        /// The flag of each field an error may name.
+        static let flagNames = CLIError.flags(named: [
+            "email", "password", "firstName", "lastName", "storefront", "interruptPurchases", "askToBuy",
+            "renewalRate", "paymentOutcome",
+        ])
+
         @Option(help: "First name.") var firstName: String?
         @Option(help: "Last name.") var lastName: String?
         @Option(help: "Storefront, alpha-3 (e.g. USA, CHN).") var storefront: String?
@@ -40,7 +46,7 @@ struct TestersCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await reportingErrors {
+            try await reportingErrors(flags: Settings.flagNames) {
                 var body = settings.fields
                 body["email"] = email
                 body["password"] = password
@@ -91,7 +97,7 @@ struct TestersCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await reportingErrors {
+            try await reportingErrors(flags: Settings.flagNames) {
                 var body = settings.fields
                 if let password { body["password"] = password }
                 guard !body.isEmpty else {
