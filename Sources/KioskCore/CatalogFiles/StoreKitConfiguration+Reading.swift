@@ -252,13 +252,11 @@ extension StoreKitConfiguration.WinBackEntry {
         }
     }
 
-    /// An ISO 8601 date (`2026-01-31`, midnight UTC) or date-time within `Date.kioskRange`; nil when absent, nil
-    /// and an error for anything else.
+    /// An ISO 8601 date or date-time (``Foundation/Date/init(iso8601DateOrDateTime:)``); nil when absent, nil and an
+    /// error for anything else.
     private static func date(_ node: FileNode) -> Date? {
         guard let text = node.string(required: false) else { return nil }
-        let formatter = ISO8601DateFormatter()
-        if text.count == 10 { formatter.formatOptions = [.withFullDate] }
-        guard let date = formatter.date(from: text), Date.kioskRange.contains(date) else {
+        guard let date = Date(iso8601DateOrDateTime: text) else {
             node.error(
                 "'\(text.prefix(40))' is not a date.",
                 fix: "Write an ISO 8601 date such as 2026-01-31 or date-time such as 2026-01-31T12:00:00Z.")
