@@ -56,6 +56,15 @@ extension Date {
         self.init(checkedMillisecondsSince1970: milliseconds)
     }
 
+    /// An ISO 8601 date (`2026-01-31`, midnight UTC) or date-time (`2026-01-31T12:00:00Z`), or nil for any other
+    /// text and values outside ``kioskRange``.
+    public init?(iso8601DateOrDateTime text: String) {
+        let formatter = ISO8601DateFormatter()
+        if text.count == 10 { formatter.formatOptions = [.withFullDate] }
+        guard let date = formatter.date(from: text), Self.kioskRange.contains(date) else { return nil }
+        self = date
+    }
+
     /// The date `seconds` after 1970, or nil outside ``kioskRange``.
     public init?(checkedSecondsSince1970 seconds: Int64) {
         let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)

@@ -19,11 +19,14 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
     public var paymentDiscount: PaymentDiscount?
     /// A one-time offer code the customer redeems with this purchase (an auto-renewable of the code's product).
     public var offerCode: String?
+    /// `Product.PurchaseOption.winBackOffer`: the identifier of a win-back offer of the product the customer is
+    /// eligible for (no signature: the store checks Apple's eligibility rules).
+    public var winBackOfferId: String?
 
     public init(
         productId: String, quantity: Int = 1, applicationUsername: String? = nil, appAccountToken: UUID? = nil,
         idempotencyKey: String, simulatesAskToBuyInSandbox: Bool? = nil, paymentDiscount: PaymentDiscount? = nil,
-        offerCode: String? = nil
+        offerCode: String? = nil, winBackOfferId: String? = nil
     ) {
         self.productId = productId
         self.quantity = quantity
@@ -33,6 +36,7 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
         self.simulatesAskToBuyInSandbox = simulatesAskToBuyInSandbox
         self.paymentDiscount = paymentDiscount
         self.offerCode = offerCode
+        self.winBackOfferId = winBackOfferId
     }
 }
 

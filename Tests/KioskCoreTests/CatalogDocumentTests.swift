@@ -26,6 +26,14 @@ private enum Fixture {
             PromotionalOffer(
                 identifier: "comeback", referenceName: "Come back", paymentMode: .payAsYouGo,
                 period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3, pricing: Pricing(tier: 2))
+        ],
+        winBackOffers: [
+            WinBackOffer(
+                identifier: "lapsed", referenceName: "Lapsed", paymentMode: .payUpFront,
+                period: OfferPeriod(count: 3, unit: .month), pricing: Pricing(customPrices: ["USA": 999]),
+                paidSubscriptionDurationInMonths: 2,
+                timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(minimum: 1, maximum: 12),
+                waitBetweenOffersInMonths: 6, startDate: now, endDate: now.addingTimeInterval(86_400), priority: .high)
         ], createdAt: now, updatedAt: now)
     static let hints = Product(
         appId: 7, productId: "hints10", referenceName: "10 Hints", type: .consumable, pricing: Pricing(tier: 1),
@@ -53,7 +61,11 @@ private enum Fixture {
             {"productId": "plus.monthly", "referenceName": "Plus Monthly", "type": "auto_renewable",
              "pricing": {"tier": 5}, "localizations": [], "clearedForSale": true, "familyShareable": false,
              "subscription": {"group": "Plus", "level": 1}, "duration": "P1M",
-             "introductoryOffers": [{"paymentMode": "free_trial", "period": "P1W", "numberOfPeriods": 1}]}
+             "introductoryOffers": [{"paymentMode": "free_trial", "period": "P1W", "numberOfPeriods": 1}],
+             "winBackOffers": [{"identifier": "lapsed", "referenceName": "Lapsed", "paymentMode": "free_trial",
+              "period": "P1M", "numberOfPeriods": 1, "paidSubscriptionDurationInMonths": 1,
+              "timeSinceLastSubscribedInMonths": {"minimum": 1}, "startDate": "2026-01-01T00:00:00Z",
+              "priority": "normal"}]}
           ]
         }
         """
@@ -174,6 +186,13 @@ struct CatalogDocumentTests {
         .init(
             name: "bad offer period", replace: "\"period\": \"P1W\"", with: "\"period\": \"P1X\"",
             field: "products[1].introductoryOffers[0].period", messageContains: "P1X"),
+        .init(
+            name: "bad win-back date", replace: "\"2026-01-01T00:00:00Z\"", with: "\"10000-01-01T00:00:00Z\"",
+            field: "products[1].winBackOffers[0].startDate", messageContains: "ISO 8601"),
+        .init(
+            name: "typo in a win-back range", replace: "{\"minimum\": 1}", with: "{\"minimum\": 1, \"max\": 2}",
+            field: "products[1].winBackOffers[0].timeSinceLastSubscribedInMonths.max",
+            messageContains: "unknown key 'max'"),
         .init(
             name: "unknown group", replace: "{\"group\": \"Plus\"", with: "{\"group\": \"Pro\"",
             field: "products[1].subscription.group", messageContains: "'Pro'"),

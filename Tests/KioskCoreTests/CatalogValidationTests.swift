@@ -27,6 +27,14 @@ private func validSubscription() -> Product {
                 identifier: "free.month", referenceName: "Free month", paymentMode: .freeTrial,
                 period: OfferPeriod(count: 1, unit: .month)),
         ],
+        winBackOffers: [
+            WinBackOffer(
+                identifier: "lapsed_half", referenceName: "Half price", paymentMode: .payAsYouGo,
+                period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 2, pricing: Pricing(tier: 2),
+                paidSubscriptionDurationInMonths: 3,
+                timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(minimum: 1, maximum: 24),
+                waitBetweenOffersInMonths: 6, startDate: epoch, endDate: epoch.addingTimeInterval(86_400))
+        ],
         createdAt: epoch, updatedAt: epoch)
 }
 
@@ -192,6 +200,8 @@ struct CatalogValidationTests {
         product.familyShareable = false
         product.introductoryOffers = []
         product.promotionalOffers = []
+        #expect(codes(CatalogValidator.validate(product: product)) == ["offers_require_auto_renewable"])
+        product.winBackOffers = []
         #expect(CatalogValidator.validate(product: product) == [])
     }
 
@@ -272,6 +282,34 @@ struct CatalogValidationTests {
                 "invalid_reference_name@product.promotionalOffers[3].referenceName",
             ])
         #expect(errors[1].message.contains("offer identifier"))
+    }
+
+    // Proves win-back offers: ids unique among promotional and win-back offers, offer terms, eligibility months of
+    // 1–120 with a maximum not below the minimum (hostile numbers included), and an end after the start.
+    @Test func winBackOfferRules() {
+        var product = validSubscription()
+        var offer = product.winBackOffers[0]
+        offer.identifier = "winback_50"
+        offer.numberOfPeriods = 13
+        offer.paidSubscriptionDurationInMonths = 0
+        offer.timeSinceLastSubscribedInMonths = WinBackOffer.MonthRange(minimum: 12, maximum: 2)
+        offer.waitBetweenOffersInMonths = Int.max
+        offer.endDate = offer.startDate
+        product.winBackOffers.append(offer)
+        product.winBackOffers.append(product.winBackOffers[0])
+        let errors = CatalogValidator.validate(product: product)
+        #expect(
+            errors.map { "\($0.code)@\($0.field ?? "")" } == [
+                "duplicate_offer_identifier@product.winBackOffers[1].identifier",
+                "invalid_offer_periods@product.winBackOffers[1].numberOfPeriods",
+                "invalid_win_back_months@product.winBackOffers[1].paidSubscriptionDurationInMonths",
+                "invalid_win_back_months@product.winBackOffers[1].waitBetweenOffersInMonths",
+                "invalid_win_back_months@product.winBackOffers[1].timeSinceLastSubscribedInMonths.maximum",
+                "invalid_offer_dates@product.winBackOffers[1].endDate",
+                "duplicate_offer_identifier@product.winBackOffers[2].identifier",
+            ])
+        #expect(errors[0].message.contains("promotionalOffers[0]"))
+        #expect(errors.allSatisfy { $0.fix != nil })
     }
 
     // Proves require(_:) throws the first error and passes an empty list.

@@ -112,7 +112,7 @@ struct StoreKitConfigurationTests {
         #expect(reading.warnings.isEmpty)
     }
 
-    // Offer codes and win-back offers, which Kiosk does not import, are warnings rather than dropped silently.
+    // Offer codes, which Kiosk does not import, are warnings rather than dropped silently.
     @Test func unsupportedContentIsAWarning() throws {
         let text = try Self.sampleText().replacingOccurrences(
             of: "\"codeOffers\" : [\n\n          ],\n          \"displayPrice\" : \"49.99\"",

@@ -28,7 +28,7 @@ enum Fixtures {
         )
     }
 
-    /// An auto-renewable product with localizations, custom prices and both kinds of offers, each with prices.
+    /// An auto-renewable product with localizations, custom prices and every kind of offer, each with prices.
     static func product(appId: Int64 = 1_400_000_001, productId: String = "com.example.game.monthly") -> Product {
         Product(
             appId: appId, productId: productId, referenceName: "Monthly", type: .autoRenewable,
@@ -60,6 +60,19 @@ enum Fixtures {
                 PromotionalOffer(
                     identifier: "loyal-year", referenceName: "Loyal", paymentMode: .freeTrial,
                     period: OfferPeriod(count: 1, unit: .year)
+                ),
+            ],
+            winBackOffers: [
+                WinBackOffer(
+                    identifier: "lapsed_free", referenceName: "Free month", paymentMode: .freeTrial,
+                    period: OfferPeriod(count: 1, unit: .month)
+                ),
+                WinBackOffer(
+                    identifier: "lapsed_half", referenceName: "Half price", paymentMode: .payAsYouGo,
+                    period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
+                    pricing: Pricing(tier: 3, customPrices: ["USA": 249]), paidSubscriptionDurationInMonths: 6,
+                    timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(minimum: 2, maximum: 12),
+                    waitBetweenOffersInMonths: 3, startDate: created, endDate: updated, priority: .high
                 ),
             ],
             createdAt: created, updatedAt: updated

@@ -73,6 +73,10 @@ struct StorageContractTests {
             draft.introductoryOffers[0].pricing.customPrices["USA"] = 899
             draft.promotionalOffers.removeLast()
             draft.promotionalOffers[0].pricing = Pricing()
+            draft.winBackOffers.removeFirst()
+            draft.winBackOffers[0].pricing.customPrices = ["JPN": 300]
+            draft.winBackOffers[0].timeSinceLastSubscribedInMonths.maximum = nil
+            draft.winBackOffers[0].endDate = nil
             draft.subscription = nil
             draft.duration = nil
             let changed = draft

@@ -29,14 +29,15 @@ enum AppleVerifier {
 
     /// Records an issue for every payload of `kind` (and every transaction and renewal info nested in a
     /// notification) that Apple's verifier refuses, or decodes into something else than Kiosk signed. Does nothing
-    /// where Python is absent (and fails the test in CI, through `TestEnvironment`).
+    /// where Python is absent (and fails the test in CI, through `TestEnvironment`). Renewal info names no app:
+    /// pass its `bundleId`.
     static func expectAccepts(
         _ payloads: [String], kind: Kind, store: TestStore, environment: StoreEnvironment = .sandbox,
-        sourceLocation: SourceLocation = #_sourceLocation
+        bundleId given: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         guard !payloads.isEmpty, TestEnvironment.runs(.python) else { return }
         var batch: [(kind: Kind, jws: String)] = []
-        var bundleId: String?
+        var bundleId = given
         for jws in payloads {
             batch.append((kind, jws))
             guard kind == .notification, let data = try claims(of: jws)["data"] as? [String: Any] else { continue }

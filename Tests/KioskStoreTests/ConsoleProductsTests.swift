@@ -234,6 +234,68 @@ import Testing
         }
     }
 
+    /// Win-back offers are created, read back whole, changed by PATCH and refused with the field and a fix when
+    /// their eligibility is out of range, including numbers no Int holds.
+    @Test(arguments: TestDatabase.available)
+    func winBackOffersThroughTheConsole(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.createApp()
+            let group = try await store.request(
+                .POST, "/admin/v1/apps/com.example.app/subscription-groups", json: ["referenceName": "Pro"])
+            #expect(group.status == 201, "\(group.text)")
+            let offer: [String: Any] = [
+                "identifier": "lapsed_half", "referenceName": "Half price", "paymentMode": "pay_as_you_go",
+                "period": "P1M", "numberOfPeriods": 3, "pricing": ["customPrices": ["USA": 249]],
+                "paidSubscriptionDurationInMonths": 2,
+                "timeSinceLastSubscribedInMonths": ["minimum": 1, "maximum": 6], "waitBetweenOffersInMonths": 12,
+                "startDate": "2026-01-01T00:00:00Z", "endDate": "2027-01-01T00:00:00Z", "priority": "high",
+            ]
+            let created = try await store.createProduct(
+                "com.example.pro.monthly", type: "auto_renewable",
+                fields: ["subscription": ["group": "Pro", "level": 1], "duration": "P1M", "winBackOffers": [offer]])
+            #expect(created.status == 201, "\(created.text)")
+            let path = "/admin/v1/apps/com.example.app/products/com.example.pro.monthly"
+            let read = try await store.request(.GET, path)
+            let offers = try #require(read.json["winBackOffers"] as? [[String: Any]])
+            #expect(offers.count == 1)
+            #expect(offers.first.map { NSDictionary(dictionary: $0) } == NSDictionary(dictionary: offer))
+
+            let minimal = try await store.request(
+                .PATCH, path,
+                json: [
+                    "winBackOffers": [
+                        [
+                            "identifier": "lapsed_free", "referenceName": "Free", "paymentMode": "free_trial",
+                            "period": "P1M",
+                        ]
+                    ]
+                ])
+            #expect(minimal.status == 200, "\(minimal.text)")
+            let defaults = try #require((minimal.json["winBackOffers"] as? [[String: Any]])?.first)
+            #expect(defaults["paidSubscriptionDurationInMonths"] as? Int == 1)
+            #expect((defaults["timeSinceLastSubscribedInMonths"] as? [String: Any])?["minimum"] as? Int == 1)
+            #expect(defaults["priority"] as? String == "normal")
+
+            var tooLong = offer
+            tooLong["timeSinceLastSubscribedInMonths"] = ["minimum": 1, "maximum": 121]
+            let refused = try await store.request(.PATCH, path, json: ["winBackOffers": [tooLong]])
+            #expect(refused.status == 400, "\(refused.text)")
+            #expect(refused.errorCode == "invalid_win_back_months")
+            let error = refused.json["error"] as? [String: Any]
+            #expect(error?["field"] as? String == "winBackOffers[0].timeSinceLastSubscribedInMonths.maximum")
+            #expect(error?["fix"] is String)
+
+            var hostile = offer
+            hostile["paidSubscriptionDurationInMonths"] = 1e30
+            let hostileAnswer = try await store.request(.PATCH, path, json: ["winBackOffers": [hostile]])
+            #expect(hostileAnswer.status == 400, "\(hostileAnswer.text)")
+
+            let consumable = try await store.createProduct(
+                "com.example.coins", fields: ["winBackOffers": [offer]])
+            #expect(consumable.errorCode == "offers_require_auto_renewable")
+        }
+    }
+
     /// An introductory offer given for `usa` is stored as `USA` and taken by a USA tester's first purchase
     /// (it used to be accepted and then never applied, as purchases compare codes exactly).
     @Test func introductoryOfferStorefrontInAnyCaseApplies() async throws {

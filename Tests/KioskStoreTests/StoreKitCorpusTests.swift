@@ -21,13 +21,14 @@ import Testing
         Case(file: "v2-language-locales", warnings: ["locale_mapped", "kept_not_used"]),
         Case(file: "v3-promotional", warnings: ["kept_not_used"]),
         Case(file: "v3-long-texts", warnings: ["invalid_product_id", "invalid_display_name", "invalid_description"]),
-        Case(file: "v4-winback", warnings: ["kept_not_used"]),
+        Case(file: "v4-winback", warnings: ["kept_not_used", "win_back_eligibility_defaulted"]),
         Case(file: "v5-billing-plans", warnings: ["kept_not_used"]),
         Case(file: "v4-storefront-fin", warnings: ["locale_mapped", "kept_not_used"]),
         Case(file: "v4-storefront-jpn", warnings: ["price_rounded", "locale_mapped", "kept_not_used"]),
         Case(file: "v4-nonrenewing", warnings: ["kept_not_used"]),
         Case(file: "v6-future", warnings: ["newer_version", "unknown_key_kept", "kept_not_used"]),
-        Case(file: "v4-unknown-keys", warnings: ["unknown_key_kept", "kept_not_used"]),
+        Case(
+            file: "v4-unknown-keys", warnings: ["unknown_key_kept", "kept_not_used", "win_back_eligibility_defaulted"]),
         Case(file: "v4-test-settings", warnings: ["test_settings_not_applied"]),
     ]
 
@@ -120,6 +121,85 @@ import Testing
             for key in ["products", "subscriptionGroups"] {
                 #expect(first.json[key] as? NSArray == second.json[key] as? NSArray, "\(key)")
             }
+        }
+    }
+
+    // Win-back offers import as the catalog's, at the file's prices, with the eligibility defaults named in one
+    // warning per offer and none saying they are only kept; eligibility the file gives imports and is written back
+    // as read, and the defaults are not added to a file that had none.
+    @Test func winBackOffersImportAndRoundTrip() async throws {
+        let text = String(decoding: try Self.data("v4-winback"), as: UTF8.self).replacingOccurrences(
+            of: "\"offerID\" : \"plus_yearly_winback_upfront\",",
+            with: """
+                "customerEligibilityPaidSubscriptionDurationInMonths" : 12,
+                "customerEligibilityTimeSinceLastSubscribedInMonths" : {"maximum" : 24, "minimum" : 2},
+                "customerEligibilityWaitBetweenOffersInMonths" : 6, "endDate" : "2027-01-01T00:00:00Z",
+                "offerID" : "plus_yearly_winback_upfront", "priority" : "HIGH",
+                """)
+        try await withTestStore { store in
+            try await store.createApp(TestStore.bundleId)
+            let imported = try await store.request(
+                .POST, "/admin/v1/apps/\(TestStore.bundleId)/catalog?format=storekit", body: Data(text.utf8))
+            #expect(imported.status == 200, "\(imported.text)")
+            let warnings = (imported.json["warnings"] as? [[String: Any]]) ?? []
+            let defaulted = warnings.filter { $0["code"] as? String == "win_back_eligibility_defaulted" }
+            #expect(
+                defaulted.compactMap { $0["path"] as? String } == [
+                    "subscriptionGroups[0].subscriptions[0].winbackOffers[0]",
+                    "subscriptionGroups[0].subscriptions[0].winbackOffers[1]",
+                ])
+            #expect(
+                !warnings.contains {
+                    ($0["path"] as? String)?.contains("winbackOffers") == true
+                        && $0["code"] as? String == "kept_not_used"
+                })
+
+            let products = "/admin/v1/apps/\(TestStore.bundleId)/products/com.offshore.tidewater.plus"
+            let monthly = try await store.request(.GET, "\(products).monthly")
+            let offers = try #require(monthly.json["winBackOffers"] as? [[String: Any]])
+            #expect(
+                offers.compactMap { $0["identifier"] as? String } == [
+                    "plus_monthly_winback_free", "plus_monthly_winback_half",
+                ])
+            #expect(offers[1]["paymentMode"] as? String == "pay_as_you_go")
+            #expect(offers[1]["numberOfPeriods"] as? Int == 3)
+            #expect((offers[1]["pricing"] as? [String: Any])?["customPrices"] as? [String: Int] == ["USA": 249])
+            #expect(offers[1]["paidSubscriptionDurationInMonths"] as? Int == 1)
+            let yearly = try await store.request(.GET, "\(products).yearly")
+            let upfront = try #require((yearly.json["winBackOffers"] as? [[String: Any]])?.first)
+            #expect(upfront["paidSubscriptionDurationInMonths"] as? Int == 12)
+            #expect(upfront["timeSinceLastSubscribedInMonths"] as? [String: Int] == ["minimum": 2, "maximum": 24])
+            #expect(upfront["waitBetweenOffersInMonths"] as? Int == 6)
+            #expect(upfront["endDate"] as? String == "2027-01-01T00:00:00Z")
+            #expect(upfront["priority"] as? String == "high")
+
+            let exported = try await store.request(
+                .GET, "/admin/v1/apps/\(TestStore.bundleId)/catalog?format=storekit")
+            let written = try #require(try JSONSerialization.jsonObject(with: exported.body) as? [String: Any])
+            let subscriptions = try #require(
+                ((written["subscriptionGroups"] as? [[String: Any]])?.first)?["subscriptions"] as? [[String: Any]])
+            let byId = Dictionary(
+                uniqueKeysWithValues: subscriptions.map { ($0["productID"] as? String ?? "", $0) })
+            let half = try #require(
+                (byId["com.offshore.tidewater.plus.monthly"]?["winbackOffers"] as? [[String: Any]])?.first {
+                    $0["offerID"] as? String == "plus_monthly_winback_half"
+                })
+            #expect(
+                Set(half.keys) == [
+                    "displayPrice", "internalID", "isEligible", "numberOfPeriods", "offerID", "paymentMode",
+                    "referenceName", "subscriptionPeriod",
+                ])
+            let kept = try #require(
+                (byId["com.offshore.tidewater.plus.yearly"]?["winbackOffers"] as? [[String: Any]])?.first)
+            #expect(kept["customerEligibilityPaidSubscriptionDurationInMonths"] as? Int == 12)
+            #expect(
+                kept["customerEligibilityTimeSinceLastSubscribedInMonths"] as? [String: Int] == [
+                    "minimum": 2, "maximum": 24,
+                ])
+            #expect(kept["customerEligibilityWaitBetweenOffersInMonths"] as? Int == 6)
+            #expect(kept["endDate"] as? String == "2027-01-01T00:00:00Z")
+            #expect(kept["priority"] as? String == "HIGH")
+            #expect(kept["isEligible"] as? Bool == true)
         }
     }
 

@@ -18,6 +18,7 @@ public struct Product: Codable, Sendable, Hashable {
     public var duration: SubscriptionDuration?
     public var introductoryOffers: [IntroductoryOffer]
     public var promotionalOffers: [PromotionalOffer]
+    public var winBackOffers: [WinBackOffer]
     public var createdAt: Date
     public var updatedAt: Date
     /// Set when the developer deleted the product; the row stays so the id is never reused.
@@ -29,7 +30,7 @@ public struct Product: Codable, Sendable, Hashable {
         reviewState: ReviewState = .missingMetadata, familyShareable: Bool = false,
         subscription: SubscriptionMembership? = nil, duration: SubscriptionDuration? = nil,
         introductoryOffers: [IntroductoryOffer] = [], promotionalOffers: [PromotionalOffer] = [],
-        createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+        winBackOffers: [WinBackOffer] = [], createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
     ) {
         self.appId = appId
         self.productId = productId
@@ -44,6 +45,7 @@ public struct Product: Codable, Sendable, Hashable {
         self.duration = duration
         self.introductoryOffers = introductoryOffers
         self.promotionalOffers = promotionalOffers
+        self.winBackOffers = winBackOffers
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt

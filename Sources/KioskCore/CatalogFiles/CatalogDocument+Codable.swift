@@ -89,7 +89,7 @@ extension CatalogDocument.GroupEntry: Codable {
 extension CatalogDocument.ProductEntry: Codable {
     private enum Keys: String, CodingKey, CaseIterable {
         case productId, referenceName, type, pricing, localizations, clearedForSale, familyShareable, reviewState
-        case subscription, duration, introductoryOffers, promotionalOffers
+        case subscription, duration, introductoryOffers, promotionalOffers, winBackOffers
     }
 
     /// Reads a product entry; `reviewState`, `subscription`, `duration` and the offer lists are optional.
@@ -116,7 +116,9 @@ extension CatalogDocument.ProductEntry: Codable {
             introductoryOffers: try container.decodeIfPresent(
                 [IntroductoryOfferCoding].self, forKey: .introductoryOffers)?.map(\.value) ?? [],
             promotionalOffers: try container.decodeIfPresent(
-                [PromotionalOfferCoding].self, forKey: .promotionalOffers)?.map(\.value) ?? [])
+                [PromotionalOfferCoding].self, forKey: .promotionalOffers)?.map(\.value) ?? [],
+            winBackOffers: try container.decodeIfPresent(
+                [WinBackOfferCoding].self, forKey: .winBackOffers)?.map(\.value) ?? [])
     }
 
     /// Writes the product entry, leaving out optional keys that are empty.
@@ -137,6 +139,9 @@ extension CatalogDocument.ProductEntry: Codable {
         }
         if !promotionalOffers.isEmpty {
             try container.encode(promotionalOffers.map(PromotionalOfferCoding.init), forKey: .promotionalOffers)
+        }
+        if !winBackOffers.isEmpty {
+            try container.encode(winBackOffers.map(WinBackOfferCoding.init), forKey: .winBackOffers)
         }
     }
 }
@@ -303,5 +308,95 @@ struct PromotionalOfferCoding: Codable {
         try container.encode(value.period, forKey: .period)
         try container.encode(value.numberOfPeriods, forKey: .numberOfPeriods)
         if !value.pricing.isEmpty { try container.encode(PricingCoding(value: value.pricing), forKey: .pricing) }
+    }
+}
+
+/// `WinBackOffer` as `{"identifier", "referenceName", "paymentMode", "period", "numberOfPeriods", "pricing"?,
+/// "paidSubscriptionDurationInMonths", "timeSinceLastSubscribedInMonths": {"minimum", "maximum"?},
+/// "waitBetweenOffersInMonths"?, "startDate"?, "endDate"?, "priority"}`, dates as ISO 8601 texts.
+struct WinBackOfferCoding: Codable {
+    var value: WinBackOffer
+
+    private enum Keys: String, CodingKey, CaseIterable {
+        case identifier, referenceName, paymentMode, period, numberOfPeriods, pricing
+        case paidSubscriptionDurationInMonths, timeSinceLastSubscribedInMonths, waitBetweenOffersInMonths
+        case startDate, endDate, priority
+    }
+
+    /// `{"minimum", "maximum"?}`.
+    struct MonthRangeCoding: Codable {
+        var value: WinBackOffer.MonthRange
+
+        private enum Keys: String, CodingKey, CaseIterable {
+            case minimum, maximum
+        }
+
+        init(value: WinBackOffer.MonthRange) { self.value = value }
+
+        init(from decoder: any Decoder) throws {
+            try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+            let container = try decoder.container(keyedBy: Keys.self)
+            value = WinBackOffer.MonthRange(
+                minimum: try container.decode(Int.self, forKey: .minimum),
+                maximum: try container.decodeIfPresent(Int.self, forKey: .maximum))
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(value.minimum, forKey: .minimum)
+            try container.encodeIfPresent(value.maximum, forKey: .maximum)
+        }
+    }
+
+    init(value: WinBackOffer) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: Keys.self)
+        value = WinBackOffer(
+            identifier: try container.decode(String.self, forKey: .identifier),
+            referenceName: try container.decode(String.self, forKey: .referenceName),
+            paymentMode: try CatalogFileCoding.decodeEnum(OfferPaymentMode.self, in: container, forKey: .paymentMode),
+            period: try container.decode(OfferPeriod.self, forKey: .period),
+            numberOfPeriods: try container.decode(Int.self, forKey: .numberOfPeriods),
+            pricing: try container.decodeIfPresent(PricingCoding.self, forKey: .pricing)?.value ?? Pricing(),
+            paidSubscriptionDurationInMonths: try container.decode(Int.self, forKey: .paidSubscriptionDurationInMonths),
+            timeSinceLastSubscribedInMonths: try container.decode(
+                MonthRangeCoding.self, forKey: .timeSinceLastSubscribedInMonths
+            ).value,
+            waitBetweenOffersInMonths: try container.decodeIfPresent(Int.self, forKey: .waitBetweenOffersInMonths),
+            startDate: try Self.date(in: container, forKey: .startDate),
+            endDate: try Self.date(in: container, forKey: .endDate),
+            priority: try CatalogFileCoding.decodeEnum(WinBackOffer.Priority.self, in: container, forKey: .priority))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(value.identifier, forKey: .identifier)
+        try container.encode(value.referenceName, forKey: .referenceName)
+        try container.encode(value.paymentMode.rawValue, forKey: .paymentMode)
+        try container.encode(value.period, forKey: .period)
+        try container.encode(value.numberOfPeriods, forKey: .numberOfPeriods)
+        if !value.pricing.isEmpty { try container.encode(PricingCoding(value: value.pricing), forKey: .pricing) }
+        try container.encode(value.paidSubscriptionDurationInMonths, forKey: .paidSubscriptionDurationInMonths)
+        try container.encode(
+            MonthRangeCoding(value: value.timeSinceLastSubscribedInMonths), forKey: .timeSinceLastSubscribedInMonths)
+        try container.encodeIfPresent(value.waitBetweenOffersInMonths, forKey: .waitBetweenOffersInMonths)
+        let formatter = ISO8601DateFormatter()
+        try container.encodeIfPresent(value.startDate.map(formatter.string), forKey: .startDate)
+        try container.encodeIfPresent(value.endDate.map(formatter.string), forKey: .endDate)
+        try container.encode(value.priority.rawValue, forKey: .priority)
+    }
+
+    /// An optional ISO 8601 date-time (`2026-01-31T12:00:00Z`) within `Date.kioskRange`.
+    private static func date(in container: KeyedDecodingContainer<Keys>, forKey key: Keys) throws -> Date? {
+        guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let date = ISO8601DateFormatter().date(from: text), Date.kioskRange.contains(date) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container,
+                debugDescription: "'\(text.prefix(40))' is not an ISO 8601 date-time such as 2026-01-31T12:00:00Z "
+                    + "from \(Date.kioskRangeText)")
+        }
+        return date
     }
 }

@@ -45,13 +45,16 @@ extension CatalogDocument {
         public var introductoryOffers: [IntroductoryOffer]
         /// Promotional offers, ordered by identifier.
         public var promotionalOffers: [PromotionalOffer]
+        /// Win-back offers, ordered by identifier.
+        public var winBackOffers: [WinBackOffer]
 
         /// A product entry; localizations and offers are put in the file's deterministic order.
         public init(
             productId: String, referenceName: String, type: ProductType, pricing: Pricing = Pricing(),
             localizations: [ProductLocalization] = [], clearedForSale: Bool = true, familyShareable: Bool = false,
             reviewState: ReviewState? = nil, subscription: Membership? = nil, duration: SubscriptionDuration? = nil,
-            introductoryOffers: [IntroductoryOffer] = [], promotionalOffers: [PromotionalOffer] = []
+            introductoryOffers: [IntroductoryOffer] = [], promotionalOffers: [PromotionalOffer] = [],
+            winBackOffers: [WinBackOffer] = []
         ) {
             self.productId = productId
             self.referenceName = referenceName
@@ -65,6 +68,7 @@ extension CatalogDocument {
             self.duration = duration
             self.introductoryOffers = introductoryOffers.sorted { ($0.storefront ?? "") < ($1.storefront ?? "") }
             self.promotionalOffers = promotionalOffers.sorted { $0.identifier < $1.identifier }
+            self.winBackOffers = winBackOffers.sorted { $0.identifier < $1.identifier }
         }
 
         /// The entry that describes an existing product.
@@ -81,7 +85,8 @@ extension CatalogDocument {
                 pricing: product.pricing, localizations: product.localizations,
                 clearedForSale: product.clearedForSale, familyShareable: product.familyShareable,
                 reviewState: product.reviewState, subscription: membership, duration: product.duration,
-                introductoryOffers: product.introductoryOffers, promotionalOffers: product.promotionalOffers)
+                introductoryOffers: product.introductoryOffers, promotionalOffers: product.promotionalOffers,
+                winBackOffers: product.winBackOffers)
         }
 
         /// Whether importing this entry over `current` (the entry of the stored product) would change nothing.
@@ -108,8 +113,8 @@ extension CatalogDocument {
                 localizations: localizations, clearedForSale: clearedForSale,
                 reviewState: reviewState ?? defaultReviewState, familyShareable: familyShareable,
                 subscription: try membership(groupId: groupId), duration: duration,
-                introductoryOffers: introductoryOffers, promotionalOffers: promotionalOffers, createdAt: now,
-                updatedAt: now)
+                introductoryOffers: introductoryOffers, promotionalOffers: promotionalOffers,
+                winBackOffers: winBackOffers, createdAt: now, updatedAt: now)
         }
 
         /// `existing` updated to what this entry says; app, creation time and (when the entry names none) review
@@ -131,6 +136,7 @@ extension CatalogDocument {
             product.duration = duration
             product.introductoryOffers = introductoryOffers
             product.promotionalOffers = promotionalOffers
+            product.winBackOffers = winBackOffers
             product.updatedAt = now
             return product
         }

@@ -28,12 +28,12 @@ extension StoreKitConfiguration {
     /// `zh_Hans` → `zh_CN`, each mapping a warning); groups are named by their `name`, levels come from
     /// `groupNumber`, and `reviewState` is left nil for the importer to decide. What only App Store review would
     /// refuse (empty or long texts, characters in ids) is a warning, not an error: the sandbox sells it, production
-    /// does not. Parts Kiosk keeps without using (offer codes, win-back offers, commitment billing plans) are
-    /// warnings too.
+    /// does not. Parts Kiosk keeps without using (offer codes, commitment billing plans) are warnings too, and so
+    /// are win-back offers without eligibility rules (see `Converter.winBackOffer`).
     ///
     /// - Throws: `KioskError` `invalid_storekit_file` with every problem the sandbox cannot sell with: an unknown
-    ///   `_storefront`, a price that is not an amount, a paid offer without a price, a promotional offer without
-    ///   `offerID`, a product id or group name used twice.
+    ///   `_storefront`, a price that is not an amount, a paid offer without a price, a promotional or win-back
+    ///   offer without `offerID`, a product id or group name used twice.
     public func catalogImport(bundleId: String, appName: String) throws(KioskError) -> CatalogFileImport {
         let log = CatalogFileLog(errorCode: Self.errorCode)
         let result = try catalogImport(bundleId: bundleId, appName: appName, log: log)
@@ -115,7 +115,7 @@ extension StoreKitConfiguration {
     static let catalogFieldNames = [
         "productId": "productID", "pricing": "displayPrice", "subscription": "groupNumber",
         "duration": "recurringSubscriptionPeriod", "promotionalOffers": "adHocOffers",
-        "introductoryOffers": "introductoryOffer",
+        "introductoryOffers": "introductoryOffer", "winBackOffers": "winbackOffers",
     ]
 
     static func invalid(_ message: String, field: String, fix: String) -> KioskError {
@@ -227,6 +227,47 @@ extension StoreKitConfiguration {
                         numberOfPeriods: offer.numberOfPeriods ?? 1, pricing: pricing))
             }
             entry.promotionalOffers = promotional.sorted { $0.identifier < $1.identifier }
+            entry.winBackOffers = (product.winbackOffers ?? []).enumerated().compactMap { index, winBack in
+                self.winBackOffer(winBack, path: "\(path).winbackOffers[\(index)]", id)
+            }
+        }
+
+        /// The catalog's win-back offer for the file's; nil (and an error) without an offer id or a valid price.
+        /// Eligibility the file does not give (Xcode writes none) takes App Store Connect's loosest choice, with a
+        /// warning: 1 paid month, at least 1 month since the subscription ended and no maximum, no wait between
+        /// offers, no dates, normal priority.
+        private func winBackOffer(_ winBack: WinBackEntry, path: String, _ id: String) -> WinBackOffer? {
+            let offer = winBack.offer
+            guard let identifier = offer.offerID, !identifier.isEmpty else {
+                log.error(
+                    "The win-back offer has no offer identifier.", at: "\(path).offerID", productId: id,
+                    fix: "Set the offer's identifier in Xcode.")
+                return nil
+            }
+            guard let pricing = prices.offerPricing(offer, path: path, id) else { return nil }
+            if winBack.paidSubscriptionDurationInMonths == nil || winBack.timeSinceLastSubscribedInMonths == nil {
+                let switchNote =
+                    winBack.isEligible == nil
+                    ? "" : " Xcode's isEligible switch is kept and written back but not applied."
+                log.warning(
+                    "win_back_eligibility_defaulted",
+                    "The win-back offer '\(identifier)' has no eligibility rules; it imports for customers who paid "
+                        + "at least 1 month and whose subscription ended at least 1 month ago, with no wait between "
+                        + "offers.\(switchNote)",
+                    at: path, productId: id,
+                    fix: "Set the rules with `kiosk offers update-win-back`, or add "
+                        + "customerEligibilityPaidSubscriptionDurationInMonths and "
+                        + "customerEligibilityTimeSinceLastSubscribedInMonths to the offer.")
+            }
+            return WinBackOffer(
+                identifier: identifier, referenceName: offer.referenceName ?? identifier,
+                paymentMode: offer.paymentMode.offerPaymentMode, period: offer.subscriptionPeriod,
+                numberOfPeriods: offer.numberOfPeriods ?? 1, pricing: pricing,
+                paidSubscriptionDurationInMonths: winBack.paidSubscriptionDurationInMonths ?? 1,
+                timeSinceLastSubscribedInMonths: winBack.timeSinceLastSubscribedInMonths
+                    ?? WinBackOffer.MonthRange(minimum: 1),
+                waitBetweenOffersInMonths: winBack.waitBetweenOffersInMonths, startDate: winBack.startDate,
+                endDate: winBack.endDate, priority: winBack.priority ?? .normal)
         }
 
         /// App Store Connect's locale for the file's: `en-US` → `en_US` silently, `de` → `de_DE` and `zh_Hans` →
@@ -275,12 +316,6 @@ extension StoreKitConfiguration {
                             "Offer codes are kept and written back on export, not imported: create them with "
                                 + "`kiosk offer-codes`.",
                             at: "\(path).codeOffers", productId: id)
-                    }
-                    if !(subscription.winbackOffers ?? []).isEmpty {
-                        log.warning(
-                            "kept_not_used", "Win-back offers are kept and written back on export, not sold yet.",
-                            at: "\(path).winbackOffers",
-                            productId: id)
                     }
                     if (subscription.introductoryOffers ?? []).contains(where: { !isUpFrontPlan($0) }) {
                         log.warning(

@@ -91,6 +91,40 @@ extension StoreKitConfiguration.Offer: Encodable {
     }
 }
 
+extension StoreKitConfiguration.WinBackEntry: Encodable {
+    private enum Keys: String, CodingKey, CaseIterable {
+        case isEligible, customerEligibilityPaidSubscriptionDurationInMonths
+        case customerEligibilityTimeSinceLastSubscribedInMonths, customerEligibilityWaitBetweenOffersInMonths
+        case startDate, endDate, priority
+    }
+
+    private enum RangeKeys: String, CodingKey {
+        case minimum, maximum
+    }
+
+    /// Writes the offer's terms and the win-back keys that are set; priority in upper case, dates as ISO 8601
+    /// date-times.
+    public func encode(to encoder: any Encoder) throws {
+        try offer.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encodeIfPresent(isEligible, forKey: .isEligible)
+        try container.encodeIfPresent(
+            paidSubscriptionDurationInMonths, forKey: .customerEligibilityPaidSubscriptionDurationInMonths)
+        if let range = timeSinceLastSubscribedInMonths {
+            var nested = container.nestedContainer(
+                keyedBy: RangeKeys.self, forKey: .customerEligibilityTimeSinceLastSubscribedInMonths)
+            try nested.encode(range.minimum, forKey: .minimum)
+            try nested.encodeIfPresent(range.maximum, forKey: .maximum)
+        }
+        try container.encodeIfPresent(
+            waitBetweenOffersInMonths, forKey: .customerEligibilityWaitBetweenOffersInMonths)
+        let formatter = ISO8601DateFormatter()
+        try container.encodeIfPresent(startDate.map(formatter.string), forKey: .startDate)
+        try container.encodeIfPresent(endDate.map(formatter.string), forKey: .endDate)
+        try container.encodeIfPresent(priority?.rawValue.uppercased(), forKey: .priority)
+    }
+}
+
 extension StoreKitConfiguration.ProductEntry: Encodable {
     private enum Keys: String, CodingKey, CaseIterable {
         case displayPrice, familyShareable, internalID, localizations, productID, referenceName, type

@@ -56,16 +56,25 @@ extension StoreKitConfiguration {
                     product, storefront: storefront, ids: &ids, field: field)
                 entry.adHocOffers = try product.promotionalOffers.enumerated().map {
                     (offerIndex, offer) throws(KioskError) in
-                    Offer(
-                        internalID: ids.make("promotional:\(product.productId):\(offer.identifier)"),
-                        offerID: offer.identifier, referenceName: offer.referenceName,
-                        paymentMode: PaymentMode(offer.paymentMode), subscriptionPeriod: offer.period,
-                        numberOfPeriods: Self.writtenPeriods(offer.paymentMode, offer.numberOfPeriods),
-                        displayPrice: try Self.offerPrice(
-                            offer.paymentMode, offer.pricing, in: storefront, of: product.productId,
-                            field: "\(field).promotionalOffers[\(offerIndex)].pricing"))
+                    try Self.identifiedOffer(
+                        kind: "promotional", of: product.productId, identifier: offer.identifier,
+                        referenceName: offer.referenceName, mode: offer.paymentMode, period: offer.period,
+                        numberOfPeriods: offer.numberOfPeriods, pricing: offer.pricing, storefront: storefront,
+                        ids: &ids, field: "\(field).promotionalOffers[\(offerIndex)].pricing")
                 }
-                entry.winbackOffers = []
+                entry.winbackOffers = try product.winBackOffers.enumerated().map {
+                    (offerIndex, offer) throws(KioskError) in
+                    WinBackEntry(
+                        offer: try Self.identifiedOffer(
+                            kind: "win-back", of: product.productId, identifier: offer.identifier,
+                            referenceName: offer.referenceName, mode: offer.paymentMode, period: offer.period,
+                            numberOfPeriods: offer.numberOfPeriods, pricing: offer.pricing, storefront: storefront,
+                            ids: &ids, field: "\(field).winBackOffers[\(offerIndex)].pricing"),
+                        paidSubscriptionDurationInMonths: offer.paidSubscriptionDurationInMonths,
+                        timeSinceLastSubscribedInMonths: offer.timeSinceLastSubscribedInMonths,
+                        waitBetweenOffersInMonths: offer.waitBetweenOffersInMonths, startDate: offer.startDate,
+                        endDate: offer.endDate, priority: offer.priority)
+                }
                 subscriptions[membership.group, default: []].append((membership.level, entry))
             }
         }
@@ -146,6 +155,19 @@ extension StoreKitConfiguration {
                 offer.paymentMode, offer.pricing, in: storefront, of: product.productId,
                 field: "\(field).introductoryOffers[\(index)].pricing"
             ))
+    }
+
+    /// A promotional or win-back offer (`kind`) of `productId`, as the file writes one.
+    private static func identifiedOffer(
+        kind: String, of productId: String, identifier: String, referenceName: String, mode: OfferPaymentMode,
+        period: OfferPeriod, numberOfPeriods: Int, pricing: Pricing, storefront: Storefront,
+        ids: inout StableIdentifiers, field: String
+    ) throws(KioskError) -> Offer {
+        Offer(
+            internalID: ids.make("\(kind):\(productId):\(identifier)"), offerID: identifier,
+            referenceName: referenceName, paymentMode: PaymentMode(mode), subscriptionPeriod: period,
+            numberOfPeriods: writtenPeriods(mode, numberOfPeriods),
+            displayPrice: try offerPrice(mode, pricing, in: storefront, of: productId, field: field))
     }
 
     /// Xcode leaves `numberOfPeriods` out for single-period offers other than pay-as-you-go.

@@ -3,10 +3,10 @@ import Foundation
 extension StoreKitConfiguration {
     /// This export with everything `original` (the file last imported) held that the catalog does not model, so a
     /// file round-trips with nothing dropped: its version (written as read), identifier, settings, app policies and offer key pair,
-    /// every key Kiosk did not know, Xcode's ids, offer codes, win-back offers and billing plans.
+    /// every key Kiosk did not know, Xcode's ids, offer codes and billing plans.
     ///
     /// Products and groups are matched by product id and group name; what the catalog models (prices, texts,
-    /// levels, introductory and promotional offers) comes from the catalog. The original's `_storefront` and
+    /// levels, introductory, promotional and win-back offers) comes from the catalog. The original's `_storefront` and
     /// `_locale` give way to the export's when it is for another storefront.
     public func keeping(from original: StoreKitConfiguration) -> StoreKitConfiguration {
         var merged = self
@@ -74,7 +74,13 @@ extension StoreKitConfiguration.ProductEntry {
         }
         guard type == .recurringSubscription else { return kept }
         kept.codeOffers = original.codeOffers
-        kept.winbackOffers = original.winbackOffers
+        if let originals = original.winbackOffers {
+            kept.winbackOffers = (winbackOffers ?? []).map { entry in
+                originals.first { $0.offer.offerID == entry.offer.offerID }.map { entry.keeping(from: $0) } ?? entry
+            }
+        } else if winbackOffers?.isEmpty ?? true {
+            kept.winbackOffers = nil  // An older file without the key stays without it.
+        }
         kept.billingPlans = original.billingPlans
         let upFront = StoreKitConfiguration.isUpFrontPlan
         kept.adHocOffers =
@@ -115,6 +121,27 @@ extension StoreKitConfiguration.Offer {
         if (original.numberOfPeriods ?? 1) == (numberOfPeriods ?? 1) { kept.numberOfPeriods = original.numberOfPeriods }
         kept.eligibility = original.eligibility ?? eligibility
         kept.isStackable = original.isStackable ?? isStackable
+        return kept
+    }
+}
+
+extension StoreKitConfiguration.WinBackEntry {
+    /// This win-back offer with what `original` held that the catalog does not model (as
+    /// ``StoreKitConfiguration/Offer/keeping(from:)``, and Xcode's `isEligible`), and without the eligibility keys
+    /// `original` did not have whose values are the ones its import defaulted to.
+    func keeping(from original: Self) -> Self {
+        var kept = self
+        kept.offer = offer.keeping(from: original.offer)
+        kept.isEligible = original.isEligible
+        if original.paidSubscriptionDurationInMonths == nil, paidSubscriptionDurationInMonths == 1 {
+            kept.paidSubscriptionDurationInMonths = nil
+        }
+        if original.timeSinceLastSubscribedInMonths == nil,
+            timeSinceLastSubscribedInMonths == WinBackOffer.MonthRange(minimum: 1)
+        {
+            kept.timeSinceLastSubscribedInMonths = nil
+        }
+        if original.priority == nil, priority == .normal { kept.priority = nil }
         return kept
     }
 }

@@ -168,10 +168,12 @@ extension StoreKitConfiguration.ProductEntry {
         let introductory = node["introductoryOffer"]
         introductoryOffer = introductory.isMissing ? nil : StoreKitConfiguration.Offer(reading: introductory)
         let offers = node["introductoryOffers"]
-        introductoryOffers = offers.isMissing ? nil : offers.elements().map(StoreKitConfiguration.Offer.init(reading:))
-        adHocOffers = node["adHocOffers"].elements().map(StoreKitConfiguration.Offer.init(reading:))
-        codeOffers = node["codeOffers"].elements().map(StoreKitConfiguration.Offer.init(reading:))
-        winbackOffers = node["winbackOffers"].isMissing ? nil : node["winbackOffers"].elements().compactMap(\.value)
+        introductoryOffers = offers.isMissing ? nil : offers.elements().map { StoreKitConfiguration.Offer(reading: $0) }
+        adHocOffers = node["adHocOffers"].elements().map { StoreKitConfiguration.Offer(reading: $0) }
+        codeOffers = node["codeOffers"].elements().map { StoreKitConfiguration.Offer(reading: $0) }
+        let winBack = node["winbackOffers"]
+        winbackOffers =
+            winBack.isMissing ? nil : winBack.elements().map(StoreKitConfiguration.WinBackEntry.init(reading:))
         billingPlans = node["billingPlans"].isMissing ? nil : node["billingPlans"].elements().compactMap(\.value)
     }
 }
@@ -182,8 +184,9 @@ extension StoreKitConfiguration.Offer {
         "paymentMode", "referenceName", "subscriptionPeriod",
     ]
 
-    /// Reads an offer; problems are recorded in the node's log.
-    init(reading node: FileNode) {
+    /// Reads an offer; problems are recorded in the node's log. Keys outside ``keys`` and `alsoKnown` are kept
+    /// as extras.
+    init(reading node: FileNode, alsoKnown: Set<String> = []) {
         _ = node.requireObject()
         var mode = StoreKitConfiguration.PaymentMode.free
         if let text = node["paymentMode"].string() {
@@ -215,7 +218,51 @@ extension StoreKitConfiguration.Offer {
             billingPlanType: node["billingPlanType"].string(required: false),
             eligibility: eligibility.isMissing ? nil : eligibility.elements().compactMap { $0.string() },
             isStackable: node["isStackable"].bool(required: false))
-        extras = node.unknownMembers(known: Self.keys, what: "an offer")
+        extras = node.unknownMembers(known: Self.keys.union(alsoKnown), what: "an offer")
+    }
+}
+
+extension StoreKitConfiguration.WinBackEntry {
+    /// The keys of a win-back offer beyond an offer's.
+    static let keys: Set<String> = [
+        "isEligible", "customerEligibilityPaidSubscriptionDurationInMonths",
+        "customerEligibilityTimeSinceLastSubscribedInMonths", "customerEligibilityWaitBetweenOffersInMonths",
+        "startDate", "endDate", "priority",
+    ]
+
+    /// Reads a win-back offer; problems are recorded in the node's log.
+    init(reading node: FileNode) {
+        self.init(offer: StoreKitConfiguration.Offer(reading: node, alsoKnown: Self.keys))
+        isEligible = node["isEligible"].bool(required: false)
+        paidSubscriptionDurationInMonths = node["customerEligibilityPaidSubscriptionDurationInMonths"].integer(
+            required: false)
+        let range = node["customerEligibilityTimeSinceLastSubscribedInMonths"]
+        if !range.isMissing, range.requireObject(), let minimum = range["minimum"].integer() {
+            timeSinceLastSubscribedInMonths = KioskCore.WinBackOffer.MonthRange(
+                minimum: minimum, maximum: range["maximum"].integer(required: false))
+        }
+        waitBetweenOffersInMonths = node["customerEligibilityWaitBetweenOffersInMonths"].integer(required: false)
+        startDate = Self.date(node["startDate"])
+        endDate = Self.date(node["endDate"])
+        if let text = node["priority"].string(required: false) {
+            priority = KioskCore.WinBackOffer.Priority(rawValue: text.lowercased())
+            if priority == nil {
+                node["priority"].error("'\(text)' is not a win-back offer priority.", fix: "Use HIGH or NORMAL.")
+            }
+        }
+    }
+
+    /// An ISO 8601 date or date-time (``Foundation/Date/init(iso8601DateOrDateTime:)``); nil when absent, nil and an
+    /// error for anything else.
+    private static func date(_ node: FileNode) -> Date? {
+        guard let text = node.string(required: false) else { return nil }
+        guard let date = Date(iso8601DateOrDateTime: text) else {
+            node.error(
+                "'\(text.prefix(40))' is not a date.",
+                fix: "Write an ISO 8601 date such as 2026-01-31 or date-time such as 2026-01-31T12:00:00Z.")
+            return nil
+        }
+        return date
     }
 }
 

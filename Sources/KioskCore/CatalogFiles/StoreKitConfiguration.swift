@@ -153,6 +153,44 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         }
     }
 
+    /// A win-back offer (`winbackOffers`): the terms of an offer, Xcode's `isEligible` test switch, and the
+    /// eligibility rules under App Store Connect's names, each absent when the file has none (Xcode writes none).
+    public struct WinBackEntry: Sendable, Hashable {
+        /// The terms, with the keys Kiosk does not know kept in its `extras`.
+        public var offer: Offer
+        /// Xcode's switch for whether the tester is eligible; kept and written back, not applied (Kiosk decides by
+        /// the rules below).
+        public var isEligible: Bool?
+        /// `customerEligibilityPaidSubscriptionDurationInMonths`.
+        public var paidSubscriptionDurationInMonths: Int?
+        /// `customerEligibilityTimeSinceLastSubscribedInMonths`: `{"minimum", "maximum"?}`.
+        public var timeSinceLastSubscribedInMonths: KioskCore.WinBackOffer.MonthRange?
+        /// `customerEligibilityWaitBetweenOffersInMonths`.
+        public var waitBetweenOffersInMonths: Int?
+        /// `startDate` and `endDate`: an ISO 8601 date (`2026-01-31`, midnight UTC) or date-time.
+        public var startDate: Date?
+        public var endDate: Date?
+        /// `priority`: `HIGH` or `NORMAL`.
+        public var priority: KioskCore.WinBackOffer.Priority?
+
+        /// A win-back offer with the terms of `offer`.
+        public init(
+            offer: Offer, isEligible: Bool? = nil, paidSubscriptionDurationInMonths: Int? = nil,
+            timeSinceLastSubscribedInMonths: KioskCore.WinBackOffer.MonthRange? = nil,
+            waitBetweenOffersInMonths: Int? = nil, startDate: Date? = nil, endDate: Date? = nil,
+            priority: KioskCore.WinBackOffer.Priority? = nil
+        ) {
+            self.offer = offer
+            self.isEligible = isEligible
+            self.paidSubscriptionDurationInMonths = paidSubscriptionDurationInMonths
+            self.timeSinceLastSubscribedInMonths = timeSinceLastSubscribedInMonths
+            self.waitBetweenOffersInMonths = waitBetweenOffersInMonths
+            self.startDate = startDate
+            self.endDate = endDate
+            self.priority = priority
+        }
+    }
+
     /// A product: in `products`, `nonRenewingSubscriptions`, or a group's `subscriptions` (then with the
     /// subscription fields set).
     public struct ProductEntry: Sendable, Hashable {
@@ -184,8 +222,8 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         public var adHocOffers: [Offer]
         /// Offer codes (subscriptions); Kiosk does not import them.
         public var codeOffers: [Offer]
-        /// Win-back offers (subscriptions), kept as read; Kiosk does not import them.
-        public var winbackOffers: [JSONValue]?
+        /// Win-back offers (subscriptions).
+        public var winbackOffers: [WinBackEntry]?
         /// Version 5 billing plans, kept as read; only the billed-up-front plan maps onto Kiosk.
         public var billingPlans: [JSONValue]?
         /// Keys Kiosk does not know, kept as read and written back.
@@ -197,7 +235,7 @@ public struct StoreKitConfiguration: Sendable, Equatable {
             productID: String, referenceName: String, type: ProductKind,
             recurringSubscriptionPeriod: SubscriptionDuration? = nil, groupNumber: Int? = nil,
             subscriptionGroupID: String? = nil, introductoryOffer: Offer? = nil, introductoryOffers: [Offer]? = nil,
-            adHocOffers: [Offer] = [], codeOffers: [Offer] = [], winbackOffers: [JSONValue]? = nil,
+            adHocOffers: [Offer] = [], codeOffers: [Offer] = [], winbackOffers: [WinBackEntry]? = nil,
             billingPlans: [JSONValue]? = nil
         ) {
             self.displayPrice = displayPrice

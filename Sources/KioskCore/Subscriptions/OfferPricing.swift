@@ -126,7 +126,8 @@ extension OfferPeriod {
 
 extension Product {
     /// What one period of `offer` costs in `storefront`, in minor units, when the offer is still defined on this
-    /// product: an introductory offer for the storefront (or for all), or the promotional offer of that identifier.
+    /// product: an introductory offer for the storefront (or for all), or the promotional or win-back offer of that
+    /// identifier.
     public func price(of offer: AppliedOffer, in storefront: Storefront) -> Int? {
         let pricing: Pricing? =
             switch offer.type {
@@ -135,7 +136,9 @@ extension Product {
                     ?? introductoryOffers.first { $0.storefront == nil })?.pricing
             case .promotional:
                 promotionalOffers.first { $0.identifier == offer.identifier }?.pricing
-            case .offerCode, .winBack:
+            case .winBack:
+                winBackOffers.first { $0.identifier == offer.identifier }?.pricing
+            case .offerCode:
                 nil
             }
         return offer.paymentMode == .freeTrial ? 0 : pricing?.price(in: storefront)

@@ -5,7 +5,11 @@ extension CatalogValidator {
     /// count up to these bounds (days ≤ 31, weeks ≤ 52, months ≤ 12, years 1).
     public static let offerPeriodMaxCount: [OfferPeriod.Unit: Int] = [.day: 31, .week: 52, .month: 12, .year: 1]
 
-    /// Checks a product's introductory and promotional offers.
+    /// The most months a win-back offer's eligibility counts (paid duration, time since last subscribed, wait
+    /// between offers): Kiosk's bound, ten years, far above App Store Connect's choices.
+    public static let winBackMaxMonths = 120
+
+    /// Checks a product's introductory, promotional and win-back offers.
     ///
     /// Offers exist only on auto-renewable subscriptions. Each offer has a sane period, a number of periods
     /// (exactly 1 for free trials and pay-up-front offers, whose period is the whole offer; 1–12 for pay-as-you-go)
@@ -14,12 +18,15 @@ extension CatalogValidator {
     /// without a storefront applies to all of them and so conflicts with any other.
     static func validateOffers(of product: Product, field: String) -> [KioskError] {
         var errors: [KioskError] = []
-        if product.type != .autoRenewable, !product.introductoryOffers.isEmpty || !product.promotionalOffers.isEmpty {
-            let path = product.introductoryOffers.isEmpty ? "promotionalOffers" : "introductoryOffers"
+        let offerLists = [
+            ("introductoryOffers", product.introductoryOffers.isEmpty),
+            ("promotionalOffers", product.promotionalOffers.isEmpty), ("winBackOffers", product.winBackOffers.isEmpty),
+        ]
+        if product.type != .autoRenewable, let (path, _) = offerLists.first(where: { !$0.1 }) {
             errors.append(
                 .invalid(
                     "offers_require_auto_renewable",
-                    "Introductory and promotional offers exist only on auto-renewable subscriptions, "
+                    "Introductory, promotional and win-back offers exist only on auto-renewable subscriptions, "
                         + "not on \(product.type.appleName) products.",
                     field: "\(field).\(path)", fix: "Remove the offers, or make the product auto-renewable."))
         }
@@ -74,6 +81,65 @@ extension CatalogValidator {
             errors += validateOfferTerms(
                 paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
                 pricing: offer.pricing, field: path)
+        }
+        errors += validateWinBackOffers(of: product, field: field)
+        return errors
+    }
+
+    /// Checks a product's win-back offers: identifiers as promotional ones, unique among the product's win-back and
+    /// promotional offers; the offer terms; eligibility months of 1–``winBackMaxMonths`` with a maximum time since
+    /// last subscribed not below its minimum; a start date before the end date.
+    static func validateWinBackOffers(of product: Product, field: String) -> [KioskError] {
+        var errors: [KioskError] = []
+        var identifiersSeen: [String: String] = [:]
+        for (index, offer) in product.promotionalOffers.enumerated() {
+            identifiersSeen[offer.identifier] = "promotionalOffers[\(index)]"
+        }
+        for (index, offer) in product.winBackOffers.enumerated() {
+            let path = "\(field).winBackOffers[\(index)]"
+            errors += validateProductId(offer.identifier, field: "\(path).identifier", what: "offer identifier")
+            if let first = identifiersSeen[offer.identifier] {
+                errors.append(
+                    .invalid(
+                        "duplicate_offer_identifier",
+                        "The offer identifier '\(offer.identifier)' is also used by \(first).",
+                        field: "\(path).identifier",
+                        fix: "Give each promotional and win-back offer of a product its own identifier."))
+            } else {
+                identifiersSeen[offer.identifier] = "winBackOffers[\(index)]"
+            }
+            errors += validateReferenceName(offer.referenceName, field: "\(path).referenceName")
+            errors += validateOfferTerms(
+                paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
+                pricing: offer.pricing, field: path)
+            let range = offer.timeSinceLastSubscribedInMonths
+            let months: [(String, Int?, String)] = [
+                ("paidSubscriptionDurationInMonths", offer.paidSubscriptionDurationInMonths, "paid for"),
+                ("timeSinceLastSubscribedInMonths.minimum", range.minimum, "since the last subscription ended"),
+                ("timeSinceLastSubscribedInMonths.maximum", range.maximum, "since the last subscription ended"),
+                ("waitBetweenOffersInMonths", offer.waitBetweenOffersInMonths, "between two win-back offers"),
+            ]
+            for case let (key, value?, meaning) in months where !(1...winBackMaxMonths).contains(value) {
+                errors.append(
+                    .invalid(
+                        "invalid_win_back_months", "\(value) is not a number of months \(meaning) Kiosk accepts.",
+                        field: "\(path).\(key)", fix: "Give 1–\(winBackMaxMonths) months."))
+            }
+            if let maximum = range.maximum, maximum < range.minimum {
+                errors.append(
+                    .invalid(
+                        "invalid_win_back_months",
+                        "The maximum time since last subscribed (\(maximum) months) is below its minimum "
+                            + "(\(range.minimum)).",
+                        field: "\(path).timeSinceLastSubscribedInMonths.maximum",
+                        fix: "Give a maximum of at least the minimum, or none for no upper limit."))
+            }
+            if let start = offer.startDate, let end = offer.endDate, end <= start {
+                errors.append(
+                    .invalid(
+                        "invalid_offer_dates", "The win-back offer ends before it starts.",
+                        field: "\(path).endDate", fix: "Give an end date after the start date, or none."))
+            }
         }
         return errors
     }

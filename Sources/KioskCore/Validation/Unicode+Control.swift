@@ -18,6 +18,7 @@ extension Product {
             [productId, referenceName]
             + localizations.flatMap { [$0.locale, $0.displayName, $0.description] }
             + promotionalOffers.flatMap { [$0.identifier, $0.referenceName] }
+            + winBackOffers.flatMap { [$0.identifier, $0.referenceName] }
         return texts.contains { $0.unicodeScalars.contains(where: \.isControl) }
     }
 }

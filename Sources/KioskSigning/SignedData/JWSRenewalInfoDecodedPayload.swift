@@ -22,6 +22,8 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Hashable {
     public var currency: String?
     public var renewalPrice: Int64?
     public var offerDiscountType: String?
+    /// The win-back offers an expired subscription's customer may redeem, best first.
+    public var eligibleWinBackOfferIds: [String]?
     public var appAccountToken: String?
     public var appTransactionId: String?
     public var offerPeriod: String?
@@ -32,7 +34,8 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Hashable {
         gracePeriodExpiresDate: Int64? = nil, offerType: Int? = nil, offerIdentifier: String? = nil,
         signedDate: Int64, environment: String, recentSubscriptionStartDate: Int64? = nil, renewalDate: Int64? = nil,
         currency: String? = nil, renewalPrice: Int64? = nil, offerDiscountType: String? = nil,
-        appAccountToken: String? = nil, appTransactionId: String? = nil, offerPeriod: String? = nil
+        eligibleWinBackOfferIds: [String]? = nil, appAccountToken: String? = nil, appTransactionId: String? = nil,
+        offerPeriod: String? = nil
     ) {
         self.expirationIntent = expirationIntent
         self.originalTransactionId = originalTransactionId
@@ -51,6 +54,7 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Hashable {
         self.currency = currency
         self.renewalPrice = renewalPrice
         self.offerDiscountType = offerDiscountType
+        self.eligibleWinBackOfferIds = eligibleWinBackOfferIds
         self.appAccountToken = appAccountToken
         self.appTransactionId = appTransactionId
         self.offerPeriod = offerPeriod

@@ -18,6 +18,6 @@ public struct Migration: Sendable {
 
     /// Every migration of the store's schema, oldest first.
     static let all: [Migration] = [
-        .catalog, .purchases, .verification, .subscriptions, .identity, .transactionRevisions,
+        .catalog, .purchases, .verification, .subscriptions, .identity, .transactionRevisions, .winBackOffers,
     ]
 }

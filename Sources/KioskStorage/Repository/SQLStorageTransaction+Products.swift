@@ -4,7 +4,8 @@ import SQLKit
 
 /// Products are stored whole: the `products` row plus its localizations, custom prices and offers (each offer with
 /// its own custom prices). Writes replace every child row; reads return children in a fixed order (localizations
-/// by locale, introductory offers by storefront with "all storefronts" first, promotional offers by identifier),
+/// by locale, introductory offers by storefront with "all storefronts" first, promotional and win-back offers by
+/// identifier),
 /// so a product read back equals the product written when its lists were in that order.
 extension SQLStorageTransaction {
     func insertProduct(_ product: Product) async throws {
@@ -44,7 +45,10 @@ extension SQLStorageTransaction {
         )
         try requireUpdated(row, "product \(product.productId) of app \(product.appId)")
         // Offer prices go with their offers (ON DELETE CASCADE).
-        for table in ["product_localizations", "product_prices", "introductory_offers", "promotional_offers"] {
+        let tables = [
+            "product_localizations", "product_prices", "introductory_offers", "promotional_offers", "win_back_offers",
+        ]
+        for table in tables {
             try await session.run("DELETE FROM \(ident: table) WHERE \(key)")
         }
         try await insertChildren(of: product)
@@ -120,6 +124,37 @@ extension SQLStorageTransaction {
                     key: [("offer_identifier", offer.identifier)], appId: appId, productId: productId
                 )
             }
+        }
+        try await insertWinBackOffers(of: product)
+    }
+
+    private func insertWinBackOffers(of product: Product) async throws {
+        let (appId, productId) = (product.appId, product.productId)
+        let offers = product.winBackOffers
+        guard !offers.isEmpty else { return }
+        try await session.run(
+            """
+            INSERT INTO win_back_offers (app_id, product_id, identifier, reference_name, payment_mode, period,
+                number_of_periods, price_tier, paid_months, minimum_months_since, maximum_months_since, wait_months,
+                start_date, end_date, priority)
+            VALUES \(offers.valuesList { offer in
+                """
+                (\(bind: appId), \(bind: productId), \(bind: offer.identifier), \(bind: offer.referenceName),
+                    \(bind: offer.paymentMode.rawValue), \(bind: offer.period.iso8601),
+                    \(bind: offer.numberOfPeriods), \(bind: offer.pricing.tier),
+                    \(bind: offer.paidSubscriptionDurationInMonths),
+                    \(bind: offer.timeSinceLastSubscribedInMonths.minimum),
+                    \(bind: offer.timeSinceLastSubscribedInMonths.maximum), \(bind: offer.waitBetweenOffersInMonths),
+                    \(bind: offer.startDate?.millisecondsSince1970), \(bind: offer.endDate?.millisecondsSince1970),
+                    \(bind: offer.priority.rawValue))
+                """
+            })
+            """
+        )
+        for offer in offers {
+            try await insertPrices(
+                offer.pricing, table: "win_back_offer_prices", key: [("offer_identifier", offer.identifier)],
+                appId: appId, productId: productId)
         }
     }
 
@@ -205,6 +240,7 @@ extension SQLStorageTransaction {
                 )
             )
         }
+        let winBack = try await loadWinBackOffers(filter: filter)
 
         return try rows.map { row in
             let productId = try row.decode(column: "product_id", as: String.self)
@@ -240,12 +276,42 @@ extension SQLStorageTransaction {
                     ($0.storefront ?? "") < ($1.storefront ?? "")
                 },
                 promotionalOffers: (promotional[productId] ?? []).sorted { $0.identifier < $1.identifier },
+                winBackOffers: (winBack[productId] ?? []).sorted { $0.identifier < $1.identifier },
                 createdAt: try row.date("created_at"),
                 updatedAt: try row.date("updated_at"),
                 deletedAt: try row.optionalDate("deleted_at")
             )
         }
         .sorted { $0.productId < $1.productId }
+    }
+
+    /// Reads the win-back offers of the products `filter` selects, by product id.
+    private func loadWinBackOffers(filter: SQLQueryString) async throws -> [String: [WinBackOffer]] {
+        let prices = try await prices(table: "win_back_offer_prices", keyColumn: "offer_identifier", filter: filter)
+        var offers: [String: [WinBackOffer]] = [:]
+        for row in try await session.all("SELECT * FROM win_back_offers WHERE \(filter)") {
+            let productId = try row.decode(column: "product_id", as: String.self)
+            let identifier = try row.decode(column: "identifier", as: String.self)
+            offers[productId, default: []].append(
+                WinBackOffer(
+                    identifier: identifier,
+                    referenceName: try row.decode(column: "reference_name", as: String.self),
+                    paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self),
+                    period: try Self.period(row),
+                    numberOfPeriods: try row.decode(column: "number_of_periods", as: Int.self),
+                    pricing: Pricing(
+                        tier: try row.optional("price_tier", as: Int.self),
+                        customPrices: prices[PriceOwner(productId: productId, key: identifier)] ?? [:]),
+                    paidSubscriptionDurationInMonths: try row.decode(column: "paid_months", as: Int.self),
+                    timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(
+                        minimum: try row.decode(column: "minimum_months_since", as: Int.self),
+                        maximum: try row.optional("maximum_months_since", as: Int.self)),
+                    waitBetweenOffersInMonths: try row.optional("wait_months", as: Int.self),
+                    startDate: try row.optionalDate("start_date"),
+                    endDate: try row.optionalDate("end_date"),
+                    priority: try row.enumeration("priority", as: WinBackOffer.Priority.self)))
+        }
+        return offers
     }
 
     /// Which product (and which of its offers, by `key`; "" for the product itself) a set of prices belongs to.

@@ -65,6 +65,7 @@ package struct ProductResource: ResponseCodable {
     package var duration: SubscriptionDuration?
     package var introductoryOffers: [IntroductoryOffer]
     package var promotionalOffers: [PromotionalOffer]
+    package var winBackOffers: [WinBackOffer]
     package var createdAt: Date
     package var updatedAt: Date
     package var deletedAt: Date?
@@ -84,6 +85,7 @@ package struct ProductResource: ResponseCodable {
         duration = product.duration
         introductoryOffers = product.introductoryOffers
         promotionalOffers = product.promotionalOffers
+        winBackOffers = product.winBackOffers
         createdAt = product.createdAt
         updatedAt = product.updatedAt
         deletedAt = product.deletedAt
@@ -261,7 +263,7 @@ package struct GroupBody: StrictlyDecodable {
 package struct ProductBody: StrictlyDecodable {
     package static let knownKeys: Set<String> = [
         "productId", "type", "referenceName", "pricing", "localizations", "clearedForSale", "familyShareable",
-        "subscription", "duration", "introductoryOffers", "promotionalOffers",
+        "subscription", "duration", "introductoryOffers", "promotionalOffers", "winBackOffers",
     ]
     package var productId: String?
     package var type: ProductType?
@@ -274,12 +276,14 @@ package struct ProductBody: StrictlyDecodable {
     package var duration: SubscriptionDuration?
     package var introductoryOffers: [IntroductoryOffer]?
     package var promotionalOffers: [PromotionalOffer]?
+    package var winBackOffers: [WinBackOffer]?
 
     package var changes: ProductChanges {
         ProductChanges(
             referenceName: referenceName, pricing: pricing, localizations: localizations,
             clearedForSale: clearedForSale, familyShareable: familyShareable, subscription: subscription,
-            duration: duration, introductoryOffers: introductoryOffers, promotionalOffers: promotionalOffers)
+            duration: duration, introductoryOffers: introductoryOffers, promotionalOffers: promotionalOffers,
+            winBackOffers: winBackOffers)
     }
 }
 

@@ -70,7 +70,7 @@ extension ProductsRequest: StrictlyDecodable {
 extension PaymentRequest: StrictlyDecodable {
     package static let knownKeys: Set<String> = [
         "productId", "quantity", "applicationUsername", "appAccountToken", "idempotencyKey",
-        "simulatesAskToBuyInSandbox", "paymentDiscount", "offerCode",
+        "simulatesAskToBuyInSandbox", "paymentDiscount", "offerCode", "winBackOfferId",
     ]
 }
 

@@ -26,12 +26,13 @@ public struct ProductChanges: Codable, Sendable {
     public var duration: SubscriptionDuration?
     public var introductoryOffers: [IntroductoryOffer]?
     public var promotionalOffers: [PromotionalOffer]?
+    public var winBackOffers: [WinBackOffer]?
 
     public init(
         referenceName: String? = nil, pricing: Pricing? = nil, localizations: [ProductLocalization]? = nil,
         clearedForSale: Bool? = nil, familyShareable: Bool? = nil, subscription: SubscriptionPlacement? = nil,
         duration: SubscriptionDuration? = nil, introductoryOffers: [IntroductoryOffer]? = nil,
-        promotionalOffers: [PromotionalOffer]? = nil
+        promotionalOffers: [PromotionalOffer]? = nil, winBackOffers: [WinBackOffer]? = nil
     ) {
         self.referenceName = referenceName
         self.pricing = pricing
@@ -42,6 +43,7 @@ public struct ProductChanges: Codable, Sendable {
         self.duration = duration
         self.introductoryOffers = introductoryOffers
         self.promotionalOffers = promotionalOffers
+        self.winBackOffers = winBackOffers
     }
 }
 
@@ -206,6 +208,7 @@ extension CatalogService {
         if let value = changes.duration { product.duration = value }
         if let value = changes.introductoryOffers { product.introductoryOffers = value }
         if let value = changes.promotionalOffers { product.promotionalOffers = value }
+        if let value = changes.winBackOffers { product.winBackOffers = value }
         if let placement = changes.subscription {
             let group = try await resolveGroup(placement, app: app, in: tx)
             product.subscription = SubscriptionMembership(groupId: group.id, level: placement.level)

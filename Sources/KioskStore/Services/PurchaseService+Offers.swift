@@ -4,6 +4,33 @@ import KioskCore
 import KioskProtocol
 import KioskStorage
 
+/// The offer a payment asks for: a signed promotional offer, an offer code or a win-back offer; a payment that
+/// names several is refused when it is bought (`offer_conflict`).
+struct RequestedOffer: Sendable {
+    var discount: PaymentDiscount?
+    var offerCode: String?
+    var winBackOfferId: String?
+
+    static let none = RequestedOffer()
+
+    init(discount: PaymentDiscount? = nil, offerCode: String? = nil, winBackOfferId: String? = nil) {
+        self.discount = discount
+        self.offerCode = offerCode
+        self.winBackOfferId = winBackOfferId
+    }
+
+    /// The offers `request` names.
+    init(_ request: PaymentRequest) {
+        self.init(
+            discount: request.paymentDiscount, offerCode: request.offerCode, winBackOfferId: request.winBackOfferId)
+    }
+
+    /// How many offers are named.
+    var count: Int {
+        [discount != nil, offerCode != nil, winBackOfferId != nil].filter { $0 }.count
+    }
+}
+
 extension PurchaseService {
     /// How long a promotional offer signature stays valid after its timestamp (Apple: 24 hours).
     static let promotionalOfferValidity: TimeInterval = 24 * 3600
@@ -89,6 +116,71 @@ extension PurchaseService {
             numberOfPeriods: offer.numberOfPeriods, offerPrice: price)
     }
 
+    /// The terms of the win-back offer `identifier` of `product`, once Apple's rules pass for the account's history
+    /// in the product's group at `now` (``KioskCore/WinBackOffer/refusal(for:now:environment:)``) and the offer has
+    /// a price in the storefront. An unknown offer is SKError `invalidOfferIdentifier`, an ineligible account
+    /// `ineligibleForOffer`, a missing price `invalidOfferPrice`, each a ``PurchaseRefusal``.
+    func winBackTerms(
+        _ identifier: String, product: Product, client: ClientSession, now: Date, in tx: any StorageTransaction
+    ) async throws -> OfferTerms {
+        guard let offer = product.winBackOffers.first(where: { $0.identifier == identifier }),
+            let group = product.subscription?.groupId
+        else {
+            throw PurchaseRefusal(
+                error: Self.winBackRefusal(
+                    .invalidOfferIdentifier, "unknown_offer",
+                    "\(product.productId) has no win-back offer '\(identifier)'."))
+        }
+        let history = try await winBackHistory(
+            group: group, accountId: client.account.id, appId: client.app.id, environment: client.environment, in: tx)
+        if let refusal = offer.refusal(for: history, now: now, environment: client.environment) {
+            throw PurchaseRefusal(
+                error: Self.winBackRefusal(.ineligibleForOffer, refusal.code, refusal.message))
+        }
+        let price = offer.paymentMode == .freeTrial ? 0 : offer.pricing.price(in: client.storefront)
+        guard let price else {
+            throw PurchaseRefusal(
+                error: Self.winBackRefusal(
+                    .invalidOfferPrice, "no_offer_price",
+                    "The win-back offer '\(identifier)' has no price in \(client.storefront.code)."))
+        }
+        return OfferTerms(
+            type: .winBack, identifier: offer.identifier, paymentMode: offer.paymentMode, period: offer.period,
+            numberOfPeriods: offer.numberOfPeriods, offerPrice: price)
+    }
+
+    /// The account's history in `group` of the app in `environment`, for win-back eligibility.
+    func winBackHistory(
+        group: SubscriptionGroup.ID, accountId: UUID, appId: App.ID, environment: StoreEnvironment,
+        in tx: any StorageTransaction
+    ) async throws -> WinBackHistory {
+        WinBackHistory(
+            group: group,
+            subscriptions: try await tx.subscriptions(accountId: accountId, appId: appId, environment: environment),
+            transactions: try await tx.transactions(accountId: accountId, appId: appId, environment: environment),
+            products: try await tx.products(appId: appId))
+    }
+
+    /// Apple's `eligibleWinBackOfferIds` for the account's ended subscription in `group`: the win-back offers of
+    /// the group's products it may redeem at `now` in `storefront` (free, or priced there), high priority first,
+    /// then by identifier; nil when there are none.
+    func eligibleWinBackOfferIds(
+        group: SubscriptionGroup.ID, accountId: UUID, appId: App.ID, environment: StoreEnvironment,
+        storefront: Storefront?, now: Date, in tx: any StorageTransaction
+    ) async throws -> [String]? {
+        let offers = try await tx.products(appId: appId).filter {
+            $0.subscription?.groupId == group && $0.deletedAt == nil
+        }.flatMap(\.winBackOffers).filter {
+            $0.paymentMode == .freeTrial || storefront.flatMap($0.pricing.price(in:)) != nil
+        }
+        guard !offers.isEmpty else { return nil }
+        let history = try await winBackHistory(
+            group: group, accountId: accountId, appId: appId, environment: environment, in: tx)
+        let eligible = offers.filter { $0.refusal(for: history, now: now, environment: environment) == nil }
+            .sorted { ($0.priority == .high ? 0 : 1, $0.identifier) < ($1.priority == .high ? 0 : 1, $1.identifier) }
+        return eligible.isEmpty ? nil : eligible.map(\.identifier)
+    }
+
     /// Redeems a one-time offer code for `product`: the code exists in the app, is for this product and was never
     /// redeemed; it is then marked redeemed by the account in the purchase's database transaction. Any failure is
     /// a ``PurchaseRefusal`` with `SKError` `invalidOfferIdentifier` (`invalidOfferPrice` when the offer has no
@@ -163,6 +255,13 @@ extension PurchaseService {
         KioskError(
             .invalidInput, code: reason, message: message, field: "paymentDiscount",
             fix: "Nothing was charged; sign the offer again on your server with an active In-App Purchase key.",
+            storeKitCode: code.rawValue)
+    }
+
+    static func winBackRefusal(_ code: StoreKitErrorCode, _ reason: String, _ message: String) -> KioskError {
+        KioskError(
+            .invalidInput, code: reason, message: message, field: "winBackOfferId",
+            fix: "Nothing was charged; offer the customer only the ids in the renewal info's eligibleWinBackOfferIds.",
             storeKitCode: code.rawValue)
     }
 }

@@ -34,8 +34,8 @@ extension PurchaseService {
                 state: .deferred, createdAt: now, updatedAt: now)
             var caused: [ServerNotification] = []
             let record = try await decide(
-                &payment, askToBuy: request.simulatesAskToBuyInSandbox == true, discount: request.paymentDiscount,
-                offerCode: request.offerCode, client: client, now: now, created: &caused, in: tx)
+                &payment, askToBuy: request.simulatesAskToBuyInSandbox == true,
+                offer: RequestedOffer(request), client: client, now: now, created: &caused, in: tx)
             try await tx.insertPayment(payment)
             try await tx.insertQueueRecord(record)
             return (try await entry(for: record, in: tx), true, caused)
@@ -49,8 +49,8 @@ extension PurchaseService {
     /// Decides a new payment's fate and makes the queue record that tells the client; charges when it is due and
     /// adds the notifications the purchase caused to `created` (deliver them after commit).
     private func decide(
-        _ payment: inout Payment, askToBuy: Bool, discount: PaymentDiscount?, offerCode: String?,
-        client: ClientSession, now: Date, created: inout [ServerNotification], in tx: any StorageTransaction
+        _ payment: inout Payment, askToBuy: Bool, offer: RequestedOffer, client: ClientSession, now: Date,
+        created: inout [ServerNotification], in tx: any StorageTransaction
     ) async throws -> QueueRecord {
         let account = client.account
         if client.environment == .sandbox,
@@ -93,8 +93,7 @@ extension PurchaseService {
             let purchase: CompletedPurchase
             do {
                 purchase = try await self.purchase(
-                    payment, product: product, client: client, now: now, discount: discount, offerCode: offerCode,
-                    in: tx)
+                    payment, product: product, client: client, now: now, offer: offer, in: tx)
             } catch let refusal as PurchaseRefusal {
                 return try await fail(&payment, refusal.error, now: now, in: tx)
             }

@@ -166,13 +166,21 @@ extension PurchaseService {
         case "already_subscribed": "The account is already subscribed to this product; nothing was charged."
         case "missing_offer_params":
             "The promotional offer lacks an identifier, key identifier, nonce, signature or timestamp."
-        case "unknown_offer", "offer_not_applicable": "The product has no such promotional offer."
+        case "unknown_offer", "offer_not_applicable": "The product has no such offer."
         case "ineligible_for_offer": "Promotional offers are for customers who have or had a subscription in the group."
         case "unknown_offer_key": "The promotional offer was signed with a key that is not an active key of the app."
         case "offer_signature_expired": "The promotional offer's signature is more than 24 hours old."
         case "invalid_offer_signature": "The promotional offer's signature does not verify."
         case "offer_nonce_reused": "The promotional offer's nonce was already redeemed."
-        case "no_offer_price": "The promotional offer has no price in the account's storefront."
+        case "no_offer_price": "The offer has no price in the account's storefront."
+        case "win_back_offer_inactive": "The win-back offer is not running now."
+        case "win_back_still_subscribed":
+            "Win-back offers are for customers whose subscription in the group ended; the account is still subscribed."
+        case "win_back_paid_too_little": "The account paid for too few months in the group for this win-back offer."
+        case "win_back_nothing_ended": "The account has no ended subscription in the group to win back."
+        case "win_back_too_soon": "The account's subscription ended too recently for this win-back offer."
+        case "win_back_too_late": "The account's subscription ended too long ago for this win-back offer."
+        case "win_back_wait_between_offers": "The account redeemed a win-back offer in the group too recently."
         case "product_not_available", "unknown_product": "The product is not available for purchase."
         default: "The payment failed (SKError code \(code))."
         }

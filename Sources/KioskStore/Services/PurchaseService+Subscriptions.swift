@@ -19,25 +19,24 @@ struct PurchaseRefusal: Error, Sendable {
 extension PurchaseService {
     /// Buys `product` for the payment's account, charging now unless it is a subscription change that waits for
     /// the next renewal. One-time purchases (consumables, non-consumables, non-renewing subscriptions) notify
-    /// `ONE_TIME_CHARGE`; auto-renewables go through
-    /// ``recordSubscription(_:product:client:now:discount:offerCode:in:)``, and a redeemed `offerCode` records the
-    /// transaction the payment answers.
+    /// `ONE_TIME_CHARGE`; auto-renewables go through ``recordSubscription(_:product:client:now:offer:in:)``, and a
+    /// redeemed offer code records the transaction the payment answers.
     func purchase(
-        _ payment: Payment, product: Product, client: ClientSession, now: Date, discount: PaymentDiscount? = nil,
-        offerCode: String? = nil, in tx: any StorageTransaction
+        _ payment: Payment, product: Product, client: ClientSession, now: Date, offer: RequestedOffer = .none,
+        in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
-        if discount != nil || offerCode != nil, product.type != .autoRenewable {
+        if offer.count > 0, product.type != .autoRenewable {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidOfferIdentifier, "offer_not_applicable",
-                    "\(product.productId) is not an auto-renewable subscription; only those have promotional offers "
-                        + "and offer codes."))
+                    "\(product.productId) is not an auto-renewable subscription; only those have promotional and "
+                        + "win-back offers and offer codes."))
         }
-        if discount != nil, offerCode != nil {
+        if offer.count > 1 {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidOfferIdentifier, "offer_conflict",
-                    "A payment carries either a promotional offer or an offer code, not both."))
+                    "A payment carries one promotional offer, offer code or win-back offer, not several."))
         }
         guard product.type == .autoRenewable else {
             let transaction = try await charge(payment, product: product, client: client, now: now, in: tx)
@@ -47,8 +46,8 @@ extension PurchaseService {
             return CompletedPurchase(transaction: transaction, notifications: [notification])
         }
         let purchase = try await recordSubscription(
-            payment, product: product, client: client, now: now, discount: discount, offerCode: offerCode, in: tx)
-        if let offerCode {
+            payment, product: product, client: client, now: now, offer: offer, in: tx)
+        if let offerCode = offer.offerCode {
             try await tx.setOfferCodeTransaction(
                 Self.normalizedOfferCode(offerCode), transactionId: purchase.transaction.id)
         }
@@ -58,17 +57,18 @@ extension PurchaseService {
     /// Buys an auto-renewable: the account holds at most one subscription per group, so the purchase starts
     /// one (`SUBSCRIBED`/`INITIAL_BUY`, with the introductory offer the account is eligible for), restarts an
     /// ended one with the same original transaction (`SUBSCRIBED`/`RESUBSCRIBE`), or changes the active one
-    /// (`DID_CHANGE_RENEWAL_PREF`). A promotional offer (`discount`, checked by
-    /// ``promotionalTerms(_:product:payment:client:now:in:)``) or an offer code (redeemed by
-    /// ``offerCodeTerms(_:product:client:now:in:)``) prices the period charged now, or, when nothing is charged
+    /// (`DID_CHANGE_RENEWAL_PREF`). The `offer` asked for, a promotional offer (checked by
+    /// ``promotionalTerms(_:product:payment:client:now:in:)``), an offer code (redeemed by
+    /// ``offerCodeTerms(_:product:client:now:in:)``) or a win-back offer (checked by
+    /// ``winBackTerms(_:product:client:now:in:)``), prices the period charged now, or, when nothing is charged
     /// now, the next renewal; such purchases notify `OFFER_REDEEMED` with the same subtype instead.
     ///
     /// A change that waits for the next renewal (a downgrade, a crossgrade to another duration, or going back to
     /// the current product) charges nothing: the payment answers `purchased` with the current period's
     /// transaction. Buying the current product again throws a ``PurchaseRefusal`` (`already_subscribed`).
     func recordSubscription(
-        _ payment: Payment, product: Product, client: ClientSession, now: Date, discount: PaymentDiscount? = nil,
-        offerCode: String? = nil, in tx: any StorageTransaction
+        _ payment: Payment, product: Product, client: ClientSession, now: Date, offer: RequestedOffer = .none,
+        in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
         guard let membership = product.subscription else {
             throw KioskError.conflict(
@@ -79,11 +79,13 @@ extension PurchaseService {
             accountId: client.account.id, appId: client.app.id, environment: client.environment
         ).first { $0.groupId == membership.groupId }
         var redeemed: OfferTerms?
-        if let discount {
+        if let discount = offer.discount {
             redeemed = try await promotionalTerms(
                 discount, product: product, payment: payment, client: client, now: now, in: tx)
-        } else if let offerCode {
+        } else if let offerCode = offer.offerCode {
             redeemed = try await offerCodeTerms(offerCode, product: product, client: client, now: now, in: tx)
+        } else if let identifier = offer.winBackOfferId {
+            redeemed = try await winBackTerms(identifier, product: product, client: client, now: now, in: tx)
         }
         guard var subscription = existing else {
             return try await subscribe(

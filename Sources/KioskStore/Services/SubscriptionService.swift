@@ -85,7 +85,8 @@ struct SubscriptionService: Sendable {
         return try purchases.signing.sign(payload, environment: subscription.environment)
     }
 
-    /// The renewal info of `subscription` as Apple's `JWSRenewalInfoDecodedPayload`.
+    /// The renewal info of `subscription` as Apple's `JWSRenewalInfoDecodedPayload`; an ended one lists the win-back
+    /// offers its customer may redeem now (`eligibleWinBackOfferIds`).
     func renewalInfo(
         for subscription: StoreSubscription, latest: StoreTransaction, chain: [StoreTransaction]? = nil, now: Date,
         in tx: any StorageTransaction
@@ -102,6 +103,11 @@ struct SubscriptionService: Sendable {
         let offer = subscription.offerPeriodsRemaining > 0 ? subscription.offer : nil
         let periods: [StoreTransaction]
         if let chain { periods = chain } else { periods = try await self.chain(of: latest, in: tx) }
+        let winBackOfferIds =
+            ended
+            ? try await purchases.eligibleWinBackOfferIds(
+                group: subscription.groupId, accountId: subscription.accountId, appId: subscription.appId,
+                environment: subscription.environment, storefront: storefront, now: now, in: tx) : nil
         return JWSRenewalInfoDecodedPayload(
             expirationIntent: subscription.expirationIntent,
             originalTransactionId: String(subscription.originalTransactionId),
@@ -115,7 +121,7 @@ struct SubscriptionService: Sendable {
             recentSubscriptionStartDate: Self.recentStart(of: periods)?.millisecondsSince1970,
             renewalDate: ended ? nil : subscription.expiresAt.millisecondsSince1970,
             currency: storefront?.currency.code ?? latest.currency, renewalPrice: renewalPrice,
-            offerDiscountType: offer?.paymentMode.appleName,
+            offerDiscountType: offer?.paymentMode.appleName, eligibleWinBackOfferIds: winBackOfferIds,
             appAccountToken: latest.appAccountToken?.uuidString.lowercased(), offerPeriod: offer?.period)
     }
 

@@ -47,7 +47,8 @@ public struct TestControlsService: Sendable {
             let purchase: CompletedPurchase
             do {
                 purchase = try await purchases.purchase(
-                    payment, product: product, client: client, now: now, offerCode: request.offerCode, in: tx)
+                    payment, product: product, client: client, now: now,
+                    offer: RequestedOffer(offerCode: request.offerCode), in: tx)
             } catch let refusal as PurchaseRefusal {
                 throw refusal.error
             }
