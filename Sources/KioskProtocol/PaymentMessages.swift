@@ -22,11 +22,14 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
     /// `Product.PurchaseOption.winBackOffer`: the identifier of a win-back offer of the product the customer is
     /// eligible for (no signature: the store checks Apple's eligibility rules).
     public var winBackOfferId: String?
+    /// The billing plan of the subscription to buy under (`.storekit` 5's `billingPlanType`); Kiosk charges only
+    /// `BILLED_UPFRONT`, the plan without one.
+    public var billingPlanType: String?
 
     public init(
         productId: String, quantity: Int = 1, applicationUsername: String? = nil, appAccountToken: UUID? = nil,
         idempotencyKey: String, simulatesAskToBuyInSandbox: Bool? = nil, paymentDiscount: PaymentDiscount? = nil,
-        offerCode: String? = nil, winBackOfferId: String? = nil
+        offerCode: String? = nil, winBackOfferId: String? = nil, billingPlanType: String? = nil
     ) {
         self.productId = productId
         self.quantity = quantity
@@ -37,6 +40,7 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
         self.paymentDiscount = paymentDiscount
         self.offerCode = offerCode
         self.winBackOfferId = winBackOfferId
+        self.billingPlanType = billingPlanType
     }
 }
 

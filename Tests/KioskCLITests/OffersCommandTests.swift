@@ -106,7 +106,78 @@ import Testing
             #expect(
                 cleared.stdout.hasSuffix(
                     "\(Self.monthly) has no offers. Add one with `kiosk offers "
-                        + "set-introductory` or `kiosk offers add-promotional`.\n"), "\(cleared.stdout)")
+                        + "set-introductory`, `kiosk offers add-promotional` or `kiosk offers add-win-back`.\n"),
+                "\(cleared.stdout)")
+        }
+    }
+
+    /// Win-back offers as typed: added with their eligibility, listed as `win-back` rows with their rules, shown
+    /// by `products show`, updated (a rule cleared with `none`), refused with the flag or the store's field, removed.
+    @Test func winBackOffersFromTheCommandLine() async throws {
+        try await withTestStore { store in
+            try await Self.newsApp(store)
+            let offers = ["--app", Self.app, "--product", Self.monthly]
+            let added = try await KioskProcess.run(
+                ["offers", "add-win-back"] + offers + [
+                    "--id", "back_half", "--reference-name", "Half price", "--payment-mode", "pay_as_you_go",
+                    "--period", "P1M", "--periods", "2", "--price", "USA=0.49", "--paid-months", "2",
+                    "--max-months-since", "6", "--wait-months", "3", "--end-date", "2027-01-01",
+                    "--server", store.baseURL, "--token", store.adminToken,
+                ])
+            #expect(added.status == 0, "\(added.stderr)")
+            #expect(added.stdout.hasPrefix("Added the win-back offer 'back_half' to \(Self.monthly).\n"))
+            let rules = "paid ≥ 2 mo, ended 1–6 mo ago, wait 3 mo, until 2027-01-01T00:00:00Z, normal priority"
+            let listed = try await Self.kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
+            #expect(
+                Self.lines(listed.stdout) == [
+                    "KIND ID STOREFRONT MODE PERIOD PRICE NAME",
+                    "win-back back_half all pay_as_you_go 2 × P1M USA 49 (minor units) Half price (\(rules))",
+                ], "\(listed.stdout)")
+            let shown = try await Self.kiosk(store, "products", "show", "--app", Self.app, Self.monthly)
+            #expect(
+                shown.stdout.contains(
+                    "Win-back:        back_half (Half price): pay_as_you_go, 2 × P1M, USA 49 (minor units); \(rules)"),
+                "\(shown.stdout)")
+
+            let updated = try await KioskProcess.run(
+                ["offers", "update-win-back"] + offers + [
+                    "--id", "back_half", "--max-months-since", "none", "--priority", "HIGH", "--payment-mode",
+                    "free_trial", "--periods", "1", "--server", store.baseURL, "--token", store.adminToken,
+                ])
+            #expect(updated.status == 0, "\(updated.stderr)")
+            let json = try await Self.kiosk(store, "products", "show", "--app", Self.app, Self.monthly, "--json")
+            let product = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            let offer = try #require((product["winBackOffers"] as? [[String: Any]])?.first)
+            #expect(offer["paymentMode"] as? String == "free_trial")
+            #expect(offer["priority"] as? String == "high")
+            #expect(offer["timeSinceLastSubscribedInMonths"] as? [String: Int] == ["minimum": 1])
+            #expect(offer["paidSubscriptionDurationInMonths"] as? Int == 2)
+            #expect(offer["endDate"] as? String == "2027-01-01T00:00:00Z")
+
+            func refusal(_ arguments: [String]) async throws -> String {
+                let result = try await KioskProcess.run(
+                    ["offers"] + arguments + offers + ["--server", store.baseURL, "--token", store.adminToken])
+                #expect(result.status == 1, "\(arguments): \(result.stdout)")
+                return result.stderr
+            }
+            var stderr = try await refusal(["update-win-back", "--id", "back_half", "--start-date", "soon"])
+            #expect(stderr.hasPrefix("error: 'soon' is not a date.\n  at:  --start-date\n"), "\(stderr)")
+            stderr = try await refusal(["update-win-back", "--id", "back_half", "--wait-months", "121"])
+            #expect(stderr.hasPrefix("error: 121 is not a number of months"), "\(stderr)")
+            #expect(stderr.contains("at:  winBackOffers[0].waitBetweenOffersInMonths"), "\(stderr)")
+            stderr = try await refusal(["remove-win-back", "--id", "nope"])
+            #expect(stderr.hasPrefix("error: \(Self.monthly) has no win-back offer 'nope'."), "\(stderr)")
+            stderr = try await refusal([
+                "add-win-back", "--id", "back_half", "--payment-mode", "free_trial", "--period", "P1M",
+            ])
+            #expect(stderr.hasPrefix("error: \(Self.monthly) already has a win-back offer 'back_half'."))
+
+            let removed = try await KioskProcess.run(
+                ["offers", "remove-win-back"] + offers + [
+                    "--id", "back_half", "--server", store.baseURL, "--token", store.adminToken,
+                ])
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect(removed.stdout.contains("has no offers"), "\(removed.stdout)")
         }
     }
 
@@ -192,8 +263,8 @@ import Testing
             stderr = try await refusal(["set-introductory"] + trial, product: "com.example.news.tip")
             #expect(
                 stderr.hasPrefix(
-                    "error: Introductory and promotional offers exist only on auto-renewable subscriptions, not on "
-                        + "Consumable products.\n  at:  introductoryOffers\n"), "\(stderr)")
+                    "error: Introductory, promotional and win-back offers exist only on auto-renewable subscriptions, "
+                        + "not on Consumable products.\n  at:  introductoryOffers\n"), "\(stderr)")
             stderr = try await refusal(["list"], product: "com.example.news.nothing")
             #expect(
                 stderr.hasPrefix(

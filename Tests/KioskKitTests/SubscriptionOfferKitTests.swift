@@ -5,8 +5,8 @@ import Testing
 
 @testable import KioskKit
 
-/// KioskKit's subscription offers against a real store: introductory-offer eligibility on `Product`, and a
-/// promotional offer signed with the app's In-App Purchase key passed as a purchase option.
+/// KioskKit's subscription offers against a real store: introductory-offer eligibility on `Product`, a
+/// promotional offer signed with the app's In-App Purchase key passed as a purchase option, and a win-back offer.
 @Suite struct SubscriptionOfferKitTests {
     static let basic = "com.example.shop.basic"
     static let premium = "com.example.shop.premium"
@@ -98,6 +98,50 @@ import Testing
             #expect(upgraded.expirationDate == upgraded.purchaseDate + 10 * 60)
             await upgraded.finish()
 
+            await device.close()
+        }
+    }
+
+    /// A win-back offer passed as a purchase option: refused with `ineligibleForOffer` while subscribed, charged at
+    /// its price after the subscription ended a (sandbox) month ago, in the same subscription.
+    @Test func winBackOfferAsAPurchaseOption() async throws {
+        try await ShopStore.with { shop in
+            try await Self.prepareSubscriptions(shop)
+            let store = shop.store
+            let winBack: [String: Any] = [
+                "identifier": "lapsed", "referenceName": "Lapsed", "paymentMode": "pay_up_front", "period": "P1M",
+                "pricing": ["customPrices": ["USA": 199]],
+            ]
+            let patched = try await store.request(
+                .PATCH, "/admin/v1/apps/\(ShopStore.bundleId)/products/\(Self.premium)",
+                json: ["winBackOffers": [winBack]])
+            #expect(patched.status == 200, "\(patched.text)")
+            let device = try await shop.signedInDevice()
+            let premium = try #require(try await Product.products(for: [Self.premium], client: device).first)
+            guard case .success(.verified(let first)) = try await premium.purchase() else {
+                Issue.record("the subscription was not bought")
+                return await device.close()
+            }
+            await first.finish()
+            let offer = Product.PurchaseOption.winBackOffer(offerID: "lapsed")
+            let refused = await #expect(throws: SKError.self) { _ = try await premium.purchase(options: [offer]) }
+            #expect(refused?.code == .ineligibleForOffer, "\(String(describing: refused))")
+
+            let expired = try await store.request(
+                .POST, "/sandbox/test/v1/apps/\(ShopStore.bundleId)/subscriptions/\(first.originalID)",
+                json: ["action": "expire"], token: .some(store.adminToken))
+            #expect(expired.status == 200, "\(expired.text)")
+            let advanced = try await store.request(
+                .POST, "/sandbox/test/v1/clock", json: ["action": "advance", "by": "6m"], token: .some(store.adminToken)
+            )
+            #expect(advanced.status == 200, "\(advanced.text)")
+            guard case .success(.verified(let won)) = try await premium.purchase(options: [offer]) else {
+                Issue.record("the win-back offer was not redeemed")
+                return await device.close()
+            }
+            #expect(won.originalID == first.originalID)
+            #expect(won.price == Decimal(string: "1.99"))
+            await won.finish()
             await device.close()
         }
     }

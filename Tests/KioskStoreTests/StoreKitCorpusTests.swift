@@ -203,6 +203,38 @@ import Testing
         }
     }
 
+    // A version 5 file's commitment billing plan (MONTHLY) is kept, and buying under it is refused naming the plan
+    // and what Kiosk charges; the same subscription billed up front sells.
+    @Test func commitmentBillingPlansAreRefusedAtPurchase() async throws {
+        try await withTestStore { store in
+            try await store.createApp(TestStore.bundleId)
+            let imported = try await store.request(
+                .POST, "/admin/v1/apps/\(TestStore.bundleId)/catalog?format=storekit",
+                body: try Self.data("v5-billing-plans"))
+            #expect(imported.status == 200, "\(imported.text)")
+            _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
+            try await store.createTester(TestStore.testerEmail, settings: ["storefront": "USA"])
+            let token = try await store.signIn()
+            func pay(_ plan: String) async throws -> TestStore.Answer {
+                try await store.client(
+                    .POST, "/payments", token: token,
+                    json: [
+                        "productId": "com.graviton.orbitfit.pro.annual", "quantity": 1,
+                        "idempotencyKey": UUID().uuidString, "billingPlanType": plan,
+                    ])
+            }
+            let monthly = try await pay("MONTHLY")
+            #expect(monthly.status == 400, "\(monthly.text)")
+            #expect(monthly.errorCode == "billing_plan_not_supported")
+            let error = monthly.json["error"] as? [String: Any]
+            let message = try #require(error?["message"] as? String)
+            #expect(message.contains("'MONTHLY'") && message.contains("only billed-up-front"), "\(message)")
+            #expect(error?["field"] as? String == "billingPlanType")
+            let upFront = try await pay("BILLED_UPFRONT")
+            #expect(upFront.json["state"] as? String == "purchased", "\(upFront.text)")
+        }
+    }
+
     // The file with five independent errors reports all five in one answer, each at its path in the file with its
     // product id, and imports nothing.
     @Test func brokenFileReportsEveryProblemAtOnce() async throws {

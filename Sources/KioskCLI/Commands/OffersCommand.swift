@@ -3,14 +3,15 @@ import Foundation
 import KioskCore
 import KioskStore
 
-/// `kiosk offers …`: an auto-renewable subscription's introductory and promotional offers. Each change reads the
+/// `kiosk offers …`: an auto-renewable subscription's introductory, promotional and win-back offers. Each change reads the
 /// product and sends back the offer list it changed, as App Store Connect's "Subscription Prices" page does.
 struct OffersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "offers", abstract: "Set and list the introductory and promotional offers of a subscription.",
+        commandName: "offers",
+        abstract: "Set and list the introductory, promotional and win-back offers of a subscription.",
         subcommands: [
             List.self, SetIntroductory.self, RemoveIntroductory.self, AddPromotional.self, UpdatePromotional.self,
-            RemovePromotional.self,
+            RemovePromotional.self, AddWinBack.self, UpdateWinBack.self, RemoveWinBack.self,
         ])
 
     /// `--app`, `--product` and the connection: the subscription every offers command works on.
@@ -35,10 +36,13 @@ struct OffersCommand: AsyncParsableCommand {
             if changed.promotionalOffers != current.promotionalOffers {
                 body.promotionalOffers = changed.promotionalOffers
             }
-            guard body.introductoryOffers != nil || body.promotionalOffers != nil else {
+            if changed.winBackOffers != current.winBackOffers { body.winBackOffers = changed.winBackOffers }
+            guard body.introductoryOffers != nil || body.promotionalOffers != nil || body.winBackOffers != nil else {
                 throw CLIError(message: "Nothing to change.", fix: "See `kiosk offers --help`.")
             }
-            let answer = try await client.patch(path, raw: try JSONEncoder().encode(body))
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            let answer = try await client.patch(path, raw: try encoder.encode(body))
             try connection.print(answer) { [done] + OffersCommand.table(try $0.decode(ProductResource.self)) }
         }
     }
@@ -47,6 +51,7 @@ struct OffersCommand: AsyncParsableCommand {
     struct OfferLists: Encodable {
         var introductoryOffers: [IntroductoryOffer]?
         var promotionalOffers: [PromotionalOffer]?
+        var winBackOffers: [WinBackOffer]?
     }
 
     static let paymentModeHelp = ArgumentHelp("free_trial, pay_as_you_go or pay_up_front.")
@@ -259,6 +264,136 @@ struct OffersCommand: AsyncParsableCommand {
         }
     }
 
+    /// The eligibility flags of a win-back offer; `add-win-back` defaults the ones not given, `update-win-back`
+    /// keeps them. `none` clears an optional rule.
+    struct Eligibility: ParsableArguments {
+        @Option(help: "The fewest months the customer paid for in the group (1–120; new offers: 1).")
+        var paidMonths: Int?
+        @Option(help: "The fewest months since their subscription in the group ended (1–120; new offers: 1).")
+        var minMonthsSince: Int?
+        @Option(help: "The most months since it ended (1–120), or none for no limit.") var maxMonthsSince: String?
+        @Option(help: "Months between two win-back offers of the group (1–120), or none.") var waitMonths: String?
+        @Option(help: "When the offer starts (2026-01-31 or 2026-01-31T12:00:00Z), or none.") var startDate: String?
+        @Option(help: "When the offer ends (the first instant it is not redeemable), or none.") var endDate: String?
+        @Option(help: "high or normal (new offers: normal).") var priority: String?
+
+        /// `offer` with the flags that were given applied.
+        func applied(to offer: WinBackOffer) throws -> WinBackOffer {
+            var offer = offer
+            if let paidMonths { offer.paidSubscriptionDurationInMonths = paidMonths }
+            if let minMonthsSince { offer.timeSinceLastSubscribedInMonths.minimum = minMonthsSince }
+            if let maxMonthsSince {
+                offer.timeSinceLastSubscribedInMonths.maximum = try Self.months(maxMonthsSince, "--max-months-since")
+            }
+            if let waitMonths { offer.waitBetweenOffersInMonths = try Self.months(waitMonths, "--wait-months") }
+            if let startDate { offer.startDate = try Self.date(startDate, "--start-date") }
+            if let endDate { offer.endDate = try Self.date(endDate, "--end-date") }
+            if let priority {
+                guard let value = WinBackOffer.Priority(rawValue: priority.lowercased()) else {
+                    throw CLIError(
+                        message: "'\(priority)' is not a priority.", field: "--priority", fix: "Use high or normal.")
+                }
+                offer.priority = value
+            }
+            return offer
+        }
+
+        /// A number of months, or nil for `none`.
+        static func months(_ text: String, _ flag: String) throws -> Int? {
+            if text.lowercased() == "none" { return nil }
+            guard let months = Int(text) else {
+                throw CLIError(
+                    message: "'\(text)' is not a number of months.", field: flag, fix: "Give 1–120, or none.")
+            }
+            return months
+        }
+
+        /// A date, or nil for `none`.
+        static func date(_ text: String, _ flag: String) throws -> Date? {
+            if text.lowercased() == "none" { return nil }
+            guard let date = Date(iso8601DateOrDateTime: text) else {
+                throw CLIError(
+                    message: "'\(text)' is not a date.", field: flag,
+                    fix: "Give a date such as 2026-01-31 or a date-time such as 2026-01-31T12:00:00Z, or none.")
+            }
+            return date
+        }
+    }
+
+    struct AddWinBack: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-win-back",
+            abstract: "Add a win-back offer, for customers whose subscription in the group ended.")
+        @OptionGroup var options: ProductOptions
+        @Option(help: "The offer identifier apps pass (permanent within the product).") var id: String
+        @Option(help: "Reference name (internal, 1–64 characters; default the identifier).") var referenceName: String?
+        @OptionGroup var terms: NewTerms
+        @OptionGroup var eligibility: Eligibility
+
+        func run() async throws {
+            try await reportingErrors {
+                let given = try terms.terms()
+                let offer = try eligibility.applied(
+                    to: WinBackOffer(
+                        identifier: id, referenceName: referenceName ?? id, paymentMode: given.paymentMode,
+                        period: given.period, numberOfPeriods: given.numberOfPeriods, pricing: given.pricing))
+                try await options.change("Added the win-back offer '\(id)' to \(options.product).") { product in
+                    guard !product.winBackOffers.contains(where: { $0.identifier == id }) else {
+                        throw CLIError(
+                            message: "\(options.product) already has a win-back offer '\(id)'.", field: "--id",
+                            fix: "Change it with `kiosk offers update-win-back`, or choose another --id.")
+                    }
+                    product.winBackOffers.append(offer)
+                }
+            }
+        }
+    }
+
+    struct UpdateWinBack: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "update-win-back",
+            abstract: "Change a win-back offer's fields; the ones not given stay as they are.")
+        @OptionGroup var options: ProductOptions
+        @Option(help: "The offer identifier.") var id: String
+        @Option(help: "Reference name (internal, 1–64 characters).") var referenceName: String?
+        @Option(help: OffersCommand.paymentModeHelp) var paymentMode: String?
+        @Option(help: OffersCommand.periodHelp) var period: String?
+        @Option(help: OffersCommand.periodsHelp) var periods: Int?
+        @OptionGroup var prices: PriceOptions
+        @OptionGroup var eligibility: Eligibility
+
+        func run() async throws {
+            try await reportingErrors {
+                try await options.change("Updated the win-back offer '\(id)' of \(options.product).") { product in
+                    let index = try OffersCommand.winBackIndex(id, in: product)
+                    var offer = try eligibility.applied(to: product.winBackOffers[index])
+                    let terms = try Terms(offer).applying(
+                        paymentMode: paymentMode, period: period, periods: periods, prices: prices)
+                    offer.referenceName = referenceName ?? offer.referenceName
+                    (offer.paymentMode, offer.period, offer.numberOfPeriods, offer.pricing) = (
+                        terms.paymentMode, terms.period, terms.numberOfPeriods, terms.pricing
+                    )
+                    product.winBackOffers[index] = offer
+                }
+            }
+        }
+    }
+
+    struct RemoveWinBack: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-win-back", abstract: "Remove a win-back offer.")
+        @OptionGroup var options: ProductOptions
+        @Option(help: "The offer identifier.") var id: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await options.change("Removed the win-back offer '\(id)' of \(options.product).") { product in
+                    product.winBackOffers.remove(at: try OffersCommand.winBackIndex(id, in: product))
+                }
+            }
+        }
+    }
+
     /// A `--storefront` flag as its alpha-3 code; nil stays nil (every storefront).
     static func storefront(_ text: String?) throws -> String? {
         guard let text else { return nil }
@@ -288,6 +423,19 @@ struct OffersCommand: AsyncParsableCommand {
         return index
     }
 
+    /// Where the win-back offer `id` is in the product's list.
+    static func winBackIndex(_ id: String, in product: ProductResource) throws -> Int {
+        guard let index = product.winBackOffers.firstIndex(where: { $0.identifier == id }) else {
+            let ids = product.winBackOffers.map(\.identifier)
+            throw CLIError(
+                message: "\(product.productId) has no win-back offer '\(id)'.", field: "--id",
+                fix: ids.isEmpty
+                    ? "It has none; add one with `kiosk offers add-win-back`."
+                    : "Its win-back offers: \(ids.joined(separator: ", ")).")
+        }
+        return index
+    }
+
     /// One offer of a product as the CLI prints it.
     struct Row {
         var kind: String
@@ -295,6 +443,8 @@ struct OffersCommand: AsyncParsableCommand {
         var storefront: String?
         var referenceName: String?
         var terms: Terms
+        /// A win-back offer's rules, e.g. `paid ≥ 1 mo, ended 1–3 mo ago, wait 6 mo, high priority`.
+        var eligibility: String?
 
         var periodText: String { "\(terms.numberOfPeriods) × \(terms.period)" }
         var priceText: String {
@@ -308,9 +458,10 @@ struct OffersCommand: AsyncParsableCommand {
             let name = identifier.map { "\($0) (\(referenceName ?? $0))" } ?? (storefront ?? "every storefront")
             return label.padding(toLength: 17, withPad: " ", startingAt: 0)
                 + "\(name): \(terms.paymentMode.rawValue), \(periodText), \(priceText)"
+                + (eligibility.map { "; \($0)" } ?? "")
         }
 
-        /// A product's offers: its introductory offers, then its promotional offers.
+        /// A product's offers: its introductory offers, then its promotional offers, then its win-back offers.
         static func rows(of product: ProductResource) -> [Row] {
             let introductory = product.introductoryOffers.map {
                 Row(kind: "introductory", storefront: $0.storefront, terms: Terms($0))
@@ -318,7 +469,26 @@ struct OffersCommand: AsyncParsableCommand {
             let promotional = product.promotionalOffers.map {
                 Row(kind: "promotional", identifier: $0.identifier, referenceName: $0.referenceName, terms: Terms($0))
             }
-            return introductory + promotional
+            let winBack = product.winBackOffers.map {
+                Row(
+                    kind: "win-back", identifier: $0.identifier, referenceName: $0.referenceName, terms: Terms($0),
+                    eligibility: Self.eligibility($0))
+            }
+            return introductory + promotional + winBack
+        }
+
+        static func eligibility(_ offer: WinBackOffer) -> String {
+            let range = offer.timeSinceLastSubscribedInMonths
+            var parts = [
+                "paid ≥ \(offer.paidSubscriptionDurationInMonths) mo",
+                "ended " + (range.maximum.map { "\(range.minimum)–\($0)" } ?? "≥ \(range.minimum)") + " mo ago",
+            ]
+            if let wait = offer.waitBetweenOffersInMonths { parts.append("wait \(wait) mo") }
+            let formatter = ISO8601DateFormatter()
+            if let start = offer.startDate { parts.append("from \(formatter.string(from: start))") }
+            if let end = offer.endDate { parts.append("until \(formatter.string(from: end))") }
+            parts.append("\(offer.priority.rawValue) priority")
+            return parts.joined(separator: ", ")
         }
     }
 
@@ -327,15 +497,16 @@ struct OffersCommand: AsyncParsableCommand {
         let rows = Row.rows(of: product)
         guard !rows.isEmpty else {
             return [
-                "\(product.productId) has no offers. Add one with `kiosk offers set-introductory` or "
-                    + "`kiosk offers add-promotional`."
+                "\(product.productId) has no offers. Add one with `kiosk offers set-introductory`, "
+                    + "`kiosk offers add-promotional` or `kiosk offers add-win-back`."
             ]
         }
         var table = TextTable("KIND", "ID", "STOREFRONT", "MODE", "PERIOD", "PRICE", "NAME")
         for row in rows {
             table.add(
                 row.kind, row.identifier ?? "-", row.storefront ?? "all", row.terms.paymentMode.rawValue,
-                row.periodText, row.priceText, row.referenceName ?? "-")
+                row.periodText, row.priceText,
+                (row.referenceName ?? "-") + (row.eligibility.map { " (\($0))" } ?? ""))
         }
         return table.lines
     }
@@ -349,6 +520,12 @@ extension OffersCommand.Terms {
     }
 
     init(_ offer: PromotionalOffer) {
+        self.init(
+            paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
+            pricing: offer.pricing)
+    }
+
+    init(_ offer: WinBackOffer) {
         self.init(
             paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
             pricing: offer.pricing)

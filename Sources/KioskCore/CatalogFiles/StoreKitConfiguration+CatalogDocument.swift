@@ -122,8 +122,8 @@ extension StoreKitConfiguration {
         KioskError.invalid(errorCode, message, field: field, fix: fix)
     }
 
-    /// Version 5's name of the ordinary plan, the one Kiosk models.
-    static let upFrontPlan = "BILLED_UPFRONT"
+    /// Version 5's name of the ordinary plan, the one Kiosk models and charges.
+    public static let upFrontPlan = "BILLED_UPFRONT"
 
     static func isUpFrontPlan(_ offer: Offer) -> Bool {
         offer.billingPlanType == nil || offer.billingPlanType == upFrontPlan
@@ -333,7 +333,9 @@ extension StoreKitConfiguration {
                         if case .object(let plan) = $0 { plan["billingPlanType"] != .string(upFrontPlan) } else { true }
                     }) {
                         log.warning(
-                            "kept_not_used", "Commitment billing plans are kept and written back on export, not sold.",
+                            "kept_not_used",
+                            "Commitment billing plans are kept and written back on export, not sold: a payment that "
+                                + "names one (billingPlanType) is refused.",
                             at: "\(path).billingPlans",
                             productId: id)
                     }

@@ -88,6 +88,7 @@ public struct Product: Identifiable, Sendable {
             case .appAccountToken(let token): request.appAccountToken = token
             case .simulatesAskToBuyInSandbox(let flag): request.simulatesAskToBuyInSandbox = flag
             case .promotionalOffer(let discount): request.paymentDiscount = discount
+            case .winBackOffer(let offerID): request.winBackOfferId = offerID
             }
         }
         switch await client.paymentQueue.purchase(request) {
@@ -135,6 +136,7 @@ public struct Product: Identifiable, Sendable {
             case appAccountToken(UUID)
             case simulatesAskToBuyInSandbox(Bool)
             case promotionalOffer(PaymentDiscount)
+            case winBackOffer(String)
         }
 
         fileprivate let base: Base
@@ -148,6 +150,11 @@ public struct Product: Identifiable, Sendable {
         /// Sandbox only: defer the purchase as Ask to Buy does.
         public static func simulatesAskToBuyInSandbox(_ flag: Bool) -> PurchaseOption {
             PurchaseOption(base: .simulatesAskToBuyInSandbox(flag))
+        }
+        /// A win-back offer of the subscription, by its identifier; the store checks the customer is eligible
+        /// (else ``SKError`` `ineligibleForOffer`).
+        public static func winBackOffer(offerID: String) -> PurchaseOption {
+            PurchaseOption(base: .winBackOffer(offerID))
         }
         /// A promotional offer your server signed with an In-App Purchase key: `signature` is the DER ECDSA
         /// signature, `timestamp` milliseconds since 1970.

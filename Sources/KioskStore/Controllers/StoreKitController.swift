@@ -71,6 +71,7 @@ extension PaymentRequest: StrictlyDecodable {
     package static let knownKeys: Set<String> = [
         "productId", "quantity", "applicationUsername", "appAccountToken", "idempotencyKey",
         "simulatesAskToBuyInSandbox", "paymentDiscount", "offerCode", "winBackOfferId",
+        "billingPlanType",
     ]
 }
 

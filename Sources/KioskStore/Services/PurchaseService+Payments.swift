@@ -316,6 +316,16 @@ extension PurchaseService {
             throw paymentInvalid(
                 "invalid_quantity", "The quantity must be from 1 to 10; it was \(request.quantity).", field: "quantity")
         }
+        if let plan = request.billingPlanType, plan != StoreKitConfiguration.upFrontPlan {
+            throw KioskError(
+                .invalidInput, code: "billing_plan_not_supported",
+                message: "The billing plan '\(plan.prefix(64))' cannot be bought: Kiosk charges only billed-up-front "
+                    + "plans (\(StoreKitConfiguration.upFrontPlan)). Plans with a commitment, such as MONTHLY (paid "
+                    + "monthly for 12 months), are kept from the .storekit file but not sold.",
+                field: "billingPlanType",
+                fix: "Buy without billingPlanType, or with \(StoreKitConfiguration.upFrontPlan); nothing was charged.",
+                storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
+        }
         if let name = request.applicationUsername, name.count > 255 {
             throw paymentInvalid(
                 "application_username_too_long",
