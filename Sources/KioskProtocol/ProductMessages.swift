@@ -34,6 +34,9 @@ public struct ProductInfo: Codable, Sendable, Hashable {
     public var subscriptionGroupIdentifier: String?
     public var introductoryOffer: OfferInfo?
     public var promotionalOffers: [OfferInfo]
+    /// Auto-renewables with win-back offers: each of them (`Product.SubscriptionInfo.winBackOffers`), whether or
+    /// not the account may redeem it now; nil when there are none.
+    public var winBackOffers: [OfferInfo]?
     public var isFamilyShareable: Bool
     /// Auto-renewables only: whether the signed-in account would get the introductory offer (it never subscribed
     /// in the group), as `Product.SubscriptionInfo.isEligibleForIntroOffer`.
@@ -42,8 +45,8 @@ public struct ProductInfo: Codable, Sendable, Hashable {
     public init(
         productId: String, type: String, localizedTitle: String, localizedDescription: String, textLocale: String,
         price: PriceInfo, subscriptionPeriod: String? = nil, subscriptionGroupIdentifier: String? = nil,
-        introductoryOffer: OfferInfo? = nil, promotionalOffers: [OfferInfo] = [], isFamilyShareable: Bool = false,
-        isEligibleForIntroOffer: Bool? = nil
+        introductoryOffer: OfferInfo? = nil, promotionalOffers: [OfferInfo] = [], winBackOffers: [OfferInfo]? = nil,
+        isFamilyShareable: Bool = false, isEligibleForIntroOffer: Bool? = nil
     ) {
         self.productId = productId
         self.type = type
@@ -55,6 +58,7 @@ public struct ProductInfo: Codable, Sendable, Hashable {
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
         self.introductoryOffer = introductoryOffer
         self.promotionalOffers = promotionalOffers
+        self.winBackOffers = winBackOffers
         self.isFamilyShareable = isFamilyShareable
         self.isEligibleForIntroOffer = isEligibleForIntroOffer
     }
@@ -81,9 +85,9 @@ public struct PriceInfo: Codable, Sendable, Hashable {
     }
 }
 
-/// `SKProductDiscount`: an introductory or promotional offer.
+/// `SKProductDiscount`: an introductory, promotional or win-back offer.
 public struct OfferInfo: Codable, Sendable, Hashable {
-    /// Nil for introductory offers; the offer id for promotional ones.
+    /// Nil for introductory offers; the offer id for promotional and win-back ones.
     public var identifier: String?
     /// `free_trial`, `pay_as_you_go` or `pay_up_front`.
     public var paymentMode: String

@@ -35,6 +35,12 @@ import Testing
             let patched = try await store.request(.PATCH, product, json: ["winBackOffers": Self.offers])
             #expect(patched.status == 200, "\(patched.text)")
             let token = try await store.signIn()
+            let listed = try await store.client(
+                .POST, "/products", token: token, json: ["identifiers": [TestStore.monthly]])
+            let info = try #require((listed.json["products"] as? [[String: Any]])?.first, "\(listed.text)")
+            let listedOffers = try #require(info["winBackOffers"] as? [[String: Any]], "\(listed.text)")
+            #expect(listedOffers.compactMap { $0["identifier"] as? String } == ["back_half", "back_loyal"])
+            #expect((listedOffers.first?["price"] as? [String: Any])?["minorUnits"] as? Int == 49)
 
             try await Self.expectRefused("back_half", 18, "win_back_paid_too_little", token: token, store: store)
             let (original, _) = try await store.buyMonthly(clock: clock)

@@ -74,11 +74,13 @@ extension PurchaseService {
                     price: offerPrice($0.paymentMode, $0.pricing, storefront: storefront))
             },
             promotionalOffers: product.promotionalOffers.map {
-                OfferInfo(
-                    identifier: $0.identifier, paymentMode: $0.paymentMode.rawValue, period: $0.period.iso8601,
-                    numberOfPeriods: $0.numberOfPeriods,
-                    price: offerPrice($0.paymentMode, $0.pricing, storefront: storefront))
+                offerInfo($0.identifier, $0.paymentMode, $0.period, $0.numberOfPeriods, $0.pricing, storefront)
             },
+            winBackOffers: product.winBackOffers.isEmpty
+                ? nil
+                : product.winBackOffers.map {
+                    offerInfo($0.identifier, $0.paymentMode, $0.period, $0.numberOfPeriods, $0.pricing, storefront)
+                },
             isFamilyShareable: product.familyShareable)
     }
 
@@ -86,6 +88,16 @@ extension PurchaseService {
         PriceInfo(
             minorUnits: minorUnits, decimal: storefront.currency.decimalString(minorUnits: minorUnits),
             currency: storefront.currency.code, storefront: storefront.code, locale: priceLocale(storefront))
+    }
+
+    /// A promotional or win-back offer as clients see it.
+    private static func offerInfo(
+        _ identifier: String, _ mode: OfferPaymentMode, _ period: OfferPeriod, _ periods: Int, _ pricing: Pricing,
+        _ storefront: Storefront
+    ) -> OfferInfo {
+        OfferInfo(
+            identifier: identifier, paymentMode: mode.rawValue, period: period.iso8601, numberOfPeriods: periods,
+            price: offerPrice(mode, pricing, storefront: storefront))
     }
 
     private static func offerPrice(_ mode: OfferPaymentMode, _ pricing: Pricing, storefront: Storefront) -> PriceInfo? {
