@@ -45,18 +45,13 @@ public enum KioskProcess {
         _ arguments: [String], environment: [String: String] = [:], executable: URL = KioskProcess.executable,
         timeout: Double = 300, onStart: @escaping @Sendable (Int32) -> Void = { _ in }
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = cleanEnvironment(adding: environment)
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        return try await withCheckedThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
+                let process: ChildProcess
                 do {
-                    try process.run()
+                    process = try ChildProcess(
+                        executable: executable, arguments: arguments, environment: cleanEnvironment(adding: environment)
+                    )
                 } catch {
                     continuation.resume(throwing: error)
                     return
@@ -65,19 +60,18 @@ public enum KioskProcess {
                 let readers = DispatchGroup()
                 let collected = Collected()
                 DispatchQueue.global().async(group: readers) {
-                    collected.stdout = out.fileHandleForReading.readDataToEndOfFile()
+                    collected.stdout = process.standardOutput.readDataToEndOfFile()
                 }
                 DispatchQueue.global().async(group: readers) {
-                    collected.stderr = err.fileHandleForReading.readDataToEndOfFile()
+                    collected.stderr = process.standardError.readDataToEndOfFile()
                 }
-                if readers.wait(timeout: .now() + timeout) == .timedOut { process.terminate() }
+                if readers.wait(timeout: .now() + timeout) == .timedOut { process.send(SIGTERM) }
                 readers.wait()
-                process.waitUntilExit()
+                let ended = process.waitForExit()
                 continuation.resume(
                     returning: Result(
-                        status: process.terminationStatus, stdout: String(decoding: collected.stdout, as: UTF8.self),
-                        stderr: String(decoding: collected.stderr, as: UTF8.self),
-                        signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil))
+                        status: ended.status, stdout: String(decoding: collected.stdout, as: UTF8.self),
+                        stderr: String(decoding: collected.stderr, as: UTF8.self), signal: ended.signal))
             }
         }
     }
