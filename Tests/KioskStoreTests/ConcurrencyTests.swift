@@ -85,6 +85,36 @@ import Testing
         }
     }
 
+    /// An account's first two sign-ins to an app, at once (two devices, or two replicas), both succeed: each
+    /// records the account's app transaction, whose id is derived from the account, so the two collide on the
+    /// primary key as well as on the account; the one that loses that race must not fail. Seen with replicas,
+    /// where the loser answered 409 `already_exists`.
+    @Test(arguments: TestDatabase.available)
+    func firstSignInsOfOneAccountAtOnceBothSucceed(database: TestDatabase) async throws {
+        try await database.withFreshDatabase { url in
+            try await withTestStore(databaseURL: url) { store in
+                try await store.preparePurchaseCatalog()
+                // Both sign-ins wait to insert the app transaction, then go at once.
+                let (answers, _) = try await whileHeld(url, table: "app_transactions", mode: "SHARE", waiting: 2) {
+                    (0..<2).map { _ in
+                        {
+                            try await store.request(
+                                .POST, TestStore.clientPath("/sessions", sandbox: true),
+                                json: [
+                                    "email": TestStore.testerEmail, "password": TestStore.password,
+                                    "bundleId": TestStore.bundleId, "deviceId": UUID().uuidString,
+                                ])
+                        }
+                    }
+                }
+                for answer in answers { #expect(answer.status == 201, "\(answer.text)") }
+                let token = try await store.signIn()
+                let receipt = try await store.client(.GET, "/receipt", token: token)
+                #expect(receipt.status == 200, "the app transaction behind the receipt: \(receipt.text)")
+            }
+        }
+    }
+
     /// Sign-ins run scrypt off Swift concurrency's few threads: while more sign-ins than the machine has cores are
     /// hashing (each a costly, but accepted, scrypt), `/health` answers again and again before any of them answers.
     @Test(arguments: TestDatabase.available)
@@ -152,7 +182,13 @@ private func whileHeld<Meanwhile: Sendable>(
         let (tasks, result) = try await holder.withSession { session in
             try await session.run("LOCK TABLE \(ident: table) IN \(unsafeRaw: mode) MODE")
             let tasks = requests().map { request in Task { try await request() } }
+            // A request that never waits on the lock is a broken test, not a slow one: give up after a minute.
+            let deadline = ContinuousClock.now + .seconds(60)
             while true {
+                guard ContinuousClock.now < deadline else {
+                    for task in tasks { task.cancel() }
+                    throw TestLockError.fewerWaiters(table: table, expected: waiting)
+                }
                 let row = try await session.first(
                     "SELECT count(*) AS waiting FROM pg_locks WHERE relation = \(bind: table)::regclass AND NOT granted"
                 )
@@ -168,5 +204,16 @@ private func whileHeld<Meanwhile: Sendable>(
     } catch {
         try? await holder.close()
         throw error
+    }
+}
+
+private enum TestLockError: Error, CustomStringConvertible {
+    case fewerWaiters(table: String, expected: Int)
+
+    var description: String {
+        switch self {
+        case .fewerWaiters(let table, let expected):
+            "fewer than \(expected) requests ever waited on the lock of \(table): they do not reach it together"
+        }
     }
 }

@@ -5,6 +5,9 @@ import SQLKit
 /// What the App Store Server API's transaction endpoints read and keep: app transactions, consumption reports,
 /// transaction history pages, order and original-transaction lookups.
 extension SQLStorageTransaction {
+    /// Inserts the account's app transaction unless it has one. Its id is derived from the account, so a
+    /// concurrent insert of the same one collides on the primary key as well as on the account: either conflict
+    /// means it exists.
     func ensureAppTransaction(_ appTransaction: StoreAppTransaction) async throws -> StoreAppTransaction {
         try await session.run(
             """
@@ -12,7 +15,7 @@ extension SQLStorageTransaction {
             VALUES (\(bind: appTransaction.environment.rawValue), \(bind: appTransaction.id),
                 \(bind: appTransaction.appId), \(bind: Self.text(appTransaction.accountId)),
                 \(bind: appTransaction.originalPurchaseDate.millisecondsSince1970))
-            ON CONFLICT (environment, app_id, account_id) DO NOTHING
+            ON CONFLICT DO NOTHING
             """
         )
         guard
