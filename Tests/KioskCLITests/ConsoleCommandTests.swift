@@ -77,9 +77,16 @@ import Testing
             #expect(mode == 0o600)
             #expect(try String(contentsOf: keyFile, encoding: .utf8).hasPrefix("-----BEGIN PRIVATE KEY-----"))
 
+            // The secret alone on standard output; asking again shows the same one, --regenerate replaces it.
             let secret = try await Self.kiosk(store, "apps", "shared-secret", "com.example.coins")
             #expect(secret.status == 0, "\(secret.stderr)")
-            #expect(secret.stdout.hasPrefix("Shared secret: "), "\(secret.stdout)")
+            #expect(secret.stdout.range(of: "^[0-9a-f]{32}\n$", options: .regularExpression) != nil, "\(secret.stdout)")
+            #expect(secret.stderr.contains("Created a shared secret for com.example.coins."), "\(secret.stderr)")
+            let again = try await Self.kiosk(store, "apps", "shared-secret", "com.example.coins")
+            #expect(again.stdout == secret.stdout && again.stderr.isEmpty, "\(again.stdout) \(again.stderr)")
+            let replaced = try await Self.kiosk(store, "apps", "shared-secret", "com.example.coins", "--regenerate")
+            #expect(replaced.status == 0 && replaced.stdout != secret.stdout, "\(replaced.stdout)")
+            #expect(replaced.stderr.contains("Replaced the shared secret"), "\(replaced.stderr)")
         }
     }
 

@@ -6,7 +6,7 @@ import KioskStore
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "Create and inspect apps.",
-        subcommands: [Create.self, List.self, Show.self, Update.self, RegenerateSecret.self])
+        subcommands: [Create.self, List.self, Show.self, Update.self, SharedSecret.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an app; Kiosk assigns its numeric app id.")
@@ -96,18 +96,31 @@ struct AppsCommand: AsyncParsableCommand {
         }
     }
 
-    struct RegenerateSecret: AsyncParsableCommand {
+    /// `kiosk apps shared-secret`: prints the secret alone, so `secret=$(kiosk apps shared-secret ID)` works; it
+    /// never replaces a secret a merchant may be using unless asked to.
+    struct SharedSecret: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "shared-secret", abstract: "Generate (or regenerate) the app-specific shared secret.")
+            commandName: "shared-secret",
+            abstract: "Print the app-specific shared secret (creating it if the app has none).",
+            discussion: "Only the secret goes to standard output; what was created goes to standard error.")
         @Argument(help: "The app's bundle id.") var bundleId: String
+        @Flag(help: "Replace the secret with a new one: verifyReceipt then refuses the old one (status 21004).")
+        var regenerate = false
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.post("/apps/\(bundleId.pathEscaped)/shared-secret")
-                try connection.print(answer) {
-                    ["Shared secret: \(try $0.decode(AppResource.self).sharedSecret ?? "")"]
+                let path = "/apps/\(bundleId.pathEscaped)"
+                var answer = try await connection.client.get(path)
+                let existing = try answer.decode(AppResource.self).sharedSecret
+                if existing == nil || regenerate {
+                    answer = try await connection.client.post(path + "/shared-secret")
+                    if !connection.json {
+                        let what = existing == nil ? "Created a shared secret" : "Replaced the shared secret"
+                        FileHandle.standardError.write(Data("\(what) for \(bundleId).\n".utf8))
+                    }
                 }
+                try connection.print(answer) { [try $0.decode(AppResource.self).sharedSecret ?? ""] }
             }
         }
     }
