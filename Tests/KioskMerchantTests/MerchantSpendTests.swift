@@ -61,7 +61,7 @@ import Testing
                 let explanation = try await merchant.explain("alice")
                 #expect(
                     explanation.lines.contains {
-                        $0.hasPrefix("coins: -280: 0 from 0 purchase(s), 280 spent; 1 refunded")
+                        $0 == "coins: -280 (0 from 0 purchases, 280 spent; 1 refunded purchase took back what it gave)"
                     }, "\(explanation.lines)")
                 #expect(explanation.history.filter { $0.kind == "spent" }.count == 5)
                 #expect(explanation.history.first { $0.kind == "spent" }?.detail == "-80 coins: a sword")

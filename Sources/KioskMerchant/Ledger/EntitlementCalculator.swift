@@ -110,10 +110,14 @@ struct EntitlementCalculator: Sendable {
             }
         }
         for balance in balances {
-            var line = "\(balance.name): \(balance.amount): \(balance.credited) from \(balance.standing) purchase(s)"
+            let purchases = balance.standing == 1 ? "1 purchase" : "\(balance.standing) purchases"
+            var line = "\(balance.name): \(balance.amount) (\(balance.credited) from \(purchases)"
             if balance.spent > 0 { line += ", \(balance.spent) spent" }
-            if balance.revoked > 0 { line += "; \(balance.revoked) refunded purchase(s) took back what they gave" }
-            lines.append(line)
+            if balance.revoked > 0 {
+                line += balance.revoked == 1 ? "; 1 refunded purchase" : "; \(balance.revoked) refunded purchases"
+                line += " took back what \(balance.revoked == 1 ? "it" : "they") gave"
+            }
+            lines.append(line + ")")
         }
         if lines.isEmpty { lines.append("no purchases granted to \(userId)") }
         return MerchantExplanation(
