@@ -41,8 +41,8 @@ struct CoinShop: AsyncParsableCommand {
 
 /// Options every command shares.
 struct ShopOptions: ParsableArguments {
-    @Option(help: "The Kiosk store, e.g. http://127.0.0.1:8080.")
-    var server = "http://127.0.0.1:8080"
+    @Option(help: "The Kiosk store (default: $KIOSK_SERVER, else http://127.0.0.1:8080).")
+    var server = ProcessInfo.processInfo.environment["KIOSK_SERVER"] ?? "http://127.0.0.1:8080"
     @Option(help: "The app's bundle id.")
     var bundleId = "com.example.shop"
     @Flag(help: "Use the production environment (customer accounts) instead of the sandbox (testers).")
@@ -62,7 +62,7 @@ struct ShopOptions: ParsableArguments {
     @Option(
         help: """
             The app's own server (merchant), e.g. http://127.0.0.1:9090: product ids come from it and purchases \
-            are delivered through it (the seeds' server model).
+            are delivered through it (Apple's server model).
             """)
     var merchant: String?
     @Option(help: "The user's token at the merchant (default: $COIN_SHOP_USER_TOKEN).")

@@ -80,6 +80,6 @@ public struct MissingTestRequirement: Error, CustomStringConvertible {
 
     public var description: String {
         "\(requirement) is missing\(TestEnvironment.isCI ? ", and CI requires it" : ""): `bash .ci/run` installs "
-            + "and names it; see the README's section on tests"
+            + "and names it; see docs/testing.md"
     }
 }

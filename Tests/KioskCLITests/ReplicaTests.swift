@@ -18,7 +18,7 @@ import Testing
 
 /// One store, many replicas (issue 15): `kiosk serve` processes on one PostgreSQL schema, each with its own data
 /// directory, are one store. The first creates the signing identity; the others, given its identity key, adopt it;
-/// behind a real nginx with the README's configuration, every purchase, receipt and Server API answer is the same
+/// behind a real nginx with the documented configuration (docs/operations.md), every purchase, receipt and Server API answer is the same
 /// store's, renewals and notifications happen once however many replicas look, and a replica killed mid-renewal
 /// changes nothing.
 @Suite struct ReplicaTests {

@@ -226,7 +226,7 @@ extension MerchantConfiguration {
         } catch let error as DecodingError {
             throw KioskError.invalid(
                 "configuration_invalid", "The merchant configuration \(path) is not valid: \(error.readable)",
-                field: error.path, fix: "Correct that field; the README's merchant section shows a complete file.")
+                field: error.path, fix: "Correct that field; docs/merchant.md shows a complete file.")
         }
         let modified =
             (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()

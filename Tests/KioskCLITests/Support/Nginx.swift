@@ -7,16 +7,16 @@ import Testing
     import Glibc
 #endif
 
-/// A real nginx in front of store replicas, configured with the README's own configuration (section "Run several
-/// replicas"): its `server` lines become the replicas' addresses and `listen 80` a loopback port; everything else
-/// is the text an operator copies.
+/// A real nginx in front of store replicas, configured with the documented configuration (`docs/operations.md`,
+/// section "Run several replicas"): its `server` lines become the replicas' addresses and `listen 80` a loopback
+/// port; everything else is the text an operator copies.
 enum Nginx {
-    /// The README's nginx block with the test's replicas and port.
-    static func site(readme: String, listen port: Int, upstreams: [Int]) throws -> String {
-        let opening = try #require(readme.range(of: "```nginx\n"), "the README shows no nginx configuration")
+    /// The document's nginx block with the test's replicas and port.
+    static func site(document: String, listen port: Int, upstreams: [Int]) throws -> String {
+        let opening = try #require(document.range(of: "```nginx\n"), "docs/operations.md shows no nginx configuration")
         let closing = try #require(
-            readme.range(of: "\n```", range: opening.upperBound..<readme.endIndex), "the nginx block never ends")
-        var lines = readme[opening.upperBound..<closing.lowerBound].split(
+            document.range(of: "\n```", range: opening.upperBound..<document.endIndex), "the nginx block never ends")
+        var lines = document[opening.upperBound..<closing.lowerBound].split(
             separator: "\n", omittingEmptySubsequences: false
         )
         .map(String.init)
@@ -25,7 +25,7 @@ enum Nginx {
             return line.hasPrefix("server ") && line.hasSuffix(":8080;")
         }
         let listen = lines.indices.filter { lines[$0].trimmingCharacters(in: .whitespaces) == "listen 80;" }
-        try #require(servers.count >= 2 && listen.count == 1, "the README's upstream or listen lines changed")
+        try #require(servers.count >= 2 && listen.count == 1, "the documented upstream or listen lines changed")
         let indent = String(lines[servers[0]].prefix { $0 == " " })
         lines[listen[0]] = lines[listen[0]].replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
         for index in servers.reversed() { lines.remove(at: index) }
@@ -57,16 +57,16 @@ enum Nginx {
             """
     }
 
-    /// Runs nginx with the README's configuration on `port`, in front of the replicas on `upstreams`, while `body`
+    /// Runs nginx with the documented configuration on `port`, in front of the replicas on `upstreams`, while `body`
     /// runs with its URL; stops it afterwards. Waits (at most a minute) until it answers `/health` through a replica.
     static func with<T>(
         listen port: Int, upstreams: [Int], directory: URL, _ body: (String) async throws -> T
     ) async throws -> T {
         let executable = try TestEnvironment.require(.nginx)
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/operations.md")
         let site = try Self.site(
-            readme: String(contentsOf: readme, encoding: .utf8), listen: port, upstreams: upstreams)
+            document: String(contentsOf: document, encoding: .utf8), listen: port, upstreams: upstreams)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("nginx.conf")
         try Self.configuration(site: site, directory: directory).write(to: file, atomically: true, encoding: .utf8)
