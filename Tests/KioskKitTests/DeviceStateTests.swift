@@ -48,6 +48,19 @@ import Testing
         #expect(state.apply(Fixtures.entry(4, .purchased)).isEmpty)
     }
 
+    /// A revocation read from the updates stream is told once, though the background sync and `AppStore.sync` may
+    /// both read it; the cursor moves past every entry read.
+    @Test func revocationToldOnce() {
+        var state = DeviceState()
+        _ = state.reconcile(with: QueueSnapshot(entries: [], cursor: 3))
+        let revoked = Fixtures.entry(7, .revoked, finished: true)
+        #expect(state.applyUpdate(revoked, settledThrough: 3) == [.revoked(revoked)])
+        #expect(state.cursor == 7)
+        #expect(state.applyUpdate(revoked, settledThrough: 3).isEmpty, "the second reader's copy")
+        #expect(state.applyUpdate(Fixtures.entry(5, .revoked, finished: true), settledThrough: 3).isEmpty)
+        #expect(state.cursor == 7, "an older entry does not move the cursor back")
+    }
+
     /// A snapshot drops transactions another device finished, keeps deferred and unsent ones, and a replay of a
     /// settled entry older than the snapshot is ignored.
     @Test func reconcile() {

@@ -47,6 +47,43 @@ import Testing
         }
     }
 
+    /// A refund made while the app was not running reaches the relaunched device through `AppStore.sync`: when
+    /// sync returns, the SK1 observer has heard the revoked product, and `Transaction.updates` holds the transaction
+    /// with its revocation date. Syncing again tells nothing twice.
+    @Test(arguments: TestDatabaseEngine.available)
+    func syncBringsRevocationsMadeWhileTheAppWasClosed(engine: TestDatabaseEngine) async throws {
+        try await ShopStore.with(engine) { shop in
+            let directory = Fixtures.temporaryDirectory()
+            let first = try await shop.signedInDevice(directory: directory)
+            try await AppStore.sync(client: first)  // at launch, as apps do: the device knows where it stands
+            let removeAds = try #require(try await Product.products(for: [ShopStore.removeAds], client: first).first)
+            guard case .success(.verified(let bought)) = try await removeAds.purchase() else {
+                Issue.record("remove-ads was not bought")
+                return await first.close()
+            }
+            await bought.finish()
+            await first.close()
+            try await shop.expectAllFinished(count: 1)
+            try await shop.control(bought.id, "refund")
+
+            let relaunched = try shop.device(directory: directory)
+            let observer = RecordingObserver()
+            relaunched.paymentQueue.add(observer)
+            var updates = Transaction.updates(client: relaunched).makeAsyncIterator()
+            try await AppStore.sync(client: relaunched)
+            #expect(observer.events.contains(.revoked([ShopStore.removeAds])), "\(observer.events)")
+            guard case .verified(let refunded) = await updates.next() else {
+                Issue.record("the refund did not arrive in updates")
+                return await relaunched.close()
+            }
+            #expect(refunded.id == bought.id && refunded.revocationDate != nil)
+
+            try await AppStore.sync(client: relaunched)
+            #expect(observer.events.filter { $0 == .revoked([ShopStore.removeAds]) }.count == 1, "\(observer.events)")
+            await relaunched.close()
+        }
+    }
+
     /// A renewal the store makes when the sandbox clock passes the period's end comes through `Transaction.updates`
     /// (a new transaction of the same subscription, verified), and is what `currentEntitlements` shows.
     @Test(arguments: TestDatabaseEngine.available)

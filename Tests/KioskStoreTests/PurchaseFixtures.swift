@@ -67,28 +67,53 @@ extension TestStore {
     func readUpdates(
         token: String, after cursor: Int64 = 0, count: Int, whenConnected: @Sendable () async throws -> Void = {}
     ) async throws -> [[String: Any]] {
+        var entries: [[String: Any]] = []
+        try await readUpdateEvents(token: token, after: cursor, whenConnected: whenConnected) { name, data in
+            if name == "entry" { entries.append(data) }
+            return entries.count >= count
+        }
+        return entries
+    }
+
+    /// Reads the updates stream until its `caught-up` event; returns the entries before it and its cursor.
+    func readUpdatesUntilCaughtUp(token: String, after cursor: Int64) async throws -> (
+        entries: [[String: Any]], cursor: Int?
+    ) {
+        var entries: [[String: Any]] = []
+        var caughtUp: Int?
+        try await readUpdateEvents(token: token, after: cursor) { name, data in
+            if name == "entry" { entries.append(data) }
+            if name == "caught-up" { caughtUp = data["cursor"] as? Int }
+            return name == "caught-up"
+        }
+        return (entries, caughtUp)
+    }
+
+    /// Reads the updates stream's events (name and JSON data) until `onEvent` returns true.
+    private func readUpdateEvents(
+        token: String, after cursor: Int64, whenConnected: @Sendable () async throws -> Void = {},
+        onEvent: (String, [String: Any]) throws -> Bool
+    ) async throws {
         var request = HTTPClientRequest(url: baseURL + "/sandbox/storekit/v1/updates?after=\(cursor)")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         // A guard against a hang only, as in `request`: the test waits for the events themselves.
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
         var text = ""
-        var events: [[String: Any]] = []
         for try await buffer in response.body {
             text += String(buffer: buffer)
             while let end = text.range(of: "\n\n") {
                 let event = String(text[..<end.lowerBound])
                 text = String(text[end.upperBound...])
                 if event == ": connected" { try await whenConnected() }
-                guard let dataLine = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else {
-                    continue
-                }
+                let lines = event.split(separator: "\n")
+                guard let name = lines.first(where: { $0.hasPrefix("event: ") })?.dropFirst(7),
+                    let dataLine = lines.first(where: { $0.hasPrefix("data: ") })
+                else { continue }
                 let json = try JSONSerialization.jsonObject(with: Data(dataLine.dropFirst(6).utf8))
-                events.append(try #require(json as? [String: Any]))
+                if try onEvent(String(name), try #require(json as? [String: Any])) { return }
             }
-            if events.count >= count { break }
         }
-        return events
     }
 }
 

@@ -397,7 +397,8 @@ import X509
         }
     }
 
-    /// Live updates: a purchase made outside the app reaches an open stream; reconnecting after a cursor resumes.
+    /// Live updates: a purchase made outside the app reaches an open stream; reconnecting after a cursor resumes;
+    /// a syncing client learns where the stream caught up.
     @Test(arguments: TestDatabase.available)
     func updatesStreamDeliversAndResumes(database: TestDatabase) async throws {
         try await withStore(database) { store in
@@ -419,6 +420,13 @@ import X509
 
             let replay = try await store.readUpdates(token: token, after: 0, count: 2)
             #expect(replay.compactMap { $0["sequence"] as? Int }.first == firstSequence)
+
+            // A client that syncs reads what there is and stops at `caught-up`, which names the last sequence.
+            let synced = try await store.readUpdatesUntilCaughtUp(token: token, after: Int64(firstSequence))
+            #expect(synced.entries.count == 1 && synced.entries.first?["productId"] as? String == TestStore.removeAds)
+            #expect(synced.cursor == synced.entries.last?["sequence"] as? Int)
+            let nothingNew = try await store.readUpdatesUntilCaughtUp(token: token, after: Int64(synced.cursor ?? 0))
+            #expect(nothingNew.entries.isEmpty && nothingNew.cursor == synced.cursor)
         }
     }
 

@@ -61,8 +61,11 @@ struct StoreAPI: Sendable {
     }
 
     /// Streams queue entries after `cursor` until the connection ends or the task is cancelled, calling
-    /// `onEntry` for each one in order. Returns normally when the store closed the stream.
-    func updates(after cursor: Int64, token: String, onEntry: (QueueEntry) async throws -> Void) async throws {
+    /// `onEntry` for each one in order. Returns normally when the store closed the stream, or with
+    /// `untilCaughtUp` once the store said every entry there was when it opened has been sent.
+    func updates(
+        after cursor: Int64, token: String, untilCaughtUp: Bool = false, onEntry: (QueueEntry) async throws -> Void
+    ) async throws {
         var request = HTTPClientRequest(url: baseURL + StoreKitPaths.updates + "?after=\(cursor)")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Accept", value: "text/event-stream")
@@ -81,7 +84,9 @@ struct StoreAPI: Sendable {
         let decoder = JSONDecoder()
         do {
             for try await chunk in response.body {
-                for event in parser.feed(chunk.readableBytesView) where event.event == "entry" {
+                for event in parser.feed(chunk.readableBytesView) {
+                    if untilCaughtUp && event.event == "caught-up" { return }
+                    guard event.event == "entry" else { continue }
                     let entry: QueueEntry
                     do {
                         entry = try decoder.decode(QueueEntry.self, from: Data(event.data.utf8))

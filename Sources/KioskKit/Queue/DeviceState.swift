@@ -74,7 +74,7 @@ struct DeviceState: Codable, Sendable, Hashable {
     mutating func apply(_ entry: QueueEntry, settledThrough: Int64 = 0) -> [Change] {
         if pendingFinishes.contains(entry.sequence) || recentlyFinished.contains(entry.sequence) { return [] }
         if entry.state == .revoked {
-            // Only the updates stream brings them, each once (it resumes after the cursor).
+            // Only the updates stream brings them; `applyUpdate` tells each once.
             return entry.transaction == nil ? [] : [.revoked(entry)]
         }
         if entry.state == .promoted {
@@ -97,6 +97,15 @@ struct DeviceState: Codable, Sendable, Hashable {
         let transaction = StoredTransaction(id: UUID(), entry: entry)
         transactions.append(transaction)
         return [.updated(transaction)]
+    }
+
+    /// Applies one entry of the updates stream and moves the cursor past it. Two readers of the stream (the
+    /// background sync and `AppStore.sync`) may both bring an entry; a revocation is told only by the first.
+    mutating func applyUpdate(_ entry: QueueEntry, settledThrough: Int64) -> [Change] {
+        let seen = cursor.map { entry.sequence <= $0 } ?? false
+        cursor = max(cursor ?? 0, entry.sequence)
+        if entry.state == .revoked && seen { return [] }
+        return apply(entry, settledThrough: settledThrough)
     }
 
     /// Applies a snapshot of every unfinished entry: adds what is new, and drops what the store no longer holds

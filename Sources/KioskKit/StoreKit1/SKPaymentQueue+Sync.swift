@@ -43,10 +43,7 @@ extension SKPaymentQueue {
                 handlePromotions()
                 let cursor = locked.withLock { $0.device.cursor ?? snapshot.cursor }
                 try await api.updates(after: cursor, token: session.token) { entry in
-                    update { state in
-                        state.device.cursor = max(state.device.cursor ?? 0, entry.sequence)
-                        return state.device.apply(entry, settledThrough: state.settledThrough)
-                    }
+                    update { state in state.device.applyUpdate(entry, settledThrough: state.settledThrough) }
                 }
             } catch let error as KioskKitError where error.httpStatus == 401 {
                 logger.warning("The store refused the session; sign in again.", metadata: ["error": "\(error)"])

@@ -17,7 +17,9 @@ public enum AppStore {
     /// Whether the shared client can take payments now: configured and signed in.
     public static var canMakePayments: Bool { SKPaymentQueue.canMakePayments() }
 
-    /// Brings the device's unfinished transactions up to date with the store and refreshes the app receipt.
+    /// Brings the device up to date with the store: its unfinished transactions, and the refunds and revocations
+    /// made since it last heard (to `Transaction.updates` and SK1's `didRevokeEntitlementsForProductIdentifiers`);
+    /// then refreshes the app receipt. When it returns, SK1 observers have been called with what it brought.
     /// Creates no transactions (unlike `restoreCompletedTransactions`).
     public static func sync() async throws {
         try await sync(client: KioskKit.sharedClient)

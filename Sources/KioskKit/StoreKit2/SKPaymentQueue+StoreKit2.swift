@@ -61,7 +61,9 @@ extension SKPaymentQueue {
         if let transaction { finishTransaction(transaction) }
     }
 
-    /// Fetches the unfinished entries now (`AppStore.sync()`).
+    /// Brings the device up to date now (`AppStore.sync()`): fetches the unfinished entries, then reads the
+    /// updates stream from the device's cursor until the store says it caught up, so revocations and other changes
+    /// made while the app was not running are told too. Returns once observers were called with all of it.
     func syncNow() async throws {
         let session = try requireSession()
         let snapshot = try await api.unfinished(token: session.token)
@@ -69,5 +71,10 @@ extension SKPaymentQueue {
             state.settledThrough = max(state.settledThrough, snapshot.cursor)
             return state.device.reconcile(with: snapshot)
         }
+        let cursor = locked.withLock { $0.device.cursor ?? snapshot.cursor }
+        try await api.updates(after: cursor, token: session.token, untilCaughtUp: true) { entry in
+            update { state in state.device.applyUpdate(entry, settledThrough: state.settledThrough) }
+        }
+        await askOnCallbackQueue {}
     }
 }

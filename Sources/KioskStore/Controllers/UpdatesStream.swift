@@ -7,10 +7,11 @@ import ServiceLifecycle
 
 /// `GET …/updates`: the account's queue entries as server-sent events, from a resumable cursor.
 ///
-/// Each event is `id: <sequence>`, `event: entry`, `data: <QueueEntry JSON>`. The stream answers at once when
-/// this process changes the queue (`QueueFeed`), polls every `pollInterval` for changes other replicas made,
-/// and sends a `: keep-alive` comment when quiet for `keepAliveInterval`. It ends when the client goes away or
-/// the store shuts down; the client reconnects with `?after=` or `Last-Event-ID`.
+/// Each event is `id: <sequence>`, `event: entry`, `data: <QueueEntry JSON>`. Once the entries there were when it
+/// opened are sent, one `event: caught-up`, `data: {"cursor": N}` lets a syncing client stop reading. The stream
+/// answers at once when this process changes the queue (`QueueFeed`), polls every `pollInterval` for changes other
+/// replicas made, and sends a `: keep-alive` comment when quiet for `keepAliveInterval`. It ends when the client
+/// goes away or the store shuts down; the client reconnects with `?after=` or `Last-Event-ID`.
 struct UpdatesStream: Sendable {
     static let pollInterval: Duration = .seconds(2)
     static let keepAliveInterval: Duration = .seconds(15)
@@ -72,6 +73,7 @@ struct UpdatesStream: Sendable {
         var cursor = self.cursor
         var lastWrite = ContinuousClock.now
         try await writer.write(ByteBuffer(string: ": connected\n\n"))
+        var caughtUp = false
         for await _ in wakeups {
             try Task.checkCancellation()
             var batch = try await purchases.entries(after: cursor, limit: Self.batchSize, for: client)
@@ -87,6 +89,11 @@ struct UpdatesStream: Sendable {
                 batch =
                     batch.count == Self.batchSize
                     ? try await purchases.entries(after: cursor, limit: Self.batchSize, for: client) : []
+            }
+            if !caughtUp {
+                caughtUp = true
+                try await writer.write(ByteBuffer(string: "event: caught-up\ndata: {\"cursor\":\(cursor)}\n\n"))
+                lastWrite = .now
             }
             if ContinuousClock.now - lastWrite >= Self.keepAliveInterval {
                 try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))

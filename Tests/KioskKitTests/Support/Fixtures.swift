@@ -18,7 +18,7 @@ enum Fixtures {
         _ sequence: Int64, _ state: QueueEntryState, key: String? = nil, paymentId: UUID? = nil,
         product: String = "com.example.coins", quantity: Int = 1, finished: Bool = false
     ) -> QueueEntry {
-        let charged = state == .purchased || state == .restored
+        let charged = state == .purchased || state == .restored || state == .revoked
         return QueueEntry(
             sequence: sequence, state: state, paymentId: paymentId, idempotencyKey: key, productId: product,
             quantity: quantity, applicationUsername: nil, appAccountToken: nil,
