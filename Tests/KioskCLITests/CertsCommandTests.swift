@@ -142,7 +142,7 @@ import X509
             #expect(
                 refused.stderr.hasPrefix("error: The field 'certificate' has an invalid value")
                     && refused.stderr.contains("root"), "\(refused.stderr)")
-            #expect(refused.stderr.contains("\n  at:  certificate\n  fix: "), "\(refused.stderr)")
+            #expect(refused.stderr.contains("\n  at:  --certificate (certificate)\n  fix: "), "\(refused.stderr)")
             // Nothing was revoked in the sandbox.
             let sandboxList = try await ConsoleCommandTests.kiosk(
                 store, "certs", "revocations", "--environment", "sandbox")

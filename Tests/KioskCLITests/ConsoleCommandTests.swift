@@ -123,7 +123,8 @@ import Testing
             let missing = try await Self.kiosk(store, "apps", "show", "com.example.nothing")
             #expect(missing.status == 1)
             #expect(
-                missing.stderr.hasPrefix("error: No app has bundle id 'com.example.nothing'.\n  at:  bundleId\n  fix: ")
+                missing.stderr.hasPrefix(
+                    "error: No app has bundle id 'com.example.nothing'.\n  at:  <bundle-id> (bundleId)\n  fix: ")
                     && missing.stderr.contains("kiosk apps list"), "\(missing.stderr)")
 
             let noToken = try await KioskProcess.run(["apps", "list", "--server", store.baseURL])

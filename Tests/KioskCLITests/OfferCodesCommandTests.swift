@@ -63,7 +63,7 @@ import Testing
             #expect(
                 refused.stderr == """
                     error: com.example.news.tip is Consumable; offer codes are for auto-renewable subscriptions only.
-                      at:  productId
+                      at:  --product (productId)
                       fix: Choose an auto-renewable product.
 
                     """, "\(refused.stderr)")

@@ -52,7 +52,8 @@ import Testing
             #expect(
                 missing.stderr.hasPrefix(
                     "error: The app com.example.a has no sandbox subscription with original transaction id "
-                        + "2000000000000001.\n  at:  originalTransactionId\n  fix: "), "\(missing.stderr)")
+                        + "2000000000000001.\n  at:  --transaction (originalTransactionId)\n  fix: "),
+                "\(missing.stderr)")
         }
     }
 }

@@ -53,7 +53,8 @@ import Testing
                 store, "test", "fail-next", "--app", app, "--api", "receipt", "--error", "oops")
             #expect(wrongError.status == 1)
             #expect(
-                wrongError.stderr.hasPrefix("error: 'oops' is not an SKError code name.\n  at:  error\n  fix: "),
+                wrongError.stderr.hasPrefix(
+                    "error: 'oops' is not an SKError code name.\n  at:  --error (error)\n  fix: "),
                 "\(wrongError.stderr)")
 
             let receipt = try await Self.kiosk(store, "test", "receipt", "--app", app, "--tester", "kid@example.com")
@@ -92,7 +93,7 @@ import Testing
             #expect(
                 answer.stderr == """
                     error: The app com.example.a has no sandbox payment \(payment).
-                      at:  paymentId
+                      at:  <payment-id> (paymentId)
                       fix: List waiting payments with `kiosk test payments --app com.example.a`.
 
                     """, "\(answer.stderr)")

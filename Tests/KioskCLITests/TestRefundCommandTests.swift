@@ -5,8 +5,9 @@ import Testing
 
 /// Refunds, notification retries and replays as typed at the command line.
 @Suite struct TestRefundCommandTests {
-    /// `kiosk apps update --sandbox-notification-retries off`, `kiosk test refund` (prorated), a repeat that
-    /// changes nothing, `reverse-refund`, `notifications` listing what was sent and `resend-notification`.
+    /// `kiosk apps update --sandbox-notification-retries off`, `kiosk test refund` (prorated, of a tester's latest
+    /// purchase of a product), a repeat that changes nothing, refusals naming the flag, `reverse-refund`,
+    /// `notifications` listing what was sent and `resend-notification`.
     @Test func refundsAndNotificationsFromTheCommandLine() async throws {
         try await withTestStore { store in
             let app = "com.example.coins"
@@ -32,18 +33,42 @@ import Testing
             ])
             #expect(bought.status == 0, "\(bought.stderr)")
 
-            let refunded = try await kiosk(["test", "refund", "--app", app, "2000000000000001", "--percentage", "50"])
+            // The tester's latest purchase of the product, without looking its id up; what changed and who hears.
+            let refunded = try await kiosk([
+                "test", "refund", "--app", app, "--tester", "kid@example.com", "--product", "com.example.coins.100",
+                "--percentage", "50",
+            ])
             #expect(refunded.status == 0, "\(refunded.stderr)")
             #expect(
-                refunded.stdout.contains("REFUND sent") && refunded.stdout.contains("REFUND_PRORATED"),
+                refunded.stdout.hasPrefix(
+                    "Refunded transaction 2000000000000001 (com.example.coins.100) in part, 49 minor units, reason 0: "
+                        + "its devices see it revoked at their next sync"),
                 "\(refunded.stdout)")
+            #expect(refunded.stdout.contains("the app's server was sent REFUND (notification "), "\(refunded.stdout)")
             let again = try await kiosk(["test", "refund", "--app", app, "2000000000000001", "--percentage", "50"])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stdout == refunded.stdout, "a repeated refund answers the same")
+            let unknown = try await kiosk([
+                "test", "refund", "--app", app, "--tester", "kid@example.com", "--product", "com.example.coins.500",
+            ])
+            #expect(unknown.status == 1)
+            #expect(
+                unknown.stderr.contains("kid@example.com has no transaction of com.example.coins.500")
+                    && unknown.stderr.contains("at:  --product"), "\(unknown.stderr)")
+            let both = try await kiosk([
+                "test", "refund", "--app", app, "2000000000000001", "--tester", "kid@example.com",
+            ])
+            #expect(both.status == 1 && both.stderr.contains("its id, or --tester and --product"), "\(both.stderr)")
+            let outOfRange = try await kiosk([
+                "test", "refund", "--app", app, "2000000000000001", "--percentage", "500",
+            ])
+            #expect(outOfRange.status == 1 && outOfRange.stderr.contains("at:  --percentage"), "\(outOfRange.stderr)")
+
             let reversed = try await kiosk(["test", "reverse-refund", "--app", app, "2000000000000001"])
             #expect(reversed.status == 0, "\(reversed.stderr)")
             #expect(
-                reversed.stdout.hasPrefix("REFUND_REVERSED sent for transaction 2000000000000001 (notification "),
+                reversed.stdout.hasPrefix(
+                    "Reversed the refund of transaction 2000000000000001 (com.example.coins.100): it counts again"),
                 "\(reversed.stdout)")
             let reversal = try #require(
                 reversed.stdout.split(separator: "(notification ").last?.split(separator: ")").first.map(String.init),

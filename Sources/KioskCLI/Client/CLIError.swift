@@ -80,9 +80,56 @@ struct CLIError: Error, CustomStringConvertible {
         var key = generic
         while true {
             if let flag = flags[key] { return flag }
-            guard let cut = key.lastIndex(where: { $0 == "." || $0 == "[" }) else { return nil }
+            guard let cut = key.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
             key = String(key[..<cut])
         }
+        // A nested field whose last name is a flag's (`introductoryOffer.paymentMode` → `--payment-mode`).
+        let last = generic.split(whereSeparator: { ".[]".contains($0) }).last.map(String.init)
+        return last.flatMap { flags[$0] }
+    }
+
+    /// The API fields commands set with a flag of another name, when the command has that flag.
+    private static let aliases = [
+        "bundleId": "app", "productId": "product", "email": "tester", "identifier": "id", "customPrices": "price",
+        "numberOfPeriods": "periods", "originalTransactionId": "transaction",
+    ]
+
+    /// The flags of a parsed command, by property name: each `@Option` and `@Flag` (in its option groups too) is
+    /// its name in kebab case, ArgumentParser's default (`paymentMode` → `--payment-mode`), each `@Argument` as
+    /// its usage shows it (`paymentId` → `<payment-id>`); the API's names for
+    /// some (`bundleId` → `--app`, ``aliases``); and what the command and its groups name in ``FieldFlags``.
+    static func flags(of command: Any) -> [String: String] {
+        var names: [String] = []
+        var arguments: [String] = []
+        var named: [String: String] = [:]
+        func collect(_ value: Any) {
+            if let fields = value as? any FieldFlags {
+                named.merge(type(of: fields).fieldFlags) { $1 }
+            }
+            for child in Mirror(reflecting: value).children {
+                guard let label = child.label, label.hasPrefix("_") else { continue }
+                let type = String(describing: Swift.type(of: child.value))
+                if type.hasPrefix("Option<") || type.hasPrefix("Flag<") {
+                    names.append(String(label.dropFirst()))
+                } else if type.hasPrefix("Argument<") {
+                    arguments.append(String(label.dropFirst()))
+                } else if type.hasPrefix("OptionGroup<"),
+                    let group = Mirror(reflecting: child.value).descendant("_parsedValue", "value")
+                {
+                    collect(group)
+                }
+            }
+        }
+        collect(command)
+        var flags = flags(named: names)
+        for (field, flag) in Self.flags(named: arguments) { flags[field] = "<\(flag.dropFirst(2))>" }
+        for (field, name) in aliases where names.contains(name) && !names.contains(field) {
+            flags[field] = "--" + name
+        }
+        if names.contains("tier") {
+            flags["pricing"] = names.contains("price") ? "--tier/--price" : "--tier"
+        }
+        return flags.merging(named) { $1 }
     }
 
     /// The flags of fields whose flag is the field's name in kebab case (`firstName` → `--first-name`).
@@ -95,4 +142,11 @@ struct CLIError: Error, CustomStringConvertible {
                 return (field, "--" + kebab)
             })
     }
+}
+
+/// A command or option group whose flags set API fields of other names, for the flags errors name
+/// (`paidSubscriptionDurationInMonths` → `--paid-months`).
+protocol FieldFlags {
+    /// API field (or path, indexes written `[]`, or its last name) → the flag that sets it.
+    static var fieldFlags: [String: String] { get }
 }

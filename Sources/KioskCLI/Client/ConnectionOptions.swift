@@ -29,12 +29,22 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
+extension ParsableArguments {
+    /// ``reportingCLIErrors(json:flags:_:)`` for this command: an error's field names the command's own flag
+    /// when it has one of that name (`paymentMode` → `--payment-mode`), besides the `flags` given.
+    func reportingErrors(
+        json: Bool = false, flags: [String: String] = [:], _ body: () async throws -> Void
+    ) async throws {
+        try await reportingCLIErrors(json: json, flags: CLIError.flags(of: self).merging(flags) { $1 }, body)
+    }
+}
+
 /// Runs a command body, printing a `CLIError` readably to standard error and exiting 1; with `json`, a store's
 /// error answer is printed to standard output as JSON instead (`{"error": …, "errors": [...]}`).
 ///
 /// `flags` names the command's flag for each API field an error may name (`referenceName` → `--reference-name`), so
 /// the error points at what the user typed.
-func reportingErrors(
+func reportingCLIErrors(
     json: Bool = false, flags: [String: String] = [:], _ body: () async throws -> Void
 ) async throws {
     do {

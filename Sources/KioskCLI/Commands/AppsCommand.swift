@@ -54,8 +54,12 @@ struct AppsCommand: AsyncParsableCommand {
         }
     }
 
-    struct Update: AsyncParsableCommand {
+    struct Update: AsyncParsableCommand, FieldFlags {
         static let configuration = CommandConfiguration(abstract: "Change an app's name or notification URLs.")
+        static let fieldFlags = [
+            "sandboxNotificationURLs": "--sandbox-notification-url",
+            "productionNotificationURLs": "--production-notification-url",
+        ]
         @Argument(help: "The app's bundle id.") var bundleId: String
         @Option(help: "A new name.") var name: String?
         @Option(help: "Where production notifications go (repeat for several; \"\" clears).")

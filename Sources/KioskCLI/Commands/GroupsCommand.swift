@@ -8,8 +8,9 @@ struct GroupsCommand: AsyncParsableCommand {
         commandName: "groups", abstract: "Create and inspect subscription groups.",
         subcommands: [Create.self, List.self, Delete.self])
 
-    struct Create: AsyncParsableCommand {
+    struct Create: AsyncParsableCommand, FieldFlags {
         static let configuration = CommandConfiguration(abstract: "Create a subscription group.")
+        static let fieldFlags = ["referenceName": "--name", "localizations": "--localization"]
         @Option(help: "The app's bundle id.") var app: String
         @Option(help: "Reference name, unique in the app.") var name: String
         @Option(help: "A customer-facing name LOCALE=NAME, e.g. en_US=Pro (repeatable).") var localization: [String] =

@@ -9,9 +9,10 @@ struct OfferCodesCommand: AsyncParsableCommand {
         commandName: "offer-codes", abstract: "Create and list one-time offer codes.",
         subcommands: [Create.self, List.self])
 
-    struct Create: AsyncParsableCommand {
+    struct Create: AsyncParsableCommand, FieldFlags {
         static let configuration = CommandConfiguration(
             abstract: "Create one-time offer codes for an auto-renewable product (prints the codes).")
+        static let fieldFlags = ["referenceName": "--name"]
         @Option(help: "The app's bundle id.") var app: String
         @Option(help: "The auto-renewable product id.") var product: String
         @Option(help: "The offer's reference name (the redeemed transaction's offerIdentifier).") var name: String

@@ -266,7 +266,15 @@ struct OffersCommand: AsyncParsableCommand {
 
     /// The eligibility flags of a win-back offer; `add-win-back` defaults the ones not given, `update-win-back`
     /// keeps them. `none` clears an optional rule.
-    struct Eligibility: ParsableArguments {
+    struct Eligibility: ParsableArguments, FieldFlags {
+        static let fieldFlags = [
+            "paidSubscriptionDurationInMonths": "--paid-months",
+            "timeSinceLastSubscribedInMonths": "--min-months-since",
+            "timeSinceLastSubscribedInMonths.minimum": "--min-months-since",
+            "timeSinceLastSubscribedInMonths.maximum": "--max-months-since",
+            "waitBetweenOffersInMonths": "--wait-months",
+        ]
+
         @Option(help: "The fewest months the customer paid for in the group (1–120; new offers: 1).")
         var paidMonths: Int?
         @Option(help: "The fewest months since their subscription in the group ended (1–120; new offers: 1).")

@@ -84,38 +84,83 @@ struct TestCommand: AsyncParsableCommand {
     }
 
     /// Approve, decline or resolve one waiting payment.
-    static func decide(_ decision: String, paymentId: String, options: AppOptions) async throws {
-        try await reportingErrors {
-            let answer = try await options.client.post(options.path + "/payments/\(paymentId.pathEscaped)/\(decision)")
+    /// Approves, declines or resolves a waiting payment and says what became of it.
+    static func decide(_ decision: String, _ command: some PaymentDecision) async throws {
+        let options = command.options
+        try await command.reportingErrors {
+            let payment = try await command.choice.payment(
+                in: options, waiting: decision == "resolve" ? "interrupted" : "deferred")
+            let answer = try await options.client.post(options.path + "/payments/\(payment.pathEscaped)/\(decision)")
             try options.connection.print(answer) { answer in
                 let entry = try answer.decode(QueueEntry.self)
+                guard let transaction = entry.transaction else {
+                    return [
+                        "Payment \(payment) (\(entry.productId)) is now \(entry.state.rawValue): nothing was charged."
+                    ]
+                }
                 return [
-                    "Payment \(paymentId) is now \(entry.state.rawValue)"
-                        + (entry.transaction.map { " (transaction \($0.transactionId))." } ?? ".")
+                    "Payment \(payment) (\(entry.productId) × \(entry.quantity)) is now \(entry.state.rawValue): "
+                        + "transaction \(transaction.transactionId) was charged; the tester's devices get it at their "
+                        + "next sync (or at once if listening)."
                 ]
             }
         }
     }
 
-    struct Approve: AsyncParsableCommand {
+    /// The payment a decision acts on: its id, or a tester's only payment waiting for it.
+    struct PaymentChoice: ParsableArguments {
+        @Argument(help: "The payment id (see `kiosk test payments`), or give --tester.") var paymentId: String?
+        @Option(help: "Act on this sandbox tester's payment that waits (when there is exactly one).")
+        var tester: String?
+
+        /// The payment id given, or the tester's one payment in `waiting` state.
+        func payment(in options: AppOptions, waiting: String) async throws -> String {
+            switch (paymentId, tester) {
+            case (let id?, nil):
+                return id
+            case (nil, let tester?):
+                let answer = try await options.client.get(
+                    options.path + "/payments", query: ["tester": tester, "state": waiting])
+                let payments = try answer.decode(TestPaymentsResponse.self).payments
+                guard payments.count == 1, let payment = payments.first else {
+                    let listed = payments.map { "\($0.paymentId.uuidString.lowercased()) (\($0.productId))" }
+                    throw CLIError(
+                        message: payments.isEmpty
+                            ? "\(tester) has no \(waiting) payment in \(options.app)."
+                            : "\(tester) has \(payments.count) \(waiting) payments: \(listed.joined(separator: ", ")).",
+                        field: "--tester",
+                        fix: payments.isEmpty
+                            ? "List the payments with `kiosk test payments --app \(options.app)`."
+                            : "Give the payment id instead of --tester.")
+                }
+                return payment.paymentId.uuidString.lowercased()
+            default:
+                throw CLIError(
+                    message: "Name the payment: its id or --tester, not both.", field: "--tester",
+                    fix: "E.g. `--tester tester@example.com`, or an id from `kiosk test payments`.")
+            }
+        }
+    }
+
+    struct Approve: AsyncParsableCommand, PaymentDecision {
         static let configuration = CommandConfiguration(abstract: "Approve an Ask to Buy payment: it is charged.")
         @OptionGroup var options: AppOptions
-        @Argument(help: "The payment id (see `kiosk test payments`).") var paymentId: String
-        func run() async throws { try await TestCommand.decide("approve", paymentId: paymentId, options: options) }
+        @OptionGroup var choice: PaymentChoice
+        func run() async throws { try await TestCommand.decide("approve", self) }
     }
 
-    struct Decline: AsyncParsableCommand {
+    struct Decline: AsyncParsableCommand, PaymentDecision {
         static let configuration = CommandConfiguration(abstract: "Decline an Ask to Buy payment: it fails.")
         @OptionGroup var options: AppOptions
-        @Argument(help: "The payment id (see `kiosk test payments`).") var paymentId: String
-        func run() async throws { try await TestCommand.decide("decline", paymentId: paymentId, options: options) }
+        @OptionGroup var choice: PaymentChoice
+        func run() async throws { try await TestCommand.decide("decline", self) }
     }
 
-    struct Resolve: AsyncParsableCommand {
+    struct Resolve: AsyncParsableCommand, PaymentDecision {
         static let configuration = CommandConfiguration(abstract: "Resolve an interrupted purchase: it is charged.")
         @OptionGroup var options: AppOptions
-        @Argument(help: "The payment id (see `kiosk test payments`).") var paymentId: String
-        func run() async throws { try await TestCommand.decide("resolve", paymentId: paymentId, options: options) }
+        @OptionGroup var choice: PaymentChoice
+        func run() async throws { try await TestCommand.decide("resolve", self) }
     }
 
     struct Transactions: AsyncParsableCommand {
@@ -235,4 +280,10 @@ struct TestCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// `kiosk test approve|decline|resolve`: its app and the payment it decides.
+protocol PaymentDecision: ParsableArguments {
+    var options: TestCommand.AppOptions { get }
+    var choice: TestCommand.PaymentChoice { get }
 }

@@ -14,13 +14,12 @@ extension TestCommand {
         static let configuration = CommandConfiguration(
             abstract: "Refund a sandbox transaction (REFUND): in full, or a percentage of its price.")
         @OptionGroup var options: AppOptions
-        @Argument(help: "The transaction id.") var transactionId: String
+        @OptionGroup var choice: TransactionChoice
         @Option(help: "0 (other) or 1 (an issue in the app).") var reason = 0
         @Option(help: "Refund this share of the price, 1–100 (prorated); full when left out.") var percentage: Int?
 
         func run() async throws {
-            try await revise(
-                options, transactionId, "refund", body: TestRefundRequest(reason: reason, percentage: percentage))
+            try await revise(self, "refund", body: TestRefundRequest(reason: reason, percentage: percentage))
         }
     }
 
@@ -28,27 +27,27 @@ extension TestCommand {
         static let configuration = CommandConfiguration(
             commandName: "decline-refund", abstract: "Turn down a refund of a sandbox transaction (REFUND_DECLINED).")
         @OptionGroup var options: AppOptions
-        @Argument(help: "The transaction id.") var transactionId: String
+        @OptionGroup var choice: TransactionChoice
 
-        func run() async throws { try await revise(options, transactionId, "decline-refund") }
+        func run() async throws { try await revise(self, "decline-refund") }
     }
 
     struct ReverseRefund: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "reverse-refund", abstract: "Take back a refund (REFUND_REVERSED): the purchase counts again.")
         @OptionGroup var options: AppOptions
-        @Argument(help: "The transaction id.") var transactionId: String
+        @OptionGroup var choice: TransactionChoice
 
-        func run() async throws { try await revise(options, transactionId, "reverse-refund") }
+        func run() async throws { try await revise(self, "reverse-refund") }
     }
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a purchase from a family member, Family Sharing stopped (REVOKE).")
         @OptionGroup var options: AppOptions
-        @Argument(help: "The transaction id.") var transactionId: String
+        @OptionGroup var choice: TransactionChoice
 
-        func run() async throws { try await revise(options, transactionId, "revoke") }
+        func run() async throws { try await revise(self, "revoke") }
     }
 
     struct RequestRefund: AsyncParsableCommand {
@@ -56,12 +55,12 @@ extension TestCommand {
             commandName: "request-refund",
             abstract: "The customer asks for a refund of a consumable or subscription (CONSUMPTION_REQUEST).")
         @OptionGroup var options: AppOptions
-        @Argument(help: "The transaction id.") var transactionId: String
+        @OptionGroup var choice: TransactionChoice
         @Option(help: "UNINTENDED_PURCHASE, FULFILLMENT_ISSUE, UNSATISFIED_WITH_PURCHASE, LEGAL or OTHER.")
         var reason = "OTHER"
 
         func run() async throws {
-            try await revise(options, transactionId, "request-refund", body: TestRefundRequestRequest(reason: reason))
+            try await revise(self, "request-refund", body: TestRefundRequestRequest(reason: reason))
         }
     }
 
@@ -118,26 +117,92 @@ extension TestCommand {
     }
 }
 
+/// A refund or revocation command: its app and the transaction it acts on.
+protocol TransactionControl: ParsableArguments {
+    var options: TestCommand.AppOptions { get }
+    var choice: TestCommand.TransactionChoice { get }
+}
+
+extension TestCommand.Refund: TransactionControl {}
+extension TestCommand.DeclineRefund: TransactionControl {}
+extension TestCommand.ReverseRefund: TransactionControl {}
+extension TestCommand.Revoke: TransactionControl {}
+extension TestCommand.RequestRefund: TransactionControl {}
+
+extension TestCommand {
+    /// The transaction a refund or revocation acts on: its id, or a tester's latest purchase of a product, so a
+    /// script need not look the id up.
+    struct TransactionChoice: ParsableArguments {
+        @Argument(help: "The transaction id (or give --tester and --product).") var transactionId: String?
+        @Option(help: "With --product: act on this sandbox tester's latest transaction of the product.")
+        var tester: String?
+        @Option(help: "With --tester: the product.") var product: String?
+
+        /// The transaction id given, or the one `--tester` and `--product` name.
+        func transactionId(in options: AppOptions) async throws -> String {
+            switch (transactionId, tester, product) {
+            case (let id?, nil, nil):
+                return id
+            case (nil, let tester?, let product?):
+                let answer = try await options.client.get(options.path + "/transactions", query: ["tester": tester])
+                let latest = try answer.decode(TestTransactionsResponse.self).transactions
+                    .filter { $0.productId == product }
+                    .max {
+                        ($0.purchaseDate, $0.transactionId.count, $0.transactionId) < (
+                            $1.purchaseDate, $1.transactionId.count, $1.transactionId
+                        )
+                    }
+                guard let latest else {
+                    throw CLIError(
+                        message: "\(tester) has no transaction of \(product) in \(options.app).", field: "--product",
+                        fix: "List them with `kiosk test transactions --app \(options.app) --tester \(tester)`.")
+                }
+                return latest.transactionId
+            default:
+                throw CLIError(
+                    message: "Name the transaction: its id, or --tester and --product (not both).",
+                    field: transactionId == nil ? "--tester/--product" : "<transaction-id>",
+                    fix: "E.g. `--tester tester@example.com --product com.example.shop.remove_ads`, or an id from "
+                        + "`kiosk test transactions`.")
+            }
+        }
+    }
+}
+
 /// POSTs a refund or revocation control and prints what it did.
-private func revise(
-    _ options: TestCommand.AppOptions, _ transactionId: String, _ action: String, body: (any Encodable)? = nil
-) async throws {
-    try await reportingErrors {
+private func revise(_ command: some TransactionControl, _ action: String, body: (any Encodable)? = nil) async throws {
+    let options = command.options
+    try await command.reportingErrors {
+        let transactionId = try await command.choice.transactionId(in: options)
         let answer = try await options.client.post(
             options.path + "/transactions/\(transactionId.pathEscaped)/\(action)",
             raw: try body.map { try JSONEncoder().encode($0) } ?? Data("{}".utf8))
         try options.connection.print(answer) { answer in
             let revised = try answer.decode(TestRevocationResponse.self)
-            var lines = [
-                "\(revised.notificationType) sent for transaction \(revised.transactionId) "
-                    + "(notification \(revised.notificationUUID))."
-            ]
-            if let type = revised.revocationType {
-                lines.append(
-                    "Revoked: \(type), reason \(revised.revocationReason ?? 0), refunded "
-                        + "\(revised.refundedMinorUnits) minor units.")
-            }
-            return lines
+            return [echo(of: action, revised)]
         }
+    }
+}
+
+/// What a refund or revocation control changed, who hears of it and when, in one line.
+private func echo(of action: String, _ revised: TestRevocationResponse) -> String {
+    let transaction = "transaction \(revised.transactionId) (\(revised.productId))"
+    let notified = "the app's server was sent \(revised.notificationType) (notification \(revised.notificationUUID))."
+    let devices = "its devices see it revoked at their next sync (AppStore.sync, or at once if listening)"
+    switch action {
+    case "refund":
+        let how = revised.revocationType == "REFUND_PRORATED" ? "in part" : "in full"
+        return "Refunded \(transaction) \(how), \(revised.refundedMinorUnits) minor units, reason "
+            + "\(revised.revocationReason ?? 0): \(devices); \(notified)"
+    case "revoke":
+        return "Revoked \(transaction) from a family member: \(devices); \(notified)"
+    case "reverse-refund":
+        return "Reversed the refund of \(transaction): it counts again and comes back to its devices as unfinished; "
+            + notified
+    case "decline-refund":
+        return "Declined the refund of \(transaction): nothing changes for the customer; \(notified)"
+    default:
+        return "The customer asked for a refund of \(transaction): \(notified) Answer it with the Server API's "
+            + "Send Consumption Information."
     }
 }

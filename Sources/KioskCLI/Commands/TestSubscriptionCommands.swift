@@ -11,7 +11,7 @@ extension TestCommand {
 
     /// Runs one subscription test control and prints what it changed, when that takes effect, and the subscription.
     static func control(_ action: String, productId: String? = nil, options: SubscriptionOptions) async throws {
-        try await reportingErrors {
+        try await options.reportingErrors {
             let answer = try await options.app.client.post(
                 options.app.path + "/subscriptions/\(options.transaction.pathEscaped)",
                 raw: try JSONEncoder().encode(TestSubscriptionRequest(action: action, productId: productId)))
