@@ -81,8 +81,44 @@ final class ShopObserver: SKPaymentTransactionObserver, SKProductsRequestDelegat
                 queue.finishTransaction(transaction)
                 continuation.yield(.failed(productId: productId, error))
             case .deferred:
-                print("… \(productId) is waiting for approval (Ask to Buy); it is delivered when approved")
+                print(
+                    "… \(productId) is waiting for approval (Ask to Buy): once approved, it is delivered at this "
+                        + "device's next launch (any command, e.g. balance)")
                 continuation.yield(.deferred(productId: productId))
+            }
+        }
+    }
+
+    /// StoreKit 1 names the products whose purchases were refunded or revoked, not the transactions: enough for
+    /// remove-ads, an entitlement. (Coins are taken back per transaction, in ``take(back:)``.)
+    func paymentQueue(_ queue: SKPaymentQueue, didRevokeEntitlementsForProductIdentifiers productIdentifiers: [String])
+    {
+        guard productIdentifiers.contains(catalog.removeAds), merchant == nil else { return }
+        updateLedger { ledger in
+            guard ledger.adsRemoved else { return }
+            ledger.adsRemoved = false
+            print("✗ remove-ads was refunded or revoked: ads are shown again")
+        }
+    }
+
+    /// StoreKit 2's `Transaction.updates` carries a refunded or revoked transaction itself, with its revocation
+    /// date: the coins it credited here are taken back, and its id leaves the delivered ones, so a reversed refund
+    /// (the transaction comes back purchased) credits them again. The shop has no root certificate to verify with;
+    /// it acts only on transactions it delivered itself, so a forged revocation can only take back what it gave.
+    func take(back update: VerificationResult<Transaction>) {
+        let transaction: Transaction
+        switch update {
+        case .verified(let value), .unverified(let value, _): transaction = value
+        }
+        guard transaction.revocationDate != nil, merchant == nil else { return }
+        let id = String(transaction.id)
+        updateLedger { ledger in
+            guard let index = ledger.deliveredTransactionIds.firstIndex(of: id) else { return }
+            ledger.deliveredTransactionIds.remove(at: index)
+            if transaction.productID == catalog.coins {
+                let coins = Catalog.coinsPerUnit * transaction.purchasedQuantity
+                ledger.coins -= coins
+                print("✗ -\(coins) coins: transaction \(id) was refunded")
             }
         }
     }
@@ -107,6 +143,20 @@ final class ShopObserver: SKPaymentTransactionObserver, SKProductsRequestDelegat
 
     func request(_ request: SKRequest, didFailWithError error: any Error) {
         continuation.yield(.requestFailed(error))
+    }
+
+    /// Changes the ledger and writes it; a change that cannot be written is not kept (and said).
+    private func updateLedger(_ change: (inout ShopLedger) -> Void) {
+        ledger.withLock { ledger in
+            var updated = ledger
+            change(&updated)
+            do {
+                try updated.save(to: directory)
+                ledger = updated
+            } catch {
+                print("! could not write the shop's ledger: \(error)")
+            }
+        }
     }
 
     /// Credits the ledger once per transaction and writes it before the transaction may be finished.

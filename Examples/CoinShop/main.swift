@@ -8,7 +8,11 @@
 //   coin-shop buy coins --quantity 3   [same options]      # 100 coins per unit
 //   coin-shop buy remove-ads           [same options]      # non-consumable
 //   coin-shop restore   [same options, --state-dir /tmp/phone-2]   # a second device restores remove-ads
-//   coin-shop balance   --state-dir /tmp/phone-1
+//   coin-shop balance   --state-dir /tmp/phone-1       # syncs first, as an app does at launch
+//
+// The whole life cycle: a purchase left unfinished by a killed run, an Ask to Buy approved later (`buy --ask-to-buy`,
+// then `kiosk test approve`), a refund or revocation (remove-ads shows the ads again; refunded coins are taken back)
+// and a reversed refund all reach the device at its next launch, before the command does anything else.
 //
 // Products default to <bundle-id>.coins and <bundle-id>.remove_ads (--coins-product, --remove-ads-product).
 // Each state directory is one device: its session, payment queue and the shop's own ledger (coin-shop.json).
@@ -92,9 +96,11 @@ struct ShopOptions: ParsableArguments {
         return try await merchant.productIdentifiers(bundleId: bundleId)
     }
 
-    /// Opens the device, signs in if it is not yet, and adds the shop's observer, which delivers anything left
-    /// unfinished by an earlier run.
-    func open(needsUserToken: Bool = true) async throws -> Device {
+    /// Opens the device, signs in if it is not yet, adds the shop's observer and listens to `Transaction.updates`,
+    /// then syncs: what an earlier run left unfinished is delivered, an Ask to Buy approved since is delivered, and
+    /// a refund made since is taken back, all before the command does anything else. Without `signInRequired`,
+    /// a device that is not signed in (and given no credentials) opens nothing: nil.
+    func open(needsUserToken: Bool = true, signInRequired: Bool = true) async throws -> Device? {
         guard let serverURL = URL(string: server), serverURL.scheme != nil else {
             throw ValidationError("--server must be a URL such as http://127.0.0.1:8080")
         }
@@ -106,6 +112,11 @@ struct ShopOptions: ParsableArguments {
                 serverURL: serverURL, environment: production ? .production : .sandbox, bundleId: bundleId,
                 deviceId: ledger.deviceId, stateDirectory: directory, trustedRoots: [],
                 requestTimeout: .seconds(max(1, timeout))))
+        if !client.isSignedIn && !signInRequired && (email == nil || password == nil) {
+            await client.close()
+            await merchant?.close()
+            return nil
+        }
         do {
             if !client.isSignedIn {
                 guard let email, let password else {
@@ -121,10 +132,16 @@ struct ShopOptions: ParsableArguments {
         }
         let observer = ShopObserver(directory: directory, catalog: catalog, ledger: ledger, merchant: merchant)
         SKPaymentQueue.default().add(observer)
-        let device = Device(client: client, observer: observer)
+        // Refunds and revocations, each with its transaction; the stream ends when the client closes, after what
+        // it already holds.
+        let revocations = Task {
+            for await update in Transaction.updates(client: client) { observer.take(back: update) }
+        }
+        let device = Device(client: client, observer: observer, revocations: revocations)
         // Settle what an earlier run left before anything else: a payment it sent without hearing back, a
-        // transaction it delivered but could not finish. The store's unfinished transactions reach the observer
-        // now, which delivers each once (the ledger remembers delivered ids) and finishes it.
+        // transaction it delivered but could not finish, an approval or a refund since. When sync returns, the
+        // observer has been told all of it: it delivers each transaction once (the ledger remembers delivered
+        // ids) and finishes it.
         do {
             try await AppStore.sync(client: client)
         } catch {
@@ -139,13 +156,16 @@ struct ShopOptions: ParsableArguments {
 struct Device {
     let client: KioskStoreClient
     let observer: ShopObserver
+    /// Reads `Transaction.updates` for refunds and revocations until the client closes.
+    let revocations: Task<Void, Never>
     var merchant: MerchantClient? { observer.merchant }
 
     /// Waits for the deliveries to the merchant, then closes (the store's client waits for the finishes to be
-    /// acknowledged).
+    /// acknowledged) and lets the revocations already received be taken back.
     func close() async {
         await observer.settle()
         await client.close()
+        await revocations.value
         await merchant?.close()
     }
 }
@@ -155,7 +175,7 @@ struct Products: AsyncParsableCommand {
     @OptionGroup var options: ShopOptions
 
     func run() async throws {
-        let device = try await options.open(needsUserToken: false)
+        guard let device = try await options.open(needsUserToken: false) else { return }
         // With --merchant the balance is the merchant's (`balance --merchant`), not this device's.
         defer { if device.merchant == nil { print(balanceLine(device.observer.balance)) } }
         do {
@@ -189,7 +209,7 @@ struct Buy: AsyncParsableCommand {
     var askToBuy = false
 
     func run() async throws {
-        let device = try await options.open()
+        guard let device = try await options.open() else { return }
         let observer = device.observer
         do {
             let productId = item == .coins ? options.catalog.coins : options.catalog.removeAds
@@ -243,7 +263,7 @@ struct Restore: AsyncParsableCommand {
     @OptionGroup var options: ShopOptions
 
     func run() async throws {
-        let device = try await options.open()
+        guard let device = try await options.open() else { return }
         SKPaymentQueue.default().restoreCompletedTransactions()
         // With --merchant, what the user owns is what the merchant holds (restored transactions go to it too).
         var merchantLine: String?
@@ -271,12 +291,21 @@ struct Restore: AsyncParsableCommand {
 
 struct Balance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the coins and the ad setting of this device (with --merchant: of the user, at the merchant).")
+        abstract: "Show the coins and the ad setting of this device (with --merchant: of the user, at the merchant).",
+        discussion: """
+            A signed-in device syncs first, as an app does at launch: an Ask to Buy approved since is delivered, \
+            a refund since is taken back.
+            """)
     @OptionGroup var options: ShopOptions
 
     func run() async throws {
         guard let merchant = try options.merchantClient() else {
-            print(balanceLine(try ShopLedger.load(from: options.directory)))
+            if let device = try await options.open(signInRequired: false) {
+                await device.close()
+                print(balanceLine(device.observer.balance))
+            } else {
+                print(balanceLine(try ShopLedger.load(from: options.directory)) + " (not signed in: not synced)")
+            }
             return
         }
         do {

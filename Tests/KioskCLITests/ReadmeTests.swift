@@ -34,8 +34,9 @@ import Testing
 
         // What the README says those commands print.
         for promise in [
-            "production USA: NOT available", "Balance: 300 coins", "Balance: 0 coins, ads removed", "\"status\":0",
-            "Imported", "coins: 200 (200 from 1 purchase)", "3 store transactions, 1 grant, 2 findings",
+            "production USA: NOT available", "Balance: 300 coins", "Balance: 0 coins, ads removed",
+            "ads are shown again", "Balance: 400 coins, ads shown.", "\"status\":0",
+            "Imported", "coins: 200 (200 from 1 purchase)", "4 store transactions, 1 grant, 2 findings",
         ] {
             #expect(output.contains(promise), "the README promises '\(promise)'")
         }
