@@ -83,7 +83,11 @@ struct CLIError: Error, CustomStringConvertible {
             guard let cut = key.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
             key = String(key[..<cut])
         }
-        // A nested field whose last name is a flag's (`introductoryOffer.paymentMode` → `--payment-mode`).
+        // An element of a list the command edits, whose last name is a flag's (`introductoryOffers[0].paymentMode`
+        // → `--payment-mode`); not a file name or other text that merely ends in a word (`merchant.json`).
+        guard generic.contains("[]"),
+            generic.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._[]".contains($0)) })
+        else { return nil }
         let last = generic.split(whereSeparator: { ".[]".contains($0) }).last.map(String.init)
         return last.flatMap { flags[$0] }
     }
