@@ -345,7 +345,9 @@ func balanceLine(_ ledger: ShopLedger) -> String {
 func merchantBalance(_ merchant: MerchantClient) async throws -> String {
     let owned = try await merchant.entitlements()
     let balances = owned.balances.map { "\($0.amount) \($0.name)" }
-    let entitlements = owned.entitlements.filter { $0.active }.map { $0.name }
+    let entitlements = owned.entitlements.filter { $0.active }.map {
+        $0.name + ($0.level.map { " (level \($0))" } ?? "")
+    }
     let owns = balances.isEmpty ? "nothing" : balances.joined(separator: ", ")
     return "Balance at the merchant for \(owned.userId): \(owns)"
         + "; entitlements: \(entitlements.isEmpty ? "none" : entitlements.joined(separator: ", "))."

@@ -183,6 +183,9 @@ public struct MerchantEntitlements: Codable, Sendable, Hashable {
         public var productIds: [String]
         /// The transaction that decides it: the one expiring last, or the permanent one.
         public var transactionId: String
+        /// For a subscription group's entitlement: the best level (1 is the highest) the user holds now, or held
+        /// last.
+        public var level: Int?
         /// For auto-renewable subscriptions: whether it renews (from the latest renewal info), and the end of a
         /// billing grace period it is in.
         public var willAutoRenew: Bool?
@@ -190,13 +193,14 @@ public struct MerchantEntitlements: Codable, Sendable, Hashable {
 
         public init(
             name: String, active: Bool, expiresDate: Date?, productIds: [String], transactionId: String,
-            willAutoRenew: Bool? = nil, gracePeriodExpiresDate: Date? = nil
+            level: Int? = nil, willAutoRenew: Bool? = nil, gracePeriodExpiresDate: Date? = nil
         ) {
             self.name = name
             self.active = active
             self.expiresDate = expiresDate
             self.productIds = productIds
             self.transactionId = transactionId
+            self.level = level
             self.willAutoRenew = willAutoRenew
             self.gracePeriodExpiresDate = gracePeriodExpiresDate
         }

@@ -269,9 +269,13 @@ import Testing
             #expect(byId["com.example.coins.100"]?.balance == "coins")
             #expect(byId["com.example.coins.100"]?.amount == 100)
             #expect(byId["com.example.removeads"]?.entitlement == "remove-ads")
-            #expect(byId["com.example.club.gold"]?.entitlement == "coin-club")
-            #expect(byId["com.example.club.silver"]?.entitlement == "coin-club")
+            #expect(
+                byId["com.example.club.gold"]?.entitlement == "coin-club" && byId["com.example.club.gold"]?.level == 1)
+            #expect(
+                byId["com.example.club.silver"]?.entitlement == "coin-club"
+                    && byId["com.example.club.silver"]?.level == 2)
             #expect(initialized.stdout.contains("100 coins per unit"), "\(initialized.stdout)")
+            #expect(initialized.stdout.contains("entitlement coin-club at level 2"), "\(initialized.stdout)")
         }
     }
 

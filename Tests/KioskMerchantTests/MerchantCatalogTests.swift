@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import KioskCore
+import KioskMerchant
 import KioskProtocol
 import KioskTesting
 import Testing
@@ -180,6 +181,50 @@ import Testing
                             && $0.contains("renews automatically")
                     },
                     "\(lines)")
+            }
+        }
+    }
+
+    /// The levels of one subscription group unlock one entitlement, which shows the best level held: a basic
+    /// (level 2) subscriber has `pro` at level 2; after upgrading to the monthly club (level 1), at level 1, and
+    /// `explain` says so.
+    @Test func oneEntitlementPerGroupShowsTheLevelHeld() async throws {
+        try await MerchantShop.with(.sqlite) { shop in
+            let basic = "com.example.shop.basic"
+            try MerchantShop.expect(
+                201,
+                try await shop.store.request(
+                    .POST, "/admin/v1/apps/\(MerchantShop.bundleId)/products",
+                    json: [
+                        "productId": basic, "type": "auto_renewable", "referenceName": "Basic", "pricing": ["tier": 1],
+                        "subscription": ["group": "Club", "level": 2], "duration": "P1M",
+                        "localizations": [["locale": "en_US", "displayName": "Basic", "description": "The basics"]],
+                    ]))
+            let levels = { @Sendable (configuration: inout MerchantConfiguration) in
+                configuration.apps[0].products =
+                    configuration.apps[0].products.map { product in
+                        var product = product
+                        if product.productId == MerchantShop.monthly { product.level = 1 }
+                        return product
+                    } + [.init(productId: basic, type: .autoRenewable, entitlement: "pro", level: 2)]
+            }
+            try await shop.withMerchant(configure: levels) { merchant in
+                let device = try await shop.device()
+                let first = try await shop.buy(basic, token: nil, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(first.jwsRepresentation, for: "alice"))
+                await first.finish()
+                let atTwo = try #require(try await merchant.entitlements(of: "alice").entitlement("pro"))
+                #expect(atTwo.active && atTwo.level == 2, "\(atTwo)")
+
+                let upgrade = try await shop.buy(MerchantShop.monthly, token: nil, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(upgrade.jwsRepresentation, for: "alice"))
+                await upgrade.finish()
+                await device.close()
+                let atOne = try #require(try await merchant.entitlements(of: "alice").entitlement("pro"))
+                #expect(atOne.active && atOne.level == 1, "\(atOne)")
+                #expect(Set(atOne.productIds) == [basic, MerchantShop.monthly], "\(atOne)")
+                let lines = try await merchant.explain("alice").lines
+                #expect(lines.contains { $0.hasPrefix("entitled to pro at level 1 until ") }, "\(lines)")
             }
         }
     }

@@ -176,7 +176,9 @@ extension MerchantConfiguration.ProductSettings {
         var parts: [String] = []
         if let balance { parts.append("\(amount ?? 0) \(balance) per unit") }
         if let entitlement {
-            parts.append("entitlement \(entitlement)" + (durationDays.map { " for \($0) days" } ?? ""))
+            parts.append(
+                "entitlement \(entitlement)" + (level.map { " at level \($0)" } ?? "")
+                    + (durationDays.map { " for \($0) days" } ?? ""))
         }
         if let content { parts.append("content \(content)") }
         if listed == false { parts.append("(unlisted)") }

@@ -150,6 +150,17 @@ public struct LoadedMerchantConfiguration: Sendable {
                             "\(field).entitlement", "\(product.productId) unlocks no entitlement.",
                             fix: "Name the entitlement it grants, e.g. \"pro\".")
                     }
+                    if let level = product.level {
+                        guard product.type == .autoRenewable,
+                            MerchantConfiguration.ProductSettings.levels.contains(level)
+                        else {
+                            throw invalid(
+                                "\(field).level",
+                                "\(product.productId) has level \(level); only auto-renewables have levels, 1–1000.",
+                                fix: "Give an auto-renewable its level in its subscription group (1 is the highest), "
+                                    + "or remove level.")
+                        }
+                    }
                 case .nonRenewing:
                     guard product.entitlement != nil, let days = product.durationDays, days > 0 else {
                         throw invalid(

@@ -15,7 +15,7 @@ import X509
 ///     "serverAPIKey": {"keyId": "…", "issuerId": "…", "privateKeyFile": "key.p8"},
 ///     "products": [
 ///       {"productId": "com.example.shop.coins", "type": "consumable", "balance": "coins", "amount": 100},
-///       {"productId": "com.example.shop.pro", "type": "auto_renewable", "entitlement": "pro"},
+///       {"productId": "com.example.shop.pro", "type": "auto_renewable", "entitlement": "pro", "level": 1},
 ///       {"productId": "com.example.shop.levels", "type": "non_consumable", "entitlement": "levels",
 ///        "content": "content/levels"}
 ///     ]
@@ -76,6 +76,11 @@ public struct MerchantConfiguration: Codable, Sendable {
         public var type: ProductKind
         /// The entitlement a grant gives (non-consumables and subscriptions).
         public var entitlement: String?
+        /// An auto-renewable's level in its subscription group (1 is the highest service). The products of one
+        /// group unlock one entitlement; it shows the best level the user holds now.
+        public var level: Int?
+        /// The levels a subscription can have.
+        public static let levels = 1...1_000
         /// The balance a consumable credits, `amount` per unit bought.
         public var balance: String?
         public var amount: Int64?
@@ -92,12 +97,14 @@ public struct MerchantConfiguration: Codable, Sendable {
         public var listed: Bool?
 
         public init(
-            productId: String, type: ProductKind, entitlement: String? = nil, balance: String? = nil,
-            amount: Int64? = nil, durationDays: Int? = nil, content: String? = nil, listed: Bool? = nil
+            productId: String, type: ProductKind, entitlement: String? = nil, level: Int? = nil,
+            balance: String? = nil, amount: Int64? = nil, durationDays: Int? = nil, content: String? = nil,
+            listed: Bool? = nil
         ) {
             self.productId = productId
             self.type = type
             self.entitlement = entitlement
+            self.level = level
             self.balance = balance
             self.amount = amount
             self.durationDays = durationDays

@@ -78,7 +78,7 @@ public enum MerchantSetup {
     }
 
     /// A product's settings derived from the store's catalog entry, named as ``GrantNames`` names them (a
-    /// subscription unlocks its group's entitlement).
+    /// subscription unlocks its group's entitlement, at its level in the group).
     private static func derivedProduct(
         _ product: [String: Any], groupNames: [Int64: String]
     ) -> MerchantConfiguration.ProductSettings? {
@@ -98,7 +98,8 @@ public enum MerchantSetup {
             let entitlement =
                 group.map(GrantNames.slug).flatMap { $0.isEmpty ? nil : $0 }
                 ?? GrantNames.entitlement(displayName: displayName, productId: productId)
-            return .init(productId: productId, type: kind, entitlement: entitlement)
+            let level = (membership?["level"] as? NSNumber)?.intValue
+            return .init(productId: productId, type: kind, entitlement: entitlement, level: level)
         case .nonConsumable, .nonRenewing:
             return .init(
                 productId: productId, type: kind,

@@ -21,6 +21,8 @@ struct EntitlementCalculator: Sendable {
         var renewal: RenewalState?
         /// The end of a billing grace period that keeps it active past `expiresDate`.
         var gracePeriodExpiresDate: Date?
+        /// A subscription group's entitlement: the best level held now, else the deciding grant's.
+        var level: Int?
     }
 
     func standings(grants: [GrantRecord], renewals: [RenewalState], now: Date) -> [Standing] {
@@ -32,7 +34,8 @@ struct EntitlementCalculator: Sendable {
                 let last = grants.max { ($0.revokedDate ?? .distantPast) < ($1.revokedDate ?? .distantPast) }!
                 return Standing(
                     name: name, active: false, expiresDate: last.expiresDate, decidingGrant: last,
-                    productIds: [last.productId], renewal: renewalByOriginal[last.originalTransactionId])
+                    productIds: [last.productId], renewal: renewalByOriginal[last.originalTransactionId],
+                    level: products[last.productId]?.level)
             }
             var ends: [(grant: GrantRecord, end: Date?, grace: Date?)] = []
             var stackedEnd: Date?
@@ -55,10 +58,14 @@ struct EntitlementCalculator: Sendable {
             let permanent = ends.first { $0.end == nil }
             let latest = permanent ?? ends.max { ($0.grace ?? $0.end!) < ($1.grace ?? $1.end!) }!
             let activeUntil = latest.grace ?? latest.end
+            // An upgrade mid-period leaves the lower level's period running beside the higher one: the best counts.
+            let levelsNow = ends.filter { ($0.grace ?? $0.end).map { $0 > now } ?? true }
+                .compactMap { products[$0.grant.productId]?.level }
             return Standing(
                 name: name, active: activeUntil.map { $0 > now } ?? true, expiresDate: latest.end,
                 decidingGrant: latest.grant, productIds: Array(Set(standing.map(\.productId))).sorted(),
-                renewal: renewalByOriginal[latest.grant.originalTransactionId], gracePeriodExpiresDate: latest.grace)
+                renewal: renewalByOriginal[latest.grant.originalTransactionId], gracePeriodExpiresDate: latest.grace,
+                level: levelsNow.min() ?? products[latest.grant.productId]?.level)
         }
         .sorted { $0.name < $1.name }
     }
@@ -72,6 +79,7 @@ struct EntitlementCalculator: Sendable {
                 MerchantEntitlements.Entitlement(
                     name: standing.name, active: standing.active, expiresDate: standing.expiresDate,
                     productIds: standing.productIds, transactionId: standing.decidingGrant.transactionId,
+                    level: standing.level,
                     willAutoRenew: standing.decidingGrant.productKind == .autoRenewable
                         ? standing.renewal.map { $0.autoRenewStatus == 1 } : nil,
                     gracePeriodExpiresDate: standing.gracePeriodExpiresDate)
@@ -100,7 +108,8 @@ struct EntitlementCalculator: Sendable {
                     "entitled to \(standing.name) until \(grace.iso8601) (billing grace period; the period ended \(standing.expiresDate?.iso8601 ?? "?")) because \(why)"
                 )
             } else if let end = standing.expiresDate {
-                var line = "entitled to \(standing.name) until \(end.iso8601) because \(why)"
+                let level = standing.level.map { " at level \($0)" } ?? ""
+                var line = "entitled to \(standing.name)\(level) until \(end.iso8601) because \(why)"
                 if let renewal = standing.renewal, grant.productKind == .autoRenewable {
                     line += renewal.autoRenewStatus == 1 ? "; it renews automatically" : "; auto-renew is off"
                 }
