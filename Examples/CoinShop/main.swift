@@ -35,6 +35,7 @@
 import ArgumentParser
 import Foundation
 import KioskKit
+import X509
 
 struct CoinShop: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -71,6 +72,22 @@ struct ShopOptions: ParsableArguments {
     var merchant: String?
     @Option(help: "The user's token at the merchant (default: $COIN_SHOP_USER_TOKEN).")
     var userToken: String?
+    @Option(
+        help: """
+            Trust this PEM root for an https store or merchant besides the system's: the Kiosk TLS root from \
+            `kiosk certs tls` (default: $KIOSK_TLS_ROOT).
+            """)
+    var tlsRoot: String?
+
+    /// The roots `--tls-root` or `KIOSK_TLS_ROOT` names.
+    func tlsRoots() throws -> [Certificate] {
+        guard let path = tlsRoot ?? ProcessInfo.processInfo.environment["KIOSK_TLS_ROOT"] else { return [] }
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8), let root = try? Certificate(pemEncoded: pem)
+        else {
+            throw ValidationError("--tls-root: \(path) is not a PEM certificate (kiosk-data/tls/kiosk-tls-root.pem).")
+        }
+        return [root]
+    }
 
     var directory: URL { URL(fileURLWithPath: stateDir, isDirectory: true) }
     var catalog: Catalog {
@@ -87,7 +104,8 @@ struct ShopOptions: ParsableArguments {
         if needsUserToken && token == nil {
             throw ValidationError("--merchant needs the user's token: pass --user-token or set COIN_SHOP_USER_TOKEN.")
         }
-        return MerchantClient(baseURL: url, userToken: token, requestTimeout: .seconds(max(1, timeout)))
+        return try MerchantClient(
+            baseURL: url, userToken: token, requestTimeout: .seconds(max(1, timeout)), tlsTrustRoots: tlsRoots())
     }
 
     /// The product ids to ask the store for: the merchant's list (server model) or the shop's own two.
@@ -111,7 +129,7 @@ struct ShopOptions: ParsableArguments {
             KioskStoreClient.Configuration(
                 serverURL: serverURL, environment: production ? .production : .sandbox, bundleId: bundleId,
                 deviceId: ledger.deviceId, stateDirectory: directory, trustedRoots: [],
-                requestTimeout: .seconds(max(1, timeout))))
+                requestTimeout: .seconds(max(1, timeout)), tlsTrustRoots: tlsRoots()))
         if !client.isSignedIn && !signInRequired && (email == nil || password == nil) {
             await client.close()
             await merchant?.close()

@@ -4,13 +4,14 @@ import NIOCore
 import NIOHTTPTypes
 
 extension HTTPTimeouts {
-    /// Hummingbird's HTTP/1.1 server with these timeouts: `idle` is Hummingbird's own `idleTimeout`, `body` a
-    /// ``RequestBodyDeadline``.
-    package var server: HTTPServerBuilder {
+    /// Hummingbird's HTTP/1.1 server with these timeouts, over TLS when `tls` is given: `idle` is Hummingbird's own
+    /// `idleTimeout`, `body` a ``RequestBodyDeadline``.
+    package func server(tls: ServerTLS? = nil) throws -> HTTPServerBuilder {
         let body = TimeAmount(body)
-        return .http1(
+        let http: HTTPServerBuilder = .http1(
             configuration: .init(
                 additionalChannelHandlers: [RequestBodyDeadline(timeout: body)], idleTimeout: TimeAmount(idle)))
+        return try tls?.wrapping(http) ?? http
     }
 }
 

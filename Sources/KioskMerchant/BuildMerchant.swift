@@ -31,6 +31,7 @@ public struct BuiltMerchant: Sendable {
 ///     default.
 ///   - host, port: where to listen (port 0: any free port, told to `onServerRunning`).
 ///   - timeouts: how long the server waits on a client before closing the connection.
+///   - tls: the certificate and key to answer HTTPS with; nil serves plain HTTP.
 public func buildMerchant(
     configuration: LoadedMerchantConfiguration,
     databaseURL: String,
@@ -38,10 +39,12 @@ public func buildMerchant(
     host: String = "127.0.0.1",
     port: Int = 8090,
     timeouts: HTTPTimeouts = HTTPTimeouts(),
+    tls: ServerTLS? = nil,
     clock: any KioskClock = SystemClock(),
     logger: Logger = Logger(label: "kiosk-merchant"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> BuiltMerchant {
+    let server = try timeouts.server(tls: tls)
     let database = try await DatabaseOpener.open(
         url: databaseURL, migrations: MerchantMigrations.all,
         poolSize: databasePoolSize ?? configuration.raw.databasePoolSize ?? DatabaseOpener.defaultPoolSize,
@@ -72,7 +75,7 @@ public func buildMerchant(
     MerchantController(service: service, tokens: tokens).addRoutes(to: router)
     let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
     var application = Application(
-        router: router, server: timeouts.server,
+        router: router, server: server,
         configuration: .init(address: .hostname(host, port: port), serverName: "Kiosk-Merchant"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
         logger: logger)

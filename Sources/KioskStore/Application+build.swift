@@ -37,9 +37,12 @@ public func buildStore(
 ) async throws -> BuiltStore {
     let bootstrap = try await StoreBootstrap(configuration: configuration, clock: clock, logger: logger).run()
     let catalog = CatalogService(database: bootstrap.database, clock: clock)
+    let server = try configuration.timeouts.server(tls: configuration.tls)
     let clocks = StoreClocks(base: clock)
+    let outbound = try OutboundHTTPClient(trusting: configuration.tlsTrustRoots)
     let notifications = NotificationService(
-        database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, logger: logger)
+        database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, logger: logger,
+        http: outbound.client)
     let purchases = PurchaseService(
         database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, feed: QueueFeed(),
         notifications: notifications)
@@ -74,7 +77,12 @@ public func buildStore(
     TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
     let lifecycle = SubscriptionLifecycle(purchases: purchases, logger: logger)
     let sandboxClock = SandboxClockService(lifecycle: lifecycle, wake: SchedulerWake())
-    try await sandboxClock.load()
+    do {
+        try await sandboxClock.load()
+    } catch {
+        try? await outbound.shutdown()
+        throw error
+    }
     SubscriptionTestControlsController(
         clock: sandboxClock, subscriptions: SubscriptionTestControls(lifecycle: lifecycle)
     )
@@ -92,7 +100,7 @@ public func buildStore(
     let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
     var application = Application(
-        router: router, server: configuration.timeouts.server,
+        router: router, server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "Kiosk/\(KioskVersion.current)"),
@@ -100,7 +108,7 @@ public func buildStore(
         logger: logger)
     // Services stop in reverse order, after the server: deliveries under way end before the database closes.
     application.addServices(
-        DatabaseLifecycleService(database: bootstrap.database), notifications,
+        DatabaseLifecycleService(database: bootstrap.database), outbound, notifications,
         RenewalScheduler(lifecycle: lifecycle, clock: sandboxClock, interval: configuration.schedulerInterval))
     return BuiltStore(
         application: application, report: bootstrap.report, database: bootstrap.database, catalog: catalog,

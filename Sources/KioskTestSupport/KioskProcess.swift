@@ -191,10 +191,10 @@ public final class ServeProcess: @unchecked Sendable {
                 + printed.joined(separator: "\n"))
     }
 
-    /// The URL the server printed it listens on (start it with `--port 0`: the kernel picks a free port, which
-    /// no other test can take meanwhile).
+    /// The URL the server printed it listens on, `http://…` or `https://…` (start it with `--port 0`: the kernel
+    /// picks a free port, which no other test can take meanwhile).
     public func baseURL(seconds: Double = 120) async throws -> String {
-        let listening = try await waitForLine(containing: "listening on http://", seconds: seconds)
+        let listening = try await waitForLine(containing: " listening on http", seconds: seconds)
         guard let url = listening.split(separator: " ").last.map(String.init) else {
             throw ServeError(message: "No URL in '\(listening)'")
         }

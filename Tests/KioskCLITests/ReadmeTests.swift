@@ -37,6 +37,7 @@ import Testing
             "production USA: NOT available", "Balance: 300 coins", "Balance: 0 coins, ads removed",
             "ads are shown again", "Balance: 400 coins, ads shown.", "\"status\":0",
             "Imported", "coins: 200 (200 from 1 purchase)", "4 store transactions, 1 grant, 2 findings",
+            "Balance at the merchant for alice: 300 coins", "\"status\":\"ok\"",
         ] {
             #expect(output.contains(promise), "the README promises '\(promise)'")
         }

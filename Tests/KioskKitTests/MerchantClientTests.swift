@@ -32,7 +32,7 @@ import Testing
                 store: shop.store, bundleId: ShopStore.bundleId, products: products, directory: folder,
                 receivesNotifications: false
             ) { merchant in
-                let client = MerchantClient(
+                let client = try MerchantClient(
                     baseURL: URL(string: merchant.baseURL + "/")!, userToken: merchant.userToken("alice"),
                     requestTimeout: .seconds(120))
                 let device = try await shop.signedInDevice()
@@ -138,7 +138,7 @@ import Testing
             #expect(error.status == 404 && error.code == "unknown_order" && !error.message.isEmpty, "\(error)")
             #expect("\(error)".hasPrefix("merchant 404 \(error.code): "), "\(error)")
         }
-        let stranger = MerchantClient(baseURL: URL(string: merchant.baseURL)!, userToken: "not-a-token")
+        let stranger = try MerchantClient(baseURL: URL(string: merchant.baseURL)!, userToken: "not-a-token")
         do {
             _ = try await stranger.entitlements()
             Issue.record("a bad token was accepted")
@@ -146,7 +146,7 @@ import Testing
             #expect(error.status == 401 && error.code == "invalid_token", "\(error)")
         }
         await stranger.close()
-        let anonymous = MerchantClient(baseURL: URL(string: merchant.baseURL)!, userToken: nil)
+        let anonymous = try MerchantClient(baseURL: URL(string: merchant.baseURL)!, userToken: nil)
         #expect(try await anonymous.productIdentifiers(bundleId: ShopStore.bundleId).count == 2)
         do {
             _ = try await anonymous.entitlements()
@@ -161,7 +161,7 @@ import Testing
     @Test func unreachableMerchantIsANetworkError() async throws {
         weak var dropped: MerchantClient?
         do {
-            let client = MerchantClient(
+            let client = try MerchantClient(
                 baseURL: URL(string: "http://127.0.0.1:9")!, userToken: "token", requestTimeout: .seconds(2))
             dropped = client
             await #expect {

@@ -1,18 +1,27 @@
 import AsyncHTTPClient
 import Foundation
+import KioskSigning
 import NIOCore
 import NIOHTTP1
+import X509
 
 /// Talks to a running store's console API (`/admin/v1`) for the CLI.
 struct AdminClient {
     let server: String
     let token: String?
+    /// `--tls-root`: a PEM root trusted for an https:// store besides the system's (else `KIOSK_TLS_ROOT`'s).
+    var tlsRoot: String?
     /// The API the paths are relative to: the console (`/admin/v1`) or the sandbox test controls.
     var basePath = "/admin/v1"
 
     /// The same store and token, for the sandbox test controls (`/sandbox/test/v1`).
     var testControls: AdminClient {
-        AdminClient(server: server, token: token, basePath: "/sandbox/test/v1")
+        AdminClient(server: server, token: token, tlsRoot: tlsRoot, basePath: "/sandbox/test/v1")
+    }
+
+    /// The roots `--tls-root` or `KIOSK_TLS_ROOT` name, for a caller that makes its own requests to the store.
+    func tlsRoots() throws -> [Certificate] {
+        try environmentTLSRoots(ProcessInfo.processInfo.environment, option: tlsRoot)
     }
 
     /// An answer from the store: its status and body.
@@ -63,7 +72,7 @@ struct AdminClient {
         }
         let answer = try await sendJSONRequest(
             method, url: url, token: token, body: body, readTimeout: .seconds(60), deadline: .seconds(120),
-            unreachable: "the store at \(server)",
+            trusting: try tlsRoots(), unreachable: "the store at \(server)",
             fix: "Start it with `kiosk serve`, or point --server / KIOSK_SERVER at it.")
         guard (200..<300).contains(answer.status) else { throw CLIError(answer: answer) }
         return answer
@@ -71,11 +80,12 @@ struct AdminClient {
 }
 
 /// Sends one request with `Authorization: Bearer <token>` and `body` (if any) as JSON, and returns the answer
-/// whatever its status. Each call has a client of its own that reports a refused connection at once instead of
-/// retrying it until the deadline; not getting an answer becomes "Cannot reach <unreachable> (…)." with `fix`.
+/// whatever its status. Each call has a client of its own (trusting `roots` for HTTPS besides the system's) that
+/// reports a refused connection at once instead of retrying it until the deadline; not getting an answer becomes
+/// "Cannot reach <unreachable> (…)." with `fix`, or the way to trust a Kiosk TLS root when that was the cause.
 func sendJSONRequest(
     _ method: HTTPMethod, url: String, token: String, body: Data?, readTimeout: TimeAmount, deadline: TimeAmount,
-    unreachable: String, fix: String
+    trusting roots: [Certificate] = [], unreachable: String, fix: String
 ) async throws -> AdminClient.Answer {
     var request = HTTPClientRequest(url: url)
     request.method = method
@@ -88,6 +98,7 @@ func sendJSONRequest(
     var configuration = HTTPClient.Configuration()
     configuration.connectionPool.retryConnectionEstablishment = false
     configuration.timeout = .init(connect: .seconds(10), read: readTimeout)
+    try configuration.trust(roots)
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     defer { _ = client.shutdown() }
     let response: HTTPClientResponse
@@ -95,6 +106,10 @@ func sendJSONRequest(
     do {
         response = try await client.execute(request, timeout: deadline)
         buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
+    } catch  where TLSTrust.isUntrustedCertificate(error) {
+        throw CLIError(
+            message: "Cannot reach \(unreachable): its TLS certificate does not lead to a root this machine trusts.",
+            field: "--tls-root", fix: TLSTrust.untrustedFix)
     } catch {
         throw CLIError(message: "Cannot reach \(unreachable) (\(error)).", fix: fix)
     }

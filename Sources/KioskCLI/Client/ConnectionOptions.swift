@@ -12,11 +12,14 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Print one JSON document instead of text.")
     var json = false
 
+    @Option(help: "Trust this PEM root for an https:// store besides the system's (KIOSK_TLS_ROOT).")
+    var tlsRoot: String?
+
     var client: AdminClient {
         let environment = ProcessInfo.processInfo.environment
         return AdminClient(
             server: server ?? environment["KIOSK_SERVER"] ?? "http://127.0.0.1:8080",
-            token: token ?? environment["KIOSK_ADMIN_TOKEN"])
+            token: token ?? environment["KIOSK_ADMIN_TOKEN"], tlsRoot: tlsRoot)
     }
 
     /// Prints `--json` output or the text lines `text` makes from the answer.

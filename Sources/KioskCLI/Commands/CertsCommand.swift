@@ -5,8 +5,9 @@ import KioskStore
 /// `kiosk certs …`: the root certificates merchants trust.
 struct CertsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "certs", abstract: "Export the signing roots, revoke certificates, check verifiers against them.",
-        subcommands: [Export.self, Revoke.self, Revocations.self, TestNotification.self])
+        commandName: "certs",
+        abstract: "Export the signing roots, revoke certificates, check verifiers, issue TLS certificates.",
+        subcommands: [Export.self, Revoke.self, Revocations.self, TestNotification.self, TLS.self])
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

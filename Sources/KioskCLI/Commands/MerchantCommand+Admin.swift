@@ -4,6 +4,7 @@ import KioskCore
 import KioskMerchant
 import KioskProtocol
 import NIOHTTP1
+import X509
 
 extension MerchantCommand {
     /// `kiosk merchant explain`: why a user has what they have.
@@ -203,16 +204,19 @@ struct MerchantConnectionOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         var token = adminToken
         var publicURL: String?
+        var roots = try environmentTLSRoots(environment)
         if token == nil, let config {
             let loaded = try loadMerchantConfiguration(config)
             token = loaded.raw.adminToken
             publicURL = loaded.raw.publicURL
+            roots += loaded.tlsRoots
         }
         if token == nil { token = environment["KIOSK_MERCHANT_ADMIN_TOKEN"] }
         if token == nil, let path = environment["KIOSK_MERCHANT_CONFIG"], !path.isEmpty {
             let loaded = try loadMerchantConfiguration(path)
             token = loaded.raw.adminToken
             publicURL = loaded.raw.publicURL
+            roots += loaded.tlsRoots
         }
         guard let token, !token.isEmpty else {
             throw CLIError(
@@ -222,7 +226,7 @@ struct MerchantConnectionOptions: ParsableArguments {
         }
         return MerchantClient(
             baseURL: merchant ?? environment["KIOSK_MERCHANT_URL"] ?? publicURL ?? "http://127.0.0.1:8090",
-            adminToken: token)
+            adminToken: token, tlsRoots: roots)
     }
 }
 
@@ -230,6 +234,8 @@ struct MerchantConnectionOptions: ParsableArguments {
 struct MerchantClient {
     let baseURL: String
     let adminToken: String
+    /// Trusted for an https:// merchant besides the system's roots.
+    var tlsRoots: [Certificate] = []
 
     func get(_ path: String) async throws -> AdminClient.Answer {
         try await send(.GET, path, body: nil)
@@ -255,7 +261,7 @@ struct MerchantClient {
         }
         let answer = try await sendJSONRequest(
             method, url: url, token: adminToken, body: body, readTimeout: .seconds(120), deadline: .seconds(180),
-            unreachable: "the merchant at \(baseURL)",
+            trusting: tlsRoots, unreachable: "the merchant at \(baseURL)",
             fix: "Start it with `kiosk merchant serve --config merchant.json`, or point --merchant / "
                 + "KIOSK_MERCHANT_URL at it.")
         guard (200..<300).contains(answer.status) else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KioskCore
+import KioskHTTP
 import KioskMerchant
 import KioskProtocol
 import KioskStorage
@@ -46,6 +47,8 @@ extension MerchantCommand {
 
         @OptionGroup var timeouts: TimeoutOptions
 
+        @OptionGroup var tls: TLSOptions
+
         func run() async throws {
             try await reportingErrors {
                 let environment = ProcessInfo.processInfo.environment
@@ -58,12 +61,13 @@ extension MerchantCommand {
                     merchant = try await buildMerchant(
                         configuration: loaded, databaseURL: settings.databaseURL,
                         databasePoolSize: settings.databasePoolSize, host: host, port: settings.port,
-                        timeouts: settings.timeouts,
+                        timeouts: settings.timeouts, tls: settings.tls,
                         logger: Logger(label: "kiosk-merchant"),
-                        onServerRunning: { port in
+                        onServerRunning: { [scheme = settings.tls == nil ? "http" : "https"] port in
                             writeLines(
                                 Self.banner(
-                                    configuration: loaded, host: host, port: port, database: settings.databaseURL)
+                                    configuration: loaded, scheme: scheme, host: host, port: port,
+                                    database: settings.databaseURL)
                                     + ["  timeouts: \(settings.timeouts)"])
                         })
                 } catch let error as KioskError {
@@ -91,6 +95,7 @@ extension MerchantCommand {
             var logLevel = Logger.Level.info
             var logFormat = ServerConfiguration.LogFormat.text
             var timeouts = HTTPTimeouts()
+            var tls: ServerTLS?
         }
 
         func makeSettings(environment: [String: String]) throws -> Settings {
@@ -109,18 +114,20 @@ extension MerchantCommand {
                 settings.port = try parsePort(portText)
             }
             settings.timeouts = try timeouts.timeouts(environment: environment)
+            settings.tls = try tls.serverTLS(environment: environment, prefix: "KIOSK_MERCHANT_")
             if let level = try log.level(environment: environment) { settings.logLevel = level }
             if let format = try log.format(environment: environment) { settings.logFormat = format }
             return settings
         }
 
         /// The lines printed once the merchant listens: where, the URL the store sends notifications to, the apps.
-        static func banner(configuration: LoadedMerchantConfiguration, host: String, port: Int, database: String)
-            -> [String]
-        {
-            let base = "http://\(host):\(port)"
+        static func banner(
+            configuration: LoadedMerchantConfiguration, scheme: String = "http", host: String, port: Int,
+            database: String
+        ) -> [String] {
+            let base = "\(scheme)://\(host):\(port)"
             // A wildcard address is not one the store can send to; the loopback address is.
-            let reachable = ["0.0.0.0", "::", "[::]"].contains(host) ? "http://127.0.0.1:\(port)" : base
+            let reachable = ["0.0.0.0", "::", "[::]"].contains(host) ? "\(scheme)://127.0.0.1:\(port)" : base
             var publicBase = configuration.raw.publicURL ?? reachable
             if publicBase.hasSuffix("/") { publicBase.removeLast() }
             var lines = [

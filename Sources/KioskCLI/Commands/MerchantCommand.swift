@@ -74,7 +74,7 @@ struct MerchantCommand: AsyncParsableCommand {
                 do {
                     configuration = try await MerchantSetup.configuration(
                         storeURL: client.server, adminToken: token, bundleId: app, directory: directory,
-                        notificationURL: notificationUrl)
+                        notificationURL: notificationUrl, tlsRoots: try client.tlsRoots())
                 } catch let error as KioskError {
                     throw CLIError(error)
                 }
@@ -108,6 +108,10 @@ struct MerchantCommand: AsyncParsableCommand {
                     "  admin token:  \(configuration.adminToken)",
                     "                (the merchant's admin routes: explain, reconcile; also in the file, mode 0600)",
                 ]
+                if let tlsRoots = configuration.tlsRootCertificates {
+                    lines.insert(
+                        "  TLS root:     \(tlsRoots.joined(separator: ", ")) (trusted for the https store)", at: 3)
+                }
                 let products = settings?.products ?? []
                 if products.isEmpty {
                     lines.append("  products:     none yet; add them to the file (or to the catalog, then init again)")

@@ -14,7 +14,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             On first start it creates the data directory, the SQLite database, a signing chain per environment \
             (kept in the database too, its private keys sealed with the identity key in <data-dir>/identity.key) \
-            and an admin token, and prints where everything is. Every option also reads a KIOSK_* variable.
+            and an admin token, and prints where everything is. With --tls-certificate and --tls-key it serves \
+            HTTPS; notifications it sends trust the Kiosk TLS root of its data directory (`kiosk certs tls`) and \
+            KIOSK_TLS_ROOT besides the system's roots. Every option also reads a KIOSK_* variable.
             """)
 
     @Option(help: "Address to listen on (KIOSK_HOST; default 127.0.0.1).")
@@ -50,13 +52,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         help: """
             The URL verifiers reach this store at; certificates name <url>/ocsp/<environment> as their OCSP \
-            responder (KIOSK_PUBLIC_URL; default http://<host>:<port>, 127.0.0.1 for a wildcard host).
+            responder (KIOSK_PUBLIC_URL; default http(s)://<host>:<port>, 127.0.0.1 for a wildcard host).
             """)
     var publicURL: String?
 
     @OptionGroup var log: LogOptions
 
     @OptionGroup var timeouts: TimeoutOptions
+
+    @OptionGroup var tls: TLSOptions
 
     @Option(
         name: .customLong("server-api-rate-limit"),
@@ -75,12 +79,13 @@ struct ServeCommand: AsyncParsableCommand {
             let configuration = try makeConfiguration(environment: ProcessInfo.processInfo.environment)
             KioskLogging.bootstrap(format: configuration.logFormat, level: configuration.logLevel)
             let host = configuration.host
+            let scheme = configuration.tls == nil ? "http" : "https"
             let store: BuiltStore
             do {
                 store = try await buildStore(
                     configuration: configuration, logger: Logger(label: "kiosk"),
                     onServerRunning: { port in
-                        let base = "http://\(host):\(port)"
+                        let base = "\(scheme)://\(host):\(port)"
                         writeLines([
                             "Kiosk \(KioskVersion.current) listening on \(base)",
                             "  admin API: \(base)/admin/v1/apps (Bearer admin token)   health: \(base)/health   "
@@ -94,7 +99,11 @@ struct ServeCommand: AsyncParsableCommand {
                     message: "The store could not open its database: \(error)", field: "--database",
                     fix: "Check --database / KIOSK_DATABASE_URL, or leave it out to use SQLite in the data directory.")
             }
-            writeLines(store.report.lines() + ["Timeouts:         \(configuration.timeouts)"])
+            var lines = store.report.lines() + ["Timeouts:         \(configuration.timeouts)"]
+            if let tls = configuration.tls {
+                lines.append("TLS:              \(tls.certificateFile) (key \(tls.keyFile))")
+            }
+            writeLines(lines)
             try await PortInUse.reporting(server: "store", host: host, port: configuration.port) {
                 try await store.application.runService()
             }
@@ -136,6 +145,19 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.publicURL = url
         }
         configuration.timeouts = try timeouts.timeouts(environment: environment)
+        configuration.tls = try tls.serverTLS(environment: environment, prefix: "KIOSK_")
+        // Notifications to a merchant served with a certificate of this machine's Kiosk TLS root reach it.
+        let localRoot = configuration.dataDirectory.appendingPathComponent("tls")
+            .appendingPathComponent(TLSCertificateAuthority.rootFileName)
+        if FileManager.default.fileExists(atPath: localRoot.path) {
+            do {
+                configuration.tlsTrustRoots += try TLSTrust.certificates(
+                    inPEMFile: localRoot.path, field: localRoot.path)
+            } catch let error as KioskError {
+                throw CLIError(error)
+            }
+        }
+        configuration.tlsTrustRoots += try environmentTLSRoots(environment)
         if let level = try log.level(environment: environment) { configuration.logLevel = level }
         if let format = try log.format(environment: environment) { configuration.logFormat = format }
         if let rateText = serverAPIRateLimit ?? environment["KIOSK_SERVER_API_RATE_LIMIT"] {

@@ -1,9 +1,12 @@
 import ArgumentParser
 import Foundation
 import KioskCore
+import KioskHTTP
+import KioskSigning
 import KioskStorage
 import KioskStore
 import Logging
+import X509
 
 /// `--log-level` and `--log-format` (KIOSK_LOG_LEVEL, KIOSK_LOG_FORMAT), shared by `kiosk serve` and
 /// `kiosk merchant serve`.
@@ -95,4 +98,49 @@ func parsePoolSize(_ text: String) throws -> Int {
 /// Writes lines to standard output at once (unbuffered), so a reader sees them while a server runs.
 func writeLines(_ lines: [String]) {
     FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+}
+
+/// `--tls-certificate` and `--tls-key`, shared by `kiosk serve` and `kiosk merchant serve`: serve HTTPS.
+struct TLSOptions: ParsableArguments {
+    @Option(
+        help: """
+            Serve HTTPS with this PEM certificate chain, the server's certificate first (e.g. from `kiosk certs tls`; \
+            KIOSK_TLS_CERTIFICATE, the merchant's KIOSK_MERCHANT_TLS_CERTIFICATE).
+            """)
+    var tlsCertificate: String?
+
+    @Option(help: "The certificate's PEM private key (KIOSK_TLS_KEY, the merchant's KIOSK_MERCHANT_TLS_KEY).")
+    var tlsKey: String?
+
+    /// The certificate and key the options or the variables `<prefix>TLS_CERTIFICATE` and `<prefix>TLS_KEY` name;
+    /// nil for plain HTTP. Both or neither.
+    func serverTLS(environment: [String: String], prefix: String) throws -> ServerTLS? {
+        let certificate = tlsCertificate ?? environment[prefix + "TLS_CERTIFICATE"]
+        let key = tlsKey ?? environment[prefix + "TLS_KEY"]
+        switch (certificate, key) {
+        case (nil, nil):
+            return nil
+        case (let certificate?, let key?):
+            do {
+                return try ServerTLS(certificateFile: certificate, keyFile: key)
+            } catch let error as KioskError {
+                throw CLIError(error)
+            }
+        default:
+            throw CLIError(
+                message: "HTTPS needs both a certificate and its key.",
+                field: certificate == nil ? "--tls-certificate" : "--tls-key",
+                fix: "Pass --tls-certificate and --tls-key (`kiosk certs tls --host NAME` issues both), or neither.")
+        }
+    }
+}
+
+/// The roots `KIOSK_TLS_ROOT` names (a PEM file), trusted for HTTPS besides the system's; none when it is unset.
+func environmentTLSRoots(_ environment: [String: String], option: String? = nil) throws -> [Certificate] {
+    guard let path = option ?? environment["KIOSK_TLS_ROOT"] else { return [] }
+    do {
+        return try TLSTrust.certificates(inPEMFile: path, field: option == nil ? "KIOSK_TLS_ROOT" : "--tls-root")
+    } catch let error as KioskError {
+        throw CLIError(error)
+    }
 }

@@ -23,6 +23,9 @@ extension KioskStoreClient {
         public var stateDirectory: URL
         /// The roots signed transactions must chain to: the store's exported root of this environment.
         public var trustedRoots: [Certificate]
+        /// Roots trusted for an `https` store besides the system's: the Kiosk TLS root (`kiosk certs tls`) when the
+        /// device does not have it installed.
+        public var tlsTrustRoots: [Certificate]
         /// Where observers and delegates are called; nil for a serial queue of the client's own.
         public var callbackQueue: DispatchQueue?
         /// The longest wait between retries of a payment, a finish or the updates stream.
@@ -36,7 +39,7 @@ extension KioskStoreClient {
             serverURL: URL, environment: AppStore.Environment, bundleId: String, deviceId: UUID,
             stateDirectory: URL, trustedRoots: [Certificate], callbackQueue: DispatchQueue? = nil,
             retryDelayMaximum: Duration = .seconds(30), requestTimeout: Duration = .seconds(30),
-            logger: Logger = Logger(label: "KioskKit")
+            tlsTrustRoots: [Certificate] = [], logger: Logger = Logger(label: "KioskKit")
         ) {
             self.serverURL = serverURL
             self.environment = environment
@@ -47,6 +50,7 @@ extension KioskStoreClient {
             self.callbackQueue = callbackQueue
             self.retryDelayMaximum = retryDelayMaximum
             self.requestTimeout = requestTimeout
+            self.tlsTrustRoots = tlsTrustRoots
             self.logger = logger
         }
     }

@@ -42,6 +42,7 @@ public final class KioskStoreClient: Sendable {
         let readTimeout = max(Duration.seconds(45), configuration.requestTimeout)
         httpConfiguration.timeout = .init(
             connect: .seconds(10), read: TimeAmount(clamping: readTimeout))
+        try httpConfiguration.trust(configuration.tlsTrustRoots)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
         let api = StoreAPI(
             http: http, serverURL: configuration.serverURL, sandbox: configuration.environment == .sandbox,

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskProtocol
+import KioskSigning
 import NIOCore
 import NIOHTTP1
 
@@ -142,6 +143,13 @@ struct StoreAPI: Sendable {
 
     private static func networkError(_ error: any Error) -> any Error {
         if error is CancellationError { return error }
+        if TLSTrust.isUntrustedCertificate(error) {
+            return KioskKitError(
+                code: .network,
+                message: "The store's TLS certificate does not lead to a trusted root; give the client the Kiosk TLS "
+                    + "root (Configuration.tlsTrustRoots) or install it on the device.",
+                cause: error)
+        }
         return KioskKitError(
             code: .network, message: "The store could not be reached; check the server URL and that it is running.",
             cause: error)

@@ -3,15 +3,17 @@ import Crypto
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSigning
 import NIOCore
 import NIOHTTP1
 import Synchronization
+import X509
 
 /// The app's side of the merchant server (`kiosk merchant serve`, the seeds' "your server"): product ids, orders,
 /// delivery of transactions, entitlements and downloadable content, over the routes of `MerchantPaths`.
 ///
 /// ```swift
-/// let merchant = MerchantClient(baseURL: URL(string: "http://127.0.0.1:9090")!, userToken: token)
+/// let merchant = try MerchantClient(baseURL: URL(string: "http://127.0.0.1:9090")!, userToken: token)
 /// let ids = try await merchant.productIdentifiers(bundleId: "com.example.shop")   // then SKProductsRequest
 /// let order = try await merchant.createOrder(productId: "com.example.shop.coins", quantity: 3)
 /// // pay with applicationUsername = order.appAccountToken.uuidString; once `purchased`:
@@ -42,8 +44,11 @@ public final class MerchantClient: Sendable {
     }
 
     /// A client of the merchant at `baseURL`, acting for the user `userToken` identifies. Each call gets
-    /// `requestTimeout` for its whole answer.
-    public init(baseURL: URL, userToken: String?, requestTimeout: Duration = .seconds(30)) {
+    /// `requestTimeout` for its whole answer; an `https` merchant's certificate may lead to `tlsTrustRoots` (the
+    /// Kiosk TLS root) besides the system's roots.
+    public init(
+        baseURL: URL, userToken: String?, requestTimeout: Duration = .seconds(30), tlsTrustRoots: [Certificate] = []
+    ) throws {
         self.baseURL = baseURL
         self.userToken = userToken
         var server = baseURL.absoluteString
@@ -52,6 +57,7 @@ public final class MerchantClient: Sendable {
         self.requestTimeout = TimeAmount(clamping: requestTimeout)
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(10), read: self.requestTimeout)
+        try configuration.trust(tlsTrustRoots)
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -11,6 +11,8 @@ public struct LoadedMerchantConfiguration: Sendable {
     public let apps: [String: LoadedApp]
     /// When the configuration last changed: the product lists' `Last-Modified`.
     public let modifiedDate: Date
+    /// Roots trusted for HTTPS besides the system's (`tlsRootCertificates`).
+    public let tlsRoots: [Certificate]
 
     /// One app, ready to verify its purchases.
     public struct LoadedApp: Sendable {
@@ -20,6 +22,8 @@ public struct LoadedMerchantConfiguration: Sendable {
         public let serverAPIKey: ServerAPICredentials?
         public let products: [String: MerchantConfiguration.ProductSettings]
         public let contentDirectories: [String: URL]
+        /// Trusted for HTTPS to the store besides the system's roots (`tlsRootCertificates`).
+        public let tlsRoots: [Certificate]
 
         public var bundleId: String { settings.bundleId }
     }
@@ -54,6 +58,9 @@ public struct LoadedMerchantConfiguration: Sendable {
         }
         guard !configuration.apps.isEmpty else {
             throw invalid("apps", "The configuration names no app.", fix: "Add an entry to apps.")
+        }
+        let tlsRoots = try (configuration.tlsRootCertificates ?? []).enumerated().flatMap { position, file in
+            try TLSTrust.certificates(inPEMFile: resolve(file).path, field: "tlsRootCertificates[\(position)]")
         }
         var apps: [String: LoadedApp] = [:]
         for (index, app) in configuration.apps.enumerated() {
@@ -191,10 +198,11 @@ public struct LoadedMerchantConfiguration: Sendable {
             }
             apps[app.bundleId] = LoadedApp(
                 settings: app, environments: environments, roots: roots, serverAPIKey: key, products: products,
-                contentDirectories: content)
+                contentDirectories: content, tlsRoots: tlsRoots)
         }
         self.raw = configuration
         self.apps = apps
+        self.tlsRoots = tlsRoots
         self.modifiedDate = modifiedDate
     }
 

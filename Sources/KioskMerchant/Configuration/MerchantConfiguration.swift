@@ -38,6 +38,9 @@ public struct MerchantConfiguration: Codable, Sendable {
     /// The most connections the ledger's PostgreSQL pool opens (1–500; default 10); `kiosk merchant serve
     /// --database-pool-size` overrides it. SQLite uses one connection.
     public var databasePoolSize: Int?
+    /// PEM files of roots trusted for HTTPS to the stores besides the system's: the Kiosk TLS root of a store
+    /// served over HTTPS (`kiosk certs tls`).
+    public var tlsRootCertificates: [String]?
     public var apps: [AppSettings]
 
     /// One app the merchant sells for.

@@ -4,12 +4,16 @@ import KioskCore
 import KioskSigning
 import NIOCore
 import NIOHTTP1
+import X509
 
 /// Makes a working merchant configuration from a running Kiosk store (`kiosk merchant init`): reads the app's
 /// Apple id and shared secret (generating one if it has none), exports both root certificates, creates an
 /// In-App Purchase key for the Server API, derives products from the store's catalog unless given, and can point
 /// the app's notification URLs at the merchant.
 public enum MerchantSetup {
+    /// Where `init` writes the TLS roots it was given, beside the configuration.
+    public static let tlsRootFileName = "kiosk-tls-root.pem"
+
     /// Writes `kiosk-sandbox-root.pem`, `kiosk-production-root.pem` and `merchant-key.p8` into `directory` and
     /// returns the configuration naming them (relative paths: save it in the same folder).
     ///
@@ -19,12 +23,38 @@ public enum MerchantSetup {
     ///   - products: What each product grants; nil derives it from the catalog (``GrantNames``): "100 Coins"
     ///     credits 100 `coins`, "Remove Ads" unlocks `remove-ads`, a subscription its group's entitlement.
     ///   - notificationURL: Set as the app's sandbox and production notification URL when given.
+    ///   - tlsRoots: Trusted for an https:// store besides the system's roots (the Kiosk TLS root); written into
+    ///     `kiosk-tls-root.pem` and named in `tlsRootCertificates`, so the merchant trusts them too.
     public static func configuration(
         storeURL: String, adminToken: String, bundleId: String,
-        products: [MerchantConfiguration.ProductSettings]? = nil, directory: URL, notificationURL: String? = nil
+        products: [MerchantConfiguration.ProductSettings]? = nil, directory: URL, notificationURL: String? = nil,
+        tlsRoots: [Certificate] = []
     ) async throws -> MerchantConfiguration {
-        let admin = StoreAdmin(
-            baseURL: storeURL.hasSuffix("/") ? String(storeURL.dropLast()) : storeURL, token: adminToken)
+        let baseURL = storeURL.hasSuffix("/") ? String(storeURL.dropLast()) : storeURL
+        guard !tlsRoots.isEmpty else {
+            return try await configuration(
+                admin: StoreAdmin(baseURL: baseURL, token: adminToken, http: .shared), bundleId: bundleId,
+                products: products, directory: directory, notificationURL: notificationURL, tlsRoots: [])
+        }
+        var http = HTTPClient.Configuration()
+        try http.trust(tlsRoots)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        do {
+            let made = try await configuration(
+                admin: StoreAdmin(baseURL: baseURL, token: adminToken, http: client), bundleId: bundleId,
+                products: products, directory: directory, notificationURL: notificationURL, tlsRoots: tlsRoots)
+            try await client.shutdown()
+            return made
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private static func configuration(
+        admin: StoreAdmin, bundleId: String, products: [MerchantConfiguration.ProductSettings]?, directory: URL,
+        notificationURL: String?, tlsRoots: [Certificate]
+    ) async throws -> MerchantConfiguration {
         var app = try await admin.json(.GET, "/admin/v1/apps/\(bundleId)")
         if app["sharedSecret"] == nil {
             app = try await admin.json(.POST, "/admin/v1/apps/\(bundleId)/shared-secret")
@@ -46,6 +76,12 @@ public enum MerchantSetup {
         try Data(privateKey.utf8).write(to: keyURL, options: .atomic)
         // The key signs Server API calls as the app: owner-only, like an SSH key.
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyURL.path)
+        var tlsRootFiles: [String]?
+        if !tlsRoots.isEmpty {
+            let pem = try tlsRoots.map { try $0.serializeAsPEM().pemString + "\n" }.joined()
+            try Data(pem.utf8).write(to: directory.appendingPathComponent(tlsRootFileName), options: .atomic)
+            tlsRootFiles = [tlsRootFileName]
+        }
         if let notificationURL {
             _ = try await admin.json(
                 .PATCH, "/admin/v1/apps/\(bundleId)",
@@ -67,7 +103,7 @@ public enum MerchantSetup {
         }
         return MerchantConfiguration(
             adminToken: SecretGenerator.token(), userTokenSecret: SecretGenerator.token(), publicURL: nil,
-            contentURLLifetime: nil,
+            contentURLLifetime: nil, tlsRootCertificates: tlsRootFiles,
             apps: [
                 .init(
                     bundleId: bundleId, appAppleId: (app["appAppleId"] as? NSNumber)?.int64Value,
@@ -113,6 +149,7 @@ public enum MerchantSetup {
 private struct StoreAdmin {
     let baseURL: String
     let token: String
+    let http: HTTPClient
 
     func json(_ method: HTTPMethod, _ path: String, body: [String: Any]? = nil) async throws -> [String: Any] {
         let data = try await send(method, path, body: body)
@@ -137,8 +174,13 @@ private struct StoreAdmin {
         let response: HTTPClientResponse
         let data: Data
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+            response = try await http.execute(request, timeout: .seconds(60))
             data = Data(try await response.body.collect(upTo: 16 * 1024 * 1024).readableBytesView)
+        } catch  where TLSTrust.isUntrustedCertificate(error) {
+            throw KioskError(
+                .unavailable, code: "store_untrusted",
+                message: "The store at \(baseURL) has a TLS certificate that does not lead to a trusted root.",
+                fix: TLSTrust.untrustedFix)
         } catch {
             throw KioskError(
                 .unavailable, code: "store_unreachable", message: "The store at \(baseURL) did not answer: \(error)",

@@ -1,8 +1,11 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskSigning
 import NIOCore
 import NIOHTTP1
+import Synchronization
+import X509
 
 /// The merchant's calls to the store: `verifyReceipt` (production first, then the sandbox on 21007, as Apple asks)
 /// and the App Store Server API (signed with the app's In-App Purchase key). The same calls work against Kiosk and
@@ -189,18 +192,27 @@ struct StoreConnection: Sendable {
         return try await send(request, what: "the App Store Server API")
     }
 
-    /// The client every call to a store goes through: a refused connection fails at once, so the merchant answers
-    /// 503 `store_unavailable` (and the app retries) instead of retrying the connection until the deadline.
-    private static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout = .init(connect: .seconds(10))
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    /// The clients calls to a store go through, one per set of trusted TLS roots, for the life of the process: a
+    /// refused connection fails at once, so the merchant answers 503 `store_unavailable` (and the app retries)
+    /// instead of retrying the connection until the deadline.
+    private static let clients = Mutex<[[Certificate]: HTTPClient]>([:])
+
+    private static func client(trusting roots: [Certificate]) throws -> HTTPClient {
+        try clients.withLock { clients in
+            if let client = clients[roots] { return client }
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.timeout = .init(connect: .seconds(10))
+            try configuration.trust(roots)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[roots] = client
+            return client
+        }
+    }
 
     private func send(_ request: HTTPClientRequest, what: String) async throws -> (Int, Data) {
         do {
-            let response = try await Self.client.execute(request, timeout: timeout)
+            let response = try await Self.client(trusting: app.tlsRoots).execute(request, timeout: timeout)
             let body = try await response.body.collect(upTo: 32 * 1024 * 1024)
             return (Int(response.status.code), Data(body.readableBytesView))
         } catch {

@@ -1,8 +1,10 @@
 import Foundation
 import KioskCore
+import KioskHTTP
 import KioskSigning
 import KioskStorage
 import Logging
+import X509
 
 /// Everything `kiosk serve` needs to start a store. Defaults give a working store on a fresh machine:
 /// 127.0.0.1:8080, an SQLite file in `./kiosk-data`.
@@ -40,6 +42,11 @@ public struct ServerConfiguration: Sendable {
     /// How long the server waits on a client before closing the connection (`KIOSK_IDLE_TIMEOUT`,
     /// `--idle-timeout`; `KIOSK_BODY_TIMEOUT`, `--body-timeout`); ``HTTPTimeouts``' defaults.
     public var timeouts: HTTPTimeouts
+    /// The certificate and key to answer HTTPS with (`--tls-certificate`, `--tls-key`); nil serves plain HTTP.
+    public var tls: ServerTLS?
+    /// Roots trusted for HTTPS when the store calls out (notifications to the apps' servers), besides the system's:
+    /// `kiosk serve` adds the Kiosk TLS root of its data directory and `KIOSK_TLS_ROOT`.
+    public var tlsTrustRoots: [Certificate]
 
     public enum LogFormat: String, Sendable, CaseIterable {
         /// One human-readable line per event, metadata as `key=value`.
@@ -61,7 +68,9 @@ public struct ServerConfiguration: Sendable {
         logFormat: LogFormat = .text,
         serverAPIRequestsPerSecond: Double = 100,
         schedulerInterval: Duration = .seconds(1),
-        timeouts: HTTPTimeouts = HTTPTimeouts()
+        timeouts: HTTPTimeouts = HTTPTimeouts(),
+        tls: ServerTLS? = nil,
+        tlsTrustRoots: [Certificate] = []
     ) {
         self.host = host
         self.port = port
@@ -76,6 +85,8 @@ public struct ServerConfiguration: Sendable {
         self.serverAPIRequestsPerSecond = serverAPIRequestsPerSecond
         self.schedulerInterval = schedulerInterval
         self.timeouts = timeouts
+        self.tls = tls
+        self.tlsTrustRoots = tlsTrustRoots
     }
 
     /// The database URL in effect: the configured one, or the SQLite file in the data directory.
@@ -83,12 +94,12 @@ public struct ServerConfiguration: Sendable {
         databaseURL ?? "sqlite://" + dataDirectory.appendingPathComponent("kiosk.sqlite").standardizedFileURL.path
     }
 
-    /// The public URL in effect: the configured one, or `http://<host>:<port>` with a wildcard host
-    /// (`0.0.0.0`, `::`) replaced by `127.0.0.1`, since a wildcard is not an address to connect to.
+    /// The public URL in effect: the configured one, or `http://<host>:<port>` (`https` with ``tls``) with a
+    /// wildcard host (`0.0.0.0`, `::`) replaced by `127.0.0.1`, since a wildcard is not an address to connect to.
     public var effectivePublicURL: String {
         if let publicURL { return publicURL }
         let address = ["0.0.0.0", "::", "[::]", ""].contains(host) ? "127.0.0.1" : host
         let bracketed = address.contains(":") && !address.hasPrefix("[") ? "[\(address)]" : address
-        return "http://\(bracketed):\(port)"
+        return "\(tls == nil ? "http" : "https")://\(bracketed):\(port)"
     }
 }

@@ -53,6 +53,8 @@ public struct NotificationService: Service {
     let clocks: StoreClocks
     let signing: StoreSigning
     let logger: Logger
+    /// POSTs the notifications (one that trusts the Kiosk TLS root when the store was given it).
+    let http: HTTPClient
     private let due: AsyncStream<StoreEnvironment>
     private let dueContinuation: AsyncStream<StoreEnvironment>.Continuation
     /// One delivery round per environment at a time in this process, so ``deliverDue(_:)`` returns only after
@@ -69,11 +71,15 @@ public struct NotificationService: Service {
     /// `bundleVersion` in `data`: Kiosk does not know the installed build (as in receipts).
     static let bundleVersion = PurchaseService.applicationVersion
 
-    public init(database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, logger: Logger) {
+    public init(
+        database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, logger: Logger,
+        http: HTTPClient = .shared
+    ) {
         self.database = database
         self.clocks = clocks
         self.signing = signing
         self.logger = logger
+        self.http = http
         (due, dueContinuation) = AsyncStream.makeStream(of: StoreEnvironment.self)
         rounds = Dictionary(uniqueKeysWithValues: StoreEnvironment.allCases.map { ($0, AsyncSerialLock()) })
     }
@@ -245,7 +251,7 @@ public struct NotificationService: Service {
         let body = (try? JSONEncoder().encode(["signedPayload": signedPayload])) ?? Data()
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await HTTPClient.shared.execute(request, deadline: .now() + Self.timeout)
+            let response = try await http.execute(request, deadline: .now() + Self.timeout)
             for try await _ in response.body {}
             let status = Int(response.status.code)
             return ((200...206).contains(status) ? .success : .unsuccessfulHTTPResponseCode, status)

@@ -18,10 +18,11 @@ enum CoinShop {
         try await createShop(server: store.baseURL, token: store.adminToken)
     }
 
-    /// ``createShop(on:)`` on a store at `server` with the admin token `token`.
-    static func createShop(server: String, token: String) async throws {
+    /// ``createShop(on:)`` on a store at `server` with the admin token `token` (and `environment`, e.g.
+    /// `KIOSK_TLS_ROOT` for an https store).
+    static func createShop(server: String, token: String, environment: [String: String] = [:]) async throws {
         let kiosk = { (arguments: [String]) in
-            try await KioskProcess.run(arguments + ["--server", server, "--token", token])
+            try await KioskProcess.run(arguments + ["--server", server, "--token", token], environment: environment)
         }
         #expect(try await kiosk(["apps", "create", "--bundle-id", app, "--name", "Shop"]).status == 0)
         for (id, type, name) in [("coins", "consumable", "100 Coins"), ("remove_ads", "non_consumable", "Remove Ads")] {
@@ -67,7 +68,8 @@ enum CoinShop {
     /// Runs `coin-shop` as the tester on `device`, against the store at `server` (or a proxy in front of it);
     /// `onStart` gets its process id.
     static func run(
-        _ arguments: [String], server: String, device: URL, onStart: @escaping @Sendable (Int32) -> Void = { _ in }
+        _ arguments: [String], server: String, device: URL, environment: [String: String] = [:],
+        onStart: @escaping @Sendable (Int32) -> Void = { _ in }
     ) async throws -> KioskProcess.Result {
         try await KioskProcess.run(
             arguments + [
@@ -75,7 +77,7 @@ enum CoinShop {
                 "sandbox-pass", "--state-dir", device.path,
                 // A full test run keeps two cores busy; a slow answer then is load, not the shop's behaviour.
                 "--timeout", "120",
-            ], executable: executable, onStart: onStart)
+            ], environment: environment, executable: executable, onStart: onStart)
     }
 
     static func temporaryDevice() -> URL {

@@ -9,7 +9,9 @@ import Foundation
 ///
 /// What the script changes, and only this:
 /// - a line that starts a server (`swift run kiosk serve`, `kiosk serve`, `kiosk merchant serve`) runs in the
-///   background, its log in the directory, and the script waits until the server answers `/health`;
+///   background, its log in the directory, and the script waits until the server answers `/health` (over HTTPS,
+///   trusting `KIOSK_TLS_ROOT`, when the line passes `--tls-certificate`); starting a server that runs already stops
+///   it first, as the reader's Ctrl-C does;
 /// - `swift build …` and `swift test` lines are passed over (the test runs the build under test, and is itself that
 ///   `swift test`); `swift run NAME` runs the built `NAME`, and `$PWD/.build/debug` is the build's folder;
 /// - ports 8080 and 8090 are the store's and the merchant's free ports (`KIOSK_PORT`, `KIOSK_SERVER`,
@@ -89,7 +91,9 @@ struct ReadmeScript {
             trap 'echo "README command failed (status $?): $BASH_COMMAND" >&2' ERR
             readme_wait() {  # name, health URL, log, pid: waits until the server answers, at most 120 s
                 for _ in $(seq 1200); do
-                    if curl -fsS -o /dev/null "$2" 2>/dev/null; then return 0; fi
+                    if curl -fsS ${KIOSK_TLS_ROOT:+--cacert "$KIOSK_TLS_ROOT"} -o /dev/null "$2" 2>/dev/null; then
+                        return 0
+                    fi
                     if ! kill -0 "$4" 2>/dev/null; then break; fi
                     sleep 0.1
                 done
@@ -144,12 +148,19 @@ struct ReadmeScript {
         for (prefix, name) in [
             ("swift run kiosk serve", "store"), ("kiosk serve", "store"), ("kiosk merchant serve", "merchant"),
         ] where command.hasPrefix(prefix) {
-            let health = name == "store" ? "$KIOSK_SERVER/health" : "$KIOSK_MERCHANT_URL/health"
+            let scheme = command.contains("--tls-certificate") ? "https" : "http"
+            let port = name == "store" ? "$KIOSK_PORT" : "$KIOSK_MERCHANT_PORT"
+            let health = "\(scheme)://127.0.0.1:\(port)/health"
             let log = "\"$README_DIR/logs/\(name).log\""
-            var script = "\(substituted(command, setting)) > \(log) 2>&1 &\n"
-            script += "readme_wait \(name) \(health) \(log) $!\n"
+            var script =
+                "if [ -n \"${README_PID_\(name):-}\" ]; then kill $README_PID_\(name); wait $README_PID_\(name) || true; fi\n"
+            script += "\(substituted(command, setting)) >> \(log) 2>&1 &\n"
+            script += "README_PID_\(name)=$!\n"
+            script += "readme_wait \(name) \(health) \(log) $README_PID_\(name)\n"
             if name == "store" {
-                script += "README_ADMIN_TOKEN=$(grep -o 'kiosk_[A-Za-z0-9_-]*' \(log) | head -n 1)\n"
+                // The token is printed at the first start only; a restart keeps the one the reader exported.
+                script +=
+                    "README_ADMIN_TOKEN=${README_ADMIN_TOKEN:-$(grep -o 'kiosk_[A-Za-z0-9_-]*' \(log) | head -n 1)}\n"
             }
             return script
         }
@@ -181,7 +192,8 @@ struct ReadmeScript {
             ("swift run kiosk ", "\"$README_BIN/kiosk\" "), ("swift run coin-shop ", "\"$README_BIN/coin-shop\" "),
             ("$PWD/.build/debug", "$README_BIN"), ("kiosk_…", "$README_ADMIN_TOKEN"),
             ("127.0.0.1:8080", "127.0.0.1:\(setting.storePort)"), ("localhost:8080", "localhost:\(setting.storePort)"),
-            ("127.0.0.1:8090", "127.0.0.1:\(setting.merchantPort)"), ("/tmp/", "$README_DIR/tmp/"),
+            ("127.0.0.1:8090", "127.0.0.1:\(setting.merchantPort)"),
+            ("localhost:8090", "localhost:\(setting.merchantPort)"), ("/tmp/", "$README_DIR/tmp/"),
             (" Examples/", " $README_CHECKOUT/Examples/"),
         ]
         for (from, to) in replacements { text = text.replacingOccurrences(of: from, with: to) }
