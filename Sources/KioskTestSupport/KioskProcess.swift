@@ -63,7 +63,7 @@ public enum KioskProcess {
                     collected.stdout = process.standardOutput.readDataToEndOfFile()
                 }
                 DispatchQueue.global().async(group: readers) {
-                    collected.stderr = process.standardError.readDataToEndOfFile()
+                    collected.stderr = process.standardError?.readDataToEndOfFile() ?? Data()
                 }
                 if readers.wait(timeout: .now() + timeout) == .timedOut { process.send(SIGTERM) }
                 readers.wait()
@@ -89,14 +89,14 @@ public enum KioskProcess {
 }
 
 /// A server the `kiosk` binary runs (`kiosk serve`, `kiosk merchant serve`), read line by line while it runs.
+/// Spawned with `posix_spawn` (``ChildProcess``), not Foundation's `Process`, whose start crashes now and then.
 public final class ServeProcess: @unchecked Sendable {
-    public let process = Process()
+    private let child: ChildProcess
     /// The sub-command, e.g. `["serve"]`, for messages.
     private let command: [String]
     private let lock = NSLock()
     private var output: [String] = []
     private var errors: [String] = []
-    private let reader = DispatchGroup()
 
     /// Starts `kiosk <command> <arguments>` with a clean `KIOSK_*` environment plus `environment` (e.g.
     /// `KIOSK_CRASH_AT`, which makes it kill itself at a named step); its log (standard error) is appended to `log`
@@ -106,25 +106,13 @@ public final class ServeProcess: @unchecked Sendable {
         executable: URL = KioskProcess.executable
     ) throws {
         self.command = command
-        process.executableURL = executable
-        process.arguments = command + arguments
-        process.environment = KioskProcess.cleanEnvironment(adding: environment)
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        if let log {
-            if !FileManager.default.fileExists(atPath: log.path) {
-                FileManager.default.createFile(atPath: log.path, contents: nil)
-            }
-            let handle = try FileHandle(forWritingTo: log)
-            try handle.seekToEnd()
-            process.standardError = handle
-        } else {
-            process.standardError = err
+        child = try ChildProcess(
+            executable: executable, arguments: command + arguments,
+            environment: KioskProcess.cleanEnvironment(adding: environment), standardErrorFile: log)
+        read(child.standardOutput) { [self] line in lock.withLock { output.append(line) } }
+        if let errors = child.standardError {
+            read(errors) { [self] line in lock.withLock { self.errors.append(line) } }
         }
-        try process.run()
-        read(out) { [self] line in lock.withLock { output.append(line) } }
-        if log == nil { read(err) { [self] line in lock.withLock { errors.append(line) } } }
     }
 
     /// Starts a server that listens on a port fixed in `arguments` and waits (at most `seconds`) until it says it
@@ -142,7 +130,7 @@ public final class ServeProcess: @unchecked Sendable {
             do {
                 _ = try await server.baseURL(seconds: seconds)
                 return server
-            } catch  where attempt < 5 && !server.process.isRunning {
+            } catch  where attempt < 5 && !server.isRunning {
                 try await Task.sleep(for: .milliseconds(500))
             } catch {
                 // Never leave a server that did not come up running behind the caller's back.
@@ -152,12 +140,12 @@ public final class ServeProcess: @unchecked Sendable {
         }
     }
 
-    /// Reads `pipe` line by line on a dispatch thread until it closes.
-    private func read(_ pipe: Pipe, _ take: @escaping @Sendable (String) -> Void) {
-        DispatchQueue.global().async(group: reader) {
+    /// Reads `handle` line by line on a thread of its own until it closes.
+    private func read(_ handle: FileHandle, _ take: @escaping @Sendable (String) -> Void) {
+        Thread.detachNewThread {
             var pending = Data()
             while true {
-                let chunk = pipe.fileHandleForReading.availableData
+                let chunk = handle.availableData
                 if chunk.isEmpty { break }
                 pending.append(chunk)
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -171,20 +159,20 @@ public final class ServeProcess: @unchecked Sendable {
     /// Every line printed so far.
     public var lines: [String] { lock.withLock { output } }
 
-    public var processIdentifier: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+    public var processIdentifier: Int32 { child.processIdentifier }
+    public var isRunning: Bool { child.exit == nil }
 
     /// Waits (at most `seconds`) for a line containing `text` and returns it.
     public func waitForLine(containing text: String, seconds: Double = 120) async throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             if let line = lines.first(where: { $0.contains(text) }) { return line }
-            if !process.isRunning || Date() >= deadline { break }
+            if !isRunning || Date() >= deadline { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         // Once more after the deadline or the exit: the line may have arrived meanwhile.
         if let line = lines.first(where: { $0.contains(text) }) { return line }
-        let ended = process.isRunning ? "still running" : "ended with status \(process.terminationStatus)"
+        let ended = child.exit.map { "ended with status \($0.status)" } ?? "still running"
         let printed = lock.withLock { (output + ["-- standard error:"] + errors.suffix(30)) }
         throw ServeError(
             message: "kiosk \(command.joined(separator: " ")) printed no line containing '\(text)' (\(ended)):\n"
@@ -205,36 +193,44 @@ public final class ServeProcess: @unchecked Sendable {
     /// signal ended it).
     public func waitForExit(seconds: Double = 60) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        guard !process.isRunning else {
+        while isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        guard let exit = child.exit else {
             throw ServeError(message: "kiosk \(command.joined(separator: " ")) did not end within \(seconds) s")
         }
-        return process.terminationStatus
+        return exit.status
     }
 
     /// Whether a signal ended the process (SIGKILL from outside or from its crash point).
-    public var wasKilled: Bool { !process.isRunning && process.terminationReason == .uncaughtSignal }
+    public var wasKilled: Bool { child.exit?.signal != nil }
 
     /// Sends SIGKILL: no cleanup, no flush, no answer.
     public func kill() {
-        #if canImport(Glibc)
-            _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        #else
-            _ = Darwin.kill(process.processIdentifier, SIGKILL)
-        #endif
+        child.send(SIGKILL)
+    }
+
+    /// Sends SIGKILL and blocks until the process is gone (for a `defer`, which cannot wait asynchronously; a
+    /// killed process ends within milliseconds).
+    public func killAndWait() {
+        child.send(SIGKILL)
+        _ = child.waitForExit()
+    }
+
+    /// Sends `signal` while the process runs (SIGSTOP and SIGCONT pause and resume it).
+    public func send(_ signal: Int32) {
+        child.send(signal)
     }
 
     /// Sends SIGTERM and waits (at most `seconds`) for the exit status.
     public func terminate(seconds: Double = 30) async throws -> Int32 {
-        process.terminate()
+        child.send(SIGTERM)
         let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        guard !process.isRunning else {
+        while isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard let exit = child.exit else {
             kill()
             throw ServeError(
                 message: "kiosk \(command.joined(separator: " ")) did not stop within \(seconds) s of SIGTERM")
         }
-        return process.terminationStatus
+        return exit.status
     }
 
     public struct ServeError: Error, CustomStringConvertible {

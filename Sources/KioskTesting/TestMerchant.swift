@@ -65,11 +65,13 @@ public func withTestMerchant<T: Sendable>(
     configure: @Sendable (inout MerchantConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestMerchant) async throws -> T
 ) async throws -> T {
-    try await withPostgresSlot(ifUsing: databaseURL) {
-        try await runTestMerchant(
-            store: store, bundleId: bundleId, products: products, directory: directory, databaseURL: databaseURL,
-            clock: clock, port: port, receivesNotifications: receivesNotifications, timeouts: timeouts,
-            configure: configure, body)
+    try await withTestLoadSlot {
+        try await withPostgresSlot(ifUsing: databaseURL) {
+            try await runTestMerchant(
+                store: store, bundleId: bundleId, products: products, directory: directory, databaseURL: databaseURL,
+                clock: clock, port: port, receivesNotifications: receivesNotifications, timeouts: timeouts,
+                configure: configure, body)
+        }
     }
 }
 

@@ -139,10 +139,12 @@ public func withTestStore<T: Sendable>(
     timeouts: HTTPTimeouts = HTTPTimeouts(),
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
-    try await withPostgresSlot(ifUsing: databaseURL) {
-        try await runTestStore(
-            databaseURL: databaseURL, clock: clock, dataDirectory: dataDirectory, port: port,
-            serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts, body)
+    try await withTestLoadSlot {
+        try await withPostgresSlot(ifUsing: databaseURL) {
+            try await runTestStore(
+                databaseURL: databaseURL, clock: clock, dataDirectory: dataDirectory, port: port,
+                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts, body)
+        }
     }
 }
 

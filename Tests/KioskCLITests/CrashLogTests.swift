@@ -11,7 +11,7 @@ import Testing
 
 /// A crash is never silent: each request is logged before it is handled, so when the store dies while serving one
 /// (`KIOSK_CRASH_AT`: SIGKILL, no cleanup, no flush), its log still names that request's route and request id.
-@Suite struct CrashLogTests {
+@Suite(.runsServers) struct CrashLogTests {
     @Test func theLogOfAStoreThatDiedNamesTheRequestItWasServing() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-crash-log-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

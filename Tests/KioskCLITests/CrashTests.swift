@@ -11,7 +11,7 @@ import Testing
 /// Invariants 1 and 2 across real crashes of the app and of the store: the process dies by SIGKILL, with no
 /// cleanup, at a step the test names (a proxy on the app's wire for the coin shop, `KIOSK_CRASH_AT` for the store),
 /// and a relaunch on the same state delivers every charged payment exactly once.
-@Suite struct CrashTests {
+@Suite(.runsServers) struct CrashTests {
     /// The app dies once the store has charged the payment, before the answer reaches it. Relaunched on the same
     /// device, it learns of the purchase, delivers it once and finishes it; the store charged once.
     @Test(arguments: TestDatabaseEngine.available)
@@ -105,7 +105,7 @@ import Testing
                 async let bought = CoinShop.run(["buy", "coins"], server: proxy.url, device: device)
                 let status = try await first.waitForExit()
                 #expect(
-                    first.process.terminationReason == .uncaughtSignal && status == SIGKILL,
+                    first.wasKilled && status == SIGKILL,
                     "killed at its crash point")
 
                 let second = try ServeProcess(serve)

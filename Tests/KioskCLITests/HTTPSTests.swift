@@ -9,7 +9,7 @@ import X509
 /// root; `kiosk serve` and `kiosk merchant serve` answer HTTPS with it; the CLI, KioskKit (the coin shop) and the
 /// merchant's store connection reach the store with the root trusted, the store's notifications reach the merchant,
 /// and a client without the root is refused with a message that says how to trust it.
-@Suite struct HTTPSTests {
+@Suite(.runsServers) struct HTTPSTests {
     @Test func storeAndMerchantServeHTTPSToClientsThatTrustTheKioskRoot() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("https-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -8,12 +8,12 @@ import Testing
 /// retry) once, half of them at a named point (a crash point, the app's n-th request) and half after a random
 /// delay; every charged payment must end up granted exactly once, every refund taken back, every balance what the
 /// ledger says, and the merchant's reconciliation must find nothing.
-@Suite struct KillCampaignTests {
+@Suite(.runsServers) struct KillCampaignTests {
     static let trials = 12
     /// Fixed, so a failure here is replayed by `kiosk-chaos --trials 12 --seed 1501`.
     static let seed = 1501
 
-    @Test(.timeLimit(.minutes(8)), arguments: TestDatabaseEngine.available)
+    @Test(.timeLimit(.minutes(20)), arguments: TestDatabaseEngine.available)
     func everyPaymentIsGrantedOnceWhateverIsKilled(engine: TestDatabaseEngine) async throws {
         var arguments = ["--trials", String(Self.trials), "--seed", String(Self.seed)]
         var postgres: String?

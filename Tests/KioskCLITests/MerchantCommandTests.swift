@@ -88,7 +88,7 @@ import Testing
                 command: ["merchant", "serve"], ["--config", config.path, "--port", "0", "--log-level", "warning"])
             let listening = try await merchant.waitForLine(containing: "Kiosk merchant listening on http://")
             let base = try #require(listening.split(separator: " ").last.map(String.init))
-            defer { if merchant.process.isRunning { merchant.process.terminate() } }
+            defer { merchant.send(SIGTERM) }
             // The banner's other lines follow the listening line: wait for them rather than look at a snapshot.
             _ = try await merchant.waitForLine(containing: "notifications: \(base)/merchant/v1/notifications")
             _ = try await merchant.waitForLine(containing: "app \(Self.app): 1 product(s)")

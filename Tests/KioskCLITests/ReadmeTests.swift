@@ -4,7 +4,7 @@ import Testing
 
 /// The README, run as written: its shell and Python blocks, in order, against a fresh store and merchant
 /// (`ReadmeScript` says what it substitutes). A command that fails fails the test, naming its README line.
-@Suite struct ReadmeTests {
+@Suite(.runsServers) struct ReadmeTests {
     static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

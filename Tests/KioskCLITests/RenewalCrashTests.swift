@@ -18,7 +18,7 @@ import Testing
 /// itself with SIGKILL (`KIOSK_CRASH_AT=renewal-batch-committed`) after the first batch of 400 due renewals
 /// committed, is restarted on the same data, and every subscription ends up with exactly one renewal at its period
 /// boundary. On SQLite and PostgreSQL.
-@Suite struct RenewalCrashTests {
+@Suite(.runsServers) struct RenewalCrashTests {
     static let token = "kiosk_crash_admin_token_0123456789"
     static let app = "com.example.crash"
     static let groups = 20
@@ -68,7 +68,7 @@ import Testing
             ["test", "clock", "advance", "5m", "--server", server, "--token", Self.token])
         let status = try await first.waitForExit()
         #expect(
-            first.process.terminationReason == .uncaughtSignal && status == SIGKILL,
+            first.wasKilled && status == SIGKILL,
             "the store killed itself at its crash point: \(advance.stdout) \(advance.stderr)")
         let committed = try await Self.renewalCount(
             databaseURL ?? "sqlite://" + directory.appendingPathComponent("kiosk.sqlite").path)

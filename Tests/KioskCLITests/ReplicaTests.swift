@@ -21,7 +21,7 @@ import Testing
 /// behind a real nginx with the documented configuration (docs/operations.md), every purchase, receipt and Server API answer is the same
 /// store's, renewals and notifications happen once however many replicas look, and a replica killed mid-renewal
 /// changes nothing.
-@Suite struct ReplicaTests {
+@Suite(.runsServers) struct ReplicaTests {
     static let token = "kiosk_replica_admin_token_0123456789"
     static let app = "com.example.replicas"
     /// Monthly subscriptions: each tester buys one in every group.
@@ -121,13 +121,13 @@ import Testing
                 // first batch of renewals and dies (SIGKILL) right after it commits, before any of that batch's
                 // notifications leave, so the kill lands mid-month with no delivery in flight. The others, let go,
                 // finish the month side by side.
-                for replica in [first, second] { kill(replica.process.process.processIdentifier, SIGSTOP) }
+                for replica in [first, second] { replica.process.send(SIGSTOP) }
                 let killedAdvance = try? await Self.send(
                     .POST, third.url + "/sandbox/test/v1/clock", json: ["action": "advance", "by": "6m"])
                 let status = try await third.process.waitForExit(seconds: 300)
-                for replica in [first, second] { kill(replica.process.process.processIdentifier, SIGCONT) }
+                for replica in [first, second] { replica.process.send(SIGCONT) }
                 #expect(
-                    third.process.process.terminationReason == .uncaughtSignal && status == SIGKILL,
+                    third.process.wasKilled && status == SIGKILL,
                     "the third replica killed itself after its first renewal batch: \(String(describing: killedAdvance))"
                 )
                 let committedAtKill = try await Self.renewalsPerSubscription(database).values.reduce(0, +)
@@ -275,10 +275,7 @@ final class Fleet: Sendable {
     func add(_ process: ServeProcess) { processes.withLock { $0.append(process) } }
 
     func killAll() {
-        for serve in processes.withLock({ $0 }) where serve.process.isRunning {
-            kill(serve.process.processIdentifier, SIGKILL)
-            serve.process.waitUntilExit()
-        }
+        for serve in processes.withLock({ $0 }) { serve.killAndWait() }
     }
 }
 

@@ -4,7 +4,7 @@ import KioskTestSupport
 import KioskTesting
 import Testing
 
-@Suite struct ServeCommandTests {
+@Suite(.runsServers) struct ServeCommandTests {
     /// `kiosk serve` on a fresh data directory creates the database, owner-only signing keys and an admin token it
     /// prints once, answers `/health`, stops cleanly on SIGTERM, and on the next start keeps the same state and
     /// prints no token.

@@ -40,8 +40,9 @@ import Testing
     }
 
     /// A head that never completes and a body shorter than its `Content-Length` are closed by the merchant. The
-    /// time limit only stops the test if a connection is never closed; it allows for a loaded machine.
-    @Test(.timeLimit(.minutes(3))) func stalledConnectionsAreClosed() async throws {
+    /// time limit only stops the test if a connection is never closed; it allows for a loaded machine and for the
+    /// wait for a load slot (`TestLoadSlots`).
+    @Test(.timeLimit(.minutes(20))) func stalledConnectionsAreClosed() async throws {
         try await MerchantShop.with(.sqlite) { shop in
             try await shop.withMerchant(
                 receivesNotifications: false, timeouts: HTTPTimeouts(idle: .seconds(1), body: .seconds(1))

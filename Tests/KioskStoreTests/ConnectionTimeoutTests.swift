@@ -6,8 +6,9 @@ import Testing
 /// The store closes connections that stop making progress: a head that never completes (slowloris, also when its
 /// bytes trickle in), a body shorter than its `Content-Length`, a body that trickles in for longer than the body
 /// timeout, an idle keep-alive connection. Each test waits for the close itself, never for a time; the time limit
-/// only stops a test whose connection is never closed (generous, for a loaded machine).
-@Suite(.timeLimit(.minutes(3))) struct ConnectionTimeoutTests {
+/// only stops a test whose connection is never closed (generous, for a loaded machine and the wait for a load
+/// slot).
+@Suite(.timeLimit(.minutes(20))) struct ConnectionTimeoutTests {
     static let short = HTTPTimeouts(idle: .seconds(1), body: .seconds(1))
 
     /// A head that never ends is closed without an answer, and one whose bytes keep trickling in too: only a

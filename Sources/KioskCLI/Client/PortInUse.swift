@@ -28,7 +28,9 @@ enum PortInUse {
         let hexPort = String(format: ":%04X", port)
         var inodes = Set<String>()
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            // Read to the end, chunk by chunk: a busy machine's table runs to megabytes, and /proc files state no size.
+            guard let handle = FileHandle(forReadingAtPath: table), let data = try? handle.readToEnd() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let columns = line.split(separator: " ", omittingEmptySubsequences: true)
                 // local_address, rem_address, st (0A = LISTEN), …, inode is the tenth column.
