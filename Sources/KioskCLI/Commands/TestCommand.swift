@@ -45,7 +45,8 @@ struct TestCommand: AsyncParsableCommand {
                     guard let transaction = entry.transaction else {
                         return [
                             "Offered \(entry.productId) × \(entry.quantity) to \(tester) as a promoted purchase "
-                                + "(queue entry \(entry.sequence))."
+                                + "(queue entry \(entry.sequence)): the app's shouldAddStorePayment decides at its next "
+                                + "sync (or at once if it is listening); nothing is charged until it adds the payment."
                         ]
                     }
                     return [

@@ -208,7 +208,17 @@ extension TestCommand {
                 }
                 try options.connection.print(answer) { answer in
                     let days = try answer.decode(TestGracePeriod.self).days
-                    return ["Billing grace period: " + (days.map { "\($0) days" } ?? "off")]
+                    var lines = ["Billing grace period: " + (days.map { "\($0) days" } ?? "off")]
+                    if self.days != nil {
+                        lines.append(
+                            days.map {
+                                "A renewal that fails from now on keeps the subscriber entitled for \($0) days while "
+                                    + "billing is retried (sandbox days pass as fast as the tester's renewal rate)."
+                            }
+                                ?? "A renewal that fails from now on ends the entitlement at once while billing is retried."
+                        )
+                    }
+                    return lines
                 }
             }
         }
