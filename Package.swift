@@ -60,9 +60,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Persistence behind one interface: SQLite and PostgreSQL.
+        // A database on SQLite or PostgreSQL whose schema belongs to its user: engines, sessions, migrations. The
+        // store's schema and the merchant's ledger each sit on it.
         .target(
-            name: "KioskStorage",
+            name: "KioskSQL",
             dependencies: [
                 "KioskCore",
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -71,7 +72,17 @@ let package = Package(
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The store's schema on KioskSQL: migrations and one repository interface over both engines.
+        .target(
+            name: "KioskStorage",
+            dependencies: [
+                "KioskCore",
+                "KioskSQL",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -80,7 +91,6 @@ let package = Package(
             name: "KioskHTTP",
             dependencies: [
                 "KioskCore",
-                "KioskStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -99,6 +109,7 @@ let package = Package(
                 "KioskHTTP",
                 "KioskProtocol",
                 "KioskSigning",
+                "KioskSQL",
                 "KioskStorage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -121,7 +132,7 @@ let package = Package(
                 "KioskHTTP",
                 "KioskProtocol",
                 "KioskSigning",
-                "KioskStorage",
+                "KioskSQL",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
@@ -130,6 +141,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             resources: [.copy("Resources/merchant-openapi.yaml")],
@@ -144,7 +156,7 @@ let package = Package(
                 "KioskMerchant",
                 "KioskProtocol",
                 "KioskSigning",
-                "KioskStorage",
+                "KioskSQL",
                 "KioskStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -187,7 +199,8 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: [
-                "KioskCore", "KioskMerchant", "KioskSigning", "KioskStorage", "KioskTestSupport", "KioskTesting",
+                "KioskCore", "KioskMerchant", "KioskSigning", "KioskSQL", "KioskStorage", "KioskTestSupport",
+                "KioskTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -221,6 +234,7 @@ let package = Package(
                 "KioskMerchant",
                 "KioskCore",
                 "KioskSigning",
+                "KioskSQL",
                 "KioskStorage",
                 "KioskTestSupport",
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -251,13 +265,13 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskStorageTests",
-            dependencies: ["KioskStorage", "KioskCore", "KioskTestSupport"],
+            dependencies: ["KioskStorage", "KioskSQL", "KioskCore", "KioskTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "KioskStoreTests",
             dependencies: [
-                "KioskStore", "KioskTesting", "KioskTestSupport", "KioskSigning", "KioskCore",
+                "KioskStore", "KioskTesting", "KioskTestSupport", "KioskSigning", "KioskCore", "KioskSQL",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -292,7 +306,7 @@ let package = Package(
         .testTarget(
             name: "KioskCLITests",
             dependencies: [
-                "kiosk", "coin-shop", "kiosk-chaos", "KioskCLI", "KioskMerchant", "KioskStorage", "KioskTesting",
+                "kiosk", "coin-shop", "kiosk-chaos", "KioskCLI", "KioskMerchant", "KioskSQL", "KioskTesting",
                 "KioskTestSupport",
                 "KioskSigning", .product(name: "SQLKit", package: "sql-kit"),
             ],

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import KioskCore
-import KioskStorage
 
 /// Turns every error into a JSON answer. Errors users can act on keep their status and text; anything else
 /// becomes a 500 whose details go only to the log, under the request id the body names.
@@ -20,14 +19,11 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as KioskError {
             return try error.response(from: request, context: context)
-        } catch let error as StorageError {
-            if case .uniqueViolation(let constraint) = error {
-                let conflict = KioskError.conflict(
-                    "already_exists", "Something with the same unique value already exists (\(constraint)).",
-                    field: constraint, fix: "Choose another value.")
-                return try conflict.response(from: request, context: context)
+        } catch let error as any KioskErrorConvertible {
+            guard let kioskError = error.kioskError else {
+                return try internalError(error, request: request, context: context)
             }
-            return try internalError(error, request: request, context: context)
+            return try kioskError.response(from: request, context: context)
         } catch let error as HTTPError {
             let notFound = error.status == .notFound
             let kioskError = KioskError(

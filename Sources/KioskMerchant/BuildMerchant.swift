@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
-import KioskStorage
+import KioskSQL
 import Logging
 import ServiceLifecycle
 

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 
 /// The store's database: SQLite (embedded default) or PostgreSQL, behind one interface.
 ///
@@ -14,17 +15,6 @@ public protocol KioskDatabase: Sendable {
     /// Checks the database answers (for `/health`); throws if it does not.
     func ping() async throws
 
-    /// Closes connections. Call once, at shutdown.
-    func close() async throws
-}
-
-/// A database on either engine whose schema belongs to its user: transactions over raw SQL statements
-/// (`withSession`), with the same durability as the store's own database (WAL and `synchronous=FULL` on SQLite).
-public protocol SQLDatabaseEngine: SQLTransactionRunner {
-    /// `sqlite` or `postgresql`.
-    var engine: String { get }
-    /// Checks the database answers; throws if it does not.
-    func ping() async throws
     /// Closes connections. Call once, at shutdown.
     func close() async throws
 }
@@ -274,26 +264,4 @@ public protocol StorageTransaction: Sendable {
     /// Replaces the environment's chain if its stored version is still `expected` (compare and swap); false (and
     /// nothing changes) when another process changed it meanwhile.
     func replaceSigningChain(_ chain: SealedSigningChain, replacingVersion expected: Int64) async throws -> Bool
-}
-
-/// Failures the storage layer reports in terms callers can act on.
-public enum StorageError: Error, Sendable, Equatable {
-    /// A unique constraint was violated; `constraint` names it (e.g. `apps.bundle_id`).
-    case uniqueViolation(constraint: String)
-    /// The database URL could not be understood.
-    case invalidURL(String)
-    /// A setting of the database (its pool size, say) is outside what works; the message says what does.
-    case invalidSetting(String)
-    /// The database refused or failed; `message` is the engine's text.
-    case engine(message: String)
-}
-
-extension StorageError: CustomStringConvertible {
-    public var description: String {
-        switch self {
-        case .uniqueViolation(let constraint): "A unique value is already taken (\(constraint))."
-        case .invalidURL(let message), .invalidSetting(let message): message
-        case .engine(let message): "The database failed: \(message)"
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 
 /// One page of an account's transactions in one app, as the App Store Server API's history endpoints ask for
 /// it: ordered by last modification (then id), starting after a position, filtered.

@@ -1,4 +1,5 @@
 import Foundation
+import KioskSQL
 import KioskStorage
 import KioskTestSupport
 import Logging

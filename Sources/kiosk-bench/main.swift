@@ -9,8 +9,8 @@
 import Crypto
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskSigning
-import KioskStorage
 import KioskTestSupport
 import KioskTesting
 import Logging

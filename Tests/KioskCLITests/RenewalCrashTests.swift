@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
-import KioskStorage
+import KioskSQL
 import KioskTestSupport
 import KioskTesting
 import Logging

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskSigning
-import KioskStorage
 import KioskTestSupport
 import KioskTesting
 import Logging

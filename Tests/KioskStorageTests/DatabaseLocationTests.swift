@@ -2,7 +2,7 @@ import Foundation
 import KioskTestSupport
 import Testing
 
-@testable import KioskStorage
+@testable import KioskSQL
 
 /// How database URLs are read, and how bad ones are refused.
 @Suite("Database URLs")

@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import Testing
 
+@testable import KioskSQL
 @testable import KioskStorage
 
 /// The storage contract for purchases: accounts, sessions, payments, transactions, the queue and armed failures.
@@ -87,10 +88,8 @@ struct PurchaseStorageTests {
         let path = directory.appendingPathComponent("kiosk.sqlite").path
         let url = "sqlite://" + path
         defer { try? FileManager.default.removeItem(at: directory) }
-        let old = try await SQLiteKioskDatabase.open(storage: .file(path: path), logger: TestEngine.logger)
+        let old = try await DatabaseOpener.open(url: url, migrations: [.catalog], logger: TestEngine.logger)
         let id = UUID()
-        try await Migrator(migrations: [.catalog], clock: SystemClock(), logger: TestEngine.logger)
-            .migrate(old, lock: nil)
         try await old.withSession { session in
             try await session.run(
                 """

@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import Testing
 
+@testable import KioskSQL
 @testable import KioskStorage
 
 /// Behaviours only the SQLite engine has: its pragmas and the URL forms that reach it.
@@ -11,11 +12,11 @@ struct SQLiteEngineTests {
     func pragmasAreDurable() async throws {
         // Proves a file database runs in WAL mode with foreign keys on and synchronous=FULL (2), read back.
         try await TestEngine.sqlite.withDatabase { database, _ in
-            let sqlite = try #require(database as? SQLiteKioskDatabase)
+            let sqlite = try #require((database as? StoreDatabase)?.sql as? SQLiteDatabase)
             #expect(try await sqlite.pragma("journal_mode") == "wal")
             #expect(try await sqlite.pragma("foreign_keys") == "1")
             #expect(try await sqlite.pragma("synchronous") == "2")
-            #expect(try await sqlite.pragma("busy_timeout") == "\(SQLiteKioskDatabase.busyTimeoutMilliseconds)")
+            #expect(try await sqlite.pragma("busy_timeout") == "\(SQLiteDatabase.busyTimeoutMilliseconds)")
         }
     }
 

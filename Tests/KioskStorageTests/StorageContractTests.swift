@@ -3,6 +3,7 @@ import KioskCore
 import KioskTestSupport
 import Testing
 
+@testable import KioskSQL
 @testable import KioskStorage
 
 /// One set of behaviours every engine must show; each test runs once per engine in `TestEngine.all`.

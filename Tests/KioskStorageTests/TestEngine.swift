@@ -4,6 +4,7 @@ import KioskTestSupport
 import Logging
 import Testing
 
+@testable import KioskSQL
 @testable import KioskStorage
 
 /// An engine the contract suite runs on: SQLite always, PostgreSQL when `KIOSK_TEST_POSTGRES_URL` is set (and in CI,
@@ -79,7 +80,8 @@ enum TestEngine: String, CustomTestStringConvertible, Sendable {
         case .sqliteFile(let path):
             try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
         case .postgres(let location):
-            guard let schema = location.schema, let runner = database as? any SQLTransactionRunner else { return }
+            guard let schema = location.schema else { return }
+            let runner = try #require((database as? StoreDatabase)?.sql, "a store database over an engine")
             try await runner.withSession { try await $0.run("DROP SCHEMA \(ident: schema) CASCADE") }
         case .sqliteMemory:
             break
@@ -91,7 +93,7 @@ extension KioskDatabase {
     /// The integer in column `n` of the first row `query` returns; for assertions the storage interface does not
     /// offer (counting applied migrations, say).
     func scalar(_ query: String) async throws -> Int64? {
-        guard let runner = self as? any SQLTransactionRunner else { return nil }
+        let runner = try #require((self as? StoreDatabase)?.sql, "a store database over an engine")
         return try await runner.withSession { session in
             try await session.first("\(unsafeRaw: query)")?.decode(column: "n", as: Int64.self)
         }

@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskSigning
-import KioskStorage
 import KioskTestSupport
 import KioskTesting
 import Logging

@@ -4,7 +4,7 @@ import KioskCore
 import KioskHTTP
 import KioskMerchant
 import KioskProtocol
-import KioskStorage
+import KioskSQL
 import KioskStore
 import Logging
 import NIOCore

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskSigning
-import KioskStorage
 import KioskStore
 import Logging
 

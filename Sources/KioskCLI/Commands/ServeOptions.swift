@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import KioskCore
 import KioskHTTP
+import KioskSQL
 import KioskSigning
-import KioskStorage
 import KioskStore
 import Logging
 import X509

@@ -81,3 +81,9 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
         KioskError(.conflict, code: code, message: message, field: field, fix: fix)
     }
 }
+
+/// An error of a lower layer that may stand for something the client can act on (a unique value already taken,
+/// say): the HTTP layer answers it with that ``KioskError``, and as the server's own failure (500) when it is nil.
+public protocol KioskErrorConvertible: Error {
+    var kioskError: KioskError? { get }
+}

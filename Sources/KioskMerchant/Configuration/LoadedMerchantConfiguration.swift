@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskSigning
-import KioskStorage
 import X509
 
 /// A checked configuration with its files read: root certificates parsed, the Server API key loaded, products

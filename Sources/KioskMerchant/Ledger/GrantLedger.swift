@@ -1,6 +1,6 @@
 import Foundation
 import KioskCore
-import KioskStorage
+import KioskSQL
 import SQLKit
 
 /// Who a transaction is for, and through which order.

@@ -1,6 +1,6 @@
 import Foundation
 import KioskCore
-import KioskStorage
+import KioskSQL
 
 /// Orders inside one database transaction, and the rules that tie a transaction to its order and user.
 struct Orders: Sendable {

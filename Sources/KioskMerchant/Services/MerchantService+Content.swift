@@ -3,6 +3,7 @@ import ExtrasBase64
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 
 extension MerchantService {
     /// The product's downloadable files, each with a URL signed for this user, if the user holds a standing

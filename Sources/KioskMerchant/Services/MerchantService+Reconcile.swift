@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 
 extension MerchantService {
     /// How far back reconciliation reads the store's notification history by default: a day inside the 180 days

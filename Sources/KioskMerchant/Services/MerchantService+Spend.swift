@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskProtocol
-import KioskStorage
+import KioskSQL
 
 extension MerchantService {
     /// Spends `request.amount` of the user's balance `name`, once per idempotency key, never below zero.

@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskProtocol
-import KioskStorage
+import KioskSQL
 import Logging
 
 /// The merchant's work, below HTTP: orders, deliveries, entitlements. Notifications, reconciliation and content

@@ -1,6 +1,6 @@
 import Foundation
 import KioskCore
-import KioskStorage
+import KioskSQL
 import SQLKit
 
 /// An order as stored.

@@ -1,4 +1,4 @@
-import KioskStorage
+import KioskSQL
 
 /// The merchant's own schema, in its own database (never the store's). Written once for SQLite and PostgreSQL:
 /// ids as TEXT, timestamps as BIGINT milliseconds since 1970, amounts as BIGINT whole units.

@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Migration 1: the catalog — settings, sequences, apps, products with their children, subscription groups,
     /// testers and In-App Purchase keys.

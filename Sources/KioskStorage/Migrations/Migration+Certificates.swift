@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Certificate revocations the OCSP responder answers: one row per revoked certificate of a signing chain.
     static let certificateStatements: [String] = [

@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Migration 5: the store's signing identity, shared by every replica on the database — one row per environment
     /// with the chain's certificates (PEM) and its private keys sealed with the identity key, which stays outside

@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Notification retry bookkeeping (part of migration 4): how many scheduled attempts a notification had (its
     /// retry schedule counts them; replays do not), and until when (base clock) a store process holds it while

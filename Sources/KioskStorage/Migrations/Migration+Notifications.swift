@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Server notification tables: every notification (signed once, same UUID on every retry), each delivery
     /// attempt, renewal-date extension requests (single and mass) and the extensions each subscription got

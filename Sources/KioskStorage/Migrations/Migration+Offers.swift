@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Offer codes and offer redemptions (part of migration 4): each promotional offer nonce an app's customers
     /// used, so a signature is good once, and the one-time offer codes of an app's products (their pricing as

@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Migration 2: purchases — customer accounts, sessions, payments, transactions, the payment queue and armed
     /// test failures; testers gain a payment outcome.

@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Server API tables: app transactions (one per account and app, Apple's `appTransactionId`), consumption
     /// reports, and each transaction's last-modified time (an account's history is sorted and paged by it;

@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Migration 4: subscriptions — the subscription rows the renewal scheduler drives, what transactions say about
     /// renewals, offers, upgrades and refunds, the apps' grace-period and sandbox-retry settings, and (beside the

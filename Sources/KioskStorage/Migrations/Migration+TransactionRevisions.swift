@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Migration 6: each transaction's revision, the count of its signings, which its JWS carries as
     /// `kioskRevision` so receivers order its states by the store's word rather than by `signedDate` alone.

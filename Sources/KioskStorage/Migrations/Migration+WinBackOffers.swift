@@ -1,3 +1,5 @@
+import KioskSQL
+
 extension Migration {
     /// Migration 7: the win-back offers of auto-renewable products and their custom prices, stored like
     /// promotional offers plus their eligibility (months, dates as BIGINT milliseconds, priority).

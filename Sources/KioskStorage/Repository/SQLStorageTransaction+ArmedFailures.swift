@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Failures armed by the sandbox test controls: at most one per app and API, gone once used up.

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Revoked certificates of the signing chains, which the OCSP responder answers as `revoked`. Rows are never

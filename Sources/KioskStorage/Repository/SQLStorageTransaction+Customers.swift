@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Production customer accounts. Like testers: ids are lower-case UUID text, emails unique regardless of case.

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Subscription groups are stored whole: the group row plus its localizations, read back ordered by locale.

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// In-App Purchase keys (public halves only). Revoked keys stay, so their ids are never reused.

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Server notifications and their delivery attempts; renewal-date extension requests and the extensions each

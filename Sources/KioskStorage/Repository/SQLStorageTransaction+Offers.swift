@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Promotional offer nonces, kept so each signed offer is redeemed once.

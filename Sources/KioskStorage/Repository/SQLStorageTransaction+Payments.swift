@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Payments, keyed by id and, per account and app, by the client's idempotency key.

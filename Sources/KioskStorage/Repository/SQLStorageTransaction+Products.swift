@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Products are stored whole: the `products` row plus its localizations, custom prices and offers (each offer with

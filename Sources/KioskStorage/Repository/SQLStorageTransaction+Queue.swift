@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Payment queue entries, numbered by the `queue_entry` sequence; a finished entry stays for the updates stream.

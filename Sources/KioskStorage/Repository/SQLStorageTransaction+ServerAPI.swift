@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// What the App Store Server API's transaction endpoints read and keep: app transactions, consumption reports,

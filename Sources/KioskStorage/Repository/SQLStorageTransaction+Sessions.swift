@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Signed-in sessions, keyed by the hash of their bearer token. They go with their app (ON DELETE CASCADE).

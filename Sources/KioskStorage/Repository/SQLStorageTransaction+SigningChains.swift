@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// The store's signing chains, one row per environment, shared by every replica on the database.

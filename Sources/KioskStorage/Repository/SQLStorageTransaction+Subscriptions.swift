@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Subscription rows, keyed by environment and original transaction id.

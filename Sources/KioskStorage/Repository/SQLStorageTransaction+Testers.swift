@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Sandbox testers. Ids are stored as lower-case UUID text; emails are unique regardless of case.

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// Store transactions, keyed by environment and id (each environment numbers its own). Deleting them also

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import SQLKit
 
 /// The one implementation of `StorageTransaction`, written against SQLKit so SQLite and PostgreSQL share it.

@@ -1,3 +1,5 @@
+import KioskSQL
+
 /// Readable names for the schema's unique constraints, the same on both engines.
 ///
 /// SQLite reports a violated constraint by its columns (`UNIQUE constraint failed: apps.bundle_id`) or, for an

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskHTTP
+import KioskSQL
 import KioskSigning
 import KioskStorage
 import Logging

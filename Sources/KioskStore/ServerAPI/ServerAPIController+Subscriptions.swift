@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskSQL
 import KioskSigning
 import KioskStorage
 

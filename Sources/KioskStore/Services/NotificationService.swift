@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskSigning
 import KioskStorage
 import Logging

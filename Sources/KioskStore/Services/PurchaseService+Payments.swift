@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 import KioskSigning
 import KioskStorage
 

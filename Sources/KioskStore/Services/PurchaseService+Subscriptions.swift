@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 import KioskStorage
 
 /// A purchase the account approved: the transaction its payment answers and the server notifications it

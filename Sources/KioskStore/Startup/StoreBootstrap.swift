@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskSigning
 import KioskStorage
 import Logging

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskStorage
 import Logging
 

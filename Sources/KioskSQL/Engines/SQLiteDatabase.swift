@@ -12,7 +12,7 @@ import SQLiteKit
 /// `BEGIN IMMEDIATE`: callers in this process wait their turn instead of failing with `SQLITE_BUSY`, and the busy
 /// timeout covers another process holding the write lock. Each database has its own blocking-I/O thread, so while
 /// it waits on SQLite's busy handler it can never hold up another database's commit in the same process.
-final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
+public final class SQLiteDatabase: SQLDatabaseEngine {
     public let engine = "sqlite"
 
     private let connection: SQLiteConnection
@@ -20,20 +20,29 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
     private let sql: any SQLDatabase
     private let lock = AsyncSerialLock()
     private let logger: Logger
+    /// Names a violated unique constraint the way the schema's owner does (SQLite reports its columns).
+    private let constraintName: @Sendable (String) -> String
 
     /// How long a statement waits for another connection's write lock before failing; generous, because a writer
     /// on a loaded machine can hold the lock for seconds and failing a purchase costs more than waiting.
-    static let busyTimeoutMilliseconds = 30_000
+    package static let busyTimeoutMilliseconds = 30_000
 
-    private init(connection: SQLiteConnection, threadPool: NIOThreadPool, logger: Logger) {
+    private init(
+        connection: SQLiteConnection, threadPool: NIOThreadPool, logger: Logger,
+        constraintName: @escaping @Sendable (String) -> String
+    ) {
         self.connection = connection
         self.threadPool = threadPool
         self.sql = connection.sql(queryLogLevel: .trace)
         self.logger = logger
+        self.constraintName = constraintName
     }
 
     /// Opens (creating if needed) the database at `storage`, sets and verifies its pragmas.
-    static func open(storage: SQLiteConnection.Storage, logger: Logger) async throws -> SQLiteKioskDatabase {
+    static func open(
+        storage: SQLiteConnection.Storage, logger: Logger,
+        constraintName: @escaping @Sendable (String) -> String = { $0 }
+    ) async throws -> SQLiteDatabase {
         if case .file(let path) = storage {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -47,9 +56,10 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
                 on: MultiThreadedEventLoopGroup.singleton.any())
         } catch {
             try? await threadPool.shutdownGracefully()
-            throw Self.translate(error)
+            throw Self.translate(error, constraintName: constraintName)
         }
-        let database = SQLiteKioskDatabase(connection: connection, threadPool: threadPool, logger: logger)
+        let database = SQLiteDatabase(
+            connection: connection, threadPool: threadPool, logger: logger, constraintName: constraintName)
         var inMemory = false
         if case .memory = storage { inMemory = true }
         do {
@@ -80,7 +90,7 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
     }
 
     /// The current value of `PRAGMA name`, as text; for the startup checks and tests.
-    func pragma(_ name: String) async throws -> String {
+    package func pragma(_ name: String) async throws -> String {
         try await runPragma("PRAGMA \(name)") ?? ""
     }
 
@@ -97,7 +107,7 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
                 }
             }
         } catch {
-            throw Self.translate(error)
+            throw translate(error)
         }
     }
 
@@ -105,7 +115,7 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
         try await lock.withLock {
             // A task cancelled while it queued gives its turn back before starting anything.
             try Task.checkCancellation()
-            let session = SQLSession(sql: sql, translate: Self.translate)
+            let session = SQLSession(sql: sql, translate: translate)
             try await session.run("BEGIN IMMEDIATE")
             let value: T
             do {
@@ -130,12 +140,6 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
         }
     }
 
-    func transaction<T: Sendable>(_ body: @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
-        try await withSession { session in
-            try await body(SQLStorageTransaction(session: session))
-        }
-    }
-
     public func ping() async throws {
         _ = try await pragma("user_version")
     }
@@ -153,14 +157,17 @@ final class SQLiteKioskDatabase: KioskDatabase, SQLDatabaseEngine {
         }
     }
 
-    /// SQLite's errors as `StorageError`; unique violations named as `UniqueConstraint` names them.
-    @Sendable static func translate(_ error: any Error) -> any Error {
+    /// SQLite's errors as `StorageError`; unique violations named by ``constraintName``.
+    @Sendable func translate(_ error: any Error) -> any Error {
+        Self.translate(error, constraintName: constraintName)
+    }
+
+    private static func translate(_ error: any Error, constraintName: (String) -> String) -> any Error {
         guard let error = error as? SQLiteError else { return error }
         let prefix = "UNIQUE constraint failed: "
         if error.message.hasPrefix(prefix) {
             return StorageError.uniqueViolation(
-                constraint: UniqueConstraint.name(engineSpelling: String(error.message.dropFirst(prefix.count)))
-            )
+                constraint: constraintName(String(error.message.dropFirst(prefix.count))))
         }
         return StorageError.engine(message: error.description)
     }

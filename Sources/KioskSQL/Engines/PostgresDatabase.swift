@@ -9,7 +9,7 @@ import _ConnectionPoolModule
 /// Connections come from a `PostgresClient` pool. The pool only works while its `run()` is running, so this type
 /// starts that in a task when it opens and cancels it in `close()`. Each transaction pins one pooled connection
 /// for its whole life (`BEGIN` … `COMMIT`).
-final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
+public final class PostgresDatabase: SQLDatabaseEngine {
     public let engine = "postgresql"
 
     private let client: PostgresClient
@@ -17,6 +17,8 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
     private let logger: Logger
     /// `host:port/database`, for messages about connections.
     private let address: String
+    /// Names a violated unique constraint the way the schema's owner does.
+    private let constraintName: @Sendable (String) -> String
 
     /// The advisory lock key migrations take, so two servers starting together apply each migration once.
     static let migrationLockKey: Int64 = 0x4B_696F_736B  // "Kiosk"
@@ -26,10 +28,13 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
 
     /// Starts the pool's `run()` and returns once its task is under way, so the first lease finds the pool running
     /// (PostgresNIO warns of a lease before `run()`).
-    private init(client: PostgresClient, address: String, logger: Logger) async {
+    private init(
+        client: PostgresClient, address: String, logger: Logger, constraintName: @escaping @Sendable (String) -> String
+    ) async {
         self.client = client
         self.address = address
         self.logger = logger
+        self.constraintName = constraintName
         let (started, continuation) = AsyncStream.makeStream(of: Void.self)
         self.runTask = Task {
             continuation.finish()
@@ -43,8 +48,9 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
     /// names one (the startup parameters then put it first on every connection's `search_path`), and checks the
     /// pool answers.
     static func open(
-        location: DatabaseLocation.PostgresLocation, poolSize: Int, logger: Logger
-    ) async throws -> PostgresKioskDatabase {
+        location: DatabaseLocation.PostgresLocation, poolSize: Int, logger: Logger,
+        constraintName: @escaping @Sendable (String) -> String = { $0 }
+    ) async throws -> PostgresDatabase {
         let address = "\(location.host):\(location.port)/\(location.database)"
         try await probe(location, address: address, logger: logger)
         let tls: PostgresClient.Configuration.TLS =
@@ -60,10 +66,9 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
             configuration.options.additionalStartupParameters.append(("search_path", schema))
         }
         configuration.options.maximumConnections = poolSize
-        let database = await PostgresKioskDatabase(
+        let database = await PostgresDatabase(
             client: PostgresClient(configuration: configuration, backgroundLogger: logger), address: address,
-            logger: logger
-        )
+            logger: logger, constraintName: constraintName)
         do {
             try await database.ping()
             if let schema = location.schema {
@@ -139,12 +144,6 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
         }
     }
 
-    func transaction<T: Sendable>(_ body: @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
-        try await withSession { session in
-            try await body(SQLStorageTransaction(session: session))
-        }
-    }
-
     public func ping() async throws {
         do {
             try await client.withConnection { connection in
@@ -160,8 +159,7 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
         await runTask.value
     }
 
-    /// PostgreSQL's errors as `StorageError`; unique violations (SQLSTATE 23505) named as `UniqueConstraint` names
-    /// them. A connection the pool could not make names the server, and what to check, instead of the pool's own
+    /// PostgreSQL's errors as `StorageError`; unique violations (SQLSTATE 23505) named by ``constraintName``. A connection the pool could not make names the server, and what to check, instead of the pool's own
     /// error (a tripped circuit breaker says nothing of which database refused).
     @Sendable func translate(_ error: any Error) -> any Error {
         if let error = error as? _ConnectionPoolModule.ConnectionPoolError, error != .requestCancelled {
@@ -176,9 +174,7 @@ final class PostgresKioskDatabase: KioskDatabase, SQLDatabaseEngine {
             return StorageError.engine(message: "PostgreSQL at \(address): \(error.code)\(cause)")
         }
         if info[.sqlState] == "23505" {
-            return StorageError.uniqueViolation(
-                constraint: UniqueConstraint.name(engineSpelling: info[.constraintName] ?? "unknown")
-            )
+            return StorageError.uniqueViolation(constraint: constraintName(info[.constraintName] ?? "unknown"))
         }
         return StorageError.engine(message: "PostgreSQL \(info[.sqlState] ?? "?????"): \(info[.message] ?? "")")
     }

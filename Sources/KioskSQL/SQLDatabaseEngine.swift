@@ -1,0 +1,47 @@
+import Foundation
+import KioskCore
+
+/// A database on either engine (SQLite or PostgreSQL) whose schema belongs to its user: transactions over raw SQL
+/// statements (`withSession`), durable (WAL and `synchronous=FULL` on SQLite). The store's schema and the merchant's
+/// ledger each sit on one.
+public protocol SQLDatabaseEngine: SQLTransactionRunner {
+    /// `sqlite` or `postgresql`.
+    var engine: String { get }
+    /// Checks the database answers; throws if it does not.
+    func ping() async throws
+    /// Closes connections. Call once, at shutdown.
+    func close() async throws
+}
+
+/// Failures the storage layer reports in terms callers can act on.
+public enum StorageError: Error, Sendable, Equatable {
+    /// A unique constraint was violated; `constraint` names it (e.g. `apps.bundle_id`).
+    case uniqueViolation(constraint: String)
+    /// The database URL could not be understood.
+    case invalidURL(String)
+    /// A setting of the database (its pool size, say) is outside what works; the message says what does.
+    case invalidSetting(String)
+    /// The database refused or failed; `message` is the engine's text.
+    case engine(message: String)
+}
+
+extension StorageError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .uniqueViolation(let constraint): "A unique value is already taken (\(constraint))."
+        case .invalidURL(let message), .invalidSetting(let message): message
+        case .engine(let message): "The database failed: \(message)"
+        }
+    }
+}
+
+extension StorageError: KioskErrorConvertible {
+    /// A unique violation is the client's conflict (409 `already_exists`, naming the constraint); the rest are the
+    /// server's failures.
+    public var kioskError: KioskError? {
+        guard case .uniqueViolation(let constraint) = self else { return nil }
+        return KioskError.conflict(
+            "already_exists", "Something with the same unique value already exists (\(constraint)).",
+            field: constraint, fix: "Choose another value.")
+    }
+}
