@@ -42,8 +42,9 @@ let package = Package(
     targets: [
         // Domain types and rules; no I/O.
         .target(name: "KioskCore", swiftSettings: swiftSettings),
-        // The client protocol's messages, shared by the store and KioskKit; Foundation only.
-        .target(name: "KioskProtocol", swiftSettings: swiftSettings),
+        // The contracts every party shares: the client protocol, the console API's answers, the test controls and the
+        // merchant API. Foundation and KioskCore only.
+        .target(name: "KioskProtocol", dependencies: ["KioskCore"], swiftSettings: swiftSettings),
         // Keys, certificate chains, JWS, verification.
         .target(
             name: "KioskSigning",
@@ -95,6 +96,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KioskStore
+import KioskProtocol
 
 /// `kiosk accounts …`: production customer accounts (sandbox test users are `kiosk testers`).
 struct AccountsCommand: AsyncParsableCommand {

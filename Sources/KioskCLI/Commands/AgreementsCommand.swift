@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KioskStore
+import KioskProtocol
 
 /// `kiosk agreements …`: the Paid Apps agreement (App Store Connect's "Agreements, Tax, and Banking").
 struct AgreementsCommand: AsyncParsableCommand {

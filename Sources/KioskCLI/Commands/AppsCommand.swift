@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KioskStore
+import KioskProtocol
 
 /// `kiosk apps …`: apps as App Store Connect's "My Apps".
 struct AppsCommand: AsyncParsableCommand {

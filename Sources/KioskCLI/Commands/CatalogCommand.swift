@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KioskStore
+import KioskProtocol
 
 /// `kiosk catalog …`: an app's whole catalog in and out, as Kiosk JSON or an Xcode `.storekit` file.
 struct CatalogCommand: AsyncParsableCommand {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import KioskStore
 
 /// `kiosk certs …`: the root certificates merchants trust.
 struct CertsCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KioskStore
+import KioskProtocol
 
 /// `kiosk groups …`: subscription groups.
 struct GroupsCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KioskStore
+import KioskProtocol
 
 /// `kiosk keys …`: In-App Purchase keys for the App Store Server API.
 struct KeysCommand: AsyncParsableCommand {

@@ -5,7 +5,6 @@ import KioskHTTP
 import KioskMerchant
 import KioskProtocol
 import KioskSQL
-import KioskStore
 import Logging
 import NIOCore
 
@@ -93,7 +92,7 @@ extension MerchantCommand {
             var databaseURL: String
             var databasePoolSize: Int?
             var logLevel = Logger.Level.info
-            var logFormat = ServerConfiguration.LogFormat.text
+            var logFormat = LogFormat.text
             var timeouts = HTTPTimeouts()
             var tls: ServerTLS?
         }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import KioskCore
-import KioskStore
+import KioskProtocol
 
 /// `kiosk offer-codes …`: one-time offer codes for auto-renewable subscriptions.
 struct OfferCodesCommand: AsyncParsableCommand {

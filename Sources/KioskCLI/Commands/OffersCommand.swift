@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import KioskCore
-import KioskStore
+import KioskProtocol
 
 /// `kiosk offers …`: an auto-renewable subscription's introductory, promotional and win-back offers. Each change reads the
 /// product and sends back the offer list it changed, as App Store Connect's "Subscription Prices" page does.

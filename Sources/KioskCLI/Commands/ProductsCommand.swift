@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import KioskCore
-import KioskStore
+import KioskProtocol
 
 /// `kiosk products …`: in-app purchases as App Store Connect's "In-App Purchases" page.
 struct ProductsCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KioskCore
+import KioskHTTP
 import KioskSQL
 import KioskSigning
 import KioskStore

@@ -4,7 +4,6 @@ import KioskCore
 import KioskHTTP
 import KioskSQL
 import KioskSigning
-import KioskStore
 import Logging
 import X509
 
@@ -29,9 +28,9 @@ struct LogOptions: ParsableArguments {
     }
 
     /// The format the option or KIOSK_LOG_FORMAT names, nil when neither does.
-    func format(environment: [String: String]) throws -> ServerConfiguration.LogFormat? {
+    func format(environment: [String: String]) throws -> LogFormat? {
         guard let formatText = logFormat ?? environment["KIOSK_LOG_FORMAT"] else { return nil }
-        guard let format = ServerConfiguration.LogFormat(rawValue: formatText.lowercased()) else {
+        guard let format = LogFormat(rawValue: formatText.lowercased()) else {
             throw CLIError(
                 message: "'\(formatText)' is not a log format.", field: "--log-format", fix: "Use text or json.")
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import KioskStore
+import KioskProtocol
 
 /// `kiosk testers …`: sandbox test users.
 struct TestersCommand: AsyncParsableCommand {

@@ -49,12 +49,8 @@ public struct ServerConfiguration: Sendable {
     /// `kiosk serve` adds the Kiosk TLS root of its data directory and `KIOSK_TLS_ROOT`.
     public var tlsTrustRoots: [Certificate]
 
-    public enum LogFormat: String, Sendable, CaseIterable {
-        /// One human-readable line per event, metadata as `key=value`.
-        case text
-        /// One JSON object per line, for log shippers.
-        case json
-    }
+    /// How the store writes its log (`--log-format`).
+    public typealias LogFormat = KioskHTTP.LogFormat
 
     public init(
         host: String = "127.0.0.1",

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskProtocol
 
 /// `/admin/v1/accounts`: production customer accounts (sandbox testers are `/admin/v1/testers`).
 struct AccountsController {

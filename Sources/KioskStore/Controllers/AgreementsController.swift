@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskProtocol
 
 /// `/admin/v1/agreements/paid-apps`: the Paid Apps agreement that gates every product.
 struct AgreementsController {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskProtocol
 
 /// `/admin/v1/apps`: apps, their shared secret and notification URLs, and their In-App Purchase keys.
 struct AppsController {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskProtocol
 
 /// `/admin/v1/apps/{bundleId}/catalog`: the whole catalog in and out, as Kiosk JSON or an Xcode `.storekit` file.
 struct CatalogController {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskProtocol
 
 /// `/admin/v1/apps/{bundleId}/offer-codes`: create one-time offer codes (`POST`, 201) and list them with their
 /// state (`GET ?productId=`).
@@ -51,36 +52,3 @@ package struct OfferCodesCreateBody: StrictlyDecodable {
     package var pricing: Pricing?
     package var count: Int?
 }
-
-/// One offer code and its state: `available`, or `redeemed` with who, when and the transaction.
-package struct OfferCodeResource: ResponseCodable {
-    package var code: String
-    package var productId: String
-    package var referenceName: String
-    package var paymentMode: OfferPaymentMode
-    package var period: String
-    package var numberOfPeriods: Int
-    package var pricing: Pricing
-    package var createdAt: Date
-    package var state: String
-    package var redeemedAt: Date?
-    package var redeemedByAccountId: UUID?
-    package var transactionId: Int64?
-
-    init(_ code: OfferCode) {
-        self.code = code.code
-        productId = code.productId
-        referenceName = code.referenceName
-        paymentMode = code.paymentMode
-        period = code.period.iso8601
-        numberOfPeriods = code.numberOfPeriods
-        pricing = code.pricing
-        createdAt = code.createdAt
-        state = code.redemption == nil ? "available" : "redeemed"
-        redeemedAt = code.redemption?.redeemedAt
-        redeemedByAccountId = code.redemption?.accountId
-        transactionId = code.redemption?.transactionId
-    }
-}
-
-package struct OfferCodeList: ResponseCodable { package var offerCodes: [OfferCodeResource] }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskProtocol
 
 /// `/admin/v1/apps/{bundleId}/products`: products, their localizations, review, availability and prices.
 struct ProductsController {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskProtocol
 
 /// `/admin/v1/testers`: sandbox test users.
 struct TestersController {

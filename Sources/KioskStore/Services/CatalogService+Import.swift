@@ -1,15 +1,7 @@
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskStorage
-
-/// What an import did, by id: `group:<reference name>` and `product:<product id>`.
-package struct CatalogImportSummary: Codable, Sendable {
-    package var created: [String] = []
-    package var updated: [String] = []
-    package var unchanged: [String] = []
-    /// What the file holds that Kiosk kept, changed or will not sell in production, each with its path in the file.
-    package var warnings: [CatalogFileWarning] = []
-}
 
 extension CatalogService {
     /// The app's catalog as an Xcode `.storekit` file with prices in `storefront` (see

@@ -1,10 +1,19 @@
 import Foundation
 import Logging
 
-/// Process-wide logging set-up for `kiosk serve`: text lines or one JSON object per line on standard error.
+/// How a Kiosk server writes its log (`--log-format`, `KIOSK_LOG_FORMAT`).
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// One human-readable line per event, metadata as `key=value`.
+    case text
+    /// One JSON object per line, for log shippers.
+    case json
+}
+
+/// Process-wide logging set-up for `kiosk serve` and `kiosk merchant serve`: text lines or one JSON object per line
+/// on standard error.
 public enum KioskLogging {
-    /// Installs the log handler. Call once, before the store starts.
-    public static func bootstrap(format: ServerConfiguration.LogFormat, level: Logger.Level) {
+    /// Installs the log handler. Call once, before the server starts.
+    public static func bootstrap(format: LogFormat, level: Logger.Level) {
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler
             switch format {

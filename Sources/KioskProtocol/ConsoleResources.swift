@@ -1,0 +1,328 @@
+import Foundation
+import KioskCore
+
+// The console API's answers (`/admin/v1`), as openapi.yaml documents them: the store encodes them, the CLI and
+// scripts decode them.
+
+public struct AppResource: Codable, Sendable {
+    public var appAppleId: Int64
+    public var bundleId: String
+    public var name: String
+    public var sharedSecret: String?
+    public var productionNotificationURLs: [String]
+    public var sandboxNotificationURLs: [String]
+    /// Whether failed sandbox notifications are retried like production ones (off: one attempt, as Apple's sandbox).
+    public var sandboxNotificationRetries: Bool
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(_ app: App) {
+        appAppleId = app.id
+        bundleId = app.bundleId
+        name = app.name
+        sharedSecret = app.sharedSecret
+        productionNotificationURLs = app.productionNotificationURLs
+        sandboxNotificationURLs = app.sandboxNotificationURLs
+        sandboxNotificationRetries = app.sandboxNotificationRetries
+        createdAt = app.createdAt
+        updatedAt = app.updatedAt
+    }
+}
+
+public struct AppList: Codable, Sendable {
+    public var apps: [AppResource]
+
+    public init(apps: [AppResource]) {
+        self.apps = apps
+    }
+}
+
+public struct AvailabilityResource: Codable, Sendable {
+    public struct Reason: Codable, Sendable {
+        public var code: String
+        public var message: String
+        public var fix: String?
+    }
+
+    public var environment: StoreEnvironment
+    public var storefront: String
+    public var available: Bool
+    public var reasons: [Reason]
+
+    public init(_ availability: ProductAvailability, environment: StoreEnvironment, storefront: String) {
+        self.environment = environment
+        self.storefront = storefront
+        available = availability.isAvailable
+        reasons = availability.reasons.map { Reason(code: $0.code, message: $0.message, fix: $0.fix) }
+    }
+}
+
+public struct ProductResource: Codable, Sendable {
+    public var productId: String
+    public var referenceName: String
+    public var type: ProductType
+    public var pricing: Pricing
+    public var localizations: [ProductLocalization]
+    public var clearedForSale: Bool
+    public var reviewState: ReviewState
+    public var familyShareable: Bool
+    public var subscription: SubscriptionMembership?
+    public var duration: SubscriptionDuration?
+    public var introductoryOffers: [IntroductoryOffer]
+    public var promotionalOffers: [PromotionalOffer]
+    public var winBackOffers: [WinBackOffer]
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+    /// Whether clients get the product, per environment, in the storefront named in `storefront`.
+    public var availability: [AvailabilityResource]?
+
+    public init(_ product: Product, availability: [AvailabilityResource]? = nil) {
+        productId = product.productId
+        referenceName = product.referenceName
+        type = product.type
+        pricing = product.pricing
+        localizations = product.localizations
+        clearedForSale = product.clearedForSale
+        reviewState = product.reviewState
+        familyShareable = product.familyShareable
+        subscription = product.subscription
+        duration = product.duration
+        introductoryOffers = product.introductoryOffers
+        promotionalOffers = product.promotionalOffers
+        winBackOffers = product.winBackOffers
+        createdAt = product.createdAt
+        updatedAt = product.updatedAt
+        deletedAt = product.deletedAt
+        self.availability = availability
+    }
+}
+
+public struct ProductList: Codable, Sendable {
+    public var products: [ProductResource]
+
+    public init(products: [ProductResource]) {
+        self.products = products
+    }
+}
+
+public struct PriceResource: Codable, Sendable {
+    public var storefront: String
+    public var storefrontId: String
+    public var currency: String
+    public var priceMinorUnits: Int
+    /// The price as a plain decimal in the currency, e.g. "0.99"; for display only.
+    public var price: String
+    /// `tier` or `custom`.
+    public var source: String
+
+    public init(
+        storefront: String, storefrontId: String, currency: String, priceMinorUnits: Int, price: String, source: String
+    ) {
+        self.storefront = storefront
+        self.storefrontId = storefrontId
+        self.currency = currency
+        self.priceMinorUnits = priceMinorUnits
+        self.price = price
+        self.source = source
+    }
+}
+
+public struct PriceList: Codable, Sendable {
+    public var productId: String
+    public var prices: [PriceResource]
+
+    public init(productId: String, prices: [PriceResource]) {
+        self.productId = productId
+        self.prices = prices
+    }
+}
+
+public struct GroupResource: Codable, Sendable {
+    public var groupId: Int64
+    /// Apple's `subscriptionGroupIdentifier`, the same number as a string.
+    public var subscriptionGroupIdentifier: String
+    public var referenceName: String
+    public var localizations: [SubscriptionGroupLocalization]
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(_ group: SubscriptionGroup) {
+        groupId = group.id
+        subscriptionGroupIdentifier = String(group.id)
+        referenceName = group.referenceName
+        localizations = group.localizations
+        createdAt = group.createdAt
+        updatedAt = group.updatedAt
+    }
+}
+
+public struct GroupList: Codable, Sendable {
+    public var subscriptionGroups: [GroupResource]
+
+    public init(subscriptionGroups: [GroupResource]) {
+        self.subscriptionGroups = subscriptionGroups
+    }
+}
+
+public struct TesterResource: Codable, Sendable {
+    public var id: UUID
+    public var email: String
+    public var firstName: String
+    public var lastName: String
+    public var storefront: String
+    public var interruptPurchases: Bool
+    public var askToBuy: Bool
+    public var renewalRate: RenewalRate
+    public var paymentOutcome: PaymentOutcome
+    public var purchaseHistoryClearedAt: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(_ tester: Tester) {
+        id = tester.id
+        email = tester.email
+        firstName = tester.firstName
+        lastName = tester.lastName
+        storefront = tester.storefront
+        interruptPurchases = tester.settings.interruptPurchases
+        askToBuy = tester.settings.askToBuy
+        renewalRate = tester.settings.renewalRate
+        paymentOutcome = tester.settings.paymentOutcome
+        purchaseHistoryClearedAt = tester.purchaseHistoryClearedAt
+        createdAt = tester.createdAt
+        updatedAt = tester.updatedAt
+    }
+}
+
+public struct TesterList: Codable, Sendable {
+    public var testers: [TesterResource]
+
+    public init(testers: [TesterResource]) {
+        self.testers = testers
+    }
+}
+
+public struct KeyResource: Codable, Sendable {
+    public var keyId: String
+    public var name: String
+    public var bundleId: String
+    public var status: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+    /// Only in the answer that created the key.
+    public var issuerId: String?
+    /// Only in the answer that created the key: PKCS#8 PEM, never shown again.
+    public var privateKey: String?
+
+    public init(_ key: InAppPurchaseKey, bundleId: String, issuerId: String? = nil, privateKey: String? = nil) {
+        keyId = key.id
+        name = key.name
+        self.bundleId = bundleId
+        status = key.revokedAt == nil ? "active" : "revoked"
+        createdAt = key.createdAt
+        revokedAt = key.revokedAt
+        self.issuerId = issuerId
+        self.privateKey = privateKey
+    }
+}
+
+public struct KeyList: Codable, Sendable {
+    public var issuerId: String
+    public var keys: [KeyResource]
+
+    public init(issuerId: String, keys: [KeyResource]) {
+        self.issuerId = issuerId
+        self.keys = keys
+    }
+}
+
+public struct AgreementResource: Codable, Sendable {
+    public var status: PaidAppsAgreement.Status
+    public var acceptedAt: Date?
+
+    public init(_ agreement: PaidAppsAgreement) {
+        status = agreement.status
+        acceptedAt = agreement.acceptedAt
+    }
+}
+
+public struct AccountResource: Codable, Sendable {
+    public var id: UUID
+    public var email: String
+    public var firstName: String
+    public var lastName: String
+    public var storefront: String
+    public var paymentOutcome: PaymentOutcome
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(_ account: CustomerAccount) {
+        id = account.id
+        email = account.email
+        firstName = account.firstName
+        lastName = account.lastName
+        storefront = account.storefront
+        paymentOutcome = account.paymentOutcome
+        createdAt = account.createdAt
+        updatedAt = account.updatedAt
+    }
+}
+
+public struct AccountList: Codable, Sendable {
+    public var accounts: [AccountResource]
+
+    public init(accounts: [AccountResource]) {
+        self.accounts = accounts
+    }
+}
+
+/// What an import did, by id: `group:<reference name>` and `product:<product id>`.
+public struct CatalogImportSummary: Codable, Sendable {
+    public var created: [String] = []
+    public var updated: [String] = []
+    public var unchanged: [String] = []
+    /// What the file holds that Kiosk kept, changed or will not sell in production, each with its path in the file.
+    public var warnings: [CatalogFileWarning] = []
+
+    public init() {}
+}
+
+/// One offer code and its state: `available`, or `redeemed` with who, when and the transaction.
+public struct OfferCodeResource: Codable, Sendable {
+    public var code: String
+    public var productId: String
+    public var referenceName: String
+    public var paymentMode: OfferPaymentMode
+    public var period: String
+    public var numberOfPeriods: Int
+    public var pricing: Pricing
+    public var createdAt: Date
+    public var state: String
+    public var redeemedAt: Date?
+    public var redeemedByAccountId: UUID?
+    public var transactionId: Int64?
+
+    public init(_ code: OfferCode) {
+        self.code = code.code
+        productId = code.productId
+        referenceName = code.referenceName
+        paymentMode = code.paymentMode
+        period = code.period.iso8601
+        numberOfPeriods = code.numberOfPeriods
+        pricing = code.pricing
+        createdAt = code.createdAt
+        state = code.redemption == nil ? "available" : "redeemed"
+        redeemedAt = code.redemption?.redeemedAt
+        redeemedByAccountId = code.redemption?.accountId
+        transactionId = code.redemption?.transactionId
+    }
+}
+
+public struct OfferCodeList: Codable, Sendable {
+    public var offerCodes: [OfferCodeResource]
+
+    public init(offerCodes: [OfferCodeResource]) {
+        self.offerCodes = offerCodes
+    }
+}
