@@ -28,16 +28,17 @@ extension ServerAPIController {
         let caller = try context.requireServerAPICaller()
         let now = service.clocks.now(environment)
         let token = UUID().uuidString.lowercased() + "_\(now.millisecondsSince1970)"
-        let notification = try await service.database.transaction { tx in
+        try await service.purchases.ledger.commit { tx, effects in
             // The app as it is now: its URLs may have changed since the request was authenticated.
             guard let app = try await tx.app(id: caller.app.id), !app.notificationURLs(for: environment).isEmpty else {
                 throw ServerAPIError.serverNotificationURLNotFound
             }
-            return try await service.notifications.create(
-                NotificationContent(type: "TEST"), app: app, environment: environment, testToken: token, now: now,
-                in: tx)
+            effects.deliver([
+                try await service.notifications.create(
+                    NotificationContent(type: "TEST"), app: app, environment: environment, testToken: token, now: now,
+                    in: tx)
+            ])
         }
-        service.notifications.deliver([notification])
         return try ServerAPIAnswer.json(TestNotificationResponse(testNotificationToken: token))
     }
 

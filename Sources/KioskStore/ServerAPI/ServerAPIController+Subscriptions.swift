@@ -87,13 +87,13 @@ extension ServerAPIController {
             body.extendByDays, body.extendReasonCode, body.requestIdentifier)
         let now = service.clocks.now(environment)
         let subscriptions = subscriptions
-        let attempt = { @Sendable () async throws -> (RenewalExtensionRequest, [ServerNotification]) in
-            try await service.database.transaction { tx in
+        let attempt = { @Sendable () async throws -> RenewalExtensionRequest in
+            try await service.purchases.ledger.commit { tx, effects in
                 if let existing = try await tx.renewalExtensionRequest(
                     requestIdentifier: requestIdentifier, appId: caller.app.id, environment: environment)
                 {
                     guard existing.originalTransactionId == id else { throw ServerAPIError.invalidRequestIdentifier }
-                    return (existing, [])
+                    return existing
                 }
                 guard let original = try await tx.transaction(id: id, environment: environment),
                     original.appId == caller.app.id, original.originalTransactionId == original.id
@@ -119,11 +119,11 @@ extension ServerAPIController {
                     storefrontCountryCodes: nil, createdAt: now, completedAt: now, succeededCount: 1, failedCount: 0,
                     webOrderLineItemId: extended.webOrderLineItemId, effectiveDate: extended.expiresDate)
                 try await tx.insertRenewalExtensionRequest(record)
-                return (record, [notification])
+                effects.deliver([notification])
+                return record
             }
         }
-        let (record, notifications) = try await Self.retryingOnSameRequestIdentifier(attempt)
-        service.notifications.deliver(notifications)
+        let record = try await Self.retryingOnSameRequestIdentifier(attempt)
         return try ServerAPIAnswer.json(
             ExtendRenewalDateResponse(
                 originalTransactionId: String(id), webOrderLineItemId: record.webOrderLineItemId.map(String.init),
@@ -154,13 +154,13 @@ extension ServerAPIController {
         }
         let now = service.clocks.now(environment)
         let subscriptions = subscriptions
-        let attempt = { @Sendable () async throws -> (RenewalExtensionRequest, [ServerNotification]) in
-            try await service.database.transaction { tx in
+        let attempt = { @Sendable () async throws -> RenewalExtensionRequest in
+            try await service.purchases.ledger.commit { tx, effects in
                 if let existing = try await tx.renewalExtensionRequest(
                     requestIdentifier: requestIdentifier, appId: caller.app.id, environment: environment)
                 {
                     guard existing.productId == productId else { throw ServerAPIError.invalidRequestIdentifier }
-                    return (existing, [])
+                    return existing
                 }
                 guard let product = try await tx.product(appId: caller.app.id, productId: productId),
                     product.type == .autoRenewable, product.deletedAt == nil
@@ -201,11 +201,11 @@ extension ServerAPIController {
                     try await service.notifications.create(
                         NotificationContent(type: "RENEWAL_EXTENSION", subtype: "SUMMARY", summary: summary),
                         app: caller.app, environment: environment, now: now, in: tx))
-                return (record, notifications)
+                effects.deliver(notifications)
+                return record
             }
         }
-        let (record, notifications) = try await Self.retryingOnSameRequestIdentifier(attempt)
-        service.notifications.deliver(notifications)
+        let record = try await Self.retryingOnSameRequestIdentifier(attempt)
         return try ServerAPIAnswer.json(MassExtendRenewalDateResponse(requestIdentifier: record.requestIdentifier))
     }
 

@@ -170,20 +170,16 @@ extension ServerAPIService {
     /// account's updates streams. Finishing again changes nothing.
     func finish(_ id: Int64, caller: ServerAPICaller) async throws {
         let now = clocks.now(caller.environment)
-        let (transaction, finished) = try await database.transaction { tx -> (StoreTransaction, Int) in
+        try await purchases.ledger.commit { tx, effects in
             let transaction = try await Self.transaction(id, caller: caller, in: tx)
-            var finished = 0
             for record in try await tx.unfinishedQueueRecords(
                 accountId: transaction.accountId, appId: caller.app.id, environment: caller.environment)
             where record.transactionId == id {
                 _ = try await tx.finishQueueRecord(sequence: record.sequence, at: now)
-                finished += 1
+                effects.wake(
+                    QueueFeed.Key(
+                        environment: caller.environment, accountId: transaction.accountId, appId: caller.app.id))
             }
-            return (transaction, finished)
-        }
-        if finished > 0 {
-            await purchases.feed.changed(
-                QueueFeed.Key(environment: caller.environment, accountId: transaction.accountId, appId: caller.app.id))
         }
     }
 

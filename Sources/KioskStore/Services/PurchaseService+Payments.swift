@@ -21,12 +21,11 @@ extension PurchaseService {
 
     private func payOnce(_ request: PaymentRequest, client: ClientSession) async throws -> QueueEntry {
         let now = clocks.now(client.environment)
-        let (answer, changed, created) = try await database.transaction {
-            tx -> (QueueEntry, Bool, [ServerNotification]) in
+        return try await ledger.commit(reaching: .paymentCommitted) { tx, effects in
             if let existing = try await tx.payment(
                 accountId: client.account.id, appId: client.app.id, idempotencyKey: request.idempotencyKey)
             {
-                return (try await latestEntry(of: existing, in: tx), false, [])
+                return try await latestEntry(of: existing, in: tx)
             }
             var payment = Payment(
                 id: UUID(), environment: client.environment, accountId: client.account.id, appId: client.app.id,
@@ -39,12 +38,10 @@ extension PurchaseService {
                 offer: RequestedOffer(request), client: client, now: now, created: &caused, in: tx)
             try await tx.insertPayment(payment)
             try await tx.insertQueueRecord(record)
-            return (try await entry(for: record, in: tx), true, caused)
+            effects.deliver(caused)
+            effects.wake(client.feedKey)
+            return try await entry(for: record, in: tx)
         }
-        if changed { CrashPoint.paymentCommitted.reach() }
-        notifications.deliver(created)
-        if changed { await feed.changed(client.feedKey) }
-        return answer
     }
 
     /// Decides a new payment's fate and makes the queue record that tells the client; charges when it is due and

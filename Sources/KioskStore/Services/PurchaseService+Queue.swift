@@ -57,7 +57,7 @@ extension PurchaseService {
         }
         try await failIfArmed(.restore, client: client)
         let now = clocks.now(client.environment)
-        let snapshot = try await database.transaction { tx in
+        return try await ledger.commit { tx, effects in
             var latestByOriginal: [Int64: StoreTransaction] = [:]
             for transaction in try await visibleTransactions(client: client, in: tx)
             where transaction.revocationDate == nil
@@ -78,11 +78,10 @@ extension PurchaseService {
                     restoreTransactionId: restoreId, createdAt: now)
                 try await tx.insertQueueRecord(record)
                 entries.append(try await entry(for: record, in: tx))
+                effects.wake(client.feedKey)
             }
             return QueueSnapshot(entries: entries, cursor: try await tx.latestQueueSequence())
         }
-        if !snapshot.entries.isEmpty { await feed.changed(client.feedKey) }
-        return snapshot
     }
 
     /// `Transaction.currentEntitlements`: the latest transaction of each non-consumable, non-renewing and

@@ -91,8 +91,7 @@ extension TestControlsService {
         -> TestRevocationResponse
     {
         let now = purchases.clocks.sandbox.now()
-        let (response, notification, changed) = try await purchases.database.transaction {
-            tx -> (TestRevocationResponse, ServerNotification?, QueueFeed.Key?) in
+        return try await purchases.ledger.commit { tx, effects in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard var transaction = try await tx.transaction(id: transactionId, environment: .sandbox),
                 transaction.appId == app.id
@@ -104,7 +103,7 @@ extension TestControlsService {
             if let earlier = try await Self.latestRevocationNotification(about: transaction, in: tx),
                 Self.isDone(action, transaction, latest: earlier)
             {
-                return (Self.response(transaction, earlier), nil, nil)
+                return Self.response(transaction, earlier)
             }
             try Self.checkAllowed(action, transaction)
             let revised = Self.revise(&transaction, action, now: now)
@@ -118,13 +117,12 @@ extension TestControlsService {
             let notification = try await purchases.notifications.create(
                 try await notificationContent(action, transaction, now: now, in: tx), app: app,
                 environment: .sandbox, now: now, in: tx)
-            let changed =
-                revised ? QueueFeed.Key(environment: .sandbox, accountId: transaction.accountId, appId: app.id) : nil
-            return (Self.response(transaction, notification), notification, changed)
+            effects.deliver([notification])
+            if revised {
+                effects.wake(QueueFeed.Key(environment: .sandbox, accountId: transaction.accountId, appId: app.id))
+            }
+            return Self.response(transaction, notification)
         }
-        if let notification { purchases.notifications.deliver([notification]) }
-        if let changed { await purchases.feed.changed(changed) }
-        return response
     }
 
     /// The latest refund or revocation notification about this very transaction.

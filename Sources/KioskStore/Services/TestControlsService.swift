@@ -20,8 +20,7 @@ public struct TestControlsService: Sendable {
     public func purchase(bundleId: String, _ request: TestPurchaseRequest) async throws -> QueueEntry {
         let quantity = request.quantity ?? 1
         let now = clock.now()
-        let (entry, client, created) = try await database.transaction {
-            tx -> (QueueEntry, ClientSession, [ServerNotification]) in
+        return try await purchases.ledger.commit { tx, effects in
             let client = try await testerClient(bundleId: bundleId, tester: request.tester, in: tx)
             let product = try await purchases.sellableProduct(request.productId, client: client, in: tx)
             if !(1...10).contains(quantity) || (product.type != .consumable && quantity != 1) {
@@ -36,7 +35,8 @@ public struct TestControlsService: Sendable {
                     accountId: client.account.id, appId: client.app.id, state: .promoted, paymentId: nil,
                     productId: product.productId, quantity: quantity, createdAt: now)
                 try await tx.insertQueueRecord(record)
-                return (try await purchases.entry(for: record, in: tx), client, [])
+                effects.wake(client.feedKey)
+                return try await purchases.entry(for: record, in: tx)
             }
             try await PurchaseService.ensureAppTransaction(
                 environment: .sandbox, appId: client.app.id, accountId: client.account.id, now: now, in: tx)
@@ -57,11 +57,10 @@ public struct TestControlsService: Sendable {
             let record = try await purchases.queueRecord(
                 .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
             try await tx.insertQueueRecord(record)
-            return (try await purchases.entry(for: record, in: tx), client, purchase.notifications)
+            effects.deliver(purchase.notifications)
+            effects.wake(client.feedKey)
+            return try await purchases.entry(for: record, in: tx)
         }
-        purchases.notifications.deliver(created)
-        await purchases.feed.changed(client.feedKey)
-        return entry
     }
 
     /// Payments of the app's testers, optionally of one tester and in one state.
@@ -101,8 +100,7 @@ public struct TestControlsService: Sendable {
     /// Idempotent: the same decision again answers the same entry; a different one is a conflict.
     public func decide(bundleId: String, paymentId: UUID, _ decision: Decision) async throws -> QueueEntry {
         let now = clock.now()
-        let (entry, changed, created) = try await database.transaction {
-            tx -> (QueueEntry, ClientSession?, [ServerNotification]) in
+        return try await purchases.ledger.commit { tx, effects in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard var payment = try await tx.payment(id: paymentId), payment.appId == app.id,
                 payment.environment == .sandbox
@@ -114,7 +112,7 @@ public struct TestControlsService: Sendable {
             let records = try await tx.queueRecords(paymentId: payment.id)
             if Self.alreadyDecided(payment, records: records, as: decision), let latest = records.last {
                 // A retried decision (its answer was lost) answers the same and changes nothing.
-                return (try await purchases.entry(for: latest, in: tx), nil, [])
+                return try await purchases.entry(for: latest, in: tx)
             }
             let expected: PaymentState = decision == .resolve ? .interrupted : .deferred
             guard payment.state == expected else {
@@ -160,11 +158,10 @@ public struct TestControlsService: Sendable {
             }
             try await tx.updatePayment(payment)
             try await tx.insertQueueRecord(record)
-            return (try await purchases.entry(for: record, in: tx), client, caused)
+            effects.deliver(caused)
+            effects.wake(client.feedKey)
+            return try await purchases.entry(for: record, in: tx)
         }
-        purchases.notifications.deliver(created)
-        if let changed { await purchases.feed.changed(changed.feedKey) }
-        return entry
     }
 
     /// Whether `decision` is what already happened to the payment: approved (deferred, then purchased), declined

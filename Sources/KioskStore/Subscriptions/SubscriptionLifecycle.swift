@@ -39,7 +39,7 @@ struct SubscriptionLifecycle: Sendable {
             summary.add(batch.summary)
             failing.formUnion(batch.failed)
             if batch.claimed > 0 { CrashPoint.renewalBatchCommitted.reach() }
-            await publish(batch.effects)
+            await purchases.ledger.publish(batch.effects)
             if batch.claimed == 0 || batch.claimed == batch.failed.count { return summary }
         }
     }
@@ -49,7 +49,7 @@ struct SubscriptionLifecycle: Sendable {
         var claimed = 0
         var failed: Set<Int64> = []
         var summary = LifecycleSummary()
-        var effects = Effects()
+        var effects = StoreEffects()
     }
 
     private func runBatch(_ environment: StoreEnvironment, dueBy: Date, skipping failing: Set<Int64>) async throws
@@ -88,13 +88,13 @@ struct SubscriptionLifecycle: Sendable {
             batch.claimed += 1
             do {
                 let (outcome, effects) = try await purchases.database.transaction {
-                    tx -> (LifecycleOutcome?, Effects) in
+                    tx -> (LifecycleOutcome?, StoreEffects) in
                     guard
                         var row = try await tx.lockedSubscription(
                             originalTransactionId: candidate.originalTransactionId, environment: environment),
                         let at = row.nextEventAt, at <= dueBy
-                    else { return (nil, Effects()) }
-                    var effects = Effects()
+                    else { return (nil, StoreEffects()) }
+                    var effects = StoreEffects()
                     return (try await act(on: &row, at: at, in: tx, effects: &effects), effects)
                 }
                 if let outcome { batch.summary.count(outcome) }
@@ -112,17 +112,11 @@ struct SubscriptionLifecycle: Sendable {
         return batch
     }
 
-    /// Hands committed notifications to delivery and wakes the updates streams of accounts that got a renewal.
-    func publish(_ effects: Effects) async {
-        purchases.notifications.deliver(effects.notifications)
-        for key in effects.feedKeys { await purchases.feed.changed(key) }
-    }
-
     // MARK: - Events
 
     /// What a subscription's event at `at` does, in `tx`; updates the row.
     func act(
-        on subscription: inout StoreSubscription, at: Date, in tx: any StorageTransaction, effects: inout Effects
+        on subscription: inout StoreSubscription, at: Date, in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         let context = try await Context.load(subscription, in: tx)
         switch subscription.state {
@@ -140,7 +134,7 @@ struct SubscriptionLifecycle: Sendable {
     /// The period ends: renew, or expire for the reason that stops it, or start retrying billing.
     private func periodEnds(
         _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
-        effects: inout Effects
+        effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         // An increase the customer did not consent to (declining also turns auto-renew off) ends it first.
         if subscription.priceIncreaseStatus == 0 {
@@ -166,7 +160,7 @@ struct SubscriptionLifecycle: Sendable {
     /// A billing retry (or the end of the grace period, or of the retry window) comes.
     private func retryBilling(
         _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
-        effects: inout Effects
+        effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         let started = subscription.billingRetryStartedAt ?? subscription.expiresAt
         if at >= context.rules.retryEnd(from: started) {
@@ -208,7 +202,7 @@ struct SubscriptionLifecycle: Sendable {
     /// Charges the next period, which starts at `at`: a new transaction of the same subscription.
     func renew(
         _ subscription: inout StoreSubscription, product: Product, at: Date, recovery: Bool, context: Context,
-        in tx: any StorageTransaction, effects: inout Effects
+        in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         let previous = context.latest
         guard let duration = product.duration else {
@@ -280,7 +274,7 @@ struct SubscriptionLifecycle: Sendable {
         try await notify(
             "DID_RENEW", subtype: recovery ? "BILLING_RECOVERY" : nil, subscription, at: at, context: renewed, in: tx,
             effects: &effects)
-        effects.feedKeys.insert(
+        effects.wake(
             QueueFeed.Key(
                 environment: subscription.environment, accountId: subscription.accountId, appId: subscription.appId))
         return recovery ? .recovered : .renewed
@@ -289,7 +283,7 @@ struct SubscriptionLifecycle: Sendable {
     /// The renewal charge failed: billing retry begins, in a grace period when the app has one.
     private func failRenewal(
         _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
-        effects: inout Effects
+        effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         subscription.failNextRenewal = false
         subscription.billingRetryStartedAt = at
@@ -323,7 +317,7 @@ struct SubscriptionLifecycle: Sendable {
     /// Ends the subscription for `reason`: no further events.
     func expire(
         _ subscription: inout StoreSubscription, _ reason: ExpirationReason, at: Date, context: Context,
-        in tx: any StorageTransaction, effects: inout Effects
+        in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         subscription.state = .expired
         subscription.expirationIntent = reason.intent
@@ -343,16 +337,17 @@ struct SubscriptionLifecycle: Sendable {
     /// Inserts a notification about the subscription, with its current transaction, renewal info and status.
     func notify(
         _ type: String, subtype: String? = nil, _ subscription: StoreSubscription, at: Date, context: Context,
-        in tx: any StorageTransaction, effects: inout Effects
+        in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws {
         let renewalInfo = try await subscriptions.signedRenewalInfo(
             for: subscription, latest: context.latest, now: at, in: tx)
-        effects.notifications.append(
+        effects.deliver([
             try await purchases.notifications.create(
                 NotificationContent(
                     type: type, subtype: subtype, transaction: context.latest, signedRenewalInfo: renewalInfo,
                     status: subscription.state.appleStatus),
-                app: context.app, environment: subscription.environment, now: at, in: tx))
+                app: context.app, environment: subscription.environment, now: at, in: tx)
+        ])
     }
 
     /// Apple's `EXPIRED` subtypes and the `expirationIntent` each sets.
@@ -410,17 +405,6 @@ struct SubscriptionLifecycle: Sendable {
                 app: app, account: account, latest: latest,
                 renewalProduct: try await tx.product(appId: app.id, productId: subscription.autoRenewProductId),
                 rules: rules)
-        }
-    }
-
-    /// What a committed change hands on: notifications to deliver and updates streams to wake.
-    struct Effects: Sendable {
-        var notifications: [ServerNotification] = []
-        var feedKeys: Set<QueueFeed.Key> = []
-
-        mutating func merge(_ other: Effects) {
-            notifications += other.notifications
-            feedKeys.formUnion(other.feedKeys)
         }
     }
 }

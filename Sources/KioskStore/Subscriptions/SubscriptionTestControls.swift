@@ -69,8 +69,7 @@ struct SubscriptionTestControls: Sendable {
                 field: "action", fix: "Use one of: \(Action.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         let now = purchases.clocks.sandbox.now()
-        let (row, effects) = try await purchases.database.transaction {
-            tx -> (StoreSubscription, SubscriptionLifecycle.Effects) in
+        let row = try await purchases.ledger.commit { tx, effects in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard
                 var row = try await tx.lockedSubscription(
@@ -83,17 +82,15 @@ struct SubscriptionTestControls: Sendable {
                     field: "originalTransactionId",
                     fix: "List them with `kiosk test subscriptions --app \(bundleId) --tester EMAIL`.")
             }
-            var effects = SubscriptionLifecycle.Effects()
             try await apply(action, request: request, to: &row, app: app, now: now, in: tx, effects: &effects)
-            return (row, effects)
+            return row
         }
-        await lifecycle.publish(effects)
         return Self.info(row)
     }
 
     private func apply(
         _ action: Action, request: TestSubscriptionRequest, to row: inout StoreSubscription, app: App, now: Date,
-        in tx: any StorageTransaction, effects: inout SubscriptionLifecycle.Effects
+        in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws {
         let context = try await SubscriptionLifecycle.Context.load(row, in: tx)
         switch action {
@@ -174,7 +171,7 @@ struct SubscriptionTestControls: Sendable {
     /// The next renewal will be into `productId`, another product of the same group (a downgrade or crossgrade).
     private func setAutoRenewProduct(
         _ row: inout StoreSubscription, _ productId: String?, context: SubscriptionLifecycle.Context, now: Date,
-        in tx: any StorageTransaction, effects: inout SubscriptionLifecycle.Effects
+        in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws {
         guard let productId, let product = try await tx.product(appId: row.appId, productId: productId),
             let membership = product.subscription, membership.groupId == row.groupId
