@@ -179,17 +179,18 @@ public struct TesterResource: Codable, Sendable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(_ tester: Tester) {
+    public init(_ tester: Account) {
+        let settings = tester.sandbox ?? SandboxSettings()
         id = tester.id
         email = tester.email
         firstName = tester.firstName
         lastName = tester.lastName
         storefront = tester.storefront
-        interruptPurchases = tester.settings.interruptPurchases
-        askToBuy = tester.settings.askToBuy
-        renewalRate = tester.settings.renewalRate
-        paymentOutcome = tester.settings.paymentOutcome
-        purchaseHistoryClearedAt = tester.purchaseHistoryClearedAt
+        interruptPurchases = settings.interruptPurchases
+        askToBuy = settings.askToBuy
+        renewalRate = settings.renewalRate
+        paymentOutcome = tester.paymentOutcome
+        purchaseHistoryClearedAt = settings.purchaseHistoryClearedAt
         createdAt = tester.createdAt
         updatedAt = tester.updatedAt
     }
@@ -257,7 +258,7 @@ public struct AccountResource: Codable, Sendable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(_ account: CustomerAccount) {
+    public init(_ account: Account) {
         id = account.id
         email = account.email
         firstName = account.firstName

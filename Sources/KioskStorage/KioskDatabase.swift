@@ -72,23 +72,14 @@ public protocol StorageTransaction: Sendable {
     /// All groups of an app, ordered by reference name.
     func groups(appId: App.ID) async throws -> [SubscriptionGroup]
 
-    func insertTester(_ tester: Tester) async throws
-    func updateTester(_ tester: Tester) async throws
-    func deleteTester(id: Tester.ID) async throws
-    func tester(id: Tester.ID) async throws -> Tester?
+    func insertAccount(_ account: Account) async throws
+    func updateAccount(_ account: Account) async throws
+    func deleteAccount(id: Account.ID) async throws
+    func account(id: Account.ID, environment: StoreEnvironment) async throws -> Account?
     /// `email` is compared lower-cased.
-    func tester(email: String) async throws -> Tester?
-    /// All testers, ordered by email.
-    func testers() async throws -> [Tester]
-
-    func insertCustomer(_ customer: CustomerAccount) async throws
-    func updateCustomer(_ customer: CustomerAccount) async throws
-    func deleteCustomer(id: CustomerAccount.ID) async throws
-    func customer(id: CustomerAccount.ID) async throws -> CustomerAccount?
-    /// `email` is compared lower-cased.
-    func customer(email: String) async throws -> CustomerAccount?
-    /// All customer accounts, ordered by email.
-    func customers() async throws -> [CustomerAccount]
+    func account(email: String, environment: StoreEnvironment) async throws -> Account?
+    /// The environment's accounts, ordered by email.
+    func accounts(environment: StoreEnvironment) async throws -> [Account]
 
     func insertSession(_ session: StoreSession) async throws
     func session(tokenHash: String) async throws -> StoreSession?

@@ -61,7 +61,6 @@ public func buildStore(
     AppsController(catalog: catalog).addRoutes(to: admin)
     ProductsController(catalog: catalog).addRoutes(to: admin)
     GroupsController(catalog: catalog).addRoutes(to: admin)
-    TestersController(catalog: catalog).addRoutes(to: admin)
     AgreementsController(catalog: catalog).addRoutes(to: admin)
     CatalogController(catalog: catalog).addRoutes(to: admin)
     CertificatesController(catalog: catalog, signing: bootstrap.signing, status: certificateStatus, clock: clock)

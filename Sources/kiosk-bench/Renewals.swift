@@ -106,10 +106,11 @@ private func seed(_ count: Int, like template: (StoreTransaction, StoreSubscript
         try await database.transaction { tx in
             for _ in 0..<batch {
                 let accountId = UUID()
-                try await tx.insertTester(
-                    Tester(
-                        id: accountId, email: "renewals-\(accountId.uuidString.lowercased())@example.com",
-                        passwordHash: "-", firstName: "Bench", lastName: "Tester", storefront: transaction.storefront,
+                try await tx.insertAccount(
+                    Account(
+                        id: accountId, environment: .sandbox,
+                        email: "renewals-\(accountId.uuidString.lowercased())@example.com", passwordHash: "-",
+                        firstName: "Bench", lastName: "Tester", storefront: transaction.storefront,
                         createdAt: transaction.purchaseDate, updatedAt: transaction.purchaseDate))
                 var copy = transaction
                 copy.id = try await tx.nextIdentifier(.sandboxTransactionId)

@@ -29,21 +29,6 @@ struct AccountValidationTests {
         #expect(error.fix != nil)
     }
 
-    // Proves a tester needs a valid email, an 8-character password, both names and a known storefront.
-    @Test func tester() {
-        #expect(
-            CatalogValidator.validateTester(
-                email: "t@example.com", password: "12345678", firstName: "Ada", lastName: "L", storefront: "usa") == [])
-        let errors = CatalogValidator.validateTester(
-            email: "nope", password: "1234567", firstName: " ", lastName: "", storefront: "XXX")
-        #expect(
-            errors.map { "\($0.code)@\($0.field ?? "")" } == [
-                "invalid_email@tester.email", "password_too_short@tester.password",
-                "invalid_tester_name@tester.firstName",
-                "invalid_tester_name@tester.lastName", "unknown_storefront@tester.storefront",
-            ])
-    }
-
     // Proves notification URLs must be absolute http or https URLs with a host.
     @Test(arguments: [
         ("https://example.com/apple", true), ("http://127.0.0.1:9000/n", true), ("HTTPS://EXAMPLE.COM", true),

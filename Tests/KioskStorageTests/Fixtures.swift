@@ -79,15 +79,14 @@ enum Fixtures {
         )
     }
 
-    static func tester(email: String = "ada@example.com") -> Tester {
-        Tester(
-            id: UUID(), email: email, passwordHash: "$scrypt$ln=15$salt$hash", firstName: "Ada",
-            lastName: "Lovelace", storefront: "GBR",
-            settings: TesterSettings(
+    static func tester(email: String = "ada@example.com") -> Account {
+        Account(
+            id: UUID(), environment: .sandbox, email: email, passwordHash: "$scrypt$ln=15$salt$hash", firstName: "Ada",
+            lastName: "Lovelace", storefront: "GBR", paymentOutcome: .insufficientFunds,
+            sandbox: SandboxSettings(
                 interruptPurchases: true, askToBuy: true, renewalRate: .monthlyEvery3Minutes,
-                paymentOutcome: .insufficientFunds
-            ),
-            purchaseHistoryClearedAt: updated, createdAt: created, updatedAt: updated
+                purchaseHistoryClearedAt: updated),
+            createdAt: created, updatedAt: updated
         )
     }
 
@@ -100,10 +99,11 @@ enum Fixtures {
         )
     }
 
-    static func customer(email: String = "grace@example.com") -> CustomerAccount {
-        CustomerAccount(
-            id: UUID(), email: email, passwordHash: "$scrypt$ln=15$salt$hash", firstName: "Grace",
-            lastName: "Hopper", storefront: "USA", paymentOutcome: .decline, createdAt: created, updatedAt: updated
+    static func customer(email: String = "grace@example.com") -> Account {
+        Account(
+            id: UUID(), environment: .production, email: email, passwordHash: "$scrypt$ln=15$salt$hash",
+            firstName: "Grace", lastName: "Hopper", storefront: "USA", paymentOutcome: .decline, createdAt: created,
+            updatedAt: updated
         )
     }
 

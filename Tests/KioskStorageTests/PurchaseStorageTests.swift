@@ -16,13 +16,13 @@ struct PurchaseStorageTests {
             let grace = Fixtures.customer()
             let alan = Fixtures.customer(email: "alan@example.com")
             try await database.transaction {
-                try await $0.insertCustomer(grace)
-                try await $0.insertCustomer(alan)
+                try await $0.insertAccount(grace)
+                try await $0.insertAccount(alan)
             }
             try await database.transaction { transaction async throws in
-                #expect(try await transaction.customer(id: grace.id) == grace)
-                #expect(try await transaction.customer(email: "GRACE@Example.COM") == grace)
-                #expect(try await transaction.customers() == [alan, grace])
+                #expect(try await transaction.account(id: grace.id, environment: .production) == grace)
+                #expect(try await transaction.account(email: "GRACE@Example.COM", environment: .production) == grace)
+                #expect(try await transaction.accounts(environment: .production) == [alan, grace])
             }
 
             var draft = grace
@@ -30,31 +30,45 @@ struct PurchaseStorageTests {
             draft.storefront = "FRA"
             draft.updatedAt = Fixtures.created
             let changed = draft
-            try await database.transaction { try await $0.updateCustomer(changed) }
-            #expect(try await database.transaction { try await $0.customer(id: grace.id) } == changed)
+            try await database.transaction { try await $0.updateAccount(changed) }
+            #expect(
+                try await database.transaction { try await $0.account(id: grace.id, environment: .production) }
+                    == changed)
 
-            try await database.transaction { try await $0.deleteCustomer(id: grace.id) }
-            #expect(try await database.transaction { try await $0.customer(id: grace.id) } == nil)
-            #expect(try await database.transaction { try await $0.customer(email: "nobody@example.com") } == nil)
-            #expect(try await database.transaction { try await $0.customers() } == [alan])
+            try await database.transaction { try await $0.deleteAccount(id: grace.id) }
+            #expect(
+                try await database.transaction { try await $0.account(id: grace.id, environment: .production) } == nil)
+            #expect(
+                try await database.transaction {
+                    try await $0.account(email: "nobody@example.com", environment: .production)
+                } == nil)
+            #expect(try await database.transaction { try await $0.accounts(environment: .production) } == [alan])
             await expectNoSuchRow("customer \(grace.id)") {
-                try await database.transaction { try await $0.updateCustomer(changed) }
+                try await database.transaction { try await $0.updateAccount(changed) }
             }
         }
     }
 
     @Test(arguments: TestEngine.all)
     func customerEmailIsUniqueRegardlessOfCase(engine: TestEngine) async throws {
-        // Proves a second customer whose email differs only in case is refused as customers.email.
+        // Proves a second customer whose email differs only in case is refused as accounts.email, while a tester with
+        // the same email is another account: an email is unique within its environment.
         try await engine.withDatabase { database, _ in
             let grace = Fixtures.customer(email: "grace@example.com")
-            try await database.transaction { try await $0.insertCustomer(grace) }
-            await #expect(throws: StorageError.uniqueViolation(constraint: "customers.email")) {
+            try await database.transaction { try await $0.insertAccount(grace) }
+            await #expect(throws: StorageError.uniqueViolation(constraint: "accounts.email")) {
                 try await database.transaction {
-                    try await $0.insertCustomer(Fixtures.customer(email: "Grace@EXAMPLE.com"))
+                    try await $0.insertAccount(Fixtures.customer(email: "Grace@EXAMPLE.com"))
                 }
             }
-            #expect(try await database.transaction { try await $0.customers() } == [grace])
+            #expect(try await database.transaction { try await $0.accounts(environment: .production) } == [grace])
+            let tester = Fixtures.tester(email: "GRACE@example.com")
+            try await database.transaction { try await $0.insertAccount(tester) }
+            #expect(
+                try await database.transaction {
+                    try await $0.account(email: "grace@example.com", environment: .sandbox)
+                }
+                    == tester)
         }
     }
 
@@ -64,18 +78,24 @@ struct PurchaseStorageTests {
         try await engine.withDatabase { database, _ in
             for outcome in PaymentOutcome.allCases {
                 var draft = Fixtures.tester(email: "\(outcome.rawValue)@example.com")
-                draft.settings.paymentOutcome = outcome
+                draft.paymentOutcome = outcome
                 let tester = draft
-                try await database.transaction { try await $0.insertTester(tester) }
-                let stored = try await database.transaction { try await $0.tester(id: tester.id) }
-                #expect(stored?.settings.paymentOutcome == outcome)
+                try await database.transaction { try await $0.insertAccount(tester) }
+                let stored = try await database.transaction {
+                    try await $0.account(id: tester.id, environment: .sandbox)
+                }
+                #expect(stored?.paymentOutcome == outcome)
             }
-            let approving = try await database.transaction { try await $0.tester(email: "approve@example.com") }
+            let approving = try await database.transaction {
+                try await $0.account(email: "approve@example.com", environment: .sandbox)
+            }
             var draft = try #require(approving)
-            draft.settings.paymentOutcome = .decline
+            draft.paymentOutcome = .decline
             let changed = draft
-            try await database.transaction { try await $0.updateTester(changed) }
-            #expect(try await database.transaction { try await $0.tester(id: changed.id) } == changed)
+            try await database.transaction { try await $0.updateAccount(changed) }
+            #expect(
+                try await database.transaction { try await $0.account(id: changed.id, environment: .sandbox) }
+                    == changed)
         }
     }
 
@@ -103,9 +123,55 @@ struct PurchaseStorageTests {
         try await old.close()
 
         let database = try await TestEngine.open(url)
-        let tester = try await database.transaction { try await $0.tester(id: id) }
+        let tester = try await database.transaction { try await $0.account(id: id, environment: .sandbox) }
         try await database.close()
-        #expect(tester?.settings.paymentOutcome == .approve)
+        #expect(tester?.paymentOutcome == .approve && tester?.sandbox?.renewalRate == .monthlyEvery5Minutes)
+    }
+
+    @Test
+    func testersAndCustomersFromBeforeMigration8BecomeAccounts() async throws {
+        // Proves migration 8 moves a tester and a customer who share an email into `accounts`, each in its own
+        // environment with its own settings (SQLite only, for the reason above).
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = "sqlite://" + directory.appendingPathComponent("kiosk.sqlite").path
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let old = try await DatabaseOpener.open(
+            url: url, migrations: Array(Migration.all.prefix(7)), logger: TestEngine.logger)
+        let testerId = UUID()
+        let customerId = UUID()
+        try await old.withSession { session in
+            try await session.run(
+                """
+                INSERT INTO testers (id, email, password_hash, first_name, last_name, storefront, interrupt_purchases,
+                    ask_to_buy, renewal_rate, payment_outcome, purchase_history_cleared_at, created_at, updated_at)
+                VALUES (\(bind: testerId.uuidString.lowercased()), 'both@example.com', 'hash', 'Test', 'Er', 'USA',
+                    TRUE, FALSE, '5m', 'decline', 42, 1, 2)
+                """
+            )
+            try await session.run(
+                """
+                INSERT INTO customers (id, email, password_hash, first_name, last_name, storefront, payment_outcome,
+                    created_at, updated_at)
+                VALUES (\(bind: customerId.uuidString.lowercased()), 'Both@example.com', 'hash', 'Cus', 'Tomer', 'FRA',
+                    'approve', 3, 4)
+                """
+            )
+        }
+        try await old.close()
+
+        let database = try await TestEngine.open(url)
+        let (tester, customer) = try await database.transaction {
+            (
+                try await $0.account(email: "both@example.com", environment: .sandbox),
+                try await $0.account(email: "both@example.com", environment: .production)
+            )
+        }
+        try await database.close()
+        #expect(tester?.id == testerId && tester?.paymentOutcome == .decline)
+        #expect(tester?.sandbox?.interruptPurchases == true && tester?.sandbox?.renewalRate == .monthlyEvery5Minutes)
+        #expect(tester?.sandbox?.purchaseHistoryClearedAt != nil)
+        #expect(customer?.id == customerId && customer?.storefront == "FRA" && customer?.sandbox == nil)
     }
 
     @Test(arguments: TestEngine.all)

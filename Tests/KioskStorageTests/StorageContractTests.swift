@@ -129,23 +129,28 @@ struct StorageContractTests {
             let ada = Fixtures.tester()
             let bob = Fixtures.tester(email: "bob@example.com")
             try await database.transaction {
-                try await $0.insertTester(bob); try await $0.insertTester(ada)
+                try await $0.insertAccount(bob); try await $0.insertAccount(ada)
             }
-            #expect(try await database.transaction { try await $0.tester(id: ada.id) } == ada)
-            #expect(try await database.transaction { try await $0.tester(email: "ADA@Example.com") } == ada)
-            #expect(try await database.transaction { try await $0.testers() } == [ada, bob])
+            #expect(try await database.transaction { try await $0.account(id: ada.id, environment: .sandbox) } == ada)
+            #expect(
+                try await database.transaction { try await $0.account(email: "ADA@Example.com", environment: .sandbox) }
+                    == ada)
+            #expect(try await database.transaction { try await $0.accounts(environment: .sandbox) } == [ada, bob])
+            #expect(
+                try await database.transaction { try await $0.account(id: ada.id, environment: .production) } == nil)
 
             var draft = ada
-            draft.settings = TesterSettings()
-            draft.purchaseHistoryClearedAt = nil
+            draft.sandbox = SandboxSettings()
+            draft.paymentOutcome = .approve
             draft.storefront = "JPN"
             let changed = draft
-            try await database.transaction { try await $0.updateTester(changed) }
-            #expect(try await database.transaction { try await $0.tester(id: ada.id) } == changed)
+            try await database.transaction { try await $0.updateAccount(changed) }
+            #expect(
+                try await database.transaction { try await $0.account(id: ada.id, environment: .sandbox) } == changed)
 
-            try await database.transaction { try await $0.deleteTester(id: ada.id) }
-            #expect(try await database.transaction { try await $0.tester(id: ada.id) } == nil)
-            #expect(try await database.transaction { try await $0.testers() } == [bob])
+            try await database.transaction { try await $0.deleteAccount(id: ada.id) }
+            #expect(try await database.transaction { try await $0.account(id: ada.id, environment: .sandbox) } == nil)
+            #expect(try await database.transaction { try await $0.accounts(environment: .sandbox) } == [bob])
         }
     }
 
@@ -247,7 +252,7 @@ struct StorageContractTests {
         case bundleId = "apps.bundle_id"
         case appId = "apps.id"
         case productId = "products.product_id"
-        case testerEmail = "testers.email"
+        case accountEmail = "accounts.email"
         case groupReferenceName = "subscription_groups.reference_name"
         case keyId = "iap_keys.id"
 
@@ -262,9 +267,9 @@ struct StorageContractTests {
             case .productId:
                 try await transaction.insertProduct(Fixtures.product())
                 try await transaction.insertProduct(Fixtures.product())
-            case .testerEmail:
-                try await transaction.insertTester(Fixtures.tester(email: "ada@example.com"))
-                try await transaction.insertTester(Fixtures.tester(email: "Ada@EXAMPLE.com"))
+            case .accountEmail:
+                try await transaction.insertAccount(Fixtures.tester(email: "ada@example.com"))
+                try await transaction.insertAccount(Fixtures.tester(email: "Ada@EXAMPLE.com"))
             case .groupReferenceName:
                 try await transaction.insertGroup(Fixtures.group())
                 try await transaction.insertGroup(Fixtures.group(id: 21_000_002))
@@ -459,10 +464,10 @@ struct StorageContractTests {
             }
             let tester = Fixtures.tester()
             await expectNoSuchRow("tester \(tester.id)") {
-                try await database.transaction { try await $0.updateTester(tester) }
+                try await database.transaction { try await $0.updateAccount(tester) }
             }
             let apps = try await database.transaction { try await $0.apps() }
-            let testers = try await database.transaction { try await $0.testers() }
+            let testers = try await database.transaction { try await $0.accounts(environment: .sandbox) }
             #expect(apps.isEmpty && testers.isEmpty, "nothing was written: \(apps) \(testers)")
         }
     }

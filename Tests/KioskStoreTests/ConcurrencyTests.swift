@@ -125,9 +125,9 @@ import Testing
             let costly = try await PasswordHasher(rounds: 1 << 15, blockSize: 8, parallelism: 16)
                 .hashOffCooperativePool(TestStore.password)
             try await store.built.database.transaction { tx in
-                var tester = try #require(try await tx.tester(email: TestStore.testerEmail))
+                var tester = try #require(try await tx.account(email: TestStore.testerEmail, environment: .sandbox))
                 tester.passwordHash = costly
-                try await tx.updateTester(tester)
+                try await tx.updateAccount(tester)
             }
             let signedIn = Counter()
             let signIns = ProcessInfo.processInfo.activeProcessorCount * 2

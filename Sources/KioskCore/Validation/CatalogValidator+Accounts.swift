@@ -64,29 +64,6 @@ extension CatalogValidator {
         return []
     }
 
-    /// Checks a new sandbox tester: a valid email, a password of 8–128 characters, first and last names of one
-    /// line and 1–64 characters, and a storefront Kiosk knows.
-    public static func validateTester(
-        email: String, password: String, firstName: String, lastName: String, storefront: String,
-        field: String = "tester"
-    ) -> [KioskError] {
-        var errors = validateEmail(email, field: "\(field).email")
-        errors += validatePassword(password, field: "\(field).password")
-        for (name, key, what) in [
-            (firstName, "firstName", "tester's first name"), (lastName, "lastName", "tester's last name"),
-        ] {
-            errors += validateText(
-                name, code: "invalid_tester_name", what: what, limit: nameMaxLength, field: "\(field).\(key)")
-        }
-        if Storefront.named(storefront) == nil {
-            errors.append(
-                .invalid(
-                    "unknown_storefront", "'\(storefront)' is not a storefront Kiosk knows.",
-                    field: "\(field).storefront", fix: "Use an alpha-3 storefront code such as USA, CHN or JPN."))
-        }
-        return errors
-    }
-
     /// Checks a server notification URL: absolute, `http` or `https`, with a host.
     public static func validateNotificationURL(_ text: String, field: String = "notificationURL") -> [KioskError] {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),

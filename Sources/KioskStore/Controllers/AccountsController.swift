@@ -4,39 +4,66 @@ import KioskCore
 import KioskHTTP
 import KioskProtocol
 
-/// `/admin/v1/accounts`: production customer accounts (sandbox testers are `/admin/v1/testers`).
+/// `/admin/v1/testers` (sandbox testers) and `/admin/v1/accounts` (production customer accounts): one set of
+/// routes over an environment's accounts, each path with its own JSON shapes.
 struct AccountsController {
     let catalog: CatalogService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.get("accounts") { _, _ in
-            AccountList(accounts: try await catalog.accounts().map(AccountResource.init))
+        addRoutes(
+            to: group, path: "testers", environment: .sandbox, body: TesterBody.self, resource: TesterResource.init,
+            list: TesterList.init(testers:), noun: ("A tester's", "tester"))
+        addRoutes(
+            to: group, path: "accounts", environment: .production, body: AccountBody.self,
+            resource: AccountResource.init, list: AccountList.init(accounts:), noun: ("An account's", "account"))
+        group.post("testers/:email/clear-purchase-history") { _, context in
+            TesterResource(try await catalog.clearPurchaseHistory(email: try context.parameters.require("email")))
         }
-        group.post("accounts") { request, context in
-            let body = try await request.decodeJSON(as: AccountBody.self, context: context)
+    }
+
+    private func addRoutes<Body: AccountRequestBody, Resource: ResponseEncodable, List: ResponseEncodable>(
+        to group: RouterGroup<KioskRequestContext>, path: String, environment: StoreEnvironment, body: Body.Type,
+        resource: @escaping @Sendable (Account) -> Resource, list: @escaping @Sendable ([Resource]) -> List,
+        noun: (possessive: String, name: String)
+    ) {
+        let catalog = catalog
+        group.get(RouterPath(stringLiteral: path)) { _, _ in
+            list(try await catalog.accounts(environment).map(resource))
+        }
+        group.post(RouterPath(stringLiteral: path)) { request, context in
+            let body = try await request.decodeJSON(as: Body.self, context: context)
             guard let email = body.email else {
                 throw KioskError.invalid(
                     "missing_field", "The field 'email' is required.", field: "email", fix: "Add 'email'.")
             }
-            let account = try await catalog.createAccount(email: email, changes: body.changes)
-            return EditedResponse(status: .created, response: AccountResource(account))
+            let account = try await catalog.createAccount(environment, email: email, changes: body.changes)
+            return EditedResponse(status: .created, response: resource(account))
         }
-        group.get("accounts/:email") { _, context in
-            AccountResource(try await catalog.account(email: try context.parameters.require("email")))
+        group.get(RouterPath(stringLiteral: path + "/:email")) { _, context in
+            resource(try await catalog.account(environment, email: try context.parameters.require("email")))
         }
-        group.patch("accounts/:email") { request, context in
-            let body = try await request.decodeJSON(as: AccountBody.self, context: context)
+        group.patch(RouterPath(stringLiteral: path + "/:email")) { request, context in
+            let body = try await request.decodeJSON(as: Body.self, context: context)
             let email = try context.parameters.require("email")
             if let newEmail = body.email, newEmail.lowercased() != email.lowercased() {
                 throw KioskError.invalid(
-                    "email_immutable", "An account's email cannot change.", field: "email",
-                    fix: "Create a new account with the new email and delete the old one.")
+                    "email_immutable", "\(noun.possessive) email cannot change.", field: "email",
+                    fix: "Create a new \(noun.name) with the new email and delete the old one.")
             }
-            return AccountResource(try await catalog.updateAccount(email: email, changes: body.changes))
+            return resource(try await catalog.updateAccount(environment, email: email, changes: body.changes))
         }
-        group.delete("accounts/:email") { _, context in
-            try await catalog.deleteAccount(email: try context.parameters.require("email"))
+        group.delete(RouterPath(stringLiteral: path + "/:email")) { _, context in
+            try await catalog.deleteAccount(environment, email: try context.parameters.require("email"))
             return Response(status: .noContent)
         }
     }
 }
+
+/// A console body that creates or changes an account.
+protocol AccountRequestBody: StrictlyDecodable {
+    var email: String? { get }
+    var changes: AccountChanges { get }
+}
+
+extension TesterBody: AccountRequestBody {}
+extension AccountBody: AccountRequestBody {}

@@ -66,11 +66,11 @@ package struct TesterBody: StrictlyDecodable {
     package var renewalRate: RenewalRate?
     package var paymentOutcome: PaymentOutcome?
 
-    package var changes: TesterChanges {
-        TesterChanges(
+    package var changes: AccountChanges {
+        AccountChanges(
             password: password, firstName: firstName, lastName: lastName, storefront: storefront,
-            interruptPurchases: interruptPurchases, askToBuy: askToBuy, renewalRate: renewalRate,
-            paymentOutcome: paymentOutcome)
+            paymentOutcome: paymentOutcome, interruptPurchases: interruptPurchases, askToBuy: askToBuy,
+            renewalRate: renewalRate)
     }
 }
 

@@ -84,8 +84,8 @@ extension ServerAPIService {
         let rows = try await database.transaction { tx -> [StoreTransaction] in
             let accountId = try await Self.customer(anyTransactionId, caller: caller, in: tx)
             if request.matchesNothing { return [] }
-            let cleared =
-                caller.environment == .sandbox ? try await tx.tester(id: accountId)?.purchaseHistoryClearedAt : nil
+            let cleared = try await tx.account(id: accountId, environment: caller.environment)?.sandbox?
+                .purchaseHistoryClearedAt
             return try await tx.transactionHistory(
                 request.storageQuery(
                     environment: caller.environment, appId: caller.app.id, accountId: accountId,

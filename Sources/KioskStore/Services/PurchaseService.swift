@@ -53,18 +53,11 @@ extension PurchaseService {
         let email = request.email.lowercased()
         let found = try await database.transaction { tx -> (App?, StoreAccount?, String?, Bool) in
             let app = try await tx.app(bundleId: request.bundleId)
-            switch environment {
-            case .production:
-                if let customer = try await tx.customer(email: email) {
-                    return (app, StoreAccount(customer: customer), customer.passwordHash, false)
-                }
-                return (app, nil, nil, try await tx.tester(email: email) != nil)
-            case .sandbox:
-                if let tester = try await tx.tester(email: email) {
-                    return (app, StoreAccount(tester: tester), tester.passwordHash, false)
-                }
-                return (app, nil, nil, try await tx.customer(email: email) != nil)
+            if let account = try await tx.account(email: email, environment: environment) {
+                return (app, StoreAccount(account), account.passwordHash, false)
             }
+            let other: StoreEnvironment = environment == .sandbox ? .production : .sandbox
+            return (app, nil, nil, try await tx.account(email: email, environment: other) != nil)
         }
         let (app, account, passwordHash, existsInOtherEnvironment) = found
         guard let app else {
@@ -114,12 +107,8 @@ extension PurchaseService {
             guard let session = try await tx.session(tokenHash: hash), session.environment == environment,
                 let app = try await tx.app(id: session.appId)
             else { return nil }
-            let account: StoreAccount? =
-                switch environment {
-                case .production: try await tx.customer(id: session.accountId).map(StoreAccount.init(customer:))
-                case .sandbox: try await tx.tester(id: session.accountId).map(StoreAccount.init(tester:))
-                }
-            return account.map { (session, $0, app) }
+            let account = try await tx.account(id: session.accountId, environment: environment)
+            return account.map { (session, StoreAccount($0), app) }
         }
         guard let (session, account, app) = found else {
             throw KioskError(

@@ -67,14 +67,15 @@ public struct TestControlsService: Sendable {
     public func payments(bundleId: String, tester: String?, state: PaymentState?) async throws -> TestPaymentsResponse {
         try await database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
-            let only = try await tester.asyncMap { try await CatalogService.requireTester($0, in: tx) }
+            let only = try await tester.asyncMap { try await CatalogService.requireAccount($0, .sandbox, in: tx) }
             let payments = try await tx.payments(
                 appId: app.id, environment: .sandbox, accountId: only?.id, state: state)
             var emails: [UUID: String] = [:]
             var answer: [TestPaymentInfo] = []
             for payment in payments {
                 if emails[payment.accountId] == nil {
-                    emails[payment.accountId] = try await tx.tester(id: payment.accountId)?.email ?? "(deleted)"
+                    emails[payment.accountId] =
+                        try await tx.account(id: payment.accountId, environment: .sandbox)?.email ?? "(deleted)"
                 }
                 answer.append(
                     TestPaymentInfo(
@@ -124,7 +125,7 @@ public struct TestControlsService: Sendable {
                         ? "Resolve payments of testers with interrupted purchases on."
                         : "Approve or decline payments of testers with Ask to Buy on.")
             }
-            guard let tester = try await tx.tester(id: payment.accountId) else {
+            guard let tester = try await tx.account(id: payment.accountId, environment: .sandbox) else {
                 throw KioskError.notFound("tester_not_found", "The payment's tester was deleted.")
             }
             let client = try Self.client(tester: tester, app: app)
@@ -291,12 +292,12 @@ public struct TestControlsService: Sendable {
         -> ClientSession
     {
         let app = try await CatalogService.requireApp(bundleId, in: tx)
-        return try Self.client(tester: try await CatalogService.requireTester(tester, in: tx), app: app)
+        return try Self.client(tester: try await CatalogService.requireAccount(tester, .sandbox, in: tx), app: app)
     }
 
     /// The test controls act as a session of the tester with no device of its own.
-    static func client(tester: Tester, app: App) throws -> ClientSession {
-        let account = StoreAccount(tester: tester)
+    static func client(tester: Account, app: App) throws -> ClientSession {
+        let account = StoreAccount(tester)
         return ClientSession(
             session: StoreSession(
                 tokenHash: "", environment: .sandbox, accountId: tester.id, appId: app.id,

@@ -384,25 +384,14 @@ struct SubscriptionLifecycle: Sendable {
                 throw StorageError.engine(
                     message: "subscription \(subscription.originalTransactionId) lost its app or latest transaction")
             }
-            let account: StoreAccount
-            var rules = RenewalRules(environment: environment)
-            switch environment {
-            case .sandbox:
-                guard let tester = try await tx.tester(id: subscription.accountId) else {
-                    throw StorageError.engine(
-                        message: "subscription \(subscription.originalTransactionId) lost its tester")
-                }
-                account = StoreAccount(tester: tester)
-                rules.rate = tester.settings.renewalRate
-            case .production:
-                guard let customer = try await tx.customer(id: subscription.accountId) else {
-                    throw StorageError.engine(
-                        message: "subscription \(subscription.originalTransactionId) lost its customer")
-                }
-                account = StoreAccount(customer: customer)
+            guard let account = try await tx.account(id: subscription.accountId, environment: environment) else {
+                throw StorageError.engine(
+                    message: "subscription \(subscription.originalTransactionId) lost its account")
             }
+            var rules = RenewalRules(environment: environment)
+            if let rate = account.sandbox?.renewalRate { rules.rate = rate }
             return Context(
-                app: app, account: account, latest: latest,
+                app: app, account: StoreAccount(account), latest: latest,
                 renewalProduct: try await tx.product(appId: app.id, productId: subscription.autoRenewProductId),
                 rules: rules)
         }

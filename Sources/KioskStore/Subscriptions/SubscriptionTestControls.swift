@@ -27,7 +27,7 @@ struct SubscriptionTestControls: Sendable {
     func list(bundleId: String, tester: String) async throws -> TestSubscriptionsResponse {
         try await purchases.database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
-            let tester = try await CatalogService.requireTester(tester, in: tx)
+            let tester = try await CatalogService.requireAccount(tester, .sandbox, in: tx)
             return TestSubscriptionsResponse(
                 subscriptions: try await tx.subscriptions(accountId: tester.id, appId: app.id, environment: .sandbox)
                     .map(Self.info))

@@ -253,12 +253,9 @@ struct ReceiptValidation: Sendable {
     }
 
     private func requireAccount(_ id: UUID, in tx: any StorageTransaction) async throws {
-        let exists =
-            switch environment {
-            case .production: try await tx.customer(id: id) != nil
-            case .sandbox: try await tx.tester(id: id) != nil
-            }
-        if !exists { throw Failure(.accountNotFound, "The account that made these purchases no longer exists.") }
+        if try await tx.account(id: id, environment: environment) == nil {
+            throw Failure(.accountNotFound, "The account that made these purchases no longer exists.")
+        }
     }
 
     // MARK: Request and failures

@@ -1,10 +1,12 @@
 import Foundation
 
-/// A production customer account (an Apple ID in the real store). Created through the console; it can never
-/// sign in to the sandbox, just as a sandbox tester can never sign in to production.
-public struct CustomerAccount: Codable, Sendable, Hashable, Identifiable {
+/// Someone who buys: a production customer account (an Apple ID in the real store) or a sandbox tester (App Store
+/// Connect's sandbox account), told apart by `environment`. Created through the console; an account signs in to its
+/// own environment only, never the other.
+public struct Account: Codable, Sendable, Hashable, Identifiable {
     public var id: UUID
-    /// Stored lower-cased; unique among customer accounts.
+    public var environment: StoreEnvironment
+    /// Stored lower-cased; unique within the environment.
     public var email: String
     /// A slow password hash (see `PasswordHasher`), never the password.
     public var passwordHash: String
@@ -12,23 +14,50 @@ public struct CustomerAccount: Codable, Sendable, Hashable, Identifiable {
     public var lastName: String
     /// Alpha-3 storefront code, e.g. `USA`.
     public var storefront: String
+    /// What the account's simulated payment method does with a charge.
     public var paymentOutcome: PaymentOutcome
+    /// A sandbox tester's settings; nil in production.
+    public var sandbox: SandboxSettings?
     public var createdAt: Date
     public var updatedAt: Date
 
     public init(
-        id: UUID, email: String, passwordHash: String, firstName: String, lastName: String, storefront: String,
-        paymentOutcome: PaymentOutcome = .approve, createdAt: Date, updatedAt: Date
+        id: UUID, environment: StoreEnvironment, email: String, passwordHash: String, firstName: String,
+        lastName: String, storefront: String, paymentOutcome: PaymentOutcome = .approve,
+        sandbox: SandboxSettings? = nil, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
+        self.environment = environment
         self.email = email
         self.passwordHash = passwordHash
         self.firstName = firstName
         self.lastName = lastName
         self.storefront = storefront
         self.paymentOutcome = paymentOutcome
+        self.sandbox = environment == .sandbox ? sandbox ?? SandboxSettings() : nil
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+    }
+}
+
+/// A sandbox tester's behaviour, as App Store Connect's sandbox account settings.
+public struct SandboxSettings: Codable, Sendable, Hashable {
+    /// Purchases fail as interrupted until resolved through the test controls.
+    public var interruptPurchases: Bool
+    /// Purchases wait for a parent's approval (Ask to Buy).
+    public var askToBuy: Bool
+    public var renewalRate: RenewalRate
+    /// Transactions before this instant are hidden ("Clear Purchase History").
+    public var purchaseHistoryClearedAt: Date?
+
+    public init(
+        interruptPurchases: Bool = false, askToBuy: Bool = false, renewalRate: RenewalRate = .monthlyEvery5Minutes,
+        purchaseHistoryClearedAt: Date? = nil
+    ) {
+        self.interruptPurchases = interruptPurchases
+        self.askToBuy = askToBuy
+        self.renewalRate = renewalRate
+        self.purchaseHistoryClearedAt = purchaseHistoryClearedAt
     }
 }
 
@@ -70,17 +99,12 @@ public struct StoreAccount: Sendable, Hashable {
         self.historyClearedAt = historyClearedAt
     }
 
-    public init(customer: CustomerAccount) {
+    public init(_ account: Account) {
         self.init(
-            environment: .production, id: customer.id, email: customer.email, storefront: customer.storefront,
-            paymentOutcome: customer.paymentOutcome)
-    }
-
-    public init(tester: Tester) {
-        self.init(
-            environment: .sandbox, id: tester.id, email: tester.email, storefront: tester.storefront,
-            paymentOutcome: tester.settings.paymentOutcome, askToBuy: tester.settings.askToBuy,
-            interruptPurchases: tester.settings.interruptPurchases, historyClearedAt: tester.purchaseHistoryClearedAt)
+            environment: account.environment, id: account.id, email: account.email, storefront: account.storefront,
+            paymentOutcome: account.paymentOutcome, askToBuy: account.sandbox?.askToBuy ?? false,
+            interruptPurchases: account.sandbox?.interruptPurchases ?? false,
+            historyClearedAt: account.sandbox?.purchaseHistoryClearedAt)
     }
 }
 
