@@ -2,29 +2,24 @@ import Foundation
 import Hummingbird
 import KioskCore
 
-/// A request body type that names the keys it accepts, so a misspelt key is an error instead of lost data.
-/// Nested objects are checked too: a key the decoded value does not carry when encoded again was not used.
-package protocol StrictlyDecodable: Codable {
-    static var knownKeys: Set<String> { get }
+/// A request body some of whose keys hold text other than one line (a JWS, a base64 receipt).
+package protocol TextRuledBody: Decodable {
     /// The rule of each key (at any depth) whose strings are not one-line text (``TextRule/line``).
     static var textRules: [String: TextRule] { get }
 }
 
-extension StrictlyDecodable {
-    package static var textRules: [String: TextRule] { [:] }
-}
-
 extension Request {
     /// Decodes a JSON body, turning every problem into a `KioskError` that names the field.
-    package func decodeJSON<T: StrictlyDecodable>(as type: T.Type, context: some RequestContext) async throws -> T {
+    package func decodeJSON<T: Decodable>(as type: T.Type, context: some RequestContext) async throws -> T {
         let data = try await collectBody(context: context)
         return try JSONBody.decode(type, from: data)
     }
 }
 
-/// Decoding of Kiosk API bodies with errors people can act on.
+/// Decoding of Kiosk API bodies with errors people can act on. Decoding is strict: a key the type's `Decodable`
+/// conformance never asks for is refused (``StrictJSONDecoding``), so a misspelt key is an error, not lost data.
 package enum JSONBody {
-    package static func decode<T: StrictlyDecodable>(_ type: T.Type, from data: Data) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         guard !data.isEmpty else {
             throw KioskError.invalid(
                 "missing_body", "The request needs a JSON object body.", fix: "Send a JSON object.")
@@ -39,16 +34,15 @@ package enum JSONBody {
                 "invalid_json", "The request body is not a JSON object.",
                 fix: "Send a JSON object such as {\"name\": \"…\"} with Content-Type: application/json.")
         }
-        if let problem = firstTextProblem(in: fields, key: nil, path: "", rules: T.textRules) { throw problem }
-        let unknown = Set(fields.keys).subtracting(T.knownKeys).sorted()
-        if let first = unknown.first {
-            throw KioskError.invalid(
-                "unknown_field", "Unknown field '\(first)'.", field: first,
-                fix: "Use only these fields: \(T.knownKeys.sorted().joined(separator: ", ")).")
-        }
-        let value: T
+        let rules = (T.self as? any TextRuledBody.Type)?.textRules ?? [:]
+        if let problem = firstTextProblem(in: fields, key: nil, path: "", rules: rules) { throw problem }
         do {
-            value = try JSONDecoder.kiosk.decode(type, from: data)
+            return try StrictJSONDecoding.decode(type, from: data, parsed: fields, using: .kiosk)
+        } catch let unknown as StrictJSONDecoding.UnknownKey {
+            throw KioskError.invalid(
+                "unknown_field", "Unknown field '\(unknown.path)'.", field: unknown.path,
+                fix: unknown.meant.map { "Did you mean '\($0)'?" }
+                    ?? "Use only these fields there: \(unknown.accepted.joined(separator: ", ")).")
         } catch let error as DecodingError {
             // Foundation's decoder reports a number an integer field cannot hold (0.5, 1e300, 2^63) as invalid JSON
             // at no field; the body is valid JSON, so the first such number is the field to name.
@@ -61,14 +55,6 @@ package enum JSONBody {
             }
             throw KioskError(decoding: error)
         }
-        if let used = try? JSONSerialization.jsonObject(with: JSONEncoder.kiosk.encode(value)),
-            let unused = firstUnusedKey(in: fields, used: used, path: "")
-        {
-            throw KioskError.invalid(
-                "unknown_field", "Unknown field '\(unused)'.", field: unused,
-                fix: "Check its spelling against the API description (GET /openapi.yaml).")
-        }
-        return value
     }
 
     /// The path of the first number in `value`, in key order, that is not a whole number an `Int64` holds.
@@ -116,28 +102,6 @@ package enum JSONBody {
                 if let found = firstTextProblem(in: item, key: key, path: "\(path)[\(index)]", rules: rules) {
                     return found
                 }
-            }
-        default:
-            break
-        }
-        return nil
-    }
-
-    /// The path of the first key in `input` (other than a null) that `used`, the decoded value encoded again,
-    /// does not have.
-    private static func firstUnusedKey(in input: Any, used: Any, path: String) -> String? {
-        switch (input, used) {
-        case (let input as [String: Any], let used as [String: Any]):
-            for key in input.keys.sorted() where !(input[key] is NSNull) {
-                let keyPath = path.isEmpty ? key : "\(path).\(key)"
-                guard let usedValue = used[key] else { return keyPath }
-                if let found = firstUnusedKey(in: input[key] ?? NSNull(), used: usedValue, path: keyPath) {
-                    return found
-                }
-            }
-        case (let input as [Any], let used as [Any]) where input.count == used.count:
-            for (index, pair) in zip(input, used).enumerated() {
-                if let found = firstUnusedKey(in: pair.0, used: pair.1, path: "\(path)[\(index)]") { return found }
             }
         default:
             break

@@ -168,9 +168,10 @@ import Testing
                 "com.example.g",
                 fields: ["localizations": [["locale": "en_US", "displayName": "G", "descripton": "typo"]]])
             #expect(nestedTypo.status == 400)
-            // The misspelt key leaves the required description missing, which decoding finds first.
-            #expect(nestedTypo.errorCode == "missing_field", "\(nestedTypo.text)")
-            #expect(nestedTypo.errorField == "localizations[0].description", "\(nestedTypo.text)")
+            // The misspelt key is named, with the key it was meant to be, rather than the missing description.
+            #expect(nestedTypo.errorCode == "unknown_field", "\(nestedTypo.text)")
+            #expect(nestedTypo.errorField == "localizations[0].descripton", "\(nestedTypo.text)")
+            #expect(nestedTypo.errorFix == "Did you mean 'description'?", "\(nestedTypo.text)")
             let nestedExtra = try await store.createProduct(
                 "com.example.h", fields: ["pricing": ["tier": 1, "currency": "USD"]])
             #expect(nestedExtra.errorCode == "unknown_field")

@@ -1,16 +1,16 @@
 import Foundation
 
-// The catalog file's JSON shape. Every object rejects keys it does not know, so a typo is an error with its path
-// rather than silently dropped data; optional keys are omitted when empty, which keeps the bytes stable.
+// The catalog file's JSON shape. Keys no decoder here asks for are refused (`StrictJSONDecoding`), so a typo is an
+// error with its path rather than silently dropped data; optional keys are omitted when empty, which keeps the bytes
+// stable.
 
 extension CatalogDocument {
-    private enum Keys: String, CodingKey, CaseIterable {
+    private enum Keys: String, CodingKey {
         case format, version, app, subscriptionGroups, products
     }
 
     /// Reads a document, checking its format name and version first.
     public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: Keys.self)
         let format = try container.decode(String.self, forKey: .format)
         guard format == Self.format else {
@@ -43,13 +43,12 @@ extension CatalogDocument {
 }
 
 extension CatalogDocument.AppEntry: Codable {
-    private enum Keys: String, CodingKey, CaseIterable {
+    private enum Keys: String, CodingKey {
         case bundleId, name
     }
 
     /// Reads `{"bundleId", "name"}`.
     public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: Keys.self)
         self.init(
             bundleId: try container.decode(String.self, forKey: .bundleId),
@@ -65,36 +64,34 @@ extension CatalogDocument.AppEntry: Codable {
 }
 
 extension CatalogDocument.GroupEntry: Codable {
-    private enum Keys: String, CodingKey, CaseIterable {
+    private enum Keys: String, CodingKey {
         case referenceName, localizations
     }
 
     /// Reads `{"referenceName", "localizations": [{"locale", "name", "customAppName"?}]}`.
     public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: Keys.self)
         self.init(
             referenceName: try container.decode(String.self, forKey: .referenceName),
-            localizations: try container.decode([GroupLocalizationCoding].self, forKey: .localizations).map(\.value))
+            localizations: try container.decode([SubscriptionGroupLocalization].self, forKey: .localizations))
     }
 
     /// Writes the group entry.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(referenceName, forKey: .referenceName)
-        try container.encode(localizations.map(GroupLocalizationCoding.init), forKey: .localizations)
+        try container.encode(localizations, forKey: .localizations)
     }
 }
 
 extension CatalogDocument.ProductEntry: Codable {
-    private enum Keys: String, CodingKey, CaseIterable {
+    private enum Keys: String, CodingKey {
         case productId, referenceName, type, pricing, localizations, clearedForSale, familyShareable, reviewState
         case subscription, duration, introductoryOffers, promotionalOffers, winBackOffers
     }
 
     /// Reads a product entry; `reviewState`, `subscription`, `duration` and the offer lists are optional.
     public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: Keys.self)
         let reviewState: ReviewState? =
             container.contains(.reviewState)
@@ -107,7 +104,7 @@ extension CatalogDocument.ProductEntry: Codable {
             referenceName: try container.decode(String.self, forKey: .referenceName),
             type: try CatalogFileCoding.decodeEnum(ProductType.self, in: container, forKey: .type),
             pricing: try container.decode(PricingCoding.self, forKey: .pricing).value,
-            localizations: try container.decode([ProductLocalizationCoding].self, forKey: .localizations).map(\.value),
+            localizations: try container.decode([ProductLocalization].self, forKey: .localizations),
             clearedForSale: try container.decode(Bool.self, forKey: .clearedForSale),
             familyShareable: try container.decode(Bool.self, forKey: .familyShareable),
             reviewState: reviewState,
@@ -128,7 +125,7 @@ extension CatalogDocument.ProductEntry: Codable {
         try container.encode(referenceName, forKey: .referenceName)
         try container.encode(type.rawValue, forKey: .type)
         try container.encode(PricingCoding(value: pricing), forKey: .pricing)
-        try container.encode(localizations.map(ProductLocalizationCoding.init), forKey: .localizations)
+        try container.encode(localizations, forKey: .localizations)
         try container.encode(clearedForSale, forKey: .clearedForSale)
         try container.encode(familyShareable, forKey: .familyShareable)
         try container.encodeIfPresent(reviewState?.rawValue, forKey: .reviewState)
@@ -147,13 +144,12 @@ extension CatalogDocument.ProductEntry: Codable {
 }
 
 extension CatalogDocument.ProductEntry.Membership: Codable {
-    private enum Keys: String, CodingKey, CaseIterable {
+    private enum Keys: String, CodingKey {
         case group, level
     }
 
     /// Reads `{"group": "<reference name>", "level": 1}`.
     public init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: Keys.self)
         self.init(
             group: try container.decode(String.self, forKey: .group),
@@ -172,14 +168,13 @@ extension CatalogDocument.ProductEntry.Membership: Codable {
 struct PricingCoding: Codable {
     var value: Pricing
 
-    private enum Keys: String, CodingKey, CaseIterable {
+    private enum Keys: String, CodingKey {
         case tier, customPrices
     }
 
     init(value: Pricing) { self.value = value }
 
     init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: Keys.self)
         value = Pricing(
             tier: try container.decodeIfPresent(Int.self, forKey: .tier),
@@ -193,72 +188,17 @@ struct PricingCoding: Codable {
     }
 }
 
-/// `ProductLocalization` as `{"locale", "displayName", "description"}`.
-struct ProductLocalizationCoding: Codable {
-    var value: ProductLocalization
-
-    private enum Keys: String, CodingKey, CaseIterable {
-        case locale, displayName, description
-    }
-
-    init(value: ProductLocalization) { self.value = value }
-
-    init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
-        let container = try decoder.container(keyedBy: Keys.self)
-        value = ProductLocalization(
-            locale: try container.decode(String.self, forKey: .locale),
-            displayName: try container.decode(String.self, forKey: .displayName),
-            description: try container.decode(String.self, forKey: .description))
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(value.locale, forKey: .locale)
-        try container.encode(value.displayName, forKey: .displayName)
-        try container.encode(value.description, forKey: .description)
-    }
-}
-
-/// `SubscriptionGroupLocalization` as `{"locale", "name", "customAppName"?}`.
-struct GroupLocalizationCoding: Codable {
-    var value: SubscriptionGroupLocalization
-
-    private enum Keys: String, CodingKey, CaseIterable {
-        case locale, name, customAppName
-    }
-
-    init(value: SubscriptionGroupLocalization) { self.value = value }
-
-    init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
-        let container = try decoder.container(keyedBy: Keys.self)
-        value = SubscriptionGroupLocalization(
-            locale: try container.decode(String.self, forKey: .locale),
-            name: try container.decode(String.self, forKey: .name),
-            customAppName: try container.decodeIfPresent(String.self, forKey: .customAppName))
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(value.locale, forKey: .locale)
-        try container.encode(value.name, forKey: .name)
-        try container.encodeIfPresent(value.customAppName, forKey: .customAppName)
-    }
-}
-
 /// `IntroductoryOffer` as `{"storefront"?, "paymentMode", "period", "numberOfPeriods", "pricing"?}`.
 struct IntroductoryOfferCoding: Codable {
     var value: IntroductoryOffer
 
-    private enum Keys: String, CodingKey, CaseIterable {
+    private enum Keys: String, CodingKey {
         case storefront, paymentMode, period, numberOfPeriods, pricing
     }
 
     init(value: IntroductoryOffer) { self.value = value }
 
     init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: Keys.self)
         value = IntroductoryOffer(
             storefront: try container.decodeIfPresent(String.self, forKey: .storefront),
@@ -282,14 +222,13 @@ struct IntroductoryOfferCoding: Codable {
 struct PromotionalOfferCoding: Codable {
     var value: PromotionalOffer
 
-    private enum Keys: String, CodingKey, CaseIterable {
+    private enum Keys: String, CodingKey {
         case identifier, referenceName, paymentMode, period, numberOfPeriods, pricing
     }
 
     init(value: PromotionalOffer) { self.value = value }
 
     init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: Keys.self)
         value = PromotionalOffer(
             identifier: try container.decode(String.self, forKey: .identifier),
@@ -317,7 +256,7 @@ struct PromotionalOfferCoding: Codable {
 struct WinBackOfferCoding: Codable {
     var value: WinBackOffer
 
-    private enum Keys: String, CodingKey, CaseIterable {
+    private enum Keys: String, CodingKey {
         case identifier, referenceName, paymentMode, period, numberOfPeriods, pricing
         case paidSubscriptionDurationInMonths, timeSinceLastSubscribedInMonths, waitBetweenOffersInMonths
         case startDate, endDate, priority
@@ -327,14 +266,13 @@ struct WinBackOfferCoding: Codable {
     struct MonthRangeCoding: Codable {
         var value: WinBackOffer.MonthRange
 
-        private enum Keys: String, CodingKey, CaseIterable {
+        private enum Keys: String, CodingKey {
             case minimum, maximum
         }
 
         init(value: WinBackOffer.MonthRange) { self.value = value }
 
         init(from decoder: any Decoder) throws {
-            try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
             let container = try decoder.container(keyedBy: Keys.self)
             value = WinBackOffer.MonthRange(
                 minimum: try container.decode(Int.self, forKey: .minimum),
@@ -351,7 +289,6 @@ struct WinBackOfferCoding: Codable {
     init(value: WinBackOffer) { self.value = value }
 
     init(from decoder: any Decoder) throws {
-        try CatalogFileCoding.rejectUnknownKeys(in: decoder, known: Set(Keys.allCases.map(\.rawValue)))
         let container = try decoder.container(keyedBy: Keys.self)
         value = WinBackOffer(
             identifier: try container.decode(String.self, forKey: .identifier),

@@ -110,20 +110,18 @@ public struct CatalogDocument: Codable, Sendable, Equatable {
         var decoded: [Entry] = []
         for (index, element) in elements.enumerated() {
             do {
-                decoded.append(try JSONDecoder().decode(Entry.self, from: CatalogFileCoding.encode(element)))
-            } catch let failure as DecodingError {
-                var error = CatalogFileCoding.kioskError(failure, code: errorCode, fileKind: "catalog file", fix: fix)
+                let data = CatalogFileCoding.encode(element)
+                decoded.append(
+                    try CatalogFileCoding.decode(
+                        Entry.self, from: data, code: errorCode, fileKind: "catalog file", fix: fix))
+            } catch {
+                var error = error
                 let inner = error.field.map { $0.hasPrefix("[") || $0.isEmpty ? $0 : ".\($0)" } ?? ""
                 error.field = "\(list)[\(index)]\(inner)"
                 if case .object(let members) = element, case .string(let id)? = members["productId"] {
                     error.productId = id
                 }
                 errors.append(error)
-            } catch {
-                errors.append(
-                    KioskError.invalid(
-                        errorCode, "The catalog file could not be read: \(error).", field: "\(list)[\(index)]", fix: fix
-                    ))
             }
         }
         return decoded

@@ -20,19 +20,6 @@ package enum CatalogFileCoding {
         }
     }
 
-    /// Throws if the object being decoded has a key outside `known`, so a typo such as `"prcing"` is reported
-    /// instead of silently dropping data.
-    static func rejectUnknownKeys(in decoder: any Decoder, known: Set<String>) throws {
-        let container = try decoder.container(keyedBy: AnyKey.self)
-        let unknown = container.allKeys.map(\.stringValue).filter { !known.contains($0) }.sorted()
-        guard let first = unknown.first else { return }
-        let expected = known.sorted().joined(separator: ", ")
-        throw DecodingError.dataCorrupted(
-            .init(
-                codingPath: decoder.codingPath + [AnyKey(stringValue: first)],
-                debugDescription: "unknown key '\(first)' (known keys here: \(expected))"))
-    }
-
     /// Writes members kept as read (keys a reader did not know) into the object being encoded; the caller's own
     /// keys, written after, win.
     static func encode(_ extras: [String: JSONValue], to encoder: any Encoder) throws {
@@ -78,7 +65,9 @@ package enum CatalogFileCoding {
                 field: "line \(failure.line), column \(failure.column)", fix: "Correct the JSON syntax there.")
         }
         do {
-            return try JSONDecoder().decode(type, from: data)
+            return try StrictJSONDecoding.decode(type, from: data, using: JSONDecoder())
+        } catch let unknown as StrictJSONDecoding.UnknownKey {
+            throw kioskError(unknown, code: code, fileKind: fileKind, fix: fix)
         } catch let error as DecodingError {
             throw kioskError(error, code: code, fileKind: fileKind, fix: fix)
         } catch let error as KioskError {
@@ -86,6 +75,17 @@ package enum CatalogFileCoding {
         } catch {
             throw KioskError.invalid(code, "The \(fileKind) could not be read: \(error).", fix: fix)
         }
+    }
+
+    /// Translates an unknown key into a `KioskError` whose `field` is its JSON path.
+    static func kioskError(_ unknown: StrictJSONDecoding.UnknownKey, code: String, fileKind: String, fix: String)
+        -> KioskError
+    {
+        KioskError.invalid(
+            code,
+            "Invalid value in the \(fileKind): unknown key '\(unknown.key)' (known keys here: "
+                + "\(unknown.accepted.joined(separator: ", "))).",
+            field: unknown.path, fix: unknown.meant.map { "Did you mean '\($0)'? \(fix)" } ?? fix)
     }
 
     /// Translates a `DecodingError` into a `KioskError` whose `field` is the JSON path of the problem.

@@ -91,30 +91,12 @@ extension Request {
     }
 }
 
-extension MerchantOrderRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["bundleId", "productId", "quantity"]
-}
-
-extension MerchantDeliveryRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["signedTransaction", "receiptData", "orderId"]
+extension MerchantDeliveryRequest: TextRuledBody {
     package static let textRules: [String: TextRule] = ["signedTransaction": .document, "receiptData": .document]
 }
 
-extension MerchantReconcileRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["bundleId", "environment", "repair", "since"]
-}
-
-extension MerchantSpendRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["amount", "idempotencyKey", "reason"]
-}
-
-extension MerchantTokenRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["userId", "expiresIn"]
-}
-
 /// Apple's notification body.
-struct NotificationBody: StrictlyDecodable {
+struct NotificationBody: TextRuledBody {
     var signedPayload: String
-    static let knownKeys: Set<String> = ["signedPayload"]
     static let textRules: [String: TextRule] = ["signedPayload": .document]
 }

@@ -60,7 +60,7 @@ struct AccountsController {
 }
 
 /// A console body that creates or changes an account.
-protocol AccountRequestBody: StrictlyDecodable {
+protocol AccountRequestBody: Codable, Sendable {
     var email: String? { get }
     var changes: AccountChanges { get }
 }

@@ -25,37 +25,27 @@ extension OfferCodeList: ResponseEncodable {}
 
 // MARK: Request bodies
 
-package struct AppCreateBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["bundleId", "name"]
+package struct AppCreateBody: Codable {
     package var bundleId: String
     package var name: String
 }
 
-package struct AppUpdateBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = [
-        "name", "productionNotificationURLs", "sandboxNotificationURLs", "sandboxNotificationRetries",
-    ]
+package struct AppUpdateBody: Codable {
     package var name: String?
     package var productionNotificationURLs: [String]?
     package var sandboxNotificationURLs: [String]?
     package var sandboxNotificationRetries: Bool?
 }
 
-package struct KeyCreateBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["name"]
+package struct KeyCreateBody: Codable {
     package var name: String?
 }
 
-package struct AgreementBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["status"]
+package struct AgreementBody: Codable {
     package var status: PaidAppsAgreement.Status
 }
 
-package struct TesterBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = [
-        "email", "password", "firstName", "lastName", "storefront", "interruptPurchases", "askToBuy", "renewalRate",
-        "paymentOutcome",
-    ]
+package struct TesterBody: Codable, Sendable {
     package var email: String?
     package var password: String?
     package var firstName: String?
@@ -74,17 +64,12 @@ package struct TesterBody: StrictlyDecodable {
     }
 }
 
-package struct GroupBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["referenceName", "localizations"]
+package struct GroupBody: Codable {
     package var referenceName: String?
     package var localizations: [SubscriptionGroupLocalization]?
 }
 
-package struct ProductBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = [
-        "productId", "type", "referenceName", "pricing", "localizations", "clearedForSale", "familyShareable",
-        "subscription", "duration", "introductoryOffers", "promotionalOffers", "winBackOffers",
-    ]
+package struct ProductBody: Codable {
     package var productId: String?
     package var type: ProductType?
     package var referenceName: String?
@@ -107,14 +92,12 @@ package struct ProductBody: StrictlyDecodable {
     }
 }
 
-package struct LocalizationBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["displayName", "description"]
+package struct LocalizationBody: Codable {
     package var displayName: String
     package var description: String
 }
 
-package struct ReviewBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["action"]
+package struct ReviewBody: Codable {
     package var action: ReviewAction
 }
 
@@ -134,10 +117,7 @@ extension Request {
     }
 }
 
-package struct AccountBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = [
-        "email", "password", "firstName", "lastName", "storefront", "paymentOutcome",
-    ]
+package struct AccountBody: Codable, Sendable {
     package var email: String?
     package var password: String?
     package var firstName: String?

@@ -58,7 +58,7 @@ struct AppsController {
 
 extension Request {
     /// Decodes a JSON body when there is one; an empty body is nil.
-    func optionalJSON<T: StrictlyDecodable>(as type: T.Type, context: KioskRequestContext) async throws -> T? {
+    func optionalJSON<T: Decodable>(as type: T.Type, context: KioskRequestContext) async throws -> T? {
         let data = try await collectBody(context: context)
         return data.isEmpty ? nil : try JSONBody.decode(type, from: data)
     }

@@ -82,8 +82,7 @@ struct SignedTestNotification: ResponseCodable {
 }
 
 /// `POST /admin/v1/certificates/{environment}/revocations`.
-struct RevocationBody: StrictlyDecodable {
-    static let knownKeys: Set<String> = ["certificate", "reason"]
+struct RevocationBody: Codable {
     /// `leaf` or `intermediate`.
     var certificate: CertificateRevocation.Role
     /// A CRLReason code, 0…10 except 7.

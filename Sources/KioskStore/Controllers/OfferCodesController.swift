@@ -40,10 +40,7 @@ struct OfferCodesController {
     }
 }
 
-package struct OfferCodesCreateBody: StrictlyDecodable {
-    package static let knownKeys: Set<String> = [
-        "productId", "referenceName", "paymentMode", "period", "numberOfPeriods", "pricing", "count",
-    ]
+package struct OfferCodesCreateBody: Codable {
     package var productId: String?
     package var referenceName: String?
     package var paymentMode: String?

@@ -59,26 +59,6 @@ struct StoreKitController {
     }
 }
 
-extension SignInRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["email", "password", "bundleId", "deviceId"]
-}
-
-extension ProductsRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["identifiers"]
-}
-
-extension PaymentRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = [
-        "productId", "quantity", "applicationUsername", "appAccountToken", "idempotencyKey",
-        "simulatesAskToBuyInSandbox", "paymentDiscount", "offerCode", "winBackOfferId",
-        "billingPlanType",
-    ]
-}
-
-extension RestoreRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["applicationUsername"]
-}
-
 /// JSON answers of the client protocol and the test controls: compact, sorted keys.
 enum JSONAnswer {
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

@@ -43,15 +43,3 @@ struct SubscriptionTestControlsController {
         }
     }
 }
-
-extension TestClockRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["action", "by", "to"]
-}
-
-extension TestSubscriptionRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["action", "productId"]
-}
-
-extension TestGracePeriod: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["days"]
-}

@@ -149,19 +149,3 @@ struct TestControlsController {
         return String(tester)
     }
 }
-
-extension TestPurchaseRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["tester", "productId", "quantity", "promoted", "offerCode"]
-}
-
-extension TestFailureRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["api", "count", "error"]
-}
-
-extension TestRefundRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["reason", "percentage"]
-}
-
-extension TestRefundRequestRequest: StrictlyDecodable {
-    package static let knownKeys: Set<String> = ["reason"]
-}
