@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskSigning
 import NIOCore
 import NIOHTTP1
@@ -120,8 +121,8 @@ struct StoreConnection: Sendable {
         let (status, data) = try await serverAPI(
             .GET, "/inApps/v1/transactions/\(transactionId)", environment: environment)
         if status == 404 { return nil }
-        try Self.expectOK(status, data, call: "Get Transaction Info")
-        return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["signedTransactionInfo"] as? String
+        return try Self.answer(TransactionInfoResponse.self, status, data, call: "Get Transaction Info")
+            .signedTransactionInfo
     }
 
     /// Every signed transaction of the customer who made `transactionId` (all pages of history v2).
@@ -135,10 +136,9 @@ struct StoreConnection: Sendable {
             let (status, data) = try await serverAPI(
                 .GET, "/inApps/v2/history/\(transactionId)\(query)", environment: environment)
             if status == 404 { return signed }
-            try Self.expectOK(status, data, call: "Get Transaction History")
-            let page = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-            signed += page["signedTransactions"] as? [String] ?? []
-            revision = (page["hasMore"] as? Bool == true) ? page["revision"] as? String : nil
+            let page = try Self.answer(HistoryResponse.self, status, data, call: "Get Transaction History")
+            signed += page.signedTransactions
+            revision = page.hasMore ? page.revision : nil
         } while revision != nil
         return signed
     }
@@ -152,16 +152,13 @@ struct StoreConnection: Sendable {
                 token.map {
                     "?paginationToken=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)"
                 } ?? ""
-            let body: [String: Any] = ["startDate": start.millisecondsSince1970, "endDate": end.millisecondsSince1970]
+            let body = ["startDate": start.millisecondsSince1970, "endDate": end.millisecondsSince1970]
             let (status, data) = try await serverAPI(
                 .POST, "/inApps/v1/notifications/history\(query)", environment: environment,
-                body: try JSONSerialization.data(withJSONObject: body))
-            try Self.expectOK(status, data, call: "Get Notification History")
-            let page = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-            for item in page["notificationHistory"] as? [[String: Any]] ?? [] {
-                if let payload = item["signedPayload"] as? String { signed.append(payload) }
-            }
-            token = (page["hasMore"] as? Bool == true) ? page["paginationToken"] as? String : nil
+                body: try JSONEncoder().encode(body))
+            let page = try Self.answer(NotificationHistoryResponse.self, status, data, call: "Get Notification History")
+            signed += page.notificationHistory.map(\.signedPayload)
+            token = page.hasMore ? page.paginationToken : nil
         } while token != nil
         return signed
     }
@@ -220,10 +217,16 @@ struct StoreConnection: Sendable {
         }
     }
 
-    private static func expectOK(_ status: Int, _ data: Data, call: String) throws {
-        guard status == 200 else {
-            let text = String(decoding: data.prefix(300), as: UTF8.self)
-            throw storeUnavailable("\(call) answered HTTP \(status) \(text)")
+    /// The typed answer of a Server API call that must answer 200 with Apple's model.
+    private static func answer<Answer: Decodable>(_ type: Answer.Type, _ status: Int, _ data: Data, call: String)
+        throws -> Answer
+    {
+        let text = String(decoding: data.prefix(300), as: UTF8.self)
+        guard status == 200 else { throw storeUnavailable("\(call) answered HTTP \(status) \(text)") }
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw storeUnavailable("\(call) answered a body that is not Apple's \(type): \(text)")
         }
     }
 

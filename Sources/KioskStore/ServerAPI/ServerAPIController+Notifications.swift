@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import KioskCore
+import KioskProtocol
 import KioskStorage
 
 extension ServerAPIController {
@@ -39,7 +40,7 @@ extension ServerAPIController {
                     in: tx)
             ])
         }
-        return try ServerAPIAnswer.json(TestNotificationResponse(testNotificationToken: token))
+        return try ServerAPIAnswer.json(SendTestNotificationResponse(testNotificationToken: token))
     }
 
     /// `GET /inApps/v1/notifications/test/{token}`: the test notification and its send attempts (none while the
@@ -57,8 +58,8 @@ extension ServerAPIController {
         }
         guard let (notification, attempts) = found else { throw ServerAPIError.testNotificationNotFound }
         return try ServerAPIAnswer.json(
-            NotificationHistoryItem(
-                signedPayload: notification.signedPayload, sendAttempts: attempts.map(SendAttempt.init)))
+            NotificationHistoryResponseItem(
+                signedPayload: notification.signedPayload, sendAttempts: attempts.map(SendAttemptItem.init)))
     }
 
     /// `<lower- or upper-case UUID>_<decimal milliseconds>`.
@@ -131,9 +132,9 @@ extension ServerAPIController {
             NotificationHistoryResponse(
                 paginationToken: hasMore ? shown.last.map(Self.paginationToken(after:)) : nil, hasMore: hasMore,
                 notificationHistory: shown.map {
-                    NotificationHistoryItem(
+                    NotificationHistoryResponseItem(
                         signedPayload: $0.signedPayload,
-                        sendAttempts: (attemptsByUUID[$0.uuid] ?? []).map(SendAttempt.init))
+                        sendAttempts: (attemptsByUUID[$0.uuid] ?? []).map(SendAttemptItem.init))
                 }))
     }
 
@@ -175,10 +176,6 @@ extension ServerAPIController {
 
 // MARK: - Wire types
 
-private struct TestNotificationResponse: Encodable {
-    var testNotificationToken: String
-}
-
 private struct NotificationHistoryRequest: Decodable {
     /// Nil when missing or not a number of milliseconds (4000015 / 4000016, as Apple).
     var startDate: Int64?
@@ -204,24 +201,9 @@ private struct NotificationHistoryRequest: Decodable {
     }
 }
 
-private struct NotificationHistoryResponse: Encodable {
-    var paginationToken: String?
-    var hasMore: Bool
-    var notificationHistory: [NotificationHistoryItem]
-}
-
-/// A notification with its attempts: a history entry, and the answer of the test-notification status call.
-private struct NotificationHistoryItem: Encodable {
-    var signedPayload: String
-    var sendAttempts: [SendAttempt]
-}
-
-private struct SendAttempt: Encodable {
-    var attemptDate: Int64
-    var sendAttemptResult: String
-
+extension SendAttemptItem {
     init(_ attempt: NotificationAttempt) {
-        attemptDate = attempt.attemptedAt.millisecondsSince1970
-        sendAttemptResult = attempt.result.rawValue
+        self.init(
+            attemptDate: attempt.attemptedAt.millisecondsSince1970, sendAttemptResult: attempt.result.rawValue)
     }
 }

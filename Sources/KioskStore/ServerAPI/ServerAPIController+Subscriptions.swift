@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskProtocol
 import KioskSQL
 import KioskSigning
 import KioskStorage
@@ -44,13 +45,13 @@ extension ServerAPIController {
         }
         let now = service.clocks.now(environment)
         let subscriptions = subscriptions
-        let groups = try await service.database.transaction { [wanted] tx -> [SubscriptionGroupStatus] in
+        let groups = try await service.database.transaction { [wanted] tx -> [SubscriptionGroupIdentifierItem] in
             guard let found = try await tx.transaction(id: id, environment: environment),
                 found.appId == caller.app.id
             else { throw ServerAPIError.transactionIdNotFound }
             let all = try await tx.transactions(
                 accountId: found.accountId, appId: found.appId, environment: environment)
-            var byGroup: [Int64: [LastTransaction]] = [:]
+            var byGroup: [Int64: [LastTransactionsItem]] = [:]
             for latest in SubscriptionService.latestPerSubscription(all) {
                 let status = try await subscriptions.status(of: latest, now: now, in: tx).rawValue
                 guard wanted.isEmpty || wanted.contains(status), let groupId = latest.subscriptionGroupId else {
@@ -58,14 +59,15 @@ extension ServerAPIController {
                 }
                 let chain = all.filter { $0.originalTransactionId == latest.originalTransactionId }
                 byGroup[groupId, default: []].append(
-                    LastTransaction(
+                    LastTransactionsItem(
                         status: status, originalTransactionId: String(latest.originalTransactionId),
                         signedTransactionInfo: latest.signedTransaction,
                         signedRenewalInfo: try await subscriptions.signedRenewalInfo(
                             for: latest, chain: chain, now: now, in: tx)))
             }
             return byGroup.keys.sorted().map {
-                SubscriptionGroupStatus(subscriptionGroupIdentifier: String($0), lastTransactions: byGroup[$0] ?? [])
+                SubscriptionGroupIdentifierItem(
+                    subscriptionGroupIdentifier: String($0), lastTransactions: byGroup[$0] ?? [])
             }
         }
         return try ServerAPIAnswer.json(
@@ -220,7 +222,7 @@ extension ServerAPIController {
         }
         guard let record, record.productId == productId else { throw ServerAPIError.statusRequestNotFound }
         return try ServerAPIAnswer.json(
-            MassExtensionStatusResponse(
+            MassExtendRenewalDateStatusResponse(
                 requestIdentifier: record.requestIdentifier, complete: record.completedAt != nil,
                 completeDate: record.completedAt?.millisecondsSince1970, succeededCount: Int64(record.succeededCount),
                 failedCount: Int64(record.failedCount)))
@@ -293,25 +295,6 @@ extension KeyedDecodingContainer {
 
 // MARK: - Wire types
 
-private struct StatusResponse: Encodable {
-    var environment: String
-    var bundleId: String
-    var appAppleId: Int64
-    var data: [SubscriptionGroupStatus]
-}
-
-private struct SubscriptionGroupStatus: Encodable {
-    var subscriptionGroupIdentifier: String
-    var lastTransactions: [LastTransaction]
-}
-
-private struct LastTransaction: Encodable {
-    var status: Int
-    var originalTransactionId: String
-    var signedTransactionInfo: String
-    var signedRenewalInfo: String
-}
-
 private struct ExtendRenewalDateRequest: Decodable {
     var extendByDays: Int?
     var extendReasonCode: Int?
@@ -330,13 +313,6 @@ private struct ExtendRenewalDateRequest: Decodable {
     }
 }
 
-private struct ExtendRenewalDateResponse: Encodable {
-    var originalTransactionId: String
-    var webOrderLineItemId: String?
-    var success: Bool
-    var effectiveDate: Int64?
-}
-
 private struct MassExtendRenewalDateRequest: Decodable {
     var renewal: ExtendRenewalDateRequest
     var storefrontCountryCodes: [String]?
@@ -353,16 +329,4 @@ private struct MassExtendRenewalDateRequest: Decodable {
             [String].self, .storefrontCountryCodes, else: .invalidStorefrontCountryCode)
         productId = try container.serverAPIField(String.self, .productId, else: .invalidProductId)
     }
-}
-
-private struct MassExtendRenewalDateResponse: Encodable {
-    var requestIdentifier: String
-}
-
-private struct MassExtensionStatusResponse: Encodable {
-    var requestIdentifier: String
-    var complete: Bool
-    var completeDate: Int64?
-    var succeededCount: Int64
-    var failedCount: Int64
 }

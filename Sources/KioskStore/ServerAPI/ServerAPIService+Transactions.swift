@@ -1,40 +1,8 @@
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskSigning
 import KioskStorage
-
-/// `GET /inApps/v1/transactions/{transactionId}`.
-struct TransactionInfoResponse: Encodable, Sendable {
-    var signedTransactionInfo: String
-}
-
-/// Apple's `HistoryResponse`, of `/inApps/v1|v2/history/{transactionId}`.
-struct HistoryResponse: Encodable, Sendable {
-    var revision: String
-    var hasMore: Bool
-    var bundleId: String
-    var appAppleId: Int64
-    var environment: String
-    var signedTransactions: [String]
-}
-
-/// Apple's `OrderLookupResponse`: `status` 0 with the order's transactions, or 1 for an unknown order.
-struct OrderLookupResponse: Encodable, Sendable {
-    var status: Int
-    var signedTransactions: [String]
-}
-
-/// Apple's `RefundHistoryResponse`.
-struct RefundHistoryResponse: Encodable, Sendable {
-    var signedTransactions: [String]
-    var revision: String
-    var hasMore: Bool
-}
-
-/// Apple's `AppTransactionInfoResponse`.
-struct AppTransactionInfoResponse: Encodable, Sendable {
-    var signedAppTransactionInfo: String
-}
 
 /// The transaction endpoints of the App Store Server API. Every lookup is scoped to the caller's app and
 /// environment: another app's transaction is "not found".
