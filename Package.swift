@@ -131,6 +131,7 @@ let package = Package(
             name: "KioskMerchant",
             dependencies: [
                 "KioskCore",
+                "KioskHTTPClient",
                 "KioskHTTP",
                 "KioskProtocol",
                 "KioskSigning",
@@ -149,11 +150,25 @@ let package = Package(
             resources: [.copy("Resources/merchant-openapi.yaml")],
             swiftSettings: swiftSettings
         ),
+        // The one JSON-over-HTTP client of KioskKit, the CLI and the merchant (bearer token, JSON body, TLS roots).
+        .target(
+            name: "KioskHTTPClient",
+            dependencies: [
+                "KioskProtocol",
+                "KioskSigning",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The `kiosk` command line, as a library so tests build the exact commands.
         .target(
             name: "KioskCLI",
             dependencies: [
                 "KioskCore",
+                "KioskHTTPClient",
                 "KioskHTTP",
                 "KioskMerchant",
                 "KioskProtocol",
@@ -175,6 +190,7 @@ let package = Package(
             name: "KioskKit",
             dependencies: [
                 "KioskCore",
+                "KioskHTTPClient",
                 "KioskProtocol",
                 "KioskSigning",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -201,12 +217,14 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: [
+                "KioskHTTPClient",
                 "KioskCore", "KioskMerchant", "KioskSigning", "KioskSQL", "KioskStorage", "KioskTestSupport",
                 "KioskTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -216,6 +234,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk-chaos",
             dependencies: [
+                "KioskHTTPClient",
                 "KioskCore", "KioskProtocol", "KioskTestSupport", "KioskTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -232,6 +251,7 @@ let package = Package(
         .target(
             name: "KioskTesting",
             dependencies: [
+                "KioskHTTPClient",
                 "KioskStore",
                 "KioskMerchant",
                 "KioskCore",

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskHTTPClient
 import KioskSigning
 import KioskStore
 import KioskTestSupport
@@ -68,21 +69,14 @@ func sendTestRequest(
     _ method: HTTPMethod, _ url: String, json: [String: Any]?, body: Data?, bearer: String?,
     headers: [String: String]
 ) async throws -> TestStore.Answer {
-    var request = HTTPClientRequest(url: url)
-    request.method = method
-    if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
-    for (name, value) in headers { request.headers.add(name: name, value: value) }
-    if let payload = try body ?? json.map({ try JSONSerialization.data(withJSONObject: $0) }) {
-        if headers["Content-Type"] == nil { request.headers.add(name: "Content-Type", value: "application/json") }
-        request.body = .bytes(ByteBuffer(bytes: payload))
-    }
+    let payload = try body ?? json.map { try JSONSerialization.data(withJSONObject: $0) }
     // Generous: a full test run starts hundreds of stores at once, and a slow answer under that load is not
     // what a test checks.
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
-    let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
+    let answer = try await JSONHTTPClient(http: .shared).send(
+        method, url, bearer: bearer, headers: HTTPHeaders(headers.map { ($0.key, $0.value) }), json: payload,
+        timeout: .seconds(120), limit: 64 << 20)
     return TestStore.Answer(
-        status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-        body: Data(collected.readableBytesView))
+        status: Int(answer.status.code), headers: answer.headers.map { ($0.name, $0.value) }, body: answer.body)
 }
 
 /// The OCSP transport for a test's verifier with online checks: its deadline is as generous as a test request's,

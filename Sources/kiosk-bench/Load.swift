@@ -1,10 +1,12 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import KioskHTTPClient
 import KioskTestSupport
 import KioskTesting
 import Logging
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 
 /// Throughput and latency of one request kind under concurrent load.
@@ -92,22 +94,17 @@ func withBareJSONServer<T>(bodySize: Int, _ body: (String) async throws -> T) as
 
 /// `GET url`, expecting 200.
 func get(_ url: String, headers: [(String, String)] = []) async throws {
-    var request = HTTPClientRequest(url: url)
-    for (name, value) in headers { request.headers.add(name: name, value: value) }
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-    _ = try await response.body.collect(upTo: 1 << 20)
-    precondition(response.status == .ok, "GET \(url) answered \(response.status)")
+    let answer = try await JSONHTTPClient(http: .shared).send(
+        .GET, url, headers: HTTPHeaders(headers), timeout: .seconds(30), limit: 1 << 20)
+    precondition(answer.status == .ok, "GET \(url) answered \(answer.status)")
 }
 
 /// `POST url` with a JSON body, returning the body.
-func post(_ url: String, json: Data) async throws -> ByteBuffer {
-    var request = HTTPClientRequest(url: url)
-    request.method = .POST
-    request.headers.add(name: "Content-Type", value: "application/json")
-    request.body = .bytes(ByteBuffer(bytes: json))
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-    precondition(response.status == .ok, "POST \(url) answered \(response.status)")
-    return try await response.body.collect(upTo: 1 << 20)
+func post(_ url: String, json: Data) async throws -> Data {
+    let answer = try await JSONHTTPClient(http: .shared).send(
+        .POST, url, json: json, timeout: .seconds(30), limit: 1 << 20)
+    precondition(answer.status == .ok, "POST \(url) answered \(answer.status)")
+    return answer.body
 }
 
 extension TestStore {

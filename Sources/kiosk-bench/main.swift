@@ -177,7 +177,8 @@ try await withTestStore(serverAPIRequestsPerSecond: 1_000_000) { store in
         let verifyReceipt = try await load(seconds: seconds, concurrency: concurrency) {
             let answer = try await post(verifyURL, json: verifyBody)
             precondition(
-                String(buffer: answer).contains(#""status":0"#), "verifyReceipt failed: \(String(buffer: answer))")
+                String(decoding: answer, as: UTF8.self).contains(#""status":0"#),
+                "verifyReceipt failed: \(String(decoding: answer, as: UTF8.self))")
         }
         report("verifyReceipt (app receipt, 8 in flight)", verifyReceipt, baselineName: "bare JSON GET", bare)
         let transactionInfo = try await load(seconds: seconds, concurrency: concurrency) {

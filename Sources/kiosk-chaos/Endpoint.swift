@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import KioskHTTPClient
 import NIOCore
 import NIOHTTP1
 
@@ -19,20 +20,14 @@ struct Endpoint: Sendable {
 
     /// Sends a request (a JSON body when `json` is given) and collects the answer; throws only when no answer came.
     func send(_ method: HTTPMethod, _ path: String, json: [String: Any]? = nil) async throws -> Answer {
-        var request = HTTPClientRequest(url: base + path)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
         // A connection of its own per request: a server killed and started again leaves no pooled connection
-        // behind that a later request could fail on.
-        request.headers.add(name: "Connection", value: "close")
-        if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
-        }
-        // Generous: a clock advance renews and notifies before it answers, on a loaded machine.
-        let response = try await http.execute(request, timeout: .seconds(300))
-        let body = try await response.body.collect(upTo: 256 * 1024 * 1024)
-        return Answer(status: Int(response.status.code), body: Data(body.readableBytesView))
+        // behind that a later request could fail on. Generous deadline: a clock advance renews and notifies
+        // before it answers, on a loaded machine.
+        let answer = try await JSONHTTPClient(http: http).send(
+            method, base + path, bearer: token, headers: ["Connection": "close"],
+            json: try json.map { try JSONSerialization.data(withJSONObject: $0) }, timeout: .seconds(300),
+            limit: 256 << 20)
+        return Answer(status: Int(answer.status.code), body: answer.body)
     }
 
     /// ``send(_:_:json:)`` that requires a 2xx answer and decodes it as `T`.

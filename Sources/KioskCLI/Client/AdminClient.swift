@@ -1,5 +1,5 @@
-import AsyncHTTPClient
 import Foundation
+import KioskHTTPClient
 import KioskSigning
 import NIOCore
 import NIOHTTP1
@@ -87,35 +87,26 @@ func sendJSONRequest(
     _ method: HTTPMethod, url: String, token: String, body: Data?, readTimeout: TimeAmount, deadline: TimeAmount,
     trusting roots: [Certificate] = [], unreachable: String, fix: String
 ) async throws -> AdminClient.Answer {
-    var request = HTTPClientRequest(url: url)
-    request.method = method
-    request.headers.add(name: "Authorization", value: "Bearer \(token)")
-    request.headers.add(name: "Accept", value: "application/json")
-    if let body {
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: body))
-    }
-    var configuration = HTTPClient.Configuration()
-    configuration.connectionPool.retryConnectionEstablishment = false
-    configuration.timeout = .init(connect: .seconds(10), read: readTimeout)
-    try configuration.trust(roots)
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    defer { _ = client.shutdown() }
-    let response: HTTPClientResponse
-    let buffer: ByteBuffer
+    let http = try JSONHTTPClient.makeHTTPClient(trusting: roots, readTimeout: readTimeout, failFast: true)
+    defer { _ = http.shutdown() }
+    let answer: JSONHTTPAnswer
     do {
-        response = try await client.execute(request, timeout: deadline)
-        buffer = try await response.body.collect(upTo: 64 * 1024 * 1024)
-    } catch  where TLSTrust.isUntrustedCertificate(error) {
-        throw CLIError(
-            message: "Cannot reach \(unreachable): its TLS certificate does not lead to a root this machine trusts.",
-            field: "--tls-root", fix: TLSTrust.untrustedFix)
+        answer = try await JSONHTTPClient(http: http).send(
+            method, url, bearer: token, headers: ["Accept": "application/json"], json: body, timeout: deadline,
+            limit: 64 << 20)
     } catch {
-        throw CLIError(message: "Cannot reach \(unreachable) (\(error)).", fix: fix)
+        switch error {
+        case .cancelled: throw CancellationError()
+        case .untrustedCertificate:
+            throw CLIError(
+                message:
+                    "Cannot reach \(unreachable): its TLS certificate does not lead to a root this machine trusts.",
+                field: "--tls-root", fix: TLSTrust.untrustedFix)
+        case .unreachable(let cause): throw CLIError(message: "Cannot reach \(unreachable) (\(cause)).", fix: fix)
+        }
     }
     return AdminClient.Answer(
-        status: Int(response.status.code), body: Data(buffer.readableBytesView),
-        contentType: response.headers.first(name: "Content-Type"))
+        status: Int(answer.status.code), body: answer.body, contentType: answer.headers.first(name: "Content-Type"))
 }
 
 extension AdminClient.Answer {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import KioskHTTPClient
 import KioskProtocol
 import NIOCore
 
@@ -36,14 +37,11 @@ public final class KioskStoreClient: Sendable {
     public init(configuration: Configuration) throws {
         let stateFile = try DeviceStateFile(directory: configuration.stateDirectory)
         let device = try stateFile.load()
-        var httpConfiguration = HTTPClient.Configuration()
         // The updates stream sends a keep-alive comment every ~15 s; silence for longer (45 s, or the request timeout
         // when that is longer) means a dead connection.
         let readTimeout = max(Duration.seconds(45), configuration.requestTimeout)
-        httpConfiguration.timeout = .init(
-            connect: .seconds(10), read: TimeAmount(clamping: readTimeout))
-        try httpConfiguration.trust(configuration.tlsTrustRoots)
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
+        let http = try JSONHTTPClient.makeHTTPClient(
+            trusting: configuration.tlsTrustRoots, readTimeout: TimeAmount(clamping: readTimeout))
         let api = StoreAPI(
             http: http, serverURL: configuration.serverURL, sandbox: configuration.environment == .sandbox,
             requestTimeout: TimeAmount(clamping: configuration.requestTimeout))

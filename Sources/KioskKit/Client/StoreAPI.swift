@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import KioskHTTPClient
 import KioskProtocol
 import KioskSigning
 import NIOCore
@@ -121,24 +122,20 @@ struct StoreAPI: Sendable {
     }
 
     private func perform(_ method: HTTPMethod, _ path: String, token: String?, body: Data?) async throws -> Data {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
-        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        let status: HTTPResponseStatus
-        let collected: ByteBuffer
+        let answer: JSONHTTPAnswer
         do {
-            let response = try await http.execute(request, timeout: requestTimeout)
-            status = response.status
-            collected = try await response.body.collect(upTo: 16 << 20)
+            answer = try await JSONHTTPClient(http: http).send(
+                method, baseURL + path, bearer: token, json: body, timeout: requestTimeout)
         } catch {
-            throw Self.networkError(error)
+            switch error {
+            case .cancelled: throw CancellationError()
+            case .untrustedCertificate(let cause), .unreachable(let cause): throw Self.networkError(cause)
+            }
         }
-        guard (200..<300).contains(status.code) else { throw Self.storeError(status: status, body: collected) }
-        return Data(collected.readableBytesView)
+        guard answer.isSuccess else {
+            throw Self.storeError(status: answer.status, body: ByteBuffer(bytes: answer.body))
+        }
+        return answer.body
     }
 
     private static func networkError(_ error: any Error) -> any Error {

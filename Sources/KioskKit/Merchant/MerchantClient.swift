@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import KioskCore
+import KioskHTTPClient
 import KioskProtocol
 import KioskSigning
 import NIOCore
@@ -55,10 +56,7 @@ public final class MerchantClient: Sendable {
         while server.hasSuffix("/") { server.removeLast() }
         self.server = server
         self.requestTimeout = TimeAmount(clamping: requestTimeout)
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .seconds(10), read: self.requestTimeout)
-        try configuration.trust(tlsTrustRoots)
-        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.http = try JSONHTTPClient.makeHTTPClient(trusting: tlsTrustRoots, readTimeout: self.requestTimeout)
     }
 
     /// Shuts the HTTP client down. The client is unusable after.
@@ -221,49 +219,35 @@ public final class MerchantClient: Sendable {
         return try decode(Answer.self, from: answer.body, what: "\(method) \(path)")
     }
 
-    private struct Answer {
-        var status: HTTPResponseStatus
-        var headers: HTTPHeaders
-        var body: Data
-    }
-
     private func perform(
         _ method: HTTPMethod, url: String, token: String?, headers: HTTPHeaders = [:], body: Data? = nil,
         limit: Int = 16 << 20, notModifiedIsOK: Bool = false
-    ) async throws -> Answer {
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        request.headers.add(contentsOf: headers)
-        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        let response: HTTPClientResponse
-        let collected: ByteBuffer
+    ) async throws -> JSONHTTPAnswer {
+        let answer: JSONHTTPAnswer
         do {
-            response = try await http.execute(request, timeout: requestTimeout)
-            collected = try await response.body.collect(upTo: limit)
-        } catch is CancellationError {
-            throw CancellationError()
+            answer = try await JSONHTTPClient(http: http).send(
+                method, url, bearer: token, headers: headers, json: body, timeout: requestTimeout, limit: limit)
         } catch {
-            throw MerchantClientError(
-                code: "network", message: "No answer from the merchant to \(method) \(url).",
-                fix: "Check the merchant's URL and that it is running.", cause: error)
-        }
-        let data = Data(collected.readableBytesView)
-        let status = response.status
-        guard (200..<300).contains(status.code) || (notModifiedIsOK && status == .notModified) else {
-            if let decoded = try? JSONDecoder().decode(ErrorResponse.self, from: data) {
+            switch error {
+            case .cancelled: throw CancellationError()
+            case .untrustedCertificate(let cause), .unreachable(let cause):
                 throw MerchantClientError(
-                    status: Int(status.code), code: decoded.error.code, message: decoded.error.message,
-                    field: decoded.error.field, fix: decoded.error.fix)
+                    code: "network", message: "No answer from the merchant to \(method) \(url).",
+                    fix: "Check the merchant's URL and that it is running.", cause: cause)
+            }
+        }
+        let status = answer.status
+        guard (200..<300).contains(status.code) || (notModifiedIsOK && status == .notModified) else {
+            if let error = answer.kioskError {
+                throw MerchantClientError(
+                    status: Int(status.code), code: error.code, message: error.message, field: error.field,
+                    fix: error.fix)
             }
             throw MerchantClientError(
                 status: Int(status.code), code: "http_\(status.code)",
                 message: "The merchant answered \(method) \(url) with \(status.code) \(status.reasonPhrase).")
         }
-        return Answer(status: status, headers: response.headers, body: data)
+        return answer
     }
 
     private func decode<Value: Decodable>(_ type: Value.Type, from data: Data, what: String? = nil) throws -> Value {

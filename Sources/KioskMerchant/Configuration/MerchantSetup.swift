@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskHTTPClient
+import KioskProtocol
 import KioskSigning
 import NIOCore
 import NIOHTTP1
@@ -31,18 +33,12 @@ public enum MerchantSetup {
         tlsRoots: [Certificate] = []
     ) async throws -> MerchantConfiguration {
         let baseURL = storeURL.hasSuffix("/") ? String(storeURL.dropLast()) : storeURL
-        guard !tlsRoots.isEmpty else {
-            return try await configuration(
-                admin: StoreAdmin(baseURL: baseURL, token: adminToken, http: .shared), bundleId: bundleId,
-                products: products, directory: directory, notificationURL: notificationURL, tlsRoots: [])
-        }
-        var http = HTTPClient.Configuration()
-        try http.trust(tlsRoots)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        let client = try JSONHTTPClient.makeHTTPClient(trusting: tlsRoots, failFast: true)
         do {
             let made = try await configuration(
-                admin: StoreAdmin(baseURL: baseURL, token: adminToken, http: client), bundleId: bundleId,
-                products: products, directory: directory, notificationURL: notificationURL, tlsRoots: tlsRoots)
+                admin: StoreAdmin(baseURL: baseURL, token: adminToken, client: JSONHTTPClient(http: client)),
+                bundleId: bundleId, products: products, directory: directory, notificationURL: notificationURL,
+                tlsRoots: tlsRoots)
             try await client.shutdown()
             return made
         } catch {
@@ -55,9 +51,9 @@ public enum MerchantSetup {
         admin: StoreAdmin, bundleId: String, products: [MerchantConfiguration.ProductSettings]?, directory: URL,
         notificationURL: String?, tlsRoots: [Certificate]
     ) async throws -> MerchantConfiguration {
-        var app = try await admin.json(.GET, "/admin/v1/apps/\(bundleId)")
-        if app["sharedSecret"] == nil {
-            app = try await admin.json(.POST, "/admin/v1/apps/\(bundleId)/shared-secret")
+        var app: AppResource = try await admin.call(.GET, "/admin/v1/apps/\(bundleId)")
+        if app.sharedSecret == nil {
+            app = try await admin.call(.POST, "/admin/v1/apps/\(bundleId)/shared-secret")
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var roots: [String: [String]] = [:]
@@ -67,10 +63,12 @@ public enum MerchantSetup {
             try Data(pem.utf8).write(to: directory.appendingPathComponent(file), options: .atomic)
             roots[environment.appleName] = [file]
         }
-        let key = try await admin.json(.POST, "/admin/v1/apps/\(bundleId)/keys", body: ["name": "Merchant server"])
-        guard let keyId = key["keyId"] as? String, let issuerId = key["issuerId"] as? String,
-            let privateKey = key["privateKey"] as? String
-        else { throw StoreAdmin.unexpected("the new key has no keyId, issuerId or privateKey") }
+        let key: KeyResource = try await admin.call(
+            .POST, "/admin/v1/apps/\(bundleId)/keys", body: ["name": "Merchant server"])
+        guard let issuerId = key.issuerId, let privateKey = key.privateKey else {
+            throw StoreAdmin.unexpected("the new key has no issuerId or privateKey")
+        }
+        let keyId = key.keyId
         let keyFile = "merchant-key.p8"
         let keyURL = directory.appendingPathComponent(keyFile)
         try Data(privateKey.utf8).write(to: keyURL, options: .atomic)
@@ -83,31 +81,26 @@ public enum MerchantSetup {
             tlsRootFiles = [tlsRootFileName]
         }
         if let notificationURL {
-            _ = try await admin.json(
+            let _: AppResource = try await admin.call(
                 .PATCH, "/admin/v1/apps/\(bundleId)",
                 body: ["sandboxNotificationURLs": [notificationURL], "productionNotificationURLs": [notificationURL]])
         }
         var settings = products
         if settings == nil {
-            let catalog = try await admin.json(.GET, "/admin/v1/apps/\(bundleId)/products")
-            let groups = try await admin.json(.GET, "/admin/v1/apps/\(bundleId)/subscription-groups")
-            var groupNames: [Int64: String] = [:]
-            for group in groups["subscriptionGroups"] as? [[String: Any]] ?? [] {
-                if let id = (group["groupId"] as? NSNumber)?.int64Value, let name = group["referenceName"] as? String {
-                    groupNames[id] = name
-                }
-            }
-            settings = (catalog["products"] as? [[String: Any]] ?? []).compactMap {
-                derivedProduct($0, groupNames: groupNames)
-            }
+            let catalog: ProductList = try await admin.call(.GET, "/admin/v1/apps/\(bundleId)/products")
+            let groups: GroupList = try await admin.call(.GET, "/admin/v1/apps/\(bundleId)/subscription-groups")
+            let groupNames = Dictionary(
+                groups.subscriptionGroups.map { ($0.groupId, $0.referenceName) },
+                uniquingKeysWith: { first, _ in first })
+            settings = catalog.products.compactMap { derivedProduct($0, groupNames: groupNames) }
         }
         return MerchantConfiguration(
             adminToken: SecretGenerator.token(), userTokenSecret: SecretGenerator.token(), publicURL: nil,
             contentURLLifetime: nil, tlsRootCertificates: tlsRootFiles,
             apps: [
                 .init(
-                    bundleId: bundleId, appAppleId: (app["appAppleId"] as? NSNumber)?.int64Value,
-                    sharedSecret: app["sharedSecret"] as? String, store: .kiosk(admin.baseURL), rootCertificates: roots,
+                    bundleId: bundleId, appAppleId: app.appAppleId, sharedSecret: app.sharedSecret,
+                    store: .kiosk(admin.baseURL), rootCertificates: roots,
                     serverAPIKey: .init(keyId: keyId, issuerId: issuerId, privateKey: nil, privateKeyFile: keyFile),
                     confirmWithServerAPI: nil, environments: nil, products: settings ?? [])
             ])
@@ -116,25 +109,25 @@ public enum MerchantSetup {
     /// A product's settings derived from the store's catalog entry, named as ``GrantNames`` names them (a
     /// subscription unlocks its group's entitlement, at its level in the group).
     private static func derivedProduct(
-        _ product: [String: Any], groupNames: [Int64: String]
+        _ product: ProductResource, groupNames: [Int64: String]
     ) -> MerchantConfiguration.ProductSettings? {
-        guard let productId = product["productId"] as? String, product["deletedAt"] == nil,
-            let kind = (product["type"] as? String).flatMap(MerchantConfiguration.ProductKind.init(rawValue:))
+        guard product.deletedAt == nil,
+            let kind = MerchantConfiguration.ProductKind(rawValue: product.type.rawValue)
         else { return nil }
-        let localizations = product["localizations"] as? [[String: Any]] ?? []
-        let english = localizations.first { ($0["locale"] as? String)?.hasPrefix("en") == true } ?? localizations.first
-        let displayName = (english?["displayName"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        let productId = product.productId
+        let english =
+            product.localizations.first { $0.locale.hasPrefix("en") } ?? product.localizations.first
+        let displayName = english.flatMap { $0.displayName.isEmpty ? nil : $0.displayName }
         switch kind {
         case .consumable:
             let (balance, amount) = GrantNames.consumable(displayName: displayName, productId: productId)
             return .init(productId: productId, type: kind, balance: balance, amount: amount)
         case .autoRenewable:
-            let membership = product["subscription"] as? [String: Any]
-            let group = ((membership?["groupId"] as? NSNumber)?.int64Value).flatMap { groupNames[$0] }
+            let group = product.subscription.flatMap { groupNames[$0.groupId] }
             let entitlement =
                 group.map(GrantNames.slug).flatMap { $0.isEmpty ? nil : $0 }
                 ?? GrantNames.entitlement(displayName: displayName, productId: productId)
-            let level = (membership?["level"] as? NSNumber)?.intValue
+            let level = product.subscription?.level
             return .init(productId: productId, type: kind, entitlement: entitlement, level: level)
         case .nonConsumable, .nonRenewing:
             return .init(
@@ -149,52 +142,53 @@ public enum MerchantSetup {
 private struct StoreAdmin {
     let baseURL: String
     let token: String
-    let http: HTTPClient
+    let client: JSONHTTPClient
 
-    func json(_ method: HTTPMethod, _ path: String, body: [String: Any]? = nil) async throws -> [String: Any] {
-        let data = try await send(method, path, body: body)
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw Self.unexpected("\(method) \(path) did not answer a JSON object")
+    /// The console's typed answer to one call.
+    func call<Answer: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: (some Encodable)? = [String: String]?.none
+    ) async throws -> Answer {
+        let data = try await send(method, path, body: try body.map { try JSONEncoder().encode($0) })
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            return try decoder.decode(Answer.self, from: data)
+        } catch {
+            throw Self.unexpected("\(method) \(path) did not answer a \(Answer.self): \(error)")
         }
-        return object
     }
 
     func text(_ method: HTTPMethod, _ path: String) async throws -> String {
         String(decoding: try await send(method, path, body: nil), as: UTF8.self)
     }
 
-    private func send(_ method: HTTPMethod, _ path: String, body: [String: Any]?) async throws -> Data {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-        }
-        let response: HTTPClientResponse
-        let data: Data
+    private func send(_ method: HTTPMethod, _ path: String, body: Data?) async throws -> Data {
+        let answer: JSONHTTPAnswer
         do {
-            response = try await http.execute(request, timeout: .seconds(60))
-            data = Data(try await response.body.collect(upTo: 16 * 1024 * 1024).readableBytesView)
-        } catch  where TLSTrust.isUntrustedCertificate(error) {
-            throw KioskError(
-                .unavailable, code: "store_untrusted",
-                message: "The store at \(baseURL) has a TLS certificate that does not lead to a trusted root.",
-                fix: TLSTrust.untrustedFix)
+            answer = try await client.send(method, baseURL + path, bearer: token, json: body, timeout: .seconds(60))
         } catch {
-            throw KioskError(
-                .unavailable, code: "store_unreachable", message: "The store at \(baseURL) did not answer: \(error)",
-                fix: "Start it (`kiosk serve`) or pass its URL with --server.")
+            switch error {
+            case .cancelled: throw CancellationError()
+            case .untrustedCertificate:
+                throw KioskError(
+                    .unavailable, code: "store_untrusted",
+                    message: "The store at \(baseURL) has a TLS certificate that does not lead to a trusted root.",
+                    fix: TLSTrust.untrustedFix)
+            case .unreachable(let cause):
+                throw KioskError(
+                    .unavailable, code: "store_unreachable",
+                    message: "The store at \(baseURL) did not answer: \(cause)",
+                    fix: "Start it (`kiosk serve`) or pass its URL with --server.")
+            }
         }
-        guard (200..<300).contains(Int(response.status.code)) else {
-            let detail = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["error"] as? [String: Any]
+        guard answer.isSuccess else {
+            let detail = answer.kioskError
             throw KioskError(
-                .invalidInput, code: detail?["code"] as? String ?? "store_refused",
-                message:
-                    "The store refused \(method) \(path): \(detail?["message"] as? String ?? "HTTP \(response.status.code)")",
-                fix: detail?["fix"] as? String ?? "Check the bundle id and the admin token.")
+                .invalidInput, code: detail?.code ?? "store_refused",
+                message: "The store refused \(method) \(path): \(detail?.message ?? "HTTP \(answer.status.code)")",
+                fix: detail?.fix ?? "Check the bundle id and the admin token.")
         }
-        return data
+        return answer.body
     }
 
     static func unexpected(_ message: String) -> KioskError {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskHTTPClient
 import KioskProtocol
 import KioskSigning
 import NIOCore
@@ -82,11 +83,8 @@ struct StoreConnection: Sendable {
         }
         var body: [String: Any] = ["receipt-data": receiptData, "exclude-old-transactions": false]
         if let secret = app.settings.sharedSecret { body["password"] = secret }
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-        let (status, data) = try await send(request, what: "verifyReceipt")
+        let (status, data) = try await send(
+            .POST, url, json: try JSONSerialization.data(withJSONObject: body), what: "verifyReceipt")
         guard status == 200, let answer = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw Self.storeUnavailable("verifyReceipt answered HTTP \(status)")
         }
@@ -178,15 +176,9 @@ struct StoreConnection: Sendable {
                 message: "No App Store Server API URL for \(environment.appleName) is configured for \(app.bundleId).",
                 fix: "Set store in the merchant configuration.")
         }
-        var request = HTTPClientRequest(url: base + path)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(try key.token(now: clock.now()))")
-        request.headers.add(name: "Accept", value: "application/json")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        return try await send(request, what: "the App Store Server API")
+        return try await send(
+            method, base + path, bearer: try key.token(now: clock.now()), json: body,
+            what: "the App Store Server API")
     }
 
     /// The clients calls to a store go through, one per set of trusted TLS roots, for the life of the process: a
@@ -197,23 +189,27 @@ struct StoreConnection: Sendable {
     private static func client(trusting roots: [Certificate]) throws -> HTTPClient {
         try clients.withLock { clients in
             if let client = clients[roots] { return client }
-            var configuration = HTTPClient.Configuration()
-            configuration.connectionPool.retryConnectionEstablishment = false
-            configuration.timeout = .init(connect: .seconds(10))
-            try configuration.trust(roots)
-            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            let client = try JSONHTTPClient.makeHTTPClient(trusting: roots, failFast: true)
             clients[roots] = client
             return client
         }
     }
 
-    private func send(_ request: HTTPClientRequest, what: String) async throws -> (Int, Data) {
+    private func send(_ method: HTTPMethod, _ url: String, bearer: String? = nil, json body: Data?, what: String)
+        async throws -> (Int, Data)
+    {
+        let client = JSONHTTPClient(http: try Self.client(trusting: app.tlsRoots))
         do {
-            let response = try await Self.client(trusting: app.tlsRoots).execute(request, timeout: timeout)
-            let body = try await response.body.collect(upTo: 32 * 1024 * 1024)
-            return (Int(response.status.code), Data(body.readableBytesView))
+            let answer = try await client.send(
+                method, url, bearer: bearer, headers: ["Accept": "application/json"], json: body, timeout: timeout,
+                limit: 32 << 20)
+            return (Int(answer.status.code), answer.body)
         } catch {
-            throw Self.storeUnavailable("\(what) could not be reached at \(request.url): \(error)")
+            switch error {
+            case .cancelled: throw CancellationError()
+            case .untrustedCertificate(let cause), .unreachable(let cause):
+                throw Self.storeUnavailable("\(what) could not be reached at \(url): \(cause)")
+            }
         }
     }
 
