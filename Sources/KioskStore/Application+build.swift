@@ -13,7 +13,8 @@ public struct BuiltStore: Sendable {
     public var report: StartupReport
     public var database: any KioskDatabase
     public var catalog: CatalogService
-    public var purchases: PurchaseService
+    /// What the store's services share: its database, clocks, signing, notification outbox.
+    public var context: StoreContext
     public var signing: StoreSigning
     /// Revocations of the signing chains and the OCSP responder's answers.
     public var certificateStatus: CertificateStatusService
@@ -43,9 +44,10 @@ public func buildStore(
     let notifications = NotificationService(
         database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, logger: logger,
         http: outbound.client)
-    let purchases = PurchaseService(
+    let context = StoreContext(
         database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, feed: QueueFeed(),
-        notifications: notifications)
+        notifications: notifications, logger: logger)
+    let purchases = PurchaseService(context: context)
     let certificateStatus = CertificateStatusService(
         database: bootstrap.database, clock: clock, signing: bootstrap.signing, authorityKeys: bootstrap.authorityKeys)
     let registry = PrometheusCollectorRegistry()
@@ -68,13 +70,13 @@ public func buildStore(
     AccountsController(catalog: catalog).addRoutes(to: admin)
     OfferCodesController(catalog: catalog).addRoutes(to: admin)
     for environment in StoreEnvironment.allCases {
-        StoreKitController(purchases: purchases, environment: environment).addRoutes(to: router)
+        StoreKitController(purchases: purchases, feed: context.feed, environment: environment).addRoutes(to: router)
     }
     let testControls = router.group(RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst())))
         .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
         .add(middleware: QueryTextMiddleware())
-    TestControlsController(testControls: TestControlsService(purchases: purchases)).addRoutes(to: testControls)
-    let lifecycle = SubscriptionLifecycle(purchases: purchases, logger: logger)
+    TestControlsController(testControls: TestControlsService(context: context)).addRoutes(to: testControls)
+    let lifecycle = SubscriptionLifecycle(store: context)
     let sandboxClock = SandboxClockService(lifecycle: lifecycle, wake: SchedulerWake())
     do {
         try await sandboxClock.load()
@@ -87,8 +89,7 @@ public func buildStore(
     )
     .addRoutes(to: testControls)
     let serverAPI = ServerAPIService(
-        database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, purchases: purchases,
-        notifications: notifications,
+        context: context,
         rateLimiter: ServerAPIRateLimiter(requestsPerSecond: configuration.serverAPIRequestsPerSecond))
     for environment in StoreEnvironment.allCases {
         ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
@@ -111,5 +112,5 @@ public func buildStore(
         RenewalScheduler(lifecycle: lifecycle, clock: sandboxClock, interval: configuration.schedulerInterval))
     return BuiltStore(
         application: application, report: bootstrap.report, database: bootstrap.database, catalog: catalog,
-        purchases: purchases, signing: bootstrap.signing, certificateStatus: certificateStatus, routes: routes)
+        context: context, signing: bootstrap.signing, certificateStatus: certificateStatus, routes: routes)
 }

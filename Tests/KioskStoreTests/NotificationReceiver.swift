@@ -61,7 +61,7 @@ struct NotificationReceiver: Sendable {
         from store: TestStore, _ environment: StoreEnvironment = .sandbox,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String] {
-        await store.built.purchases.notifications.deliverDue(environment)
+        await store.built.context.notifications.deliverDue(environment)
         let all = received.all
         let unchecked = received.takeUnchecked()
         try await AppleVerifier.expectAccepts(

@@ -23,7 +23,7 @@ import Testing
                 let key = try await Self.prepare(store, urls: [receiver.url])
                 let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
                 #expect(requested.status == 200, "\(requested.text)")
-                let notifications = store.built.purchases.notifications
+                let notifications = store.built.context.notifications
                 await notifications.deliverDue(.sandbox)
                 #expect(receiver.payloads.count == 1)
                 let failures = try await Self.history(store, key: key, clock: clock, onlyFailures: true)
@@ -75,7 +75,7 @@ import Testing
                 #expect(off.json["sandboxNotificationRetries"] as? Bool == false)
                 let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
                 #expect(requested.status == 200, "\(requested.text)")
-                let notifications = store.built.purchases.notifications
+                let notifications = store.built.context.notifications
                 await notifications.deliverDue(.sandbox)
                 clock.set(Self.start.addingTimeInterval(200 * Self.hour))
                 await notifications.deliverDue(.sandbox)
@@ -99,7 +99,7 @@ import Testing
                     let requested = try await store.inApps(
                         .POST, "/inApps/v1/notifications/test", key: key, clock: clock)
                     #expect(requested.status == 200, "\(requested.text)")
-                    let notifications = store.built.purchases.notifications
+                    let notifications = store.built.context.notifications
                     await notifications.deliverDue(.sandbox)
                     #expect(healthy.payloads.count == 1 && flaky.payloads.count == 1)
                     clock.set(recovery)
@@ -130,7 +130,7 @@ import Testing
                     .PATCH, "/admin/v1/apps/\(TestStore.bundleId)", json: ["sandboxNotificationRetries": false])
                 let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
                 #expect(requested.status == 200, "\(requested.text)")
-                await store.built.purchases.notifications.deliverDue(.sandbox)
+                await store.built.context.notifications.deliverDue(.sandbox)
                 let base = "/sandbox/test/v1/apps/\(TestStore.bundleId)/notifications"
                 let listed = try await store.request(.GET, base, token: .some(store.adminToken))
                 let first = try #require((listed.json["notifications"] as? [[String: Any]])?.first, "\(listed.text)")

@@ -25,7 +25,7 @@ import Testing
                 let coins = try #require(try await store.pay(TestStore.coins, token: token).transactionId)
                 let unlock = try #require(try await store.pay(TestStore.removeAds, token: token).transactionId)
                 let (monthly, _) = try await store.buyMonthly(clock: clock)
-                let notifications = store.built.purchases.notifications
+                let notifications = store.built.context.notifications
                 await notifications.deliverDue(.sandbox)
                 let before = receiver.payloads.count
                 let root = store.built.signing.identity(.sandbox).root

@@ -212,7 +212,7 @@ import Testing
     static func attemptsArrive(_ store: TestStore, token: String, key: ServerAPIKey, sandbox: Bool) async throws
         -> TestStore.Answer
     {
-        await store.built.purchases.notifications.deliverDue(sandbox ? .sandbox : .production)
+        await store.built.context.notifications.deliverDue(sandbox ? .sandbox : .production)
         let answer = try await store.serverAPI(
             .GET, "/inApps/v1/notifications/test/\(token)", key: key, sandbox: sandbox)
         #expect(answer.status == 200, "\(answer.text)")

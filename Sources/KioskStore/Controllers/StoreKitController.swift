@@ -8,6 +8,8 @@ import KioskProtocol
 /// `/storekit/v1` for production and `/sandbox/storekit/v1` for the sandbox.
 struct StoreKitController {
     let purchases: PurchaseService
+    /// Wakes the updates streams this controller serves.
+    let feed: QueueFeed
     let environment: StoreEnvironment
 
     func addRoutes(to router: Router<KioskRequestContext>) {
@@ -54,7 +56,7 @@ struct StoreKitController {
         client.get("updates") { request, context in
             let client = try context.requireClient()
             let cursor = try UpdatesStream.cursor(of: request)
-            return UpdatesStream(purchases: purchases, client: client, cursor: cursor).response()
+            return UpdatesStream(purchases: purchases, feed: feed, client: client, cursor: cursor).response()
         }
     }
 }

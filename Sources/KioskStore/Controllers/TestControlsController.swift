@@ -118,7 +118,7 @@ struct TestControlsController {
 
     /// An app's notifications, in either environment, and their replay.
     func addNotificationRoutes(to group: RouterGroup<KioskRequestContext>) {
-        let notifications = testControls.purchases.notifications
+        let notifications = testControls.context.notifications
         group.get("apps/:bundleId/notifications") { request, context in
             let environment = try request.uri.queryParameters["environment"].map { text in
                 guard let environment = StoreEnvironment(rawValue: String(text)) else {

@@ -18,6 +18,7 @@ struct UpdatesStream: Sendable {
     static let batchSize = 100
 
     let purchases: PurchaseService
+    let feed: QueueFeed
     let client: ClientSession
     let cursor: Int64
 
@@ -56,7 +57,7 @@ struct UpdatesStream: Sendable {
         continuation: AsyncStream<Void>.Continuation
     ) async throws {
         let listener = UUID()
-        await purchases.feed.listen(client.feedKey, id: listener, continuation: continuation)
+        await feed.listen(client.feedKey, id: listener, continuation: continuation)
         let ticker = Task {
             while !Task.isCancelled {
                 continuation.yield()
@@ -66,7 +67,7 @@ struct UpdatesStream: Sendable {
         defer {
             ticker.cancel()
             continuation.finish()
-            Task { [feed = purchases.feed, key = client.feedKey] in await feed.stopListening(key, id: listener) }
+            Task { [feed = feed, key = client.feedKey] in await feed.stopListening(key, id: listener) }
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

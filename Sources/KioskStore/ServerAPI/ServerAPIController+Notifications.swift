@@ -29,7 +29,7 @@ extension ServerAPIController {
         let caller = try context.requireServerAPICaller()
         let now = service.clocks.now(environment)
         let token = UUID().uuidString.lowercased() + "_\(now.millisecondsSince1970)"
-        try await service.purchases.ledger.commit { tx, effects in
+        try await service.ledger.commit { tx, effects in
             // The app as it is now: its URLs may have changed since the request was authenticated.
             guard let app = try await tx.app(id: caller.app.id), !app.notificationURLs(for: environment).isEmpty else {
                 throw ServerAPIError.serverNotificationURLNotFound

@@ -25,7 +25,7 @@ extension ServerAPIController {
     }
 
     private var subscriptions: SubscriptionService {
-        SubscriptionService(purchases: service.purchases, notifications: service.notifications)
+        SubscriptionService(context: service.context)
     }
 
     // MARK: Get All Subscription Statuses
@@ -90,7 +90,7 @@ extension ServerAPIController {
         let now = service.clocks.now(environment)
         let subscriptions = subscriptions
         let attempt = { @Sendable () async throws -> RenewalExtensionRequest in
-            try await service.purchases.ledger.commit { tx, effects in
+            try await service.ledger.commit { tx, effects in
                 if let existing = try await tx.renewalExtensionRequest(
                     requestIdentifier: requestIdentifier, appId: caller.app.id, environment: environment)
                 {
@@ -157,7 +157,7 @@ extension ServerAPIController {
         let now = service.clocks.now(environment)
         let subscriptions = subscriptions
         let attempt = { @Sendable () async throws -> RenewalExtensionRequest in
-            try await service.purchases.ledger.commit { tx, effects in
+            try await service.ledger.commit { tx, effects in
                 if let existing = try await tx.renewalExtensionRequest(
                     requestIdentifier: requestIdentifier, appId: caller.app.id, environment: environment)
                 {

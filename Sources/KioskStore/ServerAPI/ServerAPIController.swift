@@ -26,15 +26,16 @@ struct ServerAPIController {
     }
 }
 
-/// What the Server API's handlers share: the database, the clock, the signing identities, the purchase service
-/// the notification outbox and the per-key rate limit.
+/// What the Server API's handlers share: the store's context and the per-key rate limit.
 public struct ServerAPIService: Sendable {
-    public let database: any KioskDatabase
-    /// Auth reads the base clock; everything an environment's data says reads that environment's clock.
-    public let clocks: StoreClocks
-    public let signing: StoreSigning
-    public let purchases: PurchaseService
-    public let notifications: NotificationService
+    let context: StoreContext
     /// Shared by both environments: a key's requests count against one bucket.
     let rateLimiter: ServerAPIRateLimiter
+
+    var database: any KioskDatabase { context.database }
+    /// Auth reads the base clock; everything an environment's data says reads that environment's clock.
+    var clocks: StoreClocks { context.clocks }
+    var signing: StoreSigning { context.signing }
+    var notifications: NotificationService { context.notifications }
+    var ledger: StoreLedger { context.ledger }
 }

@@ -106,7 +106,7 @@ extension ServerAPIService {
             {
                 transaction.appAccountToken = token
                 transaction.modifiedAt = now
-                try purchases.sign(&transaction, bundleId: caller.app.bundleId, now: now)
+                try ledger.sign(&transaction, bundleId: caller.app.bundleId, now: now)
                 try await tx.updateTransaction(transaction)
             }
         }
@@ -126,9 +126,9 @@ extension ServerAPIService {
         let now = clocks.now(caller.environment).millisecondsSince1970
         let payload = AppTransactionPayload(
             receiptType: caller.environment.appleName, appAppleId: caller.app.id, bundleId: caller.app.bundleId,
-            applicationVersion: PurchaseService.applicationVersion, receiptCreationDate: now,
+            applicationVersion: StoreLedger.applicationVersion, receiptCreationDate: now,
             originalPurchaseDate: appTransaction.originalPurchaseDate.millisecondsSince1970,
-            originalApplicationVersion: PurchaseService.applicationVersion,
+            originalApplicationVersion: StoreLedger.applicationVersion,
             appTransactionId: String(appTransaction.id), originalPlatform: "iOS", signedDate: now)
         return AppTransactionInfoResponse(
             signedAppTransactionInfo: try signing.sign(payload, environment: caller.environment))
@@ -138,7 +138,7 @@ extension ServerAPIService {
     /// account's updates streams. Finishing again changes nothing.
     func finish(_ id: Int64, caller: ServerAPICaller) async throws {
         let now = clocks.now(caller.environment)
-        try await purchases.ledger.commit { tx, effects in
+        try await ledger.commit { tx, effects in
             let transaction = try await Self.transaction(id, caller: caller, in: tx)
             for record in try await tx.unfinishedQueueRecords(
                 accountId: transaction.accountId, appId: caller.app.id, environment: caller.environment)

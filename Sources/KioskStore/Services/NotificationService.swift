@@ -70,7 +70,7 @@ public struct NotificationService: Service {
     /// How many due notifications one claim takes.
     static let claimLimit = 50
     /// `bundleVersion` in `data`: Kiosk does not know the installed build (as in receipts).
-    static let bundleVersion = PurchaseService.applicationVersion
+    static let bundleVersion = StoreLedger.applicationVersion
 
     public init(
         database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, logger: Logger,

@@ -131,7 +131,7 @@ extension PurchaseService {
                     .invalidOfferIdentifier, "unknown_offer",
                     "\(product.productId) has no win-back offer '\(identifier)'."))
         }
-        let history = try await winBackHistory(
+        let history = try await Self.winBackHistory(
             group: group, accountId: client.account.id, appId: client.app.id, environment: client.environment, in: tx)
         if let refusal = offer.refusal(for: history, now: now, environment: client.environment) {
             throw PurchaseRefusal(
@@ -150,7 +150,7 @@ extension PurchaseService {
     }
 
     /// The account's history in `group` of the app in `environment`, for win-back eligibility.
-    func winBackHistory(
+    static func winBackHistory(
         group: SubscriptionGroup.ID, accountId: UUID, appId: App.ID, environment: StoreEnvironment,
         in tx: any StorageTransaction
     ) async throws -> WinBackHistory {
@@ -164,7 +164,7 @@ extension PurchaseService {
     /// Apple's `eligibleWinBackOfferIds` for the account's ended subscription in `group`: the win-back offers of
     /// the group's products it may redeem at `now` in `storefront` (free, or priced there), high priority first,
     /// then by identifier; nil when there are none.
-    func eligibleWinBackOfferIds(
+    static func eligibleWinBackOfferIds(
         group: SubscriptionGroup.ID, accountId: UUID, appId: App.ID, environment: StoreEnvironment,
         storefront: Storefront?, now: Date, in tx: any StorageTransaction
     ) async throws -> [String]? {
@@ -174,7 +174,7 @@ extension PurchaseService {
             $0.paymentMode == .freeTrial || storefront.flatMap($0.pricing.price(in:)) != nil
         }
         guard !offers.isEmpty else { return nil }
-        let history = try await winBackHistory(
+        let history = try await Self.winBackHistory(
             group: group, accountId: accountId, appId: appId, environment: environment, in: tx)
         let eligible = offers.filter { $0.refusal(for: history, now: now, environment: environment) == nil }
             .sorted { ($0.priority == .high ? 0 : 1, $0.identifier) < ($1.priority == .high ? 0 : 1, $1.identifier) }

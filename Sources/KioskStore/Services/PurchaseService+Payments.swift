@@ -40,7 +40,7 @@ extension PurchaseService {
             try await tx.insertQueueRecord(record)
             effects.deliver(caused)
             effects.wake(client.feedKey)
-            return try await entry(for: record, in: tx)
+            return try await ledger.entry(for: record, in: tx)
         }
     }
 
@@ -74,17 +74,17 @@ extension PurchaseService {
             // Seed 000: buying again what is already owned charges nothing and delivers the same entitlement.
             payment.state = .purchased
             payment.transactionId = owned.id
-            return try await queueRecord(.purchased, for: payment, transactionId: owned.id, now: now, in: tx)
+            return try await ledger.queueRecord(.purchased, for: payment, transactionId: owned.id, now: now, in: tx)
         }
         if client.environment == .sandbox, account.askToBuy || askToBuy {
             payment.state = .deferred
-            return try await queueRecord(.deferred, for: payment, now: now, finished: true, in: tx)
+            return try await ledger.queueRecord(.deferred, for: payment, now: now, finished: true, in: tx)
         }
         if client.environment == .sandbox, account.interruptPurchases {
             payment.state = .interrupted
             payment.errorCode = StoreKitErrorCode.unknown.rawValue
             payment.errorReason = "purchase_interrupted"
-            return try await queueRecord(.failed, for: payment, now: now, in: tx)
+            return try await ledger.queueRecord(.failed, for: payment, now: now, in: tx)
         }
         switch account.paymentOutcome {
         case .approve:
@@ -98,7 +98,7 @@ extension PurchaseService {
             created += purchase.notifications
             payment.state = .purchased
             payment.transactionId = purchase.transaction.id
-            return try await queueRecord(
+            return try await ledger.queueRecord(
                 .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
         case .decline:
             return try await fail(
@@ -114,120 +114,6 @@ extension PurchaseService {
                     message: "The account's payment method has insufficient funds.",
                     storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue), now: now, in: tx)
         }
-    }
-
-    /// Records the charge of `payment` as a signed, durable transaction and returns it. A resubscription or
-    /// upgrade continues the subscription's `original` transaction (id and purchase date); an `offer` sets what
-    /// the first period costs and how long it lasts.
-    func charge(
-        _ payment: Payment, product: Product, client: ClientSession, now: Date,
-        original: (transactionId: Int64, purchaseDate: Date)? = nil, offer: OfferTerms? = nil,
-        in tx: any StorageTransaction
-    ) async throws -> StoreTransaction {
-        guard let unitPrice = product.pricing.price(in: client.storefront) else {
-            throw KioskError.conflict(
-                "no_price_in_storefront", "The product \(product.productId) has no price in \(client.storefront.code).",
-                fix: "Price the product for the storefront.")
-        }
-        let id = try await tx.nextIdentifier(
-            client.environment == .production ? .productionTransactionId : .sandboxTransactionId)
-        // An auto-renewable's first period: its expiry, and a line item id for the period.
-        let period = product.type == .autoRenewable ? product.duration : nil
-        let webOrderLineItemId: Int64? =
-            if period != nil { try await tx.nextIdentifier(.webOrderLineItemId) } else { nil }
-        var transaction = StoreTransaction(
-            id: id, environment: client.environment, appId: client.app.id, accountId: client.account.id,
-            productId: product.productId, productType: product.type,
-            originalTransactionId: original?.transactionId ?? id, purchaseDate: now,
-            originalPurchaseDate: original?.purchaseDate ?? now, quantity: payment.quantity,
-            priceMinorUnits: offer?.priceMinorUnits ?? unitPrice * payment.quantity,
-            currency: client.storefront.currency.code, storefront: client.storefront.code,
-            storefrontId: client.storefront.appleId, applicationUsername: payment.applicationUsername,
-            appAccountToken: payment.appAccountToken ?? payment.applicationUsername.flatMap(UUID.init(uuidString:)),
-            orderId: Self.orderId(), subscriptionGroupId: product.subscription?.groupId,
-            webOrderLineItemId: webOrderLineItemId,
-            expiresDate: offer?.end(from: now, environment: client.environment)
-                ?? period?.end(from: now, environment: client.environment),
-            offer: offer?.applied, signedTransaction: "", transactionReceipt: "")
-        try sign(&transaction, bundleId: client.app.bundleId, now: now)
-        try await tx.insertTransaction(transaction)
-        return transaction
-    }
-
-    /// Makes the transaction's JWS and iOS 6-style receipt: when the transaction is created, and again when it
-    /// changes (a new app account token, a refund, an extension…). Each signing is a new revision.
-    func sign(_ transaction: inout StoreTransaction, bundleId: String, now: Date) throws {
-        transaction.revision += 1
-        let currency = Storefront.named(transaction.storefront)?.currency
-        let payload = JWSTransactionDecodedPayload(
-            transactionId: String(transaction.id), originalTransactionId: String(transaction.originalTransactionId),
-            webOrderLineItemId: transaction.webOrderLineItemId.map(String.init), bundleId: bundleId,
-            productId: transaction.productId,
-            subscriptionGroupIdentifier: transaction.subscriptionGroupId.map(String.init),
-            purchaseDate: transaction.purchaseDate.millisecondsSince1970,
-            originalPurchaseDate: transaction.originalPurchaseDate.millisecondsSince1970,
-            expiresDate: transaction.expiresDate?.millisecondsSince1970, quantity: transaction.quantity,
-            type: transaction.productType.appleName,
-            appAccountToken: transaction.appAccountToken?.uuidString.lowercased(),
-            signedDate: now.millisecondsSince1970, revocationReason: transaction.revocationReason,
-            revocationDate: transaction.revocationDate?.millisecondsSince1970,
-            isUpgraded: transaction.isUpgraded ? true : nil, offerType: transaction.offer?.type.rawValue,
-            offerIdentifier: transaction.offer?.identifier,
-            environment: transaction.environment.appleName, storefront: transaction.storefront,
-            storefrontId: String(transaction.storefrontId), transactionReason: transaction.transactionReason.rawValue,
-            currency: transaction.currency,
-            price: Self.milliunits(transaction.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2),
-            offerDiscountType: transaction.offer?.paymentMode.appleName, offerPeriod: transaction.offer?.period,
-            appTransactionId: String(
-                Self.appTransactionId(
-                    environment: transaction.environment, appId: transaction.appId, accountId: transaction.accountId)),
-            revocationType: transaction.revocationType,
-            revocationPercentage: Self.revocationPercentage(of: transaction), kioskRevision: transaction.revision)
-        transaction.signedTransaction = try signing.sign(payload, environment: transaction.environment)
-        transaction.transactionReceipt = try signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
-    }
-
-    /// Apple's `revocationPercentage` (milliunits of a percent) of a revoked transaction: how much of its price
-    /// was refunded.
-    static func revocationPercentage(of transaction: StoreTransaction) -> Int? {
-        guard transaction.revocationDate != nil, transaction.priceMinorUnits > 0 else { return nil }
-        return transaction.refundedMinorUnits * 100_000 / transaction.priceMinorUnits
-    }
-
-    /// The iOS 6-style receipt of a transaction, field by field.
-    static func transactionReceipt(of transaction: StoreTransaction, bundleId: String) -> TransactionReceipt {
-        TransactionReceipt(
-            environment: transaction.environment, transactionId: String(transaction.id),
-            originalTransactionId: String(transaction.originalTransactionId), productId: transaction.productId,
-            itemId: String(itemId(appId: transaction.appId, productId: transaction.productId)),
-            quantity: transaction.quantity, purchaseDate: transaction.purchaseDate,
-            originalPurchaseDate: transaction.originalPurchaseDate, bundleId: bundleId,
-            bundleVersion: applicationVersion, uniqueIdentifier: transaction.accountId.uuidString.lowercased(),
-            expiresDate: transaction.expiresDate, webOrderLineItemId: transaction.webOrderLineItemId.map(String.init))
-    }
-
-    /// The app version receipts name: Kiosk does not know the installed build, so it writes what Apple's sandbox
-    /// writes (`1.0`).
-    static let applicationVersion = "1.0"
-
-    /// A stable numeric App Store id for a product (`item-id`), derived from the app and product ids.
-    static func itemId(appId: App.ID, productId: String) -> UInt32 {
-        var hash: UInt32 = 2_166_136_261
-        for byte in "\(appId)/\(productId)".utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        return hash
-    }
-
-    /// Apple's `price`: thousandths of the currency's main unit.
-    static func milliunits(_ minorUnits: Int, exponent: Int) -> Int64 {
-        var value = Int64(minorUnits)
-        for _ in 0..<max(0, 3 - exponent) { value *= 10 }
-        return value
-    }
-
-    /// A 10-character invoice number like Apple's order ids (`MK5TTTVWJH`).
-    static func orderId() -> String {
-        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-        return String((0..<10).map { _ in alphabet.randomElement()! })
     }
 
     /// The product, if this account may buy it now; else a `storeProductNotAvailable` error naming why.
@@ -275,22 +161,7 @@ extension PurchaseService {
         payment.state = .failed
         payment.errorCode = error.storeKitCode ?? StoreKitErrorCode.unknown.rawValue
         payment.errorReason = error.code
-        return try await queueRecord(.failed, for: payment, now: now, in: tx)
-    }
-
-    /// A new queue record for `payment`, with the next sequence.
-    func queueRecord(
-        _ state: QueueRecord.State, for payment: Payment, transactionId: Int64? = nil, now: Date,
-        finished: Bool = false,
-        in tx: any StorageTransaction
-    ) async throws -> QueueRecord {
-        QueueRecord(
-            sequence: try await tx.nextIdentifier(.queueEntry), environment: payment.environment,
-            accountId: payment.accountId, appId: payment.appId, state: state, paymentId: payment.id,
-            productId: payment.productId, quantity: payment.quantity, transactionId: transactionId,
-            errorCode: state == .failed ? payment.errorCode : nil,
-            errorReason: state == .failed ? payment.errorReason : nil,
-            createdAt: now, finishedAt: finished ? now : nil)
+        return try await ledger.queueRecord(.failed, for: payment, now: now, in: tx)
     }
 
     /// The most recent entry of a payment: what a repeated request with its idempotency key answers.
@@ -298,7 +169,7 @@ extension PurchaseService {
         guard let record = try await tx.queueRecords(paymentId: payment.id).last else {
             throw StorageError.engine(message: "payment \(payment.id) has no queue entry")
         }
-        return try await entry(for: record, in: tx)
+        return try await ledger.entry(for: record, in: tx)
     }
 
     static func validate(_ request: PaymentRequest) throws {

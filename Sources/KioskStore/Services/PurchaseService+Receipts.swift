@@ -32,11 +32,11 @@ extension PurchaseService {
         let receipt = AppReceipt(
             receiptType: client.environment == .production ? .production : .productionSandbox,
             appItemId: client.environment == .production ? client.app.id : 0, bundleId: client.app.bundleId,
-            applicationVersion: Self.applicationVersion, opaqueValue: opaque,
+            applicationVersion: StoreLedger.applicationVersion, opaqueValue: opaque,
             sha1Hash: AppReceipt.deviceHash(deviceId: deviceId, opaqueValue: opaque, bundleId: client.app.bundleId),
             receiptCreationDate: now, originalPurchaseDate: client.app.createdAt,
-            originalApplicationVersion: Self.applicationVersion, inApp: inApp)
-        let der = try signing.sign(receipt, environment: client.environment)
+            originalApplicationVersion: StoreLedger.applicationVersion, inApp: inApp)
+        let der = try context.signing.sign(receipt, environment: client.environment)
         return ReceiptResponse(receipt: Data(der).base64EncodedString())
     }
 

@@ -5,7 +5,7 @@ import KioskSQL
 import KioskStorage
 
 /// A purchase the account approved: the transaction its payment answers and the server notifications it
-/// caused, inserted in the purchase's database transaction; hand them to `notifications.deliver` after commit.
+/// caused, inserted in the purchase's database transaction; the ledger's commit delivers them.
 struct CompletedPurchase: Sendable {
     var transaction: StoreTransaction
     var notifications: [ServerNotification]
@@ -40,7 +40,7 @@ extension PurchaseService {
                     "A payment carries one promotional offer, offer code or win-back offer, not several."))
         }
         guard product.type == .autoRenewable else {
-            let transaction = try await charge(payment, product: product, client: client, now: now, in: tx)
+            let transaction = try await ledger.charge(payment, product: product, client: client, now: now, in: tx)
             let notification = try await notifications.create(
                 NotificationContent(type: "ONE_TIME_CHARGE", transaction: transaction), app: client.app,
                 environment: client.environment, now: now, in: tx)
@@ -95,7 +95,7 @@ extension PurchaseService {
         }
         switch subscription.state {
         case .expired, .revoked:
-            let transaction = try await charge(
+            let transaction = try await ledger.charge(
                 payment, product: product, client: client, now: now,
                 original: (
                     subscription.originalTransactionId, try await originalPurchaseDate(of: subscription, in: tx)
@@ -128,7 +128,8 @@ extension PurchaseService {
         let eligibleForIntro = try await isEligibleForIntroOffer(group: group, client: client, in: tx)
         let offer =
             redeemed ?? (eligibleForIntro ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil)
-        let transaction = try await charge(payment, product: product, client: client, now: now, offer: offer, in: tx)
+        let transaction = try await ledger.charge(
+            payment, product: product, client: client, now: now, offer: offer, in: tx)
         let expiresAt = transaction.expiresDate ?? now
         let subscription = StoreSubscription(
             environment: client.environment, originalTransactionId: transaction.id, appId: client.app.id,
@@ -210,9 +211,9 @@ extension PurchaseService {
             price: current.priceMinorUnits, periodStart: current.purchaseDate, periodEnd: current.expiresDate ?? now,
             now: now)
         upgraded.modifiedAt = now
-        try sign(&upgraded, bundleId: client.app.bundleId, now: now)
+        try ledger.sign(&upgraded, bundleId: client.app.bundleId, now: now)
         try await tx.updateTransaction(upgraded)
-        let transaction = try await charge(
+        let transaction = try await ledger.charge(
             payment, product: product, client: client, now: now,
             original: (subscription.originalTransactionId, current.originalPurchaseDate), offer: redeemed, in: tx)
         subscription.startPeriod(of: transaction, offer: redeemed, now: now)
@@ -265,7 +266,7 @@ extension PurchaseService {
         let chain = try await tx.transactions(
             originalTransactionId: transaction.originalTransactionId, appId: client.app.id,
             environment: client.environment)
-        let renewalInfo = try await SubscriptionService(purchases: self, notifications: notifications)
+        let renewalInfo = try await SubscriptionService(context: context)
             .signedRenewalInfo(for: transaction, chain: chain, now: now, in: tx)
         return try await notifications.create(
             NotificationContent(

@@ -10,26 +10,14 @@ import KioskStorage
 /// Every state change is one database transaction; a charge, its signed transaction and the queue entry that
 /// tells the client are committed together, so a `purchased` answer always names a durable transaction.
 public struct PurchaseService: Sendable {
-    let database: any KioskDatabase
-    /// Production's clock and the sandbox's controllable one: purchases read the clock of their environment.
-    let clocks: StoreClocks
-    let signing: StoreSigning
-    /// Wakes the updates streams of an account when its queue changes.
-    let feed: QueueFeed
-    /// Where purchases, renewals and refunds put the server notifications they cause.
-    public let notifications: NotificationService
+    let context: StoreContext
 
-    public init(
-        database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, feed: QueueFeed,
-        notifications: NotificationService
-    ) {
-        self.database = database
-        self.clocks = clocks
-        self.signing = signing
-        self.feed = feed
-        self.notifications = notifications
-    }
+    init(context: StoreContext) { self.context = context }
 
+    var database: any KioskDatabase { context.database }
+    var clocks: StoreClocks { context.clocks }
+    var notifications: NotificationService { context.notifications }
+    var ledger: StoreLedger { context.ledger }
     /// The base clock, for what does not depend on the environment (sessions).
     var clock: any KioskClock { clocks.base }
 }

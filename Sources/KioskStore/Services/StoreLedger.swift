@@ -26,14 +26,14 @@ struct StoreEffects: Sendable {
     }
 }
 
-/// How every change to the store's transactions, queues and subscriptions commits: one database transaction that
-/// records its effects, then, once it committed, the effects published — notifications handed to delivery, updates
-/// streams woken. Published before the commit they could announce a change that rolled back; left unpublished they
-/// would wait for the next delivery pass and the streams' next poll.
+/// How every change to the store's transactions, queues and subscriptions is made and commits. Inside a change the
+/// ledger charges (a new signed transaction), signs a changed transaction again and writes queue records
+/// (`StoreLedger+Transactions.swift`); ``commit(reaching:_:)`` runs the change in one database transaction that
+/// records its effects, then, once it committed, publishes them — notifications handed to delivery, updates streams
+/// woken. Published before the commit they could announce a change that rolled back; left unpublished they would
+/// wait for the next delivery pass and the streams' next poll.
 struct StoreLedger: Sendable {
-    let database: any KioskDatabase
-    let notifications: NotificationService
-    let feed: QueueFeed
+    let context: StoreContext
 
     /// Runs `change` in one database transaction and publishes what it recorded once that committed. A change that
     /// recorded anything reaches `crashPoint` between the commit and the publishing (the crash tests' step).
@@ -41,7 +41,7 @@ struct StoreLedger: Sendable {
         reaching crashPoint: CrashPoint? = nil,
         _ change: @Sendable (any StorageTransaction, inout StoreEffects) async throws -> T
     ) async throws -> T {
-        let (value, effects) = try await database.transaction { tx -> (T, StoreEffects) in
+        let (value, effects) = try await context.database.transaction { tx -> (T, StoreEffects) in
             var effects = StoreEffects()
             let value = try await change(tx, &effects)
             return (value, effects)
@@ -53,12 +53,7 @@ struct StoreLedger: Sendable {
 
     /// Hands committed notifications to delivery and wakes the updates streams of the accounts whose queue changed.
     func publish(_ effects: StoreEffects) async {
-        notifications.deliver(effects.notifications)
-        for key in effects.feedKeys { await feed.changed(key) }
+        context.notifications.deliver(effects.notifications)
+        for key in effects.feedKeys { await context.feed.changed(key) }
     }
-}
-
-extension PurchaseService {
-    /// Commits changes and publishes their effects.
-    var ledger: StoreLedger { StoreLedger(database: database, notifications: notifications, feed: feed) }
 }

@@ -10,8 +10,7 @@ import KioskStorage
 /// (by purchase date, then id) carries its current period. Its state (status, auto-renew, billing retry, grace,
 /// price increase) lives in its `StoreSubscription` row, which the renewal scheduler drives.
 struct SubscriptionService: Sendable {
-    let purchases: PurchaseService
-    let notifications: NotificationService
+    let context: StoreContext
 
     /// Apple's subscription `status`.
     enum Status: Int, Sendable, CaseIterable {
@@ -82,7 +81,7 @@ struct SubscriptionService: Sendable {
         in tx: any StorageTransaction
     ) async throws -> String {
         let payload = try await renewalInfo(for: subscription, latest: latest, chain: chain, now: now, in: tx)
-        return try purchases.signing.sign(payload, environment: subscription.environment)
+        return try context.signing.sign(payload, environment: subscription.environment)
     }
 
     /// The renewal info of `subscription` as Apple's `JWSRenewalInfoDecodedPayload`; an ended one lists the win-back
@@ -97,7 +96,7 @@ struct SubscriptionService: Sendable {
         let product = try await tx.product(appId: subscription.appId, productId: subscription.autoRenewProductId)
         let renewalPrice = storefront.flatMap { storefront in
             (subscription.renewalPriceMinorUnits ?? product?.pricing.price(in: storefront)).map {
-                PurchaseService.milliunits($0, exponent: storefront.currency.minorUnitExponent)
+                StoreLedger.milliunits($0, exponent: storefront.currency.minorUnitExponent)
             }
         }
         let offer = subscription.offerPeriodsRemaining > 0 ? subscription.offer : nil
@@ -105,7 +104,7 @@ struct SubscriptionService: Sendable {
         if let chain { periods = chain } else { periods = try await self.chain(of: latest, in: tx) }
         let winBackOfferIds =
             ended
-            ? try await purchases.eligibleWinBackOfferIds(
+            ? try await PurchaseService.eligibleWinBackOfferIds(
                 group: subscription.groupId, accountId: subscription.accountId, appId: subscription.appId,
                 environment: subscription.environment, storefront: storefront, now: now, in: tx) : nil
         return JWSRenewalInfoDecodedPayload(
@@ -154,7 +153,7 @@ struct SubscriptionService: Sendable {
         var extended = latest
         extended.expiresDate = expires + TimeInterval(days) * 86_400
         extended.modifiedAt = now
-        try purchases.sign(&extended, bundleId: app.bundleId, now: now)
+        try context.ledger.sign(&extended, bundleId: app.bundleId, now: now)
         try await tx.updateTransaction(extended)
         if var row = try await tx.lockedSubscription(
             originalTransactionId: extended.originalTransactionId, environment: extended.environment),
@@ -170,7 +169,7 @@ struct SubscriptionService: Sendable {
             originalTransactionId: extended.originalTransactionId, environment: extended.environment,
             requestIdentifier: requestIdentifier, extendByDays: days, at: now)
         let chain = try await chain(of: extended, in: tx)
-        let notification = try await notifications.create(
+        let notification = try await context.notifications.create(
             NotificationContent(
                 type: "RENEWAL_EXTENDED", transaction: extended,
                 signedRenewalInfo: try await signedRenewalInfo(for: extended, chain: chain, now: now, in: tx),

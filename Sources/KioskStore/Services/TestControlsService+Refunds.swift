@@ -90,8 +90,8 @@ extension TestControlsService {
     private func apply(_ action: RevocationAction, bundleId: String, transactionId: Int64) async throws
         -> TestRevocationResponse
     {
-        let now = purchases.clocks.sandbox.now()
-        return try await purchases.ledger.commit { tx, effects in
+        let now = context.clocks.sandbox.now()
+        return try await ledger.commit { tx, effects in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard var transaction = try await tx.transaction(id: transactionId, environment: .sandbox),
                 transaction.appId == app.id
@@ -109,12 +109,12 @@ extension TestControlsService {
             let revised = Self.revise(&transaction, action, now: now)
             if revised {
                 transaction.modifiedAt = now
-                try purchases.sign(&transaction, bundleId: app.bundleId, now: now)
+                try ledger.sign(&transaction, bundleId: app.bundleId, now: now)
                 try await tx.updateTransaction(transaction)
                 try await Self.updateSubscription(of: transaction, now: now, in: tx)
                 try await Self.tellDevices(about: transaction, now: now, in: tx)
             }
-            let notification = try await purchases.notifications.create(
+            let notification = try await context.notifications.create(
                 try await notificationContent(action, transaction, now: now, in: tx), app: app,
                 environment: .sandbox, now: now, in: tx)
             effects.deliver([notification])
@@ -256,7 +256,7 @@ extension TestControlsService {
             originalTransactionId: transaction.originalTransactionId, appId: transaction.appId,
             environment: transaction.environment)
         guard let latest = SubscriptionService.latestPerSubscription(chain).first else { return content }
-        let subscriptions = SubscriptionService(purchases: purchases, notifications: purchases.notifications)
+        let subscriptions = SubscriptionService(context: context)
         content.signedRenewalInfo = try await subscriptions.signedRenewalInfo(
             for: latest, chain: chain, now: now, in: tx)
         let row = try await tx.subscription(

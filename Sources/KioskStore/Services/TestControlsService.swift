@@ -5,22 +5,26 @@ import KioskStorage
 
 /// The sandbox test controls: SKTestSession's powers over a store that is running, for testers only.
 public struct TestControlsService: Sendable {
-    let purchases: PurchaseService
+    let context: StoreContext
+    /// The purchase rules a test purchase follows as an app's purchase does (availability, offers, receipts).
+    private let purchases: PurchaseService
 
-    public init(purchases: PurchaseService) {
-        self.purchases = purchases
+    init(context: StoreContext) {
+        self.context = context
+        purchases = PurchaseService(context: context)
     }
 
-    private var database: any KioskDatabase { purchases.database }
+    private var database: any KioskDatabase { context.database }
+    var ledger: StoreLedger { context.ledger }
     /// Test controls act in the sandbox, on its clock.
-    private var clock: any KioskClock { purchases.clocks.sandbox }
+    private var clock: any KioskClock { context.clocks.sandbox }
 
     /// Buys a product for a tester as if started outside the app: charged at once, or (`promoted`) offered to
     /// the app's delegate as a promoted purchase.
     public func purchase(bundleId: String, _ request: TestPurchaseRequest) async throws -> QueueEntry {
         let quantity = request.quantity ?? 1
         let now = clock.now()
-        return try await purchases.ledger.commit { tx, effects in
+        return try await ledger.commit { tx, effects in
             let client = try await testerClient(bundleId: bundleId, tester: request.tester, in: tx)
             let product = try await purchases.sellableProduct(request.productId, client: client, in: tx)
             if !(1...10).contains(quantity) || (product.type != .consumable && quantity != 1) {
@@ -36,7 +40,7 @@ public struct TestControlsService: Sendable {
                     productId: product.productId, quantity: quantity, createdAt: now)
                 try await tx.insertQueueRecord(record)
                 effects.wake(client.feedKey)
-                return try await purchases.entry(for: record, in: tx)
+                return try await ledger.entry(for: record, in: tx)
             }
             try await PurchaseService.ensureAppTransaction(
                 environment: .sandbox, appId: client.app.id, accountId: client.account.id, now: now, in: tx)
@@ -54,12 +58,12 @@ public struct TestControlsService: Sendable {
             }
             payment.transactionId = purchase.transaction.id
             try await tx.insertPayment(payment)
-            let record = try await purchases.queueRecord(
+            let record = try await ledger.queueRecord(
                 .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
             try await tx.insertQueueRecord(record)
             effects.deliver(purchase.notifications)
             effects.wake(client.feedKey)
-            return try await purchases.entry(for: record, in: tx)
+            return try await ledger.entry(for: record, in: tx)
         }
     }
 
@@ -101,7 +105,7 @@ public struct TestControlsService: Sendable {
     /// Idempotent: the same decision again answers the same entry; a different one is a conflict.
     public func decide(bundleId: String, paymentId: UUID, _ decision: Decision) async throws -> QueueEntry {
         let now = clock.now()
-        return try await purchases.ledger.commit { tx, effects in
+        return try await ledger.commit { tx, effects in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard var payment = try await tx.payment(id: paymentId), payment.appId == app.id,
                 payment.environment == .sandbox
@@ -113,7 +117,7 @@ public struct TestControlsService: Sendable {
             let records = try await tx.queueRecords(paymentId: payment.id)
             if Self.alreadyDecided(payment, records: records, as: decision), let latest = records.last {
                 // A retried decision (its answer was lost) answers the same and changes nothing.
-                return try await purchases.entry(for: latest, in: tx)
+                return try await ledger.entry(for: latest, in: tx)
             }
             let expected: PaymentState = decision == .resolve ? .interrupted : .deferred
             guard payment.state == expected else {
@@ -136,7 +140,7 @@ public struct TestControlsService: Sendable {
                 payment.state = .failed
                 payment.errorCode = StoreKitErrorCode.paymentNotAllowed.rawValue
                 payment.errorReason = "ask_to_buy_declined"
-                record = try await purchases.queueRecord(.failed, for: payment, now: now, in: tx)
+                record = try await ledger.queueRecord(.failed, for: payment, now: now, in: tx)
             } else {
                 let product = try await purchases.sellableProduct(payment.productId, client: client, in: tx)
                 do {
@@ -147,21 +151,21 @@ public struct TestControlsService: Sendable {
                     payment.transactionId = purchase.transaction.id
                     payment.errorCode = nil
                     payment.errorReason = nil
-                    record = try await purchases.queueRecord(
+                    record = try await ledger.queueRecord(
                         .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
                 } catch let refusal as PurchaseRefusal {
                     // Approved, but the account subscribed meanwhile: the payment fails as a new one would.
                     payment.state = .failed
                     payment.errorCode = refusal.error.storeKitCode ?? StoreKitErrorCode.unknown.rawValue
                     payment.errorReason = refusal.error.code
-                    record = try await purchases.queueRecord(.failed, for: payment, now: now, in: tx)
+                    record = try await ledger.queueRecord(.failed, for: payment, now: now, in: tx)
                 }
             }
             try await tx.updatePayment(payment)
             try await tx.insertQueueRecord(record)
             effects.deliver(caused)
             effects.wake(client.feedKey)
-            return try await purchases.entry(for: record, in: tx)
+            return try await ledger.entry(for: record, in: tx)
         }
     }
 

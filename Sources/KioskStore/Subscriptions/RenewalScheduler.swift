@@ -38,10 +38,10 @@ struct RenewalScheduler: Service {
         do {
             try await clock.load()
         } catch {
-            lifecycle.logger.error("The sandbox clock's state could not be read", metadata: ["error": "\(error)"])
+            lifecycle.store.logger.error("The sandbox clock's state could not be read", metadata: ["error": "\(error)"])
         }
         for environment in StoreEnvironment.allCases {
-            _ = await lifecycle.runUntilQuiet(environment, dueBy: lifecycle.purchases.clocks.now(environment))
+            _ = await lifecycle.runUntilQuiet(environment, dueBy: lifecycle.store.clocks.now(environment))
         }
     }
 }

@@ -16,8 +16,8 @@ struct SandboxClockService: Sendable {
     /// The `settings` key holding the clock's state.
     static let settingKey = "sandbox_clock"
 
-    private var database: any KioskDatabase { lifecycle.purchases.database }
-    private var clock: SandboxClock { lifecycle.purchases.clocks.sandbox }
+    private var database: any KioskDatabase { lifecycle.store.database }
+    private var clock: SandboxClock { lifecycle.store.clocks.sandbox }
 
     /// The clock actions of `POST /clock`.
     enum Action: String, CaseIterable {
@@ -53,7 +53,7 @@ struct SandboxClockService: Sendable {
             let now = clock.now()
             let summary = await lifecycle.runUntilQuiet(.sandbox, dueBy: now)
             // Notifications those events caused, and retries that fell due by the new time, go out before the answer.
-            await lifecycle.purchases.notifications.deliverDue(.sandbox)
+            await lifecycle.store.notifications.deliverDue(.sandbox)
             var answer = Self.response(state: state, now: now)
             answer.renewed = summary.renewed
             answer.recovered = summary.recovered

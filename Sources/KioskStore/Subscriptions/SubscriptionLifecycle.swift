@@ -11,14 +11,13 @@ import Logging
 /// notifications it causes commit in one database transaction; notifications are delivered and the account's
 /// updates streams nudged after commit. A crash before commit leaves the row due, so it is acted on exactly once.
 struct SubscriptionLifecycle: Sendable {
-    let purchases: PurchaseService
-    let logger: Logger
+    let store: StoreContext
 
     /// Rows claimed and acted on per database transaction.
     static let batchSize = 32
 
     var subscriptions: SubscriptionService {
-        SubscriptionService(purchases: purchases, notifications: purchases.notifications)
+        SubscriptionService(context: store)
     }
 
     /// Acts on every subscription of `environment` whose event is due by `dueBy`, in time order, until none is
@@ -31,7 +30,7 @@ struct SubscriptionLifecycle: Sendable {
             do {
                 batch = try await runBatch(environment, dueBy: dueBy, skipping: failing)
             } catch {
-                logger.error(
+                store.logger.error(
                     "Subscription events failed; retrying them one by one",
                     metadata: ["environment": "\(environment.rawValue)", "error": "\(error)"])
                 batch = await runOneByOne(environment, dueBy: dueBy, skipping: failing)
@@ -39,7 +38,7 @@ struct SubscriptionLifecycle: Sendable {
             summary.add(batch.summary)
             failing.formUnion(batch.failed)
             if batch.claimed > 0 { CrashPoint.renewalBatchCommitted.reach() }
-            await purchases.ledger.publish(batch.effects)
+            await store.ledger.publish(batch.effects)
             if batch.claimed == 0 || batch.claimed == batch.failed.count { return summary }
         }
     }
@@ -55,7 +54,7 @@ struct SubscriptionLifecycle: Sendable {
     private func runBatch(_ environment: StoreEnvironment, dueBy: Date, skipping failing: Set<Int64>) async throws
         -> Batch
     {
-        try await purchases.database.transaction { tx in
+        try await store.database.transaction { tx in
             let claimed = try await tx.claimDueSubscriptions(
                 environment: environment, dueBy: dueBy, limit: Self.batchSize + failing.count)
             var batch = Batch()
@@ -76,18 +75,18 @@ struct SubscriptionLifecycle: Sendable {
         var batch = Batch()
         let due: [StoreSubscription]
         do {
-            due = try await purchases.database.transaction { tx in
+            due = try await store.database.transaction { tx in
                 try await tx.claimDueSubscriptions(
                     environment: environment, dueBy: dueBy, limit: Self.batchSize + failing.count)
             }
         } catch {
-            logger.error("Due subscriptions could not be read", metadata: ["error": "\(error)"])
+            store.logger.error("Due subscriptions could not be read", metadata: ["error": "\(error)"])
             return batch
         }
         for candidate in due where !failing.contains(candidate.originalTransactionId) {
             batch.claimed += 1
             do {
-                let (outcome, effects) = try await purchases.database.transaction {
+                let (outcome, effects) = try await store.database.transaction {
                     tx -> (LifecycleOutcome?, StoreEffects) in
                     guard
                         var row = try await tx.lockedSubscription(
@@ -101,7 +100,7 @@ struct SubscriptionLifecycle: Sendable {
                 batch.effects.merge(effects)
             } catch {
                 batch.failed.insert(candidate.originalTransactionId)
-                logger.error(
+                store.logger.error(
                     "Subscription event failed; it stays due",
                     metadata: [
                         "originalTransactionId": "\(candidate.originalTransactionId)",
@@ -238,12 +237,12 @@ struct SubscriptionLifecycle: Sendable {
             currency: storefront.currency.code,
             storefront: storefront.code, storefrontId: storefront.appleId,
             applicationUsername: previous.applicationUsername, appAccountToken: previous.appAccountToken,
-            orderId: PurchaseService.orderId(), subscriptionGroupId: subscription.groupId,
+            orderId: StoreLedger.orderId(), subscriptionGroupId: subscription.groupId,
             webOrderLineItemId: try await tx.nextIdentifier(.webOrderLineItemId),
             expiresDate: offerPeriodEnd ?? context.rules.periodEnd(duration, from: at), transactionReason: .renewal,
             offer: offer,
             signedTransaction: "", transactionReceipt: "")
-        try purchases.sign(&renewal, bundleId: context.app.bundleId, now: at)
+        try store.ledger.sign(&renewal, bundleId: context.app.bundleId, now: at)
         try await tx.insertTransaction(renewal)
         try await tx.insertQueueRecord(
             QueueRecord(
@@ -342,7 +341,7 @@ struct SubscriptionLifecycle: Sendable {
         let renewalInfo = try await subscriptions.signedRenewalInfo(
             for: subscription, latest: context.latest, now: at, in: tx)
         effects.deliver([
-            try await purchases.notifications.create(
+            try await store.notifications.create(
                 NotificationContent(
                     type: type, subtype: subtype, transaction: context.latest, signedRenewalInfo: renewalInfo,
                     status: subscription.state.appleStatus),

@@ -8,7 +8,7 @@ import KioskStorage
 struct SubscriptionTestControls: Sendable {
     let lifecycle: SubscriptionLifecycle
 
-    private var purchases: PurchaseService { lifecycle.purchases }
+    private var store: StoreContext { lifecycle.store }
 
     /// The actions of `POST /apps/{bundleId}/subscriptions/{originalTransactionId}`.
     enum Action: String, CaseIterable {
@@ -25,7 +25,7 @@ struct SubscriptionTestControls: Sendable {
 
     /// The app's sandbox subscriptions of one tester.
     func list(bundleId: String, tester: String) async throws -> TestSubscriptionsResponse {
-        try await purchases.database.transaction { tx in
+        try await store.database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             let tester = try await CatalogService.requireAccount(tester, .sandbox, in: tx)
             return TestSubscriptionsResponse(
@@ -38,7 +38,7 @@ struct SubscriptionTestControls: Sendable {
     static let gracePeriodDays = [3, 16, 28]
 
     func gracePeriod(bundleId: String) async throws -> TestGracePeriod {
-        try await purchases.database.transaction { tx in
+        try await store.database.transaction { tx in
             TestGracePeriod(days: try await CatalogService.requireApp(bundleId, in: tx).billingGracePeriodDays)
         }
     }
@@ -50,8 +50,8 @@ struct SubscriptionTestControls: Sendable {
                 "invalid_grace_period", "A billing grace period lasts 3, 16 or 28 days, not \(days).", field: "days",
                 fix: "Send 3, 16, 28, or null to turn it off.")
         }
-        let now = purchases.clocks.base.now()
-        return try await purchases.database.transaction { tx in
+        let now = store.clocks.base.now()
+        return try await store.database.transaction { tx in
             var app = try await CatalogService.requireApp(bundleId, in: tx)
             app.billingGracePeriodDays = request.days
             app.updatedAt = now
@@ -68,8 +68,8 @@ struct SubscriptionTestControls: Sendable {
                 "unknown_subscription_action", "'\(request.action)' is not something a subscription test control does.",
                 field: "action", fix: "Use one of: \(Action.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
-        let now = purchases.clocks.sandbox.now()
-        let row = try await purchases.ledger.commit { tx, effects in
+        let now = store.clocks.sandbox.now()
+        let row = try await store.ledger.commit { tx, effects in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard
                 var row = try await tx.lockedSubscription(
@@ -200,7 +200,7 @@ struct SubscriptionTestControls: Sendable {
         if let expires = latest.expiresDate, expires > now {
             latest.expiresDate = now
             latest.modifiedAt = now
-            try purchases.sign(&latest, bundleId: context.app.bundleId, now: now)
+            try store.ledger.sign(&latest, bundleId: context.app.bundleId, now: now)
             try await tx.updateTransaction(latest)
         }
         row.expiresAt = min(row.expiresAt, now)

@@ -141,7 +141,7 @@ struct ReceiptValidation: Sendable {
             answer["status"] = .integer(VerifyReceiptStatus.valid.rawValue)
             return .object(answer)
         }
-        let latestReceipt = PurchaseService.transactionReceipt(of: latest, bundleId: bundleId)
+        let latestReceipt = StoreLedger.transactionReceipt(of: latest, bundleId: bundleId)
         let latestFields = JSONValue.object(ReceiptFields.legacyReceipt(latestReceipt, transaction: latest))
         let expired = latest.expiresDate.map { $0 <= now } ?? false
         let willRenew = subscription.map { $0.autoRenewEnabled && $0.state != .expired && $0.state != .revoked }

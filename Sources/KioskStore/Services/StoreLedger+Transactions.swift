@@ -1,0 +1,225 @@
+import Foundation
+import KioskCore
+import KioskProtocol
+import KioskSigning
+import KioskStorage
+
+// The ledger's writes inside a change: charging (a new signed transaction), signing again after a change, and
+// queue records with their wire form. Each runs inside the caller's ``StoreLedger/commit(reaching:_:)``.
+
+extension StoreLedger {
+    /// Records the charge of `payment` as a signed, durable transaction and returns it. A resubscription or
+    /// upgrade continues the subscription's `original` transaction (id and purchase date); an `offer` sets what
+    /// the first period costs and how long it lasts.
+    func charge(
+        _ payment: Payment, product: Product, client: ClientSession, now: Date,
+        original: (transactionId: Int64, purchaseDate: Date)? = nil, offer: OfferTerms? = nil,
+        in tx: any StorageTransaction
+    ) async throws -> StoreTransaction {
+        guard let unitPrice = product.pricing.price(in: client.storefront) else {
+            throw KioskError.conflict(
+                "no_price_in_storefront", "The product \(product.productId) has no price in \(client.storefront.code).",
+                fix: "Price the product for the storefront.")
+        }
+        let id = try await tx.nextIdentifier(
+            client.environment == .production ? .productionTransactionId : .sandboxTransactionId)
+        // An auto-renewable's first period: its expiry, and a line item id for the period.
+        let period = product.type == .autoRenewable ? product.duration : nil
+        let webOrderLineItemId: Int64? =
+            if period != nil { try await tx.nextIdentifier(.webOrderLineItemId) } else { nil }
+        var transaction = StoreTransaction(
+            id: id, environment: client.environment, appId: client.app.id, accountId: client.account.id,
+            productId: product.productId, productType: product.type,
+            originalTransactionId: original?.transactionId ?? id, purchaseDate: now,
+            originalPurchaseDate: original?.purchaseDate ?? now, quantity: payment.quantity,
+            priceMinorUnits: offer?.priceMinorUnits ?? unitPrice * payment.quantity,
+            currency: client.storefront.currency.code, storefront: client.storefront.code,
+            storefrontId: client.storefront.appleId, applicationUsername: payment.applicationUsername,
+            appAccountToken: payment.appAccountToken ?? payment.applicationUsername.flatMap(UUID.init(uuidString:)),
+            orderId: Self.orderId(), subscriptionGroupId: product.subscription?.groupId,
+            webOrderLineItemId: webOrderLineItemId,
+            expiresDate: offer?.end(from: now, environment: client.environment)
+                ?? period?.end(from: now, environment: client.environment),
+            offer: offer?.applied, signedTransaction: "", transactionReceipt: "")
+        try sign(&transaction, bundleId: client.app.bundleId, now: now)
+        try await tx.insertTransaction(transaction)
+        return transaction
+    }
+
+    /// Makes the transaction's JWS and iOS 6-style receipt: when the transaction is created, and again when it
+    /// changes (a new app account token, a refund, an extension…). Each signing is a new revision.
+    func sign(_ transaction: inout StoreTransaction, bundleId: String, now: Date) throws {
+        transaction.revision += 1
+        let currency = Storefront.named(transaction.storefront)?.currency
+        let payload = JWSTransactionDecodedPayload(
+            transactionId: String(transaction.id), originalTransactionId: String(transaction.originalTransactionId),
+            webOrderLineItemId: transaction.webOrderLineItemId.map(String.init), bundleId: bundleId,
+            productId: transaction.productId,
+            subscriptionGroupIdentifier: transaction.subscriptionGroupId.map(String.init),
+            purchaseDate: transaction.purchaseDate.millisecondsSince1970,
+            originalPurchaseDate: transaction.originalPurchaseDate.millisecondsSince1970,
+            expiresDate: transaction.expiresDate?.millisecondsSince1970, quantity: transaction.quantity,
+            type: transaction.productType.appleName,
+            appAccountToken: transaction.appAccountToken?.uuidString.lowercased(),
+            signedDate: now.millisecondsSince1970, revocationReason: transaction.revocationReason,
+            revocationDate: transaction.revocationDate?.millisecondsSince1970,
+            isUpgraded: transaction.isUpgraded ? true : nil, offerType: transaction.offer?.type.rawValue,
+            offerIdentifier: transaction.offer?.identifier,
+            environment: transaction.environment.appleName, storefront: transaction.storefront,
+            storefrontId: String(transaction.storefrontId), transactionReason: transaction.transactionReason.rawValue,
+            currency: transaction.currency,
+            price: Self.milliunits(transaction.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2),
+            offerDiscountType: transaction.offer?.paymentMode.appleName, offerPeriod: transaction.offer?.period,
+            appTransactionId: String(
+                PurchaseService.appTransactionId(
+                    environment: transaction.environment, appId: transaction.appId, accountId: transaction.accountId)),
+            revocationType: transaction.revocationType,
+            revocationPercentage: Self.revocationPercentage(of: transaction), kioskRevision: transaction.revision)
+        transaction.signedTransaction = try context.signing.sign(payload, environment: transaction.environment)
+        transaction.transactionReceipt = try context.signing.sign(
+            Self.transactionReceipt(of: transaction, bundleId: bundleId))
+    }
+
+    /// Apple's `revocationPercentage` (milliunits of a percent) of a revoked transaction: how much of its price
+    /// was refunded.
+    static func revocationPercentage(of transaction: StoreTransaction) -> Int? {
+        guard transaction.revocationDate != nil, transaction.priceMinorUnits > 0 else { return nil }
+        return transaction.refundedMinorUnits * 100_000 / transaction.priceMinorUnits
+    }
+
+    /// The iOS 6-style receipt of a transaction, field by field.
+    static func transactionReceipt(of transaction: StoreTransaction, bundleId: String) -> TransactionReceipt {
+        TransactionReceipt(
+            environment: transaction.environment, transactionId: String(transaction.id),
+            originalTransactionId: String(transaction.originalTransactionId), productId: transaction.productId,
+            itemId: String(itemId(appId: transaction.appId, productId: transaction.productId)),
+            quantity: transaction.quantity, purchaseDate: transaction.purchaseDate,
+            originalPurchaseDate: transaction.originalPurchaseDate, bundleId: bundleId,
+            bundleVersion: applicationVersion, uniqueIdentifier: transaction.accountId.uuidString.lowercased(),
+            expiresDate: transaction.expiresDate, webOrderLineItemId: transaction.webOrderLineItemId.map(String.init))
+    }
+
+    /// The app version receipts name: Kiosk does not know the installed build, so it writes what Apple's sandbox
+    /// writes (`1.0`).
+    static let applicationVersion = "1.0"
+
+    /// A stable numeric App Store id for a product (`item-id`), derived from the app and product ids.
+    static func itemId(appId: App.ID, productId: String) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in "\(appId)/\(productId)".utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return hash
+    }
+
+    /// Apple's `price`: thousandths of the currency's main unit.
+    static func milliunits(_ minorUnits: Int, exponent: Int) -> Int64 {
+        var value = Int64(minorUnits)
+        for _ in 0..<max(0, 3 - exponent) { value *= 10 }
+        return value
+    }
+
+    /// A 10-character invoice number like Apple's order ids (`MK5TTTVWJH`).
+    static func orderId() -> String {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        return String((0..<10).map { _ in alphabet.randomElement()! })
+    }
+
+    /// A new queue record for `payment`, with the next sequence.
+    func queueRecord(
+        _ state: QueueRecord.State, for payment: Payment, transactionId: Int64? = nil, now: Date,
+        finished: Bool = false,
+        in tx: any StorageTransaction
+    ) async throws -> QueueRecord {
+        QueueRecord(
+            sequence: try await tx.nextIdentifier(.queueEntry), environment: payment.environment,
+            accountId: payment.accountId, appId: payment.appId, state: state, paymentId: payment.id,
+            productId: payment.productId, quantity: payment.quantity, transactionId: transactionId,
+            errorCode: state == .failed ? payment.errorCode : nil,
+            errorReason: state == .failed ? payment.errorReason : nil,
+            createdAt: now, finishedAt: finished ? now : nil)
+    }
+
+    /// The wire form of a record, with its payment's and transaction's details.
+    func entry(for record: QueueRecord, in tx: any StorageTransaction) async throws -> QueueEntry {
+        let payment = try await record.paymentId.asyncMap { try await tx.payment(id: $0) } ?? nil
+        let transaction =
+            try await record.transactionId.asyncMap {
+                try await tx.transaction(id: $0, environment: record.environment)
+            } ?? nil
+        let info = transaction.map { transaction in
+            record.restoreTransactionId.map { Self.info(transaction, restoredAs: $0, at: record.createdAt) }
+                ?? Self.info(transaction)
+        }
+        let error = record.errorCode.map { code in
+            StoreKitErrorInfo(
+                skErrorCode: code, code: record.errorReason ?? "failed",
+                message: Self.failureMessage(record.errorReason, code: code))
+        }
+        return QueueEntry(
+            sequence: record.sequence, state: Self.wireState(record.state),
+            paymentId: record.paymentId, idempotencyKey: payment?.idempotencyKey, productId: record.productId,
+            quantity: record.quantity,
+            applicationUsername: payment?.applicationUsername ?? transaction?.applicationUsername,
+            appAccountToken: payment?.appAccountToken ?? transaction?.appAccountToken, transaction: info, error: error,
+            date: record.createdAt.millisecondsSince1970, finished: record.finishedAt != nil)
+    }
+
+    static func wireState(_ state: QueueRecord.State) -> QueueEntryState {
+        switch state {
+        case .purchased: .purchased
+        case .failed: .failed
+        case .deferred: .deferred
+        case .restored: .restored
+        case .promoted: .promoted
+        case .revoked: .revoked
+        }
+    }
+
+    static func info(_ transaction: StoreTransaction) -> TransactionInfo {
+        TransactionInfo(
+            transactionId: String(transaction.id), originalTransactionId: String(transaction.originalTransactionId),
+            purchaseDate: transaction.purchaseDate.millisecondsSince1970,
+            originalPurchaseDate: transaction.originalPurchaseDate.millisecondsSince1970,
+            signedTransaction: transaction.signedTransaction, transactionReceipt: transaction.transactionReceipt)
+    }
+
+    /// A restored transaction: a new identifier and date; the original is the restored purchase. Its signed forms
+    /// are the original purchase's (StoreKit 2 has no restored transactions of its own).
+    static func info(_ transaction: StoreTransaction, restoredAs id: Int64, at date: Date) -> TransactionInfo {
+        TransactionInfo(
+            transactionId: String(id), originalTransactionId: String(transaction.id),
+            purchaseDate: date.millisecondsSince1970,
+            originalPurchaseDate: transaction.purchaseDate.millisecondsSince1970,
+            signedTransaction: transaction.signedTransaction, transactionReceipt: transaction.transactionReceipt)
+    }
+
+    static func failureMessage(_ reason: String?, code: Int) -> String {
+        switch reason {
+        case "purchase_interrupted":
+            "The purchase was interrupted (the sandbox tester has interrupted purchases on); it completes once resolved."
+        case "payment_declined": "The account's payment method was declined."
+        case "insufficient_funds": "The account's payment method has insufficient funds."
+        case "ask_to_buy_declined": "The parent declined the Ask to Buy request."
+        case "injected_failure": "The sandbox test controls made this purchase fail."
+        case "already_subscribed": "The account is already subscribed to this product; nothing was charged."
+        case "missing_offer_params":
+            "The promotional offer lacks an identifier, key identifier, nonce, signature or timestamp."
+        case "unknown_offer", "offer_not_applicable": "The product has no such offer."
+        case "ineligible_for_offer": "Promotional offers are for customers who have or had a subscription in the group."
+        case "unknown_offer_key": "The promotional offer was signed with a key that is not an active key of the app."
+        case "offer_signature_expired": "The promotional offer's signature is more than 24 hours old."
+        case "invalid_offer_signature": "The promotional offer's signature does not verify."
+        case "offer_nonce_reused": "The promotional offer's nonce was already redeemed."
+        case "no_offer_price": "The offer has no price in the account's storefront."
+        case "win_back_offer_inactive": "The win-back offer is not running now."
+        case "win_back_still_subscribed":
+            "Win-back offers are for customers whose subscription in the group ended; the account is still subscribed."
+        case "win_back_paid_too_little": "The account paid for too few months in the group for this win-back offer."
+        case "win_back_nothing_ended": "The account has no ended subscription in the group to win back."
+        case "win_back_too_soon": "The account's subscription ended too recently for this win-back offer."
+        case "win_back_too_late": "The account's subscription ended too long ago for this win-back offer."
+        case "win_back_wait_between_offers": "The account redeemed a win-back offer in the group too recently."
+        case "product_not_available", "unknown_product": "The product is not available for purchase."
+        default: "The payment failed (SKError code \(code))."
+        }
+    }
+}
