@@ -35,7 +35,7 @@ package enum JSONBody {
                 fix: "Send a JSON object such as {\"name\": \"…\"} with Content-Type: application/json.")
         }
         let rules = (T.self as? any TextRuledBody.Type)?.textRules ?? [:]
-        if let problem = firstTextProblem(in: fields, key: nil, path: "", rules: rules) { throw problem }
+        if let problem = firstTextProblem(in: fields, rules: rules) { throw problem }
         do {
             return try StrictJSONDecoding.decode(type, from: data, parsed: fields, using: .kiosk)
         } catch let unknown as StrictJSONDecoding.UnknownKey {
@@ -47,7 +47,7 @@ package enum JSONBody {
             // Foundation's decoder reports a number an integer field cannot hold (0.5, 1e300, 2^63) as invalid JSON
             // at no field; the body is valid JSON, so the first such number is the field to name.
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
-                let field = firstNonIntegerNumber(in: fields, path: "")
+                let field = firstNonIntegerNumber(in: fields)
             {
                 throw KioskError.invalid(
                     "invalid_value", "The field '\(field)' must be a whole number from -2^63 to 2^63-1.",
@@ -58,9 +58,9 @@ package enum JSONBody {
     }
 
     /// The path of the first number in `value`, in key order, that is not a whole number an `Int64` holds.
-    private static func firstNonIntegerNumber(in value: Any, path: String) -> String? {
-        switch value {
-        case let number as NSNumber:
+    private static func firstNonIntegerNumber(in value: Any) -> String? {
+        JSONTreeWalk.first(in: value) { value, path, _ in
+            guard let number = value as? NSNumber else { return nil }
             switch String(cString: number.objCType) {
             case "d", "f":
                 // A double as large as 2^63 came from a literal beyond Int64 (JSONSerialization reads those as doubles).
@@ -69,44 +69,15 @@ package enum JSONBody {
             case "Q": return number.uint64Value > UInt64(Int64.max) ? path : nil
             default: return nil
             }
-        case let object as [String: Any]:
-            for (key, item) in object.sorted(by: { $0.key < $1.key }) {
-                if let found = firstNonIntegerNumber(in: item, path: path.isEmpty ? key : "\(path).\(key)") {
-                    return found
-                }
-            }
-        case let array as [Any]:
-            for (index, item) in array.enumerated() {
-                if let found = firstNonIntegerNumber(in: item, path: "\(path)[\(index)]") { return found }
-            }
-        default:
-            break
         }
-        return nil
     }
 
     /// The refusal of the first string in `value`, in key order, that breaks its key's rule.
-    private static func firstTextProblem(in value: Any, key: String?, path: String, rules: [String: TextRule])
-        -> KioskError?
-    {
-        switch value {
-        case let text as String:
+    private static func firstTextProblem(in value: Any, rules: [String: TextRule]) -> KioskError? {
+        JSONTreeWalk.first(in: value) { value, path, key in
+            guard let text = value as? String else { return nil }
             return (key.flatMap { rules[$0] } ?? .line).problem(in: text, field: path)
-        case let object as [String: Any]:
-            for (key, item) in object.sorted(by: { $0.key < $1.key }) {
-                let keyPath = path.isEmpty ? key : "\(path).\(key)"
-                if let found = firstTextProblem(in: item, key: key, path: keyPath, rules: rules) { return found }
-            }
-        case let array as [Any]:
-            for (index, item) in array.enumerated() {
-                if let found = firstTextProblem(in: item, key: key, path: "\(path)[\(index)]", rules: rules) {
-                    return found
-                }
-            }
-        default:
-            break
         }
-        return nil
     }
 }
 

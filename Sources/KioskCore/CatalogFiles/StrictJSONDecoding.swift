@@ -40,6 +40,32 @@ package enum StrictJSONDecoding {
     }
 }
 
+/// A depth-first walk over a `JSONSerialization` tree: objects in sorted key order, arrays in order.
+package enum JSONTreeWalk {
+    /// The first non-nil answer of `visit`, called for every value (before what it contains) with its path, such
+    /// as `items[2].name`, and the key it sits under (an array's elements sit under the array's key).
+    package static func first<Answer>(
+        in value: Any, path: String = "", key: String? = nil,
+        _ visit: (_ value: Any, _ path: String, _ key: String?) -> Answer?
+    ) -> Answer? {
+        if let found = visit(value, path, key) { return found }
+        switch value {
+        case let object as [String: Any]:
+            for name in object.keys.sorted() {
+                let childPath = path.isEmpty ? name : "\(path).\(name)"
+                if let found = first(in: object[name] ?? NSNull(), path: childPath, key: name, visit) { return found }
+            }
+        case let array as [Any]:
+            for (index, item) in array.enumerated() {
+                if let found = first(in: item, path: "\(path)[\(index)]", key: key, visit) { return found }
+            }
+        default:
+            break
+        }
+        return nil
+    }
+}
+
 /// The keys each object's decoding asked for, by object path. One decode runs on one thread, so no lock is needed.
 private final class AskedKeys: @unchecked Sendable {
     static let userInfoKey = CodingUserInfoKey(rawValue: "kiosk.askedKeys")!
@@ -98,25 +124,15 @@ private final class AskedKeys: @unchecked Sendable {
         return restA.dropFirst() == restB.dropFirst() || restA == restB.dropFirst() || restA.dropFirst() == restB
     }
 
-    func firstUnknownKey(in value: Any, path: String = "") -> StrictJSONDecoding.UnknownKey? {
-        switch value {
-        case let object as [String: Any]:
+    func firstUnknownKey(in tree: Any) -> StrictJSONDecoding.UnknownKey? {
+        JSONTreeWalk.first(in: tree) { value, path, _ in
+            guard let object = value as? [String: Any] else { return nil }
             let asked = keysByPath[path] ?? []
-            for key in object.keys.sorted() {
-                let keyPath = path.isEmpty ? key : "\(path).\(key)"
-                guard asked.contains(key) else {
-                    return .init(path: keyPath, key: key, accepted: asked.sorted(), meant: nil)
-                }
-                if let found = firstUnknownKey(in: object[key] ?? NSNull(), path: keyPath) { return found }
+            return object.keys.sorted().first { !asked.contains($0) }.map { key in
+                .init(
+                    path: path.isEmpty ? key : "\(path).\(key)", key: key, accepted: asked.sorted(), meant: nil)
             }
-        case let array as [Any]:
-            for (index, item) in array.enumerated() {
-                if let found = firstUnknownKey(in: item, path: "\(path)[\(index)]") { return found }
-            }
-        default:
-            break
         }
-        return nil
     }
 }
 
