@@ -30,51 +30,43 @@ struct StoreConnection: Sendable {
     func verifyReceipt(_ receiptData: String) async throws -> VerifiedReceipt {
         var environment = StoreEnvironment.production
         var answer = try await postReceipt(receiptData, to: .production)
-        if answer["status"] as? Int == 21007 {
+        if answer.status == 21007 {
             environment = .sandbox
             answer = try await postReceipt(receiptData, to: .sandbox)
         }
-        let status = answer["status"] as? Int ?? -1
-        guard status == 0 else { throw Self.receiptRefusal(status: status, answer: answer) }
+        guard answer.status == 0, let receipt = answer.receipt else {
+            throw Self.receiptRefusal(status: answer.status, message: answer.message)
+        }
         guard app.environments.contains(environment) else {
             throw KioskError.invalid(
                 "wrong_environment",
                 "The receipt is from \(environment.appleName), which \(app.bundleId) does not accept here.",
                 field: "receiptData", fix: "Send a receipt from an accepted environment.")
         }
-        let receipt = answer["receipt"] as? [String: Any] ?? [:]
-        guard receipt["bundle_id"] as? String == app.bundleId else {
+        guard receipt.bundleId == app.bundleId else {
             throw KioskError.invalid(
-                "wrong_app",
-                "The receipt is for \(receipt["bundle_id"] as? String ?? "another app"), not \(app.bundleId).",
-                field: "receiptData", fix: "Send the receipt of \(app.bundleId).")
+                "wrong_app", "The receipt is for \(receipt.bundleId), not \(app.bundleId).", field: "receiptData",
+                fix: "Send the receipt of \(app.bundleId).")
         }
-        let signed = Self.millis(receipt["request_date_ms"]) ?? clock.now()
         var seen = Set<String>()
         var transactions: [PurchaseFacts] = []
-        let entries =
-            (receipt["in_app"] as? [[String: Any]] ?? []) + (answer["latest_receipt_info"] as? [[String: Any]] ?? [])
-        for entry in entries {
-            guard let id = entry["transaction_id"] as? String, let productId = entry["product_id"] as? String,
-                let purchased = Self.millis(entry["purchase_date_ms"]), seen.insert(id).inserted
-            else { continue }
+        for entry in receipt.inApp + (answer.latestReceiptInfo ?? []) where seen.insert(entry.transactionId).inserted {
             transactions.append(
                 PurchaseFacts(
-                    environment: environment, bundleId: app.bundleId, transactionId: id,
-                    originalTransactionId: entry["original_transaction_id"] as? String ?? id, productId: productId,
-                    quantity: Int(entry["quantity"] as? String ?? "1") ?? 1, purchaseDate: purchased,
-                    expiresDate: Self.millis(entry["expires_date_ms"]),
-                    revocationDate: Self.millis(entry["cancellation_date_ms"]),
-                    revocationReason: (entry["cancellation_reason"] as? String).map {
-                        $0 == "1" ? "issue_in_app" : "other"
-                    },
-                    appAccountToken: (entry["app_account_token"] as? String).flatMap(UUID.init(uuidString:)),
-                    signedDate: signed, provenance: .present))
+                    environment: environment, bundleId: app.bundleId, transactionId: entry.transactionId,
+                    originalTransactionId: entry.originalTransactionId, productId: entry.productId,
+                    quantity: Int(entry.quantity) ?? 1, purchaseDate: entry.purchaseDate,
+                    expiresDate: entry.expiresDate, revocationDate: entry.cancellationDate,
+                    revocationReason: entry.cancellationReason.map { $0 == "1" ? "issue_in_app" : "other" },
+                    appAccountToken: entry.appAccountToken.flatMap(UUID.init(uuidString:)),
+                    signedDate: receipt.requestDate, provenance: .present))
         }
         return VerifiedReceipt(environment: environment, transactions: transactions)
     }
 
-    private func postReceipt(_ receiptData: String, to environment: StoreEnvironment) async throws -> [String: Any] {
+    private func postReceipt(_ receiptData: String, to environment: StoreEnvironment) async throws
+        -> VerifyReceiptResponse
+    {
         guard let url = app.settings.store.verifyReceipt[environment] else {
             throw KioskError(
                 .unavailable, code: "store_not_configured",
@@ -85,15 +77,13 @@ struct StoreConnection: Sendable {
         if let secret = app.settings.sharedSecret { body["password"] = secret }
         let (status, data) = try await send(
             .POST, url, json: try JSONSerialization.data(withJSONObject: body), what: "verifyReceipt")
-        guard status == 200, let answer = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw Self.storeUnavailable("verifyReceipt answered HTTP \(status)")
-        }
-        return answer
+        return try Self.answer(VerifyReceiptResponse.self, status, data, call: "verifyReceipt")
     }
 
-    private static func receiptRefusal(status: Int, answer: [String: Any]) -> KioskError {
+    private static func receiptRefusal(status: Int, message: String?) -> KioskError {
         let reason: String =
             switch status {
+            case 0: "it answered no receipt"
             case 21000: "the store could not read the request"
             case 21002: "the receipt data is malformed"
             case 21003: "the receipt could not be authenticated (forged or tampered)"
@@ -103,12 +93,12 @@ struct StoreConnection: Sendable {
             case 21010: "the account or purchase no longer exists"
             default: "status \(status)"
             }
-        let message = (answer["message"] as? String).map { " (\($0))" } ?? ""
+        let detail = message.map { " (\($0))" } ?? ""
         if status == 21005 || status == 21009 || (21100...21199).contains(status) {
-            return storeUnavailable("verifyReceipt answered \(status)\(message)")
+            return storeUnavailable("verifyReceipt answered \(status)\(detail)")
         }
         return KioskError.invalid(
-            "receipt_refused", "The store refused the receipt: \(reason)\(message); nothing was granted.",
+            "receipt_refused", "The store refused the receipt: \(reason)\(detail); nothing was granted.",
             field: "receiptData", fix: "Send the app receipt unchanged (base64), refreshed if needed.")
     }
 
@@ -228,13 +218,5 @@ struct StoreConnection: Sendable {
 
     private static func storeUnavailable(_ message: String) -> KioskError {
         KioskError(.unavailable, code: "store_unavailable", message: message, fix: "Retry later; nothing was granted.")
-    }
-
-    /// Apple's string (or number) of milliseconds since 1970; nil when absent or outside `Date.kioskRange`.
-    private static func millis(_ value: Any?) -> Date? {
-        if let text = value as? String { return Date(checkedMillisecondsSince1970: text) }
-        if let number = value as? Int64 { return Date(checkedMillisecondsSince1970: number) }
-        if let number = value as? Int { return Date(checkedMillisecondsSince1970: Int64(number)) }
-        return nil
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskSigning
 
 /// The objects of a `verifyReceipt` answer, in Apple's field names and JSON types
@@ -8,78 +9,49 @@ import KioskSigning
 enum ReceiptFields {
     /// The decoded app receipt (`receipt`), its purchases enriched with what the store knows of them now
     /// (refunds, subscription group, app account token).
-    static func receipt(_ receipt: AppReceipt, byId: [String: StoreTransaction], requestDate: Date) -> [String:
-        JSONValue]
-    {
-        var fields: [String: JSONValue] = [
-            "receipt_type": .string(receipt.receiptType.rawValue),
-            "adam_id": .integer(Int(receipt.appItemId)),
-            "app_item_id": .integer(Int(receipt.appItemId)),
-            "bundle_id": .string(receipt.bundleId),
-            "application_version": .string(receipt.applicationVersion),
-            "download_id": .integer(Int(receipt.downloadId ?? 0)),
-            "version_external_identifier": .integer(Int(receipt.versionExternalIdentifier ?? 0)),
-            "original_application_version": .string(receipt.originalApplicationVersion),
-            "in_app": .array(receipt.inApp.map { .object(purchase($0, stored: byId[$0.transactionId])) }),
-        ]
-        addDate("receipt_creation_date", receipt.receiptCreationDate, to: &fields)
-        addDate("request_date", requestDate, to: &fields)
-        addDate("original_purchase_date", receipt.originalPurchaseDate ?? receipt.receiptCreationDate, to: &fields)
-        if let expiration = receipt.expirationDate { addDate("expiration_date", expiration, to: &fields) }
-        return fields
+    static func receipt(_ receipt: AppReceipt, byId: [String: StoreTransaction], requestDate: Date) -> AppReceiptInfo {
+        AppReceiptInfo(
+            receiptType: receipt.receiptType.rawValue, adamId: Int64(receipt.appItemId),
+            appItemId: Int64(receipt.appItemId), bundleId: receipt.bundleId,
+            applicationVersion: receipt.applicationVersion, downloadId: Int64(receipt.downloadId ?? 0),
+            versionExternalIdentifier: Int64(receipt.versionExternalIdentifier ?? 0),
+            originalApplicationVersion: receipt.originalApplicationVersion,
+            receiptCreationDate: receipt.receiptCreationDate, requestDate: requestDate,
+            originalPurchaseDate: receipt.originalPurchaseDate ?? receipt.receiptCreationDate,
+            expirationDate: receipt.expirationDate,
+            inApp: receipt.inApp.map { purchase($0, stored: byId[$0.transactionId]) })
     }
 
     /// One `in_app` entry: what the receipt says, plus the stored transaction's current state when the store
     /// still has it.
-    static func purchase(_ purchase: AppReceipt.InAppPurchase, stored: StoreTransaction?) -> [String: JSONValue] {
+    static func purchase(_ purchase: AppReceipt.InAppPurchase, stored: StoreTransaction?) -> ReceiptTransactionInfo {
         if let stored { return transaction(stored) }
-        var fields: [String: JSONValue] = [
-            "quantity": .string(String(purchase.quantity)),
-            "product_id": .string(purchase.productId),
-            "transaction_id": .string(purchase.transactionId),
-            "original_transaction_id": .string(purchase.originalTransactionId),
-            "is_trial_period": .string(purchase.isTrialPeriod == true ? "true" : "false"),
-            "in_app_ownership_type": .string("PURCHASED"),
-        ]
-        addDate("purchase_date", purchase.purchaseDate, to: &fields)
-        addDate("original_purchase_date", purchase.originalPurchaseDate, to: &fields)
-        if let expires = purchase.expiresDate {
-            addDate("expires_date", expires, to: &fields)
-            fields["is_in_intro_offer_period"] = .string(purchase.isInIntroOfferPeriod == true ? "true" : "false")
-        }
-        if let line = purchase.webOrderLineItemId { fields["web_order_line_item_id"] = .string(String(line)) }
-        if let cancelled = purchase.cancellationDate { addDate("cancellation_date", cancelled, to: &fields) }
-        return fields
+        return ReceiptTransactionInfo(
+            quantity: String(purchase.quantity), productId: purchase.productId, transactionId: purchase.transactionId,
+            originalTransactionId: purchase.originalTransactionId,
+            isTrialPeriod: purchase.isTrialPeriod == true ? "true" : "false", inAppOwnershipType: "PURCHASED",
+            purchaseDate: purchase.purchaseDate, originalPurchaseDate: purchase.originalPurchaseDate,
+            expiresDate: purchase.expiresDate,
+            isInIntroOfferPeriod: purchase.expiresDate.map { _ in
+                purchase.isInIntroOfferPeriod == true ? "true" : "false"
+            },
+            webOrderLineItemId: purchase.webOrderLineItemId.map { String($0) },
+            cancellationDate: purchase.cancellationDate)
     }
 
     /// A transaction object of `in_app` and `latest_receipt_info` (§1.5): every value a string.
-    static func transaction(_ transaction: StoreTransaction) -> [String: JSONValue] {
-        var fields: [String: JSONValue] = [
-            "quantity": .string(String(transaction.quantity)),
-            "product_id": .string(transaction.productId),
-            "transaction_id": .string(String(transaction.id)),
-            "original_transaction_id": .string(String(transaction.originalTransactionId)),
-            "is_trial_period": .string("false"),
-            "in_app_ownership_type": .string("PURCHASED"),
-        ]
-        addDate("purchase_date", transaction.purchaseDate, to: &fields)
-        addDate("original_purchase_date", transaction.originalPurchaseDate, to: &fields)
-        if let expires = transaction.expiresDate {
-            addDate("expires_date", expires, to: &fields)
-            fields["is_in_intro_offer_period"] = .string("false")
-        }
-        if let line = transaction.webOrderLineItemId { fields["web_order_line_item_id"] = .string(String(line)) }
-        if let group = transaction.subscriptionGroupId {
-            fields["subscription_group_identifier"] = .string(String(group))
-        }
-        if let token = transaction.appAccountToken {
-            fields["app_account_token"] = .string(token.uuidString.lowercased())
-        }
-        if let revoked = transaction.revocationDate {
-            addDate("cancellation_date", revoked, to: &fields)
-            fields["cancellation_reason"] = .string(String(transaction.revocationReason ?? 0))
-        }
-        return fields
+    static func transaction(_ transaction: StoreTransaction) -> ReceiptTransactionInfo {
+        ReceiptTransactionInfo(
+            quantity: String(transaction.quantity), productId: transaction.productId,
+            transactionId: String(transaction.id), originalTransactionId: String(transaction.originalTransactionId),
+            isTrialPeriod: "false", inAppOwnershipType: "PURCHASED", purchaseDate: transaction.purchaseDate,
+            originalPurchaseDate: transaction.originalPurchaseDate, expiresDate: transaction.expiresDate,
+            isInIntroOfferPeriod: transaction.expiresDate.map { _ in "false" },
+            webOrderLineItemId: transaction.webOrderLineItemId.map { String($0) },
+            subscriptionGroupIdentifier: transaction.subscriptionGroupId.map { String($0) },
+            appAccountToken: transaction.appAccountToken?.uuidString.lowercased(),
+            cancellationDate: transaction.revocationDate,
+            cancellationReason: transaction.revocationDate.map { _ in String(transaction.revocationReason ?? 0) })
     }
 
     /// `latest_receipt_info`: newest purchase first; with `exclude-old-transactions`, only the latest transaction of
@@ -102,65 +74,33 @@ enum ReceiptFields {
     }
 
     /// `pending_renewal_info`: one entry per auto-renewable subscription, from its row, in Apple's field names.
-    static func pendingRenewalInfo(_ subscriptions: [StoreSubscription]) -> [[String: JSONValue]] {
+    static func pendingRenewalInfo(_ subscriptions: [StoreSubscription]) -> [PendingRenewalInfo] {
         subscriptions.map { subscription in
             let ended = subscription.state == .expired || subscription.state == .revoked
             let retrying = subscription.state == .billingRetry || subscription.state == .gracePeriod
-            var fields: [String: JSONValue] = [
-                "auto_renew_product_id": .string(subscription.autoRenewProductId),
-                "product_id": .string(subscription.productId),
-                "original_transaction_id": .string(String(subscription.originalTransactionId)),
-                "auto_renew_status": .string(subscription.autoRenewEnabled && !ended ? "1" : "0"),
-                "is_in_billing_retry_period": .string(retrying ? "1" : "0"),
-            ]
-            if let intent = subscription.expirationIntent { fields["expiration_intent"] = .string(String(intent)) }
-            if let status = subscription.priceIncreaseStatus {
-                fields["price_consent_status"] = .string(String(status))
-            }
-            if let graceEnd = subscription.gracePeriodExpiresAt, subscription.state == .gracePeriod {
-                addDate("grace_period_expires_date", graceEnd, to: &fields)
-            }
-            return fields
+            return PendingRenewalInfo(
+                autoRenewProductId: subscription.autoRenewProductId, productId: subscription.productId,
+                originalTransactionId: String(subscription.originalTransactionId),
+                autoRenewStatus: subscription.autoRenewEnabled && !ended ? "1" : "0",
+                isInBillingRetryPeriod: retrying ? "1" : "0",
+                expirationIntent: subscription.expirationIntent.map { String($0) },
+                priceConsentStatus: subscription.priceIncreaseStatus.map { String($0) },
+                gracePeriodExpiresDate: subscription.state == .gracePeriod ? subscription.gracePeriodExpiresAt : nil)
         }
     }
 
-    /// An iOS 6-style receipt decoded in the old shape (`receipt`, `latest_receipt_info`): hyphens become
-    /// underscores, `expires_date` is milliseconds, the other dates the usual triples.
-    static func legacyReceipt(_ receipt: TransactionReceipt, transaction: StoreTransaction) -> [String: JSONValue] {
-        var fields: [String: JSONValue] = [
-            "quantity": .string(String(receipt.quantity)),
-            "product_id": .string(receipt.productId),
-            "transaction_id": .string(receipt.transactionId),
-            "original_transaction_id": .string(receipt.originalTransactionId),
-            "item_id": .string(receipt.itemId),
-            "bid": .string(receipt.bundleId),
-            "bvrs": .string(receipt.bundleVersion),
-            "unique_identifier": .string(receipt.uniqueIdentifier),
-            "app_item_id": .string(transaction.environment == .production ? String(transaction.appId) : "0"),
-            "version_external_identifier": .string("0"),
-            "is_trial_period": .string("false"),
-            "is_in_intro_offer_period": .string("false"),
-        ]
-        if let vendor = receipt.uniqueVendorIdentifier { fields["unique_vendor_identifier"] = .string(vendor) }
-        addDate("purchase_date", receipt.purchaseDate, to: &fields)
-        addDate("original_purchase_date", receipt.originalPurchaseDate, to: &fields)
-        if let line = receipt.webOrderLineItemId { fields["web_order_line_item_id"] = .string(line) }
-        if let expires = receipt.expiresDate {
-            fields["expires_date"] = .string(AppleDateText.milliseconds(expires))
-            fields["expires_date_formatted"] = .string(AppleDateText.gmt(expires))
-            fields["expires_date_formatted_pst"] = .string(AppleDateText.pacific(expires))
-        }
-        if let revoked = transaction.revocationDate {
-            addDate("cancellation_date", revoked, to: &fields)
-            fields["cancellation_reason"] = .string(String(transaction.revocationReason ?? 0))
-        }
-        return fields
-    }
-
-    /// Adds `name`, `name_ms` and `name_pst`.
-    static func addDate(_ name: String, _ date: Date, to fields: inout [String: JSONValue]) {
-        fields[name] = .string(AppleDateText.gmt(date))
-        fields[name + "_ms"] = .string(AppleDateText.milliseconds(date))
-        fields[name + "_pst"] = .string(AppleDateText.pacific(date))
+    /// An iOS 6-style receipt decoded in the old shape (`receipt`, `latest_receipt_info`).
+    static func legacyReceipt(_ receipt: TransactionReceipt, transaction: StoreTransaction) -> LegacyReceiptInfo {
+        LegacyReceiptInfo(
+            quantity: String(receipt.quantity), productId: receipt.productId, transactionId: receipt.transactionId,
+            originalTransactionId: receipt.originalTransactionId, itemId: receipt.itemId, bid: receipt.bundleId,
+            bvrs: receipt.bundleVersion, uniqueIdentifier: receipt.uniqueIdentifier,
+            uniqueVendorIdentifier: receipt.uniqueVendorIdentifier,
+            appItemId: transaction.environment == .production ? String(transaction.appId) : "0",
+            versionExternalIdentifier: "0", isTrialPeriod: "false", isInIntroOfferPeriod: "false",
+            purchaseDate: receipt.purchaseDate, originalPurchaseDate: receipt.originalPurchaseDate,
+            webOrderLineItemId: receipt.webOrderLineItemId, expiresDate: receipt.expiresDate,
+            cancellationDate: transaction.revocationDate,
+            cancellationReason: transaction.revocationDate.map { _ in String(transaction.revocationReason ?? 0) })
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskSigning
 import KioskStorage
 
@@ -18,31 +19,33 @@ struct ReceiptValidation: Sendable {
     let environment: StoreEnvironment
 
     /// The answer to one request body.
-    func verify(requestBody: Data) async -> JSONValue {
+    func verify(requestBody: Data) async -> VerifyReceiptAnswer {
         let request: VerifyReceiptRequest
         switch VerifyReceiptRequest.parse(requestBody) {
         case .success(let parsed): request = parsed
-        case .failure(let failure): return failure.answer
+        case .failure(let failure): return .appReceipt(failure.answer)
         }
         do {
             switch Self.receiptKind(of: request.receiptBytes) {
-            case .appReceipt: return try await verifyAppReceipt(request)
-            case .transactionReceipt: return try await verifyTransactionReceipt(request)
+            case .appReceipt: return .appReceipt(try await verifyAppReceipt(request))
+            case .transactionReceipt: return .transactionReceipt(try await verifyTransactionReceipt(request))
             case nil:
-                return Self.failure(
-                    .malformedReceiptData,
-                    "receipt-data is base64, but neither of an app receipt (PKCS #7) nor of a transaction receipt.")
+                return .appReceipt(
+                    Self.failure(
+                        .malformedReceiptData,
+                        "receipt-data is base64, but neither of an app receipt (PKCS #7) nor of a transaction receipt."
+                    ))
             }
         } catch let failure as Failure {
-            return failure.answer
+            return .appReceipt(failure.answer)
         } catch {
-            return Self.failure(.serverUnavailable, "The store could not read its database; try again.")
+            return .appReceipt(Self.failure(.serverUnavailable, "The store could not read its database; try again."))
         }
     }
 
     // MARK: App receipts
 
-    private func verifyAppReceipt(_ request: VerifyReceiptRequest) async throws -> JSONValue {
+    private func verifyAppReceipt(_ request: VerifyReceiptRequest) async throws -> VerifyReceiptResponse {
         let receipt = try await authenticate(
             request.receiptBytes,
             verify: { identity, bytes in await AppReceiptVerifier(rootCertificates: [identity.root]).verify(bytes) })
@@ -67,26 +70,20 @@ struct ReceiptValidation: Sendable {
         }
         let (app, transactions, unfinished, rows) = try lookup.found()
         let byId = Dictionary(uniqueKeysWithValues: transactions.map { (String($0.id), $0) })
-        var answer: [String: JSONValue] = [
-            "status": .integer(VerifyReceiptStatus.valid.rawValue),
-            "environment": .string(environment.appleName),
-            "receipt": .object(ReceiptFields.receipt(receipt, byId: byId, requestDate: now)),
-            "message": .string("The receipt is valid."),
-        ]
+        var answer = VerifyReceiptResponse(
+            status: VerifyReceiptStatus.valid.rawValue, environment: environment.appleName,
+            receipt: ReceiptFields.receipt(receipt, byId: byId, requestDate: now), message: "The receipt is valid.")
         let subscriptions = transactions.filter { $0.productType == .autoRenewable }
         if !subscriptions.isEmpty {
             let listed = transactions.filter { $0.productType != .consumable || unfinished.contains($0.id) }
-            answer["latest_receipt_info"] = .array(
-                ReceiptFields.latestReceiptInfo(listed, excludeOld: request.excludeOldTransactions).map {
-                    .object(ReceiptFields.transaction($0))
-                })
-            answer["pending_renewal_info"] = .array(
-                ReceiptFields.pendingRenewalInfo(rows).map { .object($0) })
-            answer["latest_receipt"] = .string(
-                try latestReceipt(like: receipt, app: app, transactions: transactions, unfinished: unfinished, now: now)
-            )
+            answer.latestReceiptInfo = ReceiptFields.latestReceiptInfo(
+                listed, excludeOld: request.excludeOldTransactions
+            ).map(ReceiptFields.transaction)
+            answer.pendingRenewalInfo = ReceiptFields.pendingRenewalInfo(rows)
+            answer.latestReceipt = try latestReceipt(
+                like: receipt, app: app, transactions: transactions, unfinished: unfinished, now: now)
         }
-        return .object(answer)
+        return answer
     }
 
     /// A receipt signed now for the same device, listing what the account owns now: Apple's `latest_receipt`.
@@ -101,7 +98,9 @@ struct ReceiptValidation: Sendable {
 
     // MARK: iOS 6-style transaction receipts
 
-    private func verifyTransactionReceipt(_ request: VerifyReceiptRequest) async throws -> JSONValue {
+    private func verifyTransactionReceipt(_ request: VerifyReceiptRequest) async throws
+        -> LegacyVerifyReceiptResponse
+    {
         let receipt = try await authenticate(
             request.receiptBytes,
             verify: { identity, bytes in
@@ -133,31 +132,26 @@ struct ReceiptValidation: Sendable {
                 ))
         }
         let (transaction, latest, bundleId, subscription) = try lookup.found()
-        var answer: [String: JSONValue] = [
-            "receipt": .object(ReceiptFields.legacyReceipt(receipt, transaction: transaction)),
-            "message": .string("The receipt is valid."),
-        ]
-        guard transaction.productType == .autoRenewable else {
-            answer["status"] = .integer(VerifyReceiptStatus.valid.rawValue)
-            return .object(answer)
-        }
+        var answer = LegacyVerifyReceiptResponse(
+            status: VerifyReceiptStatus.valid.rawValue,
+            receipt: ReceiptFields.legacyReceipt(receipt, transaction: transaction), message: "The receipt is valid.")
+        guard transaction.productType == .autoRenewable else { return answer }
         let latestReceipt = StoreLedger.transactionReceipt(of: latest, bundleId: bundleId)
-        let latestFields = JSONValue.object(ReceiptFields.legacyReceipt(latestReceipt, transaction: latest))
+        let latestFields = ReceiptFields.legacyReceipt(latestReceipt, transaction: latest)
         let expired = latest.expiresDate.map { $0 <= now } ?? false
         let willRenew = subscription.map { $0.autoRenewEnabled && $0.state != .expired && $0.state != .revoked }
-        answer["latest_receipt"] = .string(latest.transactionReceipt)
-        answer["auto_renew_product_id"] = .string(subscription?.autoRenewProductId ?? latest.productId)
-        answer["auto_renew_status"] = .integer(willRenew == true ? 1 : 0)
-        if let intent = subscription?.expirationIntent { answer["expiration_intent"] = .string(String(intent)) }
+        answer.latestReceipt = latest.transactionReceipt
+        answer.autoRenewProductId = subscription?.autoRenewProductId ?? latest.productId
+        answer.autoRenewStatus = willRenew == true ? 1 : 0
+        answer.expirationIntent = subscription?.expirationIntent.map { String($0) }
         if expired {
-            answer["status"] = .integer(VerifyReceiptStatus.subscriptionExpired.rawValue)
-            answer["latest_expired_receipt_info"] = latestFields
-            answer["message"] = .string("The receipt is valid, but the subscription expired.")
+            answer.status = VerifyReceiptStatus.subscriptionExpired.rawValue
+            answer.latestExpiredReceiptInfo = latestFields
+            answer.message = "The receipt is valid, but the subscription expired."
         } else {
-            answer["status"] = .integer(VerifyReceiptStatus.valid.rawValue)
-            answer["latest_receipt_info"] = latestFields
+            answer.latestReceiptInfo = latestFields
         }
-        return .object(answer)
+        return answer
     }
 
     // MARK: Checks shared by both kinds
@@ -286,18 +280,31 @@ struct ReceiptValidation: Sendable {
             self.message = message
         }
 
-        var answer: JSONValue { ReceiptValidation.failure(status: status, message) }
+        var answer: VerifyReceiptResponse { ReceiptValidation.failure(status: status, message) }
     }
 
     /// `{"status": …, "message": …}`, with `is-retryable` for Apple's internal-error range 21100–21199.
-    static func failure(_ status: VerifyReceiptStatus, _ message: String) -> JSONValue {
+    static func failure(_ status: VerifyReceiptStatus, _ message: String) -> VerifyReceiptResponse {
         failure(status: status.rawValue, message)
     }
 
-    static func failure(status: Int, _ message: String) -> JSONValue {
-        var answer: [String: JSONValue] = ["status": .integer(status), "message": .string(message)]
-        if VerifyReceiptStatus.retryableRange.contains(status) { answer["is-retryable"] = .bool(true) }
-        return .object(answer)
+    static func failure(status: Int, _ message: String) -> VerifyReceiptResponse {
+        VerifyReceiptResponse(
+            status: status, message: message,
+            isRetryable: VerifyReceiptStatus.retryableRange.contains(status) ? true : nil)
+    }
+}
+
+/// What `verifyReceipt` answers: an app receipt's answer (or any failure), or an iOS 6-style receipt's.
+enum VerifyReceiptAnswer: Encodable, Sendable {
+    case appReceipt(VerifyReceiptResponse)
+    case transactionReceipt(LegacyVerifyReceiptResponse)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .appReceipt(let answer): try answer.encode(to: encoder)
+        case .transactionReceipt(let answer): try answer.encode(to: encoder)
+        }
     }
 }
 
