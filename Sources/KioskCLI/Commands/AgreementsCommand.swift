@@ -43,7 +43,7 @@ struct AgreementsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.put(
-                    "/agreements/paid-apps", raw: try JSONBody(["status": "pending"]))
+                    "/agreements/paid-apps", raw: try JSONBody(AgreementBody(status: .pending)))
                 try connection.print(answer) { _ in ["Paid Apps agreement: pending"] }
             }
         }

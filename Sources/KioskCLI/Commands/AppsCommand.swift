@@ -17,7 +17,7 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(flags: CLIError.flags(named: ["bundleId", "name"])) {
                 let answer = try await connection.client.post(
-                    "/apps", raw: try JSONBody(["bundleId": bundleId, "name": name]))
+                    "/apps", raw: try JSONBody(AppCreateBody(bundleId: bundleId, name: name)))
                 try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
             }
         }
@@ -154,4 +154,11 @@ extension String {
 /// A JSON object body built from plain values.
 func JSONBody(_ object: [String: Any]) throws -> Data {
     try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+}
+
+/// A JSON body from one of the console's request types (`KioskProtocol/ConsoleRequests.swift`).
+func JSONBody(_ body: some Encodable) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(body)
 }

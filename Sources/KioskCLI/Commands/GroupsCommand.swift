@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskCore
 import KioskProtocol
 
 /// `kiosk groups …`: subscription groups.
@@ -19,18 +20,18 @@ struct GroupsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let localizations = try localization.map { entry -> [String: String] in
+                let localizations = try localization.map { entry -> SubscriptionGroupLocalization in
                     let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
                     guard parts.count == 2 else {
                         throw CLIError(
                             message: "'\(entry)' is not LOCALE=NAME.", field: "--localization",
                             fix: "Use e.g. en_US=Pro.")
                     }
-                    return ["locale": parts[0], "name": parts[1]]
+                    return SubscriptionGroupLocalization(locale: parts[0], name: parts[1])
                 }
                 let answer = try await connection.client.post(
                     "/apps/\(app.pathEscaped)/subscription-groups",
-                    raw: try JSONBody(["referenceName": name, "localizations": localizations]))
+                    raw: try JSONBody(GroupBody(referenceName: name, localizations: localizations)))
                 try connection.print(answer) { answer in
                     let group = try answer.decode(GroupResource.self)
                     return ["Created subscription group '\(group.referenceName)' with id \(group.groupId)."]

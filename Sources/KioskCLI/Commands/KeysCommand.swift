@@ -19,7 +19,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.post(
-                    "/apps/\(app.pathEscaped)/keys", raw: try JSONBody(name.map { ["name": $0] } ?? [:]))
+                    "/apps/\(app.pathEscaped)/keys", raw: try JSONBody(KeyCreateBody(name: name)))
                 let key = try answer.decode(KeyResource.self)
                 if let output, let privateKey = key.privateKey {
                     try PrivateFile.write(Data(privateKey.utf8), to: output)

@@ -176,7 +176,7 @@ struct ProductsCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let answer = try await connection.client.put(
                     "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/localizations/\(locale.pathEscaped)",
-                    raw: try JSONBody(["displayName": displayName, "description": description]))
+                    raw: try JSONBody(LocalizationBody(displayName: displayName, description: description)))
                 try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
             }
         }

@@ -23,40 +23,10 @@ extension AccountResource: ResponseEncodable {}
 extension AccountList: ResponseEncodable {}
 extension OfferCodeList: ResponseEncodable {}
 
-// MARK: Request bodies
+// MARK: Request bodies, as the console applies them
 
-package struct AppCreateBody: Codable {
-    package var bundleId: String
-    package var name: String
-}
-
-package struct AppUpdateBody: Codable {
-    package var name: String?
-    package var productionNotificationURLs: [String]?
-    package var sandboxNotificationURLs: [String]?
-    package var sandboxNotificationRetries: Bool?
-}
-
-package struct KeyCreateBody: Codable {
-    package var name: String?
-}
-
-package struct AgreementBody: Codable {
-    package var status: PaidAppsAgreement.Status
-}
-
-package struct TesterBody: Codable, Sendable {
-    package var email: String?
-    package var password: String?
-    package var firstName: String?
-    package var lastName: String?
-    package var storefront: String?
-    package var interruptPurchases: Bool?
-    package var askToBuy: Bool?
-    package var renewalRate: RenewalRate?
-    package var paymentOutcome: PaymentOutcome?
-
-    package var changes: AccountChanges {
+extension TesterBody {
+    var changes: AccountChanges {
         AccountChanges(
             password: password, firstName: firstName, lastName: lastName, storefront: storefront,
             paymentOutcome: paymentOutcome, interruptPurchases: interruptPurchases, askToBuy: askToBuy,
@@ -64,41 +34,22 @@ package struct TesterBody: Codable, Sendable {
     }
 }
 
-package struct GroupBody: Codable {
-    package var referenceName: String?
-    package var localizations: [SubscriptionGroupLocalization]?
+extension AccountBody {
+    var changes: AccountChanges {
+        AccountChanges(
+            password: password, firstName: firstName, lastName: lastName, storefront: storefront,
+            paymentOutcome: paymentOutcome)
+    }
 }
 
-package struct ProductBody: Codable {
-    package var productId: String?
-    package var type: ProductType?
-    package var referenceName: String?
-    package var pricing: Pricing?
-    package var localizations: [ProductLocalization]?
-    package var clearedForSale: Bool?
-    package var familyShareable: Bool?
-    package var subscription: SubscriptionPlacement?
-    package var duration: SubscriptionDuration?
-    package var introductoryOffers: [IntroductoryOffer]?
-    package var promotionalOffers: [PromotionalOffer]?
-    package var winBackOffers: [WinBackOffer]?
-
-    package var changes: ProductChanges {
+extension ProductBody {
+    var changes: ProductChanges {
         ProductChanges(
             referenceName: referenceName, pricing: pricing, localizations: localizations,
             clearedForSale: clearedForSale, familyShareable: familyShareable, subscription: subscription,
             duration: duration, introductoryOffers: introductoryOffers, promotionalOffers: promotionalOffers,
             winBackOffers: winBackOffers)
     }
-}
-
-package struct LocalizationBody: Codable {
-    package var displayName: String
-    package var description: String
-}
-
-package struct ReviewBody: Codable {
-    package var action: ReviewAction
 }
 
 /// Marks a value that is both decoded from and encoded into Kiosk's JSON.
@@ -114,20 +65,5 @@ extension Request {
                 fix: "Use 'sandbox' or 'production'.")
         }
         return environment
-    }
-}
-
-package struct AccountBody: Codable, Sendable {
-    package var email: String?
-    package var password: String?
-    package var firstName: String?
-    package var lastName: String?
-    package var storefront: String?
-    package var paymentOutcome: PaymentOutcome?
-
-    package var changes: AccountChanges {
-        AccountChanges(
-            password: password, firstName: firstName, lastName: lastName, storefront: storefront,
-            paymentOutcome: paymentOutcome)
     }
 }

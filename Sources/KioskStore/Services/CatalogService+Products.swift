@@ -1,19 +1,7 @@
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskStorage
-
-/// A product's place in a subscription group, naming the group by id or by reference name.
-public struct SubscriptionPlacement: Codable, Sendable, Hashable {
-    public var groupId: Int64?
-    public var group: String?
-    public var level: Int
-
-    public init(groupId: Int64? = nil, group: String? = nil, level: Int) {
-        self.groupId = groupId
-        self.group = group
-        self.level = level
-    }
-}
 
 /// The fields of a product a caller may set; nil leaves a field as it is. Arrays replace the whole list.
 public struct ProductChanges: Codable, Sendable {
@@ -45,15 +33,6 @@ public struct ProductChanges: Codable, Sendable {
         self.promotionalOffers = promotionalOffers
         self.winBackOffers = winBackOffers
     }
-}
-
-/// What App Store review does to a product, driven from the console (the operator is also the reviewer).
-public enum ReviewAction: String, Codable, Sendable, CaseIterable {
-    case submit
-    case approve
-    case reject
-    case removeFromSale = "remove_from_sale"
-    case restoreToSale = "restore_to_sale"
 }
 
 extension CatalogService {

@@ -1,0 +1,193 @@
+import Foundation
+import KioskCore
+
+// The bodies the console API (`/admin/v1`) takes, as the CLI sends them and the store decodes them (strictly: a key
+// these types do not read is refused). Optional fields left out keep what is stored.
+
+/// `POST /apps`.
+public struct AppCreateBody: Codable, Sendable {
+    public var bundleId: String
+    public var name: String
+
+    public init(bundleId: String, name: String) {
+        self.bundleId = bundleId
+        self.name = name
+    }
+}
+
+/// `PATCH /apps/{bundleId}`.
+public struct AppUpdateBody: Codable, Sendable {
+    public var name: String?
+    public var productionNotificationURLs: [String]?
+    public var sandboxNotificationURLs: [String]?
+    public var sandboxNotificationRetries: Bool?
+
+    public init(
+        name: String? = nil, productionNotificationURLs: [String]? = nil, sandboxNotificationURLs: [String]? = nil,
+        sandboxNotificationRetries: Bool? = nil
+    ) {
+        self.name = name
+        self.productionNotificationURLs = productionNotificationURLs
+        self.sandboxNotificationURLs = sandboxNotificationURLs
+        self.sandboxNotificationRetries = sandboxNotificationRetries
+    }
+}
+
+/// `POST /apps/{bundleId}/keys`.
+public struct KeyCreateBody: Codable, Sendable {
+    public var name: String?
+
+    public init(name: String? = nil) {
+        self.name = name
+    }
+}
+
+/// `PUT /agreements/paid-apps`.
+public struct AgreementBody: Codable, Sendable {
+    public var status: PaidAppsAgreement.Status
+
+    public init(status: PaidAppsAgreement.Status) {
+        self.status = status
+    }
+}
+
+/// `POST /testers`, `PATCH /testers/{email}`: a sandbox tester.
+public struct TesterBody: Codable, Sendable {
+    public var email: String?
+    public var password: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var storefront: String?
+    public var interruptPurchases: Bool?
+    public var askToBuy: Bool?
+    public var renewalRate: RenewalRate?
+    public var paymentOutcome: PaymentOutcome?
+
+    public init(
+        email: String? = nil, password: String? = nil, firstName: String? = nil, lastName: String? = nil,
+        storefront: String? = nil, interruptPurchases: Bool? = nil, askToBuy: Bool? = nil,
+        renewalRate: RenewalRate? = nil, paymentOutcome: PaymentOutcome? = nil
+    ) {
+        self.email = email
+        self.password = password
+        self.firstName = firstName
+        self.lastName = lastName
+        self.storefront = storefront
+        self.interruptPurchases = interruptPurchases
+        self.askToBuy = askToBuy
+        self.renewalRate = renewalRate
+        self.paymentOutcome = paymentOutcome
+    }
+}
+
+/// `POST /apps/{bundleId}/subscription-groups`, and its `PATCH`.
+public struct GroupBody: Codable, Sendable {
+    public var referenceName: String?
+    public var localizations: [SubscriptionGroupLocalization]?
+
+    public init(referenceName: String? = nil, localizations: [SubscriptionGroupLocalization]? = nil) {
+        self.referenceName = referenceName
+        self.localizations = localizations
+    }
+}
+
+/// `POST /apps/{bundleId}/products`, and its `PATCH`.
+public struct ProductBody: Codable, Sendable {
+    public var productId: String?
+    public var type: ProductType?
+    public var referenceName: String?
+    public var pricing: Pricing?
+    public var localizations: [ProductLocalization]?
+    public var clearedForSale: Bool?
+    public var familyShareable: Bool?
+    public var subscription: SubscriptionPlacement?
+    public var duration: SubscriptionDuration?
+    public var introductoryOffers: [IntroductoryOffer]?
+    public var promotionalOffers: [PromotionalOffer]?
+    public var winBackOffers: [WinBackOffer]?
+
+    public init(
+        productId: String? = nil, type: ProductType? = nil, referenceName: String? = nil, pricing: Pricing? = nil,
+        localizations: [ProductLocalization]? = nil, clearedForSale: Bool? = nil, familyShareable: Bool? = nil,
+        subscription: SubscriptionPlacement? = nil, duration: SubscriptionDuration? = nil,
+        introductoryOffers: [IntroductoryOffer]? = nil, promotionalOffers: [PromotionalOffer]? = nil,
+        winBackOffers: [WinBackOffer]? = nil
+    ) {
+        self.productId = productId
+        self.type = type
+        self.referenceName = referenceName
+        self.pricing = pricing
+        self.localizations = localizations
+        self.clearedForSale = clearedForSale
+        self.familyShareable = familyShareable
+        self.subscription = subscription
+        self.duration = duration
+        self.introductoryOffers = introductoryOffers
+        self.promotionalOffers = promotionalOffers
+        self.winBackOffers = winBackOffers
+    }
+}
+
+/// `PUT /apps/{bundleId}/products/{productId}/localizations/{locale}`.
+public struct LocalizationBody: Codable, Sendable {
+    public var displayName: String
+    public var description: String
+
+    public init(displayName: String, description: String) {
+        self.displayName = displayName
+        self.description = description
+    }
+}
+
+/// `POST /apps/{bundleId}/products/{productId}/review`.
+public struct ReviewBody: Codable, Sendable {
+    public var action: ReviewAction
+
+    public init(action: ReviewAction) {
+        self.action = action
+    }
+}
+
+/// `POST /accounts`, `PATCH /accounts/{email}`: a production customer account.
+public struct AccountBody: Codable, Sendable {
+    public var email: String?
+    public var password: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var storefront: String?
+    public var paymentOutcome: PaymentOutcome?
+
+    public init(
+        email: String? = nil, password: String? = nil, firstName: String? = nil, lastName: String? = nil,
+        storefront: String? = nil, paymentOutcome: PaymentOutcome? = nil
+    ) {
+        self.email = email
+        self.password = password
+        self.firstName = firstName
+        self.lastName = lastName
+        self.storefront = storefront
+        self.paymentOutcome = paymentOutcome
+    }
+}
+
+/// A product's place in a subscription group, naming the group by id or by reference name.
+public struct SubscriptionPlacement: Codable, Sendable, Hashable {
+    public var groupId: Int64?
+    public var group: String?
+    public var level: Int
+
+    public init(groupId: Int64? = nil, group: String? = nil, level: Int) {
+        self.groupId = groupId
+        self.group = group
+        self.level = level
+    }
+}
+
+/// What App Store review does to a product, driven from the console (the operator is also the reviewer).
+public enum ReviewAction: String, Codable, Sendable, CaseIterable {
+    case submit
+    case approve
+    case reject
+    case removeFromSale = "remove_from_sale"
+    case restoreToSale = "restore_to_sale"
+}
