@@ -91,10 +91,40 @@ public struct GroupBody: Codable, Sendable {
     }
 }
 
-/// `POST /apps/{bundleId}/products`, and its `PATCH`.
+/// `POST /apps/{bundleId}/products` (where `productId`, `type` and `referenceName` are required) and its `PATCH`:
+/// the product's id and type beside its ``ProductChanges``, in one flat JSON object.
 public struct ProductBody: Codable, Sendable {
     public var productId: String?
     public var type: ProductType?
+    public var changes: ProductChanges
+
+    public init(productId: String? = nil, type: ProductType? = nil, changes: ProductChanges = ProductChanges()) {
+        self.productId = productId
+        self.type = type
+        self.changes = changes
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case productId, type
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        productId = try container.decodeIfPresent(String.self, forKey: .productId)
+        type = try container.decodeIfPresent(ProductType.self, forKey: .type)
+        changes = try ProductChanges(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(productId, forKey: .productId)
+        try container.encodeIfPresent(type, forKey: .type)
+        try changes.encode(to: encoder)
+    }
+}
+
+/// The fields of a product a caller may set; nil leaves a field as it is. Arrays replace the whole list.
+public struct ProductChanges: Codable, Sendable {
     public var referenceName: String?
     public var pricing: Pricing?
     public var localizations: [ProductLocalization]?
@@ -107,14 +137,11 @@ public struct ProductBody: Codable, Sendable {
     public var winBackOffers: [WinBackOffer]?
 
     public init(
-        productId: String? = nil, type: ProductType? = nil, referenceName: String? = nil, pricing: Pricing? = nil,
-        localizations: [ProductLocalization]? = nil, clearedForSale: Bool? = nil, familyShareable: Bool? = nil,
-        subscription: SubscriptionPlacement? = nil, duration: SubscriptionDuration? = nil,
-        introductoryOffers: [IntroductoryOffer]? = nil, promotionalOffers: [PromotionalOffer]? = nil,
-        winBackOffers: [WinBackOffer]? = nil
+        referenceName: String? = nil, pricing: Pricing? = nil, localizations: [ProductLocalization]? = nil,
+        clearedForSale: Bool? = nil, familyShareable: Bool? = nil, subscription: SubscriptionPlacement? = nil,
+        duration: SubscriptionDuration? = nil, introductoryOffers: [IntroductoryOffer]? = nil,
+        promotionalOffers: [PromotionalOffer]? = nil, winBackOffers: [WinBackOffer]? = nil
     ) {
-        self.productId = productId
-        self.type = type
         self.referenceName = referenceName
         self.pricing = pricing
         self.localizations = localizations

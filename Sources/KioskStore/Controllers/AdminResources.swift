@@ -42,16 +42,6 @@ extension AccountBody {
     }
 }
 
-extension ProductBody {
-    var changes: ProductChanges {
-        ProductChanges(
-            referenceName: referenceName, pricing: pricing, localizations: localizations,
-            clearedForSale: clearedForSale, familyShareable: familyShareable, subscription: subscription,
-            duration: duration, introductoryOffers: introductoryOffers, promotionalOffers: promotionalOffers,
-            winBackOffers: winBackOffers)
-    }
-}
-
 /// Marks a value that is both decoded from and encoded into Kiosk's JSON.
 package typealias ResponseCodable = Codable & ResponseEncodable & Sendable
 

@@ -23,7 +23,7 @@ struct ProductsController {
             let body = try await request.decodeJSON(as: ProductBody.self, context: context)
             guard let productId = body.productId else { throw missing("productId") }
             guard let type = body.type else { throw missing("type") }
-            guard let referenceName = body.referenceName else { throw missing("referenceName") }
+            guard let referenceName = body.changes.referenceName else { throw missing("referenceName") }
             let product = try await catalog.createProduct(
                 bundleId: bundleId, productId: productId, type: type, referenceName: referenceName,
                 changes: body.changes)

@@ -3,38 +3,6 @@ import KioskCore
 import KioskProtocol
 import KioskStorage
 
-/// The fields of a product a caller may set; nil leaves a field as it is. Arrays replace the whole list.
-public struct ProductChanges: Codable, Sendable {
-    public var referenceName: String?
-    public var pricing: Pricing?
-    public var localizations: [ProductLocalization]?
-    public var clearedForSale: Bool?
-    public var familyShareable: Bool?
-    public var subscription: SubscriptionPlacement?
-    public var duration: SubscriptionDuration?
-    public var introductoryOffers: [IntroductoryOffer]?
-    public var promotionalOffers: [PromotionalOffer]?
-    public var winBackOffers: [WinBackOffer]?
-
-    public init(
-        referenceName: String? = nil, pricing: Pricing? = nil, localizations: [ProductLocalization]? = nil,
-        clearedForSale: Bool? = nil, familyShareable: Bool? = nil, subscription: SubscriptionPlacement? = nil,
-        duration: SubscriptionDuration? = nil, introductoryOffers: [IntroductoryOffer]? = nil,
-        promotionalOffers: [PromotionalOffer]? = nil, winBackOffers: [WinBackOffer]? = nil
-    ) {
-        self.referenceName = referenceName
-        self.pricing = pricing
-        self.localizations = localizations
-        self.clearedForSale = clearedForSale
-        self.familyShareable = familyShareable
-        self.subscription = subscription
-        self.duration = duration
-        self.introductoryOffers = introductoryOffers
-        self.promotionalOffers = promotionalOffers
-        self.winBackOffers = winBackOffers
-    }
-}
-
 extension CatalogService {
     public func createProduct(
         bundleId: String, productId: String, type: ProductType, referenceName: String, changes: ProductChanges
