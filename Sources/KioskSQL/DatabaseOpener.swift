@@ -2,7 +2,6 @@ import Foundation
 import KioskCore
 import Logging
 import PostgresKit
-import SQLiteKit
 
 /// Opens a database from a URL and brings its schema up to date with the caller's migrations.
 ///
@@ -50,12 +49,10 @@ public enum DatabaseOpener {
         let migrator = Migrator(migrations: migrations, clock: clock, logger: logger)
         switch try DatabaseLocation(url: url) {
         case .sqliteMemory:
-            let database = try await SQLiteDatabase.open(
-                storage: .memory, logger: logger, constraintName: constraintName)
+            let database = try await SQLiteDatabase.open(path: nil, logger: logger, constraintName: constraintName)
             return try await migrated(database, migrator, lock: nil)
         case .sqliteFile(let path):
-            let database = try await SQLiteDatabase.open(
-                storage: .file(path: path), logger: logger, constraintName: constraintName)
+            let database = try await SQLiteDatabase.open(path: path, logger: logger, constraintName: constraintName)
             return try await migrated(database, migrator, lock: nil)
         case .postgres(let location):
             let database = try await PostgresDatabase.open(

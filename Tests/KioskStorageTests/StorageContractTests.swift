@@ -501,4 +501,41 @@ struct StorageContractTests {
             #expect(database.engine == engine.rawValue)
         }
     }
+
+    @Test(arguments: TestEngine.all)
+    func concurrentTransactionsKeepTheirOwnOutcome(engine: TestEngine) async throws {
+        // Proves that transactions started together (SQLite runs them in shared commits) each keep their own
+        // outcome: every one that returned is stored with its value, every one that threw left nothing behind,
+        // even when it threw after writing.
+        try await engine.withDatabase { database, _ in
+            struct Refused: Error {}
+            let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+                for number in 0..<60 {
+                    group.addTask {
+                        do {
+                            let stored = try await database.transaction { tx -> String in
+                                try await tx.setSetting("key-\(number)", to: "value-\(number)")
+                                if number % 3 == 0 { throw Refused() }
+                                return try await tx.setting("key-\(number)") ?? ""
+                            }
+                            return (number, stored == "value-\(number)")
+                        } catch {
+                            return (number, error is Refused)
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(outcomes.count == 60)
+            #expect(outcomes.values.allSatisfy { $0 })
+            let stored = try await database.transaction { tx in
+                var values: [String?] = []
+                for number in 0..<60 { values.append(try await tx.setting("key-\(number)")) }
+                return values
+            }
+            for number in 0..<60 {
+                #expect(stored[number] == (number % 3 == 0 ? nil : "value-\(number)"), "key-\(number)")
+            }
+        }
+    }
 }

@@ -1,24 +1,25 @@
 import Foundation
+import GRDB
 import KioskCore
 import Logging
-import NIOPosix
 import SQLKit
-import SQLiteKit
 
 /// The embedded engine: one SQLite file in WAL mode, with foreign keys enforced and `synchronous=FULL` so a
 /// committed transaction survives a power cut.
 ///
 /// All transactions share one connection and queue on an `AsyncSerialLock`, each starting with
 /// `BEGIN IMMEDIATE`: callers in this process wait their turn instead of failing with `SQLITE_BUSY`, and the busy
-/// timeout covers another process holding the write lock. Each database has its own blocking-I/O thread, so while
-/// it waits on SQLite's busy handler it can never hold up another database's commit in the same process.
+/// timeout covers another process holding the write lock. Statements run on the caller's thread
+/// (``SQLiteStatements``): a statement takes microseconds, and a commit's `fsync` about a millisecond, far less than
+/// handing each statement to another thread and back. The cost: a transaction waiting for *another process's* write
+/// lock holds one thread of the caller's pool while it waits.
 public final class SQLiteDatabase: SQLDatabaseEngine {
     public let engine = "sqlite"
 
-    private let connection: SQLiteConnection
-    private let threadPool: NIOThreadPool
-    private let sql: any SQLDatabase
+    private let queue: DatabaseQueue
+    private let sql: SQLiteStatements
     private let lock = AsyncSerialLock()
+    private let commits = GroupCommit()
     private let logger: Logger
     /// Names a violated unique constraint the way the schema's owner does (SQLite reports its columns).
     private let constraintName: @Sendable (String) -> String
@@ -27,43 +28,36 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     /// on a loaded machine can hold the lock for seconds and failing a purchase costs more than waiting.
     package static let busyTimeoutMilliseconds = 30_000
 
-    private init(
-        connection: SQLiteConnection, threadPool: NIOThreadPool, logger: Logger,
-        constraintName: @escaping @Sendable (String) -> String
-    ) {
-        self.connection = connection
-        self.threadPool = threadPool
-        self.sql = connection.sql(queryLogLevel: .trace)
+    private init(queue: DatabaseQueue, logger: Logger, constraintName: @escaping @Sendable (String) -> String) {
+        self.queue = queue
+        self.sql = SQLiteStatements(queue: queue, logger: logger)
         self.logger = logger
         self.constraintName = constraintName
     }
 
-    /// Opens (creating if needed) the database at `storage`, sets and verifies its pragmas.
+    /// Opens (creating if needed) the database file at `path`, or a new in-memory database when `path` is nil; sets
+    /// and verifies its pragmas.
     static func open(
-        storage: SQLiteConnection.Storage, logger: Logger,
-        constraintName: @escaping @Sendable (String) -> String = { $0 }
+        path: String?, logger: Logger, constraintName: @escaping @Sendable (String) -> String = { $0 }
     ) async throws -> SQLiteDatabase {
-        if case .file(let path) = storage {
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-        let threadPool = NIOThreadPool(numberOfThreads: 1)
-        threadPool.start()
-        let connection: SQLiteConnection
+        var configuration = GRDB.Configuration()
+        // Transactions span many calls into the connection (one per statement); `withSession` opens and closes them.
+        configuration.allowsUnsafeTransactions = true
+        let queue: DatabaseQueue
         do {
-            connection = try await SQLiteConnection.open(
-                storage: storage, threadPool: threadPool, logger: logger,
-                on: MultiThreadedEventLoopGroup.singleton.any())
+            if let path {
+                let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                queue = try DatabaseQueue(path: path, configuration: configuration)
+            } else {
+                queue = try DatabaseQueue(configuration: configuration)
+            }
         } catch {
-            try? await threadPool.shutdownGracefully()
             throw Self.translate(error, constraintName: constraintName)
         }
-        let database = SQLiteDatabase(
-            connection: connection, threadPool: threadPool, logger: logger, constraintName: constraintName)
-        var inMemory = false
-        if case .memory = storage { inMemory = true }
+        let database = SQLiteDatabase(queue: queue, logger: logger, constraintName: constraintName)
         do {
-            try await database.configure(inMemory: inMemory)
+            try await database.configure(inMemory: path == nil)
         } catch {
             try? await database.close()
             throw error
@@ -98,40 +92,84 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     private func runPragma(_ statement: String) async throws -> String? {
         do {
             return try await lock.withLock {
-                let rows = try await connection.query(statement)
-                guard let data = rows.first?.columns.first?.data else { return nil }
-                switch data {
-                case .integer(let value): return String(value)
-                case .text(let value): return value
-                default: return data.description
-                }
+                guard let row = try await sql.raw("\(unsafeRaw: statement)").first(),
+                    let column = row.allColumns.first
+                else { return nil }
+                if let number = try? row.decode(column: column, as: Int64.self) { return String(number) }
+                return try row.decode(column: column, as: String.self)
             }
         } catch {
             throw translate(error)
         }
     }
 
+    /// Runs `body` in a transaction. Transactions that arrive while others run share one commit
+    /// (``GroupCommit``): each body in its own savepoint, so one that throws undoes only its own writes, and each
+    /// caller answered only once the shared `COMMIT` is durable.
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
-        try await lock.withLock {
-            // A task cancelled while it queued gives its turn back before starting anything.
-            try Task.checkCancellation()
-            let session = SQLSession(sql: sql, translate: translate)
-            try await session.run("BEGIN IMMEDIATE")
-            let value: T
-            do {
-                value = try await body(session)
-                try await session.runShielded("COMMIT")
-            } catch {
-                await rollback(session, after: error)
-                throw error
+        // A task cancelled before its turn gives it back before starting anything.
+        try Task.checkCancellation()
+        return try await withoutActuallyEscaping(body) { body in
+            let outcome = GroupCommit.Outcome<T>()
+            let work = GroupCommit.Work { session in
+                do {
+                    outcome.result = .success(try await body(session))
+                    return true
+                } catch {
+                    outcome.result = .failure(error)
+                    return false
+                }
             }
-            return value
+            // The body runs before `run` returns; nothing keeps it afterwards.
+            await commits.run(work) { batch in await runBatch(batch) }
+            return try outcome.value(committed: work.commitError)
+        }
+    }
+
+    /// One database transaction for `batch`: a savepoint per body when there are several, one `COMMIT` for all.
+    private func runBatch(_ batch: [GroupCommit.Work]) async {
+        // Exclusive with pragmas and `close`, which must not run inside a transaction.
+        await lock.acquire()
+        defer { lock.release() }
+        let session = SQLSession(sql: sql, translate: translate)
+        func fail(_ error: any Error) async {
+            await rollback(session)
+            for work in batch { work.commitError = error }
+        }
+        do {
+            try await session.run("BEGIN IMMEDIATE")
+        } catch {
+            for work in batch { work.commitError = error }
+            return
+        }
+        if let work = batch.first, batch.count == 1 {
+            guard await work.run(session) else {
+                await rollback(session)
+                return
+            }
+        } else {
+            for work in batch {
+                do {
+                    try await session.run("SAVEPOINT grouped")
+                    if !(await work.run(session)) { try await session.run("ROLLBACK TO grouped") }
+                    try await session.run("RELEASE grouped")
+                } catch {
+                    // A body's writes could not be kept apart from the others': none of the batch commits.
+                    await fail(error)
+                    return
+                }
+            }
+        }
+        do {
+            try await session.runShielded("COMMIT")
+        } catch {
+            await fail(error)
         }
     }
 
     /// Rolls back after a failure, shielded from cancellation (the thread pool skips work of a cancelled task),
     /// so the transaction is closed before the lock is handed on.
-    private func rollback(_ session: SQLSession, after error: any Error) async {
+    private func rollback(_ session: SQLSession) async {
         do {
             try await session.runShielded("ROLLBACK")
         } catch {
@@ -140,20 +178,24 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         }
     }
 
+    /// Reads `user_version` without waiting for the running transaction: a read between its statements on the same
+    /// connection is harmless, and `/health` must not queue behind a batch of renewals.
     public func ping() async throws {
-        _ = try await pragma("user_version")
+        do {
+            _ = try await sql.raw("PRAGMA user_version").first()
+        } catch {
+            throw translate(error)
+        }
     }
 
-    /// Closes the connection after any running transaction. Shielded from cancellation: the thread pool skips
-    /// work of a cancelled task, and an unclosed connection must not be left behind.
+    /// Closes the connection after any running transaction.
     public func close() async throws {
-        let connection = connection
-        let threadPool = threadPool
         try await lock.withLock {
-            try await Task {
-                try await connection.close()
-                try await threadPool.shutdownGracefully()
-            }.value
+            do {
+                try queue.close()
+            } catch {
+                throw translate(error)
+            }
         }
     }
 
@@ -163,11 +205,10 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     }
 
     private static func translate(_ error: any Error, constraintName: (String) -> String) -> any Error {
-        guard let error = error as? SQLiteError else { return error }
+        guard let error = error as? DatabaseError else { return error }
         let prefix = "UNIQUE constraint failed: "
-        if error.message.hasPrefix(prefix) {
-            return StorageError.uniqueViolation(
-                constraint: constraintName(String(error.message.dropFirst(prefix.count))))
+        if let message = error.message, message.hasPrefix(prefix) {
+            return StorageError.uniqueViolation(constraint: constraintName(String(message.dropFirst(prefix.count))))
         }
         return StorageError.engine(message: error.description)
     }

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import Logging
+import NIOCore
+import NIOPosix
+import SQLKit
+import SQLiteKit
+
+/// SQLKit's view of the embedded engine's one connection: each statement runs at once on the calling thread
+/// (prepared once and kept in GRDB's statement cache), with no hop to another thread and back.
+///
+/// Profiles of renewals and purchases showed a third of the CPU in waking threads when every statement went through a
+/// driver's thread pool and back to an event loop; running inline removes those hops. Callers never run two
+/// statements at once: ``SQLiteDatabase`` hands the connection to one transaction at a time.
+struct SQLiteStatements: SQLDatabase {
+    let queue: DatabaseQueue
+    let logger: Logger
+    let eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()
+    let dialect: any SQLDialect = SQLiteDialect()
+    var queryLogLevel: Logger.Level? { .trace }
+
+    func execute(sql query: any SQLKit.SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try executeNow(query, onRow)
+    }
+
+    func execute(sql query: any SQLKit.SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
+        -> EventLoopFuture<Void>
+    {
+        do {
+            try executeNow(query, onRow)
+            return eventLoop.makeSucceededVoidFuture()
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+    }
+
+    /// Binds, steps and hands each result row to `onRow`, on this thread.
+    private func executeNow(_ query: any SQLKit.SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
+        let (sql, binds) = serialize(query)
+        let arguments = StatementArguments(try binds.map(Self.databaseValue))
+        let rows = try queue.inDatabase { database -> [SQLiteResultRow] in
+            let statement = try database.cachedStatement(sql: sql)
+            statement.setUncheckedArguments(arguments)
+            guard statement.columnCount > 0 else {
+                try statement.execute()
+                return []
+            }
+            let columns = statement.columnNames
+            var rows: [SQLiteResultRow] = []
+            let cursor = try Row.fetchCursor(statement)
+            while let row = try cursor.next() {
+                rows.append(SQLiteResultRow(columns: columns, values: row.map(\.1)))
+            }
+            return rows
+        }
+        for row in rows { onRow(row) }
+    }
+
+    /// A bound value as SQLite stores it, the way SQLiteKit encodes it (so both drivers store the same bytes).
+    private static func databaseValue(_ bind: any Encodable & Sendable) throws -> DatabaseValue {
+        switch bind {
+        case let value as Int64: value.databaseValue
+        case let value as Int: Int64(value).databaseValue
+        case let value as String: value.databaseValue
+        case let value as Bool: Int64(value ? 1 : 0).databaseValue
+        default: try SQLiteResultRow.databaseValue(SQLiteDataEncoder().encode(bind))
+        }
+    }
+}
+
+/// One result row, copied out of the statement, decoding columns as SQLiteKit does.
+struct SQLiteResultRow: SQLRow {
+    let columns: [String]
+    let values: [DatabaseValue]
+
+    var allColumns: [String] { columns }
+
+    func contains(column: String) -> Bool { columns.contains(column) }
+
+    /// True for NULL, and for a column the row does not have (as SQLiteKit answers).
+    func decodeNil(column: String) throws -> Bool {
+        guard let index = columns.firstIndex(of: column) else { return true }
+        return values[index].isNull
+    }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        let value = try value(column)
+        // The common cases directly; anything else through SQLiteKit's decoder, as before.
+        switch value.storage {
+        case .int64(let number):
+            if let result = number as? D { return result }
+            if D.self == Int.self, let result = Int(exactly: number) as? D { return result }
+            if D.self == Bool.self, let result = (number != 0) as? D { return result }
+        case .string(let text):
+            if let result = text as? D { return result }
+        default: break
+        }
+        return try SQLiteDataDecoder().decode(D.self, from: Self.sqliteData(value))
+    }
+
+    private func value(_ column: String) throws -> DatabaseValue {
+        guard let index = columns.firstIndex(of: column) else {
+            throw StorageError.engine(message: "the result has no column \(column)")
+        }
+        return values[index]
+    }
+
+    static func databaseValue(_ data: SQLiteData) -> DatabaseValue {
+        switch data {
+        case .integer(let value): Int64(value).databaseValue
+        case .float(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        case .blob(let buffer): Data(buffer.readableBytesView).databaseValue
+        case .null: .null
+        }
+    }
+
+    static func sqliteData(_ value: DatabaseValue) -> SQLiteData {
+        switch value.storage {
+        case .int64(let value): .integer(Int(value))
+        case .double(let value): .float(value)
+        case .string(let value): .text(value)
+        case .blob(let data): .blob(ByteBuffer(bytes: data))
+        case .null: .null
+        }
+    }
+}
