@@ -44,6 +44,8 @@ public enum IdentifierSequence: String, Sendable, CaseIterable {
 /// `StorageError.uniqueViolation`.
 public protocol StorageTransaction: Sendable {
     func nextIdentifier(_ sequence: IdentifierSequence) async throws -> Int64
+    /// Reserves `count` (at least 1) consecutive values of `sequence` in one statement, for work that needs many.
+    func nextIdentifiers(_ sequence: IdentifierSequence, count: Int) async throws -> ClosedRange<Int64>
 
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, to value: String?) async throws

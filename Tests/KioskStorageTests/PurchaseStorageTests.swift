@@ -595,4 +595,22 @@ struct PurchaseStorageTests {
             #expect(values == [1_000_000_000_000_001, 2_000_000_000_000_001, 1, 1_000_000_000_000_002, 2])
         }
     }
+
+    @Test(arguments: TestEngine.all)
+    func identifierBlocksAreConsecutiveAndNeverShared(engine: TestEngine) async throws {
+        // Proves a block of identifiers (as a renewal batch reserves) is consecutive from the sequence's first
+        // value, and single identifiers and later blocks continue after it, on a fresh and on a used sequence.
+        try await engine.withDatabase { database, _ in
+            let (block, single, next) = try await database.transaction { transaction in
+                (
+                    try await transaction.nextIdentifiers(.sandboxTransactionId, count: 5),
+                    try await transaction.nextIdentifier(.sandboxTransactionId),
+                    try await transaction.nextIdentifiers(.sandboxTransactionId, count: 3)
+                )
+            }
+            #expect(block == 2_000_000_000_000_001...2_000_000_000_000_005)
+            #expect(single == 2_000_000_000_000_006)
+            #expect(next == 2_000_000_000_000_007...2_000_000_000_000_009)
+        }
+    }
 }

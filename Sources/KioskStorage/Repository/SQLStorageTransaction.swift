@@ -24,20 +24,26 @@ struct SQLStorageTransaction: StorageTransaction {
     }
 
     func nextIdentifier(_ sequence: IdentifierSequence) async throws -> Int64 {
+        try await nextIdentifiers(sequence, count: 1).lowerBound
+    }
+
+    func nextIdentifiers(_ sequence: IdentifierSequence, count: Int) async throws -> ClosedRange<Int64> {
         // One statement creates the counter on first use or advances it, so two transactions can never read the
         // same value: the row lock (PostgreSQL) or the write lock (SQLite) orders them.
+        let count = Int64(max(1, count))
         let first = Self.firstValue(of: sequence)
         let row = try await session.first(
             """
-            INSERT INTO sequences (name, next_value) VALUES (\(bind: sequence.rawValue), \(bind: first + 1))
-            ON CONFLICT (name) DO UPDATE SET next_value = sequences.next_value + 1
-            RETURNING next_value - 1 AS value
+            INSERT INTO sequences (name, next_value) VALUES (\(bind: sequence.rawValue), \(bind: first + count))
+            ON CONFLICT (name) DO UPDATE SET next_value = sequences.next_value + \(bind: count)
+            RETURNING next_value - \(bind: count) AS value
             """
         )
         guard let row else {
             throw StorageError.engine(message: "sequence \(sequence.rawValue) returned no value")
         }
-        return try row.decode(column: "value", as: Int64.self)
+        let start = try row.decode(column: "value", as: Int64.self)
+        return start...(start + count - 1)
     }
 
     func setting(_ key: String) async throws -> String? {

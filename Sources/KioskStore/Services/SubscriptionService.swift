@@ -76,24 +76,31 @@ struct SubscriptionService: Sendable {
 
     /// Signs the renewal info of `subscription` (whose current transaction is `latest`) as of `now`, inside `tx`:
     /// what notifications, the App Store Server API and StoreKit report.
+    /// `autoRenewProduct`, when the caller has it, saves reading it again.
     func signedRenewalInfo(
-        for subscription: StoreSubscription, latest: StoreTransaction, chain: [StoreTransaction]? = nil, now: Date,
-        in tx: any StorageTransaction
+        for subscription: StoreSubscription, latest: StoreTransaction, chain: [StoreTransaction]? = nil,
+        autoRenewProduct: Product? = nil, now: Date, in tx: any StorageTransaction
     ) async throws -> String {
-        let payload = try await renewalInfo(for: subscription, latest: latest, chain: chain, now: now, in: tx)
+        let payload = try await renewalInfo(
+            for: subscription, latest: latest, chain: chain, autoRenewProduct: autoRenewProduct, now: now, in: tx)
         return try context.signing.sign(payload, environment: subscription.environment)
     }
 
     /// The renewal info of `subscription` as Apple's `JWSRenewalInfoDecodedPayload`; an ended one lists the win-back
     /// offers its customer may redeem now (`eligibleWinBackOfferIds`).
     func renewalInfo(
-        for subscription: StoreSubscription, latest: StoreTransaction, chain: [StoreTransaction]? = nil, now: Date,
-        in tx: any StorageTransaction
+        for subscription: StoreSubscription, latest: StoreTransaction, chain: [StoreTransaction]? = nil,
+        autoRenewProduct: Product? = nil, now: Date, in tx: any StorageTransaction
     ) async throws -> JWSRenewalInfoDecodedPayload {
         let ended = subscription.state == .expired || subscription.state == .revoked
         let retrying = subscription.state == .billingRetry || subscription.state == .gracePeriod
         let storefront = Storefront.named(latest.storefront)
-        let product = try await tx.product(appId: subscription.appId, productId: subscription.autoRenewProductId)
+        let product =
+            if let autoRenewProduct, autoRenewProduct.productId == subscription.autoRenewProductId {
+                autoRenewProduct
+            } else {
+                try await tx.product(appId: subscription.appId, productId: subscription.autoRenewProductId)
+            }
         let renewalPrice = storefront.flatMap { storefront in
             (subscription.renewalPriceMinorUnits ?? product?.pricing.price(in: storefront)).map {
                 StoreLedger.milliunits($0, exponent: storefront.currency.minorUnitExponent)

@@ -13,8 +13,9 @@ import Logging
 struct SubscriptionLifecycle: Sendable {
     let store: StoreContext
 
-    /// Rows claimed and acted on per database transaction.
-    static let batchSize = 32
+    /// Rows claimed and acted on per database transaction: large enough that a batch's commit and shared reads cost
+    /// little per row, small enough that a purchase waiting for the write lock waits a fraction of a second.
+    static let batchSize = 128
 
     var subscriptions: SubscriptionService {
         SubscriptionService(context: store)
@@ -58,12 +59,15 @@ struct SubscriptionLifecycle: Sendable {
             let claimed = try await tx.claimDueSubscriptions(
                 environment: environment, dueBy: dueBy, limit: Self.batchSize + failing.count)
             var batch = Batch()
-            for subscription in claimed.filter({ !failing.contains($0.originalTransactionId) }).prefix(Self.batchSize) {
+            let rows = claimed.filter { !failing.contains($0.originalTransactionId) }.prefix(Self.batchSize)
+            let reads = BatchReads(rows: rows.count)
+            for subscription in rows {
                 batch.claimed += 1
                 var row = subscription
                 let outcome = try await act(
-                    on: &row, at: subscription.nextEventAt ?? dueBy, in: tx, effects: &batch.effects)
+                    on: &row, at: subscription.nextEventAt ?? dueBy, in: tx, effects: &batch.effects, reads: reads)
                 batch.summary.count(outcome)
+                reads.rowsLeft -= 1
             }
             return batch
         }
@@ -113,11 +117,12 @@ struct SubscriptionLifecycle: Sendable {
 
     // MARK: - Events
 
-    /// What a subscription's event at `at` does, in `tx`; updates the row.
+    /// What a subscription's event at `at` does, in `tx`; updates the row. A batch passes the `reads` its rows share.
     func act(
-        on subscription: inout StoreSubscription, at: Date, in tx: any StorageTransaction, effects: inout StoreEffects
+        on subscription: inout StoreSubscription, at: Date, in tx: any StorageTransaction, effects: inout StoreEffects,
+        reads: BatchReads = BatchReads(rows: 1)
     ) async throws -> LifecycleOutcome {
-        let context = try await Context.load(subscription, in: tx)
+        let context = try await Context.load(subscription, in: tx, reads: reads)
         switch subscription.state {
         case .active:
             return try await periodEnds(&subscription, at: at, context: context, in: tx, effects: &effects)
@@ -226,8 +231,8 @@ struct SubscriptionLifecycle: Sendable {
             } ?? nil
         let offerPeriodEnd = offer.flatMap { OfferPeriod(iso8601: $0.period) }?.end(
             from: at, environment: subscription.environment)
-        let id = try await tx.nextIdentifier(
-            subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId)
+        let id = try await context.reads.identifier(
+            subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId, in: tx)
         var renewal = StoreTransaction(
             id: id, environment: subscription.environment, appId: subscription.appId,
             accountId: subscription.accountId, productId: product.productId, productType: .autoRenewable,
@@ -238,7 +243,7 @@ struct SubscriptionLifecycle: Sendable {
             storefront: storefront.code, storefrontId: storefront.appleId,
             applicationUsername: previous.applicationUsername, appAccountToken: previous.appAccountToken,
             orderId: StoreLedger.orderId(), subscriptionGroupId: subscription.groupId,
-            webOrderLineItemId: try await tx.nextIdentifier(.webOrderLineItemId),
+            webOrderLineItemId: try await context.reads.identifier(.webOrderLineItemId, in: tx),
             expiresDate: offerPeriodEnd ?? context.rules.periodEnd(duration, from: at), transactionReason: .renewal,
             offer: offer,
             signedTransaction: "", transactionReceipt: "")
@@ -246,7 +251,8 @@ struct SubscriptionLifecycle: Sendable {
         try await tx.insertTransaction(renewal)
         try await tx.insertQueueRecord(
             QueueRecord(
-                sequence: try await tx.nextIdentifier(.queueEntry), environment: subscription.environment,
+                sequence: try await context.reads.identifier(.queueEntry, in: tx),
+                environment: subscription.environment,
                 accountId: subscription.accountId, appId: subscription.appId, state: .purchased, paymentId: nil,
                 productId: renewal.productId, quantity: 1, transactionId: renewal.id, createdAt: at))
 
@@ -339,7 +345,7 @@ struct SubscriptionLifecycle: Sendable {
         in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws {
         let renewalInfo = try await subscriptions.signedRenewalInfo(
-            for: subscription, latest: context.latest, now: at, in: tx)
+            for: subscription, latest: context.latest, autoRenewProduct: context.renewalProduct, now: at, in: tx)
         effects.deliver([
             try await store.notifications.create(
                 NotificationContent(
@@ -368,16 +374,19 @@ struct SubscriptionLifecycle: Sendable {
 
     /// What an event needs besides the row: its app, account, latest transaction, the product it renews into
     /// and the timing rules of its environment and tester.
-    struct Context: Sendable {
+    struct Context {
         var app: App
         var account: StoreAccount
         var latest: StoreTransaction
         var renewalProduct: Product?
         var rules: RenewalRules
+        var reads: BatchReads
 
-        static func load(_ subscription: StoreSubscription, in tx: any StorageTransaction) async throws -> Context {
+        static func load(
+            _ subscription: StoreSubscription, in tx: any StorageTransaction, reads: BatchReads = BatchReads(rows: 1)
+        ) async throws -> Context {
             let environment = subscription.environment
-            guard let app = try await tx.app(id: subscription.appId),
+            guard let app = try await reads.app(id: subscription.appId, in: tx),
                 let latest = try await tx.transaction(id: subscription.latestTransactionId, environment: environment)
             else {
                 throw StorageError.engine(
@@ -391,8 +400,50 @@ struct SubscriptionLifecycle: Sendable {
             if let rate = account.sandbox?.renewalRate { rules.rate = rate }
             return Context(
                 app: app, account: StoreAccount(account), latest: latest,
-                renewalProduct: try await tx.product(appId: app.id, productId: subscription.autoRenewProductId),
-                rules: rules)
+                renewalProduct: try await reads.product(
+                    appId: app.id, productId: subscription.autoRenewProductId, in: tx),
+                rules: rules, reads: reads)
+        }
+    }
+
+    /// What the rows of one batch share, read or reserved once per batch instead of once per row: their apps and
+    /// products (events change neither), and blocks of identifiers. A block holds as many values as rows are left,
+    /// so a batch where every row renews numbers its transactions without gaps.
+    final class BatchReads {
+        private var apps: [Int64: App] = [:]
+        private var products: [String: Product?] = [:]
+        private var blocks: [IdentifierSequence: ClosedRange<Int64>] = [:]
+        /// Rows of the batch not yet acted on.
+        var rowsLeft: Int
+
+        init(rows: Int) { rowsLeft = rows }
+
+        func app(id: Int64, in tx: any StorageTransaction) async throws -> App? {
+            if let app = apps[id] { return app }
+            let app = try await tx.app(id: id)
+            apps[id] = app
+            return app
+        }
+
+        func product(appId: Int64, productId: String, in tx: any StorageTransaction) async throws -> Product? {
+            let key = "\(appId) \(productId)"
+            if let product = products[key] { return product }
+            let product = try await tx.product(appId: appId, productId: productId)
+            products[key] = .some(product)
+            return product
+        }
+
+        /// The next value of `sequence`, from this batch's block, reserving a new block when it is used up.
+        func identifier(_ sequence: IdentifierSequence, in tx: any StorageTransaction) async throws -> Int64 {
+            let block: ClosedRange<Int64>
+            if let reserved = blocks[sequence] {
+                block = reserved
+            } else {
+                block = try await tx.nextIdentifiers(sequence, count: max(1, rowsLeft))
+            }
+            let value = block.lowerBound
+            blocks[sequence] = value < block.upperBound ? (value + 1)...block.upperBound : nil
+            return value
         }
     }
 }
