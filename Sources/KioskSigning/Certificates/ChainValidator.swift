@@ -2,11 +2,25 @@ import Crypto
 import Foundation
 import KioskCore
 import SwiftASN1
+import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
 /// Checks a leaf and intermediate against trusted roots the way Apple's verifiers do: RFC 5280 path
 /// validation at a chosen instant, then the marker extensions, then a P-256 leaf key.
 enum ChainValidator {
+    /// Validates `leaf ← intermediate ← one of roots` at `validationTime`, or takes the answer from `cache` when it
+    /// validated the same two certificates before and `validationTime` lies within that path's validity.
+    static func validate(
+        leaf: Certificate, intermediate: Certificate, roots: [Certificate], at validationTime: Date,
+        remembering cache: ValidatedChainCache<[Certificate]>
+    ) async -> Result<ValidatedChain, JWSVerificationFailure> {
+        let key = [leaf, intermediate]
+        if let known = cache.chain(for: key, at: validationTime) { return .success(known) }
+        let result = await validate(leaf: leaf, intermediate: intermediate, roots: roots, at: validationTime)
+        if case .success(let chain) = result { cache.insert(chain, for: key) }
+        return result
+    }
+
     /// Validates `leaf ← intermediate ← one of roots` at `validationTime`.
     ///
     /// - Returns: The leaf's P-256 public key and the instants the same path is valid at, or the first reason
@@ -79,5 +93,28 @@ enum ChainValidator {
             return .missingMarker("the \(role) certificate marks extension \(oid) critical; it must be non-critical")
         }
         return nil
+    }
+}
+
+/// The chains one verifier validated, with the interval their path is valid in, so verifying many payloads or
+/// receipts signed by one chain validates it once. Keyed by what identifies the chain exactly (the `x5c` text, or
+/// the certificates themselves). Bounded: past ``capacity`` it starts over.
+final class ValidatedChainCache<Key: Hashable & Sendable>: Sendable {
+    private let entries = Mutex<[Key: ChainValidator.ValidatedChain]>([:])
+    private static var capacity: Int { 64 }
+
+    /// The chain validated under `key`, if `time` lies within its path's validity.
+    func chain(for key: Key, at time: Date) -> ChainValidator.ValidatedChain? {
+        entries.withLock { entries in
+            guard let chain = entries[key], chain.validity.contains(time) else { return nil }
+            return chain
+        }
+    }
+
+    func insert(_ chain: ChainValidator.ValidatedChain, for key: Key) {
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll() }
+            entries[key] = chain
+        }
     }
 }

@@ -24,7 +24,7 @@ public struct JWSVerifier: Sendable {
     /// The roots a chain must lead to.
     public let rootCertificates: [Certificate]
     private let clock: any KioskClock
-    private let validatedChains = ValidatedChainCache()
+    private let validatedChains = ValidatedChainCache<String>()
 
     /// Creates a verifier trusting exactly these roots.
     ///
@@ -113,7 +113,7 @@ public struct JWSVerifier: Sendable {
     /// when `time` lies within that path's validity, else by parsing and validating the certificates now.
     private func leafKey(x5c: [String], at time: Date) async -> Result<P256.Signing.PublicKey, JWSVerificationFailure> {
         let cacheKey = x5c.joined(separator: ",")
-        if let known = validatedChains.leafKey(for: cacheKey, at: time) { return .success(known) }
+        if let known = validatedChains.chain(for: cacheKey, at: time) { return .success(known.leafKey) }
         var certificates: [Certificate] = []
         for (index, entry) in x5c.enumerated() {
             guard let der = try? Base64.decode(string: entry), let certificate = try? Certificate(derEncoded: der)
@@ -213,26 +213,5 @@ private struct PayloadDates: Decodable {
             }
         guard let date else { throw OutOfRange(field: field.rawValue) }
         return date
-    }
-}
-
-/// The chains one verifier validated, by their exact `x5c` text, with the interval their path is valid in, so
-/// verifying many payloads signed by one chain validates it once. Bounded: past ``capacity`` it starts over.
-private final class ValidatedChainCache: Sendable {
-    private let entries = Mutex<[String: ChainValidator.ValidatedChain]>([:])
-    private static let capacity = 64
-
-    func leafKey(for x5c: String, at time: Date) -> P256.Signing.PublicKey? {
-        entries.withLock { entries in
-            guard let chain = entries[x5c], chain.validity.contains(time) else { return nil }
-            return chain.leafKey
-        }
-    }
-
-    func insert(_ chain: ChainValidator.ValidatedChain, for x5c: String) {
-        entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll() }
-            entries[x5c] = chain
-        }
     }
 }

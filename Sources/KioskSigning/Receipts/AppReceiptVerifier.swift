@@ -20,6 +20,8 @@ import X509
 public struct AppReceiptVerifier: Sendable {
     /// The roots a chain must lead to.
     public let rootCertificates: [Certificate]
+    /// Keep one verifier to validate each signing chain once.
+    private let validatedChains = ValidatedChainCache<[Certificate]>()
 
     /// Creates a verifier trusting exactly these roots (for Kiosk, the exported root of one environment).
     public init(rootCertificates: [Certificate]) {
@@ -77,7 +79,8 @@ public struct AppReceiptVerifier: Sendable {
             return .invalid(.untrustedChain("the receipt embeds no certificate that issued the signer"))
         }
         let chain = await ChainValidator.validate(
-            leaf: leaf, intermediate: intermediate, roots: rootCertificates, at: creationDate
+            leaf: leaf, intermediate: intermediate, roots: rootCertificates, at: creationDate,
+            remembering: validatedChains
         )
         if case .failure(let failure) = chain {
             return .invalid(.untrustedChain(failure.description))

@@ -19,6 +19,8 @@ import X509
 public struct TransactionReceiptVerifier: Sendable {
     /// The roots a chain must lead to.
     public let rootCertificates: [Certificate]
+    /// Keep one verifier to validate each signing chain once.
+    private let validatedChains = ValidatedChainCache<[Certificate]>()
 
     /// Creates a verifier trusting exactly these roots (for Kiosk, the exported root of one environment).
     public init(rootCertificates: [Certificate]) {
@@ -49,7 +51,8 @@ public struct TransactionReceiptVerifier: Sendable {
             return .invalid(.malformedPayload("\(error)"))
         }
         let chain = await ChainValidator.validate(
-            leaf: parts.leaf, intermediate: parts.intermediate, roots: rootCertificates, at: purchaseDate
+            leaf: parts.leaf, intermediate: parts.intermediate, roots: rootCertificates, at: purchaseDate,
+            remembering: validatedChains
         )
         if case .failure(let failure) = chain {
             return .invalid(.untrustedChain(failure.description))

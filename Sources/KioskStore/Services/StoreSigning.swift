@@ -7,12 +7,35 @@ public struct StoreSigning: Sendable {
     public let identities: [StoreEnvironment: SigningIdentity]
     private let signers: [StoreEnvironment: JWSSigner]
     private let transactionReceiptSigners: [StoreEnvironment: TransactionReceiptSigner]
+    /// One of each receipt verifier per environment, kept so each validates its signing chain once.
+    private let appReceiptVerifiers: [StoreEnvironment: AppReceiptVerifier]
+    private let transactionReceiptVerifiers: [StoreEnvironment: TransactionReceiptVerifier]
 
     /// - Throws: when a certificate of an identity cannot be serialized (it was read from disk, so it can).
     public init(identities: [StoreEnvironment: SigningIdentity]) throws {
         self.identities = identities
         self.signers = identities.mapValues { JWSSigner(identity: $0) }
         self.transactionReceiptSigners = try identities.mapValues { try TransactionReceiptSigner(identity: $0) }
+        self.appReceiptVerifiers = identities.mapValues { AppReceiptVerifier(rootCertificates: [$0.root]) }
+        self.transactionReceiptVerifiers = identities.mapValues {
+            TransactionReceiptVerifier(rootCertificates: [$0.root])
+        }
+    }
+
+    /// Verifies app receipts signed by the environment's chain.
+    func appReceiptVerifier(_ environment: StoreEnvironment) -> AppReceiptVerifier {
+        guard let verifier = appReceiptVerifiers[environment] else {
+            preconditionFailure("no signing identity for \(environment)")
+        }
+        return verifier
+    }
+
+    /// Verifies iOS 6-style transaction receipts signed by the environment's chain.
+    func transactionReceiptVerifier(_ environment: StoreEnvironment) -> TransactionReceiptVerifier {
+        guard let verifier = transactionReceiptVerifiers[environment] else {
+            preconditionFailure("no signing identity for \(environment)")
+        }
+        return verifier
     }
 
     public func identity(_ environment: StoreEnvironment) -> SigningIdentity {

@@ -48,7 +48,7 @@ struct ReceiptValidation: Sendable {
     private func verifyAppReceipt(_ request: VerifyReceiptRequest) async throws -> VerifyReceiptResponse {
         let receipt = try await authenticate(
             request.receiptBytes,
-            verify: { identity, bytes in await AppReceiptVerifier(rootCertificates: [identity.root]).verify(bytes) })
+            verify: { environment, bytes in await signing.appReceiptVerifier(environment).verify(bytes) })
         let now = clock.now()
         let lookup = try await database.transaction {
             tx -> Lookup<(App, [StoreTransaction], Set<Int64>, [StoreSubscription])> in
@@ -103,9 +103,8 @@ struct ReceiptValidation: Sendable {
     {
         let receipt = try await authenticate(
             request.receiptBytes,
-            verify: { identity, bytes in
-                await TransactionReceiptVerifier(rootCertificates: [identity.root]).verify(
-                    Data(bytes).base64EncodedString())
+            verify: { environment, bytes in
+                await signing.transactionReceiptVerifier(environment).verify(Data(bytes).base64EncodedString())
             })
         let now = clock.now()
         let lookup = try await database.transaction {
@@ -160,9 +159,9 @@ struct ReceiptValidation: Sendable {
     /// root to tell 21007/21008 from a forgery (21003).
     private func authenticate<Receipt: Sendable & Hashable>(
         _ bytes: [UInt8],
-        verify: (SigningIdentity, [UInt8]) async -> ReceiptVerificationResult<Receipt>
+        verify: (StoreEnvironment, [UInt8]) async -> ReceiptVerificationResult<Receipt>
     ) async throws -> Receipt {
-        let result = await verify(signing.identity(environment), bytes)
+        let result = await verify(environment, bytes)
         switch result {
         case .verified(let receipt):
             return receipt
@@ -172,7 +171,7 @@ struct ReceiptValidation: Sendable {
                 throw Failure(.malformedReceiptData, "receipt-data is not a receipt: \(failure.description).")
             case .unsupportedAlgorithm, .invalidSignature, .untrustedChain:
                 let other = environment == .production ? StoreEnvironment.sandbox : .production
-                if case .verified = await verify(signing.identity(other), bytes) {
+                if case .verified = await verify(other, bytes) {
                     throw environment == .production
                         ? Failure(
                             .sandboxReceiptSentToProduction,
