@@ -37,7 +37,8 @@ public func buildStore(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> BuiltStore {
     let bootstrap = try await StoreBootstrap(configuration: configuration, clock: clock, logger: logger).run()
-    let catalog = CatalogService(database: bootstrap.database, clock: clock)
+    let serverAPIKeys = ServerAPIKeyCache()
+    let catalog = CatalogService(database: bootstrap.database, clock: clock, serverAPIKeys: serverAPIKeys)
     let server = try configuration.timeouts.server(tls: configuration.tls)
     let clocks = StoreClocks(base: clock)
     let outbound = try OutboundHTTPClient(trusting: configuration.tlsTrustRoots)
@@ -90,7 +91,8 @@ public func buildStore(
     .addRoutes(to: testControls)
     let serverAPI = ServerAPIService(
         context: context,
-        rateLimiter: ServerAPIRateLimiter(requestsPerSecond: configuration.serverAPIRequestsPerSecond))
+        rateLimiter: ServerAPIRateLimiter(requestsPerSecond: configuration.serverAPIRequestsPerSecond),
+        keys: serverAPIKeys)
     for environment in StoreEnvironment.allCases {
         ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)

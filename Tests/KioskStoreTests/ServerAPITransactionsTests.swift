@@ -538,6 +538,26 @@ import Testing
         }
     }
 
+    /// Authentication remembers keys and verified tokens, yet a revoked key's token, even one that worked a moment
+    /// ago, is refused on the very next request; a token reused many times keeps working.
+    @Test(arguments: TestDatabase.available)
+    func revokedKeyIsRefusedAtOnce(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let key = try await store.createServerAPIKey()
+            let bearer = try key.token()
+            let path = "/sandbox/inApps/v1/transactions/1999999999999999"
+            for _ in 0..<3 {
+                try expectAPIError(try await store.request(.GET, path, token: .some(bearer)), 404, 4_040_010)
+            }
+            let revoked = try await store.request(.DELETE, "/admin/v1/apps/\(TestStore.bundleId)/keys/\(key.keyId)")
+            #expect(revoked.status == 200, "\(revoked.text)")
+            let refused = try await store.request(.GET, path, token: .some(bearer))
+            #expect(refused.status == 401, "\(refused.status) \(refused.text)")
+            #expect(refused.text.isEmpty)
+        }
+    }
+
     /// Production works the same on `/inApps`, with production transactions only.
     @Test(arguments: TestDatabase.available)
     func productionServesProductionTransactions(database: TestDatabase) async throws {

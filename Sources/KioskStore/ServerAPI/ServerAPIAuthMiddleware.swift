@@ -23,6 +23,7 @@ struct ServerAPIAuthMiddleware: RouterMiddleware {
     let database: any KioskDatabase
     let clock: any KioskClock
     let environment: StoreEnvironment
+    let keys: ServerAPIKeyCache
 
     /// The longest lifetime a token may have left: Apple refuses tokens that expire more than an hour out.
     static let maximumLifetime: TimeInterval = 3600
@@ -41,9 +42,10 @@ struct ServerAPIAuthMiddleware: RouterMiddleware {
         guard let authorization, authorization.hasPrefix("Bearer ") else {
             throw ServerAPIUnauthorized(reason: "no bearer token")
         }
+        let text = String(authorization.dropFirst("Bearer ".count))
         let token: ServerAPIToken
         do {
-            token = try ServerAPIToken(parsing: String(authorization.dropFirst("Bearer ".count)))
+            token = try ServerAPIToken(parsing: text)
         } catch {
             throw ServerAPIUnauthorized(reason: "\(error)")
         }
@@ -65,19 +67,28 @@ struct ServerAPIAuthMiddleware: RouterMiddleware {
         guard let issuer = token.claims.iss, let bundleId = token.claims.bid else {
             throw ServerAPIUnauthorized(reason: "iss or bid missing")
         }
-        let (key, app, storeIssuer) = try await database.transaction { tx in
-            let key = try await tx.key(id: keyId)
-            let app = if let key { try await tx.app(id: key.appId) } else { App?.none }
-            return (key, app, try await CatalogService.issuerId(in: tx))
+        let entry = try await keys.entry(keyId: keyId) {
+            try await database.transaction { tx -> ServerAPIKeyCache.Entry? in
+                guard let key = try await tx.key(id: keyId), let app = try await tx.app(id: key.appId) else {
+                    return nil
+                }
+                return ServerAPIKeyCache.Entry(
+                    key: key, app: app, issuer: try await CatalogService.issuerId(in: tx),
+                    publicKey: try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM), readAt: .now)
+            }
         }
-        guard let key, key.revokedAt == nil, let app else {
+        guard let entry, entry.key.revokedAt == nil else {
             throw ServerAPIUnauthorized(reason: "unknown or revoked kid")
         }
-        guard issuer == storeIssuer else { throw ServerAPIUnauthorized(reason: "iss is not this store's issuer id") }
-        guard bundleId == app.bundleId else { throw ServerAPIUnauthorized(reason: "bid is not the key's app") }
-        guard let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM),
-            token.hasValidSignature(by: publicKey)
-        else { throw ServerAPIUnauthorized(reason: "bad signature") }
+        guard issuer == entry.issuer else { throw ServerAPIUnauthorized(reason: "iss is not this store's issuer id") }
+        guard bundleId == entry.app.bundleId else { throw ServerAPIUnauthorized(reason: "bid is not the key's app") }
+        if !keys.hasVerified(text) {
+            guard let publicKey = entry.publicKey, token.hasValidSignature(by: publicKey) else {
+                throw ServerAPIUnauthorized(reason: "bad signature")
+            }
+            keys.rememberVerified(text)
+        }
+        let app = entry.app
         return ServerAPICaller(environment: environment, app: app, keyId: keyId)
     }
 }

@@ -16,7 +16,8 @@ struct ServerAPIController {
             .add(middleware: ServerAPIErrorMiddleware())
             .add(
                 middleware: ServerAPIAuthMiddleware(
-                    database: service.database, clock: service.clocks.base, environment: environment)
+                    database: service.database, clock: service.clocks.base, environment: environment,
+                    keys: service.keys)
             )
             .add(middleware: ServerAPIRateLimitMiddleware(limiter: service.rateLimiter))
             .add(middleware: QueryTextMiddleware())
@@ -31,6 +32,8 @@ public struct ServerAPIService: Sendable {
     let context: StoreContext
     /// Shared by both environments: a key's requests count against one bucket.
     let rateLimiter: ServerAPIRateLimiter
+    /// The keys authentication reads, shared with the catalog, which forgets a key it revokes.
+    let keys: ServerAPIKeyCache
 
     var database: any KioskDatabase { context.database }
     /// Auth reads the base clock; everything an environment's data says reads that environment's clock.

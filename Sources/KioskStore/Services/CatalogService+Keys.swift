@@ -40,6 +40,7 @@ extension CatalogService {
     /// Revokes a key; tokens signed with it stop working. Revoking twice changes nothing.
     public func revokeKey(bundleId: String, keyId: String) async throws -> InAppPurchaseKey {
         let now = clock.now()
+        defer { serverAPIKeys.forget(keyId: keyId) }
         return try await database.transaction { tx in
             let app = try await Self.requireApp(bundleId, in: tx)
             guard var key = try await tx.key(id: keyId), key.appId == app.id else {

@@ -8,10 +8,15 @@ import KioskStorage
 public struct CatalogService: Sendable {
     let database: any KioskDatabase
     let clock: any KioskClock
+    /// What the Server API's authentication keeps of keys; a revoked key is dropped from it.
+    let serverAPIKeys: ServerAPIKeyCache
 
-    public init(database: any KioskDatabase, clock: any KioskClock) {
+    public init(
+        database: any KioskDatabase, clock: any KioskClock, serverAPIKeys: ServerAPIKeyCache = ServerAPIKeyCache()
+    ) {
         self.database = database
         self.clock = clock
+        self.serverAPIKeys = serverAPIKeys
     }
 
     // MARK: Apps
