@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import KioskHTTPClient
+import KioskSigning
 import KioskTestSupport
 import KioskTesting
 import Logging
@@ -105,6 +106,45 @@ func post(_ url: String, json: Data) async throws -> Data {
         .POST, url, json: json, timeout: .seconds(30), limit: 1 << 20)
     precondition(answer.status == .ok, "POST \(url) answered \(answer.status)")
     return answer.body
+}
+
+/// What the verification sections send: an app receipt for verifyReceipt, and a transaction with a Server API
+/// token to read it back.
+struct VerificationFixture {
+    var verifyReceiptURL: String
+    /// `{"receipt-data": …}`.
+    var verifyReceiptBody: String
+    var transactionInfoURL: String
+    var bearer: String
+    var signedTransaction: String
+
+    /// Buys a non-consumable as a tester of `store` and makes an In-App Purchase key for it.
+    init(_ store: TestStore) async throws {
+        let token = try await store.openShop(
+            bundleId: "com.example.verify", productId: "com.example.unlock", type: "non_consumable")
+        let bought = try await store.request(
+            .POST, "/sandbox/storekit/v1/payments",
+            json: ["productId": "com.example.unlock", "quantity": 1, "idempotencyKey": UUID().uuidString],
+            token: .some(token))
+        guard let transaction = bought.json["transaction"] as? [String: Any],
+            let transactionId = transaction["transactionId"] as? String,
+            let signedTransaction = transaction["signedTransaction"] as? String
+        else { fatalError("purchase failed: \(bought.text)") }
+        let receipt = try await store.request(.GET, "/sandbox/storekit/v1/receipt", token: .some(token))
+        guard let receiptData = receipt.json["receipt"] as? String else { fatalError("no receipt: \(receipt.text)") }
+        let key = try await store.request(.POST, "/admin/v1/apps/com.example.verify/keys", json: ["name": "bench"])
+        guard let keyId = key.json["keyId"] as? String, let issuerId = key.json["issuerId"] as? String,
+            let privateKey = key.json["privateKey"] as? String
+        else { fatalError("no key: \(key.text)") }
+        bearer = try ServerAPIToken.sign(
+            keyId: keyId, issuerId: issuerId, bundleId: "com.example.verify", privateKeyPEM: privateKey,
+            expiresAt: Date() + 3000)
+        verifyReceiptURL = store.baseURL + "/sandbox/verifyReceipt"
+        verifyReceiptBody = String(
+            decoding: try JSONSerialization.data(withJSONObject: ["receipt-data": receiptData]), as: UTF8.self)
+        transactionInfoURL = store.baseURL + "/sandbox/inApps/v1/transactions/\(transactionId)"
+        self.signedTransaction = signedTransaction
+    }
 }
 
 extension TestStore {

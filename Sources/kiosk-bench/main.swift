@@ -1,8 +1,10 @@
 // kiosk-bench: measures the store's costly steps against baselines taken in the same run, and prints ratios.
 //
-//     swift run -c release kiosk-bench [--seconds 2] [--renewals 100000]   (0 skips the renewal section)
+//     swift run -c release kiosk-bench [--seconds 2] [--renewals 100000] [--only sign,purchase,…]
 //
-// Sections run in order 1–6, then 8 (the merchant), then 7 (renewals, the longest).
+// Sections run in order 1–6, then 8 (the merchant), 9 (64 connections, with wrk) and 7 (renewals, the longest);
+// `--only` names the ones to run (sign, product, console, purchase, verify, jws, merchant, load, renewals) and
+// `--renewals 0` skips renewals.
 //
 // Each line compares an operation with the cheapest thing it cannot avoid (a bare P-256 signature, a one-row
 // commit, the health endpoint), so numbers stay comparable across machines and runs.
@@ -56,70 +58,94 @@ func option<Number: LosslessStringConvertible & Comparable>(
 }
 
 let seconds = option("--seconds", in: 0.1...3_600.0, default: 2.0)
+
+/// The sections a run measures, by name.
+let sectionNames = ["sign", "product", "console", "purchase", "verify", "jws", "merchant", "load", "renewals"]
+let chosenSections: Set<String> = {
+    guard let index = arguments.firstIndex(of: "--only") else { return Set(sectionNames) }
+    let names = index + 1 < arguments.count ? arguments[index + 1].split(separator: ",").map(String.init) : []
+    guard !names.isEmpty, names.allSatisfy(sectionNames.contains) else {
+        FileHandle.standardError.write(
+            Data("kiosk-bench: --only takes a comma-separated list of \(sectionNames.joined(separator: ", "))\n".utf8))
+        exit(64)
+    }
+    return Set(names)
+}()
+
+/// Whether this run measures the section `name`.
+func wanted(_ name: String) -> Bool { chosenSections.contains(name) }
 emit("kiosk-bench: each figure over ~\(seconds) s on this machine; compare ratios, not absolute rates")
 
 // 1. Signing a transaction-sized JWS against a bare P-256 signature of the same bytes.
-let identity = try SigningIdentity.generate(environment: .sandbox, now: Date())
-let signer = JWSSigner(identity: identity)
-let payload = Array(String(repeating: "{\"transactionId\":\"2000000000000001\"}", count: 13).utf8)
-let rawSign = try await rate(seconds: seconds) { _ = try identity.leafPrivateKey.signature(for: payload) }
-let jwsSign = try await rate(seconds: seconds) { _ = try signer.sign(payloadJSON: payload) }
-report("JWS sign (\(payload.count)-byte payload)", jwsSign, baselineName: "P-256 sign", rawSign)
+if wanted("sign") {
+    let identity = try SigningIdentity.generate(environment: .sandbox, now: Date())
+    let signer = JWSSigner(identity: identity)
+    let payload = Array(String(repeating: "{\"transactionId\":\"2000000000000001\"}", count: 13).utf8)
+    let rawSign = try await rate(seconds: seconds) { _ = try identity.leafPrivateKey.signature(for: payload) }
+    let jwsSign = try await rate(seconds: seconds) { _ = try signer.sign(payloadJSON: payload) }
+    report("JWS sign (\(payload.count)-byte payload)", jwsSign, baselineName: "P-256 sign", rawSign)
+}
 
 // 2. Writing a whole product aggregate against a one-row commit, on a fresh SQLite file.
-var logger = Logger(label: "kiosk-bench")
-logger.logLevel = .error
-let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bench-\(UUID().uuidString)")
-defer { try? FileManager.default.removeItem(at: directory) }
-let database = try await DatabaseOpener.open(url: directory.appendingPathComponent("bench.sqlite").path, logger: logger)
-let now = Date(timeIntervalSince1970: 1_767_225_600)
-try await database.transaction { tx in
-    try await tx.insertApp(App(id: 1, bundleId: "com.example.bench", name: "Bench", createdAt: now, updatedAt: now))
+if wanted("product") {
+    var logger = Logger(label: "kiosk-bench")
+    logger.logLevel = .error
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bench-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let database = try await DatabaseOpener.open(
+        url: directory.appendingPathComponent("bench.sqlite").path, logger: logger)
+    let now = Date(timeIntervalSince1970: 1_767_225_600)
+    try await database.transaction { tx in
+        try await tx.insertApp(App(id: 1, bundleId: "com.example.bench", name: "Bench", createdAt: now, updatedAt: now))
+    }
+    var settingNumber = 0
+    let oneRow = try await rate(seconds: seconds) {
+        settingNumber += 1
+        let value = String(settingNumber)
+        try await database.transaction { tx in try await tx.setSetting("bench", to: value) }
+    }
+    var productNumber = 0
+    let aggregate = try await rate(seconds: seconds) {
+        productNumber += 1
+        let product = Product(
+            appId: 1, productId: "com.example.bench.\(productNumber)", referenceName: "Bench", type: .consumable,
+            pricing: Pricing(tier: 1, customPrices: ["CHN": 600]),
+            localizations: [
+                ProductLocalization(locale: "en_US", displayName: "Coins", description: "A pile of coins"),
+                ProductLocalization(locale: "zh_CN", displayName: "金币", description: "一堆金币"),
+            ], reviewState: .readyToSubmit, createdAt: now, updatedAt: now)
+        try await database.transaction { tx in try await tx.insertProduct(product) }
+    }
+    report("product aggregate insert (SQLite, FULL sync)", aggregate, baselineName: "one-row commit", oneRow)
+    try await database.close()
 }
-var settingNumber = 0
-let oneRow = try await rate(seconds: seconds) {
-    settingNumber += 1
-    let value = String(settingNumber)
-    try await database.transaction { tx in try await tx.setSetting("bench", to: value) }
-}
-var productNumber = 0
-let aggregate = try await rate(seconds: seconds) {
-    productNumber += 1
-    let product = Product(
-        appId: 1, productId: "com.example.bench.\(productNumber)", referenceName: "Bench", type: .consumable,
-        pricing: Pricing(tier: 1, customPrices: ["CHN": 600]),
-        localizations: [
-            ProductLocalization(locale: "en_US", displayName: "Coins", description: "A pile of coins"),
-            ProductLocalization(locale: "zh_CN", displayName: "金币", description: "一堆金币"),
-        ], reviewState: .readyToSubmit, createdAt: now, updatedAt: now)
-    try await database.transaction { tx in try await tx.insertProduct(product) }
-}
-report("product aggregate insert (SQLite, FULL sync)", aggregate, baselineName: "one-row commit", oneRow)
-try await database.close()
 
 // 3. A console write over HTTP against the cheapest request the same server answers.
-try await withTestStore { store in
-    _ = try await store.request(.POST, "/admin/v1/apps", json: ["bundleId": "com.example.http", "name": "HTTP"])
-    let health = try await rate(seconds: seconds) { _ = try await store.request(.GET, "/health") }
-    var number = 0
-    let create = try await rate(seconds: seconds) {
-        number += 1
-        let answer = try await store.request(
-            .POST, "/admin/v1/apps/com.example.http/products",
-            json: [
-                "productId": "com.example.http.\(number)", "type": "consumable", "referenceName": "Coins",
-                "pricing": ["tier": 1],
-                "localizations": [["locale": "en_US", "displayName": "Coins", "description": "A pile of coins"]],
-            ])
-        precondition(answer.status == 201, "product creation failed: \(answer.text)")
+if wanted("console") {
+    try await withTestStore { store in
+        _ = try await store.request(.POST, "/admin/v1/apps", json: ["bundleId": "com.example.http", "name": "HTTP"])
+        let health = try await rate(seconds: seconds) { _ = try await store.request(.GET, "/health") }
+        var number = 0
+        let create = try await rate(seconds: seconds) {
+            number += 1
+            let answer = try await store.request(
+                .POST, "/admin/v1/apps/com.example.http/products",
+                json: [
+                    "productId": "com.example.http.\(number)", "type": "consumable", "referenceName": "Coins",
+                    "pricing": ["tier": 1],
+                    "localizations": [["locale": "en_US", "displayName": "Coins", "description": "A pile of coins"]],
+                ])
+            precondition(answer.status == 201, "product creation failed: \(answer.text)")
+        }
+        report("POST product (validate + commit + answer)", create, baselineName: "GET /health", health)
     }
-    report("POST product (validate + commit + answer)", create, baselineName: "GET /health", health)
 }
 
 // 4. Purchases: a payment over HTTP until its signed transaction and queue entry are durable, against a one-row
 // commit on the same store's database (SQLite always; PostgreSQL too when KIOSK_TEST_POSTGRES_URL is set).
 let postgresURL = ProcessInfo.processInfo.environment["KIOSK_TEST_POSTGRES_URL"]
-for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine == "SQLite" || url != nil {
+for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)]
+where wanted("purchase") && (engine == "SQLite" || url != nil) {
     let schemaURL = url.map {
         $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))"
     }
@@ -147,50 +173,31 @@ for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine
 // 5. Verification over HTTP with 8 requests in flight: verifyReceipt and the Server API's Get Transaction Info
 // against a bare Hummingbird endpoint answering a fixed JSON body of the same size, on the same loopback. The Server
 // API's per-key rate limit is lifted: it would measure the limit, not the endpoint.
-try await withTestStore(serverAPIRequestsPerSecond: 1_000_000) { store in
-    let token = try await store.openShop(
-        bundleId: "com.example.verify", productId: "com.example.unlock", type: "non_consumable")
-    let bought = try await store.request(
-        .POST, "/sandbox/storekit/v1/payments",
-        json: ["productId": "com.example.unlock", "quantity": 1, "idempotencyKey": UUID().uuidString],
-        token: .some(token))
-    guard let transaction = bought.json["transaction"] as? [String: Any],
-        let transactionId = transaction["transactionId"] as? String,
-        let signedTransaction = transaction["signedTransaction"] as? String
-    else { fatalError("purchase failed: \(bought.text)") }
-    let receipt = try await store.request(.GET, "/sandbox/storekit/v1/receipt", token: .some(token))
-    guard let receiptData = receipt.json["receipt"] as? String else { fatalError("no receipt: \(receipt.text)") }
-    let key = try await store.request(.POST, "/admin/v1/apps/com.example.verify/keys", json: ["name": "bench"])
-    guard let keyId = key.json["keyId"] as? String, let issuerId = key.json["issuerId"] as? String,
-        let privateKey = key.json["privateKey"] as? String
-    else { fatalError("no key: \(key.text)") }
-    let bearer = try ServerAPIToken.sign(
-        keyId: keyId, issuerId: issuerId, bundleId: "com.example.verify", privateKeyPEM: privateKey,
-        expiresAt: Date() + 3000)
-    let verifyBody = try JSONSerialization.data(withJSONObject: ["receipt-data": receiptData])
-    let verifyURL = store.baseURL + "/sandbox/verifyReceipt"
-    let infoURL = store.baseURL + "/sandbox/inApps/v1/transactions/\(transactionId)"
-
-    try await withBareJSONServer(bodySize: signedTransaction.count + 28) { bareURL in
-        let concurrency = 8
-        let bare = try await load(seconds: seconds, concurrency: concurrency) { try await get(bareURL) }
-        let verifyReceipt = try await load(seconds: seconds, concurrency: concurrency) {
-            let answer = try await post(verifyURL, json: verifyBody)
-            precondition(
-                String(decoding: answer, as: UTF8.self).contains(#""status":0"#),
-                "verifyReceipt failed: \(String(decoding: answer, as: UTF8.self))")
+if wanted("verify") {
+    try await withTestStore(serverAPIRequestsPerSecond: 1_000_000) { store in
+        let fixture = try await VerificationFixture(store)
+        try await withBareJSONServer(bodySize: fixture.signedTransaction.count + 28) { bareURL in
+            let concurrency = 8
+            let bare = try await load(seconds: seconds, concurrency: concurrency) { try await get(bareURL) }
+            let verifyReceipt = try await load(seconds: seconds, concurrency: concurrency) {
+                let answer = try await post(fixture.verifyReceiptURL, json: Data(fixture.verifyReceiptBody.utf8))
+                precondition(
+                    String(decoding: answer, as: UTF8.self).contains(#""status":0"#),
+                    "verifyReceipt failed: \(String(decoding: answer, as: UTF8.self))")
+            }
+            report("verifyReceipt (app receipt, 8 in flight)", verifyReceipt, baselineName: "bare JSON GET", bare)
+            let transactionInfo = try await load(seconds: seconds, concurrency: concurrency) {
+                try await get(fixture.transactionInfoURL, headers: [("Authorization", "Bearer \(fixture.bearer)")])
+            }
+            report(
+                "Get Transaction Info (JWT auth, 8 in flight)", transactionInfo, baselineName: "bare JSON GET", bare)
         }
-        report("verifyReceipt (app receipt, 8 in flight)", verifyReceipt, baselineName: "bare JSON GET", bare)
-        let transactionInfo = try await load(seconds: seconds, concurrency: concurrency) {
-            try await get(infoURL, headers: [("Authorization", "Bearer \(bearer)")])
-        }
-        report("Get Transaction Info (JWT auth, 8 in flight)", transactionInfo, baselineName: "bare JSON GET", bare)
     }
 }
 
 // 6. Verifying a signed transaction locally as a merchant does (SignedDataVerifier: chain to the root at its
 // signing date, markers, ES256, bundle id and environment, typed decode) against a bare P-256 verify of the same bytes.
-do {
+if wanted("jws") {
     let chain = try SigningIdentity.generate(environment: .sandbox, now: Date())
     let signedDate = Date().millisecondsSince1970
     let jws = try JWSSigner(identity: chain).sign(
@@ -215,7 +222,8 @@ do {
 
 // 8. The merchant: delivering a fresh signed transaction (verify + grant + entitlements) and replaying a granted
 // one, against the merchant's /health, per engine (the store and the merchant on the same engine).
-for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine == "SQLite" || url != nil {
+for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)]
+where wanted("merchant") && (engine == "SQLite" || url != nil) {
     func schema() -> String? {
         url.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))" }
     }
@@ -225,11 +233,47 @@ for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)] where engine
     report("merchant delivery, replayed transaction (\(engine))", replay, baselineName: "its /health", health)
 }
 
+// 9. Under load: 64 connections from wrk (a separate process) against the store in this process, and against a
+// bare Hummingbird server answering a fixed JSON body: the framework's own limit on this machine.
+if wanted("load") {
+    if wrkPath == nil {
+        emit("64 connections: skipped, \(WrkMissing())")
+    } else {
+        try await withTestStore(serverAPIRequestsPerSecond: 1_000_000) { store in
+            let fixture = try await VerificationFixture(store)
+            let token = try await store.openShop(
+                bundleId: "com.example.load", productId: "com.example.load.coins", type: "consumable")
+            try await withBareJSONServer(bodySize: fixture.signedTransaction.count + 28) { bareURL in
+                let bare = try await wrk(bareURL, seconds: seconds)
+                emit(
+                    "bare Hummingbird fixed JSON GET (64 connections)".padding(
+                        toLength: 52, withPad: " ", startingAt: 0)
+                        + String(
+                            format: "%.0f/s p50 %.2f ms p99 %.2f ms", bare.load.requestsPerSecond,
+                            bare.load.p50Milliseconds, bare.load.p99Milliseconds))
+                let health = try await wrk(store.baseURL + "/health", seconds: seconds)
+                report("GET /health (64 connections)", health, baselineName: "bare JSON GET", bare)
+                let purchase = try await wrk(
+                    store.baseURL + "/sandbox/storekit/v1/payments", seconds: seconds,
+                    headers: ["Authorization: Bearer \(token)"],
+                    jsonBody: #"{"productId":"com.example.load.coins","quantity":1,"idempotencyKey":"{n}"}"#)
+                report("purchase, fresh keys (SQLite, 64 connections)", purchase, baselineName: "bare JSON GET", bare)
+                let verifyReceipt = try await wrk(
+                    fixture.verifyReceiptURL, seconds: seconds, jsonBody: fixture.verifyReceiptBody)
+                report("verifyReceipt (64 connections)", verifyReceipt, baselineName: "bare JSON GET", bare)
+                let transactionInfo = try await wrk(
+                    fixture.transactionInfoURL, seconds: seconds, headers: ["Authorization: Bearer \(fixture.bearer)"])
+                report("Get Transaction Info (64 connections)", transactionInfo, baselineName: "bare JSON GET", bare)
+            }
+        }
+    }
+}
+
 // 7. Renewals: how fast the scheduler renews subscriptions that all fall due at once, at three sizes per engine; the
 // time per renewal staying flat as the count grows tenfold shows the cost grows linearly.
 let renewalCount = option("--renewals", in: 0...10_000_000, default: 100_000)
 for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)]
-where renewalCount > 0 && (engine == "SQLite" || url != nil) {
+where wanted("renewals") && renewalCount > 0 && (engine == "SQLite" || url != nil) {
     var perRenewal: [(Int, Double)] = []
     for count in [renewalCount / 10, renewalCount * 3 / 10, renewalCount] where count > 0 {
         let schemaURL = url.map {
