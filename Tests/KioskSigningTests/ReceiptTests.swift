@@ -237,6 +237,18 @@ struct ReceiptTests {
         #expect(await verifier.verify(currentText) == .verified(current))
     }
 
+    // Proves quotes and backslashes in a field survive the property list's escaping, even a quote carrying a
+    // combining mark (one Character, still a quote).
+    @Test func transactionReceiptKeepsQuotesAndBackslashes() async throws {
+        let identity = try SigningIdentity.generate(environment: .sandbox, now: now)
+        var receipt = sampleTransactionReceipt(environment: .sandbox).shifted(to: now)
+        receipt.productId = #"com.example."quoted"\back\slash"\#u{301}.end"#
+        receipt.bundleVersion = #"\"#
+        let text = try TransactionReceiptSigner(identity: identity).sign(receipt)
+        let verifier = TransactionReceiptVerifier(rootCertificates: [identity.root])
+        #expect(await verifier.verify(text) == .verified(receipt))
+    }
+
     // Proves a transaction receipt with changed purchase-info is refused as a bad signature, and one checked
     // against another root as untrusted.
     @Test func tamperedTransactionReceiptIsRefused() async throws {

@@ -10,13 +10,15 @@ import Testing
 struct SQLiteEngineTests {
     @Test
     func pragmasAreDurable() async throws {
-        // Proves a file database runs in WAL mode with foreign keys on and synchronous=FULL (2), read back.
+        // Proves a file database runs in WAL mode with foreign keys on, synchronous=FULL (2) and a 64 MiB page cache,
+        // read back.
         try await TestEngine.sqlite.withDatabase { database, _ in
             let sqlite = try #require((database as? StoreDatabase)?.sql as? SQLiteDatabase)
             #expect(try await sqlite.pragma("journal_mode") == "wal")
             #expect(try await sqlite.pragma("foreign_keys") == "1")
             #expect(try await sqlite.pragma("synchronous") == "2")
             #expect(try await sqlite.pragma("busy_timeout") == "\(SQLiteDatabase.busyTimeoutMilliseconds)")
+            #expect(try await sqlite.pragma("cache_size") == "\(SQLiteDatabase.cacheSizeKiB)")
         }
     }
 

@@ -57,12 +57,14 @@ struct SQLiteStatements: SQLDatabase {
     }
 
     /// A bound value as SQLite stores it, the way SQLiteKit encodes it (so both drivers store the same bytes).
+    /// The common types (and their optionals: a nil of any optional type casts to each, and is NULL) directly;
+    /// anything else through SQLiteKit's Codable encoder, which a profile showed costly for every nullable column.
     private static func databaseValue(_ bind: any Encodable & Sendable) throws -> DatabaseValue {
         switch bind {
-        case let value as Int64: value.databaseValue
-        case let value as Int: Int64(value).databaseValue
-        case let value as String: value.databaseValue
-        case let value as Bool: Int64(value ? 1 : 0).databaseValue
+        case let value as Int64?: value?.databaseValue ?? .null
+        case let value as Int?: value.map { Int64($0).databaseValue } ?? .null
+        case let value as String?: value?.databaseValue ?? .null
+        case let value as Bool?: value.map { Int64($0 ? 1 : 0).databaseValue } ?? .null
         default: try SQLiteResultRow.databaseValue(SQLiteDataEncoder().encode(bind))
         }
     }

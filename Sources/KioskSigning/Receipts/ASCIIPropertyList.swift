@@ -33,8 +33,17 @@ enum ASCIIPropertyList {
         return entries
     }
 
+    /// A backslash before every backslash and quote. Written out by hand: Foundation's `replacingOccurrences` on
+    /// Linux bridges to `NSString` and was a twentieth of a purchase's time in a profile.
     private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return text }
+        // By scalar, not by Character: a quote followed by a combining mark is one Character but still a quote.
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { escaped.append("\\") }
+            escaped.append(scalar)
+        }
+        return String(escaped)
     }
 
     private struct Scanner {
