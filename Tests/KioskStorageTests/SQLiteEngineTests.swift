@@ -10,8 +10,8 @@ import Testing
 struct SQLiteEngineTests {
     @Test
     func pragmasAreDurable() async throws {
-        // Proves a file database runs in WAL mode with foreign keys on, synchronous=FULL (2) and a 64 MiB page cache,
-        // read back.
+        // Proves a file database runs in WAL mode with foreign keys on, synchronous=FULL (2), a 64 MiB page cache and
+        // a 1 GiB memory map, read back.
         try await TestEngine.sqlite.withDatabase { database, _ in
             let sqlite = try #require((database as? StoreDatabase)?.sql as? SQLiteDatabase)
             #expect(try await sqlite.pragma("journal_mode") == "wal")
@@ -19,6 +19,7 @@ struct SQLiteEngineTests {
             #expect(try await sqlite.pragma("synchronous") == "2")
             #expect(try await sqlite.pragma("busy_timeout") == "\(SQLiteDatabase.busyTimeoutMilliseconds)")
             #expect(try await sqlite.pragma("cache_size") == "\(SQLiteDatabase.cacheSizeKiB)")
+            #expect(try await sqlite.pragma("mmap_size") == "\(SQLiteDatabase.mmapBytes)")
         }
     }
 
