@@ -78,6 +78,8 @@ public protocol StorageTransaction: Sendable {
     func updateAccount(_ account: Account) async throws
     func deleteAccount(id: Account.ID) async throws
     func account(id: Account.ID, environment: StoreEnvironment) async throws -> Account?
+    /// The accounts among `ids` that exist, in one statement (for work on many rows at once), in no set order.
+    func accounts(ids: [Account.ID], environment: StoreEnvironment) async throws -> [Account]
     /// `email` is compared lower-cased.
     func account(email: String, environment: StoreEnvironment) async throws -> Account?
     /// The environment's accounts, ordered by email.
@@ -102,6 +104,10 @@ public protocol StorageTransaction: Sendable {
     /// made at once from the same state one lands and the other throws.
     func updateTransaction(_ transaction: StoreTransaction) async throws
     func transaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> StoreTransaction?
+    /// Every transaction of the subscriptions (or single purchases) `originalTransactionIds`, in one statement (for
+    /// work on many rows at once), in no set order.
+    func transactions(originalTransactionIds: [StoreTransaction.ID], environment: StoreEnvironment) async throws
+        -> [StoreTransaction]
     /// Every transaction of one account in one app, oldest first (by purchase date, then id).
     func transactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
         -> [StoreTransaction]
@@ -173,6 +179,9 @@ public protocol StorageTransaction: Sendable {
     func updateNotificationState(
         uuid: String, state: ServerNotification.State, nextAttemptAt: Date?, attemptCount: Int
     ) async throws
+    /// Ends the delivery of the notifications `uuids` in `state` (no next attempt, lease released, attempt counts
+    /// kept): a round's notifications that had nowhere to go, in one statement.
+    func endNotifications(uuids: [String], in state: ServerNotification.State) async throws
     /// Claims up to `limit` pending notifications of `environment` due by `dueBy` (their environment's clock) that
     /// no store process holds (lease free by `now`, base clock), leasing them until `leaseUntil` (PostgreSQL: `FOR
     /// UPDATE SKIP LOCKED`, so concurrent replicas claim different rows). Oldest schedule first.

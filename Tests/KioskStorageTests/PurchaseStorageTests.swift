@@ -23,6 +23,11 @@ struct PurchaseStorageTests {
                 #expect(try await transaction.account(id: grace.id, environment: .production) == grace)
                 #expect(try await transaction.account(email: "GRACE@Example.COM", environment: .production) == grace)
                 #expect(try await transaction.accounts(environment: .production) == [alan, grace])
+                // Many at once, as a renewal batch reads them: unknown ids and other environments skipped.
+                let many = try await transaction.accounts(ids: [grace.id, alan.id, UUID()], environment: .production)
+                #expect(Set(many) == [grace, alan])
+                #expect(try await transaction.accounts(ids: [grace.id], environment: .sandbox).isEmpty)
+                #expect(try await transaction.accounts(ids: [], environment: .production).isEmpty)
             }
 
             var draft = grace
@@ -310,6 +315,18 @@ struct PurchaseStorageTests {
                 #expect(
                     try await transaction.transactions(accountId: account, appId: full.appId, environment: .sandbox)
                         == [minimal, full, later])
+                // Whole subscriptions at once, as a renewal batch reads them: by original transaction id, only those
+                // of the environment, unknown ids skipped.
+                let many = try await transaction.transactions(
+                    originalTransactionIds: [full.originalTransactionId, later.originalTransactionId, 42],
+                    environment: .sandbox)
+                #expect(Set(many.map(\.id)) == [full.id, later.id])
+                #expect(many.first { $0.id == full.id } == full)
+                #expect(
+                    try await transaction.transactions(
+                        originalTransactionIds: [minimal.originalTransactionId], environment: .production
+                    ).isEmpty)
+                #expect(try await transaction.transactions(originalTransactionIds: [], environment: .sandbox).isEmpty)
             }
 
             var draft = minimal

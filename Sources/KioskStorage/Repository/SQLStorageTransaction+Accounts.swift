@@ -54,6 +54,16 @@ extension SQLStorageTransaction {
         ).map(Self.decodeAccount)
     }
 
+    func accounts(ids: [Account.ID], environment: StoreEnvironment) async throws -> [Account] {
+        guard !ids.isEmpty else { return [] }
+        return try await session.all(
+            """
+            SELECT * FROM accounts
+            WHERE environment = \(bind: environment.rawValue) AND id IN (\(binds: ids.map(Self.text)))
+            """
+        ).map(Self.decodeAccount)
+    }
+
     func account(email: String, environment: StoreEnvironment) async throws -> Account? {
         try await session.first(
             """

@@ -51,6 +51,16 @@ extension SQLStorageTransaction {
         try requireUpdated(row, "notification \(uuid)")
     }
 
+    func endNotifications(uuids: [String], in state: ServerNotification.State) async throws {
+        guard !uuids.isEmpty else { return }
+        try await session.run(
+            """
+            UPDATE notifications SET state = \(bind: state.rawValue), next_attempt_at = NULL, leased_until = NULL
+            WHERE uuid IN (\(binds: uuids))
+            """
+        )
+    }
+
     func claimDueNotifications(
         environment: StoreEnvironment, dueBy: Date, now: Date, leaseUntil: Date, limit: Int
     ) async throws -> [ServerNotification] {
@@ -68,14 +78,13 @@ extension SQLStorageTransaction {
             """
         )
         .map(Self.decodeNotification)
-        for notification in claimed {
-            try await session.run(
-                """
-                UPDATE notifications SET leased_until = \(bind: leaseUntil.millisecondsSince1970)
-                WHERE uuid = \(bind: notification.uuid)
-                """
-            )
-        }
+        guard !claimed.isEmpty else { return [] }
+        try await session.run(
+            """
+            UPDATE notifications SET leased_until = \(bind: leaseUntil.millisecondsSince1970)
+            WHERE uuid IN (\(binds: claimed.map(\.uuid)))
+            """
+        )
         return claimed
     }
 

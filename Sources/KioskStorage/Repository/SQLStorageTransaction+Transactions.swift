@@ -85,6 +85,19 @@ extension SQLStorageTransaction {
         .map(Self.decodeTransaction)
     }
 
+    func transactions(originalTransactionIds: [StoreTransaction.ID], environment: StoreEnvironment) async throws
+        -> [StoreTransaction]
+    {
+        guard !originalTransactionIds.isEmpty else { return [] }
+        return try await session.all(
+            """
+            SELECT * FROM transactions WHERE environment = \(bind: environment.rawValue)
+                AND original_transaction_id IN (\(binds: originalTransactionIds))
+            """
+        )
+        .map(Self.decodeTransaction)
+    }
+
     func transactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
         -> [StoreTransaction]
     {

@@ -166,36 +166,66 @@ public struct NotificationService: Service {
                 return
             }
             if claimed.isEmpty { return }
+            let deliveries: [Delivery]
+            do {
+                deliveries = try await prepare(claimed, environment: environment)
+            } catch {
+                logger.error(
+                    "Claimed notifications could not be prepared; they stay pending",
+                    metadata: ["environment": "\(environment.rawValue)", "error": "\(error)"])
+                return
+            }
             await withDiscardingTaskGroup { group in
-                for notification in claimed { group.addTask { await attempt(notification) } }
+                for delivery in deliveries {
+                    group.addTask { await attempt(delivery.notification, app: delivery.app, earlier: delivery.earlier) }
+                }
             }
         }
     }
 
-    /// Sends a claimed notification to every URL of its environment that has not yet taken it, records how it
-    /// went and schedules the next retry, if any.
-    func attempt(_ notification: ServerNotification) async {
+    /// A claimed notification that has somewhere to go, with its app and its attempts so far.
+    struct Delivery {
+        var notification: ServerNotification
+        var app: App
+        var earlier: [NotificationAttempt]
+    }
+
+    /// Reads the apps and earlier attempts of a claimed round in one transaction, and ends at once (`unconfigured`)
+    /// the notifications whose app has no URL for their environment: a few statements per round, not per
+    /// notification. A notification whose app is gone is left to its lease.
+    private func prepare(_ claimed: [ServerNotification], environment: StoreEnvironment) async throws -> [Delivery] {
+        try await database.transaction { tx in
+            var apps: [App.ID: App] = [:]
+            for id in Set(claimed.map(\.appId)) { apps[id] = try await tx.app(id: id) }
+            let earlier = Dictionary(
+                grouping: try await tx.notificationAttempts(uuids: claimed.map(\.uuid)), by: \.notificationUUID)
+            var deliveries: [Delivery] = []
+            var unconfigured: [String] = []
+            for notification in claimed {
+                guard let app = apps[notification.appId] else { continue }
+                if app.notificationURLs(for: environment).isEmpty {
+                    unconfigured.append(notification.uuid)
+                } else {
+                    deliveries.append(
+                        Delivery(notification: notification, app: app, earlier: earlier[notification.uuid] ?? []))
+                }
+            }
+            try await tx.endNotifications(uuids: unconfigured, in: .unconfigured)
+            if !unconfigured.isEmpty {
+                logger.debug(
+                    "Notifications not sent: their app has no notification URL for the environment",
+                    metadata: ["count": "\(unconfigured.count)", "environment": "\(environment.rawValue)"])
+            }
+            return deliveries
+        }
+    }
+
+    /// Sends a claimed notification to every URL of its environment that has not yet taken it (`earlier` holds its
+    /// attempts so far), records how it went and schedules the next retry, if any.
+    func attempt(_ notification: ServerNotification, app: App, earlier: [NotificationAttempt]) async {
         let uuid = notification.uuid
         do {
-            let found = try await database.transaction { tx -> (App, [NotificationAttempt])? in
-                guard let app = try await tx.app(id: notification.appId) else { return nil }
-                return (app, try await tx.notificationAttempts(uuids: [uuid]))
-            }
-            guard let (app, earlier) = found else { return }
             let urls = app.notificationURLs(for: notification.environment)
-            guard !urls.isEmpty else {
-                try await database.transaction { tx in
-                    try await tx.updateNotificationState(
-                        uuid: uuid, state: .unconfigured, nextAttemptAt: nil, attemptCount: notification.attemptCount)
-                }
-                logger.debug(
-                    "Notification not sent: the app has no notification URL for the environment",
-                    metadata: [
-                        "uuid": "\(uuid)", "bundleId": "\(app.bundleId)",
-                        "environment": "\(notification.environment.rawValue)",
-                    ])
-                return
-            }
             let attemptedAt =
                 notification.environment == .sandbox
                 ? notification.nextAttemptAt ?? clocks.sandbox.now() : clocks.base.now()

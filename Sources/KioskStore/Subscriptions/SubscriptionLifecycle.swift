@@ -61,6 +61,7 @@ struct SubscriptionLifecycle: Sendable {
             var batch = Batch()
             let rows = claimed.filter { !failing.contains($0.originalTransactionId) }.prefix(Self.batchSize)
             let reads = BatchReads(rows: rows.count)
+            try await reads.prefetch(Array(rows), environment: environment, in: tx)
             for subscription in rows {
                 batch.claimed += 1
                 var row = subscription
@@ -276,6 +277,7 @@ struct SubscriptionLifecycle: Sendable {
 
         var renewed = context
         renewed.latest = renewal
+        renewed.chain = context.chain.map { $0 + [renewal] }
         try await notify(
             "DID_RENEW", subtype: recovery ? "BILLING_RECOVERY" : nil, subscription, at: at, context: renewed, in: tx,
             effects: &effects)
@@ -345,7 +347,8 @@ struct SubscriptionLifecycle: Sendable {
         in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws {
         let renewalInfo = try await subscriptions.signedRenewalInfo(
-            for: subscription, latest: context.latest, autoRenewProduct: context.renewalProduct, now: at, in: tx)
+            for: subscription, latest: context.latest, chain: context.chain, autoRenewProduct: context.renewalProduct,
+            now: at, in: tx)
         effects.deliver([
             try await store.notifications.create(
                 NotificationContent(
@@ -378,6 +381,8 @@ struct SubscriptionLifecycle: Sendable {
         var app: App
         var account: StoreAccount
         var latest: StoreTransaction
+        /// Every transaction of the subscription, `latest` included, when the batch read them; nil: read when needed.
+        var chain: [StoreTransaction]?
         var renewalProduct: Product?
         var rules: RenewalRules
         var reads: BatchReads
@@ -386,20 +391,25 @@ struct SubscriptionLifecycle: Sendable {
             _ subscription: StoreSubscription, in tx: any StorageTransaction, reads: BatchReads = BatchReads(rows: 1)
         ) async throws -> Context {
             let environment = subscription.environment
-            guard let app = try await reads.app(id: subscription.appId, in: tx),
-                let latest = try await tx.transaction(id: subscription.latestTransactionId, environment: environment)
-            else {
+            var chain = reads.chain(of: subscription.originalTransactionId)
+            var latest = chain?.first { $0.id == subscription.latestTransactionId }
+            if latest == nil {
+                chain = nil
+                latest = try await tx.transaction(id: subscription.latestTransactionId, environment: environment)
+            }
+            guard let app = try await reads.app(id: subscription.appId, in: tx), let latest else {
                 throw StorageError.engine(
                     message: "subscription \(subscription.originalTransactionId) lost its app or latest transaction")
             }
-            guard let account = try await tx.account(id: subscription.accountId, environment: environment) else {
+            guard let account = try await reads.account(id: subscription.accountId, environment: environment, in: tx)
+            else {
                 throw StorageError.engine(
                     message: "subscription \(subscription.originalTransactionId) lost its account")
             }
             var rules = RenewalRules(environment: environment)
             if let rate = account.sandbox?.renewalRate { rules.rate = rate }
             return Context(
-                app: app, account: StoreAccount(account), latest: latest,
+                app: app, account: StoreAccount(account), latest: latest, chain: chain,
                 renewalProduct: try await reads.product(
                     appId: app.id, productId: subscription.autoRenewProductId, in: tx),
                 rules: rules, reads: reads)
@@ -413,10 +423,39 @@ struct SubscriptionLifecycle: Sendable {
         private var apps: [Int64: App] = [:]
         private var products: [String: Product?] = [:]
         private var blocks: [IdentifierSequence: ClosedRange<Int64>] = [:]
+        /// The batch's accounts and subscriptions' transactions, read in one statement each; taken once each.
+        private var accounts: [Account.ID: Account] = [:]
+        private var chains: [StoreTransaction.ID: [StoreTransaction]] = [:]
         /// Rows of the batch not yet acted on.
         var rowsLeft: Int
 
         init(rows: Int) { rowsLeft = rows }
+
+        /// Reads the accounts and transactions of `rows` in two statements.
+        func prefetch(_ rows: [StoreSubscription], environment: StoreEnvironment, in tx: any StorageTransaction)
+            async throws
+        {
+            for account in try await tx.accounts(ids: rows.map(\.accountId), environment: environment) {
+                accounts[account.id] = account
+            }
+            chains = Dictionary(
+                grouping: try await tx.transactions(
+                    originalTransactionIds: rows.map(\.originalTransactionId), environment: environment),
+                by: \.originalTransactionId)
+        }
+
+        /// The account, from the prefetched ones (each handed out once: a row's event may change it) or read now.
+        func account(id: Account.ID, environment: StoreEnvironment, in tx: any StorageTransaction) async throws
+            -> Account?
+        {
+            if let account = accounts.removeValue(forKey: id) { return account }
+            return try await tx.account(id: id, environment: environment)
+        }
+
+        /// The subscription's transactions, when prefetched and not yet handed out (each is handed out once).
+        func chain(of originalTransactionId: StoreTransaction.ID) -> [StoreTransaction]? {
+            chains.removeValue(forKey: originalTransactionId)
+        }
 
         func app(id: Int64, in tx: any StorageTransaction) async throws -> App? {
             if let app = apps[id] { return app }
