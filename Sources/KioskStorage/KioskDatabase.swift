@@ -99,7 +99,8 @@ public protocol StorageTransaction: Sendable {
     func payments(appId: App.ID, environment: StoreEnvironment, accountId: UUID?, state: PaymentState?)
         async throws -> [Payment]
 
-    func insertTransaction(_ transaction: StoreTransaction) async throws
+    /// Inserts the transactions in one statement.
+    func insertTransactions(_ transactions: [StoreTransaction]) async throws
     /// Stores a transaction signed anew: only over the revision before its own (`revision - 1`), so of two changes
     /// made at once from the same state one lands and the other throws.
     func updateTransaction(_ transaction: StoreTransaction) async throws
@@ -117,7 +118,8 @@ public protocol StorageTransaction: Sendable {
     /// the account starts over, eligible for introductory offers again.
     func deleteTransactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws -> Int
 
-    func insertQueueRecord(_ record: QueueRecord) async throws
+    /// Inserts the records in one statement.
+    func insertQueueRecords(_ records: [QueueRecord]) async throws
     /// Sets `finishedAt` if it is nil; returns the record as stored afterwards (nil if there is none).
     func finishQueueRecord(sequence: Int64, at date: Date) async throws -> QueueRecord?
     func queueRecord(sequence: Int64) async throws -> QueueRecord?
@@ -169,7 +171,8 @@ public protocol StorageTransaction: Sendable {
 
     // MARK: Notifications and renewal extensions (issue 4, notifications part)
 
-    func insertNotification(_ notification: ServerNotification) async throws
+    /// Inserts the notifications in one statement.
+    func insertNotifications(_ notifications: [ServerNotification]) async throws
     func notification(uuid: String) async throws -> ServerNotification?
     /// The notification `POST /inApps/v1/notifications/test` made with this token, in that app and environment.
     func notification(testToken: String, appId: App.ID, environment: StoreEnvironment) async throws
@@ -266,4 +269,18 @@ public protocol StorageTransaction: Sendable {
     /// Replaces the environment's chain if its stored version is still `expected` (compare and swap); false (and
     /// nothing changes) when another process changed it meanwhile.
     func replaceSigningChain(_ chain: SealedSigningChain, replacingVersion expected: Int64) async throws -> Bool
+}
+
+extension StorageTransaction {
+    public func insertTransaction(_ transaction: StoreTransaction) async throws {
+        try await insertTransactions([transaction])
+    }
+
+    public func insertQueueRecord(_ record: QueueRecord) async throws {
+        try await insertQueueRecords([record])
+    }
+
+    public func insertNotification(_ notification: ServerNotification) async throws {
+        try await insertNotifications([notification])
+    }
 }

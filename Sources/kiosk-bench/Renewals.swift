@@ -16,7 +16,7 @@ func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
         let bundleId = "com.example.renew"
         let productId = "com.example.renew.monthly"
         let template = try await store.firstSubscription(bundleId: bundleId, productId: productId)
-        try await seed(count - 1, like: template, in: store.built.database)
+        try await store.built.database.seedSubscriptions(count - 1, copying: template)
 
         let database = store.built.database
         var commitNumber = 0
@@ -61,9 +61,7 @@ private func advanceSandboxClock(_ store: TestStore, by duration: String) async 
 extension TestStore {
     /// An app with a monthly auto-renewable, a tester, and one subscription bought through the test controls: the
     /// template the seeded subscriptions copy.
-    fileprivate func firstSubscription(bundleId: String, productId: String) async throws -> (
-        StoreTransaction, StoreSubscription
-    ) {
+    fileprivate func firstSubscription(bundleId: String, productId: String) async throws -> StoreTransaction.ID {
         _ = try await request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Renewals"])
         let group = try await request(
             .POST, "/admin/v1/apps/\(bundleId)/subscription-groups", json: ["referenceName": "Bench"])
@@ -85,45 +83,6 @@ extension TestStore {
         guard let transaction = bought.json["transaction"] as? [String: Any],
             let text = transaction["transactionId"] as? String, let id = Int64(text)
         else { fatalError("test purchase failed: \(bought.text)") }
-        return try await built.database.transaction { tx in
-            guard let stored = try await tx.transaction(id: id, environment: .sandbox),
-                let subscription = try await tx.subscription(originalTransactionId: id, environment: .sandbox)
-            else { fatalError("the purchase left no subscription") }
-            return (stored, subscription)
-        }
-    }
-}
-
-/// Copies the template subscription `count` times, each for a tester of its own, 2,000 per database transaction.
-private func seed(_ count: Int, like template: (StoreTransaction, StoreSubscription), in database: any KioskDatabase)
-    async throws
-{
-    let (transaction, subscription) = template
-    var remaining = count
-    while remaining > 0 {
-        let batch = min(remaining, 2_000)
-        remaining -= batch
-        try await database.transaction { tx in
-            for _ in 0..<batch {
-                let accountId = UUID()
-                try await tx.insertAccount(
-                    Account(
-                        id: accountId, environment: .sandbox,
-                        email: "renewals-\(accountId.uuidString.lowercased())@example.com", passwordHash: "-",
-                        firstName: "Bench", lastName: "Tester", storefront: transaction.storefront,
-                        createdAt: transaction.purchaseDate, updatedAt: transaction.purchaseDate))
-                var copy = transaction
-                copy.id = try await tx.nextIdentifier(.sandboxTransactionId)
-                copy.originalTransactionId = copy.id
-                copy.accountId = accountId
-                copy.webOrderLineItemId = try await tx.nextIdentifier(.webOrderLineItemId)
-                try await tx.insertTransaction(copy)
-                var row = subscription
-                row.originalTransactionId = copy.id
-                row.latestTransactionId = copy.id
-                row.accountId = accountId
-                try await tx.insertSubscription(row)
-            }
-        }
+        return id
     }
 }

@@ -71,6 +71,46 @@ import Testing
         }
     }
 
+    /// More subscriptions fall due at once than one batch holds (PostgreSQL: worked on by two batches at a time,
+    /// identifiers reserved ahead, inserts gathered per batch): each renews exactly once, into its own transaction,
+    /// queue entry and DID_RENEW notification, with unique transaction and line item ids.
+    @Test(arguments: TestDatabase.available)
+    func manyDueAtOnceRenewEachOnce(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withTestStore(engine: database, clock: clock) { store in
+            try await store.prepareSubscriptionCatalog()
+            let count = 300
+            let (first, _) = try await store.buyMonthly(clock: clock)
+            try await store.built.database.seedSubscriptions(count - 1, copying: try #require(Int64(first)))
+            let advanced = try await store.advanceSandboxClock("6m")
+            #expect(advanced.status == 200, "\(advanced.text)")
+            #expect(advanced.json["renewed"] as? Int == count, "\(advanced.text)")
+
+            let (transactions, notifications, queue) = try await store.built.database.transaction { tx in
+                let app = try #require(try await tx.app(bundleId: TestStore.bundleId))
+                let notifications = try await tx.notifications(appId: app.id, environment: .sandbox, limit: 10_000)
+                let subscriptions = notifications.compactMap(\.originalTransactionId)
+                let transactions = try await tx.transactions(
+                    originalTransactionIds: Array(Set(subscriptions)), environment: .sandbox)
+                var queue: [QueueRecord] = []
+                for accountId in Set(transactions.map(\.accountId)) {
+                    queue += try await tx.queueRecords(
+                        accountId: accountId, appId: app.id, environment: .sandbox, after: 0, limit: 100)
+                }
+                return (transactions, notifications, queue)
+            }
+            let renewals = transactions.filter { $0.transactionReason == .renewal }
+            #expect(renewals.count == count)
+            #expect(Set(renewals.map(\.originalTransactionId)).count == count, "one renewal per subscription")
+            #expect(Set(transactions.map(\.id)).count == 2 * count)
+            #expect(Set(transactions.compactMap(\.webOrderLineItemId)).count == 2 * count)
+            #expect(notifications.filter { $0.notificationType == "DID_RENEW" }.count == count)
+            #expect(Set(notifications.compactMap(\.transactionId)).isSuperset(of: renewals.map(\.id)))
+            #expect(Set(queue.compactMap(\.transactionId)).isSuperset(of: renewals.map(\.id)))
+            #expect(try await store.advanceSandboxClock("1m").json["renewed"] as? Int == 0)
+        }
+    }
+
     /// Auto-renew off notifies DID_CHANGE_RENEWAL_STATUS and expires the subscription at the period end
     /// (EXPIRED/VOLUNTARY, intent 1), as verifyReceipt's pending_renewal_info says; turning it on again before then
     /// keeps it renewing.

@@ -6,17 +6,23 @@ import SQLKit
 /// Server notifications and their delivery attempts; renewal-date extension requests and the extensions each
 /// subscription got.
 extension SQLStorageTransaction {
-    func insertNotification(_ notification: ServerNotification) async throws {
-        try await session.run(
+    func insertNotifications(_ notifications: [ServerNotification]) async throws {
+        guard !notifications.isEmpty else { return }
+        let rows = notifications.map { notification -> SQLQueryString in
             """
-            INSERT INTO notifications (uuid, environment, app_id, notification_type, subtype, transaction_id,
-                original_transaction_id, signed_payload, test_token, state, next_attempt_at, attempt_count, created_at)
-            VALUES (\(bind: notification.uuid), \(bind: notification.environment.rawValue), \(bind: notification.appId),
+            (\(bind: notification.uuid), \(bind: notification.environment.rawValue), \(bind: notification.appId),
                 \(bind: notification.notificationType), \(bind: notification.subtype),
                 \(bind: notification.transactionId), \(bind: notification.originalTransactionId),
                 \(bind: notification.signedPayload), \(bind: notification.testToken),
                 \(bind: notification.state.rawValue), \(bind: notification.nextAttemptAt?.millisecondsSince1970),
                 \(bind: notification.attemptCount), \(bind: notification.createdAt.millisecondsSince1970))
+            """
+        }
+        try await session.run(
+            """
+            INSERT INTO notifications (uuid, environment, app_id, notification_type, subtype, transaction_id,
+                original_transaction_id, signed_payload, test_token, state, next_attempt_at, attempt_count, created_at)
+            VALUES \(rows.joined(separator: ", "))
             """
         )
     }

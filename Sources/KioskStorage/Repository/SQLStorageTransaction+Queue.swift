@@ -5,17 +5,23 @@ import SQLKit
 
 /// Payment queue entries, numbered by the `queue_entry` sequence; a finished entry stays for the updates stream.
 extension SQLStorageTransaction {
-    func insertQueueRecord(_ record: QueueRecord) async throws {
-        try await session.run(
+    func insertQueueRecords(_ records: [QueueRecord]) async throws {
+        guard !records.isEmpty else { return }
+        let rows = records.map { record -> SQLQueryString in
             """
-            INSERT INTO queue_entries (sequence, environment, account_id, app_id, state, payment_id, product_id,
-                quantity, transaction_id, restore_transaction_id, error_code, error_reason, created_at, finished_at)
-            VALUES (\(bind: record.sequence), \(bind: record.environment.rawValue),
+            (\(bind: record.sequence), \(bind: record.environment.rawValue),
                 \(bind: Self.text(record.accountId)), \(bind: record.appId), \(bind: record.state.rawValue),
                 \(bind: record.paymentId.map(Self.text)), \(bind: record.productId), \(bind: record.quantity),
                 \(bind: record.transactionId), \(bind: record.restoreTransactionId), \(bind: record.errorCode),
                 \(bind: record.errorReason), \(bind: record.createdAt.millisecondsSince1970),
                 \(bind: record.finishedAt?.millisecondsSince1970))
+            """
+        }
+        try await session.run(
+            """
+            INSERT INTO queue_entries (sequence, environment, account_id, app_id, state, payment_id, product_id,
+                quantity, transaction_id, restore_transaction_id, error_code, error_reason, created_at, finished_at)
+            VALUES \(rows.joined(separator: ", "))
             """
         )
     }

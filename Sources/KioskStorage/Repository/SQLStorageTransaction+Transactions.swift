@@ -6,16 +6,11 @@ import SQLKit
 /// Store transactions, keyed by environment and id (each environment numbers its own). Deleting them also
 /// deletes the queue entries that show them, which keep no foreign key.
 extension SQLStorageTransaction {
-    func insertTransaction(_ transaction: StoreTransaction) async throws {
-        try await session.run(
+    func insertTransactions(_ transactions: [StoreTransaction]) async throws {
+        guard !transactions.isEmpty else { return }
+        let rows = transactions.map { transaction -> SQLQueryString in
             """
-            INSERT INTO transactions (environment, id, app_id, account_id, product_id, product_type,
-                original_transaction_id, purchase_date, original_purchase_date, quantity, price_minor_units, currency,
-                storefront, storefront_id, application_username, app_account_token, order_id, subscription_group_id,
-                web_order_line_item_id, expires_date, revocation_date, revocation_reason, revocation_type,
-                transaction_reason, is_upgraded, offer_type, offer_identifier, offer_discount_type, offer_period,
-                refunded_minor_units, modified_at, revision, signed_transaction, transaction_receipt)
-            VALUES (\(bind: transaction.environment.rawValue), \(bind: transaction.id), \(bind: transaction.appId),
+            (\(bind: transaction.environment.rawValue), \(bind: transaction.id), \(bind: transaction.appId),
                 \(bind: Self.text(transaction.accountId)), \(bind: transaction.productId),
                 \(bind: transaction.productType.rawValue), \(bind: transaction.originalTransactionId),
                 \(bind: transaction.purchaseDate.millisecondsSince1970),
@@ -32,6 +27,17 @@ extension SQLStorageTransaction {
                 \(bind: transaction.offer?.period), \(bind: transaction.refundedMinorUnits),
                 \(bind: transaction.modifiedAt.millisecondsSince1970), \(bind: transaction.revision),
                 \(bind: transaction.signedTransaction), \(bind: transaction.transactionReceipt))
+            """
+        }
+        try await session.run(
+            """
+            INSERT INTO transactions (environment, id, app_id, account_id, product_id, product_type,
+                original_transaction_id, purchase_date, original_purchase_date, quantity, price_minor_units, currency,
+                storefront, storefront_id, application_username, app_account_token, order_id, subscription_group_id,
+                web_order_line_item_id, expires_date, revocation_date, revocation_reason, revocation_type,
+                transaction_reason, is_upgraded, offer_type, offer_identifier, offer_discount_type, offer_period,
+                refunded_minor_units, modified_at, revision, signed_transaction, transaction_receipt)
+            VALUES \(rows.joined(separator: ", "))
             """
         )
     }

@@ -96,6 +96,16 @@ public struct NotificationService: Service {
         _ content: NotificationContent, app: App, environment: StoreEnvironment, testToken: String? = nil, now: Date,
         in tx: any StorageTransaction
     ) async throws -> ServerNotification {
+        let notification = try signed(content, app: app, environment: environment, testToken: testToken, now: now)
+        try await tx.insertNotification(notification)
+        return notification
+    }
+
+    /// The pending notification ``create(_:app:environment:testToken:now:in:)`` inserts, signed and not yet stored:
+    /// for work that inserts many at once.
+    func signed(
+        _ content: NotificationContent, app: App, environment: StoreEnvironment, testToken: String? = nil, now: Date
+    ) throws -> ServerNotification {
         let uuid = UUID().uuidString.lowercased()
         let data: NotificationData? =
             if content.summary == nil {
@@ -109,14 +119,12 @@ public struct NotificationService: Service {
         let payload = NotificationPayload(
             notificationType: content.type, subtype: content.subtype, notificationUUID: uuid,
             signedDate: now.millisecondsSince1970, data: data, summary: content.summary)
-        let notification = ServerNotification(
+        return ServerNotification(
             uuid: uuid, environment: environment, appId: app.id, notificationType: content.type,
             subtype: content.subtype, transactionId: content.transaction?.id,
             originalTransactionId: content.transaction?.originalTransactionId,
             signedPayload: try signing.sign(payload, environment: environment), testToken: testToken,
             state: .pending, nextAttemptAt: now, createdAt: now)
-        try await tx.insertNotification(notification)
-        return notification
     }
 
     /// Asks for the first attempt of committed notifications; returns at once.

@@ -21,26 +21,80 @@ struct SubscriptionLifecycle: Sendable {
         SubscriptionService(context: store)
     }
 
+    /// Batches one process works on at once on PostgreSQL, where replicas already claim disjoint rows (`SKIP
+    /// LOCKED`): one batch's statements run in the database while another's rows are signed here. SQLite has one
+    /// writer, so one batch at a time.
+    static let postgresWorkers = 2
+
     /// Acts on every subscription of `environment` whose event is due by `dueBy`, in time order, until none is
     /// due (a renewal's next period may itself be due). A row that fails is logged and left due for the next run.
     func runUntilQuiet(_ environment: StoreEnvironment, dueBy: Date) async -> LifecycleSummary {
+        let workers = store.database.engine == "postgresql" ? Self.postgresWorkers : 1
+        return await withTaskGroup(of: LifecycleSummary.self) { group in
+            for _ in 0..<workers {
+                group.addTask { await drain(environment, dueBy: dueBy, reservingAhead: workers > 1) }
+            }
+            var summary = LifecycleSummary()
+            for await part in group { summary.add(part) }
+            return summary
+        }
+    }
+
+    /// One worker of ``runUntilQuiet(_:dueBy:)``: batch after batch until none is claimed.
+    ///
+    /// With `reservingAhead`, after a full batch (more is likely due) the worker reserves the next batch's
+    /// identifiers in a transaction of its own before opening the batch: a batch taking them itself would hold the
+    /// sequence rows' locks until its commit, and every other worker's batch (and every purchase) would wait for
+    /// it. Values left when the worker stops, or reserved for a batch that failed, are gaps nothing relies on.
+    private func drain(_ environment: StoreEnvironment, dueBy: Date, reservingAhead: Bool) async -> LifecycleSummary {
         var summary = LifecycleSummary()
         var failing: Set<Int64> = []
+        var reserve = IdentifierReserve()
+        var lastBatchWasFull = false
         while true {
+            if reservingAhead, lastBatchWasFull {
+                await reserveIdentifiers(for: environment, in: &reserve)
+            }
             let batch: Batch
             do {
-                batch = try await runBatch(environment, dueBy: dueBy, skipping: failing)
+                batch = try await runBatch(environment, dueBy: dueBy, skipping: failing, reserve: reserve)
+                reserve = batch.reserve
             } catch {
                 store.logger.error(
                     "Subscription events failed; retrying them one by one",
                     metadata: ["environment": "\(environment.rawValue)", "error": "\(error)"])
                 batch = await runOneByOne(environment, dueBy: dueBy, skipping: failing)
+                reserve = IdentifierReserve()
             }
+            lastBatchWasFull = batch.claimed == Self.batchSize
             summary.add(batch.summary)
             failing.formUnion(batch.failed)
             if batch.claimed > 0 { CrashPoint.renewalBatchCommitted.reach() }
             await store.ledger.publish(batch.effects)
             if batch.claimed == 0 || batch.claimed == batch.failed.count { return summary }
+        }
+    }
+
+    /// Tops `reserve` up to a full batch's identifiers of each sequence a renewal uses, in one transaction; on
+    /// failure leaves it as it is (the batch then reserves what it lacks itself).
+    private func reserveIdentifiers(for environment: StoreEnvironment, in reserve: inout IdentifierReserve) async {
+        let sequences: [IdentifierSequence] = [
+            environment == .production ? .productionTransactionId : .sandboxTransactionId, .webOrderLineItemId,
+            .queueEntry,
+        ]
+        let wanted = sequences.map { ($0, Self.batchSize - reserve.count($0)) }.filter { $0.1 > 0 }
+        do {
+            let blocks = try await store.database.transaction { tx in
+                var blocks: [(IdentifierSequence, ClosedRange<Int64>)] = []
+                for (sequence, count) in wanted {
+                    blocks.append((sequence, try await tx.nextIdentifiers(sequence, count: count)))
+                }
+                return blocks
+            }
+            for (sequence, block) in blocks { reserve.add(block, to: sequence) }
+        } catch {
+            store.logger.warning(
+                "Identifiers could not be reserved ahead of a renewal batch", metadata: ["error": "\(error)"])
         }
     }
 
@@ -50,17 +104,19 @@ struct SubscriptionLifecycle: Sendable {
         var failed: Set<Int64> = []
         var summary = LifecycleSummary()
         var effects = StoreEffects()
+        /// The identifiers reserved and not used, committed with the batch.
+        var reserve = IdentifierReserve()
     }
 
-    private func runBatch(_ environment: StoreEnvironment, dueBy: Date, skipping failing: Set<Int64>) async throws
-        -> Batch
-    {
+    private func runBatch(
+        _ environment: StoreEnvironment, dueBy: Date, skipping failing: Set<Int64>, reserve: IdentifierReserve
+    ) async throws -> Batch {
         try await store.database.transaction { tx in
             let claimed = try await tx.claimDueSubscriptions(
                 environment: environment, dueBy: dueBy, limit: Self.batchSize + failing.count)
             var batch = Batch()
             let rows = claimed.filter { !failing.contains($0.originalTransactionId) }.prefix(Self.batchSize)
-            let reads = BatchReads(rows: rows.count)
+            let reads = BatchReads(rows: rows.count, reserve: reserve, deferringInserts: true)
             try await reads.prefetch(Array(rows), environment: environment, in: tx)
             for subscription in rows {
                 batch.claimed += 1
@@ -70,6 +126,8 @@ struct SubscriptionLifecycle: Sendable {
                 batch.summary.count(outcome)
                 reads.rowsLeft -= 1
             }
+            try await reads.flush(in: tx)
+            batch.reserve = reads.reserve
             return batch
         }
     }
@@ -249,13 +307,14 @@ struct SubscriptionLifecycle: Sendable {
             offer: offer,
             signedTransaction: "", transactionReceipt: "")
         try store.ledger.sign(&renewal, bundleId: context.app.bundleId, now: at)
-        try await tx.insertTransaction(renewal)
-        try await tx.insertQueueRecord(
+        try await context.reads.insert(renewal, in: tx)
+        try await context.reads.insert(
             QueueRecord(
                 sequence: try await context.reads.identifier(.queueEntry, in: tx),
                 environment: subscription.environment,
                 accountId: subscription.accountId, appId: subscription.appId, state: .purchased, paymentId: nil,
-                productId: renewal.productId, quantity: 1, transactionId: renewal.id, createdAt: at))
+                productId: renewal.productId, quantity: 1, transactionId: renewal.id, createdAt: at),
+            in: tx)
 
         subscription.productId = renewal.productId
         subscription.latestTransactionId = renewal.id
@@ -346,16 +405,21 @@ struct SubscriptionLifecycle: Sendable {
         _ type: String, subtype: String? = nil, _ subscription: StoreSubscription, at: Date, context: Context,
         in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws {
+        // Renewal info reads the database where the batch did not read ahead for it (the chain; an ended
+        // subscription's win-back history): what the batch has yet to insert goes in first.
+        if context.chain == nil || subscription.state == .expired || subscription.state == .revoked {
+            try await context.reads.flush(in: tx)
+        }
         let renewalInfo = try await subscriptions.signedRenewalInfo(
             for: subscription, latest: context.latest, chain: context.chain, autoRenewProduct: context.renewalProduct,
             now: at, in: tx)
-        effects.deliver([
-            try await store.notifications.create(
-                NotificationContent(
-                    type: type, subtype: subtype, transaction: context.latest, signedRenewalInfo: renewalInfo,
-                    status: subscription.state.appleStatus),
-                app: context.app, environment: subscription.environment, now: at, in: tx)
-        ])
+        let notification = try store.notifications.signed(
+            NotificationContent(
+                type: type, subtype: subtype, transaction: context.latest, signedRenewalInfo: renewalInfo,
+                status: subscription.state.appleStatus),
+            app: context.app, environment: subscription.environment, now: at)
+        try await context.reads.insert(notification, in: tx)
+        effects.deliver([notification])
     }
 
     /// Apple's `EXPIRED` subtypes and the `expirationIntent` each sets.
@@ -395,6 +459,7 @@ struct SubscriptionLifecycle: Sendable {
             var latest = chain?.first { $0.id == subscription.latestTransactionId }
             if latest == nil {
                 chain = nil
+                try await reads.flush(in: tx)
                 latest = try await tx.transaction(id: subscription.latestTransactionId, environment: environment)
             }
             guard let app = try await reads.app(id: subscription.appId, in: tx), let latest else {
@@ -419,17 +484,60 @@ struct SubscriptionLifecycle: Sendable {
     /// What the rows of one batch share, read or reserved once per batch instead of once per row: their apps and
     /// products (events change neither), and blocks of identifiers. A block holds as many values as rows are left,
     /// so a batch where every row renews numbers its transactions without gaps.
+    ///
+    /// `deferringInserts`: the renewals' transactions, queue entries and notifications are kept until ``flush(in:)``
+    /// (which a batch calls before it commits, and before any read that could see them), then inserted with one
+    /// statement per table.
     final class BatchReads {
+        private let defersInserts: Bool
+        private var transactionsToInsert: [StoreTransaction] = []
+        private var queueRecordsToInsert: [QueueRecord] = []
+        private var notificationsToInsert: [ServerNotification] = []
         private var apps: [Int64: App] = [:]
         private var products: [String: Product?] = [:]
-        private var blocks: [IdentifierSequence: ClosedRange<Int64>] = [:]
+        /// Identifiers reserved and not yet used.
+        private(set) var reserve: IdentifierReserve
         /// The batch's accounts and subscriptions' transactions, read in one statement each; taken once each.
         private var accounts: [Account.ID: Account] = [:]
         private var chains: [StoreTransaction.ID: [StoreTransaction]] = [:]
         /// Rows of the batch not yet acted on.
         var rowsLeft: Int
 
-        init(rows: Int) { rowsLeft = rows }
+        init(rows: Int, reserve: IdentifierReserve = IdentifierReserve(), deferringInserts: Bool = false) {
+            rowsLeft = rows
+            self.reserve = reserve
+            defersInserts = deferringInserts
+        }
+
+        func insert(_ transaction: StoreTransaction, in tx: any StorageTransaction) async throws {
+            if defersInserts {
+                transactionsToInsert.append(transaction)
+            } else {
+                try await tx.insertTransaction(transaction)
+            }
+        }
+
+        func insert(_ record: QueueRecord, in tx: any StorageTransaction) async throws {
+            if defersInserts { queueRecordsToInsert.append(record) } else { try await tx.insertQueueRecord(record) }
+        }
+
+        func insert(_ notification: ServerNotification, in tx: any StorageTransaction) async throws {
+            if defersInserts {
+                notificationsToInsert.append(notification)
+            } else {
+                try await tx.insertNotification(notification)
+            }
+        }
+
+        /// Inserts what was deferred, one statement per table.
+        func flush(in tx: any StorageTransaction) async throws {
+            try await tx.insertTransactions(transactionsToInsert)
+            try await tx.insertQueueRecords(queueRecordsToInsert)
+            try await tx.insertNotifications(notificationsToInsert)
+            transactionsToInsert = []
+            queueRecordsToInsert = []
+            notificationsToInsert = []
+        }
 
         /// Reads the accounts and transactions of `rows` in two statements.
         func prefetch(_ rows: [StoreSubscription], environment: StoreEnvironment, in tx: any StorageTransaction)
@@ -474,15 +582,35 @@ struct SubscriptionLifecycle: Sendable {
 
         /// The next value of `sequence`, from this batch's block, reserving a new block when it is used up.
         func identifier(_ sequence: IdentifierSequence, in tx: any StorageTransaction) async throws -> Int64 {
-            let block: ClosedRange<Int64>
-            if let reserved = blocks[sequence] {
-                block = reserved
+            if let value = reserve.take(sequence) { return value }
+            let block = try await tx.nextIdentifiers(sequence, count: max(1, rowsLeft))
+            reserve.add(block, to: sequence)
+            return reserve.take(sequence) ?? block.lowerBound
+        }
+    }
+
+    /// Identifier values reserved and not yet used, per sequence, lowest first.
+    struct IdentifierReserve: Sendable {
+        private var blocks: [IdentifierSequence: [ClosedRange<Int64>]] = [:]
+
+        func count(_ sequence: IdentifierSequence) -> Int {
+            blocks[sequence, default: []].reduce(0) { $0 + $1.count }
+        }
+
+        mutating func add(_ block: ClosedRange<Int64>, to sequence: IdentifierSequence) {
+            blocks[sequence, default: []].append(block)
+        }
+
+        /// The lowest value left of `sequence`, now used; nil when none is left.
+        mutating func take(_ sequence: IdentifierSequence) -> Int64? {
+            guard var queue = blocks[sequence], let block = queue.first else { return nil }
+            if block.lowerBound < block.upperBound {
+                queue[0] = (block.lowerBound + 1)...block.upperBound
             } else {
-                block = try await tx.nextIdentifiers(sequence, count: max(1, rowsLeft))
+                queue.removeFirst()
             }
-            let value = block.lowerBound
-            blocks[sequence] = value < block.upperBound ? (value + 1)...block.upperBound : nil
-            return value
+            blocks[sequence] = queue
+            return block.lowerBound
         }
     }
 }
