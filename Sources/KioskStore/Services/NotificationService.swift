@@ -90,8 +90,9 @@ public struct NotificationService: Service {
         rounds = Dictionary(uniqueKeysWithValues: StoreEnvironment.allCases.map { ($0, AsyncSerialLock()) })
     }
 
-    /// Signs a notification and inserts it as pending and due now, in `tx`: the database transaction of the
-    /// change it reports. Pass the result to ``deliver(_:)`` once `tx` committed.
+    /// Signs a notification and inserts it as pending and due now (`unconfigured`, with nothing to attempt, when the
+    /// app has no URL for the environment), in `tx`: the database transaction of the change it reports. Pass the
+    /// result to ``deliver(_:)`` once `tx` committed.
     public func create(
         _ content: NotificationContent, app: App, environment: StoreEnvironment, testToken: String? = nil, now: Date,
         in tx: any StorageTransaction
@@ -101,12 +102,15 @@ public struct NotificationService: Service {
         return notification
     }
 
-    /// The pending notification ``create(_:app:environment:testToken:now:in:)`` inserts, signed and not yet stored:
-    /// for work that inserts many at once.
+    /// The notification ``create(_:app:environment:testToken:now:in:)`` inserts, signed and not yet stored: for
+    /// work that inserts many at once.
     func signed(
         _ content: NotificationContent, app: App, environment: StoreEnvironment, testToken: String? = nil, now: Date
     ) throws -> ServerNotification {
         let uuid = UUID().uuidString.lowercased()
+        // With nowhere to send it, it is born `unconfigured`: a delivery round would only write that state later,
+        // in a durable commit of its own (a second fsync per purchase when one client buys).
+        let configured = !app.notificationURLs(for: environment).isEmpty
         let data: NotificationData? =
             if content.summary == nil {
                 NotificationData(
@@ -124,12 +128,14 @@ public struct NotificationService: Service {
             subtype: content.subtype, transactionId: content.transaction?.id,
             originalTransactionId: content.transaction?.originalTransactionId,
             signedPayload: try signing.sign(payload, environment: environment), testToken: testToken,
-            state: .pending, nextAttemptAt: now, createdAt: now)
+            state: configured ? .pending : .unconfigured, nextAttemptAt: configured ? now : nil, createdAt: now)
     }
 
-    /// Asks for the first attempt of committed notifications; returns at once.
+    /// Asks for the first attempt of committed notifications that have somewhere to go; returns at once.
     public func deliver(_ notifications: [ServerNotification]) {
-        for environment in Set(notifications.map(\.environment)) { dueContinuation.yield(environment) }
+        for environment in Set(notifications.filter { $0.state == .pending }.map(\.environment)) {
+            dueContinuation.yield(environment)
+        }
     }
 
     /// Delivers what is due, when ``deliver(_:)`` asks and every second, until the store shuts down; then waits
