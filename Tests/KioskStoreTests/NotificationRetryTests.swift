@@ -161,6 +161,38 @@ import Testing
         }
     }
 
+    /// A notification of an app with no URL for its environment is `unconfigured` from the commit that created it,
+    /// with no attempt scheduled: no delivery round has to write that state in a commit of its own. Once a URL is set,
+    /// later notifications go out and the earlier one stays as it was.
+    @Test(arguments: TestDatabase.available)
+    func notificationsWithNowhereToGoAreUnconfiguredAtOnce(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(engine: database, clock: clock) { store in
+                try await store.prepareSubscriptionCatalog()
+                _ = try await store.buyMonthly(clock: clock)
+                let base = "/sandbox/test/v1/apps/\(TestStore.bundleId)/notifications"
+                let listed = try await store.request(.GET, base, token: .some(store.adminToken))
+                let stored = try #require((listed.json["notifications"] as? [[String: Any]])?.first, "\(listed.text)")
+                #expect(stored["notificationType"] as? String == "SUBSCRIBED")
+                #expect(stored["state"] as? String == "unconfigured", "\(listed.text)")
+                #expect(stored["attempts"] as? Int == 0)
+
+                try await store.setNotificationURLs([receiver.url])
+                let key = try await store.createServerAPIKey()
+                let second = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
+                #expect(second.status == 200, "\(second.text)")
+                await store.built.context.notifications.deliverDue(.sandbox)
+                let after = try await store.request(.GET, base, token: .some(store.adminToken))
+                let states = (after.json["notifications"] as? [[String: Any]] ?? []).compactMap {
+                    $0["state"] as? String
+                }
+                #expect(states.sorted() == ["delivered", "unconfigured"], "\(after.text)")
+                #expect(receiver.payloads.count == 1)
+            }
+        }
+    }
+
     /// An app with sandbox notification URLs and a Server API key.
     static func prepare(_ store: TestStore, urls: [String]) async throws -> ServerAPIKey {
         try await store.createApp()
