@@ -99,7 +99,7 @@ public protocol StorageTransaction: Sendable {
     func payments(appId: App.ID, environment: StoreEnvironment, accountId: UUID?, state: PaymentState?)
         async throws -> [Payment]
 
-    /// Inserts the transactions in one statement.
+    /// Inserts the transactions, many rows per statement.
     func insertTransactions(_ transactions: [StoreTransaction]) async throws
     /// Stores a transaction signed anew: only over the revision before its own (`revision - 1`), so of two changes
     /// made at once from the same state one lands and the other throws.
@@ -118,7 +118,7 @@ public protocol StorageTransaction: Sendable {
     /// the account starts over, eligible for introductory offers again.
     func deleteTransactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws -> Int
 
-    /// Inserts the records in one statement.
+    /// Inserts the records, many rows per statement.
     func insertQueueRecords(_ records: [QueueRecord]) async throws
     /// Sets `finishedAt` if it is nil; returns the record as stored afterwards (nil if there is none).
     func finishQueueRecord(sequence: Int64, at date: Date) async throws -> QueueRecord?
@@ -171,7 +171,7 @@ public protocol StorageTransaction: Sendable {
 
     // MARK: Notifications and renewal extensions (issue 4, notifications part)
 
-    /// Inserts the notifications in one statement.
+    /// Inserts the notifications, many rows per statement.
     func insertNotifications(_ notifications: [ServerNotification]) async throws
     func notification(uuid: String) async throws -> ServerNotification?
     /// The notification `POST /inApps/v1/notifications/test` made with this token, in that app and environment.

@@ -293,6 +293,40 @@ struct PurchaseStorageTests {
     }
 
     @Test(arguments: TestEngine.all)
+    func manyRowsInsertAtOnceOrNotAtAll(engine: TestEngine) async throws {
+        // Proves the many-row inserts a renewal batch uses store every row as given, also past one statement's
+        // limit of bound values (2,000 transactions bind 68,000: above SQLite's and PostgreSQL's caps), and that a
+        // duplicate among them fails the insert with the usual unique violation and stores none of them.
+        try await engine.withDatabase { database, _ in
+            let account = UUID()
+            let transactions = (0..<2_000).map { index in
+                Fixtures.transaction(id: 2_000_000_000_100_000 + Int64(index), accountId: account)
+            }
+            let records = (1...3).map { Fixtures.queueRecord(sequence: $0, accountId: account) }
+            try await database.transaction {
+                try await $0.insertApp(Fixtures.app())
+                try await $0.insertTransactions(transactions)
+                try await $0.insertQueueRecords(records)
+            }
+            try await database.transaction { transaction async throws in
+                let stored = try await transaction.transactions(
+                    accountId: account, appId: Fixtures.app().id, environment: .sandbox)
+                #expect(stored == transactions)
+                for record in records {
+                    #expect(try await transaction.queueRecord(sequence: record.sequence) == record)
+                }
+            }
+
+            let fresh = Fixtures.transaction(id: 2_000_000_000_200_000, accountId: account)
+            await #expect(throws: StorageError.uniqueViolation(constraint: "transactions.id")) {
+                try await database.transaction { try await $0.insertTransactions([fresh, transactions[7]]) }
+            }
+            #expect(
+                try await database.transaction { try await $0.transaction(id: fresh.id, environment: .sandbox) } == nil)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
     func transactionRoundTrip(engine: TestEngine) async throws {
         // Proves transactions with all optional fields set and unset read back equal, are keyed per environment,
         // list oldest first (by purchase date, then id), and update every field, only over the revision before.

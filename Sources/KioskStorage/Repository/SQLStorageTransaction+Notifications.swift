@@ -7,8 +7,14 @@ import SQLKit
 /// subscription got.
 extension SQLStorageTransaction {
     func insertNotifications(_ notifications: [ServerNotification]) async throws {
-        guard !notifications.isEmpty else { return }
-        let rows = notifications.map { notification -> SQLQueryString in
+        try await insert(
+            notifications,
+            into: """
+                notifications (uuid, environment, app_id, notification_type, subtype, transaction_id,
+                    original_transaction_id, signed_payload, test_token, state, next_attempt_at, attempt_count,
+                    created_at)
+                """
+        ) { notification -> SQLQueryString in
             """
             (\(bind: notification.uuid), \(bind: notification.environment.rawValue), \(bind: notification.appId),
                 \(bind: notification.notificationType), \(bind: notification.subtype),
@@ -18,13 +24,6 @@ extension SQLStorageTransaction {
                 \(bind: notification.attemptCount), \(bind: notification.createdAt.millisecondsSince1970))
             """
         }
-        try await session.run(
-            """
-            INSERT INTO notifications (uuid, environment, app_id, notification_type, subtype, transaction_id,
-                original_transaction_id, signed_payload, test_token, state, next_attempt_at, attempt_count, created_at)
-            VALUES \(rows.joined(separator: ", "))
-            """
-        )
     }
 
     func notification(uuid: String) async throws -> ServerNotification? {

@@ -6,8 +6,13 @@ import SQLKit
 /// Payment queue entries, numbered by the `queue_entry` sequence; a finished entry stays for the updates stream.
 extension SQLStorageTransaction {
     func insertQueueRecords(_ records: [QueueRecord]) async throws {
-        guard !records.isEmpty else { return }
-        let rows = records.map { record -> SQLQueryString in
+        try await insert(
+            records,
+            into: """
+                queue_entries (sequence, environment, account_id, app_id, state, payment_id, product_id,
+                    quantity, transaction_id, restore_transaction_id, error_code, error_reason, created_at, finished_at)
+                """
+        ) { record -> SQLQueryString in
             """
             (\(bind: record.sequence), \(bind: record.environment.rawValue),
                 \(bind: Self.text(record.accountId)), \(bind: record.appId), \(bind: record.state.rawValue),
@@ -17,13 +22,6 @@ extension SQLStorageTransaction {
                 \(bind: record.finishedAt?.millisecondsSince1970))
             """
         }
-        try await session.run(
-            """
-            INSERT INTO queue_entries (sequence, environment, account_id, app_id, state, payment_id, product_id,
-                quantity, transaction_id, restore_transaction_id, error_code, error_reason, created_at, finished_at)
-            VALUES \(rows.joined(separator: ", "))
-            """
-        )
     }
 
     func finishQueueRecord(sequence: Int64, at date: Date) async throws -> QueueRecord? {

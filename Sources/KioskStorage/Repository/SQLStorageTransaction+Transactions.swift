@@ -7,8 +7,18 @@ import SQLKit
 /// deletes the queue entries that show them, which keep no foreign key.
 extension SQLStorageTransaction {
     func insertTransactions(_ transactions: [StoreTransaction]) async throws {
-        guard !transactions.isEmpty else { return }
-        let rows = transactions.map { transaction -> SQLQueryString in
+        try await insert(
+            transactions,
+            into: """
+                transactions (environment, id, app_id, account_id, product_id, product_type,
+                    original_transaction_id, purchase_date, original_purchase_date, quantity, price_minor_units,
+                    currency, storefront, storefront_id, application_username, app_account_token, order_id,
+                    subscription_group_id, web_order_line_item_id, expires_date, revocation_date, revocation_reason,
+                    revocation_type, transaction_reason, is_upgraded, offer_type, offer_identifier,
+                    offer_discount_type, offer_period, refunded_minor_units, modified_at, revision,
+                    signed_transaction, transaction_receipt)
+                """
+        ) { transaction -> SQLQueryString in
             """
             (\(bind: transaction.environment.rawValue), \(bind: transaction.id), \(bind: transaction.appId),
                 \(bind: Self.text(transaction.accountId)), \(bind: transaction.productId),
@@ -29,17 +39,6 @@ extension SQLStorageTransaction {
                 \(bind: transaction.signedTransaction), \(bind: transaction.transactionReceipt))
             """
         }
-        try await session.run(
-            """
-            INSERT INTO transactions (environment, id, app_id, account_id, product_id, product_type,
-                original_transaction_id, purchase_date, original_purchase_date, quantity, price_minor_units, currency,
-                storefront, storefront_id, application_username, app_account_token, order_id, subscription_group_id,
-                web_order_line_item_id, expires_date, revocation_date, revocation_reason, revocation_type,
-                transaction_reason, is_upgraded, offer_type, offer_identifier, offer_discount_type, offer_period,
-                refunded_minor_units, modified_at, revision, signed_transaction, transaction_receipt)
-            VALUES \(rows.joined(separator: ", "))
-            """
-        )
     }
 
     func updateTransaction(_ transaction: StoreTransaction) async throws {

@@ -116,18 +116,18 @@ struct SubscriptionLifecycle: Sendable {
                 environment: environment, dueBy: dueBy, limit: Self.batchSize + failing.count)
             var batch = Batch()
             let rows = claimed.filter { !failing.contains($0.originalTransactionId) }.prefix(Self.batchSize)
-            let reads = BatchReads(rows: rows.count, reserve: reserve, deferringInserts: true)
-            try await reads.prefetch(Array(rows), environment: environment, in: tx)
+            let work = BatchWork(rows: rows.count, reserve: reserve, deferringInserts: true)
+            try await work.prefetch(Array(rows), environment: environment, in: tx)
             for subscription in rows {
                 batch.claimed += 1
                 var row = subscription
                 let outcome = try await act(
-                    on: &row, at: subscription.nextEventAt ?? dueBy, in: tx, effects: &batch.effects, reads: reads)
+                    on: &row, at: subscription.nextEventAt ?? dueBy, in: tx, effects: &batch.effects, work: work)
                 batch.summary.count(outcome)
-                reads.rowsLeft -= 1
+                work.rowsLeft -= 1
             }
-            try await reads.flush(in: tx)
-            batch.reserve = reads.reserve
+            try await work.flush(in: tx)
+            batch.reserve = work.reserve
             return batch
         }
     }
@@ -176,12 +176,12 @@ struct SubscriptionLifecycle: Sendable {
 
     // MARK: - Events
 
-    /// What a subscription's event at `at` does, in `tx`; updates the row. A batch passes the `reads` its rows share.
+    /// What a subscription's event at `at` does, in `tx`; updates the row. A batch passes the `work` its rows share.
     func act(
         on subscription: inout StoreSubscription, at: Date, in tx: any StorageTransaction, effects: inout StoreEffects,
-        reads: BatchReads = BatchReads(rows: 1)
+        work: BatchWork = BatchWork(rows: 1)
     ) async throws -> LifecycleOutcome {
-        let context = try await Context.load(subscription, in: tx, reads: reads)
+        let context = try await Context.load(subscription, in: tx, work: work)
         switch subscription.state {
         case .active:
             return try await periodEnds(&subscription, at: at, context: context, in: tx, effects: &effects)
@@ -290,7 +290,7 @@ struct SubscriptionLifecycle: Sendable {
             } ?? nil
         let offerPeriodEnd = offer.flatMap { OfferPeriod(iso8601: $0.period) }?.end(
             from: at, environment: subscription.environment)
-        let id = try await context.reads.identifier(
+        let id = try await context.work.identifier(
             subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId, in: tx)
         var renewal = StoreTransaction(
             id: id, environment: subscription.environment, appId: subscription.appId,
@@ -302,15 +302,15 @@ struct SubscriptionLifecycle: Sendable {
             storefront: storefront.code, storefrontId: storefront.appleId,
             applicationUsername: previous.applicationUsername, appAccountToken: previous.appAccountToken,
             orderId: StoreLedger.orderId(), subscriptionGroupId: subscription.groupId,
-            webOrderLineItemId: try await context.reads.identifier(.webOrderLineItemId, in: tx),
+            webOrderLineItemId: try await context.work.identifier(.webOrderLineItemId, in: tx),
             expiresDate: offerPeriodEnd ?? context.rules.periodEnd(duration, from: at), transactionReason: .renewal,
             offer: offer,
             signedTransaction: "", transactionReceipt: "")
         try store.ledger.sign(&renewal, bundleId: context.app.bundleId, now: at)
-        try await context.reads.insert(renewal, in: tx)
-        try await context.reads.insert(
+        try await context.work.insert(renewal, in: tx)
+        try await context.work.insert(
             QueueRecord(
-                sequence: try await context.reads.identifier(.queueEntry, in: tx),
+                sequence: try await context.work.identifier(.queueEntry, in: tx),
                 environment: subscription.environment,
                 accountId: subscription.accountId, appId: subscription.appId, state: .purchased, paymentId: nil,
                 productId: renewal.productId, quantity: 1, transactionId: renewal.id, createdAt: at),
@@ -408,7 +408,7 @@ struct SubscriptionLifecycle: Sendable {
         // Renewal info reads the database where the batch did not read ahead for it (the chain; an ended
         // subscription's win-back history): what the batch has yet to insert goes in first.
         if context.chain == nil || subscription.state == .expired || subscription.state == .revoked {
-            try await context.reads.flush(in: tx)
+            try await context.work.flush(in: tx)
         }
         let renewalInfo = try await subscriptions.signedRenewalInfo(
             for: subscription, latest: context.latest, chain: context.chain, autoRenewProduct: context.renewalProduct,
@@ -418,7 +418,7 @@ struct SubscriptionLifecycle: Sendable {
                 type: type, subtype: subtype, transaction: context.latest, signedRenewalInfo: renewalInfo,
                 status: subscription.state.appleStatus),
             app: context.app, environment: subscription.environment, now: at)
-        try await context.reads.insert(notification, in: tx)
+        try await context.work.insert(notification, in: tx)
         effects.deliver([notification])
     }
 
@@ -449,24 +449,24 @@ struct SubscriptionLifecycle: Sendable {
         var chain: [StoreTransaction]?
         var renewalProduct: Product?
         var rules: RenewalRules
-        var reads: BatchReads
+        var work: BatchWork
 
         static func load(
-            _ subscription: StoreSubscription, in tx: any StorageTransaction, reads: BatchReads = BatchReads(rows: 1)
+            _ subscription: StoreSubscription, in tx: any StorageTransaction, work: BatchWork = BatchWork(rows: 1)
         ) async throws -> Context {
             let environment = subscription.environment
-            var chain = reads.chain(of: subscription.originalTransactionId)
+            var chain = work.chain(of: subscription.originalTransactionId)
             var latest = chain?.first { $0.id == subscription.latestTransactionId }
             if latest == nil {
                 chain = nil
-                try await reads.flush(in: tx)
+                try await work.flush(in: tx)
                 latest = try await tx.transaction(id: subscription.latestTransactionId, environment: environment)
             }
-            guard let app = try await reads.app(id: subscription.appId, in: tx), let latest else {
+            guard let app = try await work.app(id: subscription.appId, in: tx), let latest else {
                 throw StorageError.engine(
                     message: "subscription \(subscription.originalTransactionId) lost its app or latest transaction")
             }
-            guard let account = try await reads.account(id: subscription.accountId, environment: environment, in: tx)
+            guard let account = try await work.account(id: subscription.accountId, environment: environment, in: tx)
             else {
                 throw StorageError.engine(
                     message: "subscription \(subscription.originalTransactionId) lost its account")
@@ -475,20 +475,21 @@ struct SubscriptionLifecycle: Sendable {
             if let rate = account.sandbox?.renewalRate { rules.rate = rate }
             return Context(
                 app: app, account: StoreAccount(account), latest: latest, chain: chain,
-                renewalProduct: try await reads.product(
+                renewalProduct: try await work.product(
                     appId: app.id, productId: subscription.autoRenewProductId, in: tx),
-                rules: rules, reads: reads)
+                rules: rules, work: work)
         }
     }
 
-    /// What the rows of one batch share, read or reserved once per batch instead of once per row: their apps and
-    /// products (events change neither), and blocks of identifiers. A block holds as many values as rows are left,
-    /// so a batch where every row renews numbers its transactions without gaps.
+    /// What the rows of one batch share, read, reserved or written once per batch instead of once per row: their apps
+    /// and products (events change neither), their accounts and transactions, blocks of identifiers (a block holds as
+    /// many values as rows are left, so a batch where every row renews numbers its transactions without gaps), and
+    /// their inserts.
     ///
     /// `deferringInserts`: the renewals' transactions, queue entries and notifications are kept until ``flush(in:)``
     /// (which a batch calls before it commits, and before any read that could see them), then inserted with one
     /// statement per table.
-    final class BatchReads {
+    final class BatchWork {
         private let defersInserts: Bool
         private var transactionsToInsert: [StoreTransaction] = []
         private var queueRecordsToInsert: [QueueRecord] = []
