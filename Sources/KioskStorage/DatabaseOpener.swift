@@ -22,14 +22,24 @@ extension DatabaseOpener {
     }
 }
 
-/// The store's schema on an engine: each transaction is an ``SQLStorageTransaction`` over the engine's session.
+/// The store's schema on an engine: each transaction is an ``SQLStorageTransaction`` over the engine's session,
+/// reading apps, products, sessions and settings through one ``ReadCache``.
 struct StoreDatabase: KioskDatabase {
     let sql: any SQLDatabaseEngine
+    let cache = ReadCache()
 
     var engine: String { sql.engine }
 
     func transaction<T: Sendable>(_ body: @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
-        try await sql.withSession { session in try await body(SQLStorageTransaction(session: session)) }
+        let reads = CachedReads(cache: cache)
+        do {
+            return try await sql.withSession { session in
+                try await body(SQLStorageTransaction(session: session, reads: reads))
+            }
+        } catch {
+            if reads.changedCachedRows { cache.reset() }
+            throw error
+        }
     }
 
     func ping() async throws { try await sql.ping() }

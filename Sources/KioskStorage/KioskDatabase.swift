@@ -35,6 +35,9 @@ public enum IdentifierSequence: String, Sendable, CaseIterable {
     /// `webOrderLineItemId`s of subscription periods, one sequence for both environments; the first is
     /// 8_000_000_000_000_001.
     case webOrderLineItemId = "web_order_line_item_id"
+    /// Not an identifier: the version of the rows the store's read cache copies (apps, products, sessions,
+    /// settings), bumped by every transaction that writes them.
+    case cachedRowsVersion = "cached_rows_version"
 }
 
 /// The reads and writes available inside one database transaction.

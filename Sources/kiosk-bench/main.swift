@@ -42,6 +42,22 @@ func report(_ name: String, _ measured: Double, baselineName: String, _ baseline
 }
 
 let arguments = CommandLine.arguments
+let usage = """
+    usage: kiosk-bench [--seconds 2] [--renewals 100000] [--only sign,product,console,purchase,verify,jws,merchant,\
+    load,renewals]
+
+    """
+if arguments.contains("--help") || arguments.contains("-h") {
+    FileHandle.standardOutput.write(Data(usage.utf8))
+    exit(0)
+}
+// Every flag is known and takes a value: a mistyped one stops the run instead of starting a long default one.
+for (index, argument) in arguments.enumerated().dropFirst() where index % 2 == 1 {
+    guard ["--seconds", "--renewals", "--only"].contains(argument), index + 1 < arguments.count else {
+        FileHandle.standardError.write(Data("kiosk-bench: unexpected '\(argument)'\n\(usage)".utf8))
+        exit(64)
+    }
+}
 
 /// The number after `name` on the command line, `fallback` when the flag is absent; anything but a number in
 /// `range` stops the run with a message.

@@ -100,6 +100,14 @@ extension KioskDatabase {
     }
 }
 
+extension KioskDatabase {
+    /// Runs `statement` behind the storage interface's back: no read-cache version moves.
+    func execute(_ statement: String) async throws {
+        let runner = try #require((self as? StoreDatabase)?.sql, "a store database over an engine")
+        try await runner.withSession { try await $0.run("\(unsafeRaw: statement)") }
+    }
+}
+
 /// Expects `body` to fail with the error an update of a row that does not exist gives, naming `what` was updated.
 func expectNoSuchRow(
     _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void

@@ -5,6 +5,7 @@ import SQLKit
 
 extension SQLStorageTransaction {
     func insertApp(_ app: App) async throws {
+        try await changesCachedRows()
         try await session.run(
             """
             INSERT INTO apps (id, bundle_id, name, shared_secret, production_notification_urls,
@@ -20,6 +21,7 @@ extension SQLStorageTransaction {
     }
 
     func updateApp(_ app: App) async throws {
+        try await changesCachedRows()
         let row = try await session.first(
             """
             UPDATE apps SET bundle_id = \(bind: app.bundleId), name = \(bind: app.name),
@@ -38,11 +40,15 @@ extension SQLStorageTransaction {
     }
 
     func app(id: App.ID) async throws -> App? {
-        try await session.first("SELECT * FROM apps WHERE id = \(bind: id)").map(Self.decodeApp)
+        try await cached(.app(id)) {
+            try await session.first("SELECT * FROM apps WHERE id = \(bind: id)").map(Self.decodeApp)
+        }
     }
 
     func app(bundleId: String) async throws -> App? {
-        try await session.first("SELECT * FROM apps WHERE bundle_id = \(bind: bundleId)").map(Self.decodeApp)
+        try await cached(.appBundleId(bundleId)) {
+            try await session.first("SELECT * FROM apps WHERE bundle_id = \(bind: bundleId)").map(Self.decodeApp)
+        }
     }
 
     func apps() async throws -> [App] {

@@ -10,6 +10,7 @@ import SQLKit
 /// so a product read back equals the product written when its lists were in that order.
 extension SQLStorageTransaction {
     func insertProduct(_ product: Product) async throws {
+        try await changesCachedRows()
         try await session.run(
             """
             INSERT INTO products (app_id, product_id, reference_name, type, price_tier, cleared_for_sale,
@@ -27,6 +28,7 @@ extension SQLStorageTransaction {
     }
 
     func updateProduct(_ product: Product) async throws {
+        try await changesCachedRows()
         let key: SQLQueryString = "app_id = \(bind: product.appId) AND product_id = \(bind: product.productId)"
         let row = try await session.first(
             """
@@ -56,11 +58,13 @@ extension SQLStorageTransaction {
     }
 
     func product(appId: App.ID, productId: String) async throws -> Product? {
-        try await loadProducts(appId: appId, productId: productId).first
+        try await cached(.product(appId, productId)) {
+            try await loadProducts(appId: appId, productId: productId).first
+        }
     }
 
     func products(appId: App.ID) async throws -> [Product] {
-        try await loadProducts(appId: appId, productId: nil)
+        try await cached(.products(appId)) { try await loadProducts(appId: appId, productId: nil) } ?? []
     }
 
     // MARK: Writing children

@@ -17,19 +17,23 @@ extension SQLStorageTransaction {
     }
 
     func session(tokenHash: String) async throws -> StoreSession? {
-        try await session.first("SELECT * FROM sessions WHERE token_hash = \(bind: tokenHash)").map { row in
-            StoreSession(
-                tokenHash: try row.decode(column: "token_hash", as: String.self),
-                environment: try row.enumeration("environment", as: StoreEnvironment.self),
-                accountId: try row.uuid("account_id"),
-                appId: try row.decode(column: "app_id", as: Int64.self),
-                deviceId: try row.uuid("device_id"),
-                createdAt: try row.date("created_at")
-            )
+        try await cached(.session(tokenHash: tokenHash)) {
+            try await session.first("SELECT * FROM sessions WHERE token_hash = \(bind: tokenHash)").map { row in
+                StoreSession(
+                    tokenHash: try row.decode(column: "token_hash", as: String.self),
+                    environment: try row.enumeration("environment", as: StoreEnvironment.self),
+                    accountId: try row.uuid("account_id"),
+                    appId: try row.decode(column: "app_id", as: Int64.self),
+                    deviceId: try row.uuid("device_id"),
+                    createdAt: try row.date("created_at")
+                )
+            }
         }
     }
 
+    /// A new session changes no cached answer (unknown tokens are not cached), so signing in bumps no version.
     func deleteSession(tokenHash: String) async throws {
+        try await changesCachedRows()
         try await session.run("DELETE FROM sessions WHERE token_hash = \(bind: tokenHash)")
     }
 }

@@ -10,6 +10,8 @@ import SQLKit
 /// statements per aggregate.
 struct SQLStorageTransaction: StorageTransaction {
     let session: SQLSession
+    /// This transaction's use of its database's ``ReadCache``.
+    let reads: CachedReads
 
     /// First value of each sequence: what Apple's numbers look like.
     static func firstValue(of sequence: IdentifierSequence) -> Int64 {
@@ -20,7 +22,33 @@ struct SQLStorageTransaction: StorageTransaction {
         case .sandboxTransactionId: 2_000_000_000_000_001
         case .queueEntry: 1
         case .webOrderLineItemId: 8_000_000_000_000_001
+        case .cachedRowsVersion: 1
         }
+    }
+
+    /// `load`'s answer through the ``ReadCache``: the copy taken at this transaction's version of the cached rows,
+    /// else the database's (then kept for the next transaction). Nil answers are kept only if `keepingMisses`.
+    func cached<Value: Sendable>(
+        _ key: ReadCache.Key, keepingMisses: Bool = false, load: () async throws -> Value?
+    ) async throws -> Value? {
+        guard let version = try await reads.version(reading: cachedRowsVersion) else { return try await load() }
+        if let hit = reads.cache.value(key, at: version) as? ReadCache.Entry<Value> { return hit.value }
+        let value = try await load()
+        if value != nil || keepingMisses { reads.cache.store(ReadCache.Entry(value: value), for: key, at: version) }
+        return value
+    }
+
+    /// Called before each write to a table the ``ReadCache`` copies: bumps the version once per transaction, so
+    /// every process drops its copies when this commits; this transaction reads the database from now on.
+    func changesCachedRows() async throws {
+        if reads.markWriting() { _ = try await nextIdentifier(.cachedRowsVersion) }
+    }
+
+    /// The committed version of the cached rows (0 before the first write).
+    private func cachedRowsVersion() async throws -> Int64 {
+        let name = IdentifierSequence.cachedRowsVersion.rawValue
+        return try await session.first("SELECT next_value FROM sequences WHERE name = \(bind: name)")?
+            .decode(column: "next_value", as: Int64.self) ?? 0
     }
 
     /// Rows per multi-row `INSERT`: 500 rows of the widest table (transactions, 34 columns) bind 17,000 values,
@@ -59,11 +87,14 @@ struct SQLStorageTransaction: StorageTransaction {
     }
 
     func setting(_ key: String) async throws -> String? {
-        try await session.first("SELECT value FROM settings WHERE key = \(bind: key)")?
-            .decode(column: "value", as: String.self)
+        try await cached(.setting(key), keepingMisses: true) {
+            try await session.first("SELECT value FROM settings WHERE key = \(bind: key)")?
+                .decode(column: "value", as: String.self)
+        }
     }
 
     func setSetting(_ key: String, to value: String?) async throws {
+        try await changesCachedRows()
         guard let value else {
             try await session.run("DELETE FROM settings WHERE key = \(bind: key)")
             return
@@ -79,6 +110,7 @@ struct SQLStorageTransaction: StorageTransaction {
     func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String {
         // PostgreSQL: a concurrent insert of the key makes this wait for its transaction, then do nothing; the
         // SELECT after it (a new statement, so a new snapshot) sees the value that transaction committed.
+        try await changesCachedRows()
         try await session.run(
             "INSERT INTO settings (key, value) VALUES (\(bind: key), \(bind: value)) ON CONFLICT (key) DO NOTHING")
         guard let stored = try await setting(key) else {
