@@ -116,6 +116,7 @@ import Testing
                 try await Self.waitForDeliveries(database, renewals: 0, sink: sink)
                 try await Self.checkReceiptsAndServerAPI(
                     replicas: replicas, proxy: proxy, bought: bought, root: sandboxRoot)
+                try await Self.checkChangesReachEveryReplica(replicas)
 
                 // A sandbox month, sent to the third replica while the others are stopped (SIGSTOP): it takes the
                 // first batch of renewals and dies (SIGKILL) right after it commits, before any of that batch's
@@ -386,6 +387,27 @@ extension ReplicaTests {
             for (original, signed) in answers { bought[original] = signed }
         }
         return bought
+    }
+
+    /// A change made through one replica is seen by the very next request at every other, though each keeps
+    /// copies of the catalog and settings: the copies are checked against the database's version, not a timer.
+    static func checkChangesReachEveryReplica(_ replicas: [Replica]) async throws {
+        let path = "/admin/v1/apps/\(app)/products/\(app).g0/availability?environment=sandbox"
+        func availability(_ replica: Replica) async throws -> (available: Bool, reasons: [String]) {
+            let answer = try await send(.GET, replica.url + path)
+            let reasons = try #require(answer.json["reasons"] as? [[String: Any]], "\(answer.text)")
+            return (answer.json["available"] as? Bool == true, reasons.compactMap { $0["code"] as? String })
+        }
+        for replica in replicas { #expect(try await availability(replica).available, "\(replica.url)") }
+        let pending = try await send(
+            .PUT, replicas[0].url + "/admin/v1/agreements/paid-apps", json: ["status": "pending"])
+        #expect(pending.status == 200, "\(pending.text)")
+        for replica in replicas {
+            let seen = try await availability(replica)
+            #expect(!seen.available && !seen.reasons.isEmpty, "\(replica.url) still sells: \(seen)")
+        }
+        #expect(try await send(.POST, replicas[2].url + "/admin/v1/agreements/paid-apps/accept").status == 200)
+        for replica in replicas { #expect(try await availability(replica).available, "\(replica.url)") }
     }
 
     /// Receipts made at each replica verify at every replica and through the proxy; a Server API key made through
