@@ -218,3 +218,26 @@ public enum ReviewAction: String, Codable, Sendable, CaseIterable {
     case removeFromSale = "remove_from_sale"
     case restoreToSale = "restore_to_sale"
 }
+
+/// `PUT /tax-rules/{storefront}`: a storefront's tax from `effectiveFrom` (now when absent) on.
+public struct TaxRuleBody: Codable, Sendable {
+    public var pricesIncludeTax: Bool
+    /// Hundredths of a percent: 2000 is 20%.
+    public var rateBasisPoints: Int
+    public var effectiveFrom: Date?
+
+    public init(pricesIncludeTax: Bool, rateBasisPoints: Int, effectiveFrom: Date? = nil) {
+        self.pricesIncludeTax = pricesIncludeTax
+        self.rateBasisPoints = rateBasisPoints
+        self.effectiveFrom = effectiveFrom
+    }
+}
+
+/// `PUT /agreements/small-business`: enrolment in the Small Business Program from `since` on; null ends it.
+public struct SmallBusinessBody: Codable, Sendable {
+    public var since: Date?
+
+    public init(since: Date?) {
+        self.since = since
+    }
+}

@@ -115,6 +115,15 @@ public struct PriceResource: Codable, Sendable {
     public var price: String
     /// `tier` or `custom`.
     public var source: String
+    /// What a first sale at this price is worth today: the storefront's tax (in the price, or added at checkout),
+    /// the commission and the developer's proceeds, in minor units; `proceeds` as a decimal for display.
+    public var taxMinorUnits: Int?
+    public var commissionMinorUnits: Int?
+    public var proceedsMinorUnits: Int?
+    public var proceeds: String?
+    public var pricesIncludeTax: Bool?
+    public var taxRateBasisPoints: Int?
+    public var commissionBasisPoints: Int?
 
     public init(
         storefront: String, storefrontId: String, currency: String, priceMinorUnits: Int, price: String, source: String
@@ -241,10 +250,13 @@ public struct KeyList: Codable, Sendable {
 public struct AgreementResource: Codable, Sendable {
     public var status: PaidAppsAgreement.Status
     public var acceptedAt: Date?
+    /// When the Small Business Program enrolment took effect; absent when not enrolled.
+    public var smallBusinessProgramSince: Date?
 
     public init(_ agreement: PaidAppsAgreement) {
         status = agreement.status
         acceptedAt = agreement.acceptedAt
+        smallBusinessProgramSince = agreement.smallBusinessProgramSince
     }
 }
 
@@ -325,5 +337,31 @@ public struct OfferCodeList: Codable, Sendable {
 
     public init(offerCodes: [OfferCodeResource]) {
         self.offerCodes = offerCodes
+    }
+}
+
+/// `GET /tax-rules`: the rule in force in every storefront now, and the operator's rules with their dates.
+public struct TaxRuleList: Codable, Sendable {
+    public var inForce: [TaxRule]
+    public var configured: [TaxRule]
+
+    public init(inForce: [TaxRule], configured: [TaxRule]) {
+        self.inForce = inForce
+        self.configured = configured
+    }
+}
+
+/// `GET /money/events`: what each purchase, renewal, refund and reversal in a span of time was worth.
+public struct MoneyEventList: Codable, Sendable {
+    public var environment: StoreEnvironment
+    public var from: Date
+    public var to: Date
+    public var events: [MoneyEvent]
+
+    public init(environment: StoreEnvironment, from: Date, to: Date, events: [MoneyEvent]) {
+        self.environment = environment
+        self.from = from
+        self.to = to
+        self.events = events
     }
 }

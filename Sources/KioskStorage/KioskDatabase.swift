@@ -272,6 +272,19 @@ public protocol StorageTransaction: Sendable {
     /// Replaces the environment's chain if its stored version is still `expected` (compare and swap); false (and
     /// nothing changes) when another process changed it meanwhile.
     func replaceSigningChain(_ chain: SealedSigningChain, replacingVersion expected: Int64) async throws -> Bool
+
+    // MARK: Money
+
+    /// Inserts the events, many rows per statement; one event per transaction revision.
+    func insertMoneyEvents(_ events: [MoneyEvent]) async throws
+    /// The environment's events in `start..<end`, by time, then transaction and revision.
+    func moneyEvents(environment: StoreEnvironment, from start: Date, to end: Date) async throws -> [MoneyEvent]
+    /// One transaction's events, by revision.
+    func moneyEvents(transactionId: Int64, environment: StoreEnvironment) async throws -> [MoneyEvent]
+    /// Stores the rule; one with the same storefront and effective date is replaced.
+    func setTaxRule(_ rule: TaxRule) async throws
+    /// The operator's tax rules (not the built-in table), by storefront and effective date.
+    func taxRules() async throws -> [TaxRule]
 }
 
 extension StorageTransaction {

@@ -65,6 +65,7 @@ public func buildStore(
     ProductsController(catalog: catalog).addRoutes(to: admin)
     GroupsController(catalog: catalog).addRoutes(to: admin)
     AgreementsController(catalog: catalog).addRoutes(to: admin)
+    MoneyController(catalog: catalog).addRoutes(to: admin)
     CatalogController(catalog: catalog).addRoutes(to: admin)
     CertificatesController(catalog: catalog, signing: bootstrap.signing, status: certificateStatus, clock: clock)
         .addRoutes(to: admin)

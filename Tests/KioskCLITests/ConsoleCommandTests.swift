@@ -265,4 +265,52 @@ import Testing
             #expect(duration.stderr.contains("\n  at:  --duration (duration)\n"), "\(duration.stderr)")
         }
     }
+
+    /// Tax and commission as typed: a product's prices show what a sale earns (£0.99 with 20% VAT inside earns
+    /// £0.58 at 30%); a new rate from a date and the Small Business Program change it; bad rates are refused.
+    @Test func taxRulesAndProceedsFromTheCommandLine() async throws {
+        try await withTestStore { store in
+            #expect(
+                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.tax", "--name", "Tax").status
+                    == 0)
+            let created = try await Self.kiosk(
+                store, "products", "create", "--app", "com.example.tax", "--id", "com.example.tax.coins", "--type",
+                "consumable", "--reference-name", "Coins", "--tier", "1")
+            #expect(created.status == 0, "\(created.stderr)")
+            func prices() async throws -> String {
+                let prices = try await Self.kiosk(
+                    store, "products", "prices", "--app", "com.example.tax", "com.example.tax.coins")
+                #expect(prices.status == 0, "\(prices.stderr)")
+                return prices.stdout
+            }
+            /// The columns of `storefront`'s row.
+            func row(_ storefront: String, in text: String) -> [String] {
+                let line = text.split(separator: "\n").first { $0.hasPrefix(storefront + " ") } ?? ""
+                return line.split(separator: " ").map(String.init)
+            }
+            var text = try await prices()
+            #expect(row("GBR", in: text) == ["GBR", "GBP", "0.99", "tier", "20%", "0.58"], "\(text)")
+            #expect(row("USA", in: text) == ["USA", "USD", "0.99", "tier", "0%", "on", "top", "0.69"], "\(text)")
+            #expect(text.contains("a 30% commission"), "\(text)")
+
+            let set = try await Self.kiosk(store, "tax", "set", "GBR", "--rate", "25%", "--from", "2020-01-01")
+            #expect(
+                set.status == 0 && set.stdout.contains("GBR: 25% included in prices from 2020-01-01"), "\(set.stdout)")
+            let enrolled = try await Self.kiosk(store, "agreements", "small-business", "--since", "2020-01-01")
+            #expect(enrolled.stdout.contains("15% commission from 2020-01-01"), "\(enrolled.stdout) \(enrolled.stderr)")
+            text = try await prices()
+            // 99 / 1.25 = 79.2 → 79 net; 15% of 79 = 11.85 → 12; 67 proceeds.
+            #expect(row("GBR", in: text) == ["GBR", "GBP", "0.99", "tier", "25%", "0.67"], "\(text)")
+            let list = try await Self.kiosk(store, "tax", "list")
+            #expect(row("GBR", in: list.stdout) == ["GBR", "in", "price", "25%", "yours"], "\(list.stdout)")
+            #expect(row("DEU", in: list.stdout) == ["DEU", "in", "price", "19%", "default"], "\(list.stdout)")
+
+            for rate in ["101", "20.123", "-5", "abc", "1e3"] {
+                let refused = try await Self.kiosk(store, "tax", "set", "GBR", "--rate", rate)
+                #expect(refused.status != 0 && refused.stderr.contains("--rate"), "\(rate): \(refused.stderr)")
+            }
+            let unknown = try await Self.kiosk(store, "tax", "set", "XYZ", "--rate", "5")
+            #expect(unknown.status != 0 && unknown.stderr.contains("not a storefront"), "\(unknown.stderr)")
+        }
+    }
 }

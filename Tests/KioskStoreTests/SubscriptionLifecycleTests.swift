@@ -107,6 +107,13 @@ import Testing
             #expect(notifications.filter { $0.notificationType == "DID_RENEW" }.count == count)
             #expect(Set(notifications.compactMap(\.transactionId)).isSuperset(of: renewals.map(\.id)))
             #expect(Set(queue.compactMap(\.transactionId)).isSuperset(of: renewals.map(\.id)))
+            // Each renewal records what it earned, in its batch: US$0.99 less 30%.
+            let earned = try await store.built.database.transaction { tx in
+                try await tx.moneyEvents(environment: .sandbox, from: Self.start, to: clock.now() + 3_600)
+            }
+            .filter { $0.kind == .renewal }
+            #expect(Set(earned.map(\.transactionId)) == Set(renewals.map(\.id)))
+            #expect(earned.allSatisfy { $0.amounts.proceedsMinorUnits == 69 && $0.units == 1 })
             #expect(try await store.advanceSandboxClock("1m").json["renewed"] as? Int == 0)
         }
     }

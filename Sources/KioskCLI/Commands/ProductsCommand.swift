@@ -248,11 +248,21 @@ struct ProductsCommand: AsyncParsableCommand {
                 let answer = try await connection.client.get(
                     "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/prices")
                 try connection.print(answer) { answer in
-                    var table = TextTable("STOREFRONT", "CURRENCY", "PRICE", "SOURCE")
-                    for price in try answer.decode(PriceList.self).prices {
-                        table.add(price.storefront, price.currency, price.price, price.source)
+                    var table = TextTable("STOREFRONT", "CURRENCY", "PRICE", "SOURCE", "TAX", "PROCEEDS")
+                    let prices = try answer.decode(PriceList.self).prices
+                    for price in prices {
+                        let tax = price.taxRateBasisPoints.map {
+                            TaxCommand.percent($0) + (price.pricesIncludeTax == false ? " on top" : "")
+                        }
+                        table.add(
+                            price.storefront, price.currency, price.price, price.source, tax ?? "", price.proceeds ?? ""
+                        )
                     }
-                    return table.lines
+                    let commission = prices.first?.commissionBasisPoints
+                    return table.lines + [
+                        "Proceeds: what a first sale earns after the storefront's tax and a "
+                            + "\(commission.map(TaxCommand.percent) ?? "30%") commission (`kiosk tax list`)."
+                    ]
                 }
             }
         }

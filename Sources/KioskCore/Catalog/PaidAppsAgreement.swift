@@ -10,9 +10,13 @@ public struct PaidAppsAgreement: Codable, Sendable, Hashable {
 
     public var status: Status
     public var acceptedAt: Date?
+    /// When the developer's Small Business Program enrolment took effect (15% commission on sales from then on);
+    /// nil when not enrolled.
+    public var smallBusinessProgramSince: Date?
 
-    public init(status: Status = .pending, acceptedAt: Date? = nil) {
+    public init(status: Status = .pending, acceptedAt: Date? = nil, smallBusinessProgramSince: Date? = nil) {
         self.status = status
         self.acceptedAt = acceptedAt
+        self.smallBusinessProgramSince = smallBusinessProgramSince
     }
 }

@@ -101,7 +101,21 @@ struct ProductsController {
             let bundleId = try context.parameters.require("bundleId")
             let product = try await catalog.product(
                 bundleId: bundleId, productId: try context.parameters.require("productId"))
-            return PriceList(productId: product.productId, prices: Self.prices(of: product.pricing))
+            let proceeds = try await catalog.proceeds(of: product)
+            var prices = Self.prices(of: product.pricing)
+            for index in prices.indices {
+                guard let split = proceeds[prices[index].storefront],
+                    let storefront = Storefront.named(prices[index].storefront)
+                else { continue }
+                prices[index].taxMinorUnits = split.taxMinorUnits
+                prices[index].commissionMinorUnits = split.commissionMinorUnits
+                prices[index].proceedsMinorUnits = split.proceedsMinorUnits
+                prices[index].proceeds = storefront.currency.decimalString(minorUnits: split.proceedsMinorUnits)
+                prices[index].pricesIncludeTax = split.pricesIncludeTax
+                prices[index].taxRateBasisPoints = split.taxRateBasisPoints
+                prices[index].commissionBasisPoints = split.commissionBasisPoints
+            }
+            return PriceList(productId: product.productId, prices: prices)
         }
     }
 

@@ -98,8 +98,7 @@ public struct CatalogService: Sendable {
             guard agreement.status != status else { return agreement }
             agreement.status = status
             agreement.acceptedAt = status == .active ? now : nil
-            try await tx.setSetting(
-                Self.agreementKey, to: String(decoding: try JSONEncoder().encode(agreement), as: UTF8.self))
+            try await Self.save(agreement, in: tx)
             return agreement
         }
     }
@@ -107,6 +106,11 @@ public struct CatalogService: Sendable {
     static func agreement(in tx: any StorageTransaction) async throws -> PaidAppsAgreement {
         guard let text = try await tx.setting(agreementKey) else { return PaidAppsAgreement() }
         return try JSONDecoder().decode(PaidAppsAgreement.self, from: Data(text.utf8))
+    }
+
+    static func save(_ agreement: PaidAppsAgreement, in tx: any StorageTransaction) async throws {
+        try await tx.setSetting(
+            agreementKey, to: String(decoding: try JSONEncoder().encode(agreement), as: UTF8.self))
     }
 
     // MARK: Lookups shared by the other operations

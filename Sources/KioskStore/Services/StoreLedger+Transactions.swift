@@ -43,6 +43,7 @@ extension StoreLedger {
             offer: offer?.applied, signedTransaction: "", transactionReceipt: "")
         try sign(&transaction, bundleId: client.app.bundleId, now: now)
         try await tx.insertTransaction(transaction)
+        try await SalesLedger.recordSale(transaction, kind: .purchase, in: tx)
         return transaction
     }
 

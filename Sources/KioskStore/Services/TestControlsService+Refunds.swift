@@ -111,6 +111,7 @@ extension TestControlsService {
                 transaction.modifiedAt = now
                 try ledger.sign(&transaction, bundleId: app.bundleId, now: now)
                 try await tx.updateTransaction(transaction)
+                try await SalesLedger.recordChange(transaction, at: now, in: tx)
                 try await Self.updateSubscription(of: transaction, now: now, in: tx)
                 try await Self.tellDevices(about: transaction, now: now, in: tx)
             }

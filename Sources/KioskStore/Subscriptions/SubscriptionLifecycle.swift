@@ -308,6 +308,7 @@ struct SubscriptionLifecycle: Sendable {
             signedTransaction: "", transactionReceipt: "")
         try store.ledger.sign(&renewal, bundleId: context.app.bundleId, now: at)
         try await context.work.insert(renewal, in: tx)
+        try await context.work.recordSale(of: renewal, after: context.chain, in: tx)
         try await context.work.insert(
             QueueRecord(
                 sequence: try await context.work.identifier(.queueEntry, in: tx),
@@ -494,6 +495,9 @@ struct SubscriptionLifecycle: Sendable {
         private var transactionsToInsert: [StoreTransaction] = []
         private var queueRecordsToInsert: [QueueRecord] = []
         private var notificationsToInsert: [ServerNotification] = []
+        private var moneyEventsToInsert: [MoneyEvent] = []
+        /// What the batch's sales are priced under, read once.
+        private var salesTerms: (taxRules: [TaxRule], agreement: PaidAppsAgreement)?
         private var apps: [Int64: App] = [:]
         private var products: [String: Product?] = [:]
         /// Identifiers reserved and not yet used.
@@ -530,14 +534,36 @@ struct SubscriptionLifecycle: Sendable {
             }
         }
 
+        /// Records what the renewal `transaction` is worth (``SalesLedger``); `chain`: the subscription's
+        /// transactions before it, read now when nil.
+        func recordSale(
+            of transaction: StoreTransaction, after chain: [StoreTransaction]?, in tx: any StorageTransaction
+        )
+            async throws
+        {
+            if salesTerms == nil { salesTerms = (try await tx.taxRules(), try await CatalogService.agreement(in: tx)) }
+            guard let terms = salesTerms else { return }
+            var history = chain
+            if history == nil {
+                try await flush(in: tx)
+                history = try await tx.transactions(
+                    originalTransactionIds: [transaction.originalTransactionId], environment: transaction.environment)
+            }
+            let event = SalesLedger.sale(
+                transaction, kind: .renewal, chain: history ?? [], taxRules: terms.taxRules, agreement: terms.agreement)
+            if defersInserts { moneyEventsToInsert.append(event) } else { try await tx.insertMoneyEvents([event]) }
+        }
+
         /// Inserts what was deferred, one statement per table.
         func flush(in tx: any StorageTransaction) async throws {
             try await tx.insertTransactions(transactionsToInsert)
             try await tx.insertQueueRecords(queueRecordsToInsert)
             try await tx.insertNotifications(notificationsToInsert)
+            try await tx.insertMoneyEvents(moneyEventsToInsert)
             transactionsToInsert = []
             queueRecordsToInsert = []
             notificationsToInsert = []
+            moneyEventsToInsert = []
         }
 
         /// Reads the accounts and transactions of `rows` in two statements.

@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskHTTP
+import KioskProtocol
+
+/// `/admin/v1/tax-rules`, `/admin/v1/agreements/small-business` and `/admin/v1/money/events`: the terms sales are
+/// priced under, and what each sale was worth.
+struct MoneyController {
+    let catalog: CatalogService
+
+    /// The longest span one `money/events` request may ask for.
+    static let longestSpan: TimeInterval = 366 * 86_400
+
+    func addRoutes(to group: RouterGroup<KioskRequestContext>) {
+        group.get("tax-rules") { _, _ in
+            let rules = try await catalog.taxRules()
+            return TaxRuleList(inForce: rules.inForce, configured: rules.configured)
+        }
+        group.put("tax-rules/:storefront") { request, context in
+            let body = try await request.decodeJSON(as: TaxRuleBody.self, context: context)
+            return try await catalog.setTaxRule(
+                storefront: try context.parameters.require("storefront").uppercased(),
+                pricesIncludeTax: body.pricesIncludeTax, rateBasisPoints: body.rateBasisPoints,
+                effectiveFrom: body.effectiveFrom)
+        }
+        group.put("agreements/small-business") { request, context in
+            let body = try await request.decodeJSON(as: SmallBusinessBody.self, context: context)
+            return AgreementResource(try await catalog.setSmallBusinessProgram(since: body.since))
+        }
+        group.get("money/events") { request, _ in
+            let query = request.uri.queryParameters
+            // Production unless asked: money is the production store's; the sandbox's never mixes into it.
+            let environment = try request.environment(
+                query.get("environment") ?? StoreEnvironment.production.rawValue)
+            let from = try Self.instant(query.get("from"), field: "from")
+            let to = try Self.instant(query.get("to"), field: "to")
+            guard from < to, to.timeIntervalSince(from) <= Self.longestSpan else {
+                throw KioskError.invalid(
+                    "invalid_span", "'from' must come before 'to', at most 366 days earlier.", field: "to",
+                    fix: "Ask for a day, a month or a year at a time.")
+            }
+            return MoneyEventList(
+                environment: environment, from: from, to: to,
+                events: try await catalog.moneyEvents(environment: environment, from: from, to: to))
+        }
+    }
+
+    /// A query's instant: an ISO 8601 date-time, or a day (`2026-11-24`, its start in UTC).
+    static func instant(_ text: String?, field: String) throws -> Date {
+        let invalid = KioskError.invalid(
+            "invalid_date", "'\(field)' must be a day such as 2026-11-24 or a date-time such as 2026-11-24T00:00:00Z.",
+            field: field, fix: "Give '\(field)' as a day or an ISO 8601 date-time.")
+        guard let text, text.count <= 40 else { throw invalid }
+        let dateTime = text.count == 10 ? text + "T00:00:00Z" : text
+        guard let date = ISO8601DateFormatter().date(from: dateTime), Date.kioskRange.contains(date) else {
+            throw invalid
+        }
+        return date
+    }
+}
+
+extension TaxRule: ResponseEncodable {}
+extension TaxRuleList: ResponseEncodable {}
+extension MoneyEventList: ResponseEncodable {}

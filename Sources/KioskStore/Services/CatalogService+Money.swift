@@ -1,0 +1,73 @@
+import Foundation
+import KioskCore
+import KioskStorage
+
+extension CatalogService {
+    /// Every storefront's tax rule in force now (the operator's, else the built-in default), and the operator's
+    /// rules with their effective dates, past and future.
+    public func taxRules() async throws -> (inForce: [TaxRule], configured: [TaxRule]) {
+        let now = clock.now()
+        let configured = try await database.transaction { tx in try await tx.taxRules() }
+        let inForce = Storefront.all.map { TaxRule.inForce(for: $0.code, at: now, among: configured) }
+        return (inForce, configured)
+    }
+
+    /// Sets `storefront`'s tax from `effectiveFrom` (now when nil) on; sales already recorded keep their amounts.
+    public func setTaxRule(storefront code: String, pricesIncludeTax: Bool, rateBasisPoints: Int, effectiveFrom: Date?)
+        async throws -> TaxRule
+    {
+        guard let storefront = Storefront.named(code) else {
+            throw KioskError.invalid(
+                "unknown_storefront", "'\(code.prefix(16))' is not a storefront Kiosk knows.", field: "storefront",
+                fix: "Use a three-letter code such as GBR; `kiosk tax list` shows them all.")
+        }
+        guard TaxRule.rateRange.contains(rateBasisPoints) else {
+            throw KioskError.invalid(
+                "invalid_tax_rate", "A tax rate is from 0 to 10000 basis points (0–100%); it was \(rateBasisPoints).",
+                field: "rateBasisPoints", fix: "Give 2000 for 20%, 810 for 8.1%.")
+        }
+        let rule = TaxRule(
+            storefront: storefront.code, effectiveFrom: effectiveFrom ?? clock.now(),
+            pricesIncludeTax: pricesIncludeTax,
+            rateBasisPoints: rateBasisPoints)
+        try await database.transaction { tx in try await tx.setTaxRule(rule) }
+        return rule
+    }
+
+    /// Enrols the developer in the Small Business Program from `since` on (15% commission on sales from then), or
+    /// ends the enrolment when `since` is nil.
+    public func setSmallBusinessProgram(since: Date?) async throws -> PaidAppsAgreement {
+        try await database.transaction { tx in
+            var agreement = try await Self.agreement(in: tx)
+            agreement.smallBusinessProgramSince = since
+            try await Self.save(agreement, in: tx)
+            return agreement
+        }
+    }
+
+    /// What a sale of `product` at each of its prices is worth today: the tax in force in the storefront and the
+    /// commission a first sale pays (30%, or 15% under the Small Business Program).
+    public func proceeds(of product: Product) async throws -> [String: Proceeds] {
+        let now = clock.now()
+        let (rules, agreement) = try await database.transaction { tx in
+            (try await tx.taxRules(), try await Self.agreement(in: tx))
+        }
+        let commission = Commission.rate(
+            at: now, smallBusinessSince: agreement.smallBusinessProgramSince, paidPeriods: nil)
+        var proceeds: [String: Proceeds] = [:]
+        for storefront in Storefront.all {
+            guard let price = product.pricing.price(in: storefront) else { continue }
+            proceeds[storefront.code] = Proceeds.of(
+                priceMinorUnits: price, tax: TaxRule.inForce(for: storefront.code, at: now, among: rules),
+                commissionBasisPoints: commission.basisPoints)
+        }
+        return proceeds
+    }
+}
+
+extension CatalogService {
+    /// The environment's money events in `from..<to`, by time.
+    public func moneyEvents(environment: StoreEnvironment, from: Date, to: Date) async throws -> [MoneyEvent] {
+        try await database.transaction { tx in try await tx.moneyEvents(environment: environment, from: from, to: to) }
+    }
+}

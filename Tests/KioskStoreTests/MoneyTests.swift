@@ -1,0 +1,154 @@
+import Foundation
+import KioskCore
+import KioskTesting
+import Testing
+
+@testable import KioskStore
+
+/// Money over HTTP on both engines: each purchase, refund and refund reversal records its price, tax, commission
+/// and proceeds when it happens; tax rules and the Small Business Program apply from their dates; the prices list
+/// shows what a sale earns.
+@Suite struct MoneyTests {
+    static let start = Date(timeIntervalSince1970: 1_790_000_000)
+
+    /// The sandbox's money events of the test's days.
+    static func events(_ store: TestStore) async throws -> [[String: Any]] {
+        let answer = try await store.request(
+            .GET, "/admin/v1/money/events?environment=sandbox&from=2026-09-20&to=2026-09-30")
+        #expect(answer.status == 200, "\(answer.text)")
+        return try #require(answer.json["events"] as? [[String: Any]], "\(answer.text)")
+    }
+
+    /// Units, price, tax, commission and proceeds of an event.
+    static func figures(_ event: [String: Any]) -> [Int] {
+        let amounts = event["amounts"] as? [String: Any] ?? [:]
+        return [
+            event["units"] as? Int ?? 0, amounts["customerPriceMinorUnits"] as? Int ?? 0,
+            amounts["taxMinorUnits"] as? Int ?? 0, amounts["commissionMinorUnits"] as? Int ?? 0,
+            amounts["proceedsMinorUnits"] as? Int ?? 0,
+        ]
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func salesRefundsAndReversalsRecordTheirProceeds(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withTestStore(engine: database, clock: clock) { store in
+            try await store.preparePurchaseCatalog()
+            try await store.createTester("uk@example.com", settings: ["storefront": "GBR"])
+            let american = try await store.signIn()
+            let british = try await store.signIn("uk@example.com")
+
+            // US$0.99, tax added at checkout: 30% of 99 → 30, proceeds 69. £0.99 with 20% VAT inside: 83 net,
+            // 16 tax, 25 commission, 58 proceeds.
+            let coins = try #require(try await store.pay(TestStore.coins, token: american).transactionId)
+            _ = try #require(try await store.pay(TestStore.coins, token: british).transactionId)
+            var events = try await Self.events(store)
+            #expect(events.map(Self.figures) == [[1, 99, 0, 30, 69], [1, 99, 16, 25, 58]])
+            #expect(events.map { $0["kind"] as? String } == ["purchase", "purchase"])
+            #expect(events.map { $0["storefront"] as? String } == ["USA", "GBR"])
+            #expect(events.map { $0["currency"] as? String } == ["USD", "GBP"])
+
+            // Half refunded (49 of 99), then the refund taken back: negative units, then the same amounts back.
+            clock.advance(by: 60)
+            let refunded = try await RefundTests.control(store, coins, "refund", ["reason": 1, "percentage": 50])
+            #expect(refunded.status == 200, "\(refunded.text)")
+            #expect(try await RefundTests.control(store, coins, "refund", ["percentage": 50]).status == 200)
+            clock.advance(by: 60)
+            #expect(try await RefundTests.control(store, coins, "reverse-refund", [:]).status == 200)
+            events = try await Self.events(store)
+            let ofCoins = events.filter { $0["transactionId"] as? Int == Int(coins) }
+            #expect(ofCoins.map { $0["kind"] as? String } == ["purchase", "refund", "refund_reversal"])
+            #expect(ofCoins.map(Self.figures) == [[1, 99, 0, 30, 69], [-1, -49, 0, -15, -34], [1, 49, 0, 15, 34]])
+            let worth = ofCoins.map { Self.figures($0)[4] }.reduce(0, +)
+            #expect(worth == 69, "after the reversal the sale is worth its proceeds again")
+
+            // A 25% rule from tomorrow leaves today's sales at 20%; the Small Business Program from now lowers
+            // the commission to 15%.
+            let tomorrow = Self.start + 86_400
+            let rule = try await store.request(
+                .PUT, "/admin/v1/tax-rules/gbr",
+                json: [
+                    "pricesIncludeTax": true, "rateBasisPoints": 2_500,
+                    "effectiveFrom": ISO8601DateFormatter().string(from: tomorrow),
+                ])
+            #expect(rule.status == 200, "\(rule.text)")
+            let enrolled = try await store.request(
+                .PUT, "/admin/v1/agreements/small-business",
+                json: ["since": ISO8601DateFormatter().string(from: clock.now())])
+            #expect(enrolled.status == 200, "\(enrolled.text)")
+            #expect(enrolled.json["smallBusinessProgramSince"] is String)
+            _ = try await store.pay(TestStore.coins, token: british)
+            clock.advance(by: 86_400)
+            _ = try await store.pay(TestStore.coins, token: british)
+            events = try await Self.events(store)
+            // 15% of 83 = 12.45 → 12; at 25%: 99 / 1.25 = 79.2 → 79 net, 20 tax, 11.85 → 12 commission.
+            #expect(events.suffix(2).map(Self.figures) == [[1, 99, 16, 12, 71], [1, 99, 20, 12, 67]])
+
+            // The production store saw none of it.
+            let production = try await store.request(.GET, "/admin/v1/money/events?from=2026-09-20&to=2026-09-30")
+            #expect((production.json["events"] as? [Any])?.isEmpty == true, "\(production.text)")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func pricesShowWhatASaleEarnsAndRulesAreChecked(database: TestDatabase) async throws {
+        try await withTestStore(engine: database, clock: ManualClock(Self.start)) { store in
+            try await store.preparePurchaseCatalog()
+            let prices = try await store.request(
+                .GET, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.coins)/prices")
+            let rows = try #require(prices.json["prices"] as? [[String: Any]], "\(prices.text)")
+            let british = try #require(rows.first { $0["storefront"] as? String == "GBR" })
+            #expect(british["proceedsMinorUnits"] as? Int == 58 && british["proceeds"] as? String == "0.58")
+            #expect(british["taxMinorUnits"] as? Int == 16 && british["commissionBasisPoints"] as? Int == 3_000)
+
+            let list = try await store.request(.GET, "/admin/v1/tax-rules")
+            #expect((list.json["inForce"] as? [Any])?.count == Storefront.all.count, "\(list.text)")
+            for (body, code) in [
+                (["pricesIncludeTax": true, "rateBasisPoints": 10_001] as [String: Any], "invalid_tax_rate"),
+                (["pricesIncludeTax": true, "rateBasisPoints": -1], "invalid_tax_rate"),
+                (["pricesIncludeTax": true, "rateBasisPoints": 1e30], "invalid_value"),
+            ] {
+                let refused = try await store.request(.PUT, "/admin/v1/tax-rules/GBR", json: body)
+                #expect(refused.status == 400, "\(refused.text)")
+                #expect(refused.errorCode == code, "\(refused.text)")
+            }
+            let unknown = try await store.request(
+                .PUT, "/admin/v1/tax-rules/XYZ", json: ["pricesIncludeTax": true, "rateBasisPoints": 100])
+            #expect(unknown.status == 400 && unknown.errorCode == "unknown_storefront", "\(unknown.text)")
+            for query in ["from=2026-09-20", "from=2026-09-20&to=2028-01-01", "from=yesterday&to=2026-09-30"] {
+                let refused = try await store.request(.GET, "/admin/v1/money/events?" + query)
+                #expect(refused.status == 400, "\(query): \(refused.text)")
+            }
+        }
+    }
+
+    /// The one-year rule on a subscription's own history: a renewal after 390 paid days across a 45-day lapse pays
+    /// 15% ("Rate After One Year"); after a 75-day lapse the count started over and it pays 30%.
+    @Test func renewalsCountPaidDaysAcrossLapses() {
+        let day: TimeInterval = 86_400
+        func period(_ id: Int64, startDay: Double, price: Int = 99) -> StoreTransaction {
+            let purchased: Date = Self.start.addingTimeInterval(startDay * day)
+            let expires: Date = purchased.addingTimeInterval(30 * day)
+            return StoreTransaction(
+                id: id, environment: .production, appId: 1, accountId: UUID(), productId: "monthly",
+                productType: .autoRenewable, originalTransactionId: 1, purchaseDate: purchased,
+                originalPurchaseDate: Self.start, quantity: 1, priceMinorUnits: price, currency: "USD",
+                storefront: "USA", storefrontId: 143_441, applicationUsername: nil, appAccountToken: nil,
+                orderId: "O\(id)", expiresDate: expires,
+                signedTransaction: "", transactionReceipt: "")
+        }
+        for (gap, commission) in [(45.0, 1_500), (75.0, 3_000)] {
+            let first = (0..<7).map { period(Int64($0 + 1), startDay: Double($0) * 30) }
+            let second = (0..<6).map { period(Int64($0 + 10), startDay: 210 + gap + Double($0) * 30) }
+            let renewal = period(20, startDay: 210 + gap + 180)
+            let event = SalesLedger.sale(
+                renewal, kind: .renewal, chain: first + second + [renewal], taxRules: [],
+                agreement: PaidAppsAgreement(status: .active))
+            #expect(event.amounts.commissionBasisPoints == commission, "after a \(gap)-day lapse")
+            #expect(event.amounts.reason == (commission == 1_500 ? "Rate After One Year" : nil))
+        }
+        // A free trial is no paid service.
+        let trial = period(1, startDay: 0, price: 0)
+        #expect(SalesLedger.paidPeriods([trial], before: period(2, startDay: 30)).isEmpty)
+    }
+}
