@@ -14,7 +14,8 @@ public struct KioskCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, AppsCommand.self, ProductsCommand.self, GroupsCommand.self, CatalogCommand.self,
             AgreementsCommand.self, TestersCommand.self, AccountsCommand.self, KeysCommand.self, CertsCommand.self,
-            TestCommand.self, OfferCodesCommand.self, OffersCommand.self, TaxCommand.self, MerchantCommand.self,
+            TestCommand.self, OfferCodesCommand.self, OffersCommand.self, TaxCommand.self, ReportsCommand.self,
+            MerchantCommand.self,
         ]
     )
 

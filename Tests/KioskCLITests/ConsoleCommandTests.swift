@@ -309,6 +309,14 @@ import Testing
                 let refused = try await Self.kiosk(store, "tax", "set", "GBR", "--rate", rate)
                 #expect(refused.status != 0 && refused.stderr.contains("--rate"), "\(rate): \(refused.stderr)")
             }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sales-\(UUID().uuidString).txt")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let report = try await Self.kiosk(
+                store, "reports", "sales", "--frequency", "daily", "--date", "2026-11-24", "--output", file.path)
+            #expect(report.stdout.contains("(0 rows)"), "\(report.stdout) \(report.stderr)")
+            #expect(try String(contentsOf: file, encoding: .utf8).hasPrefix("Provider\tProvider Country\tSKU"))
+            let badDate = try await Self.kiosk(store, "reports", "sales", "--date", "2026-02-30")
+            #expect(badDate.status != 0 && badDate.stderr.contains("--date"), "\(badDate.stderr)")
             let unknown = try await Self.kiosk(store, "tax", "set", "XYZ", "--rate", "5")
             #expect(unknown.status != 0 && unknown.stderr.contains("not a storefront"), "\(unknown.stderr)")
         }

@@ -122,6 +122,63 @@ import Testing
         }
     }
 
+    /// The Sales Summary report of a day: Apple's columns, the production sales only, and proceeds that add up to
+    /// the ledger's; bad frequencies and dates are refused.
+    @Test(arguments: TestDatabase.available)
+    func salesReportAddsUpToTheLedger(database: TestDatabase) async throws {
+        try await withTestStore(engine: database, clock: ManualClock(Self.start)) { store in
+            try await store.preparePurchaseCatalog()
+            for action in ["submit", "approve"] {
+                let review = try await store.request(
+                    .POST, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.coins)/review",
+                    json: ["action": action])
+                #expect(review.status == 200, "\(review.text)")
+            }
+            for (email, storefront) in [("us@example.com", "USA"), ("uk@example.com", "GBR")] {
+                let created = try await store.request(
+                    .POST, "/admin/v1/accounts",
+                    json: ["email": email, "password": TestStore.password, "storefront": storefront])
+                #expect(created.status == 201, "\(created.text)")
+            }
+            let american = try await store.signIn("us@example.com", sandbox: false)
+            let british = try await store.signIn("uk@example.com", sandbox: false)
+            for token in [american, american, british] {
+                #expect(try await store.pay(TestStore.coins, token: token, sandbox: false).transactionId != nil)
+            }
+            _ = try await store.pay(TestStore.coins, token: try await store.signIn())
+
+            let report = try await store.request(.GET, "/admin/v1/reports/sales?frequency=daily&date=2026-09-21")
+            #expect(report.status == 200, "\(report.text)")
+            #expect(report.header("Content-Type")?.hasPrefix("text/tab-separated-values") == true)
+            let lines = report.text.split(separator: "\n").map {
+                $0.split(separator: "\t", omittingEmptySubsequences: false)
+            }
+            #expect(lines.first?.map(String.init) == SalesSummaryReport.columns)
+            let rows: [[String: String]] = lines.dropFirst().map { fields in
+                Dictionary(uniqueKeysWithValues: zip(SalesSummaryReport.columns, fields.map(String.init)))
+            }
+            let summary: [String] = rows.map { row in
+                [row["Country Code"], row["Units"], row["Developer Proceeds"]].map { $0 ?? "" }.joined(separator: " ")
+            }
+            #expect(summary.sorted() == ["GB 1 0.58", "US 2 0.69"])
+            #expect(rows.allSatisfy { $0["SKU"] == TestStore.coins && $0["Product Type Identifier"] == "IA1" })
+            let ledger = try await store.request(.GET, "/admin/v1/money/events?from=2026-09-21&to=2026-09-22")
+            let events = (ledger.json["events"] as? [[String: Any]]) ?? []
+            let proceeds: [Int] = events.compactMap { event in
+                (event["amounts"] as? [String: Any])?["proceedsMinorUnits"] as? Int
+            }
+            let expected = 2 * 69 + 58
+            #expect(proceeds.reduce(0, +) == expected, "the report's totals are the production ledger's")
+
+            let empty = try await store.request(.GET, "/admin/v1/reports/sales?frequency=monthly&date=2026-08")
+            #expect(empty.status == 200 && empty.text.split(separator: "\n").count == 1, "\(empty.text)")
+            for query in ["frequency=hourly&date=2026-09-21", "frequency=daily&date=2026-09-31", "frequency=daily"] {
+                let refused = try await store.request(.GET, "/admin/v1/reports/sales?" + query)
+                #expect(refused.status == 400, "\(query): \(refused.text)")
+            }
+        }
+    }
+
     /// The one-year rule on a subscription's own history: a renewal after 390 paid days across a 45-day lapse pays
     /// 15% ("Rate After One Year"); after a 75-day lapse the count started over and it pays 30%.
     @Test func renewalsCountPaidDaysAcrossLapses() {

@@ -28,6 +28,19 @@ struct MoneyController {
             let body = try await request.decodeJSON(as: SmallBusinessBody.self, context: context)
             return AgreementResource(try await catalog.setSmallBusinessProgram(since: body.since))
         }
+        group.get("reports/sales") { request, _ in
+            let query = request.uri.queryParameters
+            let frequencyText = query.get("frequency") ?? ReportFrequency.daily.rawValue
+            guard let frequency = ReportFrequency(rawValue: frequencyText.uppercased()) else {
+                throw KioskError.invalid(
+                    "invalid_frequency", "'\(frequencyText.prefix(20))' is not a report frequency.", field: "frequency",
+                    fix: "Use daily, weekly, monthly or yearly.")
+            }
+            let report = try await catalog.salesReport(frequency: frequency, date: query.get("date") ?? "")
+            var headers = HTTPFields()
+            headers[.contentType] = "text/tab-separated-values; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: report)))
+        }
         group.get("money/events") { request, _ in
             let query = request.uri.queryParameters
             // Production unless asked: money is the production store's; the sandbox's never mixes into it.

@@ -71,3 +71,39 @@ extension CatalogService {
         try await database.transaction { tx in try await tx.moneyEvents(environment: environment, from: from, to: to) }
     }
 }
+
+extension CatalogService {
+    /// The Developer column of reports.
+    static let developerName = "Kiosk"
+
+    /// App Store Connect's Sales Summary report of the period `date` names at `frequency` (production sales only;
+    /// a period not over yet gives the sales so far).
+    public func salesReport(frequency: ReportFrequency, date: String) async throws -> String {
+        guard let span = frequency.span(named: date) else {
+            let example =
+                switch frequency {
+                case .daily, .weekly: "2026-11-24"
+                case .monthly: "2026-11"
+                case .yearly: "2026"
+                }
+            throw KioskError.invalid(
+                "invalid_report_date", "'\(date.prefix(20))' is not a \(frequency.rawValue.lowercased()) report date.",
+                field: "date", fix: "Give it as \(example).")
+        }
+        let (events, products) = try await database.transaction { tx in
+            let events = try await tx.moneyEvents(environment: .production, from: span.start, to: span.end)
+            var products: [String: SalesSummaryReport.ProductInfo] = [:]
+            for app in try await tx.apps() {
+                for product in try await tx.products(appId: app.id) {
+                    products["\(app.id)/\(product.productId)"] = SalesSummaryReport.ProductInfo(
+                        referenceName: product.referenceName, bundleId: app.bundleId,
+                        appleIdentifier: StoreLedger.itemId(appId: app.id, productId: product.productId),
+                        duration: product.duration)
+                }
+            }
+            return (events, products)
+        }
+        return SalesSummaryReport.make(
+            events: events, span: span, developer: Self.developerName, products: products)
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+
+/// `kiosk reports …`: App Store Connect's reports, in Apple's formats, from the production store's money events.
+struct ReportsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reports", abstract: "Download sales reports in App Store Connect's formats.",
+        subcommands: [Sales.self])
+
+    struct Sales: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The Sales Summary report (Sales and Trends), tab-separated as Apple writes it.",
+            discussion: """
+                Production sales only, by UTC day; units are negative for refunds and amounts are per unit. A period \
+                not over yet gives the sales so far. Example: kiosk reports sales --frequency daily --date 2026-11-24
+                """)
+        @Option(help: "daily, weekly (Monday to Sunday), monthly or yearly.") var frequency: String = "daily"
+        @Option(help: "The day (2026-11-24; for weekly, any day of the week), month (2026-11) or year (2026).")
+        var date: String
+        @Option(help: "Write to this file instead of standard output.") var output: String?
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors(json: connection.json) {
+                let answer = try await connection.client.get(
+                    "/reports/sales", query: ["frequency": frequency, "date": date])
+                if let output {
+                    try answer.body.write(to: URL(fileURLWithPath: output))
+                    let rows = String(decoding: answer.body, as: UTF8.self).split(separator: "\n").count - 1
+                    print("Wrote the \(frequency) sales report of \(date) to \(output) (\(rows) rows)")
+                } else {
+                    FileHandle.standardOutput.write(answer.body)
+                }
+            }
+        }
+    }
+}
