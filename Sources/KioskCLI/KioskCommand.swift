@@ -13,7 +13,8 @@ public struct KioskCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ServeCommand.self, AppsCommand.self, ProductsCommand.self, GroupsCommand.self, CatalogCommand.self,
-            AgreementsCommand.self, TestersCommand.self, AccountsCommand.self, KeysCommand.self, CertsCommand.self,
+            AgreementsCommand.self, TestersCommand.self, AccountsCommand.self, KeysCommand.self, ApiKeysCommand.self,
+            CertsCommand.self,
             TestCommand.self, OfferCodesCommand.self, OffersCommand.self, TaxCommand.self, ReportsCommand.self,
             MerchantCommand.self,
         ]

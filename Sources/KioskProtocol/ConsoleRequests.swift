@@ -241,3 +241,14 @@ public struct SmallBusinessBody: Codable, Sendable {
         self.since = since
     }
 }
+
+/// `POST /api-keys`: a team key of the App Store Connect API with these App Store Connect roles.
+public struct TeamKeyCreateBody: Codable, Sendable {
+    public var name: String?
+    public var roles: [TeamAPIKey.Role]
+
+    public init(name: String? = nil, roles: [TeamAPIKey.Role]) {
+        self.name = name
+        self.roles = roles
+    }
+}

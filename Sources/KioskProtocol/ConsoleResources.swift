@@ -365,3 +365,40 @@ public struct MoneyEventList: Codable, Sendable {
         self.events = events
     }
 }
+
+/// A team key of the App Store Connect API; `issuerId` and `privateKey` only in the answer that created it.
+public struct TeamKeyResource: Codable, Sendable {
+    public var keyId: String
+    public var name: String
+    public var roles: [TeamAPIKey.Role]
+    public var status: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+    public var issuerId: String?
+    /// PKCS#8 PEM, as the `.p8` App Store Connect lets you download once; never shown again.
+    public var privateKey: String?
+
+    public init(_ key: TeamAPIKey, issuerId: String? = nil, privateKey: String? = nil) {
+        keyId = key.id
+        name = key.name
+        roles = key.roles
+        status = key.revokedAt == nil ? "active" : "revoked"
+        createdAt = key.createdAt
+        revokedAt = key.revokedAt
+        self.issuerId = issuerId
+        self.privateKey = privateKey
+    }
+}
+
+/// `GET /api-keys`: the team keys, with the issuer id their tokens name and the vendor number reports need.
+public struct TeamKeyList: Codable, Sendable {
+    public var issuerId: String
+    public var vendorNumber: String
+    public var keys: [TeamKeyResource]
+
+    public init(issuerId: String, vendorNumber: String, keys: [TeamKeyResource]) {
+        self.issuerId = issuerId
+        self.vendorNumber = vendorNumber
+        self.keys = keys
+    }
+}

@@ -285,6 +285,14 @@ public protocol StorageTransaction: Sendable {
     func setTaxRule(_ rule: TaxRule) async throws
     /// The operator's tax rules (not the built-in table), by storefront and effective date.
     func taxRules() async throws -> [TaxRule]
+
+    // MARK: Team keys (App Store Connect API)
+
+    func insertTeamKey(_ key: TeamAPIKey) async throws
+    func updateTeamKey(_ key: TeamAPIKey) async throws
+    func teamKey(id: TeamAPIKey.ID) async throws -> TeamAPIKey?
+    /// Every team key, revoked ones included, by creation.
+    func teamKeys() async throws -> [TeamAPIKey]
 }
 
 extension StorageTransaction {

@@ -66,6 +66,7 @@ public func buildStore(
     GroupsController(catalog: catalog).addRoutes(to: admin)
     AgreementsController(catalog: catalog).addRoutes(to: admin)
     MoneyController(catalog: catalog).addRoutes(to: admin)
+    TeamKeysController(catalog: catalog).addRoutes(to: admin)
     CatalogController(catalog: catalog).addRoutes(to: admin)
     CertificatesController(catalog: catalog, signing: bootstrap.signing, status: certificateStatus, clock: clock)
         .addRoutes(to: admin)
@@ -98,6 +99,7 @@ public func buildStore(
         ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)
     }
+    ConnectAPIController(catalog: catalog, database: bootstrap.database, clock: clock).addRoutes(to: router)
     OCSPController(status: certificateStatus).addRoutes(to: router)
     router.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
     let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }

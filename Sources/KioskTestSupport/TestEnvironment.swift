@@ -21,6 +21,9 @@ public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvert
     case openssl
     /// `nginx` on `PATH` or at `/usr/sbin/nginx` (where Debian puts it, often off a user's `PATH`).
     case nginx
+    /// `KIOSK_TEST_CONNECT_PYTHON`: a Python with PyPI's `appstoreconnect`, an App Store Connect API client nobody
+    /// here wrote (it pins an old PyJWT, so it has a virtual environment of its own).
+    case connectPython
 
     public var description: String {
         switch self {
@@ -28,6 +31,7 @@ public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvert
         case .python: "Python with Apple's app-store-server-library (KIOSK_TEST_PYTHON)"
         case .openssl: "openssl on PATH"
         case .nginx: "nginx on PATH or /usr/sbin/nginx"
+        case .connectPython: "Python with PyPI's appstoreconnect (KIOSK_TEST_CONNECT_PYTHON)"
         }
     }
 }
@@ -47,6 +51,7 @@ public enum TestEnvironment {
         switch requirement {
         case .postgreSQL: return nonEmpty("KIOSK_TEST_POSTGRES_URL")
         case .python: return nonEmpty("KIOSK_TEST_PYTHON")
+        case .connectPython: return nonEmpty("KIOSK_TEST_CONNECT_PYTHON")
         case .openssl:
             return executable("openssl", path: environment["PATH"])
         case .nginx:

@@ -317,6 +317,23 @@ import Testing
             #expect(try String(contentsOf: file, encoding: .utf8).hasPrefix("Provider\tProvider Country\tSKU"))
             let badDate = try await Self.kiosk(store, "reports", "sales", "--date", "2026-02-30")
             #expect(badDate.status != 0 && badDate.stderr.contains("--date"), "\(badDate.stderr)")
+            let finance = try await Self.kiosk(store, "reports", "finance", "--month", "2026-11", "--region", "us")
+            #expect(
+                finance.status == 0 && finance.stdout.contains("Total_Rows\t0"), "\(finance.stdout) \(finance.stderr)")
+            let badRegion = try await Self.kiosk(store, "reports", "finance", "--month", "2026-11", "--region", "XX")
+            #expect(badRegion.status != 0 && badRegion.stderr.contains("--region"), "\(badRegion.stderr)")
+
+            let key = try await Self.kiosk(store, "api-keys", "create", "--role", "finance", "--role", "SALES")
+            #expect(key.status == 0 && key.stdout.contains("BEGIN PRIVATE KEY"), "\(key.stdout) \(key.stderr)")
+            #expect(key.stdout.contains("Roles:      FINANCE, SALES"), "\(key.stdout)")
+            let keyId = try #require(
+                key.stdout.split(separator: "\n").first { $0.hasPrefix("Key id:") }?.split(separator: " ").last)
+            let keys = try await Self.kiosk(store, "api-keys", "list")
+            #expect(keys.stdout.contains("Vendor number: 8") && keys.stdout.contains(String(keyId)), "\(keys.stdout)")
+            #expect(try await Self.kiosk(store, "api-keys", "revoke", String(keyId)).status == 0)
+            #expect(try await Self.kiosk(store, "api-keys", "list").stdout.contains("revoked"))
+            let noRole = try await Self.kiosk(store, "api-keys", "create", "--role", "OWNER")
+            #expect(noRole.status != 0 && noRole.stderr.contains("--role"), "\(noRole.stderr)")
             let unknown = try await Self.kiosk(store, "tax", "set", "XYZ", "--rate", "5")
             #expect(unknown.status != 0 && unknown.stderr.contains("not a storefront"), "\(unknown.stderr)")
         }

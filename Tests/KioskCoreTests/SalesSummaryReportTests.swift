@@ -109,4 +109,32 @@ import Testing
         #expect(ReportFrequency.monthly.span(named: "2026-11-24") == nil)
         #expect(ReportFrequency.yearly.span(named: "99999") == nil)
     }
+
+    @Test func financialReportKeepsOneRegionAndEndsWithItsTotals() throws {
+        let month = try #require(ReportFrequency.monthly.span(named: "2026-11"))
+        let events = [
+            Self.event(1), Self.event(2), Self.event(3, units: -1, kind: .refund),
+            Self.event(4, storefront: "GBR", currency: "GBP"), Self.event(5, storefront: "DEU", currency: "EUR"),
+            Self.event(6, environment: .sandbox),
+        ]
+        let us = FinancialReport.make(
+            events: events, month: month, regionCode: "US", developer: "Kiosk", products: Self.products)
+        let lines = us.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == FinancialReport.columns.joined(separator: "\t"))
+        let rows = lines.dropFirst().prefix { !$0.isEmpty }.map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
+        let quantity = try #require(FinancialReport.columns.firstIndex(of: "Quantity"))
+        let kind = try #require(FinancialReport.columns.firstIndex(of: "Sales or Return"))
+        let extended = try #require(FinancialReport.columns.firstIndex(of: "Extended Partner Share"))
+        #expect(rows.map { "\($0[kind]) \($0[quantity]) \($0[extended])" }.sorted() == ["R -1 -0.69", "S 2 1.38"])
+        #expect(rows.allSatisfy { $0[0] == "11/01/2026" && $0[1] == "11/30/2026" })
+        #expect(Array(lines.suffix(5)) == ["", "Total_Rows\t2", "Total_Amount\t0.69", "Total_Units\t1", ""])
+
+        let all = FinancialReport.make(
+            events: events, month: month, regionCode: FinancialReport.allRegions, developer: "Kiosk",
+            products: Self.products)
+        #expect(all.contains("Total_Rows\t4") && !all.contains("Total_Amount"), "mixed currencies have no total")
+        #expect(FinancialReport.region(of: "DEU") == "EU" && FinancialReport.region(of: "CHE") == "CH")
+    }
 }

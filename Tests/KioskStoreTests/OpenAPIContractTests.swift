@@ -8,7 +8,8 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("Sources/KioskStore/Resources/openapi.yaml")
 
     /// Apple's wire, which Apple documents and `openapi.yaml` leaves to Apple: `verifyReceipt` (a POST; other
-    /// methods answer its status 21000) and the App Store Server API's endpoints, in production and under `/sandbox`.
+    /// methods answer its status 21000) and the App Store Server API's endpoints, in production and under `/sandbox`,
+    /// and the App Store Connect API's report endpoints.
     static let appleOperations: Set<String> = {
         let verifyReceipt = ["GET", "POST", "PUT", "DELETE", "PATCH"].map { "\($0) /verifyReceipt" }
         let serverAPI = [
@@ -25,7 +26,8 @@ import Testing
             "POST /inApps/v1/transactions/{transactionId}/finish",
         ]
         let production = verifyReceipt + serverAPI
-        return Set(production + production.map { $0.replacingOccurrences(of: " /", with: " /sandbox/") })
+        let connectAPI = ["GET /v1/salesReports", "GET /v1/financeReports"]
+        return Set(production + production.map { $0.replacingOccurrences(of: " /", with: " /sandbox/") } + connectAPI)
     }()
 
     /// The store serves its OpenAPI contract (the source file, byte for byte), and it describes exactly the routes

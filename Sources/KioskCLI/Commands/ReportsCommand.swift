@@ -5,7 +5,7 @@ import Foundation
 struct ReportsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reports", abstract: "Download sales reports in App Store Connect's formats.",
-        subcommands: [Sales.self])
+        subcommands: [Sales.self, Finance.self])
 
     struct Sales: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -28,6 +28,32 @@ struct ReportsCommand: AsyncParsableCommand {
                     try answer.body.write(to: URL(fileURLWithPath: output))
                     let rows = String(decoding: answer.body, as: UTF8.self).split(separator: "\n").count - 1
                     print("Wrote the \(frequency) sales report of \(date) to \(output) (\(rows) rows)")
+                } else {
+                    FileHandle.standardOutput.write(answer.body)
+                }
+            }
+        }
+    }
+
+    struct Finance: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The Financial Report of a month and region, tab-separated as Apple writes it.",
+            discussion: """
+                Production sales only, by calendar month (UTC); regions group storefronts by currency zone (US, EU, \
+                GB, JP, AU, CA, CN) or country; ZZ is all of them. Example: kiosk reports finance --month 2026-11 --region US
+                """)
+        @Option(help: "The month, such as 2026-11.") var month: String
+        @Option(help: "A region code such as US, EU or GB; ZZ for all regions.") var region: String = "ZZ"
+        @Option(help: "Write to this file instead of standard output.") var output: String?
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors(json: connection.json) {
+                let answer = try await connection.client.get(
+                    "/reports/finance", query: ["month": month, "region": region.uppercased()])
+                if let output {
+                    try answer.body.write(to: URL(fileURLWithPath: output))
+                    print("Wrote the \(region.uppercased()) financial report of \(month) to \(output)")
                 } else {
                     FileHandle.standardOutput.write(answer.body)
                 }

@@ -8,6 +8,38 @@ public enum ReportFrequency: String, Codable, Sendable, CaseIterable {
     case monthly = "MONTHLY"
     case yearly = "YEARLY"
 
+    /// The latest period of this frequency over by `date`.
+    public func latestSpan(endingBy date: Date) -> DateInterval? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let component: Calendar.Component =
+            switch self {
+            case .daily: .day
+            case .weekly: .weekOfYear
+            case .monthly: .month
+            case .yearly: .year
+            }
+        guard let earlier = calendar.date(byAdding: component, value: -1, to: date) else { return nil }
+        let parts = calendar.dateComponents([.year, .month, .day], from: earlier)
+        let day = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        let name =
+            switch self {
+            case .daily, .weekly: day
+            case .monthly: String(day.prefix(7))
+            case .yearly: String(day.prefix(4))
+            }
+        return span(named: name)
+    }
+
+    /// How a report date of this frequency is written.
+    public var example: String {
+        switch self {
+        case .daily, .weekly: "2026-11-24"
+        case .monthly: "2026-11"
+        case .yearly: "2026"
+        }
+    }
+
     /// The span `date` names: for daily and weekly reports a day (`2026-11-24`, any day of the week), for monthly
     /// `2026-11`, for yearly `2026`; nil for text that is not one.
     public func span(named date: String) -> DateInterval? {

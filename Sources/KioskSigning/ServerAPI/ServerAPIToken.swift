@@ -72,6 +72,22 @@ public struct ServerAPIToken: Sendable {
         self.signature = signature
     }
 
+    /// Why Apple would refuse this token at `now` before looking up its key, or nil: not ES256, no `kid`, `aud`
+    /// not `appstoreconnect-v1`, no `exp` or one passed, `exp` more than `maximumLifetime` (plus `clockSkew`) ahead,
+    /// `iat` more than `clockSkew` ahead.
+    public func refusal(at now: Date, maximumLifetime: TimeInterval, clockSkew: TimeInterval) -> String? {
+        let now = now.timeIntervalSince1970
+        guard header.alg == "ES256" else { return "alg is not ES256" }
+        guard header.kid != nil else { return "no kid" }
+        guard claims.aud == Self.audience else { return "aud is not \(Self.audience)" }
+        guard let expiry = claims.exp, expiry > now else { return "expired or no exp" }
+        guard expiry <= now + maximumLifetime + clockSkew else {
+            return "exp is more than \(Int(maximumLifetime / 60)) minutes ahead"
+        }
+        if let issuedAt = claims.iat, issuedAt > now + clockSkew { return "iat is in the future" }
+        return nil
+    }
+
     /// Whether the signature is an ES256 signature (raw r‖s) by `publicKey` over the header and claims.
     public func hasValidSignature(by publicKey: P256.Signing.PublicKey) -> Bool {
         guard header.alg == "ES256",
@@ -83,11 +99,12 @@ public struct ServerAPIToken: Sendable {
     /// Makes a token the way Apple's clients do.
     ///
     /// - Parameters:
-    ///   - privateKeyPEM: The In-App Purchase key, PKCS#8 PEM (the `.p8` file).
+    ///   - bundleId: Written as `bid`; nil for a team key of the App Store Connect API, whose tokens name no app.
+    ///   - privateKeyPEM: The key, PKCS#8 PEM (the `.p8` file).
     ///   - issuedAt: Written as `iat` when given; Apple's Python client leaves it out.
     /// - Throws: when the key cannot be read.
     public static func sign(
-        keyId: String, issuerId: String, bundleId: String, privateKeyPEM: String, expiresAt: Date,
+        keyId: String, issuerId: String, bundleId: String?, privateKeyPEM: String, expiresAt: Date,
         issuedAt: Date? = nil
     ) throws -> String {
         let key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)

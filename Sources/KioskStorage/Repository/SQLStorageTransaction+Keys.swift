@@ -49,3 +49,54 @@ extension SQLStorageTransaction {
         )
     }
 }
+
+/// Team keys of the App Store Connect API (public halves only); revoked ones stay, so their ids are never reused.
+extension SQLStorageTransaction {
+    func insertTeamKey(_ key: TeamAPIKey) async throws {
+        try await session.run(
+            """
+            INSERT INTO team_keys (id, name, roles, public_key_pem, created_at, revoked_at)
+            VALUES (\(bind: key.id), \(bind: key.name), \(bind: Self.rolesText(key.roles)), \(bind: key.publicKeyPEM),
+                \(bind: key.createdAt.millisecondsSince1970), \(bind: key.revokedAt?.millisecondsSince1970))
+            """
+        )
+    }
+
+    func updateTeamKey(_ key: TeamAPIKey) async throws {
+        let row = try await session.first(
+            """
+            UPDATE team_keys SET name = \(bind: key.name), roles = \(bind: Self.rolesText(key.roles)),
+                revoked_at = \(bind: key.revokedAt?.millisecondsSince1970)
+            WHERE id = \(bind: key.id)
+            RETURNING id
+            """
+        )
+        try requireUpdated(row, "team key \(key.id)")
+    }
+
+    func teamKey(id: TeamAPIKey.ID) async throws -> TeamAPIKey? {
+        try await session.first("SELECT * FROM team_keys WHERE id = \(bind: id)").map(Self.decodeTeamKey)
+    }
+
+    func teamKeys() async throws -> [TeamAPIKey] {
+        try await session.all("SELECT * FROM team_keys").map(Self.decodeTeamKey)
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    private static func rolesText(_ roles: [TeamAPIKey.Role]) -> String {
+        roles.map(\.rawValue).joined(separator: ",")
+    }
+
+    private static func decodeTeamKey(_ row: any SQLRow) throws -> TeamAPIKey {
+        let roles = try row.decode(column: "roles", as: String.self).split(separator: ",").map { name in
+            guard let role = TeamAPIKey.Role(rawValue: String(name)) else {
+                throw StorageError.engine(message: "team_keys holds an unknown role '\(name)'")
+            }
+            return role
+        }
+        return TeamAPIKey(
+            id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
+            roles: roles, publicKeyPEM: try row.decode(column: "public_key_pem", as: String.self),
+            createdAt: try row.date("created_at"), revokedAt: try row.optionalDate("revoked_at"))
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskCore
 import KioskHTTP
 
 /// The request context of every Kiosk route: ISO 8601 JSON, and the body limit of the route's family.
@@ -9,6 +10,8 @@ public struct KioskRequestContext: RequestContext, BodyLimitedContext {
     public var client: ClientSession?
     /// The App Store Server API caller, set by `ServerAPIAuthMiddleware` on `/inApps` routes.
     public var serverAPI: ServerAPICaller?
+    /// The App Store Connect API's team key, set by `ConnectAPIAuthMiddleware` on `/v1` routes.
+    public var teamKey: TeamAPIKey?
     /// The largest body the route reads: ``StoreBodyLimits/other`` unless the route's family sets its own.
     public var maxUploadSize = StoreBodyLimits.other
 

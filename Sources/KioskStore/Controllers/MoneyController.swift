@@ -36,10 +36,15 @@ struct MoneyController {
                     "invalid_frequency", "'\(frequencyText.prefix(20))' is not a report frequency.", field: "frequency",
                     fix: "Use daily, weekly, monthly or yearly.")
             }
-            let report = try await catalog.salesReport(frequency: frequency, date: query.get("date") ?? "")
-            var headers = HTTPFields()
-            headers[.contentType] = "text/tab-separated-values; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: report)))
+            return Self.tabSeparated(
+                try await catalog.salesReport(frequency: frequency, date: query.get("date") ?? ""))
+        }
+        group.get("reports/finance") { request, _ in
+            let query = request.uri.queryParameters
+            let report = try await catalog.financialReport(
+                month: query.get("month") ?? "",
+                region: (query.get("region") ?? FinancialReport.allRegions).uppercased())
+            return Self.tabSeparated(report)
         }
         group.get("money/events") { request, _ in
             let query = request.uri.queryParameters
@@ -57,6 +62,13 @@ struct MoneyController {
                 environment: environment, from: from, to: to,
                 events: try await catalog.moneyEvents(environment: environment, from: from, to: to))
         }
+    }
+
+    /// A report as the body, `text/tab-separated-values`.
+    static func tabSeparated(_ report: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/tab-separated-values; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: report)))
     }
 
     /// A query's instant: an ISO 8601 date-time, or a day (`2026-11-24`, its start in UTC).

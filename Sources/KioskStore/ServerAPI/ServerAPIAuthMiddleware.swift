@@ -49,21 +49,12 @@ struct ServerAPIAuthMiddleware: RouterMiddleware {
         } catch {
             throw ServerAPIUnauthorized(reason: "\(error)")
         }
-        guard token.header.alg == "ES256" else { throw ServerAPIUnauthorized(reason: "alg is not ES256") }
+        if let reason = token.refusal(
+            at: clock.now(), maximumLifetime: Self.maximumLifetime, clockSkew: Self.clockSkew)
+        {
+            throw ServerAPIUnauthorized(reason: reason)
+        }
         guard let keyId = token.header.kid else { throw ServerAPIUnauthorized(reason: "no kid") }
-        guard token.claims.aud == ServerAPIToken.audience else {
-            throw ServerAPIUnauthorized(reason: "aud is not \(ServerAPIToken.audience)")
-        }
-        let now = clock.now().timeIntervalSince1970
-        guard let expiry = token.claims.exp, expiry > now else {
-            throw ServerAPIUnauthorized(reason: "expired or no exp")
-        }
-        guard expiry <= now + Self.maximumLifetime + Self.clockSkew else {
-            throw ServerAPIUnauthorized(reason: "exp is more than an hour ahead")
-        }
-        if let issuedAt = token.claims.iat, issuedAt > now + Self.clockSkew {
-            throw ServerAPIUnauthorized(reason: "iat is in the future")
-        }
         guard let issuer = token.claims.iss, let bundleId = token.claims.bid else {
             throw ServerAPIUnauthorized(reason: "iss or bid missing")
         }

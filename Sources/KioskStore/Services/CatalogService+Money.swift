@@ -80,17 +80,50 @@ extension CatalogService {
     /// a period not over yet gives the sales so far).
     public func salesReport(frequency: ReportFrequency, date: String) async throws -> String {
         guard let span = frequency.span(named: date) else {
-            let example =
-                switch frequency {
-                case .daily, .weekly: "2026-11-24"
-                case .monthly: "2026-11"
-                case .yearly: "2026"
-                }
             throw KioskError.invalid(
                 "invalid_report_date", "'\(date.prefix(20))' is not a \(frequency.rawValue.lowercased()) report date.",
-                field: "date", fix: "Give it as \(example).")
+                field: "date", fix: "Give it as \(frequency.example).")
         }
-        let (events, products) = try await database.transaction { tx in
+        return try await salesReport(span: span).text
+    }
+
+    /// The Sales Summary report of `span`, and how many rows it has.
+    func salesReport(span: DateInterval) async throws -> (text: String, rows: Int) {
+        let (events, products) = try await reportInputs(span)
+        let text = SalesSummaryReport.make(
+            events: events, span: span, developer: Self.developerName, products: products)
+        return (text, text.split(separator: "\n").count - 1)
+    }
+
+    /// App Store Connect's Financial Report of `month` (`2026-11`) and `region` (`ZZ` for all).
+    public func financialReport(month: String, region: String) async throws -> String {
+        guard let span = ReportFrequency.monthly.span(named: month) else {
+            throw KioskError.invalid(
+                "invalid_report_date", "'\(month.prefix(20))' is not a month.", field: "month",
+                fix: "Give it as 2026-11.")
+        }
+        guard FinancialReport.regionCodes.contains(region) else {
+            throw KioskError.invalid(
+                "invalid_region", "'\(region.prefix(8))' is not a region code.", field: "region",
+                fix: "Use ZZ for all, or one of \(FinancialReport.regionCodes.sorted().joined(separator: ", ")).")
+        }
+        return try await financialReport(span: span, region: region).text
+    }
+
+    /// The Financial Report of `span` and `region`, and how many rows it has.
+    func financialReport(span: DateInterval, region: String) async throws -> (text: String, rows: Int) {
+        let (events, products) = try await reportInputs(span)
+        let text = FinancialReport.make(
+            events: events, month: span, regionCode: region, developer: Self.developerName, products: products)
+        let rows = text.split(separator: "\n").first { $0.hasPrefix("Total_Rows\t") }.flatMap { Int($0.dropFirst(11)) }
+        return (text, rows ?? 0)
+    }
+
+    /// The production money events of `span`, and what reports show of every product.
+    private func reportInputs(_ span: DateInterval) async throws
+        -> ([MoneyEvent], [String: SalesSummaryReport.ProductInfo])
+    {
+        try await database.transaction { tx in
             let events = try await tx.moneyEvents(environment: .production, from: span.start, to: span.end)
             var products: [String: SalesSummaryReport.ProductInfo] = [:]
             for app in try await tx.apps() {
@@ -103,7 +136,5 @@ extension CatalogService {
             }
             return (events, products)
         }
-        return SalesSummaryReport.make(
-            events: events, span: span, developer: Self.developerName, products: products)
     }
 }
