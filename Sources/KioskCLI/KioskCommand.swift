@@ -15,7 +15,8 @@ public struct KioskCommand: AsyncParsableCommand {
             ServeCommand.self, AppsCommand.self, ProductsCommand.self, GroupsCommand.self, CatalogCommand.self,
             AgreementsCommand.self, TestersCommand.self, AccountsCommand.self, KeysCommand.self, ApiKeysCommand.self,
             CertsCommand.self,
-            TestCommand.self, OfferCodesCommand.self, OffersCommand.self, TaxCommand.self, ReportsCommand.self,
+            TestCommand.self, OfferCodesCommand.self, OffersCommand.self, TaxCommand.self, ExchangeRatesCommand.self,
+            ReportsCommand.self,
             MerchantCommand.self,
         ]
     )

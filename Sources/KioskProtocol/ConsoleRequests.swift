@@ -252,3 +252,15 @@ public struct TeamKeyCreateBody: Codable, Sendable {
         self.roles = roles
     }
 }
+
+/// `PUT /exchange-rates/{currency}`: US dollars per unit of the currency, from `effectiveFrom` (now when absent) on.
+public struct ExchangeRateBody: Codable, Sendable {
+    /// A decimal with at most six places, such as "1.27".
+    public var usdPerUnit: String
+    public var effectiveFrom: Date?
+
+    public init(usdPerUnit: String, effectiveFrom: Date? = nil) {
+        self.usdPerUnit = usdPerUnit
+        self.effectiveFrom = effectiveFrom
+    }
+}

@@ -402,3 +402,27 @@ public struct TeamKeyList: Codable, Sendable {
         self.keys = keys
     }
 }
+
+/// An exchange rate as the console shows it: `usdPerUnit` as a decimal.
+public struct ExchangeRateResource: Codable, Sendable {
+    public var currency: String
+    public var effectiveFrom: Date
+    public var usdPerUnit: String
+
+    public init(_ rate: ExchangeRate) {
+        currency = rate.currency
+        effectiveFrom = rate.effectiveFrom
+        usdPerUnit = ExchangeRate.decimal(micros: rate.usdMicros)
+    }
+}
+
+/// `GET /exchange-rates`: the configured rates, and the currency charts are converted to.
+public struct ExchangeRateList: Codable, Sendable {
+    public var reportingCurrency: String
+    public var rates: [ExchangeRateResource]
+
+    public init(reportingCurrency: String, rates: [ExchangeRateResource]) {
+        self.reportingCurrency = reportingCurrency
+        self.rates = rates
+    }
+}

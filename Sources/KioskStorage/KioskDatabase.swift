@@ -285,6 +285,10 @@ public protocol StorageTransaction: Sendable {
     func setTaxRule(_ rule: TaxRule) async throws
     /// The operator's tax rules (not the built-in table), by storefront and effective date.
     func taxRules() async throws -> [TaxRule]
+    /// Stores the rate; one with the same currency and effective date is replaced.
+    func setExchangeRate(_ rate: ExchangeRate) async throws
+    /// The operator's exchange rates, by currency and effective date.
+    func exchangeRates() async throws -> [ExchangeRate]
 
     // MARK: Team keys (App Store Connect API)
 

@@ -334,6 +334,11 @@ import Testing
             #expect(try await Self.kiosk(store, "api-keys", "list").stdout.contains("revoked"))
             let noRole = try await Self.kiosk(store, "api-keys", "create", "--role", "OWNER")
             #expect(noRole.status != 0 && noRole.stderr.contains("--role"), "\(noRole.stderr)")
+            let rate = try await Self.kiosk(store, "exchange-rates", "set", "GBP", "1.27", "--from", "2026-11-01")
+            #expect(rate.stdout.contains("1 GBP = 1.27 USD from 2026-11-01"), "\(rate.stdout) \(rate.stderr)")
+            #expect(try await Self.kiosk(store, "exchange-rates", "list").stdout.contains("GBP"))
+            let badRate = try await Self.kiosk(store, "exchange-rates", "set", "GBP", "1.2.7")
+            #expect(badRate.status != 0 && badRate.stderr.contains("not a rate"), "\(badRate.stderr)")
             let unknown = try await Self.kiosk(store, "tax", "set", "XYZ", "--rate", "5")
             #expect(unknown.status != 0 && unknown.stderr.contains("not a storefront"), "\(unknown.stderr)")
         }

@@ -30,10 +30,11 @@ struct ReadCacheTests {
                             try await tx.product(appId: 1_400_000_001, productId: "com.example.game.monthly")?
                                 .clearedForSale,
                             try await tx.session(tokenHash: session.tokenHash) != nil,
-                            try await tx.setting("agreement")
+                            try await tx.setting("agreement"),
+                            try await tx.taxRules().isEmpty
                         )
                     }
-                    #expect(seen.0 == "Game 1400000001" && seen.1 == false && seen.2 && seen.3 == "pending")
+                    #expect(seen.0 == "Game 1400000001" && seen.1 == false && seen.2 && seen.3 == "pending" && seen.4)
                 }
 
                 try await elsewhere.transaction { tx in
@@ -45,6 +46,10 @@ struct ReadCacheTests {
                     try await tx.updateProduct(product)
                     try await tx.deleteSession(tokenHash: session.tokenHash)
                     try await tx.setSetting("agreement", to: "active")
+                    try await tx.setTaxRule(
+                        TaxRule(
+                            storefront: "GBR", effectiveFrom: Fixtures.created, pricesIncludeTax: true,
+                            rateBasisPoints: 2_500))
                 }
 
                 let after = try await here.transaction { tx in
@@ -61,6 +66,7 @@ struct ReadCacheTests {
                 #expect(after.0 == "Renamed" && after.1 == "Renamed")
                 #expect(after.2 == true && after.3 == [true])
                 #expect(after.4 && after.5 == "active")
+                #expect(try await here.transaction { try await $0.taxRules() }.map(\.rateBasisPoints) == [2_500])
             }
         }
     }

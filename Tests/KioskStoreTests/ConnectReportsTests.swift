@@ -93,6 +93,19 @@ import Testing
                 python, [Self.script] + developer + period + ["--refused"])
             #expect(refusedStatus == 0, "\(refusedOutput)")
             #expect(refusedOutput.contains("\"status\": 403"), "\(refusedOutput)")
+
+            // An In-App Purchase key is no team key: the App Store Connect API does not know it.
+            let inAppPurchase = try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/keys", json: [:])
+            let keyFile = directory.appendingPathComponent("iap.p8")
+            try #require(inAppPurchase.json["privateKey"] as? String).write(
+                to: keyFile, atomically: true, encoding: .utf8)
+            var withoutTeamKey = finance
+            withoutTeamKey[withoutTeamKey.firstIndex(of: "--key-id")! + 1] = try #require(
+                inAppPurchase.json["keyId"] as? String)
+            withoutTeamKey[withoutTeamKey.firstIndex(of: "--key-file")! + 1] = keyFile.path
+            let (_, unknownOutput) = try await runProcess(
+                python, [Self.script] + withoutTeamKey + period + ["--refused"])
+            #expect(unknownOutput.contains("\"status\": 401"), "\(unknownOutput)")
         }
     }
 

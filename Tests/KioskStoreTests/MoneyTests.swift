@@ -179,6 +179,45 @@ import Testing
         }
     }
 
+    /// The charts' series: sandbox sales by storefront, converted to dollars with a configured rate; bad rates and
+    /// groupings are refused.
+    @Test(arguments: TestDatabase.available)
+    func seriesConvertWithConfiguredRates(database: TestDatabase) async throws {
+        try await withTestStore(engine: database, clock: ManualClock(Self.start)) { store in
+            try await store.preparePurchaseCatalog()
+            try await store.createTester("uk@example.com", settings: ["storefront": "GBR"])
+            let rate = try await store.request(
+                .PUT, "/admin/v1/exchange-rates/gbp",
+                json: ["usdPerUnit": "1.25", "effectiveFrom": "2026-01-01T00:00:00Z"])
+            #expect(rate.status == 200 && rate.json["usdPerUnit"] as? String == "1.25", "\(rate.text)")
+            _ = try await store.pay(TestStore.coins, token: try await store.signIn())
+            _ = try await store.pay(TestStore.coins, token: try await store.signIn("uk@example.com"))
+
+            let series = try await store.request(
+                .GET, "/admin/v1/money/series?environment=sandbox&from=2026-09-01&to=2026-10-01&by=storefront")
+            #expect(series.status == 200, "\(series.text)")
+            let points = try #require(series.json["points"] as? [[String: Any]], "\(series.text)")
+            // £0.99 × 1.25 = $1.2375 → 124¢; its 58p of proceeds → 73¢.
+            #expect(points.map { $0["key"] as? String } == ["GBR", "USA"])
+            #expect(points.map { $0["customerPriceUSCents"] as? Int } == [124, 99])
+            #expect(points.map { $0["proceedsUSCents"] as? Int } == [73, 69])
+            #expect((series.json["unconverted"] as? [String])?.isEmpty == true)
+            let rates = try await store.request(.GET, "/admin/v1/exchange-rates")
+            #expect((rates.json["rates"] as? [[String: Any]])?.count == 1, "\(rates.text)")
+
+            for (path, body) in [
+                ("gbp", ["usdPerUnit": "1.2345678"]), ("gbp", ["usdPerUnit": "-1"]), ("usd", ["usdPerUnit": "1"]),
+                ("XYZ", ["usdPerUnit": "1"]),
+            ] {
+                let refused = try await store.request(.PUT, "/admin/v1/exchange-rates/" + path, json: body)
+                #expect(refused.status == 400, "\(path) \(body): \(refused.text)")
+            }
+            let badGrouping = try await store.request(
+                .GET, "/admin/v1/money/series?from=2026-09-01&to=2026-10-01&by=hour")
+            #expect(badGrouping.status == 400 && badGrouping.errorCode == "invalid_grouping", "\(badGrouping.text)")
+        }
+    }
+
     /// The one-year rule on a subscription's own history: a renewal after 390 paid days across a 45-day lapse pays
     /// 15% ("Rate After One Year"); after a 75-day lapse the count started over and it pays 30%.
     @Test func renewalsCountPaidDaysAcrossLapses() {

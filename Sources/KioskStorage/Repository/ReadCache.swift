@@ -2,8 +2,8 @@ import Foundation
 import KioskCore
 import Synchronization
 
-/// In-process copies of the rows nearly every request reads and few requests change: apps, products, sessions and
-/// settings (the Paid Apps agreement, the sandbox clock).
+/// In-process copies of the rows nearly every request reads and few requests change: apps, products, sessions,
+/// settings (the Paid Apps agreement, the sandbox clock) and tax rules.
 ///
 /// Validity is decided by state, not by time: every write to those tables bumps one counter row in the database,
 /// in the writing transaction (``IdentifierSequence/cachedRowsVersion``). A transaction that reads through the cache
@@ -20,6 +20,8 @@ final class ReadCache: Sendable {
         case products(App.ID)
         case session(tokenHash: String)
         case setting(String)
+        /// All of the operator's tax rules.
+        case taxRules
     }
 
     /// A kept answer; `value` is nil for a kept miss.

@@ -53,6 +53,7 @@ extension SQLStorageTransaction {
     }
 
     func setTaxRule(_ rule: TaxRule) async throws {
+        try await changesCachedRows()
         try await session.run(
             """
             INSERT INTO tax_rules (storefront, effective_from, prices_include_tax, rate_basis_points)
@@ -64,15 +65,38 @@ extension SQLStorageTransaction {
         )
     }
 
+    /// Read through the ``ReadCache``: every sale reads them.
     func taxRules() async throws -> [TaxRule] {
-        try await session.all("SELECT * FROM tax_rules").map { row in
-            TaxRule(
-                storefront: try row.decode(column: "storefront", as: String.self),
+        try await cached(.taxRules) {
+            try await session.all("SELECT * FROM tax_rules").map { row in
+                TaxRule(
+                    storefront: try row.decode(column: "storefront", as: String.self),
+                    effectiveFrom: try row.date("effective_from"),
+                    pricesIncludeTax: try row.decode(column: "prices_include_tax", as: Bool.self),
+                    rateBasisPoints: try row.decode(column: "rate_basis_points", as: Int.self))
+            }
+            .sorted { ($0.storefront, $0.effectiveFrom) < ($1.storefront, $1.effectiveFrom) }
+        } ?? []
+    }
+
+    func setExchangeRate(_ rate: ExchangeRate) async throws {
+        try await session.run(
+            """
+            INSERT INTO exchange_rates (currency, effective_from, usd_micros)
+            VALUES (\(bind: rate.currency), \(bind: rate.effectiveFrom.millisecondsSince1970), \(bind: rate.usdMicros))
+            ON CONFLICT (currency, effective_from) DO UPDATE SET usd_micros = excluded.usd_micros
+            """
+        )
+    }
+
+    func exchangeRates() async throws -> [ExchangeRate] {
+        try await session.all("SELECT * FROM exchange_rates").map { row in
+            ExchangeRate(
+                currency: try row.decode(column: "currency", as: String.self),
                 effectiveFrom: try row.date("effective_from"),
-                pricesIncludeTax: try row.decode(column: "prices_include_tax", as: Bool.self),
-                rateBasisPoints: try row.decode(column: "rate_basis_points", as: Int.self))
+                usdMicros: try row.decode(column: "usd_micros", as: Int.self))
         }
-        .sorted { ($0.storefront, $0.effectiveFrom) < ($1.storefront, $1.effectiveFrom) }
+        .sorted { ($0.currency, $0.effectiveFrom) < ($1.currency, $1.effectiveFrom) }
     }
 
     private static func decodeMoneyEvent(_ row: any SQLRow) throws -> MoneyEvent {

@@ -46,22 +46,50 @@ struct MoneyController {
                 region: (query.get("region") ?? FinancialReport.allRegions).uppercased())
             return Self.tabSeparated(report)
         }
-        group.get("money/events") { request, _ in
+        group.get("exchange-rates") { _, _ in
+            ExchangeRateList(
+                reportingCurrency: ExchangeRate.reportingCurrency,
+                rates: try await catalog.exchangeRates().map(ExchangeRateResource.init))
+        }
+        group.put("exchange-rates/:currency") { request, context in
+            let body = try await request.decodeJSON(as: ExchangeRateBody.self, context: context)
+            return ExchangeRateResource(
+                try await catalog.setExchangeRate(
+                    currency: try context.parameters.require("currency"), usdPerUnit: body.usdPerUnit,
+                    effectiveFrom: body.effectiveFrom))
+        }
+        group.get("money/series") { request, _ in
             let query = request.uri.queryParameters
-            // Production unless asked: money is the production store's; the sandbox's never mixes into it.
-            let environment = try request.environment(
-                query.get("environment") ?? StoreEnvironment.production.rawValue)
-            let from = try Self.instant(query.get("from"), field: "from")
-            let to = try Self.instant(query.get("to"), field: "to")
-            guard from < to, to.timeIntervalSince(from) <= Self.longestSpan else {
+            let (environment, from, to) = try Self.span(of: request)
+            let byText = query.get("by") ?? MoneySeries.Grouping.day.rawValue
+            guard let grouping = MoneySeries.Grouping(rawValue: byText) else {
                 throw KioskError.invalid(
-                    "invalid_span", "'from' must come before 'to', at most 366 days earlier.", field: "to",
-                    fix: "Ask for a day, a month or a year at a time.")
+                    "invalid_grouping", "'\(byText.prefix(20))' is not a grouping.", field: "by",
+                    fix: "Use day, product or storefront.")
             }
+            return try await catalog.moneySeries(environment: environment, from: from, to: to, by: grouping)
+        }
+        group.get("money/events") { request, _ in
+            let (environment, from, to) = try Self.span(of: request)
             return MoneyEventList(
                 environment: environment, from: from, to: to,
                 events: try await catalog.moneyEvents(environment: environment, from: from, to: to))
         }
+    }
+
+    /// The environment (production unless asked: money is the production store's; the sandbox's never mixes into
+    /// it) and the span `from..<to` a money query names, at most ``longestSpan`` long.
+    static func span(of request: Request) throws -> (StoreEnvironment, Date, Date) {
+        let query = request.uri.queryParameters
+        let environment = try request.environment(query.get("environment") ?? StoreEnvironment.production.rawValue)
+        let from = try instant(query.get("from"), field: "from")
+        let to = try instant(query.get("to"), field: "to")
+        guard from < to, to.timeIntervalSince(from) <= longestSpan else {
+            throw KioskError.invalid(
+                "invalid_span", "'from' must come before 'to', at most 366 days earlier.", field: "to",
+                fix: "Ask for a day, a month or a year at a time.")
+        }
+        return (environment, from, to)
     }
 
     /// A report as the body, `text/tab-separated-values`.
@@ -88,3 +116,6 @@ struct MoneyController {
 extension TaxRule: ResponseEncodable {}
 extension TaxRuleList: ResponseEncodable {}
 extension MoneyEventList: ResponseEncodable {}
+extension MoneySeries: ResponseEncodable {}
+extension ExchangeRateResource: ResponseEncodable {}
+extension ExchangeRateList: ResponseEncodable {}

@@ -138,3 +138,44 @@ extension CatalogService {
         }
     }
 }
+
+extension CatalogService {
+    /// The configured exchange rates, by currency and effective date.
+    public func exchangeRates() async throws -> [ExchangeRate] {
+        try await database.transaction { tx in try await tx.exchangeRates() }
+    }
+
+    /// Sets what one unit of `currency` is worth in US dollars (`usdPerUnit`, a decimal with at most six places)
+    /// from `effectiveFrom` (now when nil) on.
+    public func setExchangeRate(currency code: String, usdPerUnit: String, effectiveFrom: Date?) async throws
+        -> ExchangeRate
+    {
+        let currency = code.uppercased()
+        guard Storefront.all.contains(where: { $0.currency.code == currency }),
+            currency != ExchangeRate.reportingCurrency
+        else {
+            throw KioskError.invalid(
+                "unknown_currency", "'\(code.prefix(8))' is not a currency of a storefront (USD needs no rate).",
+                field: "currency", fix: "Use an ISO 4217 code such as GBP or EUR.")
+        }
+        guard let micros = ExchangeRate.micros(decimal: usdPerUnit) else {
+            throw KioskError.invalid(
+                "invalid_exchange_rate",
+                "'\(usdPerUnit.prefix(20))' is not a rate: give US dollars per unit as a decimal with at most six "
+                    + "places, above 0.", field: "usdPerUnit", fix: "Such as 1.27 for GBP or 0.0064 for JPY.")
+        }
+        let rate = ExchangeRate(currency: currency, effectiveFrom: effectiveFrom ?? clock.now(), usdMicros: micros)
+        try await database.transaction { tx in try await tx.setExchangeRate(rate) }
+        return rate
+    }
+
+    /// The environment's sales in `from..<to` for the console's charts.
+    public func moneySeries(environment: StoreEnvironment, from: Date, to: Date, by grouping: MoneySeries.Grouping)
+        async throws -> MoneySeries
+    {
+        let (events, rates) = try await database.transaction { tx in
+            (try await tx.moneyEvents(environment: environment, from: from, to: to), try await tx.exchangeRates())
+        }
+        return MoneySeries.make(events, by: grouping, rates: rates)
+    }
+}
