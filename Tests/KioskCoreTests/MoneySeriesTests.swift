@@ -51,4 +51,30 @@ import Testing
         let byStorefront = MoneySeries.make(events, by: .storefront, rates: rates)
         #expect(byStorefront.points.map { "\($0.key) \($0.units)" } == ["DEU 1", "GBR 2", "USA 0"])
     }
+
+    @Test func extremeAmountsHoldAtTheBoundsInsteadOfTrapping() throws {
+        // The largest price a catalog takes (10¹² minor units) times ten, at the largest rate (a million dollars a
+        // unit): 10²¹ cents does not fit an Int; the series and reports hold at its bounds and the server lives.
+        let split = Proceeds.of(
+            priceMinorUnits: 10 * Pricing.maximumMinorUnits, tax: TaxRule.defaultRule(for: "GBR"),
+            commissionBasisPoints: Proceeds.standardCommission)
+        let events = (1...3).map { id in
+            MoneyEvent(
+                environment: .production, transactionId: Int64(id), revision: 1, kind: .purchase,
+                occurredAt: Self.start, appId: 1, accountId: UUID(), originalTransactionId: Int64(id),
+                productId: "coins", productType: .consumable, storefront: "GBR", currency: "GBP", units: 10,
+                amounts: split)
+        }
+        let rate = ExchangeRate(
+            currency: "GBP", effectiveFrom: .distantPast, usdMicros: ExchangeRate.microsRange.upperBound)
+        let series = MoneySeries.make(events, by: .product, rates: [rate])
+        #expect(series.points.first?.customerPriceUSCents == Int.max && series.points.first?.units == 30)
+        #expect(rate.usCents(-10 * Pricing.maximumMinorUnits, exponent: 2) == Int.min)
+        let month = try #require(ReportFrequency.monthly.span(named: "2026-11"))
+        let report = FinancialReport.make(
+            events: events, month: month, regionCode: "GB", developer: "Kiosk", products: [:])
+        #expect(report.contains("Total_Units\t30"))
+        let refund = split.scaled(by: 1, of: 3).negated
+        #expect(refund.customerPriceMinorUnits == -3_333_333_333_333)
+    }
 }

@@ -19,20 +19,7 @@ import Testing
         let clock = ManualClock(saleDate)
         try await withTestStore(clock: clock) { store in
             try await store.preparePurchaseCatalog()
-            for action in ["submit", "approve"] {
-                _ = try await store.request(
-                    .POST, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.coins)/review",
-                    json: ["action": action])
-            }
-            for (email, storefront) in [("us@example.com", "USA"), ("uk@example.com", "GBR")] {
-                _ = try await store.request(
-                    .POST, "/admin/v1/accounts",
-                    json: ["email": email, "password": TestStore.password, "storefront": storefront])
-            }
-            for email in ["us@example.com", "us@example.com", "uk@example.com"] {
-                let token = try await store.signIn(email, sandbox: false)
-                #expect(try await store.pay(TestStore.coins, token: token, sandbox: false).transactionId != nil)
-            }
+            try await store.buyCoinsInProduction()
             clock.set(Date())
             try await body(store, saleDate)
         }

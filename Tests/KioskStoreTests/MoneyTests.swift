@@ -128,23 +128,7 @@ import Testing
     func salesReportAddsUpToTheLedger(database: TestDatabase) async throws {
         try await withTestStore(engine: database, clock: ManualClock(Self.start)) { store in
             try await store.preparePurchaseCatalog()
-            for action in ["submit", "approve"] {
-                let review = try await store.request(
-                    .POST, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.coins)/review",
-                    json: ["action": action])
-                #expect(review.status == 200, "\(review.text)")
-            }
-            for (email, storefront) in [("us@example.com", "USA"), ("uk@example.com", "GBR")] {
-                let created = try await store.request(
-                    .POST, "/admin/v1/accounts",
-                    json: ["email": email, "password": TestStore.password, "storefront": storefront])
-                #expect(created.status == 201, "\(created.text)")
-            }
-            let american = try await store.signIn("us@example.com", sandbox: false)
-            let british = try await store.signIn("uk@example.com", sandbox: false)
-            for token in [american, american, british] {
-                #expect(try await store.pay(TestStore.coins, token: token, sandbox: false).transactionId != nil)
-            }
+            try await store.buyCoinsInProduction()
             _ = try await store.pay(TestStore.coins, token: try await store.signIn())
 
             let report = try await store.request(.GET, "/admin/v1/reports/sales?frequency=daily&date=2026-09-21")
@@ -212,6 +196,25 @@ import Testing
                 let refused = try await store.request(.PUT, "/admin/v1/exchange-rates/" + path, json: body)
                 #expect(refused.status == 400, "\(path) \(body): \(refused.text)")
             }
+            // The largest price a catalog takes, ten at once, at the largest rate: the dollars hold at their bound.
+            let largest = try await store.request(
+                .PATCH, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.coins)",
+                json: ["pricing": ["tier": 1, "customPrices": ["GBR": Pricing.maximumMinorUnits]]])
+            #expect(largest.status == 200, "\(largest.text)")
+            #expect(
+                try await store.request(
+                    .PUT, "/admin/v1/exchange-rates/GBP",
+                    json: ["usdPerUnit": "1000000", "effectiveFrom": "2026-01-01T00:00:00Z"]
+                ).status == 200)
+            let bought = try await store.pay(
+                TestStore.coins, token: try await store.signIn("uk@example.com"), quantity: 10)
+            #expect(bought.transactionId != nil, "\(bought.text)")
+            let extreme = try await store.request(
+                .GET, "/admin/v1/money/series?environment=sandbox&from=2026-09-01&to=2026-10-01&by=storefront")
+            let british = (extreme.json["points"] as? [[String: Any]])?.first { $0["key"] as? String == "GBR" }
+            #expect(british?["customerPriceUSCents"] as? Int == Int.max, "\(extreme.text)")
+            #expect(try await store.request(.GET, "/health").status == 200)
+
             let badGrouping = try await store.request(
                 .GET, "/admin/v1/money/series?from=2026-09-01&to=2026-10-01&by=hour")
             #expect(badGrouping.status == 400 && badGrouping.errorCode == "invalid_grouping", "\(badGrouping.text)")

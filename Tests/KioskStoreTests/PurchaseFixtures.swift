@@ -29,6 +29,26 @@ extension TestStore {
         #expect(created.status == 201, "\(created.text)")
     }
 
+    /// Approves the coins for production and has two customers buy them there: twice in the United States
+    /// (`us@example.com`), once in the United Kingdom (`uk@example.com`).
+    func buyCoinsInProduction() async throws {
+        for action in ["submit", "approve"] {
+            let review = try await request(
+                .POST, "/admin/v1/apps/\(Self.bundleId)/products/\(Self.coins)/review", json: ["action": action])
+            #expect(review.status == 200, "\(review.text)")
+        }
+        for (email, storefront) in [("us@example.com", "USA"), ("uk@example.com", "GBR")] {
+            let created = try await request(
+                .POST, "/admin/v1/accounts",
+                json: ["email": email, "password": Self.password, "storefront": storefront])
+            #expect(created.status == 201, "\(created.text)")
+        }
+        for email in ["us@example.com", "us@example.com", "uk@example.com"] {
+            let token = try await signIn(email, sandbox: false)
+            #expect(try await pay(Self.coins, token: token, sandbox: false).transactionId != nil)
+        }
+    }
+
     /// Signs in and returns the session token.
     func signIn(
         _ email: String = TestStore.testerEmail, sandbox: Bool = true, deviceId: UUID = UUID()

@@ -30,14 +30,13 @@ public struct ExchangeRate: Codable, Sendable, Hashable {
             .max { $0.effectiveFrom < $1.effectiveFrom }
     }
 
-    /// `minorUnits` of `currency` (with `exponent` digits after the point) in US cents, rounded half away from zero.
+    /// `minorUnits` of `currency` (with `exponent` digits after the point, at most 4) in US cents, rounded half away
+    /// from zero; held at `Int`'s bounds past them (a price of 10¹² minor units at a million dollars a unit).
     public func usCents(_ minorUnits: Int, exponent: Int) -> Int {
         // cents = minor × micros × 10^2 / (10^6 × 10^exponent)
         var divisor: Int128 = 10_000
-        for _ in 0..<max(0, exponent) { divisor *= 10 }
-        let product = Int128(minorUnits) * Int128(usdMicros)
-        let magnitude = (product.magnitude * 2 + UInt128(divisor)) / (UInt128(divisor) * 2)
-        return Int(product < 0 ? -Int128(magnitude) : Int128(magnitude))
+        for _ in 0..<min(max(0, exponent), 4) { divisor *= 10 }
+        return Int(clamping: Proceeds.rounded(Int128(minorUnits) * Int128(usdMicros), dividedBy: divisor))
     }
 
     /// "1.27" or "0.0064" (at most six decimals) as millionths; nil for anything else or outside ``microsRange``.
@@ -92,10 +91,11 @@ public struct MoneySeries: Codable, Sendable, Hashable {
     public static func make(_ events: [MoneyEvent], by grouping: Grouping, rates: [ExchangeRate]) -> MoneySeries {
         var points: [String: Point] = [:]
         var unconverted: Set<String> = []
+        let days = ISO8601DateFormatter()
         for event in events {
             let key: String =
                 switch grouping {
-                case .day: String(ISO8601DateFormatter().string(from: event.occurredAt).prefix(10))
+                case .day: String(days.string(from: event.occurredAt).prefix(10))
                 case .product: event.productId
                 case .storefront: event.storefront
                 }
@@ -103,15 +103,18 @@ public struct MoneySeries: Codable, Sendable, Hashable {
                 points[key]
                 ?? Point(
                     key: key, units: 0, customerPriceUSCents: 0, proceedsUSCents: 0, byCurrency: [:])
-            point.units += event.units
+            point.units = point.units.saturatingAdding(event.units)
             var sums = point.byCurrency[event.currency] ?? ["customerPrice": 0, "proceeds": 0]
-            sums["customerPrice", default: 0] += event.amounts.customerPriceMinorUnits
-            sums["proceeds", default: 0] += event.amounts.proceedsMinorUnits
+            sums["customerPrice"] = sums["customerPrice", default: 0]
+                .saturatingAdding(event.amounts.customerPriceMinorUnits)
+            sums["proceeds"] = sums["proceeds", default: 0].saturatingAdding(event.amounts.proceedsMinorUnits)
             point.byCurrency[event.currency] = sums
             let exponent = Storefront.named(event.storefront)?.currency.minorUnitExponent ?? 2
             if let rate = ExchangeRate.inForce(for: event.currency, at: event.occurredAt, among: rates) {
-                point.customerPriceUSCents += rate.usCents(event.amounts.customerPriceMinorUnits, exponent: exponent)
-                point.proceedsUSCents += rate.usCents(event.amounts.proceedsMinorUnits, exponent: exponent)
+                point.customerPriceUSCents = point.customerPriceUSCents.saturatingAdding(
+                    rate.usCents(event.amounts.customerPriceMinorUnits, exponent: exponent))
+                point.proceedsUSCents = point.proceedsUSCents.saturatingAdding(
+                    rate.usCents(event.amounts.proceedsMinorUnits, exponent: exponent))
             } else {
                 unconverted.insert(event.currency)
             }

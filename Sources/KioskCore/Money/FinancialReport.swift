@@ -47,16 +47,14 @@ public enum FinancialReport {
             && (regionCode == allRegions || region(of: event.storefront) == regionCode)
         {
             let product = products["\(event.appId)/\(event.productId)"]
-            let currency = Storefront.named(event.storefront)?.currency
-            func text(_ amount: Int) -> String { currency.map { $0.decimalString(minorUnits: amount) } ?? "\(amount)" }
             for (count, share) in SalesSummaryReport.perUnit(event.amounts.proceedsMinorUnits, units: event.units) {
                 let key = [
                     event.productId, event.units < 0 ? "R" : "S", product.map { String($0.appleIdentifier) } ?? "",
                     product?.referenceName ?? event.productId, SalesSummaryReport.typeIdentifier(event.productType),
                     SalesSummaryReport.countryCode(event.storefront), event.currency, String(share),
-                    text(event.amounts.customerPriceMinorUnits / event.units),
+                    SalesSummaryReport.amount(event.amounts.customerPriceMinorUnits / event.units, in: event.currency),
                 ]
-                quantities[key, default: 0] += count
+                quantities[key] = quantities[key, default: 0].saturatingAdding(count)
             }
         }
         var rows: [String] = []
@@ -65,14 +63,14 @@ public enum FinancialReport {
         let currencies = Set(quantities.keys.map { $0[6] })
         for (key, quantity) in quantities {
             let share = Int(key[7]) ?? 0
-            let currency = Storefront.all.first { $0.currency.code == key[6] }?.currency
-            func text(_ amount: Int) -> String { currency.map { $0.decimalString(minorUnits: amount) } ?? "\(amount)" }
-            totalUnits += quantity
-            totalAmount += quantity * share
+            let extended = quantity.saturatingMultiplied(by: share)
+            totalUnits = totalUnits.saturatingAdding(quantity)
+            totalAmount = totalAmount.saturatingAdding(extended)
             rows.append(
                 [
                     SalesSummaryReport.date(month.start), SalesSummaryReport.date(month.end.addingTimeInterval(-1)), "",
-                    "", key[0], String(quantity), text(share), text(quantity * share), key[6], key[1], key[2],
+                    "", key[0], String(quantity), SalesSummaryReport.amount(share, in: key[6]),
+                    SalesSummaryReport.amount(extended, in: key[6]), key[6], key[1], key[2],
                     developer, key[3], developer, "", key[4], "", key[5], "", "", key[8], key[6],
                 ].joined(separator: "\t"))
         }
@@ -81,10 +79,8 @@ public enum FinancialReport {
         lines.append("Total_Rows\t\(rows.count)")
         if currencies.isEmpty {
             lines.append("Total_Amount\t0")
-        } else if currencies.count == 1, let code = currencies.first,
-            let currency = Storefront.all.first(where: { $0.currency.code == code })?.currency
-        {
-            lines.append("Total_Amount\t\(currency.decimalString(minorUnits: totalAmount))")
+        } else if currencies.count == 1, let code = currencies.first {
+            lines.append("Total_Amount\t\(SalesSummaryReport.amount(totalAmount, in: code))")
         }
         lines.append("Total_Units\t\(totalUnits)")
         return lines.joined(separator: "\n") + "\n"

@@ -59,9 +59,10 @@ public struct Proceeds: Codable, Sendable, Hashable {
         }
         let commission = rounded(net * Int128(commissionBasisPoints), dividedBy: 10_000)
         return Proceeds(
-            customerPriceMinorUnits: Int(price), taxMinorUnits: Int(taxAmount), commissionMinorUnits: Int(commission),
-            proceedsMinorUnits: Int(net - commission), pricesIncludeTax: tax.pricesIncludeTax,
-            taxRateBasisPoints: Int(rate), commissionBasisPoints: commissionBasisPoints, reason: reason)
+            customerPriceMinorUnits: Int(clamping: price), taxMinorUnits: Int(clamping: taxAmount),
+            commissionMinorUnits: Int(clamping: commission), proceedsMinorUnits: Int(clamping: net - commission),
+            pricesIncludeTax: tax.pricesIncludeTax, taxRateBasisPoints: Int(clamping: rate),
+            commissionBasisPoints: commissionBasisPoints, reason: reason)
     }
 
     /// `fraction` of these amounts (a prorated refund), each rounded half up; the terms stay. `fraction` is
@@ -69,7 +70,9 @@ public struct Proceeds: Codable, Sendable, Hashable {
     public func scaled(by numerator: Int, of denominator: Int) -> Proceeds {
         guard denominator > 0, numerator != denominator else { return self }
         let part = Int128(min(max(numerator, 0), denominator))
-        func scale(_ amount: Int) -> Int { Int(Self.rounded(Int128(amount) * part, dividedBy: Int128(denominator))) }
+        func scale(_ amount: Int) -> Int {
+            Int(clamping: Self.rounded(Int128(amount) * part, dividedBy: Int128(denominator)))
+        }
         var scaled = self
         scaled.customerPriceMinorUnits = scale(customerPriceMinorUnits)
         scaled.taxMinorUnits = scale(taxMinorUnits)
@@ -89,8 +92,10 @@ public struct Proceeds: Codable, Sendable, Hashable {
         return negated
     }
 
-    /// `value / divisor` rounded half up, for a non-negative `value` and a positive `divisor`.
-    static func rounded(_ value: Int128, dividedBy divisor: Int128) -> Int128 {
-        (value * 2 + divisor) / (divisor * 2)
+    /// `value / divisor` for a positive `divisor`, rounded half away from zero (half up for the non-negative
+    /// amounts of a sale; a negative value rounds as its magnitude does).
+    public static func rounded(_ value: Int128, dividedBy divisor: Int128) -> Int128 {
+        let magnitude = (value.magnitude * 2 + divisor.magnitude) / (divisor.magnitude * 2)
+        return value < 0 ? -Int128(magnitude) : Int128(magnitude)
     }
 }

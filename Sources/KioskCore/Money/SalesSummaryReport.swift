@@ -131,10 +131,6 @@ public enum SalesSummaryReport {
         {
             guard event.units != 0 else { continue }
             let product = products["\(event.appId)/\(event.productId)"]
-            let currency = Storefront.named(event.storefront)?.currency
-            func text(_ amount: Int) -> String {
-                currency.map { $0.decimalString(minorUnits: amount) } ?? String(amount)
-            }
             let subscription: String =
                 switch (event.productType, event.kind) {
                 case (.autoRenewable, .renewal): "Renewal"
@@ -146,15 +142,17 @@ public enum SalesSummaryReport {
             for (count, proceeds) in perUnit(event.amounts.proceedsMinorUnits, units: event.units) {
                 let row = [
                     "APPLE", "US", event.productId, developer, product?.referenceName ?? event.productId, "",
-                    typeIdentifier(event.productType), "", text(proceeds), date(span.start),
+                    typeIdentifier(event.productType), "", amount(proceeds, in: event.currency), date(span.start),
                     date(span.end.addingTimeInterval(-1)), event.currency, countryCode(event.storefront),
                     event.currency, product.map { String($0.appleIdentifier) } ?? "",
-                    text(event.amounts.customerPriceMinorUnits / event.units), "", product?.bundleId ?? "",
+                    amount(event.amounts.customerPriceMinorUnits / event.units, in: event.currency), "",
+                    product?.bundleId ?? "",
                     subscription, event.productType == .autoRenewable ? period(product?.duration) : "", "", "", "",
                     "ios", event.amounts.reason ?? "", "", "", "",
                 ]
                 // Refunds keep rows of their own (Apple's negative units), whatever sales of the same price did.
-                units[row + [event.units < 0 ? "refund" : "sale"], default: 0] += count
+                let key = row + [event.units < 0 ? "refund" : "sale"]
+                units[key] = units[key, default: 0].saturatingAdding(count)
             }
         }
         let lines = units.map { key, count in
@@ -174,6 +172,15 @@ public enum SalesSummaryReport {
         let step = rest.signum() * units.signum()
         let bumped = rest / step
         return [(units - bumped, each), (bumped, each + step)]
+    }
+
+    /// `minorUnits` of the currency `code` as reports write amounts: a plain decimal ("0.99", "120"), or the bare
+    /// integer for a currency no built-in storefront uses.
+    static func amount(_ minorUnits: Int, in code: String) -> String {
+        guard let currency = Storefront.all.first(where: { $0.currency.code == code })?.currency else {
+            return String(minorUnits)
+        }
+        return currency.decimalString(minorUnits: minorUnits)
     }
 
     /// `MM/dd/yyyy` in UTC, as Apple writes report dates.
