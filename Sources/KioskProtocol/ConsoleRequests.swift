@@ -51,6 +51,59 @@ public struct AgreementBody: Codable, Sendable {
     }
 }
 
+/// `POST /agreements/paid-apps/accept` (optional) and `PATCH /agreements/paid-apps`: the business details the
+/// agreement needs. Each part given replaces the one on file; parts left out stay as they are.
+public struct AgreementDetailsBody: Codable, Sendable {
+    public struct LegalEntityBody: Codable, Sendable {
+        public var name: String
+        /// A storefront's three-letter country code.
+        public var country: String
+
+        public init(name: String, country: String) {
+            self.name = name
+            self.country = country
+        }
+    }
+
+    public struct BankAccountBody: Codable, Sendable {
+        public var holderName: String
+        /// The IBAN or account number; only its last four characters are kept.
+        public var accountNumber: String
+        public var currency: String
+
+        public init(holderName: String, accountNumber: String, currency: String) {
+            self.holderName = holderName
+            self.accountNumber = accountNumber
+            self.currency = currency
+        }
+    }
+
+    public struct TaxInformationBody: Codable, Sendable {
+        /// W-9, W-8BEN or W-8BEN-E.
+        public var form: String
+        /// Only its last four characters are kept.
+        public var taxId: String
+
+        public init(form: String, taxId: String) {
+            self.form = form
+            self.taxId = taxId
+        }
+    }
+
+    public var legalEntity: LegalEntityBody?
+    public var bankAccount: BankAccountBody?
+    public var taxInformation: TaxInformationBody?
+
+    public init(
+        legalEntity: LegalEntityBody? = nil, bankAccount: BankAccountBody? = nil,
+        taxInformation: TaxInformationBody? = nil
+    ) {
+        self.legalEntity = legalEntity
+        self.bankAccount = bankAccount
+        self.taxInformation = taxInformation
+    }
+}
+
 /// `POST /testers`, `PATCH /testers/{email}`: a sandbox tester.
 public struct TesterBody: Codable, Sendable {
     public var email: String?

@@ -247,16 +247,48 @@ public struct KeyList: Codable, Sendable {
     }
 }
 
+/// The Paid Apps agreement as answered: its status, what it still needs, and the business details on file with
+/// numbers masked (only their last four characters exist).
 public struct AgreementResource: Codable, Sendable {
+    public struct BankAccountResource: Codable, Sendable {
+        public var holderName: String
+        /// "•••• 6819".
+        public var accountNumber: String
+        public var currency: String
+    }
+
+    public struct TaxInformationResource: Codable, Sendable {
+        public var form: String
+        /// "•••• 6789".
+        public var taxId: String
+    }
+
     public var status: PaidAppsAgreement.Status
+    /// What is missing before the agreement is active: `terms`, `legalEntity`, `bankAccount`, `taxInformation`.
+    public var missing: [PaidAppsAgreement.Requirement]
+    /// When the terms were accepted.
     public var acceptedAt: Date?
+    public var legalEntity: LegalEntity?
+    public var bankAccount: BankAccountResource?
+    public var taxInformation: TaxInformationResource?
     /// When the Small Business Program enrolment took effect; absent when not enrolled.
     public var smallBusinessProgramSince: Date?
+    /// The developer's vendor number, as in reports.
+    public var vendorNumber: String?
 
-    public init(_ agreement: PaidAppsAgreement) {
+    public init(_ agreement: PaidAppsAgreement, vendorNumber: String? = nil) {
         status = agreement.status
+        missing = agreement.missing
         acceptedAt = agreement.acceptedAt
+        legalEntity = agreement.legalEntity
+        bankAccount = agreement.bankAccount.map {
+            BankAccountResource(holderName: $0.holderName, accountNumber: $0.maskedNumber, currency: $0.currency)
+        }
+        taxInformation = agreement.taxInformation.map {
+            TaxInformationResource(form: $0.form.rawValue, taxId: $0.maskedTaxId)
+        }
         smallBusinessProgramSince = agreement.smallBusinessProgramSince
+        self.vendorNumber = vendorNumber
     }
 }
 

@@ -157,7 +157,7 @@ extension TestStore {
                 "productId": productId, "type": type, "referenceName": "Bench", "pricing": ["tier": 1],
                 "localizations": [["locale": "en_US", "displayName": "Bench", "description": "A benchmark product"]],
             ])
-        _ = try await request(.POST, "/admin/v1/agreements/paid-apps/accept")
+        _ = try await request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
         let email = "bench-\(bundleId)@example.com"
         _ = try await request(.POST, "/admin/v1/testers", json: ["email": email, "password": "bench password"])
         let signIn = try await request(

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import KioskCore
 import KioskStorage
+import KioskTestSupport
 import KioskTesting
 import NIOCore
 
@@ -74,7 +75,7 @@ extension TestStore {
                 "localizations": [["locale": "en_US", "displayName": "Monthly", "description": "A monthly plan"]],
             ])
         precondition(product.status == 201, "product creation failed: \(product.text)")
-        _ = try await request(.POST, "/admin/v1/agreements/paid-apps/accept")
+        _ = try await request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
         _ = try await request(
             .POST, "/admin/v1/testers", json: ["email": "renewals@example.com", "password": "bench password"])
         let bought = try await request(

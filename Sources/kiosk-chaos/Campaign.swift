@@ -143,7 +143,7 @@ final class Campaign: @unchecked Sendable {
                 "pricing": ["tier": 2], "subscription": ["group": "Ad-free", "level": 1], "duration": "P1M",
                 "localizations": localized("Ad-free"),
             ])
-        try await controls.perform(.POST, "/admin/v1/agreements/paid-apps/accept")
+        try await controls.perform(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
         for number in 0..<settings.customers {
             try await controls.perform(
                 .POST, "/admin/v1/testers",

@@ -23,14 +23,14 @@ import X509
             let der = directory.appendingPathComponent("root.der")
             let pem = directory.appendingPathComponent("root.pem")
             for (format, file) in [("der", der), ("pem", pem)] {
-                let export = try await ConsoleCommandTests.kiosk(
+                let export = try await kiosk(
                     store, "certs", "export", "--environment", environment, "--format", format, "--output", file.path)
                 #expect(export.status == 0, "\(export.stderr)")
             }
             let root = try Certificate(derEncoded: Array(try Data(contentsOf: der)))
             #expect(try Certificate(pemEncoded: try String(contentsOf: pem, encoding: .utf8)) == root)
 
-            let signed = try await ConsoleCommandTests.kiosk(
+            let signed = try await kiosk(
                 store, "certs", "test-notification", "--app", "com.example.certs", "--environment", environment)
             #expect(signed.status == 0, "\(signed.stderr)")
             let jws = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -68,10 +68,10 @@ import X509
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let der = directory.appendingPathComponent("root.der")
-            let export = try await ConsoleCommandTests.kiosk(
+            let export = try await kiosk(
                 store, "certs", "export", "--environment", environment, "--format", "der", "--output", der.path)
             #expect(export.status == 0, "\(export.stderr)")
-            let signed = try await ConsoleCommandTests.kiosk(
+            let signed = try await kiosk(
                 store, "certs", "test-notification", "--app", "com.example.certs", "--environment", environment)
             try #require(signed.status == 0, "\(signed.stderr)")
             let jwsFile = directory.appendingPathComponent("notification.jws")
@@ -96,7 +96,7 @@ import X509
         try await withTestStore(port: .free) { store in
             let app = try await store.createAppForCerts()
             let appAppleId = try #require(app.json["appAppleId"] as? Int)
-            let signed = try await ConsoleCommandTests.kiosk(
+            let signed = try await kiosk(
                 store, "certs", "test-notification", "--app", "com.example.certs", "--environment", "production")
             try #require(signed.status == 0, "\(signed.stderr)")
             let jws = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -111,7 +111,7 @@ import X509
             }
             #expect(try await verify().notificationType == "TEST")
 
-            let revoke = try await ConsoleCommandTests.kiosk(
+            let revoke = try await kiosk(
                 store, "certs", "revoke", "--environment", "production", "--certificate", "leaf", "--reason", "4")
             #expect(revoke.status == 0, "\(revoke.stderr)")
             #expect(revoke.stdout.hasPrefix("Revoked the production leaf"), "\(revoke.stdout)")
@@ -119,23 +119,23 @@ import X509
             let refusal = await #expect(throws: SignedDataVerificationError.self) { _ = try await verify() }
             #expect(refusal?.status == .verificationFailure, "\(String(describing: refusal))")
 
-            let again = try await ConsoleCommandTests.kiosk(
+            let again = try await kiosk(
                 store, "certs", "revoke", "--environment", "production", "--certificate", "leaf", "--json")
             #expect(again.status == 0, "\(again.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
             #expect(json["certificate"] as? String == "leaf")
             #expect(json["reason"] as? Int == 4, "the first revocation's reason: \(again.stdout)")
-            let third = try await ConsoleCommandTests.kiosk(
+            let third = try await kiosk(
                 store, "certs", "revoke", "--environment", "production", "--certificate", "leaf")
             #expect(third.status == 0, "\(third.stderr)")
             #expect(third.stdout.hasPrefix("Already revoked the production leaf"), "\(third.stdout)")
-            let list = try await ConsoleCommandTests.kiosk(store, "certs", "revocations", "--environment", "production")
+            let list = try await kiosk(store, "certs", "revocations", "--environment", "production")
             #expect(list.status == 0, "\(list.stderr)")
             #expect(
                 list.stdout.hasPrefix("leaf  serial ") && list.stdout.hasSuffix("  reason 4\n")
                     && list.stdout.split(separator: "\n").count == 1, "one revocation: \(list.stdout)")
 
-            let refused = try await ConsoleCommandTests.kiosk(
+            let refused = try await kiosk(
                 store, "certs", "revoke", "--environment", "sandbox", "--certificate", "root")
             #expect(refused.status == 1, "\(refused.stdout)")
             #expect(refused.stdout.isEmpty, "\(refused.stdout)")
@@ -144,7 +144,7 @@ import X509
                     && refused.stderr.contains("root"), "\(refused.stderr)")
             #expect(refused.stderr.contains("\n  at:  --certificate (certificate)\n  fix: "), "\(refused.stderr)")
             // Nothing was revoked in the sandbox.
-            let sandboxList = try await ConsoleCommandTests.kiosk(
+            let sandboxList = try await kiosk(
                 store, "certs", "revocations", "--environment", "sandbox")
             #expect(sandboxList.status == 0, "\(sandboxList.stderr)")
             #expect(sandboxList.stdout == "No revoked certificates in sandbox.\n", "\(sandboxList.stdout)")

@@ -4,72 +4,103 @@ import KioskTesting
 import Testing
 
 @Suite struct ConsoleCommandTests {
-    /// Runs `kiosk` against `store` with its URL and token.
-    static func kiosk(_ store: TestStore, _ arguments: String...) async throws -> KioskProcess.Result {
-        try await KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
+    /// The agreement as typed: `accept` alone leaves it pending and says what is missing; the details make it
+    /// active and `show` prints them masked with the vendor number; a W-8 form for a company in the United States, a
+    /// mistyped IBAN and a bank account without its currency are refused with the reason.
+    @Test func agreementDetailsFromTheCommandLine() async throws {
+        try await withTestStore { store in
+            let terms = try await kiosk(store, "agreements", "accept")
+            #expect(terms.status == 0, "\(terms.stderr)")
+            #expect(terms.stdout.contains("Paid Apps agreement: pending"), "\(terms.stdout)")
+            #expect(terms.stdout.contains("still needs: a legal entity, a bank account and tax information"))
+            #expect(terms.stdout.contains("fix: kiosk agreements accept --legal-name NAME"), "\(terms.stdout)")
+
+            let mismatch = try await kiosk(
+                store, "agreements", "accept", "--legal-name", "Coin Game Inc.", "--country", "usa", "--tax-form",
+                "W-8BEN", "--tax-id", "12-3456789")
+            #expect(mismatch.status != 0 && mismatch.stderr.contains("files form W-9"), "\(mismatch.stderr)")
+            let typo = try await kiosk(
+                store, "agreements", "accept", "--legal-name", "Coin Game Ltd", "--country", "GBR", "--bank-account",
+                "GB29 NWBK 6016 1331 9268 91", "--bank-currency", "GBP")
+            #expect(typo.status != 0 && typo.stderr.contains("check digits"), "\(typo.stderr)")
+            let noCurrency = try await kiosk(store, "agreements", "accept", "--bank-account", "123456789")
+            #expect(noCurrency.status == 64 && noCurrency.stderr.contains("--bank-currency"), "\(noCurrency.stderr)")
+
+            let complete = try await kiosk(
+                store, "agreements", "accept", "--legal-name", "Coin Game Inc.", "--country", "usa", "--bank-account",
+                "000123456789", "--bank-currency", "usd", "--tax-form", "w-9", "--tax-id", "12-3456789")
+            #expect(complete.status == 0, "\(complete.stderr)")
+            #expect(complete.stdout.contains("Paid Apps agreement: active"), "\(complete.stdout)")
+            let show = try await kiosk(store, "agreements", "show")
+            #expect(show.stdout.contains("legal entity:  Coin Game Inc. (USA)"), "\(show.stdout)")
+            #expect(show.stdout.contains("bank account:  •••• 6789 USD, Coin Game Inc."), "\(show.stdout)")
+            #expect(show.stdout.contains("tax:           W-9, taxpayer id •••• 6789"), "\(show.stdout)")
+            #expect(show.stdout.contains("vendor number: 8"), "\(show.stdout)")
+            #expect(!show.stdout.contains("123456789"), "\(show.stdout)")
+        }
     }
 
     /// The README walkthrough, as typed: an app, a product, the "zero products" explanation, the agreement, review,
     /// prices, a group, a subscription, a tester and a key.
     @Test func readmeWalkthrough() async throws {
         try await withTestStore { store in
-            let app = try await Self.kiosk(
+            let app = try await kiosk(
                 store, "apps", "create", "--bundle-id", "com.example.coins", "--name", "Coin Game")
             #expect(app.status == 0, "\(app.stderr)")
             #expect(app.stdout.contains("1400000001"))
-            let product = try await Self.kiosk(
+            let product = try await kiosk(
                 store, "products", "create", "--app", "com.example.coins", "--id", "com.example.coins.100", "--type",
                 "consumable", "--reference-name", "100 coins", "--tier", "1", "--locale", "en_US", "--display-name",
                 "100 Coins", "--description", "A small pile of coins")
             #expect(product.status == 0, "\(product.stderr)")
-            let show = try await Self.kiosk(
+            let show = try await kiosk(
                 store, "products", "show", "--app", "com.example.coins", "com.example.coins.100")
             #expect(show.status == 0, "\(show.stderr)")
             #expect(show.stdout.contains("NOT available"), "\(show.stdout)")
             #expect(show.stdout.contains("kiosk agreements accept"))
 
-            #expect(try await Self.kiosk(store, "agreements", "accept").status == 0)
-            let sandbox = try await Self.kiosk(
+            #expect(try await kiosk(store, SampleAgreement.commandLine).status == 0)
+            let sandbox = try await kiosk(
                 store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100")
             #expect(sandbox.status == 0, "\(sandbox.stderr)")
             #expect(sandbox.stdout.contains("sandbox USA: available"), "\(sandbox.stdout)")
-            let production = try await Self.kiosk(
+            let production = try await kiosk(
                 store, "products", "availability", "--app", "com.example.coins", "com.example.coins.100",
                 "--environment",
                 "production")
             #expect(production.status == 0, "\(production.stderr)")
             #expect(production.stdout.contains("NOT available"), "\(production.stdout)")
             for action in ["submit", "approve"] {
-                let review = try await Self.kiosk(
+                let review = try await kiosk(
                     store, "products", "review", "--app", "com.example.coins", "com.example.coins.100", "--action",
                     action)
                 #expect(review.status == 0, "\(review.stderr)")
             }
-            let prices = try await Self.kiosk(
+            let prices = try await kiosk(
                 store, "products", "prices", "--app", "com.example.coins", "com.example.coins.100")
             #expect(prices.status == 0, "\(prices.stderr)")
             #expect(
                 prices.stdout.contains("USA") && prices.stdout.contains("0.99") && prices.stdout.contains("6.00"),
                 "\(prices.stdout)")
 
-            let group = try await Self.kiosk(
+            let group = try await kiosk(
                 store, "groups", "create", "--app", "com.example.coins", "--name", "Coin Club", "--localization",
                 "en_US=Coin Club")
             #expect(group.status == 0, "\(group.stderr)")
-            let subscription = try await Self.kiosk(
+            let subscription = try await kiosk(
                 store, "products", "create", "--app", "com.example.coins", "--id", "com.example.coins.club.monthly",
                 "--type", "auto_renewable", "--reference-name", "Club monthly", "--tier", "5", "--group", "Coin Club",
                 "--level", "1", "--duration", "P1M", "--locale", "en_US", "--display-name", "Coin Club",
                 "--description", "Fresh coins every month")
             #expect(subscription.status == 0, "\(subscription.stderr)")
-            let tester = try await Self.kiosk(
+            let tester = try await kiosk(
                 store, "testers", "create", "--email", "tester@example.com", "--password", "sandbox-pass",
                 "--storefront", "USA")
             #expect(tester.status == 0, "\(tester.stderr)")
 
             let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString).p8")
             defer { try? FileManager.default.removeItem(at: keyFile) }
-            let key = try await Self.kiosk(
+            let key = try await kiosk(
                 store, "keys", "create", "--app", "com.example.coins", "--output", keyFile.path)
             #expect(key.status == 0, "\(key.stderr)")
             #expect(key.stdout.contains("Key id:") && key.stdout.contains("Issuer id:"))
@@ -78,13 +109,13 @@ import Testing
             #expect(try String(contentsOf: keyFile, encoding: .utf8).hasPrefix("-----BEGIN PRIVATE KEY-----"))
 
             // The secret alone on standard output; asking again shows the same one, --regenerate replaces it.
-            let secret = try await Self.kiosk(store, "apps", "shared-secret", "com.example.coins")
+            let secret = try await kiosk(store, "apps", "shared-secret", "com.example.coins")
             #expect(secret.status == 0, "\(secret.stderr)")
             #expect(secret.stdout.range(of: "^[0-9a-f]{32}\n$", options: .regularExpression) != nil, "\(secret.stdout)")
             #expect(secret.stderr.contains("Created a shared secret for com.example.coins."), "\(secret.stderr)")
-            let again = try await Self.kiosk(store, "apps", "shared-secret", "com.example.coins")
+            let again = try await kiosk(store, "apps", "shared-secret", "com.example.coins")
             #expect(again.stdout == secret.stdout && again.stderr.isEmpty, "\(again.stdout) \(again.stderr)")
-            let replaced = try await Self.kiosk(store, "apps", "shared-secret", "com.example.coins", "--regenerate")
+            let replaced = try await kiosk(store, "apps", "shared-secret", "com.example.coins", "--regenerate")
             #expect(replaced.status == 0 && replaced.stdout != secret.stdout, "\(replaced.stdout)")
             #expect(replaced.stderr.contains("Replaced the shared secret"), "\(replaced.stderr)")
         }
@@ -93,14 +124,14 @@ import Testing
     /// `--json` prints one JSON document with the HTTP API's field names.
     @Test func jsonOutput() async throws {
         try await withTestStore { store in
-            let created = try await Self.kiosk(
+            let created = try await kiosk(
                 store, "apps", "create", "--bundle-id", "com.example.json", "--name", "JSON", "--json")
             #expect(created.status == 0, "\(created.stderr)")
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
             #expect(object["bundleId"] as? String == "com.example.json")
             #expect(object["appAppleId"] as? Int == 1_400_000_001)
-            let key = try await Self.kiosk(store, "keys", "create", "--app", "com.example.json", "--json")
+            let key = try await kiosk(store, "keys", "create", "--app", "com.example.json", "--json")
             #expect(key.status == 0, "\(key.stderr)")
             let keyObject = try #require(
                 try JSONSerialization.jsonObject(with: Data(key.stdout.utf8)) as? [String: Any])
@@ -112,15 +143,15 @@ import Testing
     /// Errors print what was wrong, where and what to do on standard error, and the exit status is non-zero.
     @Test func errorsAreReadable() async throws {
         try await withTestStore { store in
-            let invalid = try await Self.kiosk(store, "apps", "create", "--bundle-id", "coins", "--name", "X")
+            let invalid = try await kiosk(store, "apps", "create", "--bundle-id", "coins", "--name", "X")
             #expect(invalid.status == 1)
             #expect(
                 invalid.stderr.contains("error:") && invalid.stderr.contains("at:  --bundle-id (bundleId)")
                     && invalid.stderr.contains("fix:"), "the flag typed: \(invalid.stderr)")
-            let tester = try await Self.kiosk(
+            let tester = try await kiosk(
                 store, "testers", "create", "--email", "not-an-email", "--password", "sandbox-pass")
             #expect(tester.stderr.contains("\n  at:  --email (email)\n"), "\(tester.stderr)")
-            let missing = try await Self.kiosk(store, "apps", "show", "com.example.nothing")
+            let missing = try await kiosk(store, "apps", "show", "com.example.nothing")
             #expect(missing.status == 1)
             #expect(
                 missing.stderr.hasPrefix(
@@ -158,11 +189,11 @@ import Testing
     @Test func catalogFiles() async throws {
         try await withTestStore { store in
             #expect(
-                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status
+                try await kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status
                     == 0)
             let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("KioskCoreTests/Resources/Sample.storekit")
-            let imported = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", sample.path)
+            let imported = try await kiosk(store, "catalog", "import", "--app", "com.example.kit", sample.path)
             #expect(imported.status == 0, "\(imported.stderr)")
             // The group and its seven products.
             #expect(imported.stdout.contains(": 8 created, 0 updated, 0 unchanged."), "\(imported.stdout)")
@@ -171,10 +202,10 @@ import Testing
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "export-\(UUID().uuidString).\(format)")
                 defer { try? FileManager.default.removeItem(at: file) }
-                let exported = try await Self.kiosk(
+                let exported = try await kiosk(
                     store, "catalog", "export", "--app", "com.example.kit", "--format", format, "--output", file.path)
                 #expect(exported.status == 0, "\(exported.stderr)")
-                let again = try await Self.kiosk(
+                let again = try await kiosk(
                     store, "catalog", "import", "--app", "com.example.kit", "--format", format, file.path)
                 #expect(again.status == 0, "\(format): \(again.stderr)")
                 #expect(again.stdout.contains("0 created, 0 updated"), "\(format): \(again.stdout) \(again.stderr)")
@@ -184,7 +215,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: broken) }
             try Data("{\n  \"format\": \"kiosk-catalog\",\n  \"version\": 1,\n  \"products\": [\n".utf8).write(
                 to: broken)
-            let failed = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken.path)
+            let failed = try await kiosk(store, "catalog", "import", "--app", "com.example.kit", broken.path)
             // A `.json` file is read as a Kiosk catalog, broken or not, and the error says where it breaks.
             #expect(failed.status == 1)
             #expect(
@@ -203,12 +234,12 @@ import Testing
     @Test func storeKitProblemsAllAtOnce() async throws {
         try await withTestStore { store in
             #expect(
-                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status
+                try await kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status
                     == 0)
             let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("KioskStoreTests/Resources/StoreKitCorpus")
             let broken = corpus.appendingPathComponent("broken-many-errors.storekit").path
-            let failed = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken)
+            let failed = try await kiosk(store, "catalog", "import", "--app", "com.example.kit", broken)
             #expect(failed.status == 1)
             #expect(
                 failed.stderr.hasPrefix("5 problems:\nerror: com.driftwood.photo.filters.lifetime: "),
@@ -220,14 +251,14 @@ import Testing
                       at:  subscriptionGroups[0].subscriptions[1].recurringSubscriptionPeriod
                       fix: Use one of
                     """), "\(failed.stderr)")
-            let json = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", broken, "--json")
+            let json = try await kiosk(store, "catalog", "import", "--app", "com.example.kit", broken, "--json")
             #expect(json.status == 1)
             let answer = try #require(
                 try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
             #expect((answer["errors"] as? [[String: Any]])?.count == 5, "\(json.stdout)")
 
             let future = corpus.appendingPathComponent("v6-future.storekit").path
-            let imported = try await Self.kiosk(store, "catalog", "import", "--app", "com.example.kit", future)
+            let imported = try await kiosk(store, "catalog", "import", "--app", "com.example.kit", future)
             #expect(imported.status == 0, "\(imported.stderr)")
             #expect(
                 imported.stdout.contains(
@@ -243,9 +274,9 @@ import Testing
     @Test func badValuesNameTheFlagAndTheChoices() async throws {
         try await withTestStore { store in
             #expect(
-                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status
+                try await kiosk(store, "apps", "create", "--bundle-id", "com.example.kit", "--name", "Kit").status
                     == 0)
-            let type = try await Self.kiosk(
+            let type = try await kiosk(
                 store, "products", "create", "--app", "com.example.kit", "--id", "com.example.kit.x", "--type", "foo",
                 "--tier", "1")
             #expect(type.status == 1)
@@ -257,7 +288,7 @@ import Testing
                       fix: Send one of the values the message lists.
 
                     """, "\(type.stderr)")
-            let duration = try await Self.kiosk(
+            let duration = try await kiosk(
                 store, "products", "create", "--app", "com.example.kit", "--id", "com.example.kit.y", "--type",
                 "auto_renewable", "--tier", "1", "--duration", "P5D")
             #expect(duration.status == 1)
@@ -271,14 +302,14 @@ import Testing
     @Test func taxRulesAndProceedsFromTheCommandLine() async throws {
         try await withTestStore { store in
             #expect(
-                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.tax", "--name", "Tax").status
+                try await kiosk(store, "apps", "create", "--bundle-id", "com.example.tax", "--name", "Tax").status
                     == 0)
-            let created = try await Self.kiosk(
+            let created = try await kiosk(
                 store, "products", "create", "--app", "com.example.tax", "--id", "com.example.tax.coins", "--type",
                 "consumable", "--reference-name", "Coins", "--tier", "1")
             #expect(created.status == 0, "\(created.stderr)")
             func prices() async throws -> String {
-                let prices = try await Self.kiosk(
+                let prices = try await kiosk(
                     store, "products", "prices", "--app", "com.example.tax", "com.example.tax.coins")
                 #expect(prices.status == 0, "\(prices.stderr)")
                 return prices.stdout
@@ -293,53 +324,53 @@ import Testing
             #expect(row("USA", in: text) == ["USA", "USD", "0.99", "tier", "0%", "on", "top", "0.69"], "\(text)")
             #expect(text.contains("a 30% commission"), "\(text)")
 
-            let set = try await Self.kiosk(store, "tax", "set", "GBR", "--rate", "25%", "--from", "2020-01-01")
+            let set = try await kiosk(store, "tax", "set", "GBR", "--rate", "25%", "--from", "2020-01-01")
             #expect(
                 set.status == 0 && set.stdout.contains("GBR: 25% included in prices from 2020-01-01"), "\(set.stdout)")
-            let enrolled = try await Self.kiosk(store, "agreements", "small-business", "--since", "2020-01-01")
+            let enrolled = try await kiosk(store, "agreements", "small-business", "--since", "2020-01-01")
             #expect(enrolled.stdout.contains("15% commission from 2020-01-01"), "\(enrolled.stdout) \(enrolled.stderr)")
             text = try await prices()
             // 99 / 1.25 = 79.2 → 79 net; 15% of 79 = 11.85 → 12; 67 proceeds.
             #expect(row("GBR", in: text) == ["GBR", "GBP", "0.99", "tier", "25%", "0.67"], "\(text)")
-            let list = try await Self.kiosk(store, "tax", "list")
+            let list = try await kiosk(store, "tax", "list")
             #expect(row("GBR", in: list.stdout) == ["GBR", "in", "price", "25%", "yours"], "\(list.stdout)")
             #expect(row("DEU", in: list.stdout) == ["DEU", "in", "price", "19%", "default"], "\(list.stdout)")
 
             for rate in ["101", "20.123", "-5", "abc", "1e3"] {
-                let refused = try await Self.kiosk(store, "tax", "set", "GBR", "--rate", rate)
+                let refused = try await kiosk(store, "tax", "set", "GBR", "--rate", rate)
                 #expect(refused.status != 0 && refused.stderr.contains("--rate"), "\(rate): \(refused.stderr)")
             }
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("sales-\(UUID().uuidString).txt")
             defer { try? FileManager.default.removeItem(at: file) }
-            let report = try await Self.kiosk(
+            let report = try await kiosk(
                 store, "reports", "sales", "--frequency", "daily", "--date", "2026-11-24", "--output", file.path)
             #expect(report.stdout.contains("(0 rows)"), "\(report.stdout) \(report.stderr)")
             #expect(try String(contentsOf: file, encoding: .utf8).hasPrefix("Provider\tProvider Country\tSKU"))
-            let badDate = try await Self.kiosk(store, "reports", "sales", "--date", "2026-02-30")
+            let badDate = try await kiosk(store, "reports", "sales", "--date", "2026-02-30")
             #expect(badDate.status != 0 && badDate.stderr.contains("--date"), "\(badDate.stderr)")
-            let finance = try await Self.kiosk(store, "reports", "finance", "--month", "2026-11", "--region", "us")
+            let finance = try await kiosk(store, "reports", "finance", "--month", "2026-11", "--region", "us")
             #expect(
                 finance.status == 0 && finance.stdout.contains("Total_Rows\t0"), "\(finance.stdout) \(finance.stderr)")
-            let badRegion = try await Self.kiosk(store, "reports", "finance", "--month", "2026-11", "--region", "XX")
+            let badRegion = try await kiosk(store, "reports", "finance", "--month", "2026-11", "--region", "XX")
             #expect(badRegion.status != 0 && badRegion.stderr.contains("--region"), "\(badRegion.stderr)")
 
-            let key = try await Self.kiosk(store, "api-keys", "create", "--role", "finance", "--role", "SALES")
+            let key = try await kiosk(store, "api-keys", "create", "--role", "finance", "--role", "SALES")
             #expect(key.status == 0 && key.stdout.contains("BEGIN PRIVATE KEY"), "\(key.stdout) \(key.stderr)")
             #expect(key.stdout.contains("Roles:      FINANCE, SALES"), "\(key.stdout)")
             let keyId = try #require(
                 key.stdout.split(separator: "\n").first { $0.hasPrefix("Key id:") }?.split(separator: " ").last)
-            let keys = try await Self.kiosk(store, "api-keys", "list")
+            let keys = try await kiosk(store, "api-keys", "list")
             #expect(keys.stdout.contains("Vendor number: 8") && keys.stdout.contains(String(keyId)), "\(keys.stdout)")
-            #expect(try await Self.kiosk(store, "api-keys", "revoke", String(keyId)).status == 0)
-            #expect(try await Self.kiosk(store, "api-keys", "list").stdout.contains("revoked"))
-            let noRole = try await Self.kiosk(store, "api-keys", "create", "--role", "OWNER")
+            #expect(try await kiosk(store, "api-keys", "revoke", String(keyId)).status == 0)
+            #expect(try await kiosk(store, "api-keys", "list").stdout.contains("revoked"))
+            let noRole = try await kiosk(store, "api-keys", "create", "--role", "OWNER")
             #expect(noRole.status != 0 && noRole.stderr.contains("--role"), "\(noRole.stderr)")
-            let rate = try await Self.kiosk(store, "exchange-rates", "set", "GBP", "1.27", "--from", "2026-11-01")
+            let rate = try await kiosk(store, "exchange-rates", "set", "GBP", "1.27", "--from", "2026-11-01")
             #expect(rate.stdout.contains("1 GBP = 1.27 USD from 2026-11-01"), "\(rate.stdout) \(rate.stderr)")
-            #expect(try await Self.kiosk(store, "exchange-rates", "list").stdout.contains("GBP"))
-            let badRate = try await Self.kiosk(store, "exchange-rates", "set", "GBP", "1.2.7")
+            #expect(try await kiosk(store, "exchange-rates", "list").stdout.contains("GBP"))
+            let badRate = try await kiosk(store, "exchange-rates", "set", "GBP", "1.2.7")
             #expect(badRate.status != 0 && badRate.stderr.contains("not a rate"), "\(badRate.stderr)")
-            let unknown = try await Self.kiosk(store, "tax", "set", "XYZ", "--rate", "5")
+            let unknown = try await kiosk(store, "tax", "set", "XYZ", "--rate", "5")
             #expect(unknown.status != 0 && unknown.stderr.contains("not a storefront"), "\(unknown.stderr)")
         }
     }

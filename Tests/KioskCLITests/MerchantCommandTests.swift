@@ -289,7 +289,7 @@ import Testing
                     "localizations": [["locale": "en_US", "displayName": "Coins", "description": "A pile of coins"]],
                 ]
             ),
-            ("/admin/v1/agreements/paid-apps/accept", [:]),
+            ("/admin/v1/agreements/paid-apps/accept", SampleAgreement.json),
             ("/admin/v1/testers", ["email": "t@example.com", "password": "sandbox-pass", "storefront": "USA"]),
         ]
         for (path, body) in steps {

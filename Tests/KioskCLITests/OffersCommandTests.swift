@@ -7,10 +7,6 @@ import Testing
     static let app = "com.example.news"
     static let monthly = "com.example.news.monthly"
 
-    static func kiosk(_ store: TestStore, _ arguments: String...) async throws -> KioskProcess.Result {
-        try await KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
-    }
-
     /// The lines of a command's output with each run of spaces made one, so tables compare without their padding.
     static func lines(_ output: String) -> [String] {
         output.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
@@ -30,7 +26,7 @@ import Testing
             "--reference-name", "Tip", "--tier", "1", "--locale", "en_US", "--display-name", "Tip", "--description",
             "A tip")
         #expect(tip.status == 0, "\(tip.stderr)")
-        #expect(try await kiosk(store, "agreements", "accept").status == 0)
+        #expect(try await kiosk(store, SampleAgreement.commandLine).status == 0)
         let tester = try await kiosk(
             store, "testers", "create", "--email", "reader@example.com", "--password", "sandbox-pass", "--storefront",
             "USA")
@@ -42,24 +38,24 @@ import Testing
     @Test func offersFromTheCommandLine() async throws {
         try await withTestStore { store in
             try await Self.newsApp(store)
-            let empty = try await Self.kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
+            let empty = try await kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
             #expect(empty.status == 0, "\(empty.stderr)")
             #expect(empty.stdout.hasPrefix("\(Self.monthly) has no offers."), "\(empty.stdout)")
 
-            let trial = try await Self.kiosk(
+            let trial = try await kiosk(
                 store, "offers", "set-introductory", "--app", Self.app, "--product", Self.monthly, "--payment-mode",
                 "free-trial", "--period", "P1W")
             #expect(trial.status == 0, "\(trial.stderr)")
             #expect(
                 trial.stdout.hasPrefix("Set the introductory offer of \(Self.monthly) for every storefront.\n"),
                 "\(trial.stdout)")
-            let promotional = try await Self.kiosk(
+            let promotional = try await kiosk(
                 store, "offers", "add-promotional", "--app", Self.app, "--product", Self.monthly, "--id", "winback",
                 "--reference-name", "Come back", "--payment-mode", "pay_as_you_go", "--period", "P1M", "--periods", "3",
                 "--price", "USA=0.49")
             #expect(promotional.status == 0, "\(promotional.stderr)")
 
-            let listed = try await Self.kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
+            let listed = try await kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
             #expect(listed.status == 0, "\(listed.stderr)")
             #expect(
                 Self.lines(listed.stdout) == [
@@ -68,7 +64,7 @@ import Testing
                     "promotional winback all pay_as_you_go 3 × P1M USA 49 (minor units) Come back",
                 ], "\(listed.stdout)")
 
-            let shown = try await Self.kiosk(store, "products", "show", "--app", Self.app, Self.monthly)
+            let shown = try await kiosk(store, "products", "show", "--app", Self.app, Self.monthly)
             #expect(shown.status == 0, "\(shown.stderr)")
             #expect(
                 shown.stdout.contains(
@@ -76,7 +72,7 @@ import Testing
                     Introductory:    every storefront: free_trial, 1 × P1W, free
                     Promotional:     winback (Come back): pay_as_you_go, 3 × P1M, USA 49 (minor units)
                     """), "\(shown.stdout)")
-            let json = try await Self.kiosk(store, "products", "show", "--app", Self.app, Self.monthly, "--json")
+            let json = try await kiosk(store, "products", "show", "--app", Self.app, Self.monthly, "--json")
             #expect(json.status == 0, "\(json.stderr)")
             let product = try #require(
                 try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
@@ -87,7 +83,7 @@ import Testing
             #expect(offer["identifier"] as? String == "winback" && offer["numberOfPeriods"] as? Int == 3)
             #expect((offer["pricing"] as? [String: Any])?["customPrices"] as? [String: Int] == ["USA": 49])
 
-            let updated = try await Self.kiosk(
+            let updated = try await kiosk(
                 store, "offers", "update-promotional", "--app", Self.app, "--product", Self.monthly, "--id", "winback",
                 "--payment-mode", "pay_up_front", "--period", "P3M", "--periods", "1", "--tier", "2")
             #expect(updated.status == 0, "\(updated.stderr)")
@@ -96,11 +92,11 @@ import Testing
                     "promotional winback all pay_up_front 1 × P3M tier 2, USA 49 (minor units) Come back"),
                 "the tier joins the custom price, as `products update` does: \(updated.stdout)")
 
-            let removed = try await Self.kiosk(
+            let removed = try await kiosk(
                 store, "offers", "remove-promotional", "--app", Self.app, "--product", Self.monthly, "--id", "winback")
             #expect(removed.status == 0, "\(removed.stderr)")
             #expect(!removed.stdout.contains("winback  all"), "\(removed.stdout)")
-            let cleared = try await Self.kiosk(
+            let cleared = try await kiosk(
                 store, "offers", "remove-introductory", "--app", Self.app, "--product", Self.monthly)
             #expect(cleared.status == 0, "\(cleared.stderr)")
             #expect(
@@ -127,13 +123,13 @@ import Testing
             #expect(added.status == 0, "\(added.stderr)")
             #expect(added.stdout.hasPrefix("Added the win-back offer 'back_half' to \(Self.monthly).\n"))
             let rules = "paid ≥ 2 mo, ended 1–6 mo ago, wait 3 mo, until 2027-01-01T00:00:00Z, normal priority"
-            let listed = try await Self.kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
+            let listed = try await kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
             #expect(
                 Self.lines(listed.stdout) == [
                     "KIND ID STOREFRONT MODE PERIOD PRICE NAME",
                     "win-back back_half all pay_as_you_go 2 × P1M USA 49 (minor units) Half price (\(rules))",
                 ], "\(listed.stdout)")
-            let shown = try await Self.kiosk(store, "products", "show", "--app", Self.app, Self.monthly)
+            let shown = try await kiosk(store, "products", "show", "--app", Self.app, Self.monthly)
             #expect(
                 shown.stdout.contains(
                     "Win-back:        back_half (Half price): pay_as_you_go, 2 × P1M, USA 49 (minor units); \(rules)"),
@@ -145,7 +141,7 @@ import Testing
                     "free_trial", "--periods", "1", "--server", store.baseURL, "--token", store.adminToken,
                 ])
             #expect(updated.status == 0, "\(updated.stderr)")
-            let json = try await Self.kiosk(store, "products", "show", "--app", Self.app, Self.monthly, "--json")
+            let json = try await kiosk(store, "products", "show", "--app", Self.app, Self.monthly, "--json")
             let product = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
             let offer = try #require((product["winBackOffers"] as? [[String: Any]])?.first)
             #expect(offer["paymentMode"] as? String == "free_trial")
@@ -273,7 +269,7 @@ import Testing
                 "\(stderr)")
 
             // One introductory offer per storefront: one for every storefront leaves no room for USA's own.
-            let set = try await Self.kiosk(
+            let set = try await kiosk(
                 store, "offers", "set-introductory", "--app", Self.app, "--product", Self.monthly, "--payment-mode",
                 "free_trial", "--period", "P1W")
             #expect(set.status == 0, "\(set.stderr)")
@@ -281,7 +277,7 @@ import Testing
                 "set-introductory", "--storefront", "usa", "--payment-mode", "free_trial", "--period", "P2W",
             ])
             #expect(stderr.contains("\n  at:  --storefront (introductoryOffers[1].storefront)\n"), "\(stderr)")
-            let listed = try await Self.kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
+            let listed = try await kiosk(store, "offers", "list", "--app", Self.app, "--product", Self.monthly)
             #expect(
                 Self.lines(listed.stdout).last == "introductory - all free_trial 1 × P1W free -"
                     && Self.lines(listed.stdout).count == 2, "only the accepted trial: \(listed.stdout)")
@@ -293,11 +289,11 @@ import Testing
     @Test func purchaseGetsTheOfferSetFromTheCommandLine() async throws {
         try await withTestStore { store in
             try await Self.newsApp(store)
-            let set = try await Self.kiosk(
+            let set = try await kiosk(
                 store, "offers", "set-introductory", "--app", Self.app, "--product", Self.monthly, "--storefront",
                 "USA", "--payment-mode", "pay_as_you_go", "--period", "P1M", "--periods", "3", "--price", "USA=0.49")
             #expect(set.status == 0, "\(set.stderr)")
-            let bought = try await Self.kiosk(
+            let bought = try await kiosk(
                 store, "test", "buy", "--app", Self.app, "--tester", "reader@example.com", "--product", Self.monthly,
                 "--json")
             #expect(bought.status == 0, "\(bought.stderr)")

@@ -130,7 +130,9 @@ import Testing
                 ])
             #expect(product.0 == 201, "\(product.1)")
         }
-        #expect(try await send(.POST, server + "/admin/v1/agreements/paid-apps/accept").0 == 200)
+        #expect(
+            try await send(.POST, server + "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json).0 == 200
+        )
         for tester in 0..<testers {
             let created = try await send(
                 .POST, server + "/admin/v1/testers",

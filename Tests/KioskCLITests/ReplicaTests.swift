@@ -347,7 +347,9 @@ extension ReplicaTests {
                 ])
             #expect(product.status == 201, "\(product.text)")
         }
-        #expect(try await send(.POST, server + "/admin/v1/agreements/paid-apps/accept").status == 200)
+        #expect(
+            try await send(.POST, server + "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json).status
+                == 200)
         for tester in 0..<testers {
             let created = try await send(
                 .POST, server + "/admin/v1/testers",

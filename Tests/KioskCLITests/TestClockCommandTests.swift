@@ -6,17 +6,13 @@ import Testing
 
 /// `kiosk test clock`, `kiosk test grace-period` and the subscription commands as typed.
 @Suite struct TestClockCommandTests {
-    static func kiosk(_ store: TestStore, _ arguments: String...) async throws -> KioskProcess.Result {
-        try await KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
-    }
-
     @Test func sandboxClockFromTheCommandLine() async throws {
         try await withTestStore(clock: ManualClock(Date(timeIntervalSince1970: 1_790_000_000))) { store in
-            let shown = try await Self.kiosk(store, "test", "clock")
+            let shown = try await kiosk(store, "test", "clock")
             #expect(shown.status == 0, "\(shown.stderr)")
             #expect(shown.stdout.contains("Sandbox time: 2026-09-21T"), "\(shown.stdout)")
 
-            let advanced = try await Self.kiosk(store, "test", "clock", "advance", "1h30m", "--json")
+            let advanced = try await kiosk(store, "test", "clock", "advance", "1h30m", "--json")
             #expect(advanced.status == 0, "\(advanced.stderr)")
             let json = try #require(
                 try JSONSerialization.jsonObject(with: Data(advanced.stdout.utf8)) as? [String: Any],
@@ -25,34 +21,34 @@ import Testing
             #expect((json["now"] as? NSNumber)?.int64Value == expected)
             #expect(json["renewed"] as? Int == 0)
 
-            let frozen = try await Self.kiosk(store, "test", "clock", "freeze")
+            let frozen = try await kiosk(store, "test", "clock", "freeze")
             #expect(frozen.status == 0, "\(frozen.stderr)")
             #expect(frozen.stdout.contains("(frozen)"), "\(frozen.stdout)")
-            let set = try await Self.kiosk(store, "test", "clock", "set", "2026-12-01T00:00:00Z")
+            let set = try await kiosk(store, "test", "clock", "set", "2026-12-01T00:00:00Z")
             #expect(set.status == 0, "\(set.stderr)")
             #expect(set.stdout.contains("Sandbox time: 2026-12-01T00:00:00.000Z"), "\(set.stdout)")
-            let back = try await Self.kiosk(store, "test", "clock", "set", "2026-01-01T00:00:00Z")
+            let back = try await kiosk(store, "test", "clock", "set", "2026-01-01T00:00:00Z")
             #expect(back.status == 1)
             #expect(
                 back.stderr.hasPrefix("error: The sandbox clock only moves forward: set would take it from 2026-12-01")
                     && back.stderr.contains("\n  fix: Choose a time after 2026-12-01T00:00:00.000Z."), "\(back.stderr)")
 
             #expect(
-                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0
+                try await kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0
             )
-            let grace = try await Self.kiosk(store, "test", "grace-period", "--app", "com.example.a", "16")
+            let grace = try await kiosk(store, "test", "grace-period", "--app", "com.example.a", "16")
             #expect(grace.status == 0, "\(grace.stderr)")
             #expect(
                 grace.stdout.hasPrefix(
                     "Billing grace period: 16 days\nA renewal that fails from now on keeps the subscriber entitled for "
                         + "16 days"), "\(grace.stdout)")
-            let off = try await Self.kiosk(store, "test", "grace-period", "--app", "com.example.a", "off")
+            let off = try await kiosk(store, "test", "grace-period", "--app", "com.example.a", "off")
             #expect(off.status == 0, "\(off.stderr)")
             #expect(
                 off.stdout.hasPrefix(
                     "Billing grace period: off\nA renewal that fails from now on ends the entitlement"),
                 "\(off.stdout)")
-            let missing = try await Self.kiosk(
+            let missing = try await kiosk(
                 store, "test", "renew", "--app", "com.example.a", "--transaction", "2000000000000001")
             #expect(missing.status == 1)
             #expect(

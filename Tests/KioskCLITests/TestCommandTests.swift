@@ -4,35 +4,31 @@ import KioskTesting
 import Testing
 
 @Suite struct TestCommandTests {
-    static func kiosk(_ store: TestStore, _ arguments: String...) async throws -> KioskProcess.Result {
-        try await KioskProcess.run(arguments + ["--server", store.baseURL, "--token", store.adminToken])
-    }
-
     /// The sandbox test controls as typed: buy for a tester (prints the signed transaction), Ask to Buy through
     /// `payments` and `approve`, arm a failure, print the receipt, list and clear transactions; a customer account.
     @Test func sandboxSessionFromTheCommandLine() async throws {
         try await withTestStore { store in
             let app = "com.example.coins"
-            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", app, "--name", "Coins").status == 0)
-            let product = try await Self.kiosk(
+            #expect(try await kiosk(store, "apps", "create", "--bundle-id", app, "--name", "Coins").status == 0)
+            let product = try await kiosk(
                 store, "products", "create", "--app", app, "--id", "com.example.coins.100", "--type", "consumable",
                 "--reference-name", "100 coins", "--tier", "1", "--locale", "en_US", "--display-name", "100 Coins",
                 "--description", "A small pile of coins")
             #expect(product.status == 0, "\(product.stderr)")
-            #expect(try await Self.kiosk(store, "agreements", "accept").status == 0)
-            let tester = try await Self.kiosk(
+            #expect(try await kiosk(store, SampleAgreement.commandLine).status == 0)
+            let tester = try await kiosk(
                 store, "testers", "create", "--email", "kid@example.com", "--password", "sandbox-pass", "--ask-to-buy",
                 "false", "--payment-outcome", "approve")
             #expect(tester.status == 0, "\(tester.stderr)")
 
-            let bought = try await Self.kiosk(
+            let bought = try await kiosk(
                 store, "test", "buy", "--app", app, "--tester", "kid@example.com", "--product", "com.example.coins.100",
                 "--quantity", "3")
             #expect(bought.status == 0, "\(bought.stderr)")
             #expect(bought.stdout.contains("Transaction: 2000000000000001"), "\(bought.stdout)")
             #expect(bought.stdout.split(separator: "\n").last?.split(separator: ".").count == 3, "a compact JWS")
 
-            let json = try await Self.kiosk(
+            let json = try await kiosk(
                 store, "test", "buy", "--app", app, "--tester", "kid@example.com", "--product", "com.example.coins.100",
                 "--json")
             #expect(json.status == 0, "\(json.stderr)")
@@ -40,16 +36,16 @@ import Testing
                 try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
             #expect((entry["transaction"] as? [String: Any])?["transactionId"] as? String == "2000000000000002")
 
-            let failing = try await Self.kiosk(
+            let failing = try await kiosk(
                 store, "test", "fail-next", "--app", app, "--api", "receipt", "--count", "2", "--error",
                 "cloudServiceNetworkConnectionFailed")
             #expect(failing.status == 0, "\(failing.stderr)")
-            let failures = try await Self.kiosk(store, "test", "failures", "--app", app)
+            let failures = try await kiosk(store, "test", "failures", "--app", app)
             #expect(failures.status == 0, "\(failures.stderr)")
             #expect(
                 failures.stdout.contains("receipt") && failures.stdout.contains("cloudServiceNetworkConnectionFailed"),
                 "\(failures.stdout)")
-            let wrongError = try await Self.kiosk(
+            let wrongError = try await kiosk(
                 store, "test", "fail-next", "--app", app, "--api", "receipt", "--error", "oops")
             #expect(wrongError.status == 1)
             #expect(
@@ -57,23 +53,23 @@ import Testing
                     "error: 'oops' is not an SKError code name.\n  at:  --error (error)\n  fix: "),
                 "\(wrongError.stderr)")
 
-            let receipt = try await Self.kiosk(store, "test", "receipt", "--app", app, "--tester", "kid@example.com")
+            let receipt = try await kiosk(store, "test", "receipt", "--app", app, "--tester", "kid@example.com")
             #expect(receipt.status == 0, "\(receipt.stderr)")
             #expect(Data(base64Encoded: receipt.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) != nil)
 
-            let listed = try await Self.kiosk(
+            let listed = try await kiosk(
                 store, "test", "transactions", "--app", app, "--tester", "kid@example.com")
             #expect(listed.status == 0, "\(listed.stderr)")
             #expect(listed.stdout.contains("2000000000000001") && listed.stdout.contains("297"), "\(listed.stdout)")
-            let cleared = try await Self.kiosk(store, "test", "clear", "--app", app, "--tester", "kid@example.com")
+            let cleared = try await kiosk(store, "test", "clear", "--app", app, "--tester", "kid@example.com")
             #expect(cleared.status == 0, "\(cleared.stderr)")
             #expect(cleared.stdout.contains("Deleted 2 transaction(s)"), "\(cleared.stdout)")
 
-            let account = try await Self.kiosk(
+            let account = try await kiosk(
                 store, "accounts", "create", "--email", "buyer@example.com", "--password", "buyer-pass",
                 "--storefront", "CHN", "--payment-outcome", "insufficient_funds")
             #expect(account.status == 0, "\(account.stderr)")
-            let accounts = try await Self.kiosk(store, "accounts", "list")
+            let accounts = try await kiosk(store, "accounts", "list")
             #expect(accounts.status == 0, "\(accounts.stderr)")
             #expect(
                 accounts.stdout.contains("buyer@example.com") && accounts.stdout.contains("insufficient_funds"),
@@ -85,10 +81,10 @@ import Testing
     @Test func approvingAnUnknownPaymentExplains() async throws {
         try await withTestStore { store in
             #expect(
-                try await Self.kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0
+                try await kiosk(store, "apps", "create", "--bundle-id", "com.example.a", "--name", "A").status == 0
             )
             let payment = UUID().uuidString
-            let answer = try await Self.kiosk(store, "test", "approve", "--app", "com.example.a", payment)
+            let answer = try await kiosk(store, "test", "approve", "--app", "com.example.a", payment)
             #expect(answer.status == 1)
             #expect(
                 answer.stderr == """
@@ -106,20 +102,20 @@ import Testing
     @Test func subscriptionControlsSayWhatTheyDid() async throws {
         try await withTestStore { store in
             let app = "com.example.club"
-            #expect(try await Self.kiosk(store, "apps", "create", "--bundle-id", app, "--name", "Club").status == 0)
-            let group = try await Self.kiosk(
+            #expect(try await kiosk(store, "apps", "create", "--bundle-id", app, "--name", "Club").status == 0)
+            let group = try await kiosk(
                 store, "groups", "create", "--app", app, "--name", "Club", "--localization", "en_US=Club")
             #expect(group.status == 0, "\(group.stderr)")
-            let product = try await Self.kiosk(
+            let product = try await kiosk(
                 store, "products", "create", "--app", app, "--id", "com.example.club.monthly", "--type",
                 "auto_renewable", "--reference-name", "Club monthly", "--tier", "3", "--group", "Club", "--level", "1",
                 "--duration", "P1M", "--locale", "en_US", "--display-name", "Club", "--description", "Monthly club")
             #expect(product.status == 0, "\(product.stderr)")
-            #expect(try await Self.kiosk(store, "agreements", "accept").status == 0)
-            let tester = try await Self.kiosk(
+            #expect(try await kiosk(store, SampleAgreement.commandLine).status == 0)
+            let tester = try await kiosk(
                 store, "testers", "create", "--email", "member@example.com", "--password", "sandbox-pass")
             #expect(tester.status == 0, "\(tester.stderr)")
-            let bought = try await Self.kiosk(
+            let bought = try await kiosk(
                 store, "test", "buy", "--app", app, "--tester", "member@example.com", "--product",
                 "com.example.club.monthly")
             #expect(bought.status == 0, "\(bought.stderr)")
@@ -127,27 +123,27 @@ import Testing
                 bought.stdout.split(separator: "\n").first { $0.hasPrefix("Transaction: ") }?.split(separator: " ").last
                     .map(String.init), "\(bought.stdout)")
 
-            let armed = try await Self.kiosk(store, "test", "fail-renewal", "--app", app, "--transaction", transaction)
+            let armed = try await kiosk(store, "test", "fail-renewal", "--app", app, "--transaction", transaction)
             #expect(armed.status == 0, "\(armed.stderr)")
             #expect(armed.stdout.hasPrefix("Armed: the next renewal, at 20"), "\(armed.stdout)")
             #expect(armed.stdout.contains("fails with a billing error"), "\(armed.stdout)")
-            let failed = try await Self.kiosk(store, "test", "renew", "--app", app, "--transaction", transaction)
+            let failed = try await kiosk(store, "test", "renew", "--app", app, "--transaction", transaction)
             #expect(
                 failed.stdout.hasPrefix("Ended the period now: the renewal failed; billing retry began"),
                 "\(failed.stdout)")
-            let recovered = try await Self.kiosk(store, "test", "recover", "--app", app, "--transaction", transaction)
+            let recovered = try await kiosk(store, "test", "recover", "--app", app, "--transaction", transaction)
             #expect(recovered.stdout.hasPrefix("Retried billing now: it renewed, until 20"), "\(recovered.stdout)")
 
-            let asked = try await Self.kiosk(
+            let asked = try await kiosk(
                 store, "test", "price-increase", "--app", app, "--transaction", transaction)
             #expect(asked.status == 0, "\(asked.stderr)")
             #expect(asked.stdout.hasPrefix("Asked the subscriber to consent"), "\(asked.stdout)")
             #expect(asked.stdout.contains("\nPrice increase: waiting for the subscriber's consent"), "\(asked.stdout)")
-            let declined = try await Self.kiosk(
+            let declined = try await kiosk(
                 store, "test", "consent", "decline", "--app", app, "--transaction", transaction)
             #expect(declined.status == 0, "\(declined.stderr)")
             #expect(declined.stdout.hasPrefix("Declined the price increase: the subscription expires at 20"))
-            let ended = try await Self.kiosk(store, "test", "renew", "--app", app, "--transaction", transaction)
+            let ended = try await kiosk(store, "test", "renew", "--app", app, "--transaction", transaction)
             #expect(ended.status == 0, "\(ended.stderr)")
             #expect(
                 ended.stdout.contains(

@@ -21,7 +21,7 @@ import Testing
                     "--reference-name", "100 coins", "--tier", "1", "--locale", "en_US", "--display-name", "100 Coins",
                     "--description", "A small pile of coins",
                 ]).status == 0)
-            #expect(try await kiosk(["agreements", "accept"]).status == 0)
+            #expect(try await kiosk(SampleAgreement.commandLine).status == 0)
             #expect(
                 try await kiosk(["testers", "create", "--email", "kid@example.com", "--password", "sandbox-pass"])
                     .status == 0)

@@ -11,7 +11,10 @@ struct AvailabilityFixture {
         clearedForSale: true, reviewState: .approved, createdAt: epoch, updatedAt: epoch)
     var app = App(
         id: 1, bundleId: "com.himi.ProjectForBuyTest", name: "ProjectForBuyTest", createdAt: epoch, updatedAt: epoch)
-    var agreement = PaidAppsAgreement(status: .active, acceptedAt: epoch)
+    var agreement = PaidAppsAgreement(
+        acceptedAt: epoch, legalEntity: LegalEntity(name: "Himi Games Ltd", country: "CHN"),
+        bankAccount: BankAccount(holderName: "Himi Games Ltd", accountNumberEnding: "6819", currency: "CNY"),
+        taxInformation: TaxInformation(form: .w8bene, taxIdEnding: "4321"))
     var environment = StoreEnvironment.production
     var storefront = Storefront.named("CHN") ?? Storefront.all[0]
 
@@ -49,6 +52,21 @@ struct ProductAvailabilityTests {
         #expect(reason.message.contains("zero products"))
     }
 
+    // Proves the agreement stays pending while any business detail is missing, and the reason names exactly what is
+    // missing and the options that supply it.
+    @Test func agreementWithTermsButNoBankOrTaxNamesWhatIsMissing() throws {
+        var fixture = AvailabilityFixture()
+        fixture.agreement.bankAccount = nil
+        fixture.agreement.taxInformation = nil
+        #expect(fixture.agreement.status == .pending)
+        #expect(fixture.agreement.missing == [.bankAccount, .taxInformation])
+        let reason = try #require(fixture.evaluate().reasons.first)
+        #expect(reason.message.contains("it still needs a bank account and tax information"))
+        #expect(reason.fix.contains("--bank-account NUMBER"))
+        #expect(reason.fix.contains("--tax-form"))
+        #expect(!reason.fix.contains("--legal-name"))
+    }
+
     /// One broken condition and the single reason code it must produce.
     struct Breakage: Sendable, CustomTestStringConvertible {
         var code: String
@@ -64,7 +82,7 @@ struct ProductAvailabilityTests {
         Breakage(code: "not_approved") { $0.product.reviewState = .readyToSubmit },
         Breakage(code: "removed_from_sale") { $0.product.reviewState = .developerRemovedFromSale },
         Breakage(code: "review_findings") { $0.product.localizations = [] },
-        Breakage(code: "agreement_not_active") { $0.agreement = PaidAppsAgreement(status: .pending) },
+        Breakage(code: "agreement_not_active") { $0.agreement.acceptedAt = nil },
         Breakage(code: "no_price_in_storefront") { $0.product.pricing = Pricing(customPrices: ["USA": 99]) },
     ]
 

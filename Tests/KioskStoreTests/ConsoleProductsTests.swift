@@ -1,4 +1,5 @@
 import Foundation
+import KioskTestSupport
 import KioskTesting
 import Testing
 
@@ -19,7 +20,8 @@ import Testing
             let codes = (pending.json["reasons"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
             #expect(codes == ["agreement_not_active"])
 
-            let accepted = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
+            let accepted = try await store.request(
+                .POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
             #expect(accepted.json["status"] as? String == "active")
             let sandbox = try await store.request(.GET, path + "?environment=sandbox")
             #expect(sandbox.json["available"] as? Bool == true)
@@ -50,7 +52,7 @@ import Testing
     func undescribedProductSellsOnlyInTheSandbox(database: TestDatabase) async throws {
         try await withStore(database) { store in
             try await store.createApp()
-            _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
+            _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
             let bare = try await store.createProduct(
                 "com.example.unlock", type: "non_consumable", fields: ["localizations": []])
             #expect(bare.json["reviewState"] as? String == "ready_to_submit", "\(bare.text)")

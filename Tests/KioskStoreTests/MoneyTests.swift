@@ -242,7 +242,7 @@ import Testing
             let renewal = period(20, startDay: 210 + gap + 180)
             let event = SalesLedger.sale(
                 renewal, kind: .renewal, chain: first + second + [renewal], taxRules: [],
-                agreement: PaidAppsAgreement(status: .active))
+                agreement: PaidAppsAgreement())
             #expect(event.amounts.commissionBasisPoints == commission, "after a \(gap)-day lapse")
             #expect(event.amounts.reason == (commission == 1_500 ? "Rate After One Year" : nil))
         }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import KioskTestSupport
 import KioskTesting
 import NIOCore
 import NIOHTTP1
@@ -18,7 +19,8 @@ extension TestStore {
         try await createApp(Self.bundleId)
         #expect(try await createProduct(Self.coins).status == 201)
         #expect(try await createProduct(Self.removeAds, type: "non_consumable").status == 201)
-        #expect(try await request(.POST, "/admin/v1/agreements/paid-apps/accept").status == 200)
+        #expect(
+            try await request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json).status == 200)
         try await createTester(Self.testerEmail, settings: testerSettings)
     }
 

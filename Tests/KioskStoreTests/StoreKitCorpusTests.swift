@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskTestSupport
 import KioskTesting
 import Testing
 
@@ -73,7 +74,7 @@ import Testing
             }
 
             // A sandbox purchase of the first product, by a tester of the file's storefront, at the file's price.
-            _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
+            _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
             try await store.createTester(TestStore.testerEmail, settings: ["storefront": storefront])
             let token = try await store.signIn()
             let bought = try #require(products.first)
@@ -212,7 +213,7 @@ import Testing
                 .POST, "/admin/v1/apps/\(TestStore.bundleId)/catalog?format=storekit",
                 body: try Self.data("v5-billing-plans"))
             #expect(imported.status == 200, "\(imported.text)")
-            _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
+            _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
             try await store.createTester(TestStore.testerEmail, settings: ["storefront": "USA"])
             let token = try await store.signIn()
             func pay(_ plan: String) async throws -> TestStore.Answer {

@@ -89,13 +89,15 @@ public struct ProductAvailability: Codable, Sendable, Hashable {
                         + " The sandbox sells it; production does not.",
                     fix: "Correct the product's texts and ids in the console or the catalog file."))
         }
-        if agreement.status != .active {
+        let agreementNeeds = agreement.missing
+        if !agreementNeeds.isEmpty {
             reasons.append(
                 UnavailabilityReason(
                     code: "agreement_not_active",
-                    message: "The Paid Apps agreement is \(agreement.status.rawValue), so the store offers no "
-                        + "products at all: a products request returns zero products.",
-                    fix: "Run `kiosk agreements accept`."))
+                    message: "The Paid Apps agreement is pending (it still needs "
+                        + PaidAppsAgreement.Requirement.sentence(agreementNeeds)
+                        + "), so the store offers no products at all: a products request returns zero products.",
+                    fix: "Run `\(PaidAppsAgreement.Requirement.command(supplying: agreementNeeds))`."))
         }
         if product.pricing.price(in: storefront) == nil {
             reasons.append(

@@ -4,20 +4,32 @@ import KioskCore
 import KioskHTTP
 import KioskProtocol
 
-/// `/admin/v1/agreements/paid-apps`: the Paid Apps agreement that gates every product.
+/// `/admin/v1/agreements/paid-apps`: the Paid Apps agreement that gates every product, and the legal entity, bank
+/// account and tax information it needs.
 struct AgreementsController {
     let catalog: CatalogService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         group.get("agreements/paid-apps") { _, _ in
-            AgreementResource(try await catalog.agreement())
+            Self.resource(try await catalog.agreement())
         }
         group.put("agreements/paid-apps") { request, context in
             let body = try await request.decodeJSON(as: AgreementBody.self, context: context)
-            return AgreementResource(try await catalog.setAgreement(body.status))
+            return Self.resource(try await catalog.setAgreement(body.status))
         }
-        group.post("agreements/paid-apps/accept") { _, _ in
-            AgreementResource(try await catalog.setAgreement(.active))
+        group.patch("agreements/paid-apps") { request, context in
+            let body = try await request.decodeJSON(as: AgreementDetailsBody.self, context: context)
+            return Self.resource(try await catalog.updateAgreement(body))
         }
+        group.post("agreements/paid-apps/accept") { request, context in
+            let body =
+                try await request.optionalJSON(as: AgreementDetailsBody.self, context: context)
+                ?? AgreementDetailsBody()
+            return Self.resource(try await catalog.updateAgreement(body, acceptingTerms: true))
+        }
+    }
+
+    static func resource(_ answer: (agreement: PaidAppsAgreement, vendorNumber: String)) -> AgreementResource {
+        AgreementResource(answer.agreement, vendorNumber: answer.vendorNumber)
     }
 }

@@ -26,7 +26,7 @@ struct MoneyController {
         }
         group.put("agreements/small-business") { request, context in
             let body = try await request.decodeJSON(as: SmallBusinessBody.self, context: context)
-            return AgreementResource(try await catalog.setSmallBusinessProgram(since: body.since))
+            return AgreementsController.resource(try await catalog.setSmallBusinessProgram(since: body.since))
         }
         group.get("reports/sales") { request, _ in
             let query = request.uri.queryParameters

@@ -36,12 +36,14 @@ extension CatalogService {
 
     /// Enrols the developer in the Small Business Program from `since` on (15% commission on sales from then), or
     /// ends the enrolment when `since` is nil.
-    public func setSmallBusinessProgram(since: Date?) async throws -> PaidAppsAgreement {
+    public func setSmallBusinessProgram(since: Date?) async throws -> (
+        agreement: PaidAppsAgreement, vendorNumber: String
+    ) {
         try await database.transaction { tx in
             var agreement = try await Self.agreement(in: tx)
             agreement.smallBusinessProgramSince = since
             try await Self.save(agreement, in: tx)
-            return agreement
+            return (agreement, try await Self.vendorNumber(in: tx))
         }
     }
 

@@ -83,36 +83,6 @@ public struct CatalogService: Sendable {
         }
     }
 
-    // MARK: Paid Apps agreement
-
-    static let agreementKey = "paid_apps_agreement"
-
-    public func agreement() async throws -> PaidAppsAgreement {
-        try await database.transaction { tx in try await Self.agreement(in: tx) }
-    }
-
-    public func setAgreement(_ status: PaidAppsAgreement.Status) async throws -> PaidAppsAgreement {
-        let now = clock.now()
-        return try await database.transaction { tx in
-            var agreement = try await Self.agreement(in: tx)
-            guard agreement.status != status else { return agreement }
-            agreement.status = status
-            agreement.acceptedAt = status == .active ? now : nil
-            try await Self.save(agreement, in: tx)
-            return agreement
-        }
-    }
-
-    static func agreement(in tx: any StorageTransaction) async throws -> PaidAppsAgreement {
-        guard let text = try await tx.setting(agreementKey) else { return PaidAppsAgreement() }
-        return try JSONDecoder().decode(PaidAppsAgreement.self, from: Data(text.utf8))
-    }
-
-    static func save(_ agreement: PaidAppsAgreement, in tx: any StorageTransaction) async throws {
-        try await tx.setSetting(
-            agreementKey, to: String(decoding: try JSONEncoder().encode(agreement), as: UTF8.self))
-    }
-
     // MARK: Lookups shared by the other operations
 
     static func requireApp(_ bundleId: String, in tx: any StorageTransaction) async throws -> App {

@@ -32,7 +32,7 @@ enum CoinShop {
             ])
             #expect(created.status == 0, "\(created.stderr)")
         }
-        #expect(try await kiosk(["agreements", "accept"]).status == 0)
+        #expect(try await kiosk(SampleAgreement.commandLine).status == 0)
         #expect(
             try await kiosk(["testers", "create", "--email", tester, "--password", "sandbox-pass"]).status == 0
         )

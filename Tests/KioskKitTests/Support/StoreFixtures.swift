@@ -1,5 +1,6 @@
 import Foundation
 import KioskProtocol
+import KioskTestSupport
 import KioskTesting
 import Testing
 import X509
@@ -38,7 +39,8 @@ struct ShopStore: Sendable {
                             ],
                         ]))
             }
-            let agreement = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept")
+            let agreement = try await store.request(
+                .POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
             #expect(agreement.status == 200, "\(agreement.text)")
             var tester: [String: Any] = ["email": tester, "password": password, "storefront": "USA"]
             tester.merge(try JSONSerialization.jsonObject(with: settings) as? [String: Any] ?? [:]) { $1 }

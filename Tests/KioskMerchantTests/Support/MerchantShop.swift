@@ -4,6 +4,7 @@ import KioskKit
 import KioskMerchant
 import KioskProtocol
 import KioskSigning
+import KioskTestSupport
 import KioskTesting
 import SQLKit
 import Testing
@@ -72,7 +73,8 @@ struct MerchantShop: Sendable {
                             ["locale": "en_US", "displayName": "Club", "description": "The monthly club"]
                         ],
                     ]))
-            try await expect(200, store.request(.POST, "/admin/v1/agreements/paid-apps/accept"))
+            try await expect(
+                200, store.request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json))
             try await expect(
                 201,
                 store.request(
