@@ -10,8 +10,7 @@ extension SubscriptionDuration {
         case .sandbox:
             return start + sandboxSeconds
         case .production:
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let calendar = Calendar.utc
             let components: DateComponents =
                 switch self {
                 case .oneWeek: DateComponents(day: 7)

@@ -10,8 +10,7 @@ public enum ReportFrequency: String, Codable, Sendable, CaseIterable {
 
     /// The latest period of this frequency over by `date`.
     public func latestSpan(endingBy date: Date) -> DateInterval? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let calendar = Calendar.utc
         let component: Calendar.Component =
             switch self {
             case .daily: .day
@@ -43,8 +42,7 @@ public enum ReportFrequency: String, Codable, Sendable, CaseIterable {
     /// The span `date` names: for daily and weekly reports a day (`2026-11-24`, any day of the week), for monthly
     /// `2026-11`, for yearly `2026`; nil for text that is not one.
     public func span(named date: String) -> DateInterval? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let calendar = Calendar.utc
         let parts = date.split(separator: "-", omittingEmptySubsequences: false)
         let expected =
             switch self {
@@ -185,8 +183,7 @@ public enum SalesSummaryReport {
 
     /// `MM/dd/yyyy` in UTC, as Apple writes report dates.
     static func date(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let calendar = Calendar.utc
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         func two(_ value: Int?) -> String { (value ?? 0) < 10 ? "0\(value ?? 0)" : "\(value ?? 0)" }
         return "\(two(parts.month))/\(two(parts.day))/\(parts.year ?? 0)"

@@ -110,8 +110,7 @@ extension OfferPeriod {
                 }
             return start + seconds * TimeInterval(count)
         case .production:
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let calendar = Calendar.utc
             let components: DateComponents =
                 switch unit {
                 case .day: DateComponents(day: count)

@@ -59,8 +59,7 @@ public struct WinBackHistory: Sendable, Hashable {
                 exactly: (end.timeIntervalSince(start) / SubscriptionDuration.oneMonth.sandboxSeconds)
                     .rounded(.down)) ?? .max
         case .production:
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let calendar = Calendar.utc
             return calendar.dateComponents([.month], from: start, to: end).month ?? 0
         }
     }
