@@ -297,6 +297,20 @@ public protocol StorageTransaction: Sendable {
     func teamKey(id: TeamAPIKey.ID) async throws -> TeamAPIKey?
     /// Every team key, revoked ones included, by creation.
     func teamKeys() async throws -> [TeamAPIKey]
+
+    // MARK: Life signs (`/metrics`)
+
+    /// How many of the environment's notifications are committed and not yet delivered, and the oldest one's
+    /// creation.
+    func notificationBacklog(environment: StoreEnvironment) async throws -> (count: Int, oldest: Date?)
+    /// When the environment's earliest subscription event (renewal, expiry, retry) is or was due.
+    func earliestDueSubscription(environment: StoreEnvironment) async throws -> Date?
+
+    // MARK: The console's audit log
+
+    func insertAuditEntry(_ entry: AuditEntry) async throws
+    /// The newest `limit` entries, newest first.
+    func auditEntries(limit: Int) async throws -> [AuditEntry]
 }
 
 extension StorageTransaction {

@@ -3,6 +3,7 @@ import Hummingbird
 import KioskCore
 import KioskHTTP
 import KioskProtocol
+import KioskSigning
 import KioskStorage
 import Logging
 import Prometheus
@@ -42,22 +43,24 @@ public func buildStore(
     let server = try configuration.timeouts.server(tls: configuration.tls)
     let clocks = StoreClocks(base: clock)
     let outbound = try OutboundHTTPClient(trusting: configuration.tlsTrustRoots)
+    let registry = PrometheusCollectorRegistry()
+    let metrics = StoreMetrics(registry: registry)
     let notifications = NotificationService(
-        database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, logger: logger,
+        database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, metrics: metrics, logger: logger,
         http: outbound.client)
     let context = StoreContext(
         database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, feed: QueueFeed(),
-        notifications: notifications, logger: logger)
+        notifications: notifications, metrics: metrics, logger: logger)
     let purchases = PurchaseService(context: context)
     let certificateStatus = CertificateStatusService(
         database: bootstrap.database, clock: clock, signing: bootstrap.signing, authorityKeys: bootstrap.authorityKeys)
-    let registry = PrometheusCollectorRegistry()
 
     let router = Router(context: KioskRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(registry: registry))
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
-    HealthController(database: bootstrap.database, registry: registry).addRoutes(to: router)
+    HealthController(database: bootstrap.database, registry: registry, metrics: metrics, clocks: clocks)
+        .addRoutes(to: router)
 
     let admin = router.group("admin/v1").add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
         .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
@@ -100,6 +103,16 @@ public func buildStore(
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)
     }
     ConnectAPIController(catalog: catalog, database: bootstrap.database, clock: clock).addRoutes(to: router)
+    let consoleSecret = try await bootstrap.database.transaction { tx in
+        try await tx.settingInsertingIfAbsent(ConsoleSessions.secretSetting, value: SecretGenerator.hex(byteCount: 32))
+    }
+    ConsoleController(
+        catalog: catalog, testControls: TestControlsService(context: context), notifications: notifications,
+        metrics: metrics, database: bootstrap.database,
+        sessions: ConsoleSessions(
+            secret: consoleSecret, adminTokenSHA256: bootstrap.adminTokenSHA256, secure: configuration.tls != nil),
+        renderer: try await ConsoleRenderer.load(), adminTokenSHA256: bootstrap.adminTokenSHA256, clock: clock
+    ).addRoutes(to: router)
     OCSPController(status: certificateStatus).addRoutes(to: router)
     router.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
     let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a test needs from outside Swift: a PostgreSQL server, a Python with Apple's app-store-server-library, the
-/// `openssl` command, `nginx`. `.ci/run` installs each and names it in the environment; a developer's `swift test` may lack
+/// `openssl` command, `nginx`, a browser. `.ci/run` installs each and names it in the environment; a developer's `swift test` may lack
 /// them, and the tests that need one then skip with the reason. In CI (`CI` set to anything but `false` or `0`)
 /// a missing requirement fails those tests instead: a run that silently skipped them would be green for nothing.
 ///
@@ -24,6 +24,8 @@ public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvert
     /// `KIOSK_TEST_CONNECT_PYTHON`: a Python with PyPI's `appstoreconnect`, an App Store Connect API client nobody
     /// here wrote (it pins an old PyJWT, so it has a virtual environment of its own).
     case connectPython
+    /// `KIOSK_TEST_BROWSER_PYTHON`: a Python with Selenium, driving Debian's `chromium` through `chromedriver`.
+    case browser
 
     public var description: String {
         switch self {
@@ -32,6 +34,7 @@ public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvert
         case .openssl: "openssl on PATH"
         case .nginx: "nginx on PATH or /usr/sbin/nginx"
         case .connectPython: "Python with PyPI's appstoreconnect (KIOSK_TEST_CONNECT_PYTHON)"
+        case .browser: "Python with Selenium, and chromium with chromedriver (KIOSK_TEST_BROWSER_PYTHON)"
         }
     }
 }
@@ -52,6 +55,7 @@ public enum TestEnvironment {
         case .postgreSQL: return nonEmpty("KIOSK_TEST_POSTGRES_URL")
         case .python: return nonEmpty("KIOSK_TEST_PYTHON")
         case .connectPython: return nonEmpty("KIOSK_TEST_CONNECT_PYTHON")
+        case .browser: return nonEmpty("KIOSK_TEST_BROWSER_PYTHON")
         case .openssl:
             return executable("openssl", path: environment["PATH"])
         case .nginx:

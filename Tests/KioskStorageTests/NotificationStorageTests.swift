@@ -9,6 +9,39 @@ import Testing
 @Suite("Notification storage contract")
 struct NotificationStorageTests {
     @Test(arguments: TestEngine.all)
+    func backlogCountsPendingNotificationsOfOneEnvironment(engine: TestEngine) async throws {
+        // Proves `/metrics`' backlog: only pending notifications count, per environment, with the oldest's creation;
+        // an environment with none answers zero and no date.
+        try await engine.withDatabase { database, _ in
+            let start = Fixtures.created
+            let rows: [(String, StoreEnvironment, ServerNotification.State, Double)] = [
+                ("1", .sandbox, .pending, 30), ("2", .sandbox, .pending, 10), ("3", .sandbox, .delivered, 0),
+                ("4", .sandbox, .failed, 5), ("5", .production, .delivered, 0),
+            ]
+            try await database.transaction { tx in
+                try await tx.insertApp(Fixtures.app())
+                for (id, environment, state, offset) in rows {
+                    try await tx.insertNotification(
+                        ServerNotification(
+                            uuid: "00000000-0000-0000-0000-00000000010\(id)", environment: environment,
+                            appId: Fixtures.app().id, notificationType: "REFUND", subtype: nil, transactionId: nil,
+                            originalTransactionId: nil, signedPayload: "p", testToken: nil, state: state,
+                            nextAttemptAt: state == .pending ? start : nil, attemptCount: 0,
+                            createdAt: start + offset))
+                }
+            }
+            let sandbox = try await database.transaction { try await $0.notificationBacklog(environment: .sandbox) }
+            #expect(sandbox.count == 2 && sandbox.oldest == start + 10)
+            let production = try await database.transaction {
+                try await $0.notificationBacklog(environment: .production)
+            }
+            #expect(production.count == 0 && production.oldest == nil)
+            #expect(
+                try await database.transaction { try await $0.earliestDueSubscription(environment: .sandbox) } == nil)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
     func claimLeasesEveryRowAndEndingReleasesThem(engine: TestEngine) async throws {
         // Proves one claim leases all it returns (a second claim before the lease ends gets none of them), the
         // environment and due time limit it, and ending several in one statement sets their state, clears their

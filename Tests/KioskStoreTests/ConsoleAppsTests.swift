@@ -131,6 +131,36 @@ import Testing
             #expect(metrics.text.contains("kiosk_http_request_duration_seconds_bucket"))
             #expect(metrics.text.contains("# HELP kiosk_http_requests_total"))
             #expect(metrics.text.contains(#"route="/admin/v1/apps""#))
+            for gauge in [
+                "notifications_undelivered", "oldest_undelivered_notification_age_seconds", "scheduler_lag_seconds",
+            ] {
+                #expect(metrics.text.contains(#"kiosk_\#(gauge){environment="production"} 0"#), "\(gauge)")
+            }
+        }
+    }
+
+    /// `/metrics` counts what committed: a payment by outcome, the notifications it and a refund caused by type, and
+    /// a repeated payment request (same idempotency key) not at all.
+    @Test(arguments: TestDatabase.available)
+    func metricsCountPaymentsAndWhatTheyCaused(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let paid = try await store.pay(TestStore.coins, token: token, key: "tap-1")
+            _ = try await store.pay(TestStore.coins, token: token, key: "tap-1")
+            let transactionId = try #require(paid.transactionId)
+            #expect(try await RefundTests.control(store, transactionId, "refund", [:]).status == 200)
+            let metrics = try await store.request(.GET, "/metrics").text
+            for series in [
+                #"kiosk_payments_total{environment="sandbox",outcome="purchased"} 1"#,
+                #"kiosk_store_events_total{environment="sandbox",type="ONE_TIME_CHARGE"} 1"#,
+                #"kiosk_store_events_total{environment="sandbox",type="REFUND"} 1"#,
+            ] {
+                #expect(
+                    metrics.contains(series),
+                    "\(series) in \(metrics.split(separator: "\n").filter { $0.hasPrefix("kiosk_") && !$0.hasPrefix("kiosk_http") })"
+                )
+            }
         }
     }
 }

@@ -89,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
                         let base = "\(scheme)://\(host):\(port)"
                         writeLines([
                             "Kiosk \(KioskVersion.current) listening on \(base)",
+                            "  console:   \(base)/console (sign in with the admin token)",
                             "  admin API: \(base)/admin/v1/apps (Bearer admin token)   health: \(base)/health   "
                                 + "contract: \(base)/openapi.yaml",
                         ])

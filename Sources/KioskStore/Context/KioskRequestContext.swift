@@ -12,6 +12,8 @@ public struct KioskRequestContext: RequestContext, BodyLimitedContext {
     public var serverAPI: ServerAPICaller?
     /// The App Store Connect API's team key, set by `ConnectAPIAuthMiddleware` on `/v1` routes.
     public var teamKey: TeamAPIKey?
+    /// The console operator, set by `ConsoleAuthMiddleware` on `/console` pages.
+    var consoleSession: ConsoleSession?
     /// The largest body the route reads: ``StoreBodyLimits/other`` unless the route's family sets its own.
     public var maxUploadSize = StoreBodyLimits.other
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskCore
 import KioskStorage
 import Prometheus
 
@@ -7,6 +8,8 @@ import Prometheus
 struct HealthController {
     let database: any KioskDatabase
     let registry: PrometheusCollectorRegistry
+    let metrics: StoreMetrics
+    let clocks: StoreClocks
 
     struct Health: ResponseCodable {
         struct Database: Codable, Sendable {
@@ -36,6 +39,7 @@ struct HealthController {
             return EditedResponse(status: .ok, response: health)
         }
         router.get("metrics") { _, _ in
+            try await metrics.refreshBacklog(database: database, clocks: clocks)
             var buffer: [UInt8] = []
             buffer.reserveCapacity(4096)
             registry.emit(into: &buffer)

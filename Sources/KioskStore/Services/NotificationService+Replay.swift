@@ -65,6 +65,7 @@ extension NotificationService {
             return current
         }
         logFailures(attempts, of: notification, next: updated.nextAttemptAt)
+        metrics.attempted(attempts, environment: notification.environment)
         return Self.info(updated, attempts: earlier.count + attempts.count)
     }
 

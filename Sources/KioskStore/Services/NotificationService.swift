@@ -54,6 +54,7 @@ public struct NotificationService: Service {
     /// Each notification's attempts are timed by its environment's clock.
     let clocks: StoreClocks
     let signing: StoreSigning
+    let metrics: StoreMetrics
     let logger: Logger
     /// POSTs the notifications (one that trusts the Kiosk TLS root when the store was given it).
     let http: HTTPClient
@@ -78,10 +79,11 @@ public struct NotificationService: Service {
     static let bundleVersion = StoreLedger.applicationVersion
 
     public init(
-        database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, logger: Logger,
-        http: HTTPClient = .shared
+        database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, metrics: StoreMetrics,
+        logger: Logger, http: HTTPClient = .shared
     ) {
         self.database = database
+        self.metrics = metrics
         self.clocks = clocks
         self.signing = signing
         self.logger = logger
@@ -259,6 +261,7 @@ public struct NotificationService: Service {
                     uuid: uuid, state: state, nextAttemptAt: next, attemptCount: attemptCount)
             }
             logFailures(attempts, of: notification, next: next)
+            metrics.attempted(attempts, environment: notification.environment)
         } catch {
             logger.error(
                 "Notification delivery could not be recorded; it stays pending",

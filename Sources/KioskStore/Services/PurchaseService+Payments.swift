@@ -38,6 +38,7 @@ extension PurchaseService {
                 offer: RequestedOffer(request), client: client, now: now, created: &caused, in: tx)
             try await tx.insertPayment(payment)
             try await tx.insertQueueRecord(record)
+            effects.count(payment)
             effects.deliver(caused)
             effects.wake(client.feedKey)
             return try await ledger.entry(for: record, in: tx)

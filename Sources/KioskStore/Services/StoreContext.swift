@@ -14,17 +14,20 @@ public final class StoreContext: Sendable {
     let feed: QueueFeed
     /// The outbox of server notifications and their delivery.
     public let notifications: NotificationService
+    /// The life signs `/metrics` serves.
+    public let metrics: StoreMetrics
     public let logger: Logger
 
     init(
         database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, feed: QueueFeed,
-        notifications: NotificationService, logger: Logger
+        notifications: NotificationService, metrics: StoreMetrics, logger: Logger
     ) {
         self.database = database
         self.clocks = clocks
         self.signing = signing
         self.feed = feed
         self.notifications = notifications
+        self.metrics = metrics
         self.logger = logger
     }
 

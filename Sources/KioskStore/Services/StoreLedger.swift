@@ -7,8 +7,10 @@ import KioskStorage
 struct StoreEffects: Sendable {
     var notifications: [ServerNotification] = []
     var feedKeys: Set<QueueFeed.Key> = []
+    /// New payments, counted in `/metrics` once committed.
+    var payments: [Payment] = []
 
-    var isEmpty: Bool { notifications.isEmpty && feedKeys.isEmpty }
+    var isEmpty: Bool { notifications.isEmpty && feedKeys.isEmpty && payments.isEmpty }
 
     /// Delivers `created` once the change commits.
     mutating func deliver(_ created: [ServerNotification]) {
@@ -20,9 +22,15 @@ struct StoreEffects: Sendable {
         feedKeys.insert(key)
     }
 
+    /// Counts `payment`, new in this change, once the change commits.
+    mutating func count(_ payment: Payment) {
+        payments.append(payment)
+    }
+
     mutating func merge(_ other: StoreEffects) {
         notifications += other.notifications
         feedKeys.formUnion(other.feedKeys)
+        payments += other.payments
     }
 }
 
@@ -51,8 +59,11 @@ struct StoreLedger: Sendable {
         return value
     }
 
-    /// Hands committed notifications to delivery and wakes the updates streams of the accounts whose queue changed.
+    /// Hands committed notifications to delivery, wakes the updates streams of the accounts whose queue changed and
+    /// counts what happened.
     func publish(_ effects: StoreEffects) async {
+        context.metrics.paid(effects.payments)
+        context.metrics.created(effects.notifications)
         context.notifications.deliver(effects.notifications)
         for key in effects.feedKeys { await context.feed.changed(key) }
     }

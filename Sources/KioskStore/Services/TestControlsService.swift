@@ -61,6 +61,7 @@ public struct TestControlsService: Sendable {
             let record = try await ledger.queueRecord(
                 .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
             try await tx.insertQueueRecord(record)
+            effects.count(payment)
             effects.deliver(purchase.notifications)
             effects.wake(client.feedKey)
             return try await ledger.entry(for: record, in: tx)

@@ -1,0 +1,51 @@
+import Foundation
+import KioskCore
+import KioskSQL
+import SQLKit
+
+/// What operators read: the console's audit log (appended, never changed) and the life signs `/metrics` reads.
+extension SQLStorageTransaction {
+    func notificationBacklog(environment: StoreEnvironment) async throws -> (count: Int, oldest: Date?) {
+        let row = try await session.first(
+            """
+            SELECT COUNT(*) AS waiting, MIN(created_at) AS oldest FROM notifications
+            WHERE environment = \(bind: environment.rawValue) AND state = \(bind: ServerNotification.State.pending.rawValue)
+            """
+        )
+        let oldest = try row?.decode(column: "oldest", as: Int64?.self)
+        return (
+            try row?.decode(column: "waiting", as: Int.self) ?? 0,
+            oldest.map(Date.init(millisecondsSince1970:))
+        )
+    }
+
+    func earliestDueSubscription(environment: StoreEnvironment) async throws -> Date? {
+        let row = try await session.first(
+            """
+            SELECT MIN(next_event_at) AS due FROM subscriptions
+            WHERE environment = \(bind: environment.rawValue) AND next_event_at IS NOT NULL
+            """
+        )
+        return try row?.decode(column: "due", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+    }
+
+    func insertAuditEntry(_ entry: AuditEntry) async throws {
+        try await session.run(
+            """
+            INSERT INTO audit_log (id, at, actor, action, target)
+            VALUES (\(bind: entry.id.uuidString), \(bind: entry.at.millisecondsSince1970), \(bind: entry.actor),
+                    \(bind: entry.action), \(bind: entry.target))
+            """
+        )
+    }
+
+    func auditEntries(limit: Int) async throws -> [AuditEntry] {
+        try await session.all("SELECT * FROM audit_log ORDER BY at DESC, id DESC LIMIT \(bind: limit)").map { row in
+            AuditEntry(
+                id: try row.uuid("id"), at: try row.date("at"),
+                actor: try row.decode(column: "actor", as: String.self),
+                action: try row.decode(column: "action", as: String.self),
+                target: try row.decode(column: "target", as: String.self))
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskProtocol
+
+/// Apps and products: lists, detail pages with availability (reasons and fixes), prices and proceeds, and the
+/// create, review and secret actions.
+extension ConsoleController {
+    func addCatalogRoutes(to pages: RouterGroup<KioskRequestContext>) {
+        pages.get("apps") { _, context in try await appsPage(context) }
+        pages.post("apps") { request, context in
+            try await action(request, context, audit: "app.create") { form in
+                let app = try await catalog.createApp(bundleId: form["bundleId"] ?? "", name: form["name"] ?? "")
+                return (app.bundleId, "/console/apps/\(app.bundleId)")
+            }
+        }
+        pages.get("apps/:bundleId") { request, context in
+            try await appPage(try context.parameters.require("bundleId"), context)
+        }
+        pages.post("apps/:bundleId/shared-secret") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            return try await action(request, context, audit: "app.regenerate-shared-secret") { _ in
+                _ = try await catalog.regenerateSharedSecret(bundleId: bundleId)
+                return (bundleId, "/console/apps/\(bundleId)")
+            }
+        }
+        pages.post("apps/:bundleId/notification-urls") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            return try await action(request, context, audit: "app.notification-urls") { form in
+                // One URL per line; an empty box clears the environment's list.
+                func urls(_ name: String) -> [String] {
+                    (form[name] ?? "").split(whereSeparator: \.isNewline).map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    }.filter { !$0.isEmpty }
+                }
+                _ = try await catalog.updateApp(
+                    bundleId: bundleId, name: nil, productionNotificationURLs: urls("productionURLs"),
+                    sandboxNotificationURLs: urls("sandboxURLs"))
+                return (bundleId, "/console/apps/\(bundleId)")
+            }
+        }
+        pages.post("apps/:bundleId/products") { request, context in
+            try await createProduct(try context.parameters.require("bundleId"), request, context)
+        }
+        pages.get("apps/:bundleId/products/:productId") { request, context in
+            try await productPage(
+                try context.parameters.require("bundleId"), try context.parameters.require("productId"),
+                storefront: request.uri.queryParameters.get("storefront") ?? "USA", context)
+        }
+        pages.post("apps/:bundleId/products/:productId/review") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let productId = try context.parameters.require("productId")
+            return try await action(request, context, audit: "product.review") { form in
+                guard let action = ReviewAction(rawValue: form["action"] ?? "") else {
+                    throw KioskError.invalid("invalid_action", "Choose a review action.", field: "action")
+                }
+                _ = try await catalog.review(bundleId: bundleId, productId: productId, action: action)
+                return (
+                    "\(bundleId)/\(productId) \(action.rawValue)", "/console/apps/\(bundleId)/products/\(productId)"
+                )
+            }
+        }
+    }
+
+    func appsPage(_ context: KioskRequestContext) async throws -> Response {
+        let apps = try await catalog.apps()
+        return renderer.page(
+            "apps", title: "Apps", section: "Apps",
+            values: [
+                "apps": apps.map { ["name": $0.name, "bundleId": $0.bundleId, "appId": String($0.id)] },
+                "empty": apps.isEmpty,
+            ], session: context.consoleSession)
+    }
+
+    func appPage(
+        _ bundleId: String, _ context: KioskRequestContext, form: [String: String] = [:],
+        errors: [String: String] = [:],
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let app = try await catalog.app(bundleId: bundleId)
+        let products = try await catalog.products(bundleId: bundleId)
+        let usa = Storefront.named("USA")
+        let keys = try await catalog.keys(bundleId: bundleId)
+        let (agreement, _) = try await catalog.agreement()
+        let productRows: [[String: Any]] = products.map { product in
+            let sandbox = usa.map {
+                ProductAvailability.evaluate(
+                    product: product, app: app, agreement: agreement, environment: .sandbox, storefront: $0)
+            }
+            return [
+                "productId": product.productId, "referenceName": product.referenceName,
+                "type": product.type.rawValue, "state": product.reviewState.displayName,
+                "price": usa.flatMap { product.pricing.price(in: $0) }.map { Self.money($0, "USD") } ?? "—",
+                "available": sandbox?.isAvailable ?? false,
+            ]
+        }
+        var values: [String: Any] = [
+            "name": app.name, "bundleId": app.bundleId, "appId": String(app.id),
+            "sharedSecret": app.sharedSecret ?? "", "hasSharedSecret": app.sharedSecret != nil,
+            "productionURLs": app.productionNotificationURLs.joined(separator: "\n"),
+            "sandboxURLs": app.sandboxNotificationURLs.joined(separator: "\n"),
+            "products": productRows, "noProducts": productRows.isEmpty,
+            "keys": keys.map { ["id": $0.id, "name": $0.name, "revoked": $0.revokedAt != nil] },
+            "types": ProductType.allCases.map {
+                ["value": $0.rawValue, "selected": $0.rawValue == (form["type"] ?? ProductType.consumable.rawValue)]
+            },
+        ]
+        for (name, value) in form { values["form_\(name)"] = value }
+        for (name, message) in errors { values["error_\(name)"] = message }
+        values["formError"] = errors["form"] ?? ""
+        return renderer.page(
+            "app", title: app.name, section: "Apps", values: values, session: context.consoleSession, status: status)
+    }
+
+    /// Creates a product from the app page's form, or shows that page again with the API's message at the field.
+    func createProduct(_ bundleId: String, _ request: Request, _ context: KioskRequestContext) async throws -> Response
+    {
+        let form = try await ConsoleForm.read(request, context: context)
+        let fields = ["productId", "type", "referenceName", "tier", "locale", "displayName", "description"]
+        let entered = Dictionary(uniqueKeysWithValues: fields.compactMap { name in form[name].map { (name, $0) } })
+        do {
+            guard let type = ProductType(rawValue: form["type"] ?? "") else {
+                throw KioskError.invalid("invalid_type", "Choose the product's type.", field: "type")
+            }
+            guard let tier = Int(form["tier"] ?? "1") else {
+                throw KioskError.invalid("invalid_tier", "A price tier is a whole number from 1 to 20.", field: "tier")
+            }
+            var changes = ProductChanges(pricing: Pricing(tier: tier))
+            if let locale = form["locale"] {
+                changes.localizations = [
+                    ProductLocalization(
+                        locale: locale, displayName: form["displayName"] ?? "", description: form["description"] ?? "")
+                ]
+            }
+            let product = try await catalog.createProduct(
+                bundleId: bundleId, productId: form["productId"] ?? "", type: type,
+                referenceName: form["referenceName"] ?? "", changes: changes)
+            try await audit(context.consoleSession, "product.create", "\(bundleId)/\(product.productId)")
+            return Response.redirect(to: "/console/apps/\(bundleId)/products/\(product.productId)", type: .normal)
+        } catch let error as KioskError {
+            let field = Self.formField(of: error, among: fields)
+            return try await appPage(
+                bundleId, context, form: entered,
+                errors: [field: error.message + (error.fix.map { " " + $0 } ?? "")], status: error.status)
+        }
+    }
+
+    /// The form field an API error names (`localizations[0].displayName` is the form's `displayName`), else the
+    /// whole form.
+    static func formField(of error: KioskError, among fields: [String]) -> String {
+        guard let path = error.field else { return "form" }
+        if path.hasPrefix("pricing") { return "tier" }
+        return fields.first { path == $0 || path.hasSuffix("." + $0) } ?? "form"
+    }
+
+    func productPage(_ bundleId: String, _ productId: String, storefront: String, _ context: KioskRequestContext)
+        async throws -> Response
+    {
+        let product = try await catalog.product(bundleId: bundleId, productId: productId)
+        let storefrontCode = Storefront.named(storefront.uppercased())?.code ?? "USA"
+        var availability: [[String: Any]] = []
+        for environment in StoreEnvironment.allCases {
+            let result = try await catalog.availability(
+                bundleId: bundleId, productId: productId, environment: environment, storefront: storefrontCode)
+            availability.append([
+                "environment": environment.rawValue, "available": result.isAvailable,
+                "reasons": result.reasons.map {
+                    [
+                        "message": $0.message, "fix": $0.fix, "code": $0.code,
+                        "page": $0.code == "agreement_not_active" ? "/console/agreements" : "",
+                    ]
+                },
+            ])
+        }
+        let proceeds = try await catalog.proceeds(of: product)
+        let prices: [[String: Any]] = Storefront.all.compactMap { storefront in
+            guard let price = product.pricing.price(in: storefront), let split = proceeds[storefront.code] else {
+                return nil
+            }
+            let currency = storefront.currency.code
+            return [
+                "storefront": storefront.code, "name": storefront.name, "price": Self.money(price, currency),
+                "tax": Self.money(split.taxMinorUnits, currency),
+                "proceeds": Self.money(split.proceedsMinorUnits, currency),
+                "selected": storefront.code == storefrontCode,
+            ]
+        }
+        return renderer.page(
+            "product", title: product.referenceName, section: "Apps",
+            values: [
+                "bundleId": bundleId, "productId": product.productId, "referenceName": product.referenceName,
+                "type": product.type.rawValue, "state": product.reviewState.displayName,
+                "storefront": storefrontCode, "availability": availability, "prices": prices,
+                "localizations": product.localizations.map {
+                    ["locale": $0.locale, "displayName": $0.displayName, "description": $0.description]
+                },
+                "reviewActions": ReviewAction.allCases.map { ["value": $0.rawValue, "name": Self.label($0)] },
+                "storefronts": Storefront.all.map { ["code": $0.code, "selected": $0.code == storefrontCode] },
+            ], session: context.consoleSession)
+    }
+
+    static func label(_ action: ReviewAction) -> String {
+        switch action {
+        case .submit: "Submit for review"
+        case .approve: "Approve"
+        case .reject: "Reject"
+        case .removeFromSale: "Remove from sale"
+        case .restoreToSale: "Restore to sale"
+        }
+    }
+}

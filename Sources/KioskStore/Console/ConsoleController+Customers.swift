@@ -1,0 +1,150 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskProtocol
+
+/// Customers: search, a customer's timeline (purchases, renewals, refunds and the notifications sent about them),
+/// and in the sandbox the test controls for that customer (buy, refund).
+extension ConsoleController {
+    func addCustomerRoutes(to pages: RouterGroup<KioskRequestContext>) {
+        pages.get("customers") { request, context in
+            let query = request.uri.queryParameters.get("q") ?? ""
+            let matches = query.isEmpty ? [] : try await catalog.findCustomers(query)
+            let testers = try await catalog.accounts(.sandbox)
+            return renderer.page(
+                "customers", title: "Customers", section: "Customers",
+                values: [
+                    "q": query, "searched": !query.isEmpty, "noMatch": !query.isEmpty && matches.isEmpty,
+                    "matches": matches.map {
+                        [
+                            "email": $0.account.email, "environment": $0.account.environment.rawValue,
+                            "matchedBy": $0.matchedBy,
+                        ]
+                    },
+                    "testers": testers.map { ["email": $0.email, "storefront": $0.storefront] },
+                    "storefronts": Storefront.all.map { ["code": $0.code, "selected": $0.code == "USA"] },
+                ], session: context.consoleSession)
+        }
+        pages.get("customers/:environment/:email") { _, context in
+            try await customerPage(try Self.environment(context), email: try Self.email(context), context)
+        }
+        pages.post("testers") { request, context in
+            try await action(request, context, audit: "tester.create") { form in
+                let account = try await catalog.createAccount(
+                    .sandbox, email: form["email"] ?? "",
+                    changes: AccountChanges(password: form["password"], storefront: form["storefront"]))
+                return (account.email, Self.customerPath(account.email))
+            }
+        }
+        pages.post("testers/:email/purchases") { request, context in
+            let email = try Self.email(context)
+            return try await action(request, context, audit: "test.purchase") { form in
+                // The product list's values are "bundleId productId".
+                let choice = (form["product"] ?? "").split(separator: " ", maxSplits: 1).map(String.init)
+                guard choice.count == 2 else {
+                    throw KioskError.invalid("missing_product", "Choose a product to buy.", field: "product")
+                }
+                let entry = try await testControls.purchase(
+                    bundleId: choice[0], TestPurchaseRequest(tester: email, productId: choice[1]))
+                return ("\(email) bought \(choice[1]) (\(entry.state.rawValue))", Self.customerPath(email))
+            }
+        }
+        pages.post("testers/:email/transactions/:transactionId/refund") { request, context in
+            let email = try Self.email(context)
+            let transactionId = try context.parameters.require("transactionId", as: Int64.self)
+            return try await action(request, context, audit: "test.refund") { form in
+                let percentage = try form["percentage"].map { text in
+                    guard let value = Int(text), (1...100).contains(value) else {
+                        throw KioskError.invalid(
+                            "invalid_percentage", "A refund is 1–100 percent of the price.", field: "percentage")
+                    }
+                    return value
+                }
+                _ = try await testControls.refund(
+                    bundleId: form["bundleId"] ?? "", transactionId: transactionId,
+                    TestRefundRequest(percentage: percentage))
+                return ("transaction \(transactionId) of \(email)", Self.customerPath(email))
+            }
+        }
+    }
+
+    /// A sandbox tester's page.
+    static func customerPath(_ email: String) -> String {
+        "/console/customers/sandbox/" + ConsoleForm.percentEncoded(email)
+    }
+
+    /// Where a tester's test controls post.
+    static func testerPath(_ email: String) -> String {
+        "/console/testers/" + ConsoleForm.percentEncoded(email)
+    }
+
+    /// The path's email, percent-decoded (the router leaves `%40` as it is).
+    static func email(_ context: KioskRequestContext) throws -> String {
+        let raw = try context.parameters.require("email")
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    static func environment(_ context: KioskRequestContext) throws -> StoreEnvironment {
+        let text = try context.parameters.require("environment")
+        guard let environment = StoreEnvironment(rawValue: text) else {
+            throw KioskError.notFound("unknown_environment", "'\(text.prefix(20))' is not sandbox or production.")
+        }
+        return environment
+    }
+
+    func customerPage(_ environment: StoreEnvironment, email: String, _ context: KioskRequestContext) async throws
+        -> Response
+    {
+        let history = try await catalog.customerHistory(environment, email: email)
+        let isSandbox = environment == .sandbox
+        var apps: [[String: Any]] = []
+        for (app, transactions, notifications) in history.apps {
+            apps.append([
+                "name": app.name, "bundleId": app.bundleId,
+                "transactions": transactions.map { transaction -> [String: Any] in
+                    [
+                        "id": String(transaction.id), "originalId": String(transaction.originalTransactionId),
+                        "productId": transaction.productId, "date": Self.time(transaction.purchaseDate),
+                        "price": Self.money(transaction.priceMinorUnits, transaction.currency),
+                        "reason": transaction.transactionReason.rawValue, "orderId": transaction.orderId,
+                        "revoked": transaction.revocationDate.map(Self.time) ?? "",
+                        "refundable": isSandbox && transaction.revocationDate == nil,
+                        "expires": transaction.expiresDate.map(Self.time) ?? "",
+                        "jws": transaction.signedTransaction, "bundleId": app.bundleId,
+                    ]
+                },
+                "notifications": notifications.map(Self.notificationRow),
+            ])
+        }
+        var products: [[String: Any]] = []
+        if isSandbox {
+            for app in try await catalog.apps() {
+                for product in try await catalog.products(bundleId: app.bundleId) {
+                    products.append([
+                        "value": "\(app.bundleId) \(product.productId)",
+                        "label": "\(product.referenceName) (\(app.name))",
+                    ])
+                }
+            }
+        }
+        let account = history.account
+        return renderer.page(
+            "customer", title: account.email, section: "Customers",
+            values: [
+                "email": account.email, "environment": environment.rawValue, "sandbox": isSandbox,
+                "name": "\(account.firstName) \(account.lastName)".trimmingCharacters(in: .whitespaces),
+                "storefront": account.storefront, "apps": apps, "noTransactions": apps.isEmpty,
+                "products": products, "path": Self.customerPath(account.email),
+                "controls": Self.testerPath(account.email),
+            ], session: context.consoleSession)
+    }
+
+    static func notificationRow(_ notification: ServerNotification) -> [String: Any] {
+        [
+            "uuid": notification.uuid, "type": notification.notificationType, "subtype": notification.subtype ?? "",
+            "state": notification.state.rawValue, "attempts": notification.attemptCount,
+            "created": time(notification.createdAt), "nextAttempt": notification.nextAttemptAt.map(time) ?? "",
+            "transactionId": notification.transactionId.map(String.init) ?? "",
+        ]
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import NIOCore
+
+/// Money: units and proceeds by day as a server-drawn SVG chart, by product and storefront as tables, and Apple's
+/// report files to download. Production by default; the sandbox's test purchases can be charted on their own, and
+/// never appear in reports.
+extension ConsoleController {
+    /// How many days the page charts when the query names no span.
+    static let chartedDays = 30
+
+    func addMoneyRoutes(to pages: RouterGroup<KioskRequestContext>) {
+        pages.get("money") { request, context in
+            let query = request.uri.queryParameters
+            let environment = StoreEnvironment(rawValue: query.get("environment") ?? "") ?? .production
+            let today = Calendar.utc.startOfDay(for: clock.now())
+            let to = Calendar.utc.date(byAdding: .day, value: 1, to: today) ?? today
+            let from = Calendar.utc.date(byAdding: .day, value: -Self.chartedDays, to: to) ?? today
+            let byDay = try await catalog.moneySeries(environment: environment, from: from, to: to, by: .day)
+            let byProduct = try await catalog.moneySeries(environment: environment, from: from, to: to, by: .product)
+            let byStorefront = try await catalog.moneySeries(
+                environment: environment, from: from, to: to, by: .storefront)
+            let unitsByDay = Dictionary(uniqueKeysWithValues: byDay.points.map { ($0.key, $0.units) })
+            let days = (0..<Self.chartedDays).compactMap { Calendar.utc.date(byAdding: .day, value: $0, to: from) }
+                .map { String(ISO8601DateFormatter().string(from: $0).prefix(10)) }
+            let chart = ConsoleChart.bars(
+                days.map { (label: String($0.suffix(5)), value: unitsByDay[$0] ?? 0) },
+                title: "Units sold per day, \(days.first ?? "") to \(days.last ?? "") (UTC)")
+            return renderer.page(
+                "money", title: "Money", section: "Money",
+                values: [
+                    "chart": chart, "environment": environment.rawValue, "sandbox": environment == .sandbox,
+                    "environments": StoreEnvironment.allCases.map {
+                        ["value": $0.rawValue, "selected": $0 == environment]
+                    },
+                    "totalUnits": byDay.points.reduce(0) { $0.saturatingAdding($1.units) },
+                    "byProduct": byProduct.points.map(Self.moneyRow),
+                    "byStorefront": byStorefront.points.map(Self.moneyRow),
+                    "unconverted": byDay.unconverted.joined(separator: ", "),
+                    "reportDate": String(ISO8601DateFormatter().string(from: today).prefix(10)),
+                ], session: context.consoleSession)
+        }
+        pages.get("money/sales.tsv") { request, _ in
+            let date = request.uri.queryParameters.get("date") ?? ""
+            let report = try await catalog.salesReport(frequency: .daily, date: date)
+            var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: report)))
+            response.headers[.contentType] = "text/tab-separated-values; charset=utf-8"
+            response.headers[.contentDisposition] = "attachment; filename=\"S_D_\(date.filter(\.isNumber)).txt\""
+            return response
+        }
+    }
+
+    static func moneyRow(_ point: MoneySeries.Point) -> [String: Any] {
+        let amounts = point.byCurrency.sorted { $0.key < $1.key }
+        return [
+            "key": point.key, "units": point.units,
+            "revenue": amounts.map { money($0.value["customerPrice"] ?? 0, $0.key) }.joined(separator: ", "),
+            "proceeds": amounts.map { money($0.value["proceeds"] ?? 0, $0.key) }.joined(separator: ", "),
+        ]
+    }
+}
+
+/// Charts drawn on the server as SVG, readable without JavaScript and by screen readers (a title and a table-like
+/// text alternative per bar).
+enum ConsoleChart {
+    /// A bar chart of `points`, scaled to the largest value.
+    static func bars(_ points: [(label: String, value: Int)], title: String) -> String {
+        let width = 720
+        let height = 220
+        let plotTop = 24
+        let plotHeight = 160
+        let largest = max(1, points.map(\.value).max() ?? 1)
+        let slot = Double(width - 40) / Double(max(1, points.count))
+        var svg =
+            "<svg class=\"chart\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(escaped(title))\" "
+            + "xmlns=\"http://www.w3.org/2000/svg\"><title>\(escaped(title))</title>"
+            + "<text x=\"0\" y=\"14\" class=\"chart-title\">\(escaped(title)) · max \(largest)</text>"
+            + "<line x1=\"30\" y1=\"\(plotTop + plotHeight)\" x2=\"\(width)\" y2=\"\(plotTop + plotHeight)\" "
+            + "class=\"axis\"/>"
+        for (index, point) in points.enumerated() {
+            let barHeight = Int((Double(max(0, point.value)) / Double(largest) * Double(plotHeight)).rounded())
+            let x = 30 + Double(index) * slot
+            svg +=
+                "<g><title>\(escaped(point.label)): \(point.value)</title>"
+                + "<rect x=\"\(format(x + 1))\" y=\"\(plotTop + plotHeight - barHeight)\" width=\"\(format(slot - 2))\" "
+                + "height=\"\(barHeight)\" class=\"bar\" data-value=\"\(point.value)\"/></g>"
+            if index % 5 == 0 {
+                svg +=
+                    "<text x=\"\(format(x))\" y=\"\(plotTop + plotHeight + 16)\" class=\"tick\">"
+                    + "\(escaped(point.label))</text>"
+            }
+        }
+        return svg + "</svg>"
+    }
+
+    private static func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// Text made safe inside SVG markup.
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskHTTP
+import KioskProtocol
+import KioskSigning
+import KioskStorage
+
+/// `/console`: App Store Connect for the store, as server-rendered pages. Every page reads through the same
+/// services as the admin API, and every action goes through the same validations and is written to the audit log.
+struct ConsoleController {
+    let catalog: CatalogService
+    let testControls: TestControlsService
+    let notifications: NotificationService
+    let metrics: StoreMetrics
+    let database: any KioskDatabase
+    let sessions: ConsoleSessions
+    let renderer: ConsoleRenderer
+    let adminTokenSHA256: String
+    let clock: any KioskClock
+
+    func addRoutes(to router: Router<KioskRequestContext>) {
+        router.get("/") { _, _ in Response.redirect(to: "/console", type: .normal) }
+        let console = router.group("console").add(middleware: ConsolePageMiddleware(renderer: renderer))
+            .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console))
+        console.get("console.css") { _, _ in try ConsoleRenderer.stylesheet() }
+        console.get("sign-in") { request, _ in
+            signInPage(next: request.uri.queryParameters.get("next"), error: nil)
+        }
+        console.post("sign-in") { request, context in try await signIn(request, context: context) }
+        let pages = console.add(middleware: ConsoleAuthMiddleware(sessions: sessions, clock: clock))
+        pages.post("sign-out") { request, context in
+            _ = try await ConsoleForm.read(request, context: context)
+            var response = Response.redirect(to: "/console/sign-in", type: .normal)
+            response.headers[.setCookie] = sessions.clearingCookie
+            return response
+        }
+        pages.get("") { _, context in try await overview(context) }
+        pages.get("audit") { _, context in try await auditLog(context) }
+        addCatalogRoutes(to: pages)
+        addAgreementRoutes(to: pages)
+        addCustomerRoutes(to: pages)
+        addNotificationRoutes(to: pages)
+        addMoneyRoutes(to: pages)
+        addHealthRoutes(to: pages)
+    }
+
+    // MARK: Signing in
+
+    func signInPage(next: String?, error: String?, status: HTTPResponse.Status = .ok) -> Response {
+        renderer.page(
+            "sign-in", title: "Sign in", section: "",
+            values: ["next": Self.safeNext(next), "error": error ?? ""], session: nil, status: status)
+    }
+
+    /// Checks the admin token and starts a session. The name is the operator's, for the audit log.
+    func signIn(_ request: Request, context: KioskRequestContext) async throws -> Response {
+        let form = try await ConsoleForm.read(request, context: context)
+        let next = Self.safeNext(form["next"])
+        guard let name = form["name"], name.count <= ConsoleSessions.actorMaxLength,
+            !name.unicodeScalars.contains(where: \.isControl)
+        else {
+            return signInPage(
+                next: next,
+                error: "Give your name (1–\(ConsoleSessions.actorMaxLength) characters): the audit log "
+                    + "records who did what.", status: .badRequest)
+        }
+        guard let token = form["token"], token.utf8.count <= 512,
+            AdminAuthMiddleware.constantTimeEquals(SecretGenerator.sha256Hex(token), adminTokenSHA256)
+        else {
+            return signInPage(
+                next: next, error: "That is not the admin token. Use the one `kiosk serve` printed at first start.",
+                status: .unauthorized)
+        }
+        let (_, cookie) = sessions.issue(actor: name, now: clock.now())
+        try await audit(
+            ConsoleSession(actor: name, expiresAt: clock.now(), nonce: "", csrfToken: ""), "sign-in", "console")
+        var response = Response.redirect(to: next, type: .normal)
+        response.headers[.setCookie] = cookie
+        return response
+    }
+
+    /// Only a console path may follow sign-in, so the form cannot send an operator to another site.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/console"), next.count < 512,
+            !["//", "\\", ".."].contains(where: next.contains), !next.unicodeScalars.contains(where: \.isControl)
+        else { return "/console" }
+        return next
+    }
+
+    // MARK: Overview and audit log
+
+    func overview(_ context: KioskRequestContext) async throws -> Response {
+        let apps = try await catalog.apps()
+        var rows: [[String: Any]] = []
+        for app in apps {
+            let products = try await catalog.products(bundleId: app.bundleId)
+            rows.append(["name": app.name, "bundleId": app.bundleId, "products": products.count])
+        }
+        let (agreement, _) = try await catalog.agreement()
+        let testers = try await catalog.accounts(.sandbox)
+        return renderer.page(
+            "overview", title: "Overview", section: "Overview",
+            values: [
+                "apps": rows, "hasApps": !rows.isEmpty, "testers": testers.count,
+                "agreementActive": agreement.status == .active,
+                "agreementMissing": PaidAppsAgreement.Requirement.sentence(agreement.missing),
+            ], session: context.consoleSession)
+    }
+
+    func auditLog(_ context: KioskRequestContext) async throws -> Response {
+        let entries = try await database.transaction { tx in try await tx.auditEntries(limit: 200) }
+        return renderer.page(
+            "audit", title: "Audit log", section: "Audit log",
+            values: [
+                "entries": entries.map {
+                    ["at": Self.time($0.at), "actor": $0.actor, "action": $0.action, "target": $0.target]
+                },
+                "empty": entries.isEmpty,
+            ], session: context.consoleSession)
+    }
+
+    // MARK: Shared by the pages
+
+    /// Records that the session's operator did `action` to `target`.
+    func audit(_ session: ConsoleSession?, _ action: String, _ target: String) async throws {
+        let entry = AuditEntry(at: clock.now(), actor: session?.actor ?? "?", action: action, target: target)
+        try await database.transaction { tx in try await tx.insertAuditEntry(entry) }
+    }
+
+    /// Performs a posted action: reads the form (checking its CSRF token), runs `body`, writes the audit entry and
+    /// redirects to the page it returns. A refusal is shown with what to do and a way back to the form's page.
+    func action(
+        _ request: Request, _ context: KioskRequestContext, audit action: String,
+        _ body: (ConsoleForm) async throws -> (target: String, redirect: String)
+    ) async throws -> Response {
+        let form = try await ConsoleForm.read(request, context: context)
+        do {
+            let (target, redirect) = try await body(form)
+            try await audit(context.consoleSession, action, target)
+            return Response.redirect(to: redirect, type: .normal)
+        } catch let error as KioskError {
+            return renderer.page(
+                "error", title: "Not done", section: "",
+                values: [
+                    "message": error.message, "fix": error.fix ?? "", "code": error.code,
+                    "back": Self.safeNext(form["back"]),
+                ], session: context.consoleSession, status: error.status)
+        }
+    }
+
+    static func time(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
+        return formatter.string(from: date) + " UTC"
+    }
+
+    static func money(_ minorUnits: Int, _ currency: String) -> String {
+        let exponent = Storefront.all.first { $0.currency.code == currency }?.currency.minorUnitExponent ?? 2
+        return Currency(code: currency, minorUnitExponent: exponent).decimalString(minorUnits: minorUnits) + " "
+            + currency
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskHTTP
+
+/// Every console response: headers that keep pages out of frames, caches and other origins' scripts, and errors
+/// drawn as a page (with what to do) rather than the API's JSON.
+struct ConsolePageMiddleware: RouterMiddleware {
+    typealias Context = KioskRequestContext
+    let renderer: ConsoleRenderer
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as KioskError {
+            response = renderer.page(
+                "error", title: "Something went wrong", section: "",
+                values: ["message": error.message, "fix": error.fix ?? "", "code": error.code],
+                session: context.consoleSession, status: error.status)
+        } catch let error as HTTPError {
+            response = renderer.page(
+                "error", title: "Not found", section: "",
+                values: ["message": error.body ?? "\(error.status.reasonPhrase)", "fix": "Use the navigation above."],
+                session: context.consoleSession, status: error.status)
+        }
+        response.headers[.init("Content-Security-Policy")!] =
+            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
+            + "base-uri 'none'"
+        response.headers[.init("X-Content-Type-Options")!] = "nosniff"
+        response.headers[.init("Referrer-Policy")!] = "same-origin"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+}
+
+/// Lets a console request through only with a valid session cookie; any other goes to the sign-in page, which
+/// brings the operator back where they were.
+struct ConsoleAuthMiddleware: RouterMiddleware {
+    typealias Context = KioskRequestContext
+    let sessions: ConsoleSessions
+    let clock: any KioskClock
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        guard let session = sessions.session(cookieHeader: request.headers[.cookie], now: clock.now()) else {
+            let back = request.method == .get ? request.uri.path : "/console"
+            return Response.redirect(to: "/console/sign-in?next=" + ConsoleForm.percentEncoded(back), type: .normal)
+        }
+        var context = context
+        context.consoleSession = session
+        return try await next(request, context)
+    }
+}
+
+/// A posted console form (`application/x-www-form-urlencoded`), read only after its CSRF token is checked.
+struct ConsoleForm: Sendable {
+    /// The most fields a console form has.
+    static let maxFields = 64
+
+    let fields: [String: String]
+
+    /// The field's value, trimmed; nil when absent or empty.
+    subscript(_ name: String) -> String? {
+        let value = fields[name]?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return value?.isEmpty == false ? value : nil
+    }
+
+    /// Reads the form of `request`. With a session, the form must carry that session's `csrf` token.
+    static func read(_ request: Request, context: KioskRequestContext) async throws -> ConsoleForm {
+        let body = try await request.collectBody(context: context)
+        let form = try parse(String(decoding: body, as: UTF8.self))
+        if let session = context.consoleSession {
+            guard let token = form.fields["csrf"], AdminAuthMiddleware.constantTimeEquals(token, session.csrfToken)
+            else {
+                throw KioskError(
+                    .forbidden, code: "csrf_token_invalid",
+                    message: "This form was not sent from a page of this console session, so it was refused.",
+                    fix: "Go back, reload the page and send the form again.")
+            }
+        }
+        return form
+    }
+
+    /// Parses `name=value&…`, percent-decoding both halves (`+` is a space).
+    static func parse(_ text: String) throws -> ConsoleForm {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard fields.count < maxFields,
+                let name = decode(halves[0]), let value = halves.count == 2 ? decode(halves[1]) : ""
+            else {
+                throw KioskError.invalid(
+                    "invalid_form", "The form could not be read.", fix: "Send the form from the console's page.")
+            }
+            fields[name] = value
+        }
+        return ConsoleForm(fields: fields)
+    }
+
+    private static func decode(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    /// `text` made safe for a query value.
+    static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~/"))) ?? ""
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import Mustache
+import NIOCore
+
+/// Renders the console's pages from the Mustache templates in `Resources/console` (HTML-escaped by default). Every
+/// page template extends `layout`, which draws the navigation, the signed-in operator and the sign-out form.
+struct ConsoleRenderer: Sendable {
+    let library: MustacheLibrary
+
+    /// Loads the templates shipped with the store.
+    static func load() async throws -> ConsoleRenderer {
+        guard let folder = Bundle.module.resourceURL?.appendingPathComponent("console").path else {
+            throw KioskError(
+                .unavailable, code: "console_missing", message: "The console's templates are missing from the build.")
+        }
+        return ConsoleRenderer(library: try await MustacheLibrary(directory: folder))
+    }
+
+    /// The stylesheet, served at `/console/console.css`.
+    static func stylesheet() throws -> Response {
+        guard let url = Bundle.module.url(forResource: "console.css", withExtension: nil, subdirectory: "console"),
+            let css = try? Data(contentsOf: url)
+        else { throw KioskError.notFound("not_found", "No stylesheet.") }
+        var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: css)))
+        response.headers[.contentType] = "text/css; charset=utf-8"
+        response.headers[.cacheControl] = "max-age=300"
+        return response
+    }
+
+    /// The page `template` with `values`, inside the layout, for `session` (nil on the sign-in page).
+    func page(
+        _ template: String, title: String, section: String, values: [String: Any] = [:], session: ConsoleSession?,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        var context = values
+        context["title"] = title
+        context["csrf"] = session?.csrfToken ?? ""
+        context["actor"] = session?.actor ?? ""
+        context["signedIn"] = session != nil
+        context["nav"] = Self.sections.map { entry in
+            ["path": entry.path, "name": entry.name, "current": entry.name == section]
+        }
+        let html =
+            library.render(Self.withoutEmptyTexts(context), withTemplate: template) ?? "template \(template) is missing"
+        var response = Response(status: status, body: .init(byteBuffer: ByteBuffer(string: html)))
+        response.headers[.contentType] = "text/html; charset=utf-8"
+        return response
+    }
+
+    /// `value` without its empty strings, at any depth: to Mustache an empty string is a true section, while a
+    /// missing key is false and renders as nothing, which is what every `{{#error}}…{{/error}}` means.
+    static func withoutEmptyTexts(_ value: Any) -> Any {
+        switch value {
+        case let dictionary as [String: Any]:
+            return dictionary.filter { ($0.value as? String)?.isEmpty != true }.mapValues(withoutEmptyTexts)
+        case let array as [[String: Any]]:
+            return array.map(withoutEmptyTexts)
+        default:
+            return value
+        }
+    }
+
+    /// The navigation, in the order a newcomer walks it.
+    static let sections: [(path: String, name: String)] = [
+        ("/console", "Overview"), ("/console/apps", "Apps"), ("/console/agreements", "Agreements"),
+        ("/console/customers", "Customers"), ("/console/notifications", "Notifications"),
+        ("/console/money", "Money"), ("/console/audit", "Audit log"), ("/console/health", "Health"),
+    ]
+}

@@ -1,0 +1,85 @@
+import Foundation
+import KioskCore
+import KioskStorage
+import Prometheus
+
+/// The store's life signs at `/metrics`, beside the HTTP series: what happened, counted in this process once it
+/// committed (payments by outcome, server notifications created by type — purchases, renewals, refunds and the rest
+/// as the merchant hears of them — and delivery attempts by result), and how the backlog stands, read from the
+/// database at each scrape so every replica reports the same (undelivered notifications, the oldest one's age, and
+/// how late the renewal scheduler is).
+public struct StoreMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+
+    /// Counts payments made, by environment and outcome (`purchased`, `failed`, `deferred`…).
+    func paid(_ payments: [Payment]) {
+        for payment in payments {
+            registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "payments", "total",
+                    "Payments made, by environment and outcome (a repeated request is not counted)."),
+                labels: [("environment", payment.environment.rawValue), ("outcome", payment.state.rawValue)]
+            ).increment()
+        }
+    }
+
+    /// Counts server notifications created, by environment and type: each is a purchase, renewal, refund, expiry…
+    func created(_ notifications: [ServerNotification]) {
+        for notification in notifications {
+            registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "store_events", "total",
+                    "What happened to purchases, by environment and App Store Server Notification type: "
+                        + "ONE_TIME_CHARGE and SUBSCRIBED are purchases, DID_RENEW renewals, REFUND refunds."),
+                labels: [("environment", notification.environment.rawValue), ("type", notification.notificationType)]
+            ).increment()
+        }
+    }
+
+    /// Counts notification delivery attempts, by environment and result.
+    func attempted(_ attempts: [NotificationAttempt], environment: StoreEnvironment) {
+        for attempt in attempts {
+            registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "notification_attempts", "total", "POSTs of server notifications, by environment and result."),
+                labels: [("environment", environment.rawValue), ("result", attempt.result.rawValue)]
+            ).increment()
+        }
+    }
+
+    /// Reads the backlog from the database into its gauges; called before each scrape.
+    func refreshBacklog(database: any KioskDatabase, clocks: StoreClocks) async throws {
+        for environment in StoreEnvironment.allCases {
+            let now = clocks.now(environment)
+            let (backlog, earliestDue) = try await database.transaction { tx in
+                (
+                    try await tx.notificationBacklog(environment: environment),
+                    try await tx.earliestDueSubscription(environment: environment)
+                )
+            }
+            let labels = [("environment", environment.rawValue)]
+            registry.makeGauge(
+                descriptor: Self.descriptor(
+                    "notifications_undelivered", nil, "Server notifications committed and not yet delivered."),
+                labels: labels
+            ).set(Double(backlog.count))
+            registry.makeGauge(
+                descriptor: Self.descriptor(
+                    "oldest_undelivered_notification_age", "seconds",
+                    "Age of the oldest server notification not yet delivered; 0 when none waits."),
+                labels: labels
+            ).set(backlog.oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+            registry.makeGauge(
+                descriptor: Self.descriptor(
+                    "scheduler_lag", "seconds",
+                    "How long the earliest due subscription event (renewal, expiry, retry) has been waiting on the "
+                        + "environment's clock; 0 when nothing is due."),
+                labels: labels
+            ).set(earliestDue.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+        }
+    }
+
+    private static func descriptor(_ name: String, _ unit: String?, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "kiosk", subsystem: nil, metricName: name, unitName: unit, helpText: help)
+    }
+}

@@ -1,0 +1,239 @@
+"""Drives Kiosk's web console in a real Chromium through Selenium, as a developer would use it.
+
+Run by ConsoleBrowserTests (Tests/KioskCLITests) against a running store:
+
+    python console_browser.py --base-url http://127.0.0.1:PORT --token ADMIN_TOKEN \
+        --receiver http://127.0.0.1:PORT/notifications [--screenshots DIR]
+
+Signs in, creates an app and a product, sees it unavailable with its reason, completes the agreement, creates a
+tester and buys as them through the test controls, finds the customer, refunds from their page, sees the REFUND
+notification in the log and resends it, sees the money chart change, reads the audit log; then checks that a form
+posted without its CSRF token and a forged session cookie are refused. Prints one JSON object of what it saw and
+exits non-zero on the first failed check, naming it.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+APP = "com.example.coins"
+PRODUCT = "com.example.coins.100"
+TESTER = "kid@example.com"
+
+seen = {}
+pages = []
+
+
+def check(condition, what):
+    if not condition:
+        page = {}
+        if pages:
+            driver = pages[0]
+            page = {"url": driver.current_url, "title": driver.title,
+                    "text": driver.find_element(By.TAG_NAME, "main").text[:2000]}
+        print(json.dumps({"failed": what, "page": page, "seen": seen}, indent=1))
+        sys.exit(1)
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
+        options.add_argument(flag)
+    driver_path = os.environ.get("CHROMEDRIVER", shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--token", required=True)
+    parser.add_argument("--receiver", required=True)
+    parser.add_argument("--screenshots")
+    args = parser.parse_args()
+    base = args.base_url
+    driver = browser()
+    pages.append(driver)
+    try:
+        run(driver, base, args)
+    finally:
+        driver.quit()
+    print(json.dumps(seen, indent=1))
+
+
+def shot(driver, args, name):
+    if args.screenshots:
+        os.makedirs(args.screenshots, exist_ok=True)
+        driver.save_screenshot(os.path.join(args.screenshots, name + ".png"))
+
+
+def text(driver, css):
+    return driver.find_element(By.CSS_SELECTOR, css).text
+
+
+def fill(driver, values):
+    for name, value in values.items():
+        field = driver.find_element(By.ID, name)
+        if field.tag_name == "select":
+            Select(field).select_by_value(value) if field.find_elements(By.CSS_SELECTOR, f'option[value="{value}"]') \
+                else Select(field).select_by_visible_text(value)
+        else:
+            field.clear()
+            field.send_keys(value)
+
+
+def click_through(driver, element):
+    """Clicks something that loads a page, and returns once the new page has replaced the old one and loaded:
+    a click returns before the browser has navigated, so reading the page right after it could see the old one.
+    The old page is marked; the new one is recognised by the mark being gone (asking about the old page's elements
+    instead can fail with an inspector error while Chrome swaps documents, so those errors are waited out)."""
+    driver.execute_script("window.kioskOldPage = true")
+    element.click()
+    WebDriverWait(driver, 60, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script("return !window.kioskOldPage && document.readyState === 'complete'"))
+
+
+def submit(driver, form_id):
+    click_through(driver, driver.find_element(By.CSS_SELECTOR, f"#{form_id} button[type=submit]"))
+
+
+def run(driver, base, args):
+    # Signing in: the console sends a stranger to the sign-in page and refuses a wrong token.
+    driver.get(base + "/")
+    check("/console/sign-in" in driver.current_url, "an unsigned visitor lands on the sign-in page")
+    fill(driver, {"name": "Ann", "token": "not-the-token"})
+    click_through(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    check("not the admin token" in text(driver, "#sign-in-error"), "a wrong token is refused with a reason")
+    fill(driver, {"name": "Ann", "token": args.token})
+    click_through(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    check(driver.title.startswith("Overview"), "signing in opens the overview")
+    check("No product is for sale" in driver.page_source, "the overview warns the agreement is incomplete")
+    shot(driver, args, "overview")
+
+    # An app and a product; a bad product id is refused at its field, with the API's message.
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Apps"))
+    fill(driver, {"bundleId": APP, "name": "Coin Game"})
+    submit(driver, "new-app")
+    check(driver.current_url.endswith("/console/apps/" + APP), "creating an app opens its page")
+    fill(driver, {"productId": "100 coins", "referenceName": "100 coins", "displayName": "100 Coins",
+                  "description": "A small pile of coins"})
+    submit(driver, "new-product")
+    seen["productIdError"] = text(driver, "#productId-error")
+    check("only letters, digits" in seen["productIdError"], "a bad product id is refused at its field")
+    fill(driver, {"productId": PRODUCT})
+    submit(driver, "new-product")
+    check(driver.current_url.endswith("/products/" + PRODUCT), "creating a product opens its page")
+    reasons = [e.get_attribute("data-code") for e in driver.find_elements(By.CSS_SELECTOR, "#availability-sandbox .reason")]
+    seen["sandboxReasons"] = reasons
+    check(reasons == ["agreement_not_active"], "the sandbox names the agreement as the one reason")
+    shot(driver, args, "product-unavailable")
+
+    # Notifications go to the test's receiver.
+    driver.get(base + "/console/apps/" + APP)
+    fill(driver, {"sandboxURLs": args.receiver})
+    submit(driver, "notification-urls")
+
+    # The agreement, with masked bank details; then the product is available in the sandbox.
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Agreements"))
+    fill(driver, {"legalName": "Coin Game Ltd", "country": "GBR", "bankAccount": "GB29 NWBK 6016 1331 9268 19",
+                  "bankCurrency": "GBP", "taxForm": "W-8BEN-E", "taxId": "98-7654321"})
+    driver.find_element(By.ID, "terms").click()  # a checkbox: no page load
+    submit(driver, "agreement")
+    seen["agreement"] = text(driver, "#agreement-status")
+    check("is active" in seen["agreement"], "the completed agreement is active")
+    check("•••• 6819" in text(driver, "#bank-account"), "the bank account is shown masked")
+    check("60161331926819" not in driver.page_source, "the full account number appears nowhere")
+    shot(driver, args, "agreements")
+    driver.get(base + f"/console/apps/{APP}/products/{PRODUCT}")
+    check("available" in text(driver, "#availability-sandbox h3")
+          and "not available" not in text(driver, "#availability-sandbox h3"), "the product sells in the sandbox")
+
+    # The chart before and after a purchase.
+    driver.get(base + "/console/money?environment=sandbox")
+    before = int(text(driver, "#total-units"))
+
+    # A tester buys through the test controls, from their page.
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Customers"))
+    fill(driver, {"email": TESTER, "password": "sandbox-pass"})
+    submit(driver, "new-tester")
+    check(TESTER in driver.title, "creating a tester opens their page")
+    submit(driver, "buy")
+    rows = driver.find_elements(By.CSS_SELECTOR, "table.timeline tbody tr")
+    check(len(rows) == 1, "the purchase is on the tester's timeline")
+    transaction_id = rows[0].get_attribute("id").removeprefix("transaction-")
+    seen["transactionId"] = transaction_id
+
+    driver.get(base + "/console/money?environment=sandbox")
+    after = int(text(driver, "#total-units"))
+    seen["units"] = [before, after]
+    check(after == before + 1, "the chart counts the purchase")
+    bars = [int(b.get_attribute("data-value")) for b in driver.find_elements(By.CSS_SELECTOR, "svg.chart .bar")]
+    check(sum(bars) == after, "the chart's bars add up to the total")
+    shot(driver, args, "money")
+
+    # Find the customer by transaction id, and refund from their page.
+    driver.get(base + "/console/customers")
+    fill(driver, {"q": transaction_id})
+    click_through(driver, driver.find_element(By.CSS_SELECTOR, "form[role=search] button"))
+    click_through(driver, driver.find_element(By.LINK_TEXT, TESTER))
+    click_through(driver, driver.find_element(By.CSS_SELECTOR, f"#transaction-{transaction_id} form button"))
+    seen["refunded"] = text(driver, f"#transaction-{transaction_id} .bad")
+    check(seen["refunded"].startswith("refunded"), "the refund shows on the timeline")
+    shot(driver, args, "customer")
+
+    # The REFUND notification is in the log; resend it.
+    driver.get(base + f"/console/notifications?app={APP}&environment=sandbox&type=REFUND")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#notifications tbody tr")
+    check(len(rows) == 1, "the REFUND notification is in the log")
+    click_through(driver, rows[0].find_element(By.CSS_SELECTOR, "button"))
+    check("/console/notifications" in driver.current_url, "resending returns to the log")
+    shot(driver, args, "notifications")
+
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Audit log"))
+    actions = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#audit tbody td:nth-child(3)")]
+    seen["audit"] = actions
+    for action in ("app.create", "product.create", "agreement.accept", "tester.create", "test.purchase",
+                   "test.refund", "notification.resend"):
+        check(action in actions, f"the audit log records {action}")
+    shot(driver, args, "audit")
+
+    # The health page shows the life signs /metrics serves.
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Health"))
+    names = {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#life-signs td:first-child code")}
+    seen["lifeSigns"] = sorted(names)
+    for name in ("kiosk_payments_total", "kiosk_store_events_total", "kiosk_notification_attempts_total",
+                 "kiosk_scheduler_lag_seconds"):
+        check(name in names, f"the health page shows {name}")
+
+    # A form posted without its CSRF token, with the session's own cookie, is refused.
+    cookie = driver.get_cookie("kiosk_console")["value"]
+    request = urllib.request.Request(base + "/console/apps", data=b"bundleId=com.example.evil&name=Evil",
+                                     headers={"Cookie": "kiosk_console=" + cookie}, method="POST")
+    try:
+        urllib.request.urlopen(request)
+        status = 200
+    except urllib.error.HTTPError as error:
+        status = error.code
+    seen["withoutCsrf"] = status
+    check(status == 403, "a form without its CSRF token is refused")
+
+    # A forged session cookie sends the browser back to sign-in.
+    driver.delete_cookie("kiosk_console")
+    driver.add_cookie({"name": "kiosk_console", "value": cookie[:-1] + ("0" if cookie[-1] != "0" else "1"),
+                       "path": "/console"})
+    driver.get(base + "/console/audit")
+    check("/console/sign-in" in driver.current_url, "a forged cookie is not a session")
+
+
+if __name__ == "__main__":
+    main()

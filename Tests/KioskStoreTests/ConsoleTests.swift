@@ -1,0 +1,160 @@
+import AsyncHTTPClient
+import Foundation
+import KioskCore
+import KioskTesting
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// The console's safety over HTTP, redirects not followed: sign-in and its cookie, CSRF tokens, session expiry on
+/// the store's clock, sign-out, hostile forms and escaping. (The pages themselves are driven in a real browser by
+/// ConsoleBrowserTests.)
+@Suite struct ConsoleTests {
+    struct Page {
+        var status: Int
+        var headers: HTTPHeaders
+        var text: String
+        var location: String? { headers.first(name: "Location") }
+    }
+
+    /// A browser-like client that keeps the console cookie and does not follow redirects.
+    final class Visitor: @unchecked Sendable {
+        let store: TestStore
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        var cookie: String?
+
+        init(_ store: TestStore) { self.store = store }
+
+        func get(_ path: String) async throws -> Page { try await send(.GET, path, form: nil) }
+
+        func post(_ path: String, _ form: String) async throws -> Page { try await send(.POST, path, form: form) }
+
+        func send(_ method: HTTPMethod, _ path: String, form: String?) async throws -> Page {
+            var request = HTTPClientRequest(url: store.baseURL + path)
+            request.method = method
+            if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+            if let form {
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                request.body = .bytes(ByteBuffer(string: form))
+            }
+            let response = try await http.execute(request, timeout: .seconds(120))
+            let body = try await response.body.collect(upTo: 8 << 20)
+            if let set = response.headers.first(name: "Set-Cookie"), let pair = set.split(separator: ";").first {
+                cookie = pair.hasSuffix("=") ? nil : String(pair)
+            }
+            return Page(status: Int(response.status.code), headers: response.headers, text: String(buffer: body))
+        }
+
+        /// The CSRF token of the page at `path`.
+        func csrf(_ path: String = "/console") async throws -> String {
+            let text = try await get(path).text
+            guard let range = text.range(of: "name=\"csrf\" value=\"") else { return "" }
+            return String(text[range.upperBound...].prefix { $0 != "\"" })
+        }
+
+        func signIn(as name: String = "Ann") async throws -> Page {
+            try await post("/console/sign-in", "name=\(name)&token=\(store.adminToken)&next=%2Fconsole%2Fapps")
+        }
+
+        deinit { try? http.syncShutdown() }
+    }
+
+    @Test func signInSetsAStrictHttpOnlyCookieAndSessionsEndOnTheStoresClock() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
+        try await withTestStore(clock: clock) { store in
+            let visitor = Visitor(store)
+            let stranger = try await visitor.get("/console/apps")
+            #expect(stranger.status == 303 && stranger.location == "/console/sign-in?next=/console/apps")
+            #expect(try await visitor.get("/").location == "/console")
+
+            let wrong = try await visitor.post("/console/sign-in", "name=Ann&token=nope")
+            #expect(wrong.status == 401 && wrong.text.contains("not the admin token") && visitor.cookie == nil)
+            let signedIn = try await visitor.signIn()
+            #expect(signedIn.status == 303 && signedIn.location == "/console/apps")
+            let setCookie = signedIn.headers.first(name: "Set-Cookie") ?? ""
+            for attribute in ["HttpOnly", "SameSite=Strict", "Path=/console", "Max-Age=28800"] {
+                #expect(setCookie.contains(attribute), "\(setCookie)")
+            }
+            #expect(!setCookie.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
+            let page = try await visitor.get("/console/apps")
+            #expect(page.status == 200 && page.text.contains("<h1>Apps</h1>"))
+            for header in ["Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy"] {
+                #expect(page.headers.first(name: header) != nil, "\(header)")
+            }
+            #expect(page.headers.first(name: "Cache-Control") == "no-store")
+
+            // Eight hours on the store's clock end the session.
+            clock.advance(by: 8 * 3600 - 1)
+            #expect(try await visitor.get("/console/apps").status == 200)
+            clock.advance(by: 1)
+            let expired = try await visitor.get("/console/apps")
+            #expect(expired.status == 303 && expired.location == "/console/sign-in?next=/console/apps")
+        }
+    }
+
+    @Test func formsNeedTheirSessionsCSRFTokenAndSignOutEndsTheSession() async throws {
+        try await withTestStore { store in
+            let ann = Visitor(store)
+            let bob = Visitor(store)
+            _ = try await ann.signIn(as: "Ann")
+            _ = try await bob.signIn(as: "Bob")
+            let annsToken = try await ann.csrf()
+            #expect(annsToken.count == 64)
+
+            let none = try await ann.post("/console/apps", "bundleId=com.example.a&name=A")
+            #expect(none.status == 403 && none.text.contains("not sent from a page of this console session"))
+            let bobs = try await ann.post("/console/apps", "bundleId=com.example.a&name=A&csrf=\(try await bob.csrf())")
+            #expect(bobs.status == 403)
+            #expect(try await store.request(.GET, "/admin/v1/apps/com.example.a").status == 404)
+            let made = try await ann.post("/console/apps", "bundleId=com.example.a&name=A&csrf=\(annsToken)")
+            #expect(made.status == 303 && made.location == "/console/apps/com.example.a")
+            let audit = try await ann.get("/console/audit").text
+            #expect(audit.contains("<td>Ann</td><td><code>app.create</code></td><td>com.example.a</td>"), "\(audit)")
+
+            let signedOut = try await ann.post("/console/sign-out", "csrf=\(annsToken)")
+            #expect(
+                signedOut.status == 303 && signedOut.headers.first(name: "Set-Cookie")?.contains("Max-Age=0") == true)
+            #expect(try await ann.get("/console").status == 303)
+            #expect(try await bob.get("/console").status == 200, "one operator signing out leaves the other's session")
+        }
+    }
+
+    @Test func hostileFormsAndTextsAreRefusedOrEscaped() async throws {
+        try await withTestStore { store in
+            let visitor = Visitor(store)
+            // After sign-in, only a console path may follow: never another site.
+            for next in ["https://evil.example", "//evil.example", "/console/../admin", "/\\evil.example"] {
+                let page = try await visitor.post(
+                    "/console/sign-in",
+                    "name=Ann&token=\(store.adminToken)&next=\(next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+                )
+                #expect(page.location == "/console" || page.location?.hasPrefix("/console/") == true, "\(next)")
+                #expect(page.location?.contains("evil") != true && page.location?.contains("..") != true, "\(next)")
+            }
+            #expect(try await visitor.post("/console/sign-in", "name=%01bad&token=x").status == 400)
+            #expect(
+                try await visitor.post("/console/sign-in", "name=\(String(repeating: "a", count: 65))&token=x").status
+                    == 400)
+            let csrf = try await visitor.csrf()
+            let broken = try await visitor.post("/console/apps", "csrf=\(csrf)&bundleId=%zz")
+            #expect(broken.status == 400 && broken.text.contains("could not be read"))
+            let huge = try await visitor.post(
+                "/console/apps", "csrf=\(csrf)&name=" + String(repeating: "x", count: 2 << 20))
+            #expect(huge.status == 413)
+
+            let script = "<script>alert(1)</script>"
+            let made = try await visitor.post(
+                "/console/apps",
+                "csrf=\(csrf)&bundleId=com.example.x&name=\(script.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+            )
+            #expect(made.status == 303, "\(made.text)")
+            let apps = try await visitor.get("/console/apps").text
+            #expect(!apps.contains(script) && apps.contains("&lt;script&gt;"), "names are escaped")
+            let missing = try await visitor.get("/console/apps/com.example.none")
+            #expect(
+                missing.status == 404 && missing.text.contains("<!doctype html>")
+                    && missing.text.contains("com.example.none"))
+        }
+    }
+}
