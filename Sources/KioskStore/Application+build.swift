@@ -107,7 +107,8 @@ public func buildStore(
         try await tx.settingInsertingIfAbsent(ConsoleSessions.secretSetting, value: SecretGenerator.hex(byteCount: 32))
     }
     ConsoleController(
-        catalog: catalog, testControls: TestControlsService(context: context), notifications: notifications,
+        catalog: catalog, testControls: TestControlsService(context: context), sandboxClock: sandboxClock,
+        subscriptions: SubscriptionTestControls(lifecycle: lifecycle), notifications: notifications,
         metrics: metrics, database: bootstrap.database,
         sessions: ConsoleSessions(
             secret: consoleSecret, adminTokenSHA256: bootstrap.adminTokenSHA256, secure: configuration.tls != nil),

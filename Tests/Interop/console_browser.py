@@ -59,6 +59,7 @@ def main():
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--token", required=True)
     parser.add_argument("--receiver", required=True)
+    parser.add_argument("--storekit", required=True, help="an Xcode .storekit file to import")
     parser.add_argument("--screenshots")
     args = parser.parse_args()
     base = args.base_url
@@ -72,9 +73,13 @@ def main():
 
 
 def shot(driver, args, name):
+    """Saves the whole page (the window grown to the page's height, at most 2400 pixels) as NAME.png."""
     if args.screenshots:
         os.makedirs(args.screenshots, exist_ok=True)
+        height = min(2400, driver.execute_script("return document.documentElement.scrollHeight"))
+        driver.set_window_size(1280, max(900, height))
         driver.save_screenshot(os.path.join(args.screenshots, name + ".png"))
+        driver.set_window_size(1280, 900)
 
 
 def text(driver, css):
@@ -137,6 +142,12 @@ def run(driver, base, args):
     seen["sandboxReasons"] = reasons
     check(reasons == ["agreement_not_active"], "the sandbox names the agreement as the one reason")
     shot(driver, args, "product-unavailable")
+    fill(driver, {"loc-locale": "fr_FR", "loc-displayName": "100 pièces", "loc-description": "Un petit tas de pièces"})
+    submit(driver, "localization")
+    check("fr_FR: 100 pièces" in driver.page_source, "a localization is added from the product page")
+    fill(driver, {"referenceName": "Coins, 100"})
+    submit(driver, "edit-product")
+    check(driver.title.startswith("Coins, 100"), "the product's reference name is edited")
 
     # Notifications go to the test's receiver.
     driver.get(base + "/console/apps/" + APP)
@@ -199,13 +210,48 @@ def run(driver, base, args):
     check("/console/notifications" in driver.current_url, "resending returns to the log")
     shot(driver, args, "notifications")
 
-    click_through(driver, driver.find_element(By.LINK_TEXT, "Audit log"))
-    actions = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#audit tbody td:nth-child(3)")]
-    seen["audit"] = actions
-    for action in ("app.create", "product.create", "agreement.accept", "tester.create", "test.purchase",
-                   "test.refund", "notification.resend"):
-        check(action in actions, f"the audit log records {action}")
-    shot(driver, args, "audit")
+    # A .storekit file Xcode wrote, imported by pasting it; its subscription bought, then renewed from the page.
+    driver.get(base + f"/console/apps/{APP}/catalog")
+    with open(args.storekit) as file:
+        driver.execute_script("document.getElementById('file').value = arguments[0]", file.read())
+    submit(driver, "import")
+    seen["imported"] = text(driver, "#import-report")
+    check("com.example.coins.club.monthly" in seen["imported"], "the import report lists the subscription")
+    shot(driver, args, "catalog")
+    driver.get(base + "/console/customers/sandbox/" + TESTER)
+    Select(driver.find_element(By.ID, "product")).select_by_value(APP + " com.example.coins.club.monthly")
+    submit(driver, "buy")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#subscriptions tbody tr")
+    check(len(rows) == 1, "the subscription is on the tester's page")
+    click_through(driver, rows[0].find_element(By.CSS_SELECTOR, 'button[value="renew"]'))
+    club = [r for r in driver.find_elements(By.CSS_SELECTOR, "table.timeline tbody tr")
+            if "com.example.coins.club.monthly" in r.text]
+    seen["clubTransactions"] = len(club)
+    check(len(club) == 2, "renewing now adds a renewal to the timeline")
+
+    # The tester's settings: Ask to Buy on (the app's next purchase will wait for approval on this page).
+    driver.find_element(By.ID, "askToBuy").click()
+    submit(driver, "tester-settings")
+    check(driver.find_element(By.ID, "askToBuy").is_selected(), "Ask to Buy is saved")
+
+    # The sandbox clock moves forward by a day.
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Sandbox"))
+    before_now = text(driver, "#sandbox-now")
+    fill(driver, {"by": "1d"})
+    submit(driver, "advance")
+    seen["sandboxNow"] = [before_now, text(driver, "#sandbox-now")]
+    check(seen["sandboxNow"][0] != seen["sandboxNow"][1], "advancing moves the sandbox clock")
+
+    # A team key's private half is shown once, at creation.
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Keys"))
+    Select(driver.find_element(By.ID, "role")).select_by_visible_text("FINANCE")
+    submit(driver, "new-team-key")
+    check(driver.find_element(By.ID, "private-key").get_attribute("value").startswith("-----BEGIN PRIVATE KEY-----"),
+          "a new key shows its private key")
+    key_id = text(driver, "#key-id")
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Keys"))
+    check(key_id in text(driver, "#team-keys") and "PRIVATE KEY" not in driver.page_source,
+          "the keys page lists the key without its private half")
 
     # The health page shows the life signs /metrics serves.
     click_through(driver, driver.find_element(By.LINK_TEXT, "Health"))
@@ -214,6 +260,16 @@ def run(driver, base, args):
     for name in ("kiosk_payments_total", "kiosk_store_events_total", "kiosk_notification_attempts_total",
                  "kiosk_scheduler_lag_seconds"):
         check(name in names, f"the health page shows {name}")
+
+    # Every action above is in the audit log.
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Audit log"))
+    actions = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#audit tbody td:nth-child(3)")]
+    seen["audit"] = actions
+    for action in ("app.create", "product.create", "agreement.accept", "tester.create", "test.purchase",
+                   "test.refund", "notification.resend", "catalog.import", "test.subscription", "sandbox.clock",
+                   "team-key.create", "tester.settings"):
+        check(action in actions, f"the audit log records {action}")
+    shot(driver, args, "audit")
 
     # A form posted without its CSRF token, with the session's own cookie, is refused.
     cookie = driver.get_cookie("kiosk_console")["value"]

@@ -9,8 +9,10 @@ import Testing
 /// token, a forged cookie). The store is checked afterwards through the admin API, so the pages are not trusted to
 /// report their own success. Set `KIOSK_CONSOLE_SCREENSHOTS=docs/console` to refresh the README's screenshots.
 @Suite struct ConsoleBrowserTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Interop/console_browser.py").path
+    static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let script = tests.appendingPathComponent("Interop/console_browser.py").path
+    /// The example `.storekit` file, shaped as Xcode writes them.
+    static let storekit = tests.deletingLastPathComponent().appendingPathComponent("Examples/CoinGame.storekit").path
 
     @Test(.enabled(if: TestEnvironment.runs(.browser), "set KIOSK_TEST_BROWSER_PYTHON (.ci/run does)"))
     func aDevelopersFirstHourInTheConsole() async throws {
@@ -24,7 +26,7 @@ import Testing
                     python,
                     [
                         Self.script, "--base-url", store.baseURL, "--token", store.adminToken, "--receiver", sink.url,
-                        "--screenshots", screenshots,
+                        "--storekit", Self.storekit, "--screenshots", screenshots,
                     ])
                 #expect(status == 0, "\(output)")
                 let seen = try #require(
@@ -48,7 +50,10 @@ import Testing
                 let evil = try await store.request(.GET, "/admin/v1/apps/com.example.evil")
                 #expect(evil.status == 404, "the form without a CSRF token created nothing")
                 #expect(sink.uuids.count >= 1, "the resent notification reached the receiver")
-                for page in ["overview", "product-unavailable", "agreements", "money", "customer", "notifications"] {
+                for page in [
+                    "overview", "product-unavailable", "agreements", "money", "customer", "notifications", "catalog",
+                    "audit",
+                ] {
                     #expect(FileManager.default.fileExists(atPath: "\(screenshots)/\(page).png"), "\(page).png")
                 }
             }

@@ -120,6 +120,32 @@ import Testing
         }
     }
 
+    /// A purchase the app made under Ask to Buy waits on the tester's page until approved there; then it is
+    /// charged and on the timeline.
+    @Test func askToBuyIsApprovedFromTheTestersPage() async throws {
+        try await withTestStore { store in
+            try await store.preparePurchaseCatalog(testerSettings: ["askToBuy": true])
+            let token = try await store.signIn()
+            let deferred = try await store.pay(TestStore.coins, token: token)
+            #expect(deferred.json["state"] as? String == "deferred", "\(deferred.text)")
+            let visitor = Visitor(store)
+            _ = try await visitor.signIn()
+            let page = "/console/customers/sandbox/\(TestStore.testerEmail)"
+            let waiting = try await visitor.get(page).text
+            let marker = "/console/testers/tester%40example.com/payments/"
+            let start = try #require(waiting.range(of: marker), "\(waiting)")
+            let paymentId = String(waiting[start.upperBound...].prefix { $0 != "\"" })
+            let approved = try await visitor.post(
+                marker + paymentId,
+                "csrf=\(try await visitor.csrf(page))&bundleId=\(TestStore.bundleId)&decision=approve&back=\(page)")
+            #expect(approved.status == 303, "\(approved.text)")
+            let after = try await visitor.get(page).text
+            #expect(!after.contains(marker) && after.contains(TestStore.coins), "\(after)")
+            let audit = try await visitor.get("/console/audit").text
+            #expect(audit.contains("test.payment-decision"))
+        }
+    }
+
     @Test func hostileFormsAndTextsAreRefusedOrEscaped() async throws {
         try await withTestStore { store in
             let visitor = Visitor(store)
@@ -151,6 +177,8 @@ import Testing
             #expect(made.status == 303, "\(made.text)")
             let apps = try await visitor.get("/console/apps").text
             #expect(!apps.contains(script) && apps.contains("&lt;script&gt;"), "names are escaped")
+            let nul = try await visitor.get("/console/customers?q=a%00b")
+            #expect(nul.status == 400 && nul.text.contains("<!doctype html>"), "a NUL in a query is refused as a page")
             let missing = try await visitor.get("/console/apps/com.example.none")
             #expect(
                 missing.status == 404 && missing.text.contains("<!doctype html>")

@@ -47,6 +47,42 @@ extension ConsoleController {
                 try context.parameters.require("bundleId"), try context.parameters.require("productId"),
                 storefront: request.uri.queryParameters.get("storefront") ?? "USA", context)
         }
+        pages.post("apps/:bundleId/products/:productId") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let productId = try context.parameters.require("productId")
+            return try await action(request, context, audit: "product.update") { form in
+                var changes = ProductChanges(
+                    referenceName: form["referenceName"], clearedForSale: form["clearedForSale"] == "on")
+                if let tierText = form["tier"] {
+                    guard let tier = Int(tierText) else {
+                        throw KioskError.invalid(
+                            "invalid_tier", "A price tier is a whole number from 1 to 20.", field: "tier")
+                    }
+                    // A new tier keeps the custom prices, which win over it in their storefronts.
+                    let current = try await catalog.product(bundleId: bundleId, productId: productId).pricing
+                    if tier != current.tier {
+                        changes.pricing = Pricing(tier: tier, customPrices: current.customPrices)
+                    }
+                }
+                _ = try await catalog.updateProduct(bundleId: bundleId, productId: productId, changes: changes)
+                return ("\(bundleId)/\(productId)", "/console/apps/\(bundleId)/products/\(productId)")
+            }
+        }
+        pages.post("apps/:bundleId/products/:productId/localizations") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let productId = try context.parameters.require("productId")
+            return try await action(request, context, audit: "product.localization") { form in
+                _ = try await catalog.setLocalization(
+                    bundleId: bundleId, productId: productId,
+                    localization: ProductLocalization(
+                        locale: form["locale"] ?? "", displayName: form["displayName"] ?? "",
+                        description: form["description"] ?? ""))
+                return (
+                    "\(bundleId)/\(productId) \(form["locale"] ?? "")",
+                    "/console/apps/\(bundleId)/products/\(productId)"
+                )
+            }
+        }
         pages.post("apps/:bundleId/products/:productId/review") { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let productId = try context.parameters.require("productId")
@@ -190,6 +226,7 @@ extension ConsoleController {
             values: [
                 "bundleId": bundleId, "productId": product.productId, "referenceName": product.referenceName,
                 "type": product.type.rawValue, "state": product.reviewState.displayName,
+                "clearedForSale": product.clearedForSale, "tier": product.pricing.tier.map(String.init) ?? "",
                 "storefront": storefrontCode, "availability": availability, "prices": prices,
                 "localizations": product.localizations.map {
                     ["locale": $0.locale, "displayName": $0.displayName, "description": $0.description]

@@ -127,7 +127,10 @@ extension ConsoleController {
                 }
             }
         }
+        let subscriptionRows =
+            isSandbox ? try await subscriptionRows(email: email, apps: history.apps.map(\.app)) : []
         let account = history.account
+        let waiting = isSandbox ? try await waitingPayments(email: account.email) : []
         return renderer.page(
             "customer", title: account.email, section: "Customers",
             values: [
@@ -136,6 +139,8 @@ extension ConsoleController {
                 "storefront": account.storefront, "apps": apps, "noTransactions": apps.isEmpty,
                 "products": products, "path": Self.customerPath(account.email),
                 "controls": Self.testerPath(account.email),
+                "subscriptions": subscriptionRows, "hasSubscriptions": !subscriptionRows.isEmpty,
+                "settings": isSandbox ? Self.testerSettings(account) : [:], "waiting": waiting,
             ], session: context.consoleSession)
     }
 

@@ -11,6 +11,8 @@ import KioskStorage
 struct ConsoleController {
     let catalog: CatalogService
     let testControls: TestControlsService
+    let sandboxClock: SandboxClockService
+    let subscriptions: SubscriptionTestControls
     let notifications: NotificationService
     let metrics: StoreMetrics
     let database: any KioskDatabase
@@ -22,7 +24,7 @@ struct ConsoleController {
     func addRoutes(to router: Router<KioskRequestContext>) {
         router.get("/") { _, _ in Response.redirect(to: "/console", type: .normal) }
         let console = router.group("console").add(middleware: ConsolePageMiddleware(renderer: renderer))
-            .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console))
+            .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
         console.get("console.css") { _, _ in try ConsoleRenderer.stylesheet() }
         console.get("sign-in") { request, _ in
             signInPage(next: request.uri.queryParameters.get("next"), error: nil)
@@ -43,6 +45,10 @@ struct ConsoleController {
         addNotificationRoutes(to: pages)
         addMoneyRoutes(to: pages)
         addHealthRoutes(to: pages)
+        addSandboxRoutes(to: pages)
+        addKeyRoutes(to: pages)
+        addCatalogFileRoutes(to: pages)
+        addTesterRoutes(to: pages)
     }
 
     // MARK: Signing in

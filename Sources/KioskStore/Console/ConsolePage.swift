@@ -65,7 +65,9 @@ struct ConsoleRenderer: Sendable {
     /// The navigation, in the order a newcomer walks it.
     static let sections: [(path: String, name: String)] = [
         ("/console", "Overview"), ("/console/apps", "Apps"), ("/console/agreements", "Agreements"),
-        ("/console/customers", "Customers"), ("/console/notifications", "Notifications"),
-        ("/console/money", "Money"), ("/console/audit", "Audit log"), ("/console/health", "Health"),
+        ("/console/customers", "Customers"), ("/console/sandbox", "Sandbox"),
+        ("/console/notifications", "Notifications"),
+        ("/console/money", "Money"), ("/console/keys", "Keys"), ("/console/audit", "Audit log"),
+        ("/console/health", "Health"),
     ]
 }

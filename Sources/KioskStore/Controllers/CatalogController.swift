@@ -38,12 +38,16 @@ struct CatalogController {
             let bundleId = try context.parameters.require("bundleId")
             let data = try await request.collectBody(context: context)
             let app = try await catalog.app(bundleId: bundleId)
-            let file: CatalogFileImport =
-                switch try Self.format(request.uri.queryParameters.get("format")) ?? Self.detect(data) {
-                case .json: try CatalogDocument.importing(data)
-                case .storekit: try StoreKitConfiguration.importing(data, bundleId: bundleId, appName: app.name)
-                }
+            let file = try Self.file(data, format: try Self.format(request.uri.queryParameters.get("format")), of: app)
             return try await catalog.importCatalog(bundleId: bundleId, file: file)
+        }
+    }
+
+    /// Reads a catalog file for `app`: Kiosk JSON or a `.storekit` file, as `format` says or as the content shows.
+    static func file(_ data: Data, format: FileFormat?, of app: App) throws -> CatalogFileImport {
+        switch format ?? detect(data) {
+        case .json: try CatalogDocument.importing(data)
+        case .storekit: try StoreKitConfiguration.importing(data, bundleId: app.bundleId, appName: app.name)
         }
     }
 

@@ -1,0 +1,97 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskHTTP
+import KioskProtocol
+import NIOCore
+
+/// An app's catalog as a file: export as Kiosk JSON or an Xcode `.storekit` file, and import one (pasted, or read
+/// from disk by the browser), with the import report and its warnings; plus the app's subscription groups and offer
+/// codes as they stand.
+extension ConsoleController {
+    func addCatalogFileRoutes(to pages: RouterGroup<KioskRequestContext>) {
+        pages.get("apps/:bundleId/catalog") { _, context in
+            try await catalogPage(try context.parameters.require("bundleId"), report: nil, context)
+        }
+        pages.get("apps/:bundleId/catalog.json") { _, context in
+            let bundleId = try context.parameters.require("bundleId")
+            return Self.download(
+                try await catalog.exportCatalog(bundleId: bundleId).encode(), filename: "\(bundleId).catalog.json")
+        }
+        pages.get("apps/:bundleId/catalog.storekit") { _, context in
+            let bundleId = try context.parameters.require("bundleId")
+            return Self.download(
+                try await catalog.exportStoreKit(bundleId: bundleId, storefront: nil).encode(),
+                filename: "\(bundleId).storekit")
+        }
+        let imports = pages.add(middleware: BodyLimitMiddleware(3 * StoreBodyLimits.catalogImport))
+        imports.post("apps/:bundleId/catalog") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let form = try await ConsoleForm.read(request, context: context)
+            let app = try await catalog.app(bundleId: bundleId)
+            let data = Data((form.fields["file"] ?? "").utf8)
+            guard !data.isEmpty else {
+                throw KioskError.invalid("missing_file", "Paste or choose a catalog file first.", field: "file")
+            }
+            let summary = try await catalog.importCatalog(
+                bundleId: bundleId, file: try CatalogController.file(data, format: nil, of: app))
+            try await audit(
+                context.consoleSession, "catalog.import",
+                "\(bundleId): \(summary.created.count) created, \(summary.updated.count) updated")
+            return try await catalogPage(bundleId, report: summary, context)
+        }
+    }
+
+    static func download(_ data: Data, filename: String) -> Response {
+        var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        response.headers[.contentType] = "application/json"
+        response.headers[.contentDisposition] = "attachment; filename=\"\(filename)\""
+        return response
+    }
+
+    func catalogPage(_ bundleId: String, report: CatalogImportSummary?, _ context: KioskRequestContext) async throws
+        -> Response
+    {
+        let app = try await catalog.app(bundleId: bundleId)
+        let groups = try await catalog.groups(bundleId: bundleId)
+        let products = try await catalog.products(bundleId: bundleId)
+        let codes = try await catalog.offerCodes(bundleId: bundleId, productId: nil)
+        var values: [String: Any] = [
+            "name": app.name, "bundleId": bundleId,
+            "groups": groups.map { group in
+                [
+                    "name": group.referenceName,
+                    "levels": products.filter { $0.subscription?.groupId == group.id }
+                        .sorted { ($0.subscription?.level ?? 0) < ($1.subscription?.level ?? 0) }
+                        .map { product in
+                            [
+                                "productId": product.productId, "level": product.subscription?.level ?? 0,
+                                "duration": product.duration?.rawValue ?? "",
+                                "offers":
+                                    (product.introductoryOffers.map { "introductory \($0.paymentMode.rawValue)" }
+                                    + product.promotionalOffers.map { "promotional \($0.identifier)" }
+                                    + product.winBackOffers.map { "win-back \($0.identifier)" })
+                                    .joined(separator: ", "),
+                            ]
+                        },
+                ]
+            },
+            "codes": codes.map { code in
+                [
+                    "code": code.code, "productId": code.productId,
+                    "state": code.redemption == nil ? "available" : "redeemed",
+                ]
+            },
+        ]
+        if let report {
+            values["report"] = [
+                "created": report.created.joined(separator: ", "), "updated": report.updated.joined(separator: ", "),
+                "unchanged": report.unchanged.joined(separator: ", "),
+                "warnings": report.warnings.map { ["code": $0.code, "message": $0.message, "path": $0.path ?? ""] },
+            ]
+        }
+        return renderer.page(
+            "catalog", title: "\(app.name): catalog", section: "Apps", values: values,
+            session: context.consoleSession)
+    }
+}

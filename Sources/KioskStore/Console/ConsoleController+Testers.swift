@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskProtocol
+
+/// A sandbox tester's settings and waiting payments, from their page: Ask to Buy, interrupted purchases, the card's
+/// outcome, the renewal rate, clearing the purchase history, and approving or declining what waits.
+extension ConsoleController {
+    func addTesterRoutes(to pages: RouterGroup<KioskRequestContext>) {
+        pages.post("testers/:email/settings") { request, context in
+            let email = try Self.email(context)
+            return try await action(request, context, audit: "tester.settings") { form in
+                let outcome = try form["paymentOutcome"].map { text in
+                    guard let outcome = PaymentOutcome(rawValue: text) else {
+                        throw KioskError.invalid(
+                            "invalid_outcome", "Choose the card's outcome.", field: "paymentOutcome")
+                    }
+                    return outcome
+                }
+                let rate = try form["renewalRate"].map { text in
+                    guard let rate = RenewalRate(rawValue: text) else {
+                        throw KioskError.invalid("invalid_rate", "Choose a renewal rate.", field: "renewalRate")
+                    }
+                    return rate
+                }
+                _ = try await catalog.updateAccount(
+                    .sandbox, email: email,
+                    changes: AccountChanges(
+                        paymentOutcome: outcome, interruptPurchases: form["interruptPurchases"] == "on",
+                        askToBuy: form["askToBuy"] == "on", renewalRate: rate))
+                return (email, Self.customerPath(email))
+            }
+        }
+        pages.post("testers/:email/clear-purchase-history") { request, context in
+            let email = try Self.email(context)
+            return try await action(request, context, audit: "tester.clear-purchase-history") { _ in
+                _ = try await catalog.clearPurchaseHistory(email: email)
+                return (email, Self.customerPath(email))
+            }
+        }
+        pages.post("testers/:email/payments/:paymentId") { request, context in
+            let email = try Self.email(context)
+            let paymentId = try context.parameters.require("paymentId", as: UUID.self)
+            return try await action(request, context, audit: "test.payment-decision") { form in
+                guard let decision = TestControlsService.Decision(rawValue: form["decision"] ?? "") else {
+                    throw KioskError.invalid("invalid_decision", "Approve or decline the payment.", field: "decision")
+                }
+                _ = try await testControls.decide(bundleId: form["bundleId"] ?? "", paymentId: paymentId, decision)
+                return ("\(decision.rawValue) payment \(paymentId) of \(email)", Self.customerPath(email))
+            }
+        }
+    }
+
+    /// The tester's settings as the form shows them.
+    static func testerSettings(_ account: Account) -> [String: Any] {
+        let settings = account.sandbox ?? SandboxSettings()
+        return [
+            "askToBuy": settings.askToBuy, "interruptPurchases": settings.interruptPurchases,
+            "outcomes": PaymentOutcome.allCases.map {
+                ["value": $0.rawValue, "selected": $0 == account.paymentOutcome]
+            },
+            "rates": RenewalRate.allCases.map { ["value": $0.rawValue, "selected": $0 == settings.renewalRate] },
+            "historyCleared": settings.purchaseHistoryClearedAt.map(time) ?? "",
+        ]
+    }
+
+    /// The tester's payments waiting for a decision (Ask to Buy, interrupted), in every app.
+    func waitingPayments(email: String) async throws -> [[String: Any]] {
+        var rows: [[String: Any]] = []
+        for app in try await catalog.apps() {
+            for payment in try await testControls.payments(bundleId: app.bundleId, tester: email, state: nil).payments
+            where payment.state == PaymentState.deferred.rawValue || payment.state == PaymentState.interrupted.rawValue
+            {
+                rows.append([
+                    "id": payment.paymentId.uuidString, "bundleId": app.bundleId, "productId": payment.productId,
+                    "state": payment.state,
+                    "decisions":
+                        (payment.state == PaymentState.deferred.rawValue ? ["approve", "decline"] : ["resolve"])
+                        .map { ["value": $0] },
+                ])
+            }
+        }
+        return rows
+    }
+}
