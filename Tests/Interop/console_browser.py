@@ -188,7 +188,7 @@ def run(driver, base, args):
     after = int(text(driver, "#total-units"))
     seen["units"] = [before, after]
     check(after == before + 1, "the chart counts the purchase")
-    bars = [int(b.get_attribute("data-value")) for b in driver.find_elements(By.CSS_SELECTOR, "svg.chart .bar")]
+    bars = [int(b.get_attribute("data-value")) for b in driver.find_elements(By.CSS_SELECTOR, "#units-chart .bar")]
     check(sum(bars) == after, "the chart's bars add up to the total")
     shot(driver, args, "money")
 

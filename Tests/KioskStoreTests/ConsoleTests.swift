@@ -121,7 +121,7 @@ import Testing
     }
 
     /// A purchase the app made under Ask to Buy waits on the tester's page until approved there; then it is
-    /// charged and on the timeline.
+    /// charged and on the timeline with its JWS decoded, and can be refunded and the refund reversed.
     @Test func askToBuyIsApprovedFromTheTestersPage() async throws {
         try await withTestStore { store in
             try await store.preparePurchaseCatalog(testerSettings: ["askToBuy": true])
@@ -141,8 +141,24 @@ import Testing
             #expect(approved.status == 303, "\(approved.text)")
             let after = try await visitor.get(page).text
             #expect(!after.contains(marker) && after.contains(TestStore.coins), "\(after)")
+            #expect(after.contains("&quot;transactionReason&quot; : &quot;PURCHASE&quot;"), "the JWS payload, decoded")
+
+            // Refund it, then take the refund back, from the same page (a consumable cannot be revoked: it is
+            // never shared with a family).
+            #expect(!after.contains("Revoke (Family Sharing)"))
+            let transaction = try #require(after.range(of: "id=\"transaction-")).upperBound
+            let transactionId = String(after[transaction...].prefix { $0 != "\"" })
+            let controls = "/console/testers/tester%40example.com/transactions/\(transactionId)/"
+            let form = "csrf=\(try await visitor.csrf(page))&bundleId=\(TestStore.bundleId)&back=\(page)"
+            #expect(try await visitor.post(controls + "refund", form).status == 303)
+            #expect(try await visitor.get(page).text.contains("Reverse refund"))
+            #expect(try await visitor.post(controls + "reverse-refund", form).status == 303)
+            #expect(!(try await visitor.get(page).text.contains("class=\"bad\">refunded")))
+            #expect(try await visitor.post(controls + "explode", form).status == 404)
             let audit = try await visitor.get("/console/audit").text
-            #expect(audit.contains("test.payment-decision"))
+            for action in ["test.payment-decision", "test.refund", "test.reverse-refund"] {
+                #expect(audit.contains(action), "\(action)")
+            }
         }
     }
 

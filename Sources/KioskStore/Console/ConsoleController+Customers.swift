@@ -4,7 +4,7 @@ import KioskCore
 import KioskProtocol
 
 /// Customers: search, a customer's timeline (purchases, renewals, refunds and the notifications sent about them),
-/// and in the sandbox the test controls for that customer (buy, refund).
+/// and in the sandbox the test controls for that customer (buy, refund, revoke, reverse a refund).
 extension ConsoleController {
     func addCustomerRoutes(to pages: RouterGroup<KioskRequestContext>) {
         pages.get("customers") { request, context in
@@ -49,20 +49,25 @@ extension ConsoleController {
                 return ("\(email) bought \(choice[1]) (\(entry.state.rawValue))", Self.customerPath(email))
             }
         }
-        pages.post("testers/:email/transactions/:transactionId/refund") { request, context in
+        pages.post("testers/:email/transactions/:transactionId/:action") { request, context in
             let email = try Self.email(context)
             let transactionId = try context.parameters.require("transactionId", as: Int64.self)
-            return try await action(request, context, audit: "test.refund") { form in
-                let percentage = try form["percentage"].map { text in
-                    guard let value = Int(text), (1...100).contains(value) else {
-                        throw KioskError.invalid(
-                            "invalid_percentage", "A refund is 1–100 percent of the price.", field: "percentage")
-                    }
-                    return value
+            let action = try context.parameters.require("action")
+            return try await self.action(request, context, audit: "test.\(action)") { form in
+                let bundleId = form["bundleId"] ?? ""
+                switch action {
+                case "refund":
+                    _ = try await testControls.refund(
+                        bundleId: bundleId, transactionId: transactionId, TestRefundRequest())
+                case "reverse-refund":
+                    _ = try await testControls.reverseRefund(bundleId: bundleId, transactionId: transactionId)
+                case "revoke":
+                    _ = try await testControls.revoke(bundleId: bundleId, transactionId: transactionId)
+                default:
+                    throw KioskError.notFound(
+                        "unknown_action", "'\(action.prefix(20))' is not something a transaction can be made to do.",
+                        field: "action", fix: "Use the buttons on the customer's page.")
                 }
-                _ = try await testControls.refund(
-                    bundleId: form["bundleId"] ?? "", transactionId: transactionId,
-                    TestRefundRequest(percentage: percentage))
                 return ("transaction \(transactionId) of \(email)", Self.customerPath(email))
             }
         }
@@ -109,6 +114,11 @@ extension ConsoleController {
                         "reason": transaction.transactionReason.rawValue, "orderId": transaction.orderId,
                         "revoked": transaction.revocationDate.map(Self.time) ?? "",
                         "refundable": isSandbox && transaction.revocationDate == nil,
+                        "reversible": isSandbox && transaction.revocationDate != nil,
+                        // Family Sharing's revocation: not for consumables, which are never shared.
+                        "revocable": isSandbox && transaction.revocationDate == nil
+                            && transaction.productType != .consumable,
+                        "decoded": Self.decodedJWS(transaction.signedTransaction),
                         "expires": transaction.expiresDate.map(Self.time) ?? "",
                         "jws": transaction.signedTransaction, "bundleId": app.bundleId,
                     ]
@@ -142,6 +152,19 @@ extension ConsoleController {
                 "subscriptions": subscriptionRows, "hasSubscriptions": !subscriptionRows.isEmpty,
                 "settings": isSandbox ? Self.testerSettings(account) : [:], "waiting": waiting,
             ], session: context.consoleSession)
+    }
+
+    /// A JWS's header and payload as indented JSON, for reading (the console signed it; nothing is verified here).
+    static func decodedJWS(_ jws: String) -> String {
+        jws.split(separator: ".").prefix(2).compactMap { segment -> String? in
+            var base64 = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            guard let data = Data(base64Encoded: base64), let object = try? JSONSerialization.jsonObject(with: data),
+                let pretty = try? JSONSerialization.data(
+                    withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            else { return nil }
+            return String(decoding: pretty, as: UTF8.self)
+        }.joined(separator: "\n")
     }
 
     static func notificationRow(_ notification: ServerNotification) -> [String: Any] {

@@ -22,15 +22,23 @@ extension ConsoleController {
             let byStorefront = try await catalog.moneySeries(
                 environment: environment, from: from, to: to, by: .storefront)
             let unitsByDay = Dictionary(uniqueKeysWithValues: byDay.points.map { ($0.key, $0.units) })
+            let proceedsByDay = Dictionary(uniqueKeysWithValues: byDay.points.map { ($0.key, $0.proceedsUSCents) })
             let days = (0..<Self.chartedDays).compactMap { Calendar.utc.date(byAdding: .day, value: $0, to: from) }
                 .map { String(ISO8601DateFormatter().string(from: $0).prefix(10)) }
             let chart = ConsoleChart.bars(
                 days.map { (label: String($0.suffix(5)), value: unitsByDay[$0] ?? 0) },
-                title: "Units sold per day, \(days.first ?? "") to \(days.last ?? "") (UTC)")
+                title: "Units sold per day, \(days.first ?? "") to \(days.last ?? "") (UTC)", id: "units-chart")
+            // Proceeds add up across currencies only through exchange rates (`kiosk exchange-rates set`).
+            let proceedsChart =
+                proceedsByDay.values.contains { $0 != 0 }
+                ? ConsoleChart.bars(
+                    days.map { (label: String($0.suffix(5)), value: proceedsByDay[$0] ?? 0) },
+                    title: "Proceeds per day, US cents at the configured exchange rates", id: "proceeds-chart") : ""
             return renderer.page(
                 "money", title: "Money", section: "Money",
                 values: [
-                    "chart": chart, "environment": environment.rawValue, "sandbox": environment == .sandbox,
+                    "chart": chart, "proceedsChart": proceedsChart, "environment": environment.rawValue,
+                    "sandbox": environment == .sandbox,
                     "environments": StoreEnvironment.allCases.map {
                         ["value": $0.rawValue, "selected": $0 == environment]
                     },
@@ -65,7 +73,7 @@ extension ConsoleController {
 /// text alternative per bar).
 enum ConsoleChart {
     /// A bar chart of `points`, scaled to the largest value.
-    static func bars(_ points: [(label: String, value: Int)], title: String) -> String {
+    static func bars(_ points: [(label: String, value: Int)], title: String, id: String) -> String {
         let width = 720
         let height = 220
         let plotTop = 24
@@ -73,7 +81,7 @@ enum ConsoleChart {
         let largest = max(1, points.map(\.value).max() ?? 1)
         let slot = Double(width - 40) / Double(max(1, points.count))
         var svg =
-            "<svg class=\"chart\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(escaped(title))\" "
+            "<svg id=\"\(id)\" class=\"chart\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(escaped(title))\" "
             + "xmlns=\"http://www.w3.org/2000/svg\"><title>\(escaped(title))</title>"
             + "<text x=\"0\" y=\"14\" class=\"chart-title\">\(escaped(title)) · max \(largest)</text>"
             + "<line x1=\"30\" y1=\"\(plotTop + plotHeight)\" x2=\"\(width)\" y2=\"\(plotTop + plotHeight)\" "
