@@ -306,7 +306,10 @@ public protocol StorageTransaction: Sendable {
     /// When the environment's earliest subscription event (renewal, expiry, retry) is or was due.
     func earliestDueSubscription(environment: StoreEnvironment) async throws -> Date?
 
-    // MARK: The console's audit log
+    // MARK: The console
+
+    /// The accounts whose transactions in `environment` carry `appAccountToken`.
+    func accountIds(appAccountToken: UUID, environment: StoreEnvironment) async throws -> [UUID]
 
     func insertAuditEntry(_ entry: AuditEntry) async throws
     /// The newest `limit` entries, newest first.

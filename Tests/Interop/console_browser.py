@@ -72,14 +72,27 @@ def main():
     print(json.dumps(seen, indent=1))
 
 
+UNLABELLED = """
+return Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea'))
+  .filter(e => !(e.id && document.querySelector('label[for="' + e.id + '"]')) && !e.closest('label')
+               && !e.getAttribute('aria-label'))
+  .map(e => e.name || e.outerHTML.slice(0, 80))
+"""
+
+
 def shot(driver, args, name):
-    """Saves the whole page (the window grown to the page's height, at most 2400 pixels) as NAME.png."""
+    """Checks the page a keyboard and screen-reader user needs (one h1, every field labelled), then saves the
+    whole page (the window grown to the page's height, at most 2400 pixels) as NAME.png."""
+    check(len(driver.find_elements(By.TAG_NAME, "h1")) == 1, f"{name}: one h1")
+    unlabelled = driver.execute_script(UNLABELLED)
+    check(not unlabelled, f"{name}: every field has a label ({unlabelled})")
     if args.screenshots:
         os.makedirs(args.screenshots, exist_ok=True)
+        width = driver.get_window_size()["width"]
         height = min(2400, driver.execute_script("return document.documentElement.scrollHeight"))
-        driver.set_window_size(1280, max(900, height))
+        driver.set_window_size(width, max(844, height))
         driver.save_screenshot(os.path.join(args.screenshots, name + ".png"))
-        driver.set_window_size(1280, 900)
+        driver.set_window_size(width, 900 if width > 600 else 844)
 
 
 def text(driver, css):
@@ -270,6 +283,16 @@ def run(driver, base, args):
                    "team-key.create", "tester.settings"):
         check(action in actions, f"the audit log records {action}")
     shot(driver, args, "audit")
+
+    # On a phone's width, pages fit: nothing scrolls sideways but inside tables.
+    driver.set_window_size(390, 844)
+    for path in ("/console", f"/console/apps/{APP}/products/{PRODUCT}", "/console/customers/sandbox/" + TESTER,
+                 "/console/money?environment=sandbox"):
+        driver.get(base + path)
+        overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+        check(overflow <= 1, f"{path} fits a phone's width (overflows by {overflow}px)")
+    shot(driver, args, "phone")
+    driver.set_window_size(1280, 900)
 
     # A form posted without its CSRF token, with the session's own cookie, is refused.
     cookie = driver.get_cookie("kiosk_console")["value"]

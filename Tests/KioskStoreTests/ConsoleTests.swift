@@ -162,6 +162,32 @@ import Testing
         }
     }
 
+    /// Support finds a customer by what they or the merchant's server have: email, transaction id or the app
+    /// account token the app sent; anything else finds no one.
+    @Test(arguments: TestDatabase.available)
+    func customersAreFoundByWhatSupportHasAtHand(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let appAccountToken = UUID()
+            let paid = try await store.client(
+                .POST, "/payments", token: token,
+                json: [
+                    "productId": TestStore.coins, "quantity": 1, "idempotencyKey": "k1",
+                    "appAccountToken": appAccountToken.uuidString,
+                ])
+            let transactionId = try #require(paid.transactionId, "\(paid.text)")
+            let visitor = Visitor(store)
+            _ = try await visitor.signIn()
+            for query in [TestStore.testerEmail, transactionId, appAccountToken.uuidString] {
+                let found = try await visitor.get("/console/customers?q=\(query)").text
+                #expect(found.contains(">\(TestStore.testerEmail)</a></td><td>sandbox</td>"), "\(query)")
+            }
+            let nobody = try await visitor.get("/console/customers?q=\(UUID().uuidString)").text
+            #expect(nobody.contains("id=\"no-match\""))
+        }
+    }
+
     @Test func hostileFormsAndTextsAreRefusedOrEscaped() async throws {
         try await withTestStore { store in
             let visitor = Visitor(store)

@@ -3,7 +3,8 @@ import KioskCore
 import KioskSQL
 import SQLKit
 
-/// What operators read: the console's audit log (appended, never changed) and the life signs `/metrics` reads.
+/// What operators read: the console's audit log (appended, never changed) and customer lookups, and the life signs
+/// `/metrics` reads.
 extension SQLStorageTransaction {
     func notificationBacklog(environment: StoreEnvironment) async throws -> (count: Int, oldest: Date?) {
         let row = try await session.first(
@@ -27,6 +28,15 @@ extension SQLStorageTransaction {
             """
         )
         return try row?.decode(column: "due", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+    }
+
+    func accountIds(appAccountToken: UUID, environment: StoreEnvironment) async throws -> [UUID] {
+        try await session.all(
+            """
+            SELECT DISTINCT account_id FROM transactions
+            WHERE app_account_token = \(bind: Self.text(appAccountToken)) AND environment = \(bind: environment.rawValue)
+            """
+        ).map { try $0.uuid("account_id") }
     }
 
     func insertAuditEntry(_ entry: AuditEntry) async throws {

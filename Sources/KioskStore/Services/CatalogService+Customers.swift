@@ -18,7 +18,7 @@ extension CatalogService {
     }
 
     /// The customers `query` names in either environment: an email address, a transaction id, an original
-    /// transaction id or an order id.
+    /// transaction id, an order id or an app account token.
     public func findCustomers(_ query: String) async throws -> [CustomerMatch] {
         let query = query.trimmingCharacters(in: .whitespaces)
         guard !query.isEmpty, query.count <= 254 else { return [] }
@@ -36,6 +36,11 @@ extension CatalogService {
                     try await add(
                         try await tx.account(email: query, environment: environment)?.id, environment, "email")
                     continue
+                }
+                if let token = UUID(uuidString: query) {
+                    for accountId in try await tx.accountIds(appAccountToken: token, environment: environment) {
+                        try await add(accountId, environment, "app account token")
+                    }
                 }
                 for app in apps {
                     if let id = Int64(query) {

@@ -1,10 +1,11 @@
 import KioskSQL
 
 extension Migration {
-    /// Migration 13: the console's audit log, one row per action, read newest first.
-    static let auditLog = Migration(
+    /// Migration 13: what the console needs: its audit log, one row per action, read newest first, and finding a
+    /// customer by the app account token their app sent.
+    static let console = Migration(
         version: 13,
-        name: "audit_log",
+        name: "console",
         statements: [
             """
             CREATE TABLE audit_log (
@@ -17,6 +18,7 @@ extension Migration {
             )
             """,
             "CREATE INDEX audit_log_at ON audit_log (at)",
+            "CREATE INDEX transactions_app_account_token_idx ON transactions (app_account_token)",
         ]
     )
 }
