@@ -223,10 +223,12 @@ def run(driver, base, args):
     check("/console/notifications" in driver.current_url, "resending returns to the log")
     shot(driver, args, "notifications")
 
-    # A .storekit file Xcode wrote, imported by pasting it; its subscription bought, then renewed from the page.
+    # A .storekit file Xcode wrote, chosen in the import form's file picker; its subscription bought, then renewed
+    # from the tester's page.
     driver.get(base + f"/console/apps/{APP}/catalog")
-    with open(args.storekit) as file:
-        driver.execute_script("document.getElementById('file').value = arguments[0]", file.read())
+    driver.find_element(By.ID, "file-picker").send_keys(os.path.abspath(args.storekit))
+    # The console's one script reads the chosen file into the text box; wait for it to have.
+    WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, "file").get_attribute("value").strip())
     submit(driver, "import")
     seen["imported"] = text(driver, "#import-report")
     check("com.example.coins.club.monthly" in seen["imported"], "the import report lists the subscription")
@@ -241,6 +243,7 @@ def run(driver, base, args):
             if "com.example.coins.club.monthly" in r.text]
     seen["clubTransactions"] = len(club)
     check(len(club) == 2, "renewing now adds a renewal to the timeline")
+    check("com.example.coins.club.monthly" in text(driver, "ul.entitlements"), "the subscription is an entitlement")
 
     # The tester's settings: Ask to Buy on (the app's next purchase will wait for approval on this page).
     driver.find_element(By.ID, "askToBuy").click()

@@ -195,3 +195,19 @@ public struct ArmedFailure: Codable, Sendable, Hashable {
         self.errorCode = errorCode
     }
 }
+
+extension StoreTransaction {
+    /// `Transaction.currentEntitlements`: of `transactions` (one account's, in one app and environment, in the order
+    /// they were made), the latest of each non-consumable, non-renewing and unexpired auto-renewable purchase, none
+    /// revoked; by transaction id.
+    public static func currentEntitlements(among transactions: [StoreTransaction], at now: Date) -> [StoreTransaction] {
+        var latestByOriginal: [Int64: StoreTransaction] = [:]
+        for transaction in transactions.sorted(by: { $0.id < $1.id }) where transaction.productType != .consumable {
+            latestByOriginal[transaction.originalTransactionId] = transaction
+        }
+        return latestByOriginal.values.filter { transaction in
+            transaction.revocationDate == nil && (transaction.expiresDate.map { $0 > now } ?? true)
+        }
+        .sorted { $0.id < $1.id }
+    }
+}

@@ -124,6 +124,9 @@ extension ConsoleController {
                     ]
                 },
                 "notifications": notifications.map(Self.notificationRow),
+                "entitlements": StoreTransaction.currentEntitlements(
+                    among: transactions, at: testControls.context.clocks.now(environment)
+                ).map { ["productId": $0.productId, "expires": $0.expiresDate.map(Self.time) ?? ""] },
             ])
         }
         var products: [[String: Any]] = []

@@ -25,7 +25,12 @@ struct ConsoleController {
         router.get("/") { _, _ in Response.redirect(to: "/console", type: .normal) }
         let console = router.group("console").add(middleware: ConsolePageMiddleware(renderer: renderer))
             .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
-        console.get("console.css") { _, _ in try ConsoleRenderer.stylesheet() }
+        console.get("console.css") { _, _ in
+            try ConsoleRenderer.asset("console.css", contentType: "text/css; charset=utf-8")
+        }
+        console.get("console.js") { _, _ in
+            try ConsoleRenderer.asset("console.js", contentType: "text/javascript; charset=utf-8")
+        }
         console.get("sign-in") { request, _ in
             signInPage(next: request.uri.queryParameters.get("next"), error: nil)
         }

@@ -27,7 +27,8 @@ struct ConsolePageMiddleware: RouterMiddleware {
                 session: context.consoleSession, status: error.status)
         }
         response.headers[.init("Content-Security-Policy")!] =
-            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
+            "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; "
+            + "frame-ancestors 'none'; "
             + "base-uri 'none'"
         response.headers[.init("X-Content-Type-Options")!] = "nosniff"
         response.headers[.init("Referrer-Policy")!] = "same-origin"

@@ -18,13 +18,13 @@ struct ConsoleRenderer: Sendable {
         return ConsoleRenderer(library: try await MustacheLibrary(directory: folder))
     }
 
-    /// The stylesheet, served at `/console/console.css`.
-    static func stylesheet() throws -> Response {
-        guard let url = Bundle.module.url(forResource: "console.css", withExtension: nil, subdirectory: "console"),
-            let css = try? Data(contentsOf: url)
-        else { throw KioskError.notFound("not_found", "No stylesheet.") }
-        var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: css)))
-        response.headers[.contentType] = "text/css; charset=utf-8"
+    /// A file of the console's own (`console.css`, `console.js`), served under `/console/`.
+    static func asset(_ name: String, contentType: String) throws -> Response {
+        guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "console"),
+            let data = try? Data(contentsOf: url)
+        else { throw KioskError.notFound("not_found", "No file \(name).") }
+        var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        response.headers[.contentType] = contentType
         response.headers[.cacheControl] = "max-age=300"
         return response
     }

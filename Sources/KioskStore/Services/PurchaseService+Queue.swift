@@ -90,14 +90,8 @@ extension PurchaseService {
         let now = clocks.now(client.environment)
         let transactions = try await database.transaction { tx in try await visibleTransactions(client: client, in: tx)
         }
-        var latestByOriginal: [Int64: StoreTransaction] = [:]
-        for transaction in transactions where transaction.productType != .consumable {
-            latestByOriginal[transaction.originalTransactionId] = transaction
-        }
-        let current = latestByOriginal.values.filter { transaction in
-            transaction.revocationDate == nil && (transaction.expiresDate.map { $0 > now } ?? true)
-        }
-        return EntitlementsResponse(transactions: current.sorted { $0.id < $1.id }.map { StoreLedger.info($0) })
+        let current = StoreTransaction.currentEntitlements(among: transactions, at: now)
+        return EntitlementsResponse(transactions: current.map { StoreLedger.info($0) })
     }
 
 }
