@@ -233,6 +233,24 @@ def run(driver, base, args):
     seen["imported"] = text(driver, "#import-report")
     check("com.example.coins.club.monthly" in seen["imported"], "the import report lists the subscription")
     shot(driver, args, "catalog")
+    # A group and a subscription made in forms, its introductory offer, and offer codes for it.
+    fill(driver, {"group-referenceName": "Gem Club", "group-name": "Gem Club"})
+    submit(driver, "new-group")
+    Select(driver.find_element(By.ID, "sub-groupId")).select_by_visible_text("Gem Club")
+    fill(driver, {"sub-productId": "com.example.gems.monthly", "sub-referenceName": "Gems monthly",
+                  "sub-duration": "P1M", "sub-tier": "3", "sub-displayName": "Gem Club",
+                  "sub-description": "Gems every month"})
+    submit(driver, "new-subscription")
+    check(driver.current_url.endswith("/products/com.example.gems.monthly"), "a subscription is created in its group")
+    fill(driver, {"intro-paymentMode": "free_trial", "intro-period": "P1W"})
+    submit(driver, "introductory-offer")
+    seen["introductoryOffer"] = text(driver, "#introductory-offers")
+    check("free_trial" in seen["introductoryOffer"], "the introductory offer is set")
+    driver.get(base + f"/console/apps/{APP}/catalog")
+    fill(driver, {"code-productId": "com.example.gems.monthly", "code-paymentMode": "free_trial", "code-count": "3"})
+    submit(driver, "new-offer-codes")
+    check(driver.page_source.count("com.example.gems.monthly (available)") == 3, "three offer codes are listed")
+
     driver.get(base + "/console/customers/sandbox/" + TESTER)
     Select(driver.find_element(By.ID, "product")).select_by_value(APP + " com.example.coins.club.monthly")
     submit(driver, "buy")
@@ -283,7 +301,8 @@ def run(driver, base, args):
     seen["audit"] = actions
     for action in ("app.create", "product.create", "agreement.accept", "tester.create", "test.purchase",
                    "test.refund", "notification.resend", "catalog.import", "test.subscription", "sandbox.clock",
-                   "team-key.create", "tester.settings"):
+                   "team-key.create", "tester.settings", "group.create", "product.introductory-offer",
+                   "offer-codes.create"):
         check(action in actions, f"the audit log records {action}")
     shot(driver, args, "audit")
 

@@ -83,6 +83,32 @@ extension ConsoleController {
                 )
             }
         }
+        pages.post("apps/:bundleId/products/:productId/introductory-offer") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let productId = try context.parameters.require("productId")
+            return try await action(request, context, audit: "product.introductory-offer") { form in
+                var offers: [IntroductoryOffer] = []
+                if form["paymentMode"] != "none" {
+                    guard let mode = OfferPaymentMode(rawValue: form["paymentMode"] ?? ""),
+                        let period = OfferPeriod(iso8601: form["period"] ?? ""),
+                        let periods = Int(form["numberOfPeriods"] ?? "1")
+                    else {
+                        throw KioskError.invalid(
+                            "invalid_offer",
+                            "Give the offer's payment mode, a period such as P1W and a number of periods.",
+                            field: "period")
+                    }
+                    offers = [
+                        IntroductoryOffer(
+                            paymentMode: mode, period: period, numberOfPeriods: periods,
+                            pricing: Pricing(tier: form["tier"].flatMap { Int($0) }))
+                    ]
+                }
+                _ = try await catalog.updateProduct(
+                    bundleId: bundleId, productId: productId, changes: ProductChanges(introductoryOffers: offers))
+                return ("\(bundleId)/\(productId)", "/console/apps/\(bundleId)/products/\(productId)")
+            }
+        }
         pages.post("apps/:bundleId/products/:productId/review") { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let productId = try context.parameters.require("productId")
@@ -227,6 +253,12 @@ extension ConsoleController {
                 "bundleId": bundleId, "productId": product.productId, "referenceName": product.referenceName,
                 "type": product.type.rawValue, "state": product.reviewState.displayName,
                 "clearedForSale": product.clearedForSale, "tier": product.pricing.tier.map(String.init) ?? "",
+                "subscription": product.type == .autoRenewable,
+                "introductoryOffers": product.introductoryOffers.map {
+                    "\($0.paymentMode.rawValue), \($0.numberOfPeriods) × \($0.period)"
+                        + ($0.storefront.map { " in \($0)" } ?? "")
+                },
+                "modes": OfferPaymentMode.allCases.map { ["value": $0.rawValue] },
                 "storefront": storefrontCode, "availability": availability, "prices": prices,
                 "localizations": product.localizations.map {
                     ["locale": $0.locale, "displayName": $0.displayName, "description": $0.description]

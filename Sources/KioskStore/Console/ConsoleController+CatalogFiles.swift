@@ -6,8 +6,8 @@ import KioskProtocol
 import NIOCore
 
 /// An app's catalog as a file: export as Kiosk JSON or an Xcode `.storekit` file, and import one (pasted, or read
-/// from disk by the browser), with the import report and its warnings; plus the app's subscription groups and offer
-/// codes as they stand.
+/// from disk by the browser), with the import report and its warnings; and its subscription groups, their
+/// subscriptions and offer codes, listed and created.
 extension ConsoleController {
     func addCatalogFileRoutes(to pages: RouterGroup<KioskRequestContext>) {
         pages.get("apps/:bundleId/catalog") { _, context in
@@ -23,6 +23,58 @@ extension ConsoleController {
             return Self.download(
                 try await catalog.exportStoreKit(bundleId: bundleId, storefront: nil).encode(),
                 filename: "\(bundleId).storekit")
+        }
+        pages.post("apps/:bundleId/subscription-groups") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            return try await action(request, context, audit: "group.create") { form in
+                let group = try await catalog.createGroup(
+                    bundleId: bundleId, referenceName: form["referenceName"] ?? "",
+                    localizations: form["name"].map {
+                        [SubscriptionGroupLocalization(locale: form["locale"] ?? "en_US", name: $0)]
+                    }
+                        ?? [])
+                return ("\(bundleId) \(group.referenceName)", "/console/apps/\(bundleId)/catalog")
+            }
+        }
+        pages.post("apps/:bundleId/subscriptions") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            return try await action(request, context, audit: "product.create") { form in
+                guard let groupId = Int64(form["groupId"] ?? ""), let level = Int(form["level"] ?? "1"),
+                    let tier = Int(form["tier"] ?? "1")
+                else {
+                    throw KioskError.invalid(
+                        "invalid_subscription", "Choose a group, and give the level and tier as whole numbers.",
+                        field: "groupId")
+                }
+                var changes = ProductChanges(
+                    pricing: Pricing(tier: tier), subscription: SubscriptionPlacement(groupId: groupId, level: level),
+                    duration: SubscriptionDuration(rawValue: form["duration"] ?? ""))
+                if let displayName = form["displayName"] {
+                    changes.localizations = [
+                        ProductLocalization(
+                            locale: form["locale"] ?? "en_US", displayName: displayName,
+                            description: form["description"] ?? "")
+                    ]
+                }
+                let product = try await catalog.createProduct(
+                    bundleId: bundleId, productId: form["productId"] ?? "", type: .autoRenewable,
+                    referenceName: form["referenceName"] ?? "", changes: changes)
+                return ("\(bundleId)/\(product.productId)", "/console/apps/\(bundleId)/products/\(product.productId)")
+            }
+        }
+        pages.post("apps/:bundleId/offer-codes") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            return try await action(request, context, audit: "offer-codes.create") { form in
+                let codes = try await catalog.createOfferCodes(
+                    bundleId: bundleId, productId: form["productId"] ?? "",
+                    referenceName: form["referenceName"] ?? "Console codes", paymentMode: form["paymentMode"] ?? "",
+                    period: form["period"] ?? "", numberOfPeriods: Int(form["numberOfPeriods"] ?? "1") ?? 0,
+                    pricing: Pricing(tier: form["tier"].flatMap { Int($0) }), count: Int(form["count"] ?? "1") ?? 0)
+                return (
+                    "\(codes.count) codes for \(bundleId)/\(form["productId"] ?? "")",
+                    "/console/apps/\(bundleId)/catalog"
+                )
+            }
         }
         let imports = pages.add(middleware: BodyLimitMiddleware(3 * StoreBodyLimits.catalogImport))
         imports.post("apps/:bundleId/catalog") { request, context in
@@ -58,6 +110,11 @@ extension ConsoleController {
         let codes = try await catalog.offerCodes(bundleId: bundleId, productId: nil)
         var values: [String: Any] = [
             "name": app.name, "bundleId": bundleId,
+            "groupChoices": groups.map { ["id": String($0.id), "name": $0.referenceName] },
+            "durations": SubscriptionDuration.allCases.map { ["value": $0.rawValue] },
+            "modes": OfferPaymentMode.allCases.map { ["value": $0.rawValue] },
+            "subscriptionProducts": products.filter { $0.type == .autoRenewable }.map { ["productId": $0.productId] },
+            "hasGroups": !groups.isEmpty, "hasSubscriptions": products.contains { $0.type == .autoRenewable },
             "groups": groups.map { group in
                 [
                     "name": group.referenceName,
