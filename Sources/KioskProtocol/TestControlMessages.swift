@@ -23,15 +23,20 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
     public var promoted: Bool?
     /// A one-time offer code redeemed with the purchase.
     public var offerCode: String?
+    /// Charges once however often the same key is sent for the tester and app (a form sent twice, a retry); the
+    /// repeats answer the first purchase's latest queue entry.
+    public var idempotencyKey: String?
 
     public init(
-        tester: String, productId: String, quantity: Int? = nil, promoted: Bool? = nil, offerCode: String? = nil
+        tester: String, productId: String, quantity: Int? = nil, promoted: Bool? = nil, offerCode: String? = nil,
+        idempotencyKey: String? = nil
     ) {
         self.tester = tester
         self.productId = productId
         self.quantity = quantity
         self.promoted = promoted
         self.offerCode = offerCode
+        self.idempotencyKey = idempotencyKey
     }
 }
 

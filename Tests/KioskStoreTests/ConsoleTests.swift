@@ -188,6 +188,36 @@ import Testing
         }
     }
 
+    /// The Buy form charges once however often it is sent (a double click, a retried post): the key drawn into the
+    /// page makes the repeats answer the first purchase; the next page draws a new key, and buys again.
+    @Test func theBuyFormChargesOncePerPage() async throws {
+        try await withTestStore { store in
+            try await store.preparePurchaseCatalog()
+            let visitor = Visitor(store)
+            _ = try await visitor.signIn()
+            let page = "/console/customers/sandbox/\(TestStore.testerEmail)"
+            func form() async throws -> String {
+                let text = try await visitor.get(page).text
+                let start = try #require(text.range(of: "name=\"idempotencyKey\" value=\"")).upperBound
+                let key = String(text[start...].prefix { $0 != "\"" })
+                return "csrf=\(try await visitor.csrf(page))&idempotencyKey=\(key)&back=\(page)"
+                    + "&product=\(TestStore.bundleId)+\(TestStore.coins)"
+            }
+            let buy = "/console/testers/tester%40example.com/purchases"
+            let once = try await form()
+            for _ in 0..<3 { #expect(try await visitor.post(buy, once).status == 303) }
+            let transactions =
+                "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)"
+            func count() async throws -> Int {
+                let listed = try await store.request(.GET, transactions, token: store.adminToken)
+                return (listed.json["transactions"] as? [[String: Any]])?.count ?? -1
+            }
+            #expect(try await count() == 1, "one charge for three posts of one form")
+            #expect(try await visitor.post(buy, try await form()).status == 303)
+            #expect(try await count() == 2, "a freshly drawn form buys again")
+        }
+    }
+
     @Test func hostileFormsAndTextsAreRefusedOrEscaped() async throws {
         try await withTestStore { store in
             let visitor = Visitor(store)

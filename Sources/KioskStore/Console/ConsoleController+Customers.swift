@@ -44,8 +44,10 @@ extension ConsoleController {
                 guard choice.count == 2 else {
                     throw KioskError.invalid("missing_product", "Choose a product to buy.", field: "product")
                 }
+                // The form's key, made when the page was drawn, charges once however often the form is sent.
                 let entry = try await testControls.purchase(
-                    bundleId: choice[0], TestPurchaseRequest(tester: email, productId: choice[1]))
+                    bundleId: choice[0],
+                    TestPurchaseRequest(tester: email, productId: choice[1], idempotencyKey: form["idempotencyKey"]))
                 return ("\(email) bought \(choice[1]) (\(entry.state.rawValue))", Self.customerPath(email))
             }
         }
@@ -151,7 +153,7 @@ extension ConsoleController {
                 "name": "\(account.firstName) \(account.lastName)".trimmingCharacters(in: .whitespaces),
                 "storefront": account.storefront, "apps": apps, "noTransactions": apps.isEmpty,
                 "products": products, "path": Self.customerPath(account.email),
-                "controls": Self.testerPath(account.email),
+                "controls": Self.testerPath(account.email), "purchaseKey": UUID().uuidString,
                 "subscriptions": subscriptionRows, "hasSubscriptions": !subscriptionRows.isEmpty,
                 "settings": isSandbox ? Self.testerSettings(account) : [:], "waiting": waiting,
             ], session: context.consoleSession)

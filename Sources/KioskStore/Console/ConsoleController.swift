@@ -84,8 +84,7 @@ struct ConsoleController {
                 status: .unauthorized)
         }
         let (_, cookie) = sessions.issue(actor: name, now: clock.now())
-        try await audit(
-            ConsoleSession(actor: name, expiresAt: clock.now(), nonce: "", csrfToken: ""), "sign-in", "console")
+        try await audit(actor: name, "sign-in", "console")
         var response = Response.redirect(to: next, type: .normal)
         response.headers[.setCookie] = cookie
         return response
@@ -135,7 +134,12 @@ struct ConsoleController {
 
     /// Records that the session's operator did `action` to `target`.
     func audit(_ session: ConsoleSession?, _ action: String, _ target: String) async throws {
-        let entry = AuditEntry(at: clock.now(), actor: session?.actor ?? "?", action: action, target: target)
+        try await audit(actor: session?.actor ?? "?", action, target)
+    }
+
+    /// Records that `actor` did `action` to `target`.
+    func audit(actor: String, _ action: String, _ target: String) async throws {
+        let entry = AuditEntry(at: clock.now(), actor: actor, action: action, target: target)
         try await database.transaction { tx in try await tx.insertAuditEntry(entry) }
     }
 

@@ -22,7 +22,7 @@ struct ConsolePageMiddleware: RouterMiddleware {
                 session: context.consoleSession, status: error.status)
         } catch let error as HTTPError {
             response = renderer.page(
-                "error", title: "Not found", section: "",
+                "error", title: error.status.reasonPhrase, section: "",
                 values: ["message": error.body ?? "\(error.status.reasonPhrase)", "fix": "Use the navigation above."],
                 session: context.consoleSession, status: error.status)
         }

@@ -25,7 +25,7 @@ extension PurchaseService {
             if let existing = try await tx.payment(
                 accountId: client.account.id, appId: client.app.id, idempotencyKey: request.idempotencyKey)
             {
-                return try await latestEntry(of: existing, in: tx)
+                return try await ledger.latestEntry(of: existing, in: tx)
             }
             var payment = Payment(
                 id: UUID(), environment: client.environment, accountId: client.account.id, appId: client.app.id,
@@ -166,13 +166,6 @@ extension PurchaseService {
     }
 
     /// The most recent entry of a payment: what a repeated request with its idempotency key answers.
-    private func latestEntry(of payment: Payment, in tx: any StorageTransaction) async throws -> QueueEntry {
-        guard let record = try await tx.queueRecords(paymentId: payment.id).last else {
-            throw StorageError.engine(message: "payment \(payment.id) has no queue entry")
-        }
-        return try await ledger.entry(for: record, in: tx)
-    }
-
     static func validate(_ request: PaymentRequest) throws {
         if request.idempotencyKey.isEmpty || request.idempotencyKey.count > 128 {
             throw paymentInvalid(

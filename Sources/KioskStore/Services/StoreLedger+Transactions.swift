@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 import KioskSigning
 import KioskStorage
 
@@ -137,6 +138,14 @@ extension StoreLedger {
             errorCode: state == .failed ? payment.errorCode : nil,
             errorReason: state == .failed ? payment.errorReason : nil,
             createdAt: now, finishedAt: finished ? now : nil)
+    }
+
+    /// The latest queue entry of `payment`: what a repeated request with its idempotency key answers.
+    func latestEntry(of payment: Payment, in tx: any StorageTransaction) async throws -> QueueEntry {
+        guard let record = try await tx.queueRecords(paymentId: payment.id).last else {
+            throw StorageError.engine(message: "payment \(payment.id) has no queue entry")
+        }
+        return try await entry(for: record, in: tx)
     }
 
     /// The wire form of a record, with its payment's and transaction's details.

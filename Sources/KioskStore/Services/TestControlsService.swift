@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 import KioskStorage
 
 /// The sandbox test controls: SKTestSession's powers over a store that is running, for testers only.
@@ -22,10 +23,30 @@ public struct TestControlsService: Sendable {
     /// Buys a product for a tester as if started outside the app: charged at once, or (`promoted`) offered to
     /// the app's delegate as a promoted purchase.
     public func purchase(bundleId: String, _ request: TestPurchaseRequest) async throws -> QueueEntry {
+        if let key = request.idempotencyKey, !(1...128).contains(key.count) {
+            throw KioskError.invalid(
+                "invalid_idempotency_key", "The idempotency key must have 1 to 128 characters.",
+                field: "idempotencyKey")
+        }
+        do {
+            return try await purchaseOnce(bundleId: bundleId, request)
+        } catch StorageError.uniqueViolation(let constraint) where constraint == "payments.idempotency_key" {
+            // The same key committed first in another request: answer what it did.
+            return try await purchaseOnce(bundleId: bundleId, request)
+        }
+    }
+
+    private func purchaseOnce(bundleId: String, _ request: TestPurchaseRequest) async throws -> QueueEntry {
         let quantity = request.quantity ?? 1
         let now = clock.now()
         return try await ledger.commit { tx, effects in
             let client = try await testerClient(bundleId: bundleId, tester: request.tester, in: tx)
+            if let key = request.idempotencyKey,
+                let existing = try await tx.payment(
+                    accountId: client.account.id, appId: client.app.id, idempotencyKey: key)
+            {
+                return try await ledger.latestEntry(of: existing, in: tx)
+            }
             let product = try await purchases.sellableProduct(request.productId, client: client, in: tx)
             if !(1...10).contains(quantity) || (product.type != .consumable && quantity != 1) {
                 throw KioskError.invalid(
@@ -46,7 +67,8 @@ public struct TestControlsService: Sendable {
                 environment: .sandbox, appId: client.app.id, accountId: client.account.id, now: now, in: tx)
             var payment = Payment(
                 id: UUID(), environment: .sandbox, accountId: client.account.id, appId: client.app.id,
-                idempotencyKey: nil, productId: product.productId, quantity: quantity, applicationUsername: nil,
+                idempotencyKey: request.idempotencyKey, productId: product.productId, quantity: quantity,
+                applicationUsername: nil,
                 appAccountToken: nil, state: .purchased, createdAt: now, updatedAt: now)
             let purchase: CompletedPurchase
             do {
