@@ -14,6 +14,7 @@ public struct KioskCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, AppsCommand.self, ProductsCommand.self, GroupsCommand.self, CatalogCommand.self,
             AgreementsCommand.self, TestersCommand.self, AccountsCommand.self, KeysCommand.self, ApiKeysCommand.self,
+            ConsoleUsersCommand.self,
             CertsCommand.self,
             TestCommand.self, OfferCodesCommand.self, OffersCommand.self, TaxCommand.self, ExchangeRatesCommand.self,
             ReportsCommand.self,

@@ -298,9 +298,9 @@ public struct SmallBusinessBody: Codable, Sendable {
 /// `POST /api-keys`: a team key of the App Store Connect API with these App Store Connect roles.
 public struct TeamKeyCreateBody: Codable, Sendable {
     public var name: String?
-    public var roles: [TeamAPIKey.Role]
+    public var roles: [TeamRole]
 
-    public init(name: String? = nil, roles: [TeamAPIKey.Role]) {
+    public init(name: String? = nil, roles: [TeamRole]) {
         self.name = name
         self.roles = roles
     }
@@ -315,5 +315,35 @@ public struct ExchangeRateBody: Codable, Sendable {
     public init(usdPerUnit: String, effectiveFrom: Date? = nil) {
         self.usdPerUnit = usdPerUnit
         self.effectiveFrom = effectiveFrom
+    }
+}
+
+/// `POST /console-users`: a person who signs in to the console. Without `password` the store makes a temporary one,
+/// answered once, which they replace at their first sign-in.
+public struct ConsoleUserCreateBody: Codable, Sendable {
+    public var email: String
+    public var name: String
+    public var roles: [TeamRole]
+    public var password: String?
+
+    public init(email: String, name: String, roles: [TeamRole], password: String? = nil) {
+        self.email = email
+        self.name = name
+        self.roles = roles
+        self.password = password
+    }
+}
+
+/// `PATCH /console-users/{email}`.
+public struct ConsoleUserUpdateBody: Codable, Sendable {
+    public var name: String?
+    public var roles: [TeamRole]?
+    /// True stops the user signing in (and ends their sessions); false lets them in again.
+    public var disabled: Bool?
+
+    public init(name: String? = nil, roles: [TeamRole]? = nil, disabled: Bool? = nil) {
+        self.name = name
+        self.roles = roles
+        self.disabled = disabled
     }
 }

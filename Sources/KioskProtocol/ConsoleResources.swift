@@ -402,7 +402,7 @@ public struct MoneyEventList: Codable, Sendable {
 public struct TeamKeyResource: Codable, Sendable {
     public var keyId: String
     public var name: String
-    public var roles: [TeamAPIKey.Role]
+    public var roles: [TeamRole]
     public var status: String
     public var createdAt: Date
     public var revokedAt: Date?
@@ -457,4 +457,31 @@ public struct ExchangeRateList: Codable, Sendable {
         self.reportingCurrency = reportingCurrency
         self.rates = rates
     }
+}
+
+/// A console user, never with their password hash; `temporaryPassword` only in the answer that made it.
+public struct ConsoleUserResource: Codable, Sendable {
+    public var email: String
+    public var name: String
+    public var roles: [TeamRole]
+    /// "active", "disabled", or "invited" (a temporary password not yet replaced).
+    public var status: String
+    public var createdAt: Date
+    public var temporaryPassword: String?
+
+    public init(_ user: ConsoleUser, temporaryPassword: String? = nil) {
+        email = user.email
+        name = user.name
+        roles = user.roles
+        status = user.disabledAt != nil ? "disabled" : user.passwordIsTemporary ? "invited" : "active"
+        createdAt = user.createdAt
+        self.temporaryPassword = temporaryPassword
+    }
+}
+
+/// `GET /console-users`.
+public struct ConsoleUserList: Codable, Sendable {
+    public var users: [ConsoleUserResource]
+
+    public init(users: [ConsoleUserResource]) { self.users = users }
 }

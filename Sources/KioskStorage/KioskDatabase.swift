@@ -314,6 +314,13 @@ public protocol StorageTransaction: Sendable {
     func insertAuditEntry(_ entry: AuditEntry) async throws
     /// The newest `limit` entries, newest first.
     func auditEntries(limit: Int) async throws -> [AuditEntry]
+
+    func insertConsoleUser(_ user: ConsoleUser) async throws
+    func updateConsoleUser(_ user: ConsoleUser) async throws
+    /// The user with `email` (lower-cased), disabled or not.
+    func consoleUser(email: String) async throws -> ConsoleUser?
+    /// Every console user, by email.
+    func consoleUsers() async throws -> [ConsoleUser]
 }
 
 extension StorageTransaction {

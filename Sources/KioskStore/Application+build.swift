@@ -70,6 +70,7 @@ public func buildStore(
     AgreementsController(catalog: catalog).addRoutes(to: admin)
     MoneyController(catalog: catalog).addRoutes(to: admin)
     TeamKeysController(catalog: catalog).addRoutes(to: admin)
+    ConsoleUsersController(catalog: catalog).addRoutes(to: admin)
     CatalogController(catalog: catalog).addRoutes(to: admin)
     CertificatesController(catalog: catalog, signing: bootstrap.signing, status: certificateStatus, clock: clock)
         .addRoutes(to: admin)

@@ -3,13 +3,15 @@
 Run by ConsoleBrowserTests (Tests/KioskCLITests) against a running store:
 
     python console_browser.py --base-url http://127.0.0.1:PORT --token ADMIN_TOKEN \
-        --receiver http://127.0.0.1:PORT/notifications [--screenshots DIR]
+        --receiver http://127.0.0.1:PORT/notifications --clock http://127.0.0.1:PORT/clock [--screenshots DIR]
 
 Signs in, creates an app and a product, sees it unavailable with its reason, completes the agreement, creates a
 tester and buys as them through the test controls, finds the customer, refunds from their page, sees the REFUND
-notification in the log and resends it, sees the money chart change, reads the audit log; then checks that a form
-posted without its CSRF token and a forged session cookie are refused. Prints one JSON object of what it saw and
-exits non-zero on the first failed check, naming it.
+notification in the log and resends it, sees the money chart change, reads the audit log; checks that a form
+posted without its CSRF token and a forged session cookie are refused; then adds a Developer on the Team page, signs
+in as them with the temporary password, chooses their own, finds Money closed to them, and sees their session end
+when the store's clock (advanced through --clock, which the test serves) passes its eight hours. Prints one JSON
+object of what it saw and exits non-zero on the first failed check, naming it.
 """
 
 import argparse
@@ -60,6 +62,7 @@ def main():
     parser.add_argument("--token", required=True)
     parser.add_argument("--receiver", required=True)
     parser.add_argument("--storekit", required=True, help="an Xcode .storekit file to import")
+    parser.add_argument("--clock", required=True, help="POST ?seconds=N here advances the store's clock")
     parser.add_argument("--screenshots")
     args = parser.parse_args()
     base = args.base_url
@@ -129,11 +132,13 @@ def run(driver, base, args):
     # Signing in: the console sends a stranger to the sign-in page and refuses a wrong token.
     driver.get(base + "/")
     check("/console/sign-in" in driver.current_url, "an unsigned visitor lands on the sign-in page")
+    check(driver.find_element(By.ID, "admin-token-sign-in").get_attribute("open") is not None,
+          "with no console users yet, the admin token's form is open")
     fill(driver, {"name": "Ann", "token": "not-the-token"})
-    click_through(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    submit(driver, "sign-in-token")
     check("not the admin token" in text(driver, "#sign-in-error"), "a wrong token is refused with a reason")
     fill(driver, {"name": "Ann", "token": args.token})
-    click_through(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    submit(driver, "sign-in-token")
     check(driver.title.startswith("Overview"), "signing in opens the overview")
     check("No product is for sale" in driver.page_source, "the overview warns the agreement is incomplete")
     shot(driver, args, "overview")
@@ -334,6 +339,51 @@ def run(driver, base, args):
                        "path": "/console"})
     driver.get(base + "/console/audit")
     check("/console/sign-in" in driver.current_url, "a forged cookie is not a session")
+
+    team(driver, base, args)
+
+
+def team(driver, base, args):
+    # An Admin adds a Developer; the temporary password is shown once.
+    fill(driver, {"name": "Ann", "token": args.token})
+    submit(driver, "sign-in-token")
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Team"))
+    fill(driver, {"email": "dee@example.com", "name": "Dee Veloper"})
+    driver.find_element(By.CSS_SELECTOR, "#new-user input[name=role_DEVELOPER]").click()
+    submit(driver, "new-user")
+    temporary = driver.find_element(By.ID, "temporary-password").get_attribute("value")
+    check(len(temporary) == 19, "a temporary password is shown once")
+    driver.get(base + "/console/team")
+    check("dee@example.com" in text(driver, "#team"), "the team lists the new person")
+    shot(driver, args, "team")
+    click_through(driver, driver.find_element(By.CSS_SELECTOR, "form.signout button"))
+
+    # They sign in with it and must choose their own password first.
+    fill(driver, {"email": "dee@example.com", "password": temporary})
+    submit(driver, "sign-in-user")
+    check("Choose your password" in text(driver, "#password-heading"), "a temporary password leads to choosing one")
+    driver.get(base + "/console/apps")
+    check(driver.current_url.endswith("/console/account"), "no page opens before the password is chosen")
+    shot(driver, args, "account")
+    fill(driver, {"currentPassword": temporary, "newPassword": "a-long-secret", "confirmPassword": "a-long-secret"})
+    submit(driver, "change-password")
+    check(driver.title.startswith("Overview"), "with their own password they reach the overview")
+    check("Dee Veloper (Developer)" in text(driver, "header .actor"), "the header names them and their role")
+    navigation = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "header nav a")]
+    seen["developerNavigation"] = navigation
+    check("Money" not in navigation and "Team" not in navigation and "Sandbox" in navigation,
+          "a Developer's navigation shows what their role may read")
+    driver.get(base + "/console/money")
+    check(driver.title.startswith("Not allowed") and "Finance" in text(driver, "main"),
+          "Money is closed to a Developer, with who may open it")
+
+    # Eight hours later on the store's clock the session has ended; signing in again comes back to the same page.
+    urllib.request.urlopen(urllib.request.Request(args.clock + "?seconds=28801", method="POST"))
+    driver.get(base + "/console/sandbox")
+    check("/console/sign-in" in driver.current_url, "an expired session leads to sign-in")
+    fill(driver, {"email": "dee@example.com", "password": "a-long-secret"})
+    submit(driver, "sign-in-user")
+    check(driver.current_url.endswith("/console/sandbox"), "signing in again returns to the page asked for")
 
 
 if __name__ == "__main__":

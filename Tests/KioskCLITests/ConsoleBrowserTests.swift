@@ -1,12 +1,14 @@
 import Foundation
+import KioskCore
 import KioskTestSupport
 import KioskTesting
 import Testing
 
 /// The web console in a real browser: Debian's Chromium, driven by Selenium (`Tests/Interop/console_browser.py`),
 /// walks a developer's first hour (sign in, create a product, see why it is unavailable, complete the agreement, buy
-/// as a tester, find the customer, refund, resend the notification, watch the chart) and the safety checks (no CSRF
-/// token, a forged cookie). The store is checked afterwards through the admin API, so the pages are not trusted to
+/// as a tester, find the customer, refund, resend the notification, watch the chart), the safety checks (no CSRF
+/// token, a forged cookie) and a Developer's first sign-in, their role's limits and their session's end on the
+/// store's clock. The store is checked afterwards through the admin API, so the pages are not trusted to
 /// report their own success. Set `KIOSK_CONSOLE_SCREENSHOTS=docs/console` to refresh the README's screenshots.
 @Suite struct ConsoleBrowserTests {
     static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -20,13 +22,16 @@ import Testing
         let screenshots =
             ProcessInfo.processInfo.environment["KIOSK_CONSOLE_SCREENSHOTS"]
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-console-\(UUID().uuidString)").path
-        try await withNotificationSink { sink in
-            try await withTestStore { store in
+        let clock = ManualClock(Date())
+        try await withNotificationSink(advancing: clock) { sink in
+            try await withTestStore(clock: clock) { store in
                 let (status, output) = try await runProcess(
                     python,
                     [
                         Self.script, "--base-url", store.baseURL, "--token", store.adminToken, "--receiver", sink.url,
-                        "--storekit", Self.storekit, "--screenshots", screenshots,
+                        "--storekit", Self.storekit, "--clock",
+                        sink.url.replacingOccurrences(of: "/notifications", with: "/clock"),
+                        "--screenshots", screenshots,
                     ])
                 #expect(status == 0, "\(output)")
                 let seen = try #require(
@@ -52,7 +57,7 @@ import Testing
                 #expect(sink.uuids.count >= 1, "the resent notification reached the receiver")
                 for page in [
                     "overview", "product-unavailable", "agreements", "money", "customer", "notifications", "catalog",
-                    "audit",
+                    "audit", "team", "account",
                 ] {
                     #expect(FileManager.default.fileExists(atPath: "\(screenshots)/\(page).png"), "\(page).png")
                 }

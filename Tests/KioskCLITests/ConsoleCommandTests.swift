@@ -374,4 +374,37 @@ import Testing
             #expect(unknown.status != 0 && unknown.stderr.contains("not a storefront"), "\(unknown.stderr)")
         }
     }
+
+    /// `kiosk console-users`: a person added with a temporary password shown once, listed, given roles, disabled
+    /// and given a new password; a role that is not one is named with the choices.
+    @Test func consoleUsersFromTheCommandLine() async throws {
+        try await withTestStore { store in
+            let added = try await kiosk(
+                store, "console-users", "add", "--email", "Dee@example.com", "--name", "Dee", "--role", "developer",
+                "--role", "app-manager")
+            #expect(added.status == 0, "\(added.stdout) \(added.stderr)")
+            #expect(
+                added.stdout.contains("Roles:   APP_MANAGER, DEVELOPER") && added.stdout.contains("Status:  invited"))
+            #expect(added.stdout.contains("Temporary password (shown only once"), "\(added.stdout)")
+            let listed = try await kiosk(store, "console-users", "list")
+            #expect(listed.stdout.contains("dee@example.com") && listed.stdout.contains("APP_MANAGER,DEVELOPER"))
+            #expect(!listed.stdout.contains("Temporary password"))
+            let disabled = try await kiosk(
+                store, "console-users", "update", "dee@example.com", "--role", "SALES", "--disable")
+            #expect(
+                disabled.stdout.contains("Roles:   SALES") && disabled.stdout.contains("Status:  disabled"),
+                "\(disabled.stdout) \(disabled.stderr)")
+            let reset = try await kiosk(store, "console-users", "reset-password", "dee@example.com")
+            #expect(reset.status == 0 && reset.stdout.contains("Temporary password"), "\(reset.stderr)")
+            let noRole = try await kiosk(
+                store, "console-users", "add", "--email", "x@example.com", "--name", "X", "--role", "owner")
+            #expect(noRole.status != 0 && noRole.stderr.contains("CUSTOMER_SUPPORT"), "\(noRole.stderr)")
+            let noInput = try await kiosk(
+                store, "console-users", "add", "--email", "x@example.com", "--name", "X", "--role", "sales",
+                "--password-stdin")
+            #expect(noInput.status != 0 && noInput.stderr.contains("read nothing"), "\(noInput.stderr)")
+            let unknown = try await kiosk(store, "console-users", "reset-password", "nobody@example.com")
+            #expect(unknown.status != 0 && unknown.stderr.contains("There is no console user"), "\(unknown.stderr)")
+        }
+    }
 }

@@ -14,7 +14,7 @@ struct ApiKeysCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a team key; its private key (PKCS#8 PEM) is shown only this once.",
-            discussion: "Roles: \(TeamAPIKey.Role.allCases.map(\.rawValue).joined(separator: ", ")). "
+            discussion: "Roles: \(TeamRole.allCases.map(\.rawValue).joined(separator: ", ")). "
                 + "Sales reports need ADMIN, FINANCE or SALES; finance reports ADMIN or FINANCE.")
         @Option(name: .customLong("role"), help: "A role of the key; repeat for more.") var roles: [String] = []
         @Option(help: "A name for the key.") var name: String?
@@ -23,9 +23,9 @@ struct ApiKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let parsed = try roles.map { text in
-                guard let role = TeamAPIKey.Role(rawValue: text.uppercased()) else {
+                guard let role = TeamRole(rawValue: text.uppercased()) else {
                     throw ValidationError(
-                        "--role '\(text)' is not a role; use \(TeamAPIKey.Role.allCases.map(\.rawValue).joined(separator: ", "))."
+                        "--role '\(text)' is not a role; use \(TeamRole.allCases.map(\.rawValue).joined(separator: ", "))."
                     )
                 }
                 return role

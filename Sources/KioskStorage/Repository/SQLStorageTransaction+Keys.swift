@@ -83,17 +83,22 @@ extension SQLStorageTransaction {
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
-    private static func rolesText(_ roles: [TeamAPIKey.Role]) -> String {
+    static func rolesText(_ roles: [TeamRole]) -> String {
         roles.map(\.rawValue).joined(separator: ",")
     }
 
-    private static func decodeTeamKey(_ row: any SQLRow) throws -> TeamAPIKey {
-        let roles = try row.decode(column: "roles", as: String.self).split(separator: ",").map { name in
-            guard let role = TeamAPIKey.Role(rawValue: String(name)) else {
-                throw StorageError.engine(message: "team_keys holds an unknown role '\(name)'")
+    /// The roles in a `roles` column of `table`.
+    static func roles(_ row: any SQLRow, in table: String) throws -> [TeamRole] {
+        try row.decode(column: "roles", as: String.self).split(separator: ",").map { name in
+            guard let role = TeamRole(rawValue: String(name)) else {
+                throw StorageError.engine(message: "\(table) holds an unknown role '\(name)'")
             }
             return role
         }
+    }
+
+    private static func decodeTeamKey(_ row: any SQLRow) throws -> TeamAPIKey {
+        let roles = try roles(row, in: "team_keys")
         return TeamAPIKey(
             id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
             roles: roles, publicKeyPEM: try row.decode(column: "public_key_pem", as: String.self),

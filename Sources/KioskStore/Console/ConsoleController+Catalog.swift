@@ -156,9 +156,11 @@ extension ConsoleController {
                 "available": sandbox?.isAvailable ?? false,
             ]
         }
+        // The shared secret validates receipts: only those who may change the catalog see it.
+        let secret = context.consoleSession?.permissions.contains(.manageCatalog) == true ? app.sharedSecret : nil
         var values: [String: Any] = [
             "name": app.name, "bundleId": app.bundleId, "appId": String(app.id),
-            "sharedSecret": app.sharedSecret ?? "", "hasSharedSecret": app.sharedSecret != nil,
+            "sharedSecret": secret ?? "", "hasSharedSecret": secret != nil,
             "productionURLs": app.productionNotificationURLs.joined(separator: "\n"),
             "sandboxURLs": app.sandboxNotificationURLs.joined(separator: "\n"),
             "products": productRows, "noProducts": productRows.isEmpty,

@@ -25,7 +25,7 @@ extension ConsoleController {
                             "created": Self.time(key.createdAt), "revoked": key.revokedAt.map(Self.time) ?? "",
                         ]
                     },
-                    "roles": TeamAPIKey.Role.allCases.map { ["value": $0.rawValue] },
+                    "roles": TeamRole.allCases.map { ["value": $0.rawValue] },
                 ], session: context.consoleSession)
         }
         pages.post("keys/apps/:bundleId") { request, context in
@@ -47,7 +47,7 @@ extension ConsoleController {
         }
         pages.post("keys/team") { request, context in
             let form = try await ConsoleForm.read(request, context: context)
-            guard let role = TeamAPIKey.Role(rawValue: form["role"] ?? "") else {
+            guard let role = TeamRole(rawValue: form["role"] ?? "") else {
                 throw KioskError.invalid("invalid_role", "Choose the key's role.", field: "role")
             }
             let created = try await catalog.createTeamKey(name: form["name"], roles: [role])

@@ -19,6 +19,7 @@ struct ConsoleController {
     let sessions: ConsoleSessions
     let renderer: ConsoleRenderer
     let adminTokenSHA256: String
+    let signInThrottle = ConsoleSignInThrottle()
     let clock: any KioskClock
 
     func addRoutes(to router: Router<KioskRequestContext>) {
@@ -32,10 +33,11 @@ struct ConsoleController {
             try ConsoleRenderer.asset("console.js", contentType: "text/javascript; charset=utf-8")
         }
         console.get("sign-in") { request, _ in
-            signInPage(next: request.uri.queryParameters.get("next"), error: nil)
+            try await signInPage(next: request.uri.queryParameters.get("next"), error: nil)
         }
         console.post("sign-in") { request, context in try await signIn(request, context: context) }
-        let pages = console.add(middleware: ConsoleAuthMiddleware(sessions: sessions, clock: clock))
+        let pages = console.add(
+            middleware: ConsoleAuthMiddleware(sessions: sessions, catalog: catalog, renderer: renderer, clock: clock))
         pages.post("sign-out") { request, context in
             _ = try await ConsoleForm.read(request, context: context)
             var response = Response.redirect(to: "/console/sign-in", type: .normal)
@@ -54,24 +56,72 @@ struct ConsoleController {
         addKeyRoutes(to: pages)
         addCatalogFileRoutes(to: pages)
         addTesterRoutes(to: pages)
+        addTeamRoutes(to: pages)
     }
 
     // MARK: Signing in
 
-    func signInPage(next: String?, error: String?, status: HTTPResponse.Status = .ok) -> Response {
+    /// The sign-in page; its admin-token form is open while the store has no console users yet.
+    func signInPage(next: String?, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
         renderer.page(
             "sign-in", title: "Sign in", section: "",
-            values: ["next": Self.safeNext(next), "error": error ?? ""], session: nil, status: status)
+            values: [
+                "next": Self.safeNext(next), "error": error ?? "",
+                "tokenFirst": try await catalog.consoleUsers().isEmpty,
+            ], session: nil, status: status)
     }
 
-    /// Checks the admin token and starts a session. The name is the operator's, for the audit log.
+    /// Starts a session for a console user (email and password) or an operator with the admin token (their name,
+    /// for the audit log, and the token).
     func signIn(_ request: Request, context: KioskRequestContext) async throws -> Response {
         let form = try await ConsoleForm.read(request, context: context)
         let next = Self.safeNext(form["next"])
+        if form.fields["token"] != nil { return try await signInWithAdminToken(form, next: next) }
+        guard let email = form["email"], email.utf8.count <= CatalogValidator.emailMaxLength,
+            let password = form.fields["password"], password.utf8.count <= 4 * CatalogValidator.passwordMaxLength
+        else {
+            return try await signInPage(next: next, error: "Give your email address and password.", status: .badRequest)
+        }
+        let key = email.lowercased()
+        switch await signInThrottle.begin(email: key, now: clock.now()) {
+        case .busy:
+            return try await signInPage(
+                next: next, error: "The store is checking many sign-ins at this moment; try again in a few seconds.",
+                status: .tooManyRequests)
+        case .lockedOut(let until):
+            return try await signInPage(
+                next: next,
+                error: "Too many wrong passwords for \(key.prefix(64)). Try again after \(Self.time(until)), or ask an "
+                    + "Admin to reset your password.", status: .tooManyRequests)
+        case .proceed:
+            break
+        }
+        let user = try? await catalog.consoleUser(email: key)
+        // A decoy hash for unknown emails, so the time taken does not tell which emails have accounts.
+        let matches = await PasswordHasher().verifyOffCooperativePool(
+            password, against: user?.passwordHash ?? Self.decoyPasswordHash)
+        await signInThrottle.end(email: key, succeeded: matches && user != nil, now: clock.now())
+        guard matches, let user else {
+            return try await signInPage(
+                next: next, error: "The email or the password is not right.", status: .unauthorized)
+        }
+        guard user.disabledAt == nil else {
+            return try await signInPage(
+                next: next, error: "Your console account is disabled. Ask an Admin to enable it.", status: .forbidden)
+        }
+        let (_, cookie) = sessions.issue(actor: user.email, user: user, now: clock.now())
+        try await audit(actor: user.email, "sign-in", "console")
+        var response = Response.redirect(to: user.passwordIsTemporary ? "/console/account" : next, type: .normal)
+        response.headers[.setCookie] = cookie
+        return response
+    }
+
+    /// Checks the admin token and starts an Admin's session in the name the operator gave.
+    private func signInWithAdminToken(_ form: ConsoleForm, next: String) async throws -> Response {
         guard let name = form["name"], name.count <= ConsoleSessions.actorMaxLength,
             !name.unicodeScalars.contains(where: \.isControl)
         else {
-            return signInPage(
+            return try await signInPage(
                 next: next,
                 error: "Give your name (1–\(ConsoleSessions.actorMaxLength) characters): the audit log "
                     + "records who did what.", status: .badRequest)
@@ -79,16 +129,19 @@ struct ConsoleController {
         guard let token = form["token"], token.utf8.count <= 512,
             AdminAuthMiddleware.constantTimeEquals(SecretGenerator.sha256Hex(token), adminTokenSHA256)
         else {
-            return signInPage(
+            return try await signInPage(
                 next: next, error: "That is not the admin token. Use the one `kiosk serve` printed at first start.",
                 status: .unauthorized)
         }
-        let (_, cookie) = sessions.issue(actor: name, now: clock.now())
-        try await audit(actor: name, "sign-in", "console")
+        let (_, cookie) = sessions.issue(actor: name, user: nil, now: clock.now())
+        try await audit(actor: name, "sign-in", "console (admin token)")
         var response = Response.redirect(to: next, type: .normal)
         response.headers[.setCookie] = cookie
         return response
     }
+
+    /// Checked against when the email has no account: never matches, costs what a real check costs.
+    static let decoyPasswordHash = (try? PasswordHasher().hash(SecretGenerator.token())) ?? ""
 
     /// Only a console path may follow sign-in, so the form cannot send an operator to another site.
     static func safeNext(_ next: String?) -> String {

@@ -37,22 +37,46 @@ struct ConsolePageMiddleware: RouterMiddleware {
     }
 }
 
-/// Lets a console request through only with a valid session cookie; any other goes to the sign-in page, which
-/// brings the operator back where they were.
+/// Lets a console request through only with a valid session cookie (any other goes to the sign-in page, which
+/// brings the operator back where they were), and only to what the session's roles allow (``ConsoleAccess``). A user
+/// with a temporary password is sent to choose their own first.
 struct ConsoleAuthMiddleware: RouterMiddleware {
     typealias Context = KioskRequestContext
     let sessions: ConsoleSessions
+    let catalog: CatalogService
+    let renderer: ConsoleRenderer
     let clock: any KioskClock
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard let session = sessions.session(cookieHeader: request.headers[.cookie], now: clock.now()) else {
-            let back = request.method == .get ? request.uri.path : "/console"
+        let path = request.uri.path
+        guard
+            let session = try await sessions.session(
+                cookieHeader: request.headers[.cookie], now: clock.now(),
+                user: { try await catalog.consoleUser(email: $0) })
+        else {
+            let back = request.method == .get ? path : "/console"
             return Response.redirect(to: "/console/sign-in?next=" + ConsoleForm.percentEncoded(back), type: .normal)
         }
         var context = context
         context.consoleSession = session
+        if session.mustChangePassword, !ConsoleAccess.allowedWithTemporaryPassword(path) {
+            return Response.redirect(to: "/console/account", type: .normal)
+        }
+        if let needed = ConsoleAccess.permission(method: request.method, path: path),
+            !session.permissions.contains(needed)
+        {
+            let roles = session.user?.roles.map(\.title).joined(separator: ", ") ?? ""
+            return renderer.page(
+                "error", title: "Not allowed", section: "",
+                values: [
+                    "message": "Your roles (\(roles)) do not let you \(needed.summary).",
+                    "fix": "Ask an Admin to give you the \(needed.roles.map(\.title).joined(separator: " or ")) role "
+                        + "on the Team page.",
+                    "code": "permission_denied",
+                ], session: session, status: .forbidden)
+        }
         return try await next(request, context)
     }
 }

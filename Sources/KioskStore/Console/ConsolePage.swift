@@ -37,9 +37,14 @@ struct ConsoleRenderer: Sendable {
         var context = values
         context["title"] = title
         context["csrf"] = session?.csrfToken ?? ""
-        context["actor"] = session?.actor ?? ""
+        context["actor"] = session?.signature ?? ""
         context["signedIn"] = session != nil
-        context["nav"] = Self.sections.map { entry in
+        let permissions = session?.permissions ?? []
+        // `{{#can.manageCatalog}}…{{/can.manageCatalog}}` shows a form only to those it would not refuse.
+        context["can"] = Dictionary(uniqueKeysWithValues: permissions.map { ($0.rawValue, true) })
+        context["nav"] = Self.sections.filter { entry in
+            ConsoleAccess.permission(method: .get, path: entry.path).map(permissions.contains) ?? true
+        }.map { entry in
             ["path": entry.path, "name": entry.name, "current": entry.name == section]
         }
         let html =
@@ -62,12 +67,12 @@ struct ConsoleRenderer: Sendable {
         }
     }
 
-    /// The navigation, in the order a newcomer walks it.
+    /// The navigation, in the order a newcomer walks it; each person sees the sections their roles may read.
     static let sections: [(path: String, name: String)] = [
         ("/console", "Overview"), ("/console/apps", "Apps"), ("/console/agreements", "Agreements"),
         ("/console/customers", "Customers"), ("/console/sandbox", "Sandbox"),
         ("/console/notifications", "Notifications"),
-        ("/console/money", "Money"), ("/console/keys", "Keys"), ("/console/audit", "Audit log"),
-        ("/console/health", "Health"),
+        ("/console/money", "Money"), ("/console/keys", "Keys"), ("/console/team", "Team"),
+        ("/console/audit", "Audit log"), ("/console/health", "Health"),
     ]
 }

@@ -3,25 +3,39 @@ import Foundation
 import KioskCore
 import KioskSigning
 
-/// An operator signed in to the console: the name they gave (for the audit log), when the session ends, and the
-/// token every form they post must carry.
+/// Who is signed in to the console: a console user, or an operator who gave the admin token and their name (an
+/// Admin). `actor` is what the audit log records; `permissions` what their roles allow.
 struct ConsoleSession: Sendable {
+    /// The user's email, or the name given with the admin token.
     var actor: String
+    /// The console user, nil when signed in with the admin token.
+    var user: ConsoleUser?
     var expiresAt: Date
     /// Random per session; the CSRF token is derived from it.
     var nonce: String
     var csrfToken: String
+
+    var permissions: Set<ConsolePermission> { user?.permissions ?? Set(ConsolePermission.allCases) }
+    /// The user still has the temporary password the store made, and must choose their own first.
+    var mustChangePassword: Bool { user?.passwordIsTemporary ?? false }
+    /// "Ada Lovelace (Admin, Finance)" or "Ada (admin token)", for the page header.
+    var signature: String {
+        guard let user else { return "\(actor) (admin token)" }
+        return "\(user.name) (\(user.roles.map(\.title).joined(separator: ", ")))"
+    }
 }
 
-/// Issues and checks console session cookies. A cookie is `expiry.nonce.actor.mac`, signed with HMAC-SHA256 under a
-/// key derived from a random secret kept in the database (so every replica accepts it) and the admin token's hash
-/// (so a new admin token ends every session). Nothing is stored per session: a session ends when it expires, when
-/// the operator signs out (the cookie is dropped), or when the admin token changes.
+/// Issues and checks console session cookies. A cookie is `expiry.nonce.subject.mac`, the subject naming a console
+/// user (`user:email`) or an operator who gave the admin token (`token:name`), signed with HMAC-SHA256 under a key
+/// derived from a random secret kept in the database (so every replica accepts it) and the admin token's hash (so a
+/// new admin token ends every session). A user's subject also carries a stamp of their password hash
+/// (`user:stamp:email`), so a new password ends their other sessions; the user is read at every request, so a
+/// disabled user or a changed role takes effect at once. Nothing is stored per session.
 struct ConsoleSessions: Sendable {
     static let cookieName = "kiosk_console"
     /// How long a session lasts from sign-in.
     static let lifetime: TimeInterval = 8 * 3600
-    /// The longest operator name accepted at sign-in.
+    /// The longest operator name accepted at sign-in with the admin token.
     static let actorMaxLength = 64
     /// The setting that holds the random half of the key.
     static let secretSetting = "console_session_secret"
@@ -35,21 +49,27 @@ struct ConsoleSessions: Sendable {
         self.secure = secure
     }
 
-    /// A new session for `actor` from `now`, and the `Set-Cookie` value that carries it.
-    func issue(actor: String, now: Date) -> (session: ConsoleSession, setCookie: String) {
+    /// A new session for `user` (or, when nil, for `actor` with the admin token) from `now`, and the `Set-Cookie`
+    /// value that carries it.
+    func issue(actor: String, user: ConsoleUser?, now: Date) -> (session: ConsoleSession, setCookie: String) {
         let expiresAt = now.addingTimeInterval(Self.lifetime)
         let nonce = SecretGenerator.hex(byteCount: 16)
-        let fields = "\(Int64(expiresAt.timeIntervalSince1970)).\(nonce).\(Self.hex(Data(actor.utf8)))"
+        let subject = user.map { "user:\(Self.stamp($0)):\($0.email)" } ?? "token:\(actor)"
+        let fields = "\(Int64(expiresAt.timeIntervalSince1970)).\(nonce).\(Self.hex(Data(subject.utf8)))"
         let value = "\(fields).\(mac(fields))"
-        let session = ConsoleSession(actor: actor, expiresAt: expiresAt, nonce: nonce, csrfToken: csrfToken(nonce))
+        let session = ConsoleSession(
+            actor: user?.email ?? actor, user: user, expiresAt: expiresAt, nonce: nonce, csrfToken: csrfToken(nonce))
         return (session, cookie(value, maxAge: Int(Self.lifetime)))
     }
 
     /// The `Set-Cookie` value that ends the session in the browser.
     var clearingCookie: String { cookie("", maxAge: 0) }
 
-    /// The session a `Cookie` header carries, if it is authentic and not expired.
-    func session(cookieHeader: String?, now: Date) -> ConsoleSession? {
+    /// The session a `Cookie` header carries, if it is authentic, not expired, and (for a user) the user exists, is
+    /// not disabled and has the password the session began with. `user` reads a console user by email.
+    func session(
+        cookieHeader: String?, now: Date, user: (String) async throws -> ConsoleUser?
+    ) async throws -> ConsoleSession? {
         guard let header = cookieHeader, header.utf8.count <= 8192 else { return nil }
         let prefix = Self.cookieName + "="
         guard
@@ -59,14 +79,23 @@ struct ConsoleSessions: Sendable {
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4,
             AdminAuthMiddleware.constantTimeEquals(mac(parts[0...2].joined(separator: ".")), String(parts[3])),
-            let expiry = Int64(parts[0]), let actorData = Self.bytes(fromHex: parts[2])
+            let expiry = Int64(parts[0]), let subjectData = Self.bytes(fromHex: parts[2])
         else { return nil }
         let expiresAt = Date(timeIntervalSince1970: TimeInterval(expiry))
-        guard expiresAt > now else { return nil }
+        let subject = String(decoding: subjectData, as: UTF8.self)
         let nonce = String(parts[1])
+        guard expiresAt > now else { return nil }
+        if subject.hasPrefix("token:") {
+            return ConsoleSession(
+                actor: String(subject.dropFirst(6)), user: nil, expiresAt: expiresAt, nonce: nonce,
+                csrfToken: csrfToken(nonce))
+        }
+        let userParts = subject.split(separator: ":", maxSplits: 2)
+        guard userParts.count == 3, userParts[0] == "user", let user = try await user(String(userParts[2])),
+            user.disabledAt == nil, Self.stamp(user) == userParts[1]
+        else { return nil }
         return ConsoleSession(
-            actor: String(decoding: actorData, as: UTF8.self), expiresAt: expiresAt, nonce: nonce,
-            csrfToken: csrfToken(nonce))
+            actor: user.email, user: user, expiresAt: expiresAt, nonce: nonce, csrfToken: csrfToken(nonce))
     }
 
     /// The CSRF token of the session with `nonce`: an HMAC, so it cannot be guessed or taken from another session.
@@ -74,6 +103,11 @@ struct ConsoleSessions: Sendable {
 
     private func mac(_ text: String) -> String {
         Self.hex(Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: key)))
+    }
+
+    /// Sixteen hex characters that change whenever the user's password does.
+    private static func stamp(_ user: ConsoleUser) -> String {
+        String(SecretGenerator.sha256Hex(user.passwordHash).prefix(16))
     }
 
     private func cookie(_ value: String, maxAge: Int) -> String {

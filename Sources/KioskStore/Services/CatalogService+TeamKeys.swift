@@ -14,7 +14,7 @@ extension CatalogService {
     static let vendorNumberKey = "vendor_number"
 
     /// Creates a team key of the App Store Connect API holding `roles` (at least one).
-    public func createTeamKey(name: String?, roles: [TeamAPIKey.Role]) async throws -> CreatedTeamKey {
+    public func createTeamKey(name: String?, roles: [TeamRole]) async throws -> CreatedTeamKey {
         if let name { try CatalogRules.validateName(name, what: "key name", field: "name") }
         guard !roles.isEmpty else {
             throw KioskError.invalid(

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskCore
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -43,8 +44,11 @@ final class NotificationSink: Sendable {
 }
 
 /// Runs `body` with a ``NotificationSink``; a POST whose body holds no notification answers 400 (and is not
-/// recorded), so a store sending something else shows up as its failed attempt.
-func withNotificationSink<T: Sendable>(_ body: @Sendable (NotificationSink) async throws -> T) async throws -> T {
+/// recorded), so a store sending something else shows up as its failed attempt. Given the store's `clock`, the sink
+/// also answers `POST /clock?seconds=N` by advancing it: the hand a browser test needs on time the store sees.
+func withNotificationSink<T: Sendable>(
+    advancing clock: ManualClock? = nil, _ body: @Sendable (NotificationSink) async throws -> T
+) async throws -> T {
     var logger = Logger(label: "notification-sink")
     logger.logLevel = .critical
     let sinks = Mutex<NotificationSink?>(nil)
@@ -57,6 +61,15 @@ func withNotificationSink<T: Sendable>(_ body: @Sendable (NotificationSink) asyn
         }
         sink.record(uuid)
         return Response(status: .ok)
+    }
+    if let clock {
+        router.post("clock") { request, _ -> Response in
+            guard let seconds = request.uri.queryParameters.get("seconds").flatMap(Int.init), seconds >= 0 else {
+                return Response(status: .badRequest)
+            }
+            clock.advance(by: TimeInterval(seconds))
+            return Response(status: .ok)
+        }
     }
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     let application = Application(

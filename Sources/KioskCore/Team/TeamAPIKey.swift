@@ -3,27 +3,16 @@ import Foundation
 /// A team key for the App Store Connect API (`/v1/…`), separate from In-App Purchase keys: it signs ES256 tokens
 /// with `aud` `appstoreconnect-v1`, and its roles decide what it may read. Kiosk keeps only the public key.
 public struct TeamAPIKey: Codable, Sendable, Hashable, Identifiable {
-    /// App Store Connect's user roles a team key can hold.
-    public enum Role: String, Codable, Sendable, CaseIterable {
-        case admin = "ADMIN"
-        case finance = "FINANCE"
-        case sales = "SALES"
-        case appManager = "APP_MANAGER"
-        case developer = "DEVELOPER"
-        case marketing = "MARKETING"
-        case customerSupport = "CUSTOMER_SUPPORT"
-    }
-
     /// Ten upper-case letters and digits (`kid`).
     public var id: String
     public var name: String
-    public var roles: [Role]
+    public var roles: [TeamRole]
     public var publicKeyPEM: String
     public var createdAt: Date
     public var revokedAt: Date?
 
     public init(
-        id: String, name: String, roles: [Role], publicKeyPEM: String, createdAt: Date, revokedAt: Date? = nil
+        id: String, name: String, roles: [TeamRole], publicKeyPEM: String, createdAt: Date, revokedAt: Date? = nil
     ) {
         self.id = id
         self.name = name
