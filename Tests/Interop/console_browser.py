@@ -228,12 +228,10 @@ def run(driver, base, args):
     check("/console/notifications" in driver.current_url, "resending returns to the log")
     shot(driver, args, "notifications")
 
-    # A .storekit file Xcode wrote, chosen in the import form's file picker; its subscription bought, then renewed
-    # from the tester's page.
+    # A .storekit file Xcode wrote, uploaded from the import form's file picker (multipart/form-data, no script);
+    # its subscription bought, then renewed from the tester's page.
     driver.get(base + f"/console/apps/{APP}/catalog")
-    driver.find_element(By.ID, "file-picker").send_keys(os.path.abspath(args.storekit))
-    # The console's one script reads the chosen file into the text box; wait for it to have.
-    WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, "file").get_attribute("value").strip())
+    driver.find_element(By.ID, "upload").send_keys(os.path.abspath(args.storekit))
     submit(driver, "import")
     seen["imported"] = text(driver, "#import-report")
     check("com.example.coins.club.monthly" in seen["imported"], "the import report lists the subscription")
@@ -251,6 +249,12 @@ def run(driver, base, args):
     submit(driver, "introductory-offer")
     seen["introductoryOffer"] = text(driver, "#introductory-offers")
     check("free_trial" in seen["introductoryOffer"], "the introductory offer is set")
+    fill(driver, {"winback-identifier": "welcome_back", "winback-paymentMode": "pay_as_you_go", "winback-tier": "1",
+                  "winback-numberOfPeriods": "3", "winback-maximumMonths": "6"})
+    submit(driver, "win-back-offer")
+    seen["winBackOffers"] = text(driver, "#win-back-offers")
+    check("welcome_back" in seen["winBackOffers"] and "lapsed 1–6 months" in seen["winBackOffers"],
+          "the win-back offer is listed with who it is for")
     driver.get(base + f"/console/apps/{APP}/catalog")
     fill(driver, {"code-productId": "com.example.gems.monthly", "code-paymentMode": "free_trial", "code-count": "3"})
     submit(driver, "new-offer-codes")
@@ -306,7 +310,7 @@ def run(driver, base, args):
     seen["audit"] = actions
     for action in ("app.create", "product.create", "agreement.accept", "tester.create", "test.purchase",
                    "test.refund", "notification.resend", "catalog.import", "test.subscription", "sandbox.clock",
-                   "team-key.create", "tester.settings", "group.create", "product.introductory-offer",
+                   "team-key.create", "tester.settings", "group.create", "product.introductory-offer", "product.win-back-offer",
                    "offer-codes.create"):
         check(action in actions, f"the audit log records {action}")
     shot(driver, args, "audit")

@@ -30,12 +30,31 @@ import Testing
 
         func post(_ path: String, _ form: String) async throws -> Page { try await send(.POST, path, form: form) }
 
-        func send(_ method: HTTPMethod, _ path: String, form: String?) async throws -> Page {
+        /// Posts `parts` as `multipart/form-data`, as a browser sends a form that uploads a file.
+        func postMultipart(_ path: String, _ parts: [(name: String, filename: String?, text: String)]) async throws
+            -> Page
+        {
+            let boundary = "----kiosk\(UUID().uuidString.prefix(8))"
+            var body = ""
+            for part in parts {
+                let filename = part.filename.map { "; filename=\"\($0)\"" } ?? ""
+                body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(part.name)\"\(filename)\r\n"
+                body += (part.filename == nil ? "" : "Content-Type: application/octet-stream\r\n") + "\r\n"
+                body += part.text + "\r\n"
+            }
+            body += "--\(boundary)--\r\n"
+            return try await send(.POST, path, form: body, contentType: "multipart/form-data; boundary=\(boundary)")
+        }
+
+        func send(
+            _ method: HTTPMethod, _ path: String, form: String?,
+            contentType: String = "application/x-www-form-urlencoded"
+        ) async throws -> Page {
             var request = HTTPClientRequest(url: store.baseURL + path)
             request.method = method
             if let cookie { request.headers.add(name: "Cookie", value: cookie) }
             if let form {
-                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                request.headers.add(name: "Content-Type", value: contentType)
                 request.body = .bytes(ByteBuffer(string: form))
             }
             let response = try await http.execute(request, timeout: .seconds(120))
@@ -150,13 +169,35 @@ import Testing
             let transactionId = String(after[transaction...].prefix { $0 != "\"" })
             let controls = "/console/testers/tester%40example.com/transactions/\(transactionId)/"
             let form = "csrf=\(try await visitor.csrf(page))&bundleId=\(TestStore.bundleId)&back=\(page)"
-            #expect(try await visitor.post(controls + "refund", form).status == 303)
-            #expect(try await visitor.get(page).text.contains("Reverse refund"))
+            // The customer asks Apple for a refund (the app's server is asked about consumption), it is declined;
+            // then a quarter of the price is refunded, and the refund reversed.
+            let asked = try await visitor.post(controls + "request-refund", form + "&consumptionReason=LEGAL")
+            #expect(asked.status == 303, "\(asked.text)")
+            #expect(try await visitor.post(controls + "decline-refund", form).status == 303)
+            let notSent = try await visitor.post(controls + "refund", form + "&percentage=101")
+            #expect(notSent.status == 400 && notSent.text.contains("invalid_percentage"))
+            #expect(try await visitor.post(controls + "refund", form + "&percentage=x").text.contains("invalid_number"))
+            #expect(try await visitor.post(controls + "refund", form + "&percentage=25&reason=1").status == 303)
+            let refunded = try await visitor.get(page).text
+            #expect(refunded.contains("Reverse refund") && refunded.contains("(prorated)"), "\(refunded)")
+            #expect(refunded.contains("&quot;revocationType&quot; : &quot;REFUND_PRORATED&quot;"))
+            #expect(refunded.contains("&quot;revocationReason&quot; : 1"))
+            let sent = try await store.request(
+                .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/notifications", token: store.adminToken)
+            let types = (sent.json["notifications"] as? [[String: Any]] ?? []).compactMap {
+                $0["notificationType"] as? String
+            }
+            for type in ["CONSUMPTION_REQUEST", "REFUND_DECLINED", "REFUND"] {
+                #expect(types.contains(type), "\(types)")
+            }
             #expect(try await visitor.post(controls + "reverse-refund", form).status == 303)
             #expect(!(try await visitor.get(page).text.contains("class=\"bad\">refunded")))
             #expect(try await visitor.post(controls + "explode", form).status == 404)
             let audit = try await visitor.get("/console/audit").text
-            for action in ["test.payment-decision", "test.refund", "test.reverse-refund"] {
+            for action in [
+                "test.payment-decision", "test.request-refund", "test.decline-refund", "test.refund",
+                "test.reverse-refund",
+            ] {
                 #expect(audit.contains(action), "\(action)")
             }
         }

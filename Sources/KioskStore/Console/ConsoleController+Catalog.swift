@@ -89,19 +89,11 @@ extension ConsoleController {
             return try await action(request, context, audit: "product.introductory-offer") { form in
                 var offers: [IntroductoryOffer] = []
                 if form["paymentMode"] != "none" {
-                    guard let mode = OfferPaymentMode(rawValue: form["paymentMode"] ?? ""),
-                        let period = OfferPeriod(iso8601: form["period"] ?? ""),
-                        let periods = Int(form["numberOfPeriods"] ?? "1")
-                    else {
-                        throw KioskError.invalid(
-                            "invalid_offer",
-                            "Give the offer's payment mode, a period such as P1W and a number of periods.",
-                            field: "period")
-                    }
+                    let terms = try Self.offerTerms(form)
                     offers = [
                         IntroductoryOffer(
-                            paymentMode: mode, period: period, numberOfPeriods: periods,
-                            pricing: Pricing(tier: form["tier"].flatMap { Int($0) }))
+                            paymentMode: terms.mode, period: terms.period, numberOfPeriods: terms.periods,
+                            pricing: terms.pricing)
                     ]
                 }
                 _ = try await catalog.updateProduct(
@@ -257,8 +249,21 @@ extension ConsoleController {
                 "clearedForSale": product.clearedForSale, "tier": product.pricing.tier.map(String.init) ?? "",
                 "subscription": product.type == .autoRenewable,
                 "introductoryOffers": product.introductoryOffers.map {
-                    "\($0.paymentMode.rawValue), \($0.numberOfPeriods) × \($0.period)"
+                    Self.terms($0.paymentMode, $0.numberOfPeriods, $0.period, $0.pricing)
                         + ($0.storefront.map { " in \($0)" } ?? "")
+                },
+                "promotionalOffers": product.promotionalOffers.map { offer in
+                    [
+                        "identifier": offer.identifier, "referenceName": offer.referenceName,
+                        "terms": Self.terms(offer.paymentMode, offer.numberOfPeriods, offer.period, offer.pricing),
+                    ]
+                },
+                "winBackOffers": product.winBackOffers.map { offer in
+                    [
+                        "identifier": offer.identifier, "referenceName": offer.referenceName,
+                        "terms": Self.terms(offer.paymentMode, offer.numberOfPeriods, offer.period, offer.pricing),
+                        "eligibility": Self.eligibility(offer),
+                    ]
                 },
                 "modes": OfferPaymentMode.allCases.map { ["value": $0.rawValue] },
                 "storefront": storefrontCode, "availability": availability, "prices": prices,
@@ -268,6 +273,23 @@ extension ConsoleController {
                 "reviewActions": ReviewAction.allCases.map { ["value": $0.rawValue, "name": Self.label($0)] },
                 "storefronts": Storefront.all.map { ["code": $0.code, "selected": $0.code == storefrontCode] },
             ], session: context.consoleSession)
+    }
+
+    /// An offer's terms as a line: "pay_as_you_go, 3 × P1M at tier 2".
+    static func terms(_ mode: OfferPaymentMode, _ periods: Int, _ period: OfferPeriod, _ pricing: Pricing) -> String {
+        "\(mode.rawValue), \(periods) × \(period)"
+            + (mode == .freeTrial ? "" : pricing.tier.map { " at tier \($0)" } ?? "")
+    }
+
+    /// Who a win-back offer is for: "paid ≥ 1 month, lapsed 1–6 months, 12 months between offers, high priority".
+    static func eligibility(_ offer: WinBackOffer) -> String {
+        let lapsed = offer.timeSinceLastSubscribedInMonths
+        return [
+            "paid ≥ \(offer.paidSubscriptionDurationInMonths) months",
+            "lapsed \(lapsed.minimum)" + (lapsed.maximum.map { "–\($0)" } ?? "+") + " months",
+            offer.waitBetweenOffersInMonths.map { "\($0) months between offers" },
+            offer.priority == .high ? "high priority" : nil,
+        ].compactMap { $0 }.joined(separator: ", ")
     }
 
     static func label(_ action: ReviewAction) -> String {

@@ -68,8 +68,10 @@ extension ConsoleController {
                 let codes = try await catalog.createOfferCodes(
                     bundleId: bundleId, productId: form["productId"] ?? "",
                     referenceName: form["referenceName"] ?? "Console codes", paymentMode: form["paymentMode"] ?? "",
-                    period: form["period"] ?? "", numberOfPeriods: Int(form["numberOfPeriods"] ?? "1") ?? 0,
-                    pricing: Pricing(tier: form["tier"].flatMap { Int($0) }), count: Int(form["count"] ?? "1") ?? 0)
+                    period: form["period"] ?? "",
+                    numberOfPeriods: try ConsoleForm.integer(form["numberOfPeriods"], field: "numberOfPeriods") ?? 1,
+                    pricing: Pricing(tier: try ConsoleForm.integer(form["tier"], field: "tier")),
+                    count: try ConsoleForm.integer(form["count"], field: "count") ?? 1)
                 return (
                     "\(codes.count) codes for \(bundleId)/\(form["productId"] ?? "")",
                     "/console/apps/\(bundleId)/catalog"
@@ -81,9 +83,11 @@ extension ConsoleController {
             let bundleId = try context.parameters.require("bundleId")
             let form = try await ConsoleForm.read(request, context: context)
             let app = try await catalog.app(bundleId: bundleId)
-            let data = Data((form.fields["file"] ?? "").utf8)
+            // The chosen file wins; without one (or without a browser that uploads), the pasted text.
+            let chosen = form.fields["upload"].flatMap { $0.isEmpty ? nil : $0 }
+            let data = Data((chosen ?? form.fields["file"] ?? "").utf8)
             guard !data.isEmpty else {
-                throw KioskError.invalid("missing_file", "Paste or choose a catalog file first.", field: "file")
+                throw KioskError.invalid("missing_file", "Choose or paste a catalog file first.", field: "file")
             }
             let summary = try await catalog.importCatalog(
                 bundleId: bundleId, file: try CatalogController.file(data, format: nil, of: app))
@@ -117,7 +121,13 @@ extension ConsoleController {
             "hasGroups": !groups.isEmpty, "hasSubscriptions": products.contains { $0.type == .autoRenewable },
             "groups": groups.map { group in
                 [
-                    "name": group.referenceName,
+                    "name": group.referenceName, "id": String(group.id),
+                    "localizations": group.localizations.map {
+                        [
+                            "locale": $0.locale, "lang": $0.locale.replacingOccurrences(of: "_", with: "-"),
+                            "localizedName": $0.name, "customAppName": $0.customAppName ?? "",
+                        ]
+                    },
                     "levels": products.filter { $0.subscription?.groupId == group.id }
                         .sorted { ($0.subscription?.level ?? 0) < ($1.subscription?.level ?? 0) }
                         .map { product in

@@ -60,7 +60,16 @@ extension ConsoleController {
                 switch action {
                 case "refund":
                     _ = try await testControls.refund(
-                        bundleId: bundleId, transactionId: transactionId, TestRefundRequest())
+                        bundleId: bundleId, transactionId: transactionId,
+                        TestRefundRequest(
+                            reason: try ConsoleForm.integer(form["reason"], field: "reason"),
+                            percentage: try ConsoleForm.integer(form["percentage"], field: "percentage")))
+                case "request-refund":
+                    _ = try await testControls.requestRefund(
+                        bundleId: bundleId, transactionId: transactionId,
+                        TestRefundRequestRequest(reason: form["consumptionReason"]))
+                case "decline-refund":
+                    _ = try await testControls.declineRefund(bundleId: bundleId, transactionId: transactionId)
                 case "reverse-refund":
                     _ = try await testControls.reverseRefund(bundleId: bundleId, transactionId: transactionId)
                 case "revoke":
@@ -72,6 +81,17 @@ extension ConsoleController {
                 }
                 return ("transaction \(transactionId) of \(email)", Self.customerPath(email))
             }
+        }
+    }
+
+    /// How a revoked transaction was revoked, for its timeline: "refunded", "refunded 0.25 USD (prorated)" or
+    /// "revoked (Family Sharing)".
+    static func revocation(_ transaction: StoreTransaction) -> String {
+        switch transaction.revocationType {
+        case "FAMILY_REVOKE": return "revoked (Family Sharing)"
+        case "REFUND_PRORATED" where transaction.priceMinorUnits > 0:
+            return "refunded \(money(transaction.refundedMinorUnits, transaction.currency)) (prorated)"
+        default: return "refunded"
         }
     }
 
@@ -115,6 +135,10 @@ extension ConsoleController {
                         "price": Self.money(transaction.priceMinorUnits, transaction.currency),
                         "reason": transaction.transactionReason.rawValue, "orderId": transaction.orderId,
                         "revoked": transaction.revocationDate.map(Self.time) ?? "",
+                        "revocation": Self.revocation(transaction),
+                        // Apple asks the app's server about consumables and auto-renewables only.
+                        "requestable": isSandbox && transaction.revocationDate == nil
+                            && [.consumable, .autoRenewable].contains(transaction.productType),
                         "refundable": isSandbox && transaction.revocationDate == nil,
                         "reversible": isSandbox && transaction.revocationDate != nil,
                         // Family Sharing's revocation: not for consumables, which are never shared.
@@ -150,6 +174,7 @@ extension ConsoleController {
             "customer", title: account.email, section: "Customers",
             values: [
                 "email": account.email, "environment": environment.rawValue, "sandbox": isSandbox,
+                "consumptionReasons": TestControlsService.consumptionRequestReasons.map { ["value": $0] },
                 "name": "\(account.firstName) \(account.lastName)".trimmingCharacters(in: .whitespaces),
                 "storefront": account.storefront, "apps": apps, "noTransactions": apps.isEmpty,
                 "products": products, "path": Self.customerPath(account.email),

@@ -29,9 +29,6 @@ struct ConsoleController {
         console.get("console.css") { _, _ in
             try ConsoleRenderer.asset("console.css", contentType: "text/css; charset=utf-8")
         }
-        console.get("console.js") { _, _ in
-            try ConsoleRenderer.asset("console.js", contentType: "text/javascript; charset=utf-8")
-        }
         console.get("sign-in") { request, _ in
             try await signInPage(next: request.uri.queryParameters.get("next"), error: nil)
         }
@@ -57,6 +54,7 @@ struct ConsoleController {
         addCatalogFileRoutes(to: pages)
         addTesterRoutes(to: pages)
         addTeamRoutes(to: pages)
+        addOfferRoutes(to: pages)
     }
 
     // MARK: Signing in

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import MultipartKit
 
 /// Every console response: headers that keep pages out of frames, caches and other origins' scripts, and errors
 /// drawn as a page (with what to do) rather than the API's JSON.
@@ -27,7 +28,7 @@ struct ConsolePageMiddleware: RouterMiddleware {
                 session: context.consoleSession, status: error.status)
         }
         response.headers[.init("Content-Security-Policy")!] =
-            "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; "
+            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
             + "frame-ancestors 'none'; "
             + "base-uri 'none'"
         response.headers[.init("X-Content-Type-Options")!] = "nosniff"
@@ -94,10 +95,14 @@ struct ConsoleForm: Sendable {
         return value?.isEmpty == false ? value : nil
     }
 
-    /// Reads the form of `request`. With a session, the form must carry that session's `csrf` token.
+    /// Reads the form of `request`, URL-encoded or `multipart/form-data` (a form that uploads a file). With a
+    /// session, the form must carry that session's `csrf` token.
     static func read(_ request: Request, context: KioskRequestContext) async throws -> ConsoleForm {
         let body = try await request.collectBody(context: context)
-        let form = try parse(String(decoding: body, as: UTF8.self))
+        let contentType = request.headers[.contentType] ?? ""
+        let form =
+            contentType.lowercased().hasPrefix("multipart/form-data")
+            ? try parseMultipart(body, contentType: contentType) : try parse(String(decoding: body, as: UTF8.self))
         if let session = context.consoleSession {
             guard let token = form.fields["csrf"], AdminAuthMiddleware.constantTimeEquals(token, session.csrfToken)
             else {
@@ -108,6 +113,17 @@ struct ConsoleForm: Sendable {
             }
         }
         return form
+    }
+
+    /// A whole number typed into a form field; nil when the field was left empty.
+    static func integer(_ text: String?, field: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let number = Int(text) else {
+            throw KioskError.invalid(
+                "invalid_number", "'\(text.prefix(20))' is not a whole number.", field: field,
+                fix: "Type digits only, such as 25.")
+        }
+        return number
     }
 
     /// Parses `name=value&…`, percent-decoding both halves (`+` is a space).
@@ -123,6 +139,42 @@ struct ConsoleForm: Sendable {
             }
             fields[name] = value
         }
+        return ConsoleForm(fields: fields)
+    }
+
+    /// Parses a `multipart/form-data` body (MultipartKit): each part's name and its text; a file's text is its
+    /// content read as UTF-8.
+    static func parseMultipart(_ body: Data, contentType: String) throws -> ConsoleForm {
+        let unreadable = KioskError.invalid(
+            "invalid_form", "The form could not be read.", fix: "Send the form from the console's page.")
+        guard
+            let boundary = contentType.split(separator: ";").lazy
+                .map({ $0.trimmingCharacters(in: .whitespaces) })
+                .first(where: { $0.lowercased().hasPrefix("boundary=") })?.dropFirst("boundary=".count)
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
+            (1...70).contains(boundary.utf8.count)
+        else { throw unreadable }
+        var fields: [String: String] = [:]
+        var name: String?
+        var value = ByteBuffer()
+        var tooMany = false
+        let parser = MultipartParser(boundary: boundary)
+        parser.onHeader = { header, text in
+            guard header.lowercased() == "content-disposition" else { return }
+            name = MultipartPart(headers: ["Content-Disposition": text], body: ByteBuffer()).name
+        }
+        parser.onBody = { chunk in value.writeBuffer(&chunk) }
+        parser.onPartComplete = {
+            if let name {
+                tooMany = tooMany || fields.count >= maxFields
+                fields[name] = String(buffer: value)
+            }
+            name = nil
+            value.clear()
+        }
+        do { try parser.execute(Array(body)) } catch { throw unreadable }
+        // A body cut short (no closing delimiter) would lose its last part without a word: refuse it whole.
+        guard !tooMany, body.range(of: Data("--\(boundary)--".utf8)) != nil else { throw unreadable }
         return ConsoleForm(fields: fields)
     }
 

@@ -18,7 +18,7 @@ struct ConsoleRenderer: Sendable {
         return ConsoleRenderer(library: try await MustacheLibrary(directory: folder))
     }
 
-    /// A file of the console's own (`console.css`, `console.js`), served under `/console/`.
+    /// A file of the console's own (`console.css`), served under `/console/`.
     static func asset(_ name: String, contentType: String) throws -> Response {
         guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "console"),
             let data = try? Data(contentsOf: url)

@@ -122,7 +122,9 @@ extension CatalogService {
 
     // MARK: Helpers
 
-    private func modifyProduct(
+    /// Changes a product from what it holds now, in one transaction: `makeChanges` reads the product as stored and
+    /// returns the changes, so two people editing one list (offers, localizations) never lose each other's change.
+    func modifyProduct(
         bundleId: String, productId: String, _ makeChanges: @Sendable (Product) throws -> ProductChanges
     ) async throws -> Product {
         let now = clock.now()
