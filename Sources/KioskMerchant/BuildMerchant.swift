@@ -4,6 +4,7 @@ import KioskCore
 import KioskHTTP
 import KioskSQL
 import Logging
+import Prometheus
 import ServiceLifecycle
 
 /// A merchant server ready to run: the Hummingbird application and its parts.
@@ -58,6 +59,8 @@ public func buildMerchant(
     }
     let tokens = UserTokens(secret: configuration.raw.userTokenSecret)
     let router = Router(context: MerchantRequestContext.self)
+    let registry = PrometheusCollectorRegistry()
+    router.add(middleware: RequestMetricsMiddleware(registry: registry))
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware(serverName: "merchant"))
     router.add(middleware: QueryTextMiddleware())
@@ -70,6 +73,10 @@ public func buildMerchant(
                 fix: "Check the database the merchant was started with (--database).")
         }
         return ["status": "ok"]
+    }
+    router.get("metrics") { _, _ in
+        try await service.recordLifeSigns(into: registry)
+        return registry.response()
     }
     router.get("openapi.yaml") { _, _ in try MerchantOpenAPIDocument.response() }
     MerchantController(service: service, tokens: tokens).addRoutes(to: router)

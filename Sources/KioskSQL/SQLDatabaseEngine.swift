@@ -9,6 +9,8 @@ public protocol SQLDatabaseEngine: SQLTransactionRunner {
     var engine: String { get }
     /// Checks the database answers; throws if it does not.
     func ping() async throws
+    /// How many sessions run and wait now, and how many may run at once.
+    var poolUse: DatabasePoolUse { get }
     /// Closes connections. Call once, at shutdown.
     func close() async throws
 }

@@ -44,5 +44,7 @@ struct StoreDatabase: KioskDatabase {
 
     func ping() async throws { try await sql.ping() }
 
+    var poolUse: DatabasePoolUse { sql.poolUse }
+
     func close() async throws { try await sql.close() }
 }

@@ -15,6 +15,9 @@ public protocol KioskDatabase: Sendable {
     /// Checks the database answers (for `/health`); throws if it does not.
     func ping() async throws
 
+    /// How many transactions run and wait for a connection now (for `/metrics`).
+    var poolUse: DatabasePoolUse { get }
+
     /// Closes connections. Call once, at shutdown.
     func close() async throws
 }

@@ -301,7 +301,7 @@ def run(driver, base, args):
     names = {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#life-signs td:first-child code")}
     seen["lifeSigns"] = sorted(names)
     for name in ("kiosk_payments_total", "kiosk_store_events_total", "kiosk_notification_attempts_total",
-                 "kiosk_scheduler_lag_seconds"):
+                 "kiosk_scheduler_lag_seconds", "kiosk_database_pool_size", "kiosk_database_sessions"):
         check(name in names, f"the health page shows {name}")
 
     # Every action above is in the audit log.

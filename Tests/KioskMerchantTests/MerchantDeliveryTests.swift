@@ -38,6 +38,16 @@ import Testing
                 // Restore through the server: what another device of alice's sees.
                 #expect(try await merchant.entitlements(of: "alice").balance("coins") == 300)
                 #expect(try await merchant.entitlements(of: "bob").balances.isEmpty)
+
+                // What the operator's /metrics says of it, read from the ledger.
+                let metrics = try await merchant.request(.GET, "/metrics").text
+                for series in [
+                    #"kiosk_merchant_grants{environment="sandbox"} 1"#, #"kiosk_merchant_orders{state="delivered"} 1"#,
+                    #"kiosk_http_requests_total{method="POST""#, "kiosk_database_pool_size ",
+                    #"kiosk_database_sessions{state="waiting"}"#,
+                ] {
+                    #expect(metrics.contains(series), "\(series) in \(metrics)")
+                }
                 await device.close()
             }
         }

@@ -18,7 +18,7 @@ import Testing
     static var routes: [(path: String, method: String)] {
         let productList = MerchantPaths.productList(bundleId: "{bundleId}", version: 1)
         return [
-            ("/health", "get"), ("/openapi.yaml", "get"),
+            ("/health", "get"), ("/metrics", "get"), ("/openapi.yaml", "get"),
             (String(productList[..<(productList.lastIndex(of: "/") ?? productList.endIndex)]) + "/{list}", "get"),
             (MerchantPaths.orders, "post"),
             (MerchantPaths.order("{orderId}"), "get"),

@@ -155,6 +155,7 @@ import Testing
                 #"kiosk_payments_total{environment="sandbox",outcome="purchased"} 1"#,
                 #"kiosk_store_events_total{environment="sandbox",type="ONE_TIME_CHARGE"} 1"#,
                 #"kiosk_store_events_total{environment="sandbox",type="REFUND"} 1"#,
+                "kiosk_database_pool_size ", #"kiosk_database_sessions{state="in_use"}"#,
             ] {
                 #expect(
                     metrics.contains(series),

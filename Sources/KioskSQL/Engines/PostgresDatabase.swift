@@ -13,6 +13,8 @@ public final class PostgresDatabase: SQLDatabaseEngine {
     public let engine = "postgresql"
 
     private let client: PostgresClient
+    private let poolSize: Int
+    private let sessions = SessionCounter()
     private let runTask: Task<Void, Never>
     private let logger: Logger
     /// `host:port/database`, for messages about connections.
@@ -29,9 +31,11 @@ public final class PostgresDatabase: SQLDatabaseEngine {
     /// Starts the pool's `run()` and returns once its task is under way, so the first lease finds the pool running
     /// (PostgresNIO warns of a lease before `run()`).
     private init(
-        client: PostgresClient, address: String, logger: Logger, constraintName: @escaping @Sendable (String) -> String
+        client: PostgresClient, poolSize: Int, address: String, logger: Logger,
+        constraintName: @escaping @Sendable (String) -> String
     ) async {
         self.client = client
+        self.poolSize = poolSize
         self.address = address
         self.logger = logger
         self.constraintName = constraintName
@@ -67,7 +71,8 @@ public final class PostgresDatabase: SQLDatabaseEngine {
         }
         configuration.options.maximumConnections = poolSize
         let database = await PostgresDatabase(
-            client: PostgresClient(configuration: configuration, backgroundLogger: logger), address: address,
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), poolSize: poolSize,
+            address: address,
             logger: logger, constraintName: constraintName)
         do {
             try await database.ping()
@@ -113,23 +118,33 @@ public final class PostgresDatabase: SQLDatabaseEngine {
         }
     }
 
+    public var poolUse: DatabasePoolUse { sessions.use(size: poolSize) }
+
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         do {
-            return try await client.withConnection { connection in
-                let session = SQLSession(sql: connection.sql(queryLogLevel: .trace), translate: translate)
-                try await session.run("BEGIN")
-                let value: T
-                do {
-                    value = try await body(session)
-                    try await session.runShielded("COMMIT")
-                } catch {
-                    await rollback(session, on: connection)
-                    throw error
-                }
-                return value
-            }
+            return try await sessions.counting { started in try await transaction(started: started, body) }
         } catch {
             throw translate(error)
+        }
+    }
+
+    /// One transaction on a connection from the pool; `started` once the connection is held.
+    private func transaction<T: Sendable>(
+        started: @escaping @Sendable () -> Void, _ body: @Sendable (SQLSession) async throws -> T
+    ) async throws -> T {
+        try await client.withConnection { connection in
+            started()
+            let session = SQLSession(sql: connection.sql(queryLogLevel: .trace), translate: translate)
+            try await session.run("BEGIN")
+            let value: T
+            do {
+                value = try await body(session)
+                try await session.runShielded("COMMIT")
+            } catch {
+                await rollback(session, on: connection)
+                throw error
+            }
+            return value
         }
     }
 

@@ -20,6 +20,7 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     private let sql: SQLiteStatements
     private let lock = AsyncSerialLock()
     private let commits = GroupCommit()
+    private let sessions = SessionCounter()
     private let logger: Logger
     /// Names a violated unique constraint the way the schema's owner does (SQLite reports its columns).
     private let constraintName: @Sendable (String) -> String
@@ -119,12 +120,23 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     /// Runs `body` in a transaction. Transactions that arrive while others run share one commit
     /// (``GroupCommit``): each body in its own savepoint, so one that throws undoes only its own writes, and each
     /// caller answered only once the shared `COMMIT` is durable.
+    /// One writer connection runs the sessions of a group commit in turn.
+    public var poolUse: DatabasePoolUse { sessions.use(size: 1) }
+
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         // A task cancelled before its turn gives it back before starting anything.
         try Task.checkCancellation()
-        return try await withoutActuallyEscaping(body) { body in
+        return try await sessions.counting { started in try await groupCommitted(started: started, body) }
+    }
+
+    /// Runs `body` in the next group commit's transaction; `started` when its turn comes.
+    private func groupCommitted<T: Sendable>(
+        started: @escaping @Sendable () -> Void, _ body: @Sendable (SQLSession) async throws -> T
+    ) async throws -> T {
+        try await withoutActuallyEscaping(body) { body in
             let outcome = GroupCommit.Outcome<T>()
             let work = GroupCommit.Work { session in
+                started()
                 do {
                     outcome.result = .success(try await body(session))
                     return true

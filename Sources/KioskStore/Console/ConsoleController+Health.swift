@@ -8,7 +8,7 @@ extension ConsoleController {
         pages.get("health") { _, context in
             var databaseStatus = "ok"
             do { try await database.ping() } catch { databaseStatus = "unavailable: \(error)" }
-            try await metrics.refreshBacklog(database: database, clocks: testControls.context.clocks)
+            try await metrics.refresh(database: database, clocks: testControls.context.clocks)
             var buffer: [UInt8] = []
             metrics.registry.emit(into: &buffer)
             let series = Self.lifeSigns(inPrometheusText: String(decoding: buffer, as: UTF8.self))

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import KioskCore
+import KioskHTTP
 import KioskStorage
 import Prometheus
 
@@ -39,13 +40,8 @@ struct HealthController {
             return EditedResponse(status: .ok, response: health)
         }
         router.get("metrics") { _, _ in
-            try await metrics.refreshBacklog(database: database, clocks: clocks)
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(4096)
-            registry.emit(into: &buffer)
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+            try await metrics.refresh(database: database, clocks: clocks)
+            return registry.response()
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskHTTP
 import KioskStorage
 import Prometheus
 
@@ -7,7 +8,7 @@ import Prometheus
 /// committed (payments by outcome, server notifications created by type — purchases, renewals, refunds and the rest
 /// as the merchant hears of them — and delivery attempts by result), and how the backlog stands, read from the
 /// database at each scrape so every replica reports the same (undelivered notifications, the oldest one's age, and
-/// how late the renewal scheduler is).
+/// how late the renewal scheduler is), and the database pool's use in this process.
 public struct StoreMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
 
@@ -47,8 +48,10 @@ public struct StoreMetrics: Sendable {
         }
     }
 
-    /// Reads the backlog from the database into its gauges; called before each scrape.
-    func refreshBacklog(database: any KioskDatabase, clocks: StoreClocks) async throws {
+    /// Reads the backlog from the database, and the pool's use, into their gauges; called before each scrape.
+    func refresh(database: any KioskDatabase, clocks: StoreClocks) async throws {
+        let pool = database.poolUse
+        registry.recordDatabasePool(size: pool.size, inUse: pool.inUse, waiting: pool.waiting)
         for environment in StoreEnvironment.allCases {
             let now = clocks.now(environment)
             let (backlog, earliestDue) = try await database.transaction { tx in

@@ -2,14 +2,14 @@ import Foundation
 import Hummingbird
 import Prometheus
 
-/// Counts requests and measures their duration per route, method and status, into the store's own
+/// Counts requests and measures their duration per route, method and status, into the server's own
 /// Prometheus registry (served at `/metrics`).
-struct RequestMetricsMiddleware: RouterMiddleware {
-    typealias Context = KioskRequestContext
-
+public struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let registry: PrometheusCollectorRegistry
 
-    func handle(
+    public init(registry: PrometheusCollectorRegistry) { self.registry = registry }
+
+    public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let start = ContinuousClock.now
@@ -40,6 +40,33 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         MetricNameDescriptor(
             namespace: "kiosk", subsystem: "http", metricName: "request_duration", unitName: "seconds",
             helpText: "Time to answer an HTTP request, by method and route template.")
+    }
+}
+
+extension PrometheusCollectorRegistry {
+    /// Sets the database pool's gauges: `kiosk_database_pool_size`, `kiosk_database_sessions{state="in_use"}` and
+    /// `{state="waiting"}` (a transaction waits while every connection is held).
+    public func recordDatabasePool(size: Int, inUse: Int, waiting: Int) {
+        makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "kiosk", subsystem: "database", metricName: "pool_size", unitName: nil,
+                helpText: "The most database transactions that run at once (connections; 1 for SQLite's writer).")
+        ).set(Double(size))
+        let sessions = MetricNameDescriptor(
+            namespace: "kiosk", subsystem: "database", metricName: "sessions", unitName: nil,
+            helpText: "Database transactions running (in_use) and waiting for a connection (waiting).")
+        makeGauge(descriptor: sessions, labels: [("state", "in_use")]).set(Double(inUse))
+        makeGauge(descriptor: sessions, labels: [("state", "waiting")]).set(Double(waiting))
+    }
+
+    /// The registry as Prometheus text, the answer to `GET /metrics`.
+    public func response() -> Response {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(4096)
+        emit(into: &buffer)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
     }
 }
 
