@@ -26,7 +26,8 @@ import Testing
             #expect(try await admin.get("/console/sign-in").text.contains("<details open"))
             _ = try await admin.signIn(as: "Ann")
             let csrf = try await admin.csrf("/console/team")
-            #expect(try await admin.get("/console/team").text.contains("No one yet"))
+            let team = try await admin.get("/console/team").text
+            #expect(team.contains("No one yet") && team.contains("Marketing <small>(reads only)</small>"), "\(team)")
 
             // The API's validation, at the field; nothing is created.
             let badEmail = try await admin.post("/console/team", "csrf=\(csrf)&email=dev&name=Dev&role_DEVELOPER=on")

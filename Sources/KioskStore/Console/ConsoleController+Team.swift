@@ -89,7 +89,7 @@ extension ConsoleController {
             "roles": TeamRole.allCases.map { role in
                 [
                     "value": role.rawValue, "title": role.title,
-                    "can": ConsolePermission.granted(to: [role]).map(\.summary).sorted().joined(separator: "; "),
+                    "grants": ConsolePermission.granted(to: [role]).map(\.summary).sorted().joined(separator: "; "),
                     "checked": form?.fields["role_\(role.rawValue)"] != nil,
                 ]
             },

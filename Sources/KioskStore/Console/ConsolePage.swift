@@ -42,7 +42,9 @@ struct ConsoleRenderer: Sendable {
         let permissions = session?.permissions ?? []
         // `{{#can.manageCatalog}}…{{/can.manageCatalog}}` shows a form only to those it would not refuse.
         context["can"] = Dictionary(uniqueKeysWithValues: permissions.map { ($0.rawValue, true) })
-        context["nav"] = Self.sections.filter { entry in
+        // Until a temporary password is replaced, no page but the account page opens: the navigation shows none.
+        let sections = session?.mustChangePassword == true ? [] : Self.sections
+        context["nav"] = sections.filter { entry in
             ConsoleAccess.permission(method: .get, path: entry.path).map(permissions.contains) ?? true
         }.map { entry in
             ["path": entry.path, "name": entry.name, "current": entry.name == section]
