@@ -48,10 +48,11 @@ import Testing
 
         func send(
             _ method: HTTPMethod, _ path: String, form: String?,
-            contentType: String = "application/x-www-form-urlencoded"
+            contentType: String = "application/x-www-form-urlencoded", headers: [(String, String)] = []
         ) async throws -> Page {
             var request = HTTPClientRequest(url: store.baseURL + path)
             request.method = method
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
             if let cookie { request.headers.add(name: "Cookie", value: cookie) }
             if let form {
                 request.headers.add(name: "Content-Type", value: contentType)
@@ -272,6 +273,19 @@ import Testing
                 #expect(page.location?.contains("evil") != true && page.location?.contains("..") != true, "\(next)")
             }
             #expect(try await visitor.post("/console/sign-in", "name=%01bad&token=x").status == 400)
+            // A sign-in form another site sent (login CSRF) is refused before the token is even read.
+            let fromElsewhere = Visitor(store)
+            for site in ["cross-site", "same-site"] {
+                let refused = try await fromElsewhere.send(
+                    .POST, "/console/sign-in", form: "name=Eve&token=\(store.adminToken)",
+                    headers: [("Sec-Fetch-Site", site)])
+                #expect(
+                    refused.status == 403 && refused.text.contains("cross_site_form") && fromElsewhere.cookie == nil)
+            }
+            let sameOrigin = try await fromElsewhere.send(
+                .POST, "/console/sign-in", form: "name=Eve&token=\(store.adminToken)",
+                headers: [("Sec-Fetch-Site", "same-origin")])
+            #expect(sameOrigin.status == 303 && fromElsewhere.cookie != nil)
             #expect(
                 try await visitor.post("/console/sign-in", "name=\(String(repeating: "a", count: 65))&token=x").status
                     == 400)

@@ -20,7 +20,7 @@ extension ConsoleController {
             }
         }
         pages.post("team/:email") { request, context in
-            let email = try context.parameters.require("email")
+            let email = try Self.email(context)
             return try await action(request, context, audit: "console-user.update") { form in
                 let disabled = form["state"].map { $0 == "disabled" }
                 if context.consoleSession?.user?.email == email.lowercased(),
@@ -36,7 +36,7 @@ extension ConsoleController {
             }
         }
         pages.post("team/:email/reset-password") { request, context in
-            let email = try context.parameters.require("email")
+            let email = try Self.email(context)
             _ = try await ConsoleForm.read(request, context: context)
             let reset = try await catalog.resetConsoleUserPassword(email: email)
             try await audit(context.consoleSession, "console-user.reset-password", reset.user.email)

@@ -98,6 +98,15 @@ struct ConsoleForm: Sendable {
     /// Reads the form of `request`, URL-encoded or `multipart/form-data` (a form that uploads a file). With a
     /// session, the form must carry that session's `csrf` token.
     static func read(_ request: Request, context: KioskRequestContext) async throws -> ConsoleForm {
+        // Browsers say where a form was sent from; one sent from another site is refused before it is read. This
+        // also covers sign-in, which has no session (and so no CSRF token) yet: no site can sign a visitor in to an
+        // account of its choosing.
+        if let site = request.headers[.init("Sec-Fetch-Site")!], ["cross-site", "same-site"].contains(site) {
+            throw KioskError(
+                .forbidden, code: "cross_site_form",
+                message: "This form was sent from another site, so it was refused.",
+                fix: "Open the console at its own address and send the form from there.")
+        }
         let body = try await request.collectBody(context: context)
         let contentType = request.headers[.contentType] ?? ""
         let form =
