@@ -84,6 +84,15 @@ def main():
     except APIError as error:
         result["noSales"] = {"status": getattr(error, "status_code", None), "detail": str(error)}
 
+    # The Subscription Event report, asked for by its report type and version: that day had no subscription events.
+    try:
+        api.download_sales_and_trends_reports(
+            filters={"vendorNumber": arguments.vendor_number, "frequency": "DAILY", "reportDate": arguments.sales_date,
+                     "reportType": "SUBSCRIPTION_EVENT", "reportSubType": "SUMMARY", "version": "1_3"})
+        result["noSubscriptionEvents"] = "no error"
+    except APIError as error:
+        result["noSubscriptionEvents"] = {"status": getattr(error, "status_code", None), "detail": str(error)}
+
     print(json.dumps(result, indent=2, sort_keys=True))
 
 

@@ -74,6 +74,9 @@ import Testing
                     == ["Total_Rows": "1", "Total_Amount": "1.38", "Total_Units": "2"], "\(output)")
             let noSales = try #require(result["noSales"] as? [String: Any], "\(output)")
             #expect(noSales["status"] as? Int == 404, "\(output)")
+            let noEvents = try #require(result["noSubscriptionEvents"] as? [String: Any], "\(output)")
+            #expect(noEvents["status"] as? Int == 404, "\(output)")
+            #expect((noEvents["detail"] as? String)?.contains("no subscription events") == true, "\(output)")
 
             let developer = try await Self.teamKey("DEVELOPER", store: store, directory: directory)
             let (refusedStatus, refusedOutput) = try await runProcess(
@@ -139,6 +142,19 @@ import Testing
                 let refused = try await get(base + query)
                 let first = (refused.json["errors"] as? [[String: Any]])?.first
                 #expect(first?["code"] as? String == code, "\(query): \(refused.text)")
+            }
+            // The Subscription Event report is daily, version 1_3; a day without subscription events is Apple's 404.
+            let events =
+                "/v1/salesReports?filter[vendorNumber]=\(vendor)&filter[reportType]=SUBSCRIPTION_EVENT"
+                + "&filter[reportSubType]=SUMMARY&filter[reportDate]=\(day)"
+            for (query, code) in [
+                ("&filter[frequency]=DAILY&filter[version]=1_3", "NOT_FOUND"),
+                ("&filter[frequency]=WEEKLY", "PARAMETER_ERROR.INVALID"),
+                ("&filter[frequency]=DAILY&filter[version]=1_0", "PARAMETER_ERROR.INVALID"),
+            ] {
+                let answer = try await get(events + query)
+                let first = (answer.json["errors"] as? [[String: Any]])?.first
+                #expect(first?["code"] as? String == code, "\(query): \(answer.text)")
             }
             let wrongVendor = try await get(
                 "/v1/salesReports?filter[vendorNumber]=1&filter[reportType]=SALES&filter[reportSubType]=SUMMARY"

@@ -163,6 +163,51 @@ import Testing
         }
     }
 
+    /// The Subscription Event report of a day: a production subscription's start, in Apple's columns; the sandbox's
+    /// never; a day that is no day refused.
+    @Test(arguments: TestDatabase.available)
+    func subscriptionEventReportTellsTheDaysStarts(database: TestDatabase) async throws {
+        try await withTestStore(engine: database, clock: ManualClock(Self.start)) { store in
+            try await store.prepareSubscriptionCatalog()
+            for action in ["submit", "approve"] {
+                let review = try await store.request(
+                    .POST, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.monthly)/review",
+                    json: ["action": action])
+                #expect(review.status == 200, "\(review.text)")
+            }
+            let account = try await store.request(
+                .POST, "/admin/v1/accounts",
+                json: ["email": "us@example.com", "password": TestStore.password, "storefront": "USA"])
+            #expect(account.status == 201, "\(account.text)")
+            let production = try await store.signIn("us@example.com", sandbox: false)
+            #expect(try await store.pay(TestStore.monthly, token: production, sandbox: false).transactionId != nil)
+            _ = try await store.pay(TestStore.monthly, token: try await store.signIn())
+
+            let report = try await store.request(.GET, "/admin/v1/reports/subscription-events?date=2026-09-21")
+            #expect(report.status == 200, "\(report.text)")
+            let lines = report.text.split(separator: "\n").map {
+                $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            }
+            #expect(lines.first == SubscriptionEventReport.columns)
+            let rows = lines.dropFirst().map {
+                Dictionary(uniqueKeysWithValues: zip(SubscriptionEventReport.columns, $0))
+            }
+            #expect(rows.count == 1, "one production start; the sandbox's is not reported: \(report.text)")
+            let row = rows.first ?? [:]
+            #expect(row["Event"] == "Subscribe" && row["Quantity"] == "1" && row["Country"] == "US", "\(row)")
+            #expect(row["Event Date"] == "2026-09-21" && row["Original Start Date"] == "2026-09-21")
+            #expect(row["Standard Subscription Duration"] == "1 Month" && row["Consecutive Paid Periods"] == "1")
+            #expect(row["Subscription Group ID"] == "21000001" && row["App Name"] == "Example", "\(row)")
+
+            let quiet = try await store.request(.GET, "/admin/v1/reports/subscription-events?date=2026-09-20")
+            #expect(quiet.status == 200 && quiet.text.split(separator: "\n").count == 1)
+            for date in ["2026-09", "2026-02-30", ""] {
+                let refused = try await store.request(.GET, "/admin/v1/reports/subscription-events?date=\(date)")
+                #expect(refused.status == 400 && refused.errorCode == "invalid_report_date", "\(date)")
+            }
+        }
+    }
+
     /// The charts' series: sandbox sales by storefront, converted to dollars with a configured rate; bad rates and
     /// groupings are refused.
     @Test(arguments: TestDatabase.available)

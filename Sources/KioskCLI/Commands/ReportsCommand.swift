@@ -5,7 +5,7 @@ import Foundation
 struct ReportsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reports", abstract: "Download sales reports in App Store Connect's formats.",
-        subcommands: [Sales.self, Finance.self])
+        subcommands: [Sales.self, SubscriptionEvents.self, Finance.self])
 
     struct Sales: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -28,6 +28,31 @@ struct ReportsCommand: AsyncParsableCommand {
                     try answer.body.write(to: URL(fileURLWithPath: output))
                     let rows = String(decoding: answer.body, as: UTF8.self).split(separator: "\n").count - 1
                     print("Wrote the \(frequency) sales report of \(date) to \(output) (\(rows) rows)")
+                } else {
+                    FileHandle.standardOutput.write(answer.body)
+                }
+            }
+        }
+    }
+
+    struct SubscriptionEvents: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "subscription-events",
+            abstract: "The Subscription Event report (Sales and Trends) of a day, tab-separated as Apple writes it.",
+            discussion: """
+                Production only, by UTC day: starts, renewals, conversions from introductory offers, billing retries,                 cancellations with their reason, upgrades, downgrades, reactivations and refunds, as the store's                 server notifications told them. Example: kiosk reports subscription-events --date 2026-11-24
+                """)
+        @Option(help: "The day, such as 2026-11-24.") var date: String
+        @Option(help: "Write to this file instead of standard output.") var output: String?
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors(json: connection.json) {
+                let answer = try await connection.client.get("/reports/subscription-events", query: ["date": date])
+                if let output {
+                    try answer.body.write(to: URL(fileURLWithPath: output))
+                    let rows = String(decoding: answer.body, as: UTF8.self).split(separator: "\n").count - 1
+                    print("Wrote the subscription event report of \(date) to \(output) (\(rows) rows)")
                 } else {
                     FileHandle.standardOutput.write(answer.body)
                 }

@@ -24,8 +24,19 @@ struct ConnectAPIController {
             }
             let filters = Filters(request)
             try await checkVendorNumber(filters)
-            try filters.require("reportType", in: ["SALES"])
+            let reportType = try filters.require("reportType", in: ["SALES", "SUBSCRIPTION_EVENT"])
             try filters.require("reportSubType", in: ["SUMMARY"])
+            if reportType == "SUBSCRIPTION_EVENT" {
+                // Apple makes this report daily only, in version 1_3.
+                try filters.require("frequency", in: [ReportFrequency.daily.rawValue])
+                try filters.optional("version", in: ["1_3"])
+                let day = try span(of: .daily, filters.value("reportDate"))
+                let report = try await catalog.subscriptionEventReport(span: day)
+                guard report.rows > 0 else {
+                    throw ConnectAPIError.noReport("There were no subscription events for the date specified.")
+                }
+                return try gzipped(report.text)
+            }
             try filters.optional("version", in: ["1_0", "1_1"])
             let frequencyName = try filters.require("frequency", in: ReportFrequency.allCases.map(\.rawValue))
             let frequency = ReportFrequency(rawValue: frequencyName) ?? .daily

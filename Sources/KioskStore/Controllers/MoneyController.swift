@@ -39,6 +39,10 @@ struct MoneyController {
             return Self.tabSeparated(
                 try await catalog.salesReport(frequency: frequency, date: query.get("date") ?? ""))
         }
+        group.get("reports/subscription-events") { request, _ in
+            Self.tabSeparated(
+                try await catalog.subscriptionEventReport(date: request.uri.queryParameters.get("date") ?? ""))
+        }
         group.get("reports/finance") { request, _ in
             let query = request.uri.queryParameters
             let report = try await catalog.financialReport(
