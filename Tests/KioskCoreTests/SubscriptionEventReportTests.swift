@@ -31,6 +31,13 @@ import Testing
                     offer: AppliedOffer(type: .offerCode, identifier: "FALL", paymentMode: .payUpFront, period: "P1M")),
                 "Start Offer Code", ""
             ),
+            (
+                Self.occurrence(
+                    "SUBSCRIBED", "INITIAL_BUY",
+                    offer: AppliedOffer(type: .promotional, identifier: "half", paymentMode: .payAsYouGo, period: "P1M")
+                ),
+                "Subscribe", ""
+            ),
             (Self.occurrence("SUBSCRIBED", "RESUBSCRIBE"), "Reactivate", ""),
             (Self.occurrence("DID_RENEW"), "Renew", ""),
             (Self.occurrence("DID_RENEW", previous: Self.trial), "Paid Subscription from Introductory Offer", ""),

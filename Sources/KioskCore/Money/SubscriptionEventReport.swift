@@ -70,12 +70,12 @@ public enum SubscriptionEventReport {
         case ("SUBSCRIBED", "RESUBSCRIBE"):
             return ("Reactivate", "")
         case ("SUBSCRIBED", _):
+            // Apple names starts with an introductory offer or an offer code; any other start is a Subscribe, its
+            // offer in the offer columns.
             switch occurrence.offer?.type {
             case .introductory: return ("Start Introductory Offer", "")
             case .offerCode: return ("Start Offer Code", "")
-            case .promotional: return ("Start Promotional Offer", "")
-            case .winBack: return ("Start Win-back Offer", "")
-            case nil: return ("Subscribe", "")
+            case .promotional, .winBack, nil: return ("Subscribe", "")
             }
         case ("DID_RENEW", "BILLING_RECOVERY"):
             return ("Renewal from Billing Retry", "")
