@@ -71,6 +71,7 @@ public func buildStore(
     MoneyController(catalog: catalog).addRoutes(to: admin)
     TeamKeysController(catalog: catalog).addRoutes(to: admin)
     ConsoleUsersController(catalog: catalog).addRoutes(to: admin)
+    RefundsController(refunds: TestControlsService(context: context)).addRoutes(to: admin)
     CatalogController(catalog: catalog).addRoutes(to: admin)
     CertificatesController(catalog: catalog, signing: bootstrap.signing, status: certificateStatus, clock: clock)
         .addRoutes(to: admin)

@@ -6,7 +6,7 @@ import KioskProtocol
 struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts", abstract: "Manage production customer accounts.",
-        subcommands: [Create.self, List.self, Show.self, Update.self, Delete.self])
+        subcommands: [Create.self, List.self, Show.self, Update.self, Delete.self, Refund.self, ReverseRefund.self])
 
     /// Fields shared by `create` and `update`.
     struct Fields: ParsableArguments {
@@ -119,4 +119,49 @@ struct AccountsCommand: AsyncParsableCommand {
             "Payment outcome: \(account.paymentOutcome.rawValue)",
         ]
     }
+
+    struct Refund: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Refund a customer's production purchase (REFUND), in full or a share of its price.",
+            discussion: "Example: kiosk accounts refund 2000000000000042 --app com.example.coins --percentage 50")
+        @Argument(help: "The production transaction id.") var transactionId: String
+        @Option(help: "The app's bundle id.") var app: String
+        @Option(help: "0 (other) or 1 (an issue in the app).") var reason = 0
+        @Option(help: "Refund this share of the price, 1–100 (prorated); full when left out.") var percentage: Int?
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors(json: connection.json) {
+                try await refundControl(
+                    "refund", app: app, transactionId: transactionId,
+                    body: TestRefundRequest(reason: reason, percentage: percentage), connection: connection)
+            }
+        }
+    }
+
+    struct ReverseRefund: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reverse-refund",
+            abstract: "Take back the refund of a production purchase (REFUND_REVERSED): it counts again.")
+        @Argument(help: "The production transaction id.") var transactionId: String
+        @Option(help: "The app's bundle id.") var app: String
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors(json: connection.json) {
+                try await refundControl(
+                    "reverse-refund", app: app, transactionId: transactionId, body: nil, connection: connection)
+            }
+        }
+    }
+}
+
+/// Posts a production refund or its reversal and prints what it changed.
+private func refundControl(
+    _ action: String, app: String, transactionId: String, body: (any Encodable)?, connection: ConnectionOptions
+) async throws {
+    let answer = try await connection.client.post(
+        "/apps/\(app.pathEscaped)/transactions/\(transactionId.pathEscaped)/\(action)",
+        raw: try body.map { try JSONEncoder().encode($0) } ?? Data("{}".utf8))
+    try connection.print(answer) { answer in [echo(of: action, try answer.decode(TestRevocationResponse.self))] }
 }

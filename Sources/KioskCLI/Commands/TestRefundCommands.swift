@@ -184,8 +184,8 @@ private func revise(_ command: some TransactionControl, _ action: String, body: 
     }
 }
 
-/// What a refund or revocation control changed, who hears of it and when, in one line.
-private func echo(of action: String, _ revised: TestRevocationResponse) -> String {
+/// What a refund or revocation changed, who hears of it and when, in one line.
+func echo(of action: String, _ revised: TestRevocationResponse) -> String {
     let transaction = "transaction \(revised.transactionId) (\(revised.productId))"
     let notified = "the app's server was sent \(revised.notificationType) (notification \(revised.notificationUUID))."
     let devices = "its devices see it revoked at their next sync (AppStore.sync, or at once if listening)"

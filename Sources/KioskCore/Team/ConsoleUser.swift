@@ -50,18 +50,20 @@ public enum ConsolePermission: String, Sendable, CaseIterable {
     case useSandbox
     /// Send a server notification again.
     case resendNotifications
+    /// Refund a production purchase, or take a refund back.
+    case refundCustomers
 
     /// The permissions App Store Connect's roles carry, as close to its own split as Kiosk's pages allow.
     public static func granted(to roles: [TeamRole]) -> Set<ConsolePermission> {
         roles.reduce(into: []) { permissions, role in
             switch role {
             case .admin: permissions.formUnion(allCases)
-            case .finance: permissions.formUnion([.manageAgreements, .readSales])
+            case .finance: permissions.formUnion([.manageAgreements, .readSales, .refundCustomers])
             case .sales: permissions.insert(.readSales)
             case .appManager: permissions.formUnion([.manageCatalog, .useSandbox, .resendNotifications, .readSales])
             case .developer: permissions.formUnion([.useSandbox, .resendNotifications])
             case .marketing: break  // reads what everyone reads
-            case .customerSupport: permissions.insert(.resendNotifications)
+            case .customerSupport: permissions.formUnion([.resendNotifications, .refundCustomers])
             }
         }
     }
@@ -77,6 +79,7 @@ public enum ConsolePermission: String, Sendable, CaseIterable {
         case .manageCatalog: "change the catalog"
         case .useSandbox: "use the sandbox and its test controls"
         case .resendNotifications: "send notifications again"
+        case .refundCustomers: "refund customers' purchases"
         }
     }
 

@@ -14,7 +14,7 @@ enum ConsoleAccess {
         "": Rule(), "account": Rule(), "sign-out": Rule(), "customers": Rule(), "health": Rule(),
         "apps": Rule(change: .manageCatalog),
         "sandbox": Rule(change: .useSandbox), "testers": Rule(change: .useSandbox),
-        "notifications": Rule(change: .resendNotifications),
+        "notifications": Rule(change: .resendNotifications), "refunds": Rule(change: .refundCustomers),
         "agreements": Rule(read: .manageAgreements, change: .manageAgreements),
         "money": Rule(read: .readSales, change: .readSales),
         "keys": Rule(read: .manageKeys, change: .manageKeys),

@@ -84,6 +84,34 @@ extension ConsoleController {
         }
     }
 
+    /// A production refund or its reversal, by someone whose roles refund customers; back to the customer's page.
+    func addRefundRoutes(to pages: RouterGroup<KioskRequestContext>) {
+        pages.post("refunds/:bundleId/:transactionId/:action") { request, context in
+            let bundleId = try context.parameters.require("bundleId")
+            let transactionId = try context.parameters.require("transactionId", as: Int64.self)
+            let action = try context.parameters.require("action")
+            return try await self.action(request, context, audit: "refund.\(action.prefix(20))") { form in
+                switch action {
+                case "refund":
+                    _ = try await testControls.refund(
+                        bundleId: bundleId, transactionId: transactionId,
+                        TestRefundRequest(
+                            reason: try ConsoleForm.integer(form["reason"], field: "reason"),
+                            percentage: try ConsoleForm.integer(form["percentage"], field: "percentage")),
+                        environment: .production)
+                case "reverse-refund":
+                    _ = try await testControls.reverseRefund(
+                        bundleId: bundleId, transactionId: transactionId, environment: .production)
+                default:
+                    throw KioskError.notFound(
+                        "unknown_action", "'\(action.prefix(20))' is not something a purchase can be made to do.",
+                        field: "action", fix: "Use the buttons on the customer's page.")
+                }
+                return ("\(bundleId) transaction \(transactionId)", Self.safeNext(form["back"]))
+            }
+        }
+    }
+
     /// How a revoked transaction was revoked, for its timeline: "refunded", "refunded 0.25 USD (prorated)" or
     /// "revoked (Family Sharing)".
     static func revocation(_ transaction: StoreTransaction) -> String {
@@ -95,9 +123,9 @@ extension ConsoleController {
         }
     }
 
-    /// A sandbox tester's page.
-    static func customerPath(_ email: String) -> String {
-        "/console/customers/sandbox/" + ConsoleForm.percentEncoded(email)
+    /// A customer's page: a sandbox tester's unless `environment` says otherwise.
+    static func customerPath(_ email: String, _ environment: StoreEnvironment = .sandbox) -> String {
+        "/console/customers/\(environment.rawValue)/" + ConsoleForm.percentEncoded(email)
     }
 
     /// Where a tester's test controls post.
@@ -139,8 +167,8 @@ extension ConsoleController {
                         // Apple asks the app's server about consumables and auto-renewables only.
                         "requestable": isSandbox && transaction.revocationDate == nil
                             && [.consumable, .autoRenewable].contains(transaction.productType),
-                        "refundable": isSandbox && transaction.revocationDate == nil,
-                        "reversible": isSandbox && transaction.revocationDate != nil,
+                        "refundable": transaction.revocationDate == nil,
+                        "reversible": transaction.revocationType?.hasPrefix("REFUND_") == true,
                         // Family Sharing's revocation: not for consumables, which are never shared.
                         "revocable": isSandbox && transaction.revocationDate == nil
                             && transaction.productType != .consumable,
@@ -177,7 +205,7 @@ extension ConsoleController {
                 "consumptionReasons": TestControlsService.consumptionRequestReasons.map { ["value": $0] },
                 "name": "\(account.firstName) \(account.lastName)".trimmingCharacters(in: .whitespaces),
                 "storefront": account.storefront, "apps": apps, "noTransactions": apps.isEmpty,
-                "products": products, "path": Self.customerPath(account.email),
+                "products": products, "path": Self.customerPath(account.email, environment),
                 "controls": Self.testerPath(account.email), "purchaseKey": UUID().uuidString,
                 "subscriptions": subscriptionRows, "hasSubscriptions": !subscriptionRows.isEmpty,
                 "settings": isSandbox ? Self.testerSettings(account) : [:], "waiting": waiting,

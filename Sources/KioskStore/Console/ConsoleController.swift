@@ -55,6 +55,7 @@ struct ConsoleController {
         addTesterRoutes(to: pages)
         addTeamRoutes(to: pages)
         addOfferRoutes(to: pages)
+        addRefundRoutes(to: pages)
     }
 
     // MARK: Signing in

@@ -3,9 +3,10 @@ import KioskCore
 import KioskProtocol
 import KioskStorage
 
-/// The sandbox test controls for refunds and revocations: what Apple's support and Family Sharing do to a
-/// purchase, each reported to the app's server by its notification. Each control is idempotent: repeated, it
-/// answers what it did the first time and sends nothing more.
+/// Refunds and revocations: what Apple's support and Family Sharing do to a purchase, each reported to the app's
+/// server by its notification. The sandbox's test controls use all of them; in production the store's operator
+/// refunds and reverses refunds (the admin API, `kiosk accounts refund`, the console), through this same path.
+/// Each is idempotent: repeated, it answers what it did the first time and sends nothing more.
 extension TestControlsService {
     /// What a control does to a transaction.
     enum RevocationAction: Sendable, Equatable {
@@ -39,10 +40,11 @@ extension TestControlsService {
         "UNINTENDED_PURCHASE", "FULFILLMENT_ISSUE", "UNSATISFIED_WITH_PURCHASE", "LEGAL", "OTHER",
     ]
 
-    /// Refunds a sandbox transaction, in full or prorated → REFUND.
-    public func refund(bundleId: String, transactionId: Int64, _ request: TestRefundRequest) async throws
-        -> TestRevocationResponse
-    {
+    /// Refunds a transaction of `environment`, in full or prorated → REFUND.
+    public func refund(
+        bundleId: String, transactionId: Int64, _ request: TestRefundRequest,
+        environment: StoreEnvironment = .sandbox
+    ) async throws -> TestRevocationResponse {
         let reason = request.reason ?? 0
         guard reason == 0 || reason == 1 else {
             throw KioskError.invalid(
@@ -56,7 +58,8 @@ extension TestControlsService {
         }
         let prorated = request.percentage.flatMap { $0 == 100 ? nil : $0 }
         return try await apply(
-            .refund(reason: reason, percentage: prorated), bundleId: bundleId, transactionId: transactionId)
+            .refund(reason: reason, percentage: prorated), bundleId: bundleId, transactionId: transactionId,
+            environment: environment)
     }
 
     /// Turns down a refund of a sandbox transaction → REFUND_DECLINED.
@@ -65,8 +68,10 @@ extension TestControlsService {
     }
 
     /// Takes a refund back → REFUND_REVERSED; the transaction (and its subscription, within its period) counts again.
-    public func reverseRefund(bundleId: String, transactionId: Int64) async throws -> TestRevocationResponse {
-        try await apply(.reverseRefund, bundleId: bundleId, transactionId: transactionId)
+    public func reverseRefund(bundleId: String, transactionId: Int64, environment: StoreEnvironment = .sandbox)
+        async throws -> TestRevocationResponse
+    {
+        try await apply(.reverseRefund, bundleId: bundleId, transactionId: transactionId, environment: environment)
     }
 
     /// Removes a purchase from a family member (Family Sharing stopped) → REVOKE, `FAMILY_REVOKE`.
@@ -87,22 +92,25 @@ extension TestControlsService {
         return try await apply(.requestRefund(reason: reason), bundleId: bundleId, transactionId: transactionId)
     }
 
-    private func apply(_ action: RevocationAction, bundleId: String, transactionId: Int64) async throws
-        -> TestRevocationResponse
-    {
-        let now = context.clocks.sandbox.now()
+    private func apply(
+        _ action: RevocationAction, bundleId: String, transactionId: Int64, environment: StoreEnvironment = .sandbox
+    ) async throws -> TestRevocationResponse {
+        let now = context.clocks.now(environment)
         return try await ledger.commit { tx, effects in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
-            guard var transaction = try await tx.transaction(id: transactionId, environment: .sandbox),
+            guard var transaction = try await tx.transaction(id: transactionId, environment: environment),
                 transaction.appId == app.id
             else {
                 throw KioskError.notFound(
-                    "transaction_not_found", "The app \(bundleId) has no sandbox transaction \(transactionId).",
-                    field: "transactionId", fix: "List them with `kiosk test transactions`.")
+                    "transaction_not_found",
+                    "The app \(bundleId) has no \(environment.rawValue) transaction \(transactionId).",
+                    field: "transactionId",
+                    fix: environment == .sandbox
+                        ? "List them with `kiosk test transactions`." : "Find it on the customer's page in the console."
+                )
             }
-            if let earlier = try await Self.latestRevocationNotification(about: transaction, in: tx),
-                Self.isDone(action, transaction, latest: earlier)
-            {
+            let about = try await Self.revocationNotifications(about: transaction, in: tx)
+            if let earlier = Self.repeated(action, transaction, about) {
                 return Self.response(transaction, earlier)
             }
             try Self.checkAllowed(action, transaction)
@@ -117,39 +125,50 @@ extension TestControlsService {
             }
             let notification = try await context.notifications.create(
                 try await notificationContent(action, transaction, now: now, in: tx), app: app,
-                environment: .sandbox, now: now, in: tx)
+                environment: environment, now: now, in: tx)
             effects.deliver([notification])
             if revised {
-                effects.wake(QueueFeed.Key(environment: .sandbox, accountId: transaction.accountId, appId: app.id))
+                effects.wake(QueueFeed.Key(environment: environment, accountId: transaction.accountId, appId: app.id))
             }
             return Self.response(transaction, notification)
         }
     }
 
-    /// The latest refund or revocation notification about this very transaction.
-    private static func latestRevocationNotification(about transaction: StoreTransaction, in tx: any StorageTransaction)
-        async throws -> ServerNotification?
+    /// The refund and revocation notifications about this very transaction, oldest first.
+    private static func revocationNotifications(about transaction: StoreTransaction, in tx: any StorageTransaction)
+        async throws -> [ServerNotification]
     {
-        let about = try await tx.notifications(
+        try await tx.notifications(
             NotificationHistoryQuery(
                 environment: transaction.environment, appId: transaction.appId, start: .distantPast,
                 end: .distantFuture, notificationType: nil, subtype: nil,
                 originalTransactionId: transaction.originalTransactionId, onlyFailures: false, after: nil,
-                limit: 10_000))
-        return about.last {
-            $0.transactionId == transaction.id && revocationNotificationTypes.contains($0.notificationType)
-        }
+                limit: 10_000)
+        ).filter { $0.transactionId == transaction.id && revocationNotificationTypes.contains($0.notificationType) }
     }
 
-    /// Whether `action` is what last happened to the transaction, so repeating it changes nothing.
-    private static func isDone(_ action: RevocationAction, _ transaction: StoreTransaction, latest: ServerNotification)
-        -> Bool
-    {
-        guard latest.notificationType == action.notificationType else { return false }
+    /// The notification of `action` done before, when doing it again would change nothing. Refunds, revocations and
+    /// reversals are told by the transaction's state and how many of each notification it has had, never by their
+    /// order in time: two can share a millisecond.
+    private static func repeated(
+        _ action: RevocationAction, _ transaction: StoreTransaction, _ about: [ServerNotification]
+    ) -> ServerNotification? {
+        func last(_ type: String) -> ServerNotification? { about.last { $0.notificationType == type } }
+        func count(_ type: String) -> Int { about.count { $0.notificationType == type } }
         switch action {
-        case .refund: return transaction.revocationType?.hasPrefix("REFUND_") == true
-        case .revoke: return transaction.revocationType == "FAMILY_REVOKE"
-        case .declineRefund, .reverseRefund, .requestRefund: return transaction.revocationDate == nil
+        case .refund:
+            return transaction.revocationType?.hasPrefix("REFUND_") == true ? last("REFUND") : nil
+        case .revoke:
+            return transaction.revocationType == "FAMILY_REVOKE" ? last("REVOKE") : nil
+        case .reverseRefund:
+            let reversals = count("REFUND_REVERSED")
+            return transaction.revocationDate == nil && reversals > 0 && reversals >= count("REFUND")
+                ? last("REFUND_REVERSED") : nil
+        case .declineRefund, .requestRefund:
+            guard transaction.revocationDate == nil, let latest = about.last,
+                latest.notificationType == action.notificationType
+            else { return nil }
+            return latest
         }
     }
 
