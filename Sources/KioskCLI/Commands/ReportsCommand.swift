@@ -7,6 +7,17 @@ struct ReportsCommand: AsyncParsableCommand {
         commandName: "reports", abstract: "Download sales reports in App Store Connect's formats.",
         subcommands: [Sales.self, SubscriptionEvents.self, Finance.self])
 
+    /// Writes a tab-separated report to `output` (saying how many rows it has) or, without one, to standard output.
+    static func deliver(_ report: Data, to output: String?, named name: String) throws {
+        guard let output else {
+            FileHandle.standardOutput.write(report)
+            return
+        }
+        try report.write(to: URL(fileURLWithPath: output))
+        let rows = String(decoding: report, as: UTF8.self).split(separator: "\n").count - 1
+        print("Wrote \(name) to \(output) (\(rows) rows)")
+    }
+
     struct Sales: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The Sales Summary report (Sales and Trends), tab-separated as Apple writes it.",
@@ -24,13 +35,7 @@ struct ReportsCommand: AsyncParsableCommand {
             try await reportingErrors(json: connection.json) {
                 let answer = try await connection.client.get(
                     "/reports/sales", query: ["frequency": frequency, "date": date])
-                if let output {
-                    try answer.body.write(to: URL(fileURLWithPath: output))
-                    let rows = String(decoding: answer.body, as: UTF8.self).split(separator: "\n").count - 1
-                    print("Wrote the \(frequency) sales report of \(date) to \(output) (\(rows) rows)")
-                } else {
-                    FileHandle.standardOutput.write(answer.body)
-                }
+                try ReportsCommand.deliver(answer.body, to: output, named: "the \(frequency) sales report of \(date)")
             }
         }
     }
@@ -40,7 +45,9 @@ struct ReportsCommand: AsyncParsableCommand {
             commandName: "subscription-events",
             abstract: "The Subscription Event report (Sales and Trends) of a day, tab-separated as Apple writes it.",
             discussion: """
-                Production only, by UTC day: starts, renewals, conversions from introductory offers, billing retries,                 cancellations with their reason, upgrades, downgrades, reactivations and refunds, as the store's                 server notifications told them. Example: kiosk reports subscription-events --date 2026-11-24
+                Production only, by UTC day: starts, renewals, conversions from introductory offers, billing retries, \
+                cancellations with their reason, upgrades, downgrades, reactivations and refunds, as the store's \
+                server notifications told them. Example: kiosk reports subscription-events --date 2026-11-24
                 """)
         @Option(help: "The day, such as 2026-11-24.") var date: String
         @Option(help: "Write to this file instead of standard output.") var output: String?
@@ -49,13 +56,7 @@ struct ReportsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(json: connection.json) {
                 let answer = try await connection.client.get("/reports/subscription-events", query: ["date": date])
-                if let output {
-                    try answer.body.write(to: URL(fileURLWithPath: output))
-                    let rows = String(decoding: answer.body, as: UTF8.self).split(separator: "\n").count - 1
-                    print("Wrote the subscription event report of \(date) to \(output) (\(rows) rows)")
-                } else {
-                    FileHandle.standardOutput.write(answer.body)
-                }
+                try ReportsCommand.deliver(answer.body, to: output, named: "the subscription event report of \(date)")
             }
         }
     }

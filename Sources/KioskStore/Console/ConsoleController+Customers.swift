@@ -60,10 +60,7 @@ extension ConsoleController {
                 switch action {
                 case "refund":
                     _ = try await testControls.refund(
-                        bundleId: bundleId, transactionId: transactionId,
-                        TestRefundRequest(
-                            reason: try ConsoleForm.integer(form["reason"], field: "reason"),
-                            percentage: try ConsoleForm.integer(form["percentage"], field: "percentage")))
+                        bundleId: bundleId, transactionId: transactionId, try Self.refundRequest(form))
                 case "request-refund":
                     _ = try await testControls.requestRefund(
                         bundleId: bundleId, transactionId: transactionId,
@@ -94,10 +91,7 @@ extension ConsoleController {
                 switch action {
                 case "refund":
                     _ = try await testControls.refund(
-                        bundleId: bundleId, transactionId: transactionId,
-                        TestRefundRequest(
-                            reason: try ConsoleForm.integer(form["reason"], field: "reason"),
-                            percentage: try ConsoleForm.integer(form["percentage"], field: "percentage")),
+                        bundleId: bundleId, transactionId: transactionId, try Self.refundRequest(form),
                         environment: .production)
                 case "reverse-refund":
                     _ = try await testControls.reverseRefund(
@@ -110,6 +104,13 @@ extension ConsoleController {
                 return ("\(bundleId) transaction \(transactionId)", Self.safeNext(form["back"]))
             }
         }
+    }
+
+    /// A refund form's reason and share of the price.
+    static func refundRequest(_ form: ConsoleForm) throws -> TestRefundRequest {
+        TestRefundRequest(
+            reason: try ConsoleForm.integer(form["reason"], field: "reason"),
+            percentage: try ConsoleForm.integer(form["percentage"], field: "percentage"))
     }
 
     /// How a revoked transaction was revoked, for its timeline: "refunded", "refunded 0.25 USD (prorated)" or
