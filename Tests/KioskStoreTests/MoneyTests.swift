@@ -199,6 +199,23 @@ import Testing
             #expect(row["Standard Subscription Duration"] == "1 Month" && row["Consecutive Paid Periods"] == "1")
             #expect(row["Subscription Group ID"] == "21000001" && row["App Name"] == "Example", "\(row)")
 
+            // The console's Money page offers both of the day's reports to download, as the API serves them.
+            let visitor = ConsoleTests.Visitor(store)
+            _ = try await visitor.signIn()
+            for (path, filename, api) in [
+                ("subscription-events.tsv", "Subscription_Event_20260921.txt", report.text),
+                (
+                    "sales.tsv", "S_D_20260921.txt",
+                    try await store.request(.GET, "/admin/v1/reports/sales?frequency=daily&date=2026-09-21").text
+                ),
+            ] {
+                let download = try await visitor.get("/console/money/\(path)?date=2026-09-21")
+                #expect(download.status == 200 && download.text == api, "\(path): \(download.text)")
+                #expect(download.headers.first(name: "Content-Disposition")?.contains(filename) == true, "\(path)")
+            }
+            #expect(try await visitor.get("/console/money/subscription-events.tsv?date=09-21").status == 400)
+            #expect(try await visitor.get("/console/money").text.contains("subscription-events.tsv?date="))
+
             let quiet = try await store.request(.GET, "/admin/v1/reports/subscription-events?date=2026-09-20")
             #expect(quiet.status == 200 && quiet.text.split(separator: "\n").count == 1)
             for date in ["2026-09", "2026-02-30", ""] {

@@ -51,12 +51,24 @@ extension ConsoleController {
         }
         pages.get("money/sales.tsv") { request, _ in
             let date = request.uri.queryParameters.get("date") ?? ""
-            let report = try await catalog.salesReport(frequency: .daily, date: date)
-            var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: report)))
-            response.headers[.contentType] = "text/tab-separated-values; charset=utf-8"
-            response.headers[.contentDisposition] = "attachment; filename=\"S_D_\(date.filter(\.isNumber)).txt\""
-            return response
+            return Self.tabSeparated(
+                try await catalog.salesReport(frequency: .daily, date: date), filename: "S_D_\(date.filter(\.isNumber))"
+            )
         }
+        pages.get("money/subscription-events.tsv") { request, _ in
+            let date = request.uri.queryParameters.get("date") ?? ""
+            return Self.tabSeparated(
+                try await catalog.subscriptionEventReport(date: date),
+                filename: "Subscription_Event_\(date.filter(\.isNumber))")
+        }
+    }
+
+    /// A report to download, named as App Store Connect names its files.
+    static func tabSeparated(_ report: String, filename: String) -> Response {
+        var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: report)))
+        response.headers[.contentType] = "text/tab-separated-values; charset=utf-8"
+        response.headers[.contentDisposition] = "attachment; filename=\"\(filename).txt\""
+        return response
     }
 
     static func moneyRow(_ point: MoneySeries.Point) -> [String: Any] {
