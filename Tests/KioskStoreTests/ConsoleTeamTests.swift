@@ -3,6 +3,8 @@ import KioskCore
 import KioskTesting
 import Testing
 
+@testable import KioskStore
+
 /// Console users: people who sign in with their own email and password, whose roles decide what they may read and
 /// change, whose temporary password must be replaced, and whose sessions end when an Admin disables them or their
 /// password changes. Over HTTP, redirects not followed.
@@ -234,6 +236,24 @@ import Testing
             let missing = try await store.request(
                 .POST, "/admin/v1/console-users/\(String(repeating: "a", count: 400))@example.com/reset-password")
             #expect(missing.status == 404 && missing.errorCode == "console_user_not_found")
+        }
+    }
+}
+
+/// Every part of the console a route serves has its access rule: a page added without one would be closed to all
+/// but Admins for changes (``ConsoleAccess`` fails closed), and this test names it so the rule is written on purpose.
+@Suite struct ConsoleAccessRuleTests {
+    @Test func everyConsoleRouteHasARule() async throws {
+        try await withTestStore { store in
+            let parts = Set(
+                store.built.routes.compactMap { route -> String? in
+                    let path = route.split(separator: " ").last.map(String.init) ?? ""
+                    guard path.hasPrefix("/console/") else { return nil }
+                    return path.split(separator: "/").dropFirst().first.map(String.init)
+                })
+            let unruled = parts.subtracting(ConsoleAccess.rules.keys).subtracting(["sign-in", "console.css"])
+            #expect(parts.count > 10, "\(parts.sorted())")
+            #expect(unruled.isEmpty, "console parts without an access rule: \(unruled.sorted())")
         }
     }
 }
