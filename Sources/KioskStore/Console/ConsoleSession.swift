@@ -55,7 +55,8 @@ struct ConsoleSessions: Sendable {
         let expiresAt = now.addingTimeInterval(Self.lifetime)
         let nonce = SecretGenerator.hex(byteCount: 16)
         let subject = user.map { "user:\(Self.stamp($0)):\($0.email)" } ?? "token:\(actor)"
-        let fields = "\(Int64(expiresAt.timeIntervalSince1970)).\(nonce).\(Self.hex(Data(subject.utf8)))"
+        // Whole seconds through the never-trapping milliseconds, whatever the injected clock says.
+        let fields = "\(expiresAt.millisecondsSince1970 / 1000).\(nonce).\(Self.hex(Data(subject.utf8)))"
         let value = "\(fields).\(mac(fields))"
         let session = ConsoleSession(
             actor: user?.email ?? actor, user: user, expiresAt: expiresAt, nonce: nonce, csrfToken: csrfToken(nonce))
