@@ -173,10 +173,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `kiosk check`: life stories and faults played against a developer's own server, through a running store.
+        .target(
+            name: "KioskCheck",
+            dependencies: [
+                "KioskCore",
+                "KioskHTTPClient",
+                "KioskProtocol",
+                "KioskSigning",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The `kiosk` command line, as a library so tests build the exact commands.
         .target(
             name: "KioskCLI",
             dependencies: [
+                "KioskCheck",
                 "KioskCore",
                 "KioskHTTPClient",
                 "KioskHTTP",

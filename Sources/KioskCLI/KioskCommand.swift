@@ -18,7 +18,7 @@ public struct KioskCommand: AsyncParsableCommand {
             CertsCommand.self,
             TestCommand.self, OfferCodesCommand.self, OffersCommand.self, TaxCommand.self, ExchangeRatesCommand.self,
             ReportsCommand.self,
-            MerchantCommand.self,
+            MerchantCommand.self, CheckCommand.self,
         ]
     )
 

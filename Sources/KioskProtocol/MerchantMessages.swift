@@ -29,6 +29,9 @@ public enum MerchantPaths {
     /// Admin: `GET` a user's ``MerchantEntitlements`` / ``MerchantExplanation``.
     public static func adminEntitlements(userId: String) -> String { "\(base)/admin/users/\(userId)/entitlements" }
     public static func adminExplain(userId: String) -> String { "\(base)/admin/users/\(userId)/explain" }
+    /// Admin: `GET ?now=MILLISECONDS` → ``CheckProbe``: what the user an app account token names holds then (the
+    /// probe `kiosk check` reads).
+    public static func adminProbe(appAccountToken: String) -> String { "\(base)/admin/probe/\(appAccountToken)" }
     /// Admin: `POST` ``MerchantReconcileRequest`` → ``MerchantReconcileReport``.
     public static let adminReconcile = "\(base)/admin/reconcile"
     /// Admin: `POST` ``MerchantTokenRequest`` → ``MerchantTokenResponse`` (a user token, for tools and tests).

@@ -26,10 +26,12 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
     /// Charges once however often the same key is sent for the tester and app (a form sent twice, a retry); the
     /// repeats answer the first purchase's latest queue entry.
     public var idempotencyKey: String?
+    /// The app's UUID for its user (StoreKit 2's `appAccountToken` purchase option), carried in the transaction.
+    public var appAccountToken: UUID?
 
     public init(
         tester: String, productId: String, quantity: Int? = nil, promoted: Bool? = nil, offerCode: String? = nil,
-        idempotencyKey: String? = nil
+        idempotencyKey: String? = nil, appAccountToken: UUID? = nil
     ) {
         self.tester = tester
         self.productId = productId
@@ -37,6 +39,7 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
         self.promoted = promoted
         self.offerCode = offerCode
         self.idempotencyKey = idempotencyKey
+        self.appAccountToken = appAccountToken
     }
 }
 

@@ -56,7 +56,7 @@ package enum CatalogFileCoding {
 
     /// Decodes `type` from `data`, turning every failure into a `KioskError` with `code` that names the
     /// JSON path of the problem, or the line and column of a syntax error.
-    static func decode<Value: Decodable>(
+    package static func decode<Value: Decodable>(
         _ type: Value.Type, from data: Data, code: String, fileKind: String, fix: String
     ) throws(KioskError) -> Value {
         if let failure = JSONSyntaxCheck.firstFailure(in: Array(data)) {

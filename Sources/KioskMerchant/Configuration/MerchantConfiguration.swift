@@ -61,6 +61,10 @@ public struct MerchantConfiguration: Codable, Sendable {
         public var confirmWithServerAPI: Bool?
         /// Which environments are accepted; default both.
         public var environments: [String]?
+        /// The app passes each user's id (a UUID) as the purchase's `appAccountToken`, so a transaction the store
+        /// tells of belongs to the user its token names even without an order (default false: it waits, unclaimed,
+        /// for the app to deliver it).
+        public var usersByAppAccountToken: Bool?
         public var products: [ProductSettings]
     }
 

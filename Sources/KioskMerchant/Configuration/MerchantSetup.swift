@@ -108,7 +108,7 @@ public enum MerchantSetup {
 
     /// A product's settings derived from the store's catalog entry, named as ``GrantNames`` names them (a
     /// subscription unlocks its group's entitlement, at its level in the group).
-    private static func derivedProduct(
+    public static func derivedProduct(
         _ product: ProductResource, groupNames: [Int64: String]
     ) -> MerchantConfiguration.ProductSettings? {
         guard product.deletedAt == nil,

@@ -41,11 +41,27 @@ struct MerchantController: Sendable {
         admin.get("users/:userId/explain") { _, context in
             try await service.explain(userId: try context.parameters.require("userId"))
         }
+        admin.get("probe/:appAccountToken") { request, context in
+            try await service.probe(
+                appAccountToken: try context.parameters.require("appAccountToken", as: UUID.self),
+                at: try Self.probeTime(request))
+        }
         admin.post("reconcile") { request, context in
             try await service.reconcile(
                 try await request.decodeJSON(as: MerchantReconcileRequest.self, context: context))
         }
         admin.post("tokens", use: issueToken)
+    }
+
+    /// The probe's `now` (milliseconds since 1970), if given.
+    static func probeTime(_ request: Request) throws -> Date? {
+        guard let text = request.uri.queryParameters["now"] else { return nil }
+        guard let milliseconds = Int64(text), (0...253_402_300_799_999).contains(milliseconds) else {
+            throw KioskError.invalid(
+                "invalid_now", "'\(text)' is not a time in milliseconds since 1970.", field: "now",
+                fix: "Send e.g. ?now=1767225600000, or leave it out for the merchant's clock.")
+        }
+        return Date(millisecondsSince1970: milliseconds)
     }
 
     // MARK: Product lists
@@ -180,6 +196,7 @@ extension Request {
 extension MerchantOrder: ResponseEncodable {}
 extension MerchantDeliveryResponse: ResponseEncodable {}
 extension MerchantEntitlements: ResponseEncodable {}
+extension CheckProbe: ResponseEncodable {}
 extension MerchantExplanation: ResponseEncodable {}
 extension MerchantContent: ResponseEncodable {}
 extension MerchantReconcileReport: ResponseEncodable {}

@@ -55,8 +55,9 @@ struct Orders: Sendable {
     }
 
     /// Who a transaction the store told us of (notification, reconciliation) is for: its order's user, else the
-    /// user its subscription's earlier transactions went to; nil when nobody is known yet.
-    func ownerFromStore(_ facts: PurchaseFacts) async throws -> GrantOwner? {
+    /// user its subscription's earlier transactions went to, else (when the app passes its users' ids as app
+    /// account tokens, `usersByAppAccountToken`) the user its token names; nil when nobody is known yet.
+    func ownerFromStore(_ facts: PurchaseFacts, tokenIsUser: Bool) async throws -> GrantOwner? {
         if let token = facts.appAccountToken, let order = try await order(appAccountToken: token) {
             // Renewals carry the first purchase's token: same user, but the order stays with its own transaction.
             return GrantOwner(userId: order.userId, orderId: order.fulfilled(by: facts) ? order.id : nil)
@@ -68,6 +69,9 @@ struct Orders: Sendable {
             originalTransactionId: facts.originalTransactionId, environment: facts.environment)
         {
             return GrantOwner(userId: userId, orderId: nil)
+        }
+        if tokenIsUser, let token = facts.appAccountToken {
+            return GrantOwner(userId: token.uuidString.lowercased(), orderId: nil)
         }
         return nil
     }

@@ -39,7 +39,8 @@ extension MerchantService {
             }
             var outcome = "recorded"
             if let facts = notification.facts, let product {
-                let owner = try await Orders(session: session).ownerFromStore(facts)
+                let owner = try await Orders(session: session).ownerFromStore(
+                    facts, tokenIsUser: notification.app.settings.usersByAppAccountToken ?? false)
                 outcome = try await ledger.apply(
                     facts, owner: owner, product: product, source: "notification", now: now
                 ).deliveryOutcome

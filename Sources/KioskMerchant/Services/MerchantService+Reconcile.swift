@@ -93,7 +93,10 @@ extension MerchantService {
                 continue
             }
             guard !facts.isRevoked, let product = app.products[facts.productId] else { continue }
-            let owner = try await database.withSession { try await Orders(session: $0).ownerFromStore(facts) }
+            let tokenIsUser = app.settings.usersByAppAccountToken ?? false
+            let owner = try await database.withSession {
+                try await Orders(session: $0).ownerFromStore(facts, tokenIsUser: tokenIsUser)
+            }
             guard let owner else {
                 findings.append(
                     .init(

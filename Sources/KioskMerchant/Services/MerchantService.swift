@@ -203,6 +203,21 @@ public struct MerchantService: Sendable {
             userId: userId, grants: grants, renewals: renewals, balances: balances, now: now)
     }
 
+    /// What the user an app account token names holds at `date` (default: now): the user of the token's order, or
+    /// the token itself for an app whose users are their tokens. The contract of `kiosk check`'s probe.
+    func probe(appAccountToken: UUID, at date: Date?) async throws -> CheckProbe {
+        let order = try await database.withSession {
+            try await Orders(session: $0).order(appAccountToken: appAccountToken)
+        }
+        let userId = order?.userId ?? appAccountToken.uuidString.lowercased()
+        let (grants, renewals, balances) = try await userLedger(userId: userId)
+        let held = calculator.entitlements(
+            userId: userId, grants: grants, renewals: renewals, balances: balances, now: date ?? clock.now())
+        return CheckProbe(
+            entitlements: held.entitlements.filter(\.active).map(\.name).sorted(),
+            balances: Dictionary(held.balances.map { ($0.name, $0.amount) }, uniquingKeysWith: +))
+    }
+
     /// Why the user owns what they own, and the history behind it.
     func explain(userId: String) async throws -> MerchantExplanation {
         let now = clock.now()

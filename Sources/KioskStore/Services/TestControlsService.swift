@@ -69,7 +69,7 @@ public struct TestControlsService: Sendable {
                 id: UUID(), environment: .sandbox, accountId: client.account.id, appId: client.app.id,
                 idempotencyKey: request.idempotencyKey, productId: product.productId, quantity: quantity,
                 applicationUsername: nil,
-                appAccountToken: nil, state: .purchased, createdAt: now, updatedAt: now)
+                appAccountToken: request.appAccountToken, state: .purchased, createdAt: now, updatedAt: now)
             let purchase: CompletedPurchase
             do {
                 purchase = try await purchases.purchase(

@@ -1,0 +1,125 @@
+import Foundation
+import KioskProtocol
+
+/// A check's verdict: every story's result, the steps that led there and every delivery's answer.
+public struct CheckReport: Codable, Sendable {
+    public var seed: UInt64
+    public var server: String
+    public var bundleId: String
+    public var notificationURL: String
+    public var fault: String?
+    public var seconds: Double
+    /// Whether the check file had a probe (without one, only the wire was judged).
+    public var probe: Bool
+    public var stories: [StoryResult]
+
+    /// True when no story failed (stories that could not be made are listed, not failed).
+    public var passed: Bool { !stories.contains { $0.result == .fail } }
+
+    func count(_ result: StoryResult.Result) -> Int { stories.filter { $0.result == result }.count }
+
+    /// The table a person reads, then each failure's steps and deliveries, then what could not be checked.
+    public var text: String {
+        var lines: [String] = []
+        let width = max(5, stories.map(\.name.count).max() ?? 5)
+        lines.append("STORY".padding(toLength: width, withPad: " ", startingAt: 0) + "  RESULT    WHY")
+        for story in stories {
+            let result = story.result == .fail ? "FAIL" : story.result.rawValue
+            lines.append(
+                story.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    + result.padding(toLength: 8, withPad: " ", startingAt: 0) + "  " + (story.reason ?? story.summary))
+        }
+        for story in stories where story.result == .fail {
+            lines.append("")
+            lines.append("\(story.name) (user \(story.user)) — \(story.summary):")
+            for (index, step) in story.steps.enumerated() {
+                let mark = step.failure == nil ? " " : "✗"
+                lines.append("  \(mark) \(index + 1). \(step.title)")
+                for delivery in step.deliveries { lines.append("       \(delivery.summary)") }
+                if let probe = step.probe {
+                    let balances = probe.balances.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                    lines.append(
+                        "       probe: entitlements [\(probe.entitlements.joined(separator: ", "))], balances [\(balances.joined(separator: ", "))]"
+                    )
+                }
+                if let failure = step.failure { lines.append("       \(failure)") }
+            }
+        }
+        lines.append("")
+        if !probe {
+            lines.append(
+                "No probe in the check file: what the server grants was not checked, only its answers (status and time)."
+            )
+        }
+        lines.append(
+            "\(count(.pass)) passed, \(count(.fail)) failed, \(count(.notMade)) not made, in \(StoryResult.seconds(seconds)) s (seed \(seed); replay with --seed \(seed))"
+        )
+        return lines.joined(separator: "\n")
+    }
+
+    /// JUnit XML, as CI systems read it: one test case per story; not made is skipped.
+    public var junit: String {
+        func escaped(_ text: String) -> String {
+            var out = ""
+            for character in text {
+                switch character {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                case "\"": out += "&quot;"
+                default:
+                    if let ascii = character.asciiValue, ascii < 0x20, ascii != 0x0A, ascii != 0x09 { continue }
+                    out.append(character)
+                }
+            }
+            return out
+        }
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        xml +=
+            #"<testsuites><testsuite name="kiosk check \#(escaped(bundleId))" tests="\#(stories.count)" failures="\#(count(.fail))" skipped="\#(count(.notMade))" time="\#(String(format: "%.3f", seconds))">"#
+            + "\n"
+        for story in stories {
+            xml +=
+                #"  <testcase classname="kiosk.check.\#(story.kind)" name="\#(escaped(story.name))" time="\#(String(format: "%.3f", story.seconds))">"#
+            switch story.result {
+            case .pass: break
+            case .notMade: xml += #"<skipped message="\#(escaped(story.reason ?? ""))"/>"#
+            case .fail:
+                let steps = story.steps.enumerated().map { index, step in
+                    "\(index + 1). \(step.title)" + step.deliveries.map { "\n   \($0.summary)" }.joined()
+                        + (step.failure.map { "\n   ✗ \($0)" } ?? "")
+                }.joined(separator: "\n")
+                xml += #"<failure message="\#(escaped(story.reason ?? ""))">\#(escaped(steps))</failure>"#
+            }
+            xml += "</testcase>\n"
+        }
+        xml += "</testsuite></testsuites>\n"
+        return xml
+    }
+}
+
+/// One story's verdict.
+public struct StoryResult: Codable, Sendable {
+    public enum Result: String, Codable, Sendable {
+        case pass
+        case fail
+        case notMade = "not made"
+    }
+
+    public var name: String
+    public var kind: String
+    public var summary: String
+    /// The story's user: the app account token its purchases carried.
+    public var user: String
+    public var result: Result = .fail
+    /// Why it failed or was not made.
+    public var reason: String?
+    /// The step (from 1) that failed.
+    public var failedStep: Int?
+    public var steps: [StepRecord] = []
+    /// Expectations that could not be checked (no probe).
+    public var notChecked: [String] = []
+    public var seconds: Double = 0
+
+    static func seconds(_ value: Double) -> String { String(format: "%.1f", value) }
+}

@@ -1,0 +1,141 @@
+import AsyncHTTPClient
+import Foundation
+import KioskCore
+import KioskHTTPClient
+import KioskProtocol
+import NIOHTTP1
+
+/// The store's console API and sandbox test controls, as `kiosk check` uses them (admin token).
+struct CheckStore: Sendable {
+    let server: String
+    let token: String
+    let client: JSONHTTPClient
+    let bundleId: String
+
+    private var app: String { "/admin/v1/apps/\(Self.escaped(bundleId))" }
+    private var controls: String { TestControlPaths.app(Self.escaped(bundleId)) }
+
+    func appResource() async throws -> AppResource { try await call(.GET, app) }
+
+    func updateApp(_ body: AppUpdateBody) async throws -> AppResource { try await call(.PATCH, app, body) }
+
+    func products() async throws -> [ProductResource] {
+        let list: ProductList = try await call(.GET, "\(app)/products")
+        return list.products
+    }
+
+    func createTester(email: String, password: String) async throws {
+        let _: TesterResource = try await call(
+            .POST, "/admin/v1/testers",
+            TesterBody(email: email, password: password, firstName: "Check", lastName: "Kiosk", storefront: "USA"))
+    }
+
+    /// How the tester's next charges end (`approve`, `decline`, `insufficient_funds`).
+    func setPaymentOutcome(tester: String, _ outcome: String) async throws {
+        _ = try await send(
+            .PATCH, "/admin/v1/testers/\(Self.escaped(tester))", body: Data(#"{"paymentOutcome": "\#(outcome)"}"#.utf8))
+    }
+
+    func clock() async throws -> TestClockResponse { try await call(.GET, SubscriptionTestPaths.clock) }
+
+    @discardableResult
+    func clock(_ request: TestClockRequest) async throws -> TestClockResponse {
+        try await call(.POST, SubscriptionTestPaths.clock, request)
+    }
+
+    func purchase(_ request: TestPurchaseRequest) async throws -> QueueEntry {
+        try await call(.POST, "\(controls)/purchases", request)
+    }
+
+    func transactions(tester: String) async throws -> [TestTransactionInfo] {
+        let list: TestTransactionsResponse = try await call(
+            .GET, "\(controls)/transactions?tester=\(Self.escaped(tester))")
+        return list.transactions
+    }
+
+    func refund(_ transactionId: String, action: String, body: Data = Data("{}".utf8)) async throws {
+        _ = try await send(.POST, "\(controls)/transactions/\(transactionId)/\(action)", body: body)
+    }
+
+    func subscriptions(tester: String) async throws -> [TestSubscriptionInfo] {
+        let list: TestSubscriptionsResponse = try await call(
+            .GET, "\(SubscriptionTestPaths.subscriptions(Self.escaped(bundleId)))?tester=\(Self.escaped(tester))")
+        return list.subscriptions
+    }
+
+    @discardableResult
+    func subscription(_ originalTransactionId: String, _ request: TestSubscriptionRequest) async throws
+        -> TestSubscriptionInfo
+    {
+        try await call(
+            .POST,
+            SubscriptionTestPaths.subscription(Self.escaped(bundleId), originalTransactionId: originalTransactionId),
+            request)
+    }
+
+    func gracePeriod() async throws -> TestGracePeriod {
+        try await call(.GET, SubscriptionTestPaths.gracePeriod(Self.escaped(bundleId)))
+    }
+
+    @discardableResult
+    func setGracePeriod(_ days: Int?) async throws -> TestGracePeriod {
+        try await call(.PUT, SubscriptionTestPaths.gracePeriod(Self.escaped(bundleId)), TestGracePeriod(days: days))
+    }
+
+    func notifications() async throws -> [TestNotificationInfo] {
+        let list: TestNotificationsResponse = try await call(.GET, "\(controls)/notifications?environment=sandbox")
+        return list.notifications
+    }
+
+    func receipt(tester: String) async throws -> String {
+        let answer: ReceiptResponse = try await call(.GET, "\(controls)/receipt?tester=\(Self.escaped(tester))")
+        return answer.receipt
+    }
+
+    /// A signed `TEST` notification for the app, as Apple's "Request a Test Notification" makes.
+    func signedTestNotification() async throws -> String {
+        struct Signed: Decodable { var signedPayload: String }
+        let signed: Signed = try await call(.POST, "\(app)/signed-test-notification?environment=sandbox")
+        return signed.signedPayload
+    }
+
+    // MARK: Sending
+
+    private func call<Answer: Decodable>(_ method: HTTPMethod, _ path: String) async throws -> Answer {
+        try Self.decoder.decode(Answer.self, from: try await send(method, path, body: nil))
+    }
+
+    private static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+
+    private func call<Answer: Decodable>(_ method: HTTPMethod, _ path: String, _ body: some Encodable) async throws
+        -> Answer
+    {
+        try Self.decoder.decode(Answer.self, from: try await send(method, path, body: try JSONEncoder().encode(body)))
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: Data?) async throws -> Data {
+        let answer: JSONHTTPAnswer
+        do {
+            answer = try await client.send(
+                method, server + path, bearer: token, json: body ?? (method == .POST ? Data("{}".utf8) : nil),
+                timeout: .seconds(120))
+        } catch {
+            throw CheckError("The store at \(server) did not answer (\(error)). Start it with `kiosk serve`.")
+        }
+        guard answer.isSuccess else {
+            let detail = answer.kioskError.map { "\($0.message)\($0.fix.map { " \($0)" } ?? "")" } ?? "no detail"
+            throw CheckError("The store answered \(method) \(path) with \(answer.status.code): \(detail)")
+        }
+        return answer.body
+    }
+
+    static func escaped(_ segment: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#")
+        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
+    }
+}
