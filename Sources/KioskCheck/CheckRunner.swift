@@ -100,7 +100,8 @@ public enum CheckRunner {
         let catalog = CheckCatalog(file: options.file, store: products)
         let answerWithin = options.file.answerWithin ?? 5
         let relay = NotificationRelay(
-            target: options.file.notificationURL, http: http, answerWithin: .milliseconds(Int64(answerWithin * 1000)))
+            target: options.file.notificationURL, bundleId: options.file.bundleId, http: http,
+            answerWithin: .milliseconds(Int64(answerWithin * 1000)))
         let server = ServerCalls(file: options.file, http: client, environment: options.environment)
         let clock = try await store.clock()
         if !clock.frozen { try await store.clock(TestClockRequest(action: "freeze")) }
@@ -130,11 +131,18 @@ public enum CheckRunner {
         }
         await restore(store, app: app, wasFrozen: clock.frozen)
         let elapsed = started.duration(to: .now)
-        return CheckReport(
+        let report = CheckReport(
             seed: options.seed, server: options.server, bundleId: options.file.bundleId,
             notificationURL: options.file.notificationURL, fault: options.fault,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
             probe: options.file.probe != nil, stories: results)
+        do {
+            let recorded = try await store.record(report)
+            progress("The console shows this run at \(options.server)\(recorded.consolePath)")
+        } catch {
+            progress("The run was not recorded in the store (the console will not list it): \(error)")
+        }
+        return report
     }
 
     private static func play(

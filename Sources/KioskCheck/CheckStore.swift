@@ -19,6 +19,37 @@ struct CheckStore: Sendable {
 
     func updateApp(_ body: AppUpdateBody) async throws -> AppResource { try await call(.PATCH, app, body) }
 
+    /// The app's one-time offer codes, redeemed or not.
+    func offerCodes() async throws -> [OfferCodeResource] {
+        let list: OfferCodeList = try await call(.GET, "\(app)/offer-codes")
+        return list.offerCodes
+    }
+
+    /// The same store acting on another app.
+    func app(_ other: String) -> CheckStore {
+        CheckStore(server: server, token: token, client: client, bundleId: other)
+    }
+
+    /// Creates the app if the store has none with this bundle id.
+    func ensureApp(name: String) async throws {
+        let answer = try await client.send(.GET, server + app, bearer: token, timeout: .seconds(60))
+        guard answer.status == .notFound else { return }
+        let _: AppResource = try await call(.POST, "/admin/v1/apps", AppCreateBody(bundleId: bundleId, name: name))
+    }
+
+    /// Creates a consumable sold in the sandbox if the app has no product `productId`.
+    func ensureConsumable(_ productId: String) async throws {
+        guard try await !products().contains(where: { $0.productId == productId }) else { return }
+        _ = try await send(
+            .POST, "\(app)/products",
+            body: try JSONSerialization.data(withJSONObject: [
+                "productId": productId, "type": "consumable", "referenceName": "kiosk check", "pricing": ["tier": 1],
+                "localizations": [
+                    ["locale": "en_US", "displayName": "Check coins", "description": "For kiosk check."]
+                ],
+            ]))
+    }
+
     func products() async throws -> [ProductResource] {
         let list: ProductList = try await call(.GET, "\(app)/products")
         return list.products
@@ -97,6 +128,11 @@ struct CheckStore: Sendable {
         struct Signed: Decodable { var signedPayload: String }
         let signed: Signed = try await call(.POST, "\(app)/signed-test-notification?environment=sandbox")
         return signed.signedPayload
+    }
+
+    /// Keeps the verdict in the store for the console's Checks page.
+    func record(_ report: CheckReport) async throws -> CheckRunSummary {
+        try await call(.POST, CheckRunPaths.record(bundleId: Self.escaped(bundleId)), report)
     }
 
     // MARK: Sending

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import KioskProtocol
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -29,35 +30,12 @@ struct RelayedNotification: Sendable {
     var subtype: String?
     /// The app account token of the transaction it carries, if any: whose story it belongs to.
     var appAccountToken: String?
+    /// The app it is for (`data.bundleId`).
+    var bundleId: String?
     /// The request body as the store sent it: `{"signedPayload": …}`.
     var body: Data
     /// The decoded JWS payload (not verified: the relay only reads it).
     var payload: Data
-}
-
-/// One POST of a notification to the developer's server, and how it answered.
-public struct Delivery: Sendable, Codable, Hashable {
-    public var notificationUUID: String
-    public var type: String
-    public var subtype: String?
-    /// The app account token of the transaction it carries, if any.
-    public var appAccountToken: String?
-    /// The HTTP status, or nil when the server did not answer in time (or could not be reached).
-    public var status: Int?
-    public var milliseconds: Int
-    /// Why there was no status.
-    public var error: String?
-    /// Made by the kit with a wrong key or for another app: it must change nothing.
-    public var forged: Bool
-    /// How the relay handled it: `forward`, `duplicate`, `hold`, …
-    public var handling: String
-
-    /// "DID_RENEW (BILLING_RECOVERY) → 200 in 12 ms".
-    public var summary: String {
-        let name = type + (subtype.map { " (\($0))" } ?? "") + (forged ? " [forged]" : "")
-        let answer = status.map { "\($0)" } ?? "no answer (\(error ?? "?"))"
-        return "\(name) → \(answer) in \(milliseconds) ms\(handling == "forward" ? "" : ", \(handling)")"
-    }
 }
 
 /// A loopback HTTP server the store delivers the app's sandbox notifications to during a check; it passes each on
@@ -69,15 +47,19 @@ final class NotificationRelay: Sendable {
         var received: [RelayedNotification] = []
         var held: [RelayedNotification] = []
         var deliveries: [Delivery] = []
+        var url = ""
     }
 
     private let state = Mutex(State())
     private let target: String
     private let http: HTTPClient
     private let answerWithin: TimeAmount
+    /// The app under check: a notification of another app that reaches the relay is passed on as a forgery.
+    private let bundleId: String
 
-    init(target: String, http: HTTPClient, answerWithin: TimeAmount) {
+    init(target: String, bundleId: String, http: HTTPClient, answerWithin: TimeAmount) {
         self.target = target
+        self.bundleId = bundleId
         self.http = http
         self.answerWithin = answerWithin
     }
@@ -103,6 +85,9 @@ final class NotificationRelay: Sendable {
         }
     }
 
+    /// Where the store sends notifications to the relay, while it serves.
+    var url: String { state.withLock { $0.url } }
+
     /// Every notification taken from the store so far, in order of arrival.
     var received: [RelayedNotification] { state.withLock { $0.received } }
 
@@ -127,7 +112,8 @@ final class NotificationRelay: Sendable {
     func sendForged(_ body: Data, type: String, uuid: String, appAccountToken: String?) async -> Delivery {
         await post(
             RelayedNotification(
-                uuid: uuid, type: type, subtype: nil, appAccountToken: appAccountToken, body: body, payload: Data()),
+                uuid: uuid, type: type, subtype: nil, appAccountToken: appAccountToken, bundleId: bundleId, body: body,
+                payload: Data()),
             handling: "forward", forged: true)
     }
 
@@ -139,6 +125,9 @@ final class NotificationRelay: Sendable {
             let mode = state.modes[notification.type] ?? state.defaultMode
             if mode == .hold { state.held.append(notification) }
             return mode
+        }
+        if notification.bundleId != bundleId {
+            return Self.status(await post(notification, handling: "of another app", forged: true))
         }
         switch mode {
         case .forward:
@@ -204,7 +193,10 @@ final class NotificationRelay: Sendable {
     static func read(_ body: Data) -> RelayedNotification? {
         struct Body: Decodable { var signedPayload: String }
         struct Payload: Decodable {
-            struct Content: Decodable { var signedTransactionInfo: String? }
+            struct Content: Decodable {
+                var signedTransactionInfo: String?
+                var bundleId: String?
+            }
             var notificationUUID: String
             var notificationType: String
             var subtype: String?
@@ -220,7 +212,8 @@ final class NotificationRelay: Sendable {
         }
         return RelayedNotification(
             uuid: payload.notificationUUID, type: payload.notificationType, subtype: payload.subtype,
-            appAccountToken: transaction?.appAccountToken?.lowercased(), body: body, payload: payloadData)
+            appAccountToken: transaction?.appAccountToken?.lowercased(), bundleId: payload.data?.bundleId, body: body,
+            payload: payloadData)
     }
 
     /// Serves the relay on 127.0.0.1 (any free port) while `body` runs.
@@ -246,7 +239,9 @@ final class NotificationRelay: Sendable {
             guard let port = await iterator.next(), port > 0 else {
                 throw CheckError("The check's notification relay could not listen on 127.0.0.1.")
             }
-            return try await body("http://127.0.0.1:\(port)/notifications")
+            let url = "http://127.0.0.1:\(port)/notifications"
+            state.withLock { $0.url = url }
+            return try await body(url)
         }
     }
 }

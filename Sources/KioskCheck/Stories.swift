@@ -160,6 +160,29 @@ private let lifeStories: [Story] = [
             "after DID_RENEW of the kept product: \(pair.higher.entitlement!) active",
             entitlements: [pair.higher.entitlement!: true])
     },
+    Story(
+        name: "offer-code", kind: .life,
+        summary: "a subscription bought with a one-time offer code is active, then renews"
+    ) { run in
+        let subscriptions = Set([run.catalog.subscription, run.catalog.introductoryOffer].compactMap { $0?.productId })
+        guard
+            let code = try await run.store.offerCodes().first(where: {
+                $0.state == "available" && subscriptions.contains($0.productId)
+            }),
+            let product = run.server.file.grant(of: code.productId)
+        else {
+            throw NotMade(
+                "the app has no available one-time offer code for a subscription the check file names (`kiosk offer-codes create`)"
+            )
+        }
+        let purchase = try await run.buy(product, offerCode: code.code)
+        try await run.expect(
+            "after SUBSCRIBED with offer code \(code.referenceName): \(product.entitlement!) active",
+            entitlements: [product.entitlement!: true])
+        try await run.passExpiry(of: purchase)
+        try await run.expect(
+            "after DID_RENEW: \(product.entitlement!) active", entitlements: [product.entitlement!: true])
+    },
     Story(name: "refund-consumable", kind: .life, summary: "REFUND of a consumable takes its credit back") { run in
         let coins = try run.product(run.catalog.consumable, "consumable with a balance")
         let purchase = try await run.buy(coins)
@@ -340,7 +363,8 @@ private let faultStories: [Story] = [
         _ = try await run.buy(product)
         try await run.step("the server is asked to reconcile") {
             try await run.server.perform(
-                call, values: ["appAccountToken": run.user.uuidString.lowercased()], what: "the reconcile call")
+                call, values: try await run.timeValues().merging(["appAccountToken": run.userToken]) { $1 },
+                what: "the reconcile call")
         }
         try await run.expect(
             "after reconciliation: \(product.entitlement!) active", entitlements: [product.entitlement!: true])
@@ -383,6 +407,29 @@ private let faultStories: [Story] = [
         }
         try await run.expect(
             "after the forged REFUND: \(product.entitlement!) still active", entitlements: [product.entitlement!: true])
+    },
+    Story(
+        name: "other-app-notification", kind: .fault, summary: "a genuine notification of another app changes nothing"
+    ) { run in
+        let coins = try run.product(run.catalog.consumable, "consumable with a balance")
+        let other = run.store.app("\(run.store.bundleId).kiosk-check-other")
+        try await run.step("another app (\(other.bundleId)) sells \(coins.productId) and notifies this server") {
+            try await other.ensureApp(name: "kiosk check: another app")
+            try await other.ensureConsumable(coins.productId)
+            _ = try await other.updateApp(AppUpdateBody(sandboxNotificationURLs: [run.relay.url]))
+        }
+        do {
+            try await run.step("the user buys \(coins.productId) in the other app") {
+                _ = try await other.purchase(
+                    TestPurchaseRequest(tester: run.tester, productId: coins.productId, appAccountToken: run.user))
+            }
+            try await run.expect(
+                "after the other app's ONE_TIME_CHARGE: \(coins.balance!) 0", balances: [coins.balance!: 0])
+        } catch {
+            _ = try? await other.updateApp(AppUpdateBody(sandboxNotificationURLs: []))
+            throw error
+        }
+        _ = try await other.updateApp(AppUpdateBody(sandboxNotificationURLs: []))
     },
 ]
 

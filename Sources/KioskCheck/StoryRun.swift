@@ -224,11 +224,15 @@ final class StoryRun: @unchecked Sendable {
     }
 
     /// The tester buys `grant` (with the story's app account token), as the app's purchase would.
-    func buy(_ grant: CheckFile.ProductGrant, quantity: Int = 1) async throws -> StoryPurchase {
-        try await step("buy \(grant.productId)\(quantity > 1 ? " ×\(quantity)" : "")") {
+    func buy(_ grant: CheckFile.ProductGrant, quantity: Int = 1, offerCode: String? = nil) async throws
+        -> StoryPurchase
+    {
+        try await step(
+            "buy \(grant.productId)\(quantity > 1 ? " ×\(quantity)" : "")\(offerCode.map { " with offer code \($0)" } ?? "")"
+        ) {
             let entry = try await store.purchase(
                 TestPurchaseRequest(
-                    tester: tester, productId: grant.productId, quantity: quantity,
+                    tester: tester, productId: grant.productId, quantity: quantity, offerCode: offerCode,
                     idempotencyKey: random.uuid().uuidString, appAccountToken: user))
             guard let transaction = entry.transaction else {
                 throw CheckError(
@@ -248,12 +252,22 @@ final class StoryRun: @unchecked Sendable {
             let receipt = call.body?.contains("{{receiptData}}") == true ? try await store.receipt(tester: tester) : ""
             try await server.perform(
                 call,
-                values: [
+                values: try await timeValues().merging([
                     "signedTransaction": purchase.signedTransaction, "transactionId": purchase.transactionId,
                     "originalTransactionId": purchase.originalTransactionId, "productId": purchase.productId,
                     "appAccountToken": user.uuidString.lowercased(), "receiptData": receipt,
-                ], what: "the purchase call")
+                ]) { $1 }, what: "the purchase call")
         }
+    }
+
+    /// The store's sandbox time for call templates: `{{now}}` (ISO 8601) and `{{nowMilliseconds}}`.
+    func timeValues() async throws -> [String: String] {
+        let now = try await store.clock().now
+        // Whole seconds, rounded up: ISO 8601 readers often refuse fractions, and an end of a range must not fall
+        // before the latest event.
+        let seconds = (now + 999) / 1000
+        let text = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        return ["now": text, "nowMilliseconds": String(now)]
     }
 
     /// `refund`, `reverse-refund`, `revoke` or `request-refund` of a transaction.
@@ -305,15 +319,6 @@ final class StoryRun: @unchecked Sendable {
     static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
     }
-}
-
-/// One step of a story as the verdict shows it.
-public struct StepRecord: Sendable, Codable, Hashable {
-    public var title: String
-    public var deliveries: [Delivery] = []
-    /// What the probe showed, for a check.
-    public var probe: CheckProbe?
-    public var failure: String?
 }
 
 extension SplitMix64 {

@@ -315,6 +315,11 @@ public protocol StorageTransaction: Sendable {
     func accountIds(appAccountToken: UUID, environment: StoreEnvironment) async throws -> [UUID]
 
     func insertAuditEntry(_ entry: AuditEntry) async throws
+    /// Records a `kiosk check` run and forgets all but the newest `limit` runs.
+    func insertCheckRun(_ run: CheckRunRecord, keepingNewest limit: Int) async throws
+    /// The newest `limit` runs, newest first, without their reports.
+    func checkRuns(limit: Int) async throws -> [CheckRunRecord]
+    func checkRun(id: String) async throws -> CheckRunRecord?
     /// The newest `limit` entries, newest first.
     func auditEntries(limit: Int) async throws -> [AuditEntry]
 

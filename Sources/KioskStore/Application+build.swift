@@ -77,6 +77,7 @@ public func buildStore(
         .addRoutes(to: admin)
     AccountsController(catalog: catalog).addRoutes(to: admin)
     OfferCodesController(catalog: catalog).addRoutes(to: admin)
+    CheckRunsController(catalog: catalog).addRoutes(to: admin)
     for environment in StoreEnvironment.allCases {
         StoreKitController(purchases: purchases, feed: context.feed, environment: environment).addRoutes(to: router)
     }

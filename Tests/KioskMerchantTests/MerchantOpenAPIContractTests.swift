@@ -31,6 +31,7 @@ import Testing
             (MerchantPaths.notifications, "post"),
             (MerchantPaths.adminEntitlements(userId: "{userId}"), "get"),
             (MerchantPaths.adminExplain(userId: "{userId}"), "get"),
+            (MerchantPaths.adminProbe(appAccountToken: "{appAccountToken}"), "get"),
             (MerchantPaths.adminReconcile, "post"),
             (MerchantPaths.adminTokens, "post"),
         ]

@@ -4,6 +4,6 @@ extension Migration {
     /// Every migration of the store's schema, oldest first.
     static let all: [Migration] = [
         .catalog, .purchases, .verification, .subscriptions, .identity, .transactionRevisions, .winBackOffers,
-        .accounts, .dueOrder, .money, .teamKeys, .exchangeRates, .console, .consoleUsers,
+        .accounts, .dueOrder, .money, .teamKeys, .exchangeRates, .console, .consoleUsers, .checkRuns,
     ]
 }

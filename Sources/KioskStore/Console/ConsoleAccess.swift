@@ -11,7 +11,7 @@ enum ConsoleAccess {
     }
 
     static let rules: [String: Rule] = [
-        "": Rule(), "account": Rule(), "sign-out": Rule(), "customers": Rule(), "health": Rule(),
+        "": Rule(), "account": Rule(), "sign-out": Rule(), "customers": Rule(), "health": Rule(), "checks": Rule(),
         "apps": Rule(change: .manageCatalog),
         "sandbox": Rule(change: .useSandbox), "testers": Rule(change: .useSandbox),
         "notifications": Rule(change: .resendNotifications), "refunds": Rule(change: .refundCustomers),

@@ -56,6 +56,7 @@ struct ConsoleController {
         addTeamRoutes(to: pages)
         addOfferRoutes(to: pages)
         addRefundRoutes(to: pages)
+        addCheckRoutes(to: pages)
     }
 
     // MARK: Signing in

@@ -73,7 +73,7 @@ struct ConsoleRenderer: Sendable {
     static let sections: [(path: String, name: String)] = [
         ("/console", "Overview"), ("/console/apps", "Apps"), ("/console/agreements", "Agreements"),
         ("/console/customers", "Customers"), ("/console/sandbox", "Sandbox"),
-        ("/console/notifications", "Notifications"),
+        ("/console/notifications", "Notifications"), ("/console/checks", "Checks"),
         ("/console/money", "Money"), ("/console/keys", "Keys"), ("/console/team", "Team"),
         ("/console/audit", "Audit log"), ("/console/health", "Health"),
     ]

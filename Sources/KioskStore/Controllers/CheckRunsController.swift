@@ -1,0 +1,28 @@
+import Foundation
+import Hummingbird
+import KioskCore
+import KioskHTTP
+import KioskProtocol
+
+/// `/admin/v1/…check-runs` (`CheckRunPaths`): the verdicts `kiosk check` sends, for the console's Checks page.
+struct CheckRunsController {
+    let catalog: CatalogService
+
+    func addRoutes(to group: RouterGroup<KioskRequestContext>) {
+        group.post("apps/:bundleId/check-runs") { request, context in
+            let report = try await request.decodeJSON(as: CheckReport.self, context: context)
+            return EditedResponse(
+                status: .created,
+                response: try await catalog.recordCheckRun(
+                    bundleId: try context.parameters.require("bundleId"), report))
+        }
+        group.get("check-runs") { _, _ in CheckRunList(checkRuns: try await catalog.checkRuns()) }
+        group.get("check-runs/:id") { _, context in
+            try await catalog.checkRun(id: try context.parameters.require("id")).1
+        }
+    }
+}
+
+extension CheckRunSummary: ResponseEncodable {}
+extension CheckRunList: ResponseEncodable {}
+extension CheckReport: ResponseEncodable {}
