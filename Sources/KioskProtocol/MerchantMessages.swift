@@ -357,12 +357,18 @@ public struct MerchantReconcileRequest: Codable, Sendable, Hashable {
     public var repair: Bool?
     /// How far back the store's notification history is read; default 179 days (Apple keeps 180).
     public var since: Date?
+    /// Where the history read ends; default the merchant's now. The sandbox clock can run ahead of the merchant's
+    /// (`kiosk check` moves it): pass the store's time to see what happened in its future.
+    public var until: Date?
 
-    public init(bundleId: String? = nil, environment: String, repair: Bool? = nil, since: Date? = nil) {
+    public init(
+        bundleId: String? = nil, environment: String, repair: Bool? = nil, since: Date? = nil, until: Date? = nil
+    ) {
         self.bundleId = bundleId
         self.environment = environment
         self.repair = repair
         self.since = since
+        self.until = until
     }
 }
 

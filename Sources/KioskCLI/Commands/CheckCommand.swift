@@ -103,6 +103,12 @@ struct CheckCommand: AsyncParsableCommand {
         @Option(help: "The app's bundle id.") var app: String
         @Option(help: "Your server's sandbox notification URL.") var notificationURL: String
         @Option(help: "Your server's probe URL (GET {url}/{appAccountToken}).") var probe: String?
+        @Option(
+            help: """
+                A header the probe needs, 'Name: value'; write ${VARIABLE} (quoted) for a secret read from the \
+                environment when the check runs.
+                """)
+        var probeHeader: String?
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
@@ -114,18 +120,35 @@ struct CheckCommand: AsyncParsableCommand {
                     groups.subscriptionGroups.map { ($0.groupId, $0.referenceName) },
                     uniquingKeysWith: { first, _ in first })
                 let grants = catalog.products.compactMap { MerchantSetup.derivedProduct($0, groupNames: groupNames) }
-                print(Self.file(bundleId: app, notificationURL: notificationURL, probe: probe, grants: grants))
+                var header: (String, String)?
+                if let probeHeader {
+                    let parts = probeHeader.split(separator: ":", maxSplits: 1).map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    }
+                    guard parts.count == 2, !parts[0].isEmpty, probe != nil else {
+                        throw CLIError(
+                            message: "'\(probeHeader)' is not a header for the probe.", field: "--probe-header",
+                            fix: "Write it as 'Authorization: Bearer ${SHOP_ADMIN_TOKEN}', with --probe.")
+                    }
+                    header = (parts[0], parts[1])
+                }
+                print(
+                    Self.file(
+                        bundleId: app, notificationURL: notificationURL, probe: probe, probeHeader: header,
+                        grants: grants))
             }
         }
 
         static func file(
-            bundleId: String, notificationURL: String, probe: String?, grants: [MerchantConfiguration.ProductSettings]
+            bundleId: String, notificationURL: String, probe: String?, probeHeader: (String, String)?,
+            grants: [MerchantConfiguration.ProductSettings]
         ) -> String {
             func quoted(_ text: String) -> String {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = .withoutEscapingSlashes
                 return String(decoding: (try? encoder.encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
             }
+            let headers = probeHeader.map { ", \"headers\": {\(quoted($0.0)): \(quoted($0.1))}" } ?? ""
             let products = grants.map { grant -> String in
                 if let balance = grant.balance, let amount = grant.amount {
                     return
@@ -145,7 +168,7 @@ struct CheckCommand: AsyncParsableCommand {
                   // GET {url}/{appAccountToken}?now=MILLISECONDS answers {"entitlements": [names], "balances": {name: n}}:
                   // what that user holds at the store's sandbox time. Without a probe only the answers are judged.
                   // Headers may name environment variables: "headers": {"Authorization": "Bearer ${SHOP_TOKEN}"}.
-                \(probe.map { "  \"probe\": {\"url\": \(quoted($0))}," } ?? "  // \"probe\": {\"url\": \"http://127.0.0.1:8090/probe\"},")
+                \(probe.map { "  \"probe\": {\"url\": \(quoted($0))\(headers)}," } ?? "  // \"probe\": {\"url\": \"http://127.0.0.1:8090/probe\"},")
                   // The app telling your server about a purchase, as your app does (placeholders: {{signedTransaction}},
                   // {{transactionId}}, {{originalTransactionId}}, {{productId}}, {{appAccountToken}}, {{receiptData}}):
                   // "purchaseCall": {"url": "http://127.0.0.1:8090/purchases", "method": "POST",

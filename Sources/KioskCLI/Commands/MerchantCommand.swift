@@ -38,6 +38,12 @@ struct MerchantCommand: AsyncParsableCommand {
                 """)
         var notificationUrl: String?
         @Flag(help: "Overwrite an existing configuration (and its key and PEMs).") var force = false
+        @Flag(
+            help: """
+                The app passes each user's id (a UUID) as the purchase's appAccountToken: grant what the store tells \
+                of to that user even without an order (usersByAppAccountToken; what `kiosk check` needs).
+                """)
+        var usersByAppAccountToken = false
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
@@ -70,13 +76,16 @@ struct MerchantCommand: AsyncParsableCommand {
                     }
                 }
                 let directory = file.deletingLastPathComponent()
-                let configuration: MerchantConfiguration
+                var configuration: MerchantConfiguration
                 do {
                     configuration = try await MerchantSetup.configuration(
                         storeURL: client.server, adminToken: token, bundleId: app, directory: directory,
                         notificationURL: notificationUrl, tlsRoots: try client.tlsRoots())
                 } catch let error as KioskError {
                     throw CLIError(error)
+                }
+                if usersByAppAccountToken {
+                    for index in configuration.apps.indices { configuration.apps[index].usersByAppAccountToken = true }
                 }
                 let keyFile = configuration.apps.first?.serverAPIKey?.privateKeyFile ?? "merchant-key.p8"
                 // The configuration holds the admin token and the secret that signs user tokens; the key file the

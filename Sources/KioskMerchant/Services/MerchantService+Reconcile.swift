@@ -26,11 +26,17 @@ extension MerchantService {
         let repair = request.repair ?? false
         let connection = StoreConnection(app: app, clock: clock)
         let now = clock.now()
-        let since = request.since ?? now.addingTimeInterval(-Self.notificationHistoryDays * 86_400)
-        guard since >= now.addingTimeInterval(-180 * 86_400), since <= now else {
+        let end = request.until ?? now
+        guard abs(end.timeIntervalSince(now)) <= 10 * 365 * 86_400 else {
+            throw KioskError.invalid(
+                "invalid_until", "until must lie within ten years of the merchant's clock.", field: "until",
+                fix: "Send the store's time (the sandbox clock), or leave until out for now.")
+        }
+        let since = request.since ?? end.addingTimeInterval(-Self.notificationHistoryDays * 86_400)
+        guard since >= end.addingTimeInterval(-180 * 86_400), since <= end else {
             throw KioskError.invalid(
                 "invalid_since",
-                "since must lie within the last 180 days, which the store's notification history reaches back.",
+                "since must lie within the 180 days before until (or now), which the store's notification history reaches back.",
                 field: "since", fix: "Send a date of the last 180 days, or leave since out for the last 179.")
         }
 
@@ -40,7 +46,7 @@ extension MerchantService {
             if let known = store[facts.transactionId], !facts.supersedes(known.asHeld) { return }
             store[facts.transactionId] = facts
         }
-        for signedPayload in try await connection.notificationHistory(from: since, to: now, environment: environment) {
+        for signedPayload in try await connection.notificationHistory(from: since, to: end, environment: environment) {
             // A payload that fails verification is not the store's word: it is left out, and logged.
             do {
                 if let facts = try await checks.notification(signedPayload).facts { keep(facts) }
