@@ -29,6 +29,12 @@ extension CheckReport {
                 if let failure = step.failure { lines.append("       \(failure)") }
             }
         }
+        let noted = stories.filter { !$0.notes.isEmpty }
+        if !noted.isEmpty {
+            lines.append("")
+            lines.append("Notes (not failures):")
+            for story in noted { for note in story.notes { lines.append("  \(story.name): \(note)") } }
+        }
         lines.append("")
         if !probe {
             lines.append(

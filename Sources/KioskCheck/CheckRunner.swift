@@ -170,7 +170,7 @@ public enum CheckRunner {
             result.result = .pass
         } catch let notMade as NotMade {
             result.result = .notMade
-            result.reason = "not made: \(notMade)"
+            result.reason = "\(notMade)"
         } catch {
             result.result = .fail
             result.reason = "\(error)"
@@ -180,6 +180,7 @@ public enum CheckRunner {
         try? await run.settle()
         result.steps = run.steps
         result.notChecked = run.notChecked
+        result.notes = run.notes
         result.failedStep = run.steps.firstIndex { $0.failure != nil }.map { $0 + 1 }
         if result.result == .pass, !run.notChecked.isEmpty {
             result.reason = "passed on the wire; \(run.notChecked.count) probe checks not made (no probe)"

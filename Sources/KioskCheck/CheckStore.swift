@@ -130,6 +130,15 @@ struct CheckStore: Sendable {
         return signed.signedPayload
     }
 
+    /// What the app's server sent with Send Consumption Information for `transactionId`, nil before it did.
+    func consumptionReport(_ transactionId: String) async throws -> TestConsumptionReport? {
+        let path = "\(controls)/transactions/\(transactionId)/consumption"
+        let answer = try await client.send(.GET, server + path, bearer: token, timeout: .seconds(60))
+        if answer.status == .notFound { return nil }
+        guard answer.isSuccess else { throw CheckError("The store answered GET \(path) with \(answer.status.code).") }
+        return try Self.decoder.decode(TestConsumptionReport.self, from: answer.body)
+    }
+
     /// Keeps the verdict in the store for the console's Checks page.
     func record(_ report: CheckReport) async throws -> CheckRunSummary {
         try await call(.POST, CheckRunPaths.record(bundleId: Self.escaped(bundleId)), report)

@@ -253,11 +253,14 @@ private let lifeStories: [Story] = [
             "after EXPIRED (PRICE_INCREASE): \(product.entitlement!) not active",
             entitlements: [product.entitlement!: false])
     },
-    Story(name: "consumption-request", kind: .life, summary: "CONSUMPTION_REQUEST is answered 2xx and changes nothing")
-    { run in
+    Story(
+        name: "consumption-request", kind: .life,
+        summary: "CONSUMPTION_REQUEST is answered 2xx and changes nothing; consumption information sent is noted"
+    ) { run in
         let coins = try run.product(run.catalog.consumable, "consumable with a balance")
         let purchase = try await run.buy(coins)
         try await run.transaction(purchase, "request-refund", body: #"{"reason": "UNINTENDED_PURCHASE"}"#)
+        try await run.awaitConsumptionInformation(purchase)
         try await run.expect(
             "after CONSUMPTION_REQUEST: \(coins.balance!) still \(coins.amount!)",
             balances: [coins.balance!: coins.amount!])

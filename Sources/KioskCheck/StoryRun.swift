@@ -117,6 +117,7 @@ final class StoryRun: @unchecked Sendable {
     let answerWithin: Double
     private(set) var steps: [StepRecord] = []
     private(set) var notChecked: [String] = []
+    private(set) var notes: [String] = []
     private var random: SplitMix64
 
     init(
@@ -311,6 +312,24 @@ final class StoryRun: @unchecked Sendable {
         let now = try await store.clock().now
         guard milliseconds > now else { return }
         try await store.clock(TestClockRequest(action: "set", to: .number(Double(milliseconds))))
+    }
+
+    /// Waits (at most `seconds`, on the store's state) for the server to send consumption information for
+    /// `purchase`; one that did not is noted, not failed: Apple asks for it within 12 hours but decides without it.
+    func awaitConsumptionInformation(_ purchase: StoryPurchase, seconds: Int = 5) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let report = try await store.consumptionReport(purchase.transactionId) {
+                note("the server sent consumption information (v\(report.apiVersion)): \(report.body)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let text =
+            "the server sent no consumption information for transaction \(purchase.transactionId) within \(seconds) s "
+            + "(Apple asks for it within 12 hours of CONSUMPTION_REQUEST, and decides the refund without it otherwise)"
+        note(text)
+        notes.append(text)
     }
 
     /// The story's title for a step no HTTP call makes (a relay change).

@@ -71,6 +71,8 @@ public struct StoryResult: Codable, Sendable {
     public var steps: [StepRecord] = []
     /// Expectations that could not be checked (no probe).
     public var notChecked: [String] = []
+    /// What the server did that Apple asks for but does not require (no consumption information, …).
+    public var notes: [String] = []
     public var seconds: Double = 0
 
     public init(name: String, kind: String, summary: String, user: String) {

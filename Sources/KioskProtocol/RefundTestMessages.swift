@@ -109,3 +109,22 @@ public struct TestNotificationsResponse: Codable, Sendable, Hashable {
         self.notifications = notifications
     }
 }
+
+/// What the app's server sent with Send Consumption Information for a sandbox transaction:
+/// `GET /apps/{bundleId}/transactions/{transactionId}/consumption` (404 `no_consumption_report` before it did).
+public struct TestConsumptionReport: Codable, Sendable, Hashable {
+    public var transactionId: String
+    /// 1 (`/inApps/v1/transactions/consumption`) or 2 (`/inApps/v2/…`).
+    public var apiVersion: Int
+    /// The request body as the store received it (JSON text).
+    public var body: String
+    /// Milliseconds since 1970, on the sandbox clock.
+    public var receivedDate: Int64
+
+    public init(transactionId: String, apiVersion: Int, body: String, receivedDate: Int64) {
+        self.transactionId = transactionId
+        self.apiVersion = apiVersion
+        self.body = body
+        self.receivedDate = receivedDate
+    }
+}

@@ -71,11 +71,14 @@ import Testing
             let adminToken = try #require(
                 (try JSONSerialization.jsonObject(with: Data(initialized.stdout.utf8)) as? [String: Any])?["adminToken"]
                     as? String)
-            let initializedConfiguration =
-                try JSONSerialization.jsonObject(with: Data(contentsOf: config)) as? [String: Any]
-            #expect(
-                (initializedConfiguration?["apps"] as? [[String: Any]])?.first?["usersByAppAccountToken"] as? Bool
-                    == true)
+            // The merchant answers consumption requests: a setting of its own, needing the customers' consent.
+            var configuration = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: config)) as? [String: Any])
+            var apps = try #require(configuration["apps"] as? [[String: Any]])
+            #expect(apps.first?["usersByAppAccountToken"] as? Bool == true, "init --users-by-app-account-token")
+            apps[0]["sendConsumptionInformation"] = true
+            configuration["apps"] = apps
+            try JSONSerialization.data(withJSONObject: configuration).write(to: config)
             let merchant = try await ServeProcess.listening(
                 command: ["merchant", "serve"], ["--config", config.path, "--port", "0", "--log-level", "warning"])
             defer { merchant.kill() }
@@ -124,6 +127,7 @@ import Testing
                     }, "\(story)")
             }
             #expect(checked.stderr.contains("[1/\(Self.everyStory.count)] consumable"), "a progress line per story")
+            #expect(!checked.stdout.contains("Notes (not failures)"), "the merchant sent consumption information")
             let runs = try await store.request(.GET, CheckRunPaths.list).decode(CheckRunList.self)
             let run = try #require(runs.checkRuns.first, "the run is recorded for the console")
             #expect(run.passed && run.seed == 7 && run.bundleId == Self.app)
@@ -196,6 +200,10 @@ import Testing
                 let failed = Set(report.stories.filter { $0.result == .fail }.map(\.name))
                 #expect(failed == failures, "bug \(bug ?? "none"): \(report.text)")
                 #expect(checked.status == (failures.isEmpty ? 0 : 1), "bug \(bug ?? "none")")
+                let consumption = try #require(report.stories.first { $0.name == "consumption-request" })
+                #expect(
+                    consumption.notes.first?.hasPrefix("the server sent no consumption information") == true,
+                    "the sample does not answer consumption requests: a note, not a failure")
                 let notMade = Set(report.stories.filter { $0.result == .notMade }.map(\.name))
                 #expect(notMade == ["lost-notification"], "bug \(bug ?? "none"): \(report.text)")
             }

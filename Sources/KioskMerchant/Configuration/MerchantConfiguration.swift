@@ -65,6 +65,9 @@ public struct MerchantConfiguration: Codable, Sendable {
         /// tells of belongs to the user its token names even without an order (default false: it waits, unclaimed,
         /// for the app to deliver it).
         public var usersByAppAccountToken: Bool?
+        /// Answer each CONSUMPTION_REQUEST with Send Consumption Information (whether the purchase was delivered),
+        /// as Apple asks within 12 hours. Only with your customers' consent to share it (default false).
+        public var sendConsumptionInformation: Bool?
         public var products: [ProductSettings]
     }
 

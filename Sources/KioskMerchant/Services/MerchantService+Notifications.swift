@@ -51,6 +51,11 @@ extension MerchantService {
             return outcome
         }
         if outcome != "duplicate" { CrashPoint.notificationCommitted.reach() }
+        if payload.notificationType == "CONSUMPTION_REQUEST", outcome != "duplicate",
+            notification.app.settings.sendConsumptionInformation == true, let facts = notification.facts
+        {
+            await sendConsumptionInformation(facts, app: notification.app, environment: notification.environment)
+        }
         logger.info(
             "notification",
             metadata: [
@@ -58,5 +63,29 @@ extension MerchantService {
                 "uuid": "\(payload.notificationUUID)", "outcome": "\(outcome)",
             ])
         return outcome
+    }
+
+    /// Tells the store whether the purchase a CONSUMPTION_REQUEST names was delivered (granted and not taken back).
+    /// A failure is logged, not answered: the notification is taken, and Apple decides without the information.
+    private func sendConsumptionInformation(
+        _ facts: PurchaseFacts, app: LoadedMerchantConfiguration.LoadedApp, environment: StoreEnvironment
+    ) async {
+        do {
+            let grant = try await database.withSession {
+                try await GrantLedger(session: $0).grant(transactionId: facts.transactionId, environment: environment)
+            }
+            let delivered = grant.map { !$0.isRevoked } ?? false
+            let taken = try await StoreConnection(app: app, clock: clock).sendConsumptionInformation(
+                facts.transactionId, delivered: delivered, environment: environment)
+            logger.info(
+                "consumption information",
+                metadata: [
+                    "transactionId": "\(facts.transactionId)", "delivered": "\(delivered)", "taken": "\(taken)",
+                ])
+        } catch {
+            logger.warning(
+                "consumption information not sent",
+                metadata: ["transactionId": "\(facts.transactionId)", "error": "\(error)"])
+        }
     }
 }

@@ -113,6 +113,21 @@ struct StoreConnection: Sendable {
             .signedTransactionInfo
     }
 
+    /// Send Consumption Information (v2) for `transactionId`: whether the purchase was delivered. True when the
+    /// store took it (202).
+    func sendConsumptionInformation(_ transactionId: String, delivered: Bool, environment: StoreEnvironment)
+        async throws -> Bool
+    {
+        let body: [String: Any] = [
+            "customerConsented": true, "sampleContentProvided": false,
+            "deliveryStatus": delivered ? "DELIVERED" : "UNDELIVERED_OTHER",
+        ]
+        let (status, _) = try await serverAPI(
+            .PUT, "/inApps/v2/transactions/consumption/\(transactionId)", environment: environment,
+            body: try JSONSerialization.data(withJSONObject: body, options: .sortedKeys))
+        return status == 202
+    }
+
     /// Every signed transaction of the customer who made `transactionId` (all pages of history v2).
     func transactionHistory(_ transactionId: String, environment: StoreEnvironment) async throws -> [String] {
         var signed: [String] = []

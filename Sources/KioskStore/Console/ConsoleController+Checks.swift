@@ -36,7 +36,7 @@ extension ConsoleController {
     private static func story(_ story: StoryResult) -> [String: Any] {
         [
             "name": story.name, "summary": story.summary, "user": story.user, "result": story.result.rawValue,
-            "failed": story.result == .fail, "reason": story.reason ?? "",
+            "failed": story.result == .fail, "reason": story.reason ?? "", "notes": story.notes,
             "seconds": StoryResult.seconds(story.seconds),
             "steps": story.steps.enumerated().map { index, step -> [String: Any] in
                 [

@@ -80,6 +80,12 @@ struct TestControlsController {
             return try JSONAnswer.response(
                 try await testControls.setFailure(bundleId: try context.parameters.require("bundleId"), body))
         }
+        group.get("apps/:bundleId/transactions/:transactionId/consumption") { _, context in
+            try JSONAnswer.response(
+                try await testControls.consumptionReport(
+                    bundleId: try context.parameters.require("bundleId"),
+                    transactionId: try context.parameters.require("transactionId", as: Int64.self)))
+        }
         addRefundRoutes(to: group)
         addNotificationRoutes(to: group)
     }

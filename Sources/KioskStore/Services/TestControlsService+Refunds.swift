@@ -79,6 +79,27 @@ extension TestControlsService {
         try await apply(.revoke, bundleId: bundleId, transactionId: transactionId)
     }
 
+    /// What the app's server sent with Send Consumption Information for the transaction, if it did.
+    public func consumptionReport(bundleId: String, transactionId: Int64) async throws -> TestConsumptionReport {
+        let report = try await context.database.transaction { tx -> ConsumptionReport? in
+            let app = try await CatalogService.requireApp(bundleId, in: tx)
+            guard let report = try await tx.consumptionReport(transactionId: transactionId, environment: .sandbox),
+                report.appId == app.id
+            else { return nil }
+            return report
+        }
+        guard let report else {
+            throw KioskError.notFound(
+                "no_consumption_report",
+                "The app's server has sent no consumption information for sandbox transaction \(transactionId).",
+                field: "transactionId",
+                fix: "Answer CONSUMPTION_REQUEST with PUT /inApps/v2/transactions/consumption/\(transactionId).")
+        }
+        return TestConsumptionReport(
+            transactionId: String(report.transactionId), apiVersion: report.apiVersion, body: report.body,
+            receivedDate: report.receivedAt.millisecondsSince1970)
+    }
+
     /// The customer asks for a refund of a consumable or auto-renewable → CONSUMPTION_REQUEST.
     public func requestRefund(bundleId: String, transactionId: Int64, _ request: TestRefundRequestRequest)
         async throws -> TestRevocationResponse
