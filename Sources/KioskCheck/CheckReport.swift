@@ -29,6 +29,15 @@ extension CheckReport {
                 if let failure = step.failure { lines.append("       \(failure)") }
             }
         }
+        let kinds = Set(
+            stories.flatMap(\.steps).flatMap(\.deliveries).filter { !$0.forged }.map {
+                $0.type + ($0.subtype.map { " (\($0))" } ?? "")
+            })
+        if !kinds.isEmpty {
+            lines.append("")
+            lines.append(
+                "Notifications your server was sent (\(kinds.count) kinds): \(kinds.sorted().joined(separator: ", "))")
+        }
         let noted = stories.filter { !$0.notes.isEmpty }
         if !noted.isEmpty {
             lines.append("")

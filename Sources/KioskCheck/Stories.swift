@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import KioskProtocol
 import KioskSigning
 
@@ -182,6 +183,30 @@ private let lifeStories: [Story] = [
         try await run.passExpiry(of: purchase)
         try await run.expect(
             "after DID_RENEW: \(product.entitlement!) active", entitlements: [product.entitlement!: true])
+    },
+    Story(
+        name: "win-back-offer", kind: .life, summary: "a lapsed subscriber who takes a win-back offer is active again"
+    ) { run in
+        guard let winBack = run.catalog.winBack else {
+            throw NotMade("no subscription the check file names has a win-back offer")
+        }
+        let product = winBack.grant
+        let name = product.entitlement!
+        let purchase = try await run.buy(product)
+        for _ in 1..<winBack.periods { try await run.passExpiry(of: purchase) }
+        try await run.subscription(purchase, "auto-renew-off")
+        try await run.passExpiry(of: purchase)
+        try await run.expect("after EXPIRED (VOLUNTARY): \(name) not active", entitlements: [name: false])
+        // Eligible once the lapse reaches the offer's minimum, counted in sandbox months.
+        let lapse =
+            Int(
+                Double(winBack.offer.timeSinceLastSubscribedInMonths.minimum)
+                    * SubscriptionDuration.oneMonth.sandboxSeconds) + 1
+        try await run.advance(by: "\(lapse)s")
+        _ = try await run.buy(product, winBackOfferId: winBack.offer.identifier)
+        try await run.expect(
+            "after SUBSCRIBED (RESUBSCRIBE) with win-back offer \(winBack.offer.identifier): \(name) active",
+            entitlements: [name: true])
     },
     Story(name: "refund-consumable", kind: .life, summary: "REFUND of a consumable takes its credit back") { run in
         let coins = try run.product(run.catalog.consumable, "consumable with a balance")

@@ -13,6 +13,9 @@ struct CheckCatalog: Sendable {
     var nonRenewing: CheckFile.ProductGrant?
     var subscription: CheckFile.ProductGrant?
     var introductoryOffer: CheckFile.ProductGrant?
+    /// A subscription with a win-back offer: the offer, and how many periods a first purchase must run (free trial
+    /// included) before the subscriber has paid what the offer asks.
+    var winBack: (grant: CheckFile.ProductGrant, offer: WinBackOffer, periods: Int)?
     /// Two subscriptions of one group: `higher` has the better level (the smaller number).
     var pair: (higher: CheckFile.ProductGrant, lower: CheckFile.ProductGrant)?
 
@@ -28,6 +31,19 @@ struct CheckCatalog: Sendable {
         let subscriptions = known.filter { $0.1.type == .autoRenewable && $0.0.entitlement != nil }
         subscription = (subscriptions.first { $0.1.introductoryOffers.isEmpty } ?? subscriptions.first)?.0
         introductoryOffer = subscriptions.first { !$0.1.introductoryOffers.isEmpty }?.0
+        if let (grant, product) = subscriptions.first(where: { !$0.1.winBackOffers.isEmpty }),
+            let offer = product.winBackOffers.first
+        {
+            // The store counts paid months as paid days / 30; a period pays its product's duration in days.
+            let days: [SubscriptionDuration: Int] = [
+                .oneWeek: 7, .oneMonth: 30, .twoMonths: 60, .threeMonths: 90, .sixMonths: 180, .oneYear: 365,
+            ]
+            let perPeriod = product.duration.flatMap { days[$0] } ?? 30
+            let needed = offer.paidSubscriptionDurationInMonths * 30
+            // A first purchase takes the introductory offer: a free trial pays nothing.
+            let free = product.introductoryOffers.first { $0.paymentMode == .freeTrial }.map(\.numberOfPeriods) ?? 0
+            winBack = (grant, offer, max(1, (needed + perPeriod - 1) / perPeriod) + free)
+        }
         for (index, (grant, product)) in subscriptions.enumerated() {
             guard let membership = product.subscription else { continue }
             if let other = subscriptions[(index + 1)...].first(where: {
@@ -225,16 +241,16 @@ final class StoryRun: @unchecked Sendable {
     }
 
     /// The tester buys `grant` (with the story's app account token), as the app's purchase would.
-    func buy(_ grant: CheckFile.ProductGrant, quantity: Int = 1, offerCode: String? = nil) async throws
-        -> StoryPurchase
-    {
+    func buy(
+        _ grant: CheckFile.ProductGrant, quantity: Int = 1, offerCode: String? = nil, winBackOfferId: String? = nil
+    ) async throws -> StoryPurchase {
         try await step(
-            "buy \(grant.productId)\(quantity > 1 ? " ×\(quantity)" : "")\(offerCode.map { " with offer code \($0)" } ?? "")"
+            "buy \(grant.productId)\(quantity > 1 ? " ×\(quantity)" : "")\(offerCode.map { " with offer code \($0)" } ?? "")\(winBackOfferId.map { " with win-back offer \($0)" } ?? "")"
         ) {
             let entry = try await store.purchase(
                 TestPurchaseRequest(
                     tester: tester, productId: grant.productId, quantity: quantity, offerCode: offerCode,
-                    idempotencyKey: random.uuid().uuidString, appAccountToken: user))
+                    idempotencyKey: random.uuid().uuidString, appAccountToken: user, winBackOfferId: winBackOfferId))
             guard let transaction = entry.transaction else {
                 throw CheckError(
                     "The store did not charge \(grant.productId): \(entry.error?.message ?? entry.state.rawValue).")

@@ -28,10 +28,12 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
     public var idempotencyKey: String?
     /// The app's UUID for its user (StoreKit 2's `appAccountToken` purchase option), carried in the transaction.
     public var appAccountToken: UUID?
+    /// A win-back offer of the product the tester is eligible for (StoreKit 2's `winBackOffer` purchase option).
+    public var winBackOfferId: String?
 
     public init(
         tester: String, productId: String, quantity: Int? = nil, promoted: Bool? = nil, offerCode: String? = nil,
-        idempotencyKey: String? = nil, appAccountToken: UUID? = nil
+        idempotencyKey: String? = nil, appAccountToken: UUID? = nil, winBackOfferId: String? = nil
     ) {
         self.tester = tester
         self.productId = productId
@@ -40,6 +42,7 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
         self.offerCode = offerCode
         self.idempotencyKey = idempotencyKey
         self.appAccountToken = appAccountToken
+        self.winBackOfferId = winBackOfferId
     }
 }
 

@@ -42,6 +42,12 @@ import Testing
                 "Welcome back", "--count", "10",
             ] + options(store))
         #expect(codes.status == 0, "\(codes.stderr)")
+        let winBack = try await KioskProcess.run(
+            [
+                "offers", "add-win-back", "--app", app, "--product", "com.example.coins.club.monthly", "--id",
+                "come_back", "--payment-mode", "free_trial", "--period", "P1M",
+            ] + options(store))
+        #expect(winBack.status == 0, "\(winBack.stderr)")
     }
 
     static func options(_ store: TestStore) -> [String] { ["--server", store.baseURL, "--token", store.adminToken] }
