@@ -139,6 +139,16 @@ struct CheckStore: Sendable {
         return try Self.decoder.decode(TestConsumptionReport.self, from: answer.body)
     }
 
+    /// A new In-App Purchase key of the app (its private key is answered only now).
+    func createKey(name: String) async throws -> KeyResource {
+        try await call(.POST, "\(app)/keys", KeyCreateBody(name: name))
+    }
+
+    /// Revokes a key the check made.
+    func revokeKey(_ keyId: String) async throws {
+        _ = try await send(.DELETE, "\(app)/keys/\(Self.escaped(keyId))", body: nil)
+    }
+
     /// Keeps the verdict in the store for the console's Checks page.
     func record(_ report: CheckReport) async throws -> CheckRunSummary {
         try await call(.POST, CheckRunPaths.record(bundleId: Self.escaped(bundleId)), report)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import KioskCore
 import KioskProtocol
@@ -207,6 +208,35 @@ private let lifeStories: [Story] = [
         try await run.expect(
             "after SUBSCRIBED (RESUBSCRIBE) with win-back offer \(winBack.offer.identifier): \(name) active",
             entitlements: [name: true])
+    },
+    Story(
+        name: "promotional-offer", kind: .life,
+        summary: "a lapsed subscriber who takes a signed promotional offer is active again"
+    ) { run in
+        guard let promotional = run.catalog.promotional else {
+            throw NotMade("no subscription the check file names has a promotional offer")
+        }
+        let product = promotional.grant
+        let name = product.entitlement!
+        let purchase = try await run.buy(product)
+        try await run.subscription(purchase, "auto-renew-off")
+        try await run.passExpiry(of: purchase)
+        try await run.expect("after EXPIRED (VOLUNTARY): \(name) not active", entitlements: [name: false])
+        // The app's server signs promotional offers; the check signs as it would, with a key of its own.
+        let key = try await run.store.createKey(name: "kiosk check: promotional offers")
+        do {
+            let discount = try PromotionalOfferSigner.sign(
+                bundleId: run.store.bundleId, key: key, productId: product.productId, offerId: promotional.offerId,
+                applicationUsername: run.userToken, nonce: UUID(), timestamp: try await run.store.clock().now)
+            _ = try await run.buy(product, discount: discount)
+            try await run.expect(
+                "after SUBSCRIBED (RESUBSCRIBE) with promotional offer \(promotional.offerId): \(name) active",
+                entitlements: [name: true])
+        } catch {
+            try? await run.store.revokeKey(key.keyId)
+            throw error
+        }
+        try await run.store.revokeKey(key.keyId)
     },
     Story(name: "refund-consumable", kind: .life, summary: "REFUND of a consumable takes its credit back") { run in
         let coins = try run.product(run.catalog.consumable, "consumable with a balance")
@@ -487,5 +517,26 @@ enum Forgery {
         let signed = try signer.sign(
             payloadJSON: Array(try JSONSerialization.data(withJSONObject: payload, options: .sortedKeys)))
         return (try JSONEncoder().encode(["signedPayload": signed]), uuid)
+    }
+}
+
+/// Signs a promotional offer as the app's server does (Apple's V1 scheme): ECDSA P-256 over the fields joined by
+/// U+2063, DER, base64.
+enum PromotionalOfferSigner {
+    static func sign(
+        bundleId: String, key: KeyResource, productId: String, offerId: String, applicationUsername: String,
+        nonce: UUID, timestamp: Int64
+    ) throws -> PaymentDiscount {
+        guard let pem = key.privateKey else {
+            throw CheckError("The store answered a new key without its private key.")
+        }
+        let message = [
+            bundleId, key.keyId, productId, offerId, applicationUsername.lowercased(), nonce.uuidString.lowercased(),
+            String(timestamp),
+        ].joined(separator: "\u{2063}")
+        let signature = try P256.Signing.PrivateKey(pemRepresentation: pem).signature(for: Data(message.utf8))
+        return PaymentDiscount(
+            identifier: offerId, keyIdentifier: key.keyId, nonce: nonce,
+            signature: signature.derRepresentation.base64EncodedString(), timestamp: timestamp)
     }
 }

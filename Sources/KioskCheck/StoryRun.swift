@@ -13,6 +13,8 @@ struct CheckCatalog: Sendable {
     var nonRenewing: CheckFile.ProductGrant?
     var subscription: CheckFile.ProductGrant?
     var introductoryOffer: CheckFile.ProductGrant?
+    /// A subscription with a promotional offer, and the offer's identifier.
+    var promotional: (grant: CheckFile.ProductGrant, offerId: String)?
     /// A subscription with a win-back offer: the offer, and how many periods a first purchase must run (free trial
     /// included) before the subscriber has paid what the offer asks.
     var winBack: (grant: CheckFile.ProductGrant, offer: WinBackOffer, periods: Int)?
@@ -31,6 +33,11 @@ struct CheckCatalog: Sendable {
         let subscriptions = known.filter { $0.1.type == .autoRenewable && $0.0.entitlement != nil }
         subscription = (subscriptions.first { $0.1.introductoryOffers.isEmpty } ?? subscriptions.first)?.0
         introductoryOffer = subscriptions.first { !$0.1.introductoryOffers.isEmpty }?.0
+        if let (grant, product) = subscriptions.first(where: { !$0.1.promotionalOffers.isEmpty }),
+            let offer = product.promotionalOffers.first
+        {
+            promotional = (grant, offer.identifier)
+        }
         if let (grant, product) = subscriptions.first(where: { !$0.1.winBackOffers.isEmpty }),
             let offer = product.winBackOffers.first
         {
@@ -242,15 +249,17 @@ final class StoryRun: @unchecked Sendable {
 
     /// The tester buys `grant` (with the story's app account token), as the app's purchase would.
     func buy(
-        _ grant: CheckFile.ProductGrant, quantity: Int = 1, offerCode: String? = nil, winBackOfferId: String? = nil
+        _ grant: CheckFile.ProductGrant, quantity: Int = 1, offerCode: String? = nil, winBackOfferId: String? = nil,
+        discount: PaymentDiscount? = nil
     ) async throws -> StoryPurchase {
         try await step(
-            "buy \(grant.productId)\(quantity > 1 ? " ×\(quantity)" : "")\(offerCode.map { " with offer code \($0)" } ?? "")\(winBackOfferId.map { " with win-back offer \($0)" } ?? "")"
+            "buy \(grant.productId)\(quantity > 1 ? " ×\(quantity)" : "")\(offerCode.map { " with offer code \($0)" } ?? "")\(winBackOfferId.map { " with win-back offer \($0)" } ?? "")\(discount.map { " with promotional offer \($0.identifier)" } ?? "")"
         ) {
             let entry = try await store.purchase(
                 TestPurchaseRequest(
                     tester: tester, productId: grant.productId, quantity: quantity, offerCode: offerCode,
-                    idempotencyKey: random.uuid().uuidString, appAccountToken: user, winBackOfferId: winBackOfferId))
+                    idempotencyKey: random.uuid().uuidString, appAccountToken: user, winBackOfferId: winBackOfferId,
+                    paymentDiscount: discount))
             guard let transaction = entry.transaction else {
                 throw CheckError(
                     "The store did not charge \(grant.productId): \(entry.error?.message ?? entry.state.rawValue).")

@@ -30,10 +30,14 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
     public var appAccountToken: UUID?
     /// A win-back offer of the product the tester is eligible for (StoreKit 2's `winBackOffer` purchase option).
     public var winBackOfferId: String?
+    /// A promotional offer with the merchant's signature (`SKPaymentDiscount`); the signed application username is
+    /// `appAccountToken`.
+    public var paymentDiscount: PaymentDiscount?
 
     public init(
         tester: String, productId: String, quantity: Int? = nil, promoted: Bool? = nil, offerCode: String? = nil,
-        idempotencyKey: String? = nil, appAccountToken: UUID? = nil, winBackOfferId: String? = nil
+        idempotencyKey: String? = nil, appAccountToken: UUID? = nil, winBackOfferId: String? = nil,
+        paymentDiscount: PaymentDiscount? = nil
     ) {
         self.tester = tester
         self.productId = productId
@@ -43,6 +47,7 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
         self.idempotencyKey = idempotencyKey
         self.appAccountToken = appAccountToken
         self.winBackOfferId = winBackOfferId
+        self.paymentDiscount = paymentDiscount
     }
 }
 

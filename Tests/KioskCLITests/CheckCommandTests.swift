@@ -48,6 +48,12 @@ import Testing
                 "come_back", "--payment-mode", "free_trial", "--period", "P1M",
             ] + options(store))
         #expect(winBack.status == 0, "\(winBack.stderr)")
+        let promotional = try await KioskProcess.run(
+            [
+                "offers", "add-promotional", "--app", app, "--product", "com.example.coins.club.yearly", "--id",
+                "loyal_customer", "--payment-mode", "free_trial", "--period", "P1M",
+            ] + options(store))
+        #expect(promotional.status == 0, "\(promotional.stderr)")
     }
 
     static func options(_ store: TestStore) -> [String] { ["--server", store.baseURL, "--token", store.adminToken] }

@@ -74,7 +74,9 @@ public struct TestControlsService: Sendable {
             do {
                 purchase = try await purchases.purchase(
                     payment, product: product, client: client, now: now,
-                    offer: RequestedOffer(offerCode: request.offerCode, winBackOfferId: request.winBackOfferId),
+                    offer: RequestedOffer(
+                        discount: request.paymentDiscount, offerCode: request.offerCode,
+                        winBackOfferId: request.winBackOfferId),
                     in: tx)
             } catch let refusal as PurchaseRefusal {
                 throw refusal.error
