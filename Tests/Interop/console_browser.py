@@ -8,7 +8,8 @@ Run by ConsoleBrowserTests (Tests/KioskCLITests) against a running store:
 Signs in, creates an app and a product, sees it unavailable with its reason, completes the agreement, creates a
 tester and buys as them through the test controls, finds the customer, refunds from their page, sees the REFUND
 notification in the log and resends it, sees the money chart change, reads the audit log; checks that a form
-posted without its CSRF token and a forged session cookie are refused; then adds a Developer on the Team page, signs
+posted without its CSRF token and a forged session cookie are refused; opens a `kiosk check` run on the Checks
+page; then adds a Developer on the Team page, signs
 in as them with the temporary password, chooses their own, finds Money closed to them, and sees their session end
 when the store's clock (advanced through --clock, which the test serves) passes its eight hours. Prints one JSON
 object of what it saw and exits non-zero on the first failed check, naming it.
@@ -337,6 +338,8 @@ def run(driver, base, args):
     seen["withoutCsrf"] = status
     check(status == 403, "a form without its CSRF token is refused")
 
+    checks(driver, base, args)
+
     # A forged session cookie sends the browser back to sign-in.
     driver.delete_cookie("kiosk_console")
     driver.add_cookie({"name": "kiosk_console", "value": cookie[:-1] + ("0" if cookie[-1] != "0" else "1"),
@@ -345,6 +348,45 @@ def run(driver, base, args):
     check("/console/sign-in" in driver.current_url, "a forged cookie is not a session")
 
     team(driver, base, args)
+
+
+def checks(driver, base, args):
+    """A `kiosk check` verdict, as the kit sends it, listed on the Checks page and opened: the failed story open
+    with its steps, the delivery and the probe that failed it; the passed one closed."""
+    delivery = {"notificationUUID": "f1", "type": "REFUND", "appAccountToken": "u2", "status": 200,
+                "milliseconds": 14, "forged": False, "handling": "forward"}
+    story = {"kind": "life", "notChecked": [], "notes": [], "seconds": 0.4}
+    report = {
+        "seed": 4711, "server": base, "bundleId": APP, "notificationURL": "http://127.0.0.1:9000/notifications",
+        "seconds": 2.5, "probe": True,
+        "stories": [
+            dict(story, name="consumable", summary="3 consumables bought at once credit 3 × the amount", user="u1",
+                 result="pass", steps=[{"title": "buy com.example.coins.100 ×3", "deliveries": []}]),
+            dict(story, name="refund-consumable", summary="REFUND of a consumable takes its credit back", user="u2",
+                 result="fail", reason="after REFUND: coins back to 0: coins 0 expected, the probe showed 100",
+                 failedStep=2,
+                 steps=[{"title": "refund transaction 2000000000000001", "deliveries": [delivery]},
+                        {"title": "after REFUND: coins back to 0", "deliveries": [],
+                         "probe": {"entitlements": [], "balances": {"coins": 100}},
+                         "failure": "coins 0 expected, the probe showed 100"}]),
+        ],
+    }
+    request = urllib.request.Request(
+        base + f"/admin/v1/apps/{APP}/check-runs", data=json.dumps(report).encode(), method="POST",
+        headers={"Authorization": "Bearer " + args.token, "Content-Type": "application/json"})
+    recorded = json.loads(urllib.request.urlopen(request).read())
+    driver.get(base + "/console")
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Checks"))
+    check("1 passed, 1 failed, 0 not made" in text(driver, "#checks"), "the run is listed with its counts")
+    click_through(driver, driver.find_element(By.CSS_SELECTOR, f'#checks a[href="{recorded["consolePath"]}"]'))
+    check("Failed" in text(driver, "#verdict"), "the run says it failed")
+    failed = driver.find_element(By.ID, "story-refund-consumable")
+    check(failed.get_attribute("open") is not None, "the failed story is open")
+    check("REFUND → 200 in 14 ms" in failed.text, "its delivery and the server's answer are shown")
+    check("coins 0 expected, the probe showed 100" in failed.text, "and what the probe showed against the story")
+    check(driver.find_element(By.ID, "story-consumable").get_attribute("open") is None, "a passed story is closed")
+    seen["checkRun"] = recorded["id"]
+    shot(driver, args, "checks")
 
 
 def team(driver, base, args):

@@ -57,7 +57,7 @@ import Testing
                 #expect(sink.uuids.count >= 1, "the resent notification reached the receiver")
                 for page in [
                     "overview", "product-unavailable", "agreements", "money", "customer", "notifications", "catalog",
-                    "audit", "team", "account",
+                    "audit", "team", "account", "checks",
                 ] {
                     #expect(FileManager.default.fileExists(atPath: "\(screenshots)/\(page).png"), "\(page).png")
                 }
