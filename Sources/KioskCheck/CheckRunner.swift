@@ -70,6 +70,10 @@ public enum CheckRunner {
         -> CheckReport
     {
         let (chosen, mode) = try chosen(options)
+        // Every header's variables are read before anything in the store changes: a missing one stops here.
+        for call in [options.file.probe, options.file.purchaseCall, options.file.reconcileCall].compactMap({ $0 }) {
+            _ = try call.resolvedHeaders(options.environment)
+        }
         let http = try JSONHTTPClient.makeHTTPClient(trusting: [], failFast: true)
         do {
             let report = try await run(chosen, mode: mode, options, http: http, progress: progress)

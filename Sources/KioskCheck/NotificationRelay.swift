@@ -259,11 +259,6 @@ enum JWSPayload {
         while standard.count % 4 != 0 { standard += "=" }
         return Data(base64Encoded: standard)
     }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }
 
 /// A check that could not run at all (the store or the check file), as opposed to a story that failed.

@@ -64,6 +64,46 @@ import Testing
         initialized.replacingOccurrences(of: #"  "answerWithin": 5,"#, with: extra + #"  "answerWithin": 5,"#)
     }
 
+    /// A check file with a misspelt key, and one whose probe header names a variable that is not set, are refused
+    /// with the field at fault before anything in the store changes: the app's notification URL and the sandbox
+    /// clock stay as they were.
+    @Test func badCheckFilesAreRefusedBeforeTheStoreChanges() async throws {
+        try await withTestStore { store in
+            try await Self.createShop(on: store)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "kiosk-check-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let clockBefore = try await store.request(.GET, SubscriptionTestPaths.clock).json["frozen"] as? Bool
+
+            let misspelt = folder.appendingPathComponent("misspelt.json")
+            try #"{"bundleId": "\#(Self.app)", "notificationURL": "http://127.0.0.1:1/n", "prodcts": []}"#
+                .write(to: misspelt, atomically: true, encoding: .utf8)
+            let refused = try await KioskProcess.run(["check", "--config", misspelt.path] + Self.options(store))
+            #expect(refused.status == 1)
+            #expect(refused.stderr.hasPrefix("error: "), "\(refused.stderr)")
+            #expect(refused.stderr.contains("prodcts"), "the unknown key is named: \(refused.stderr)")
+
+            let secret = folder.appendingPathComponent("secret.json")
+            try """
+            // a probe whose token comes from the environment
+            {"bundleId": "\(Self.app)", "notificationURL": "http://127.0.0.1:1/n",
+             "probe": {"url": "http://127.0.0.1:1/probe", "headers": {"Authorization": "Bearer ${NOT_SET_TOKEN}"}},
+             "products": [{"productId": "com.example.coins.500", "balance": "coins", "amount": 500}]}
+            """.write(to: secret, atomically: true, encoding: .utf8)
+            let unset = try await KioskProcess.run(["check", "--config", secret.path] + Self.options(store))
+            #expect(unset.status == 1)
+            #expect(unset.stderr.contains("${NOT_SET_TOKEN}, which is not set"), "\(unset.stderr)")
+            #expect(unset.stderr.contains("at:  headers.Authorization"), "\(unset.stderr)")
+            #expect(!unset.stderr.contains("[1/"), "no story ran")
+
+            let app = try await store.request(.GET, "/admin/v1/apps/\(Self.app)")
+            #expect((app.json["sandboxNotificationURLs"] as? [String]) == [], "\(app.text)")
+            #expect(try await store.request(.GET, SubscriptionTestPaths.clock).json["frozen"] as? Bool == clockBefore)
+            #expect(try await store.request(.GET, CheckRunPaths.list).decode(CheckRunList.self).checkRuns.isEmpty)
+        }
+    }
+
     /// Kiosk's merchant (`kiosk merchant init`, users by app account token) passes every story it can be put
     /// through; the JUnit file says the same; the probe's token never appears in the output.
     @Test func kiosksMerchantPassesEveryStory() async throws {

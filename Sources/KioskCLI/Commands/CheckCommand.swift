@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KioskCheck
+import KioskCore
 import KioskMerchant
 import KioskProtocol
 
@@ -54,16 +55,18 @@ struct CheckCommand: AsyncParsableCommand {
                     throw CLIError(message: "No admin token.", fix: "Pass --token or set KIOSK_ADMIN_TOKEN.")
                 }
                 let seed = seed ?? UInt64.random(in: 1...999_999)
-                let options = CheckOptions(
-                    file: try CheckFile.load(data), server: client.server, token: token, storyNames: story,
-                    fault: fault, seed: seed, environment: ProcessInfo.processInfo.environment)
                 let report: CheckReport
                 do {
+                    let options = CheckOptions(
+                        file: try CheckFile.load(data), server: client.server, token: token, storyNames: story,
+                        fault: fault, seed: seed, environment: ProcessInfo.processInfo.environment)
                     report = try await CheckRunner.run(options) { line in
                         FileHandle.standardError.write(Data((line + "\n").utf8))
                     }
                 } catch let error as CheckError {
                     throw CLIError(message: error.description)
+                } catch let error as KioskError {
+                    throw CLIError(error)
                 }
                 if let junit {
                     do { try Data(report.junit.utf8).write(to: URL(fileURLWithPath: junit)) } catch {
