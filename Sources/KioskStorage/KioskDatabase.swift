@@ -43,43 +43,65 @@ public enum IdentifierSequence: String, Sendable, CaseIterable {
     case cachedRowsVersion = "cached_rows_version"
 }
 
-/// The reads and writes available inside one database transaction.
+/// The reads and writes available inside one database transaction: one repository per aggregate, each a small
+/// protocol; the SQL implementation (`SQLStorageTransaction`) has them all, on both engines.
 ///
 /// Aggregates are stored whole: a `Product` with its localizations, prices and offers; a `SubscriptionGroup`
 /// with its localizations. Lookups return nil when nothing matches. Writes that break a uniqueness rule throw
 /// `StorageError.uniqueViolation`.
-public protocol StorageTransaction: Sendable {
+public protocol StorageTransaction:
+    SettingsRepository, CatalogRepository, AccountRepository, PaymentRepository, TransactionRepository,
+    SubscriptionRepository, NotificationRepository, MoneyRepository, SigningRepository, TeamRepository
+{}
+
+/// Settings and the counters of the numbers Kiosk assigns.
+public protocol SettingsRepository: Sendable {
     func nextIdentifier(_ sequence: IdentifierSequence) async throws -> Int64
     /// Reserves `count` (at least 1) consecutive values of `sequence` in one statement, for work that needs many.
     func nextIdentifiers(_ sequence: IdentifierSequence, count: Int) async throws -> ClosedRange<Int64>
-
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, to value: String?) async throws
     /// Stores `value` under `key` unless the key has a value; returns the value stored afterwards. Two processes
     /// doing this at once agree on one value (the first to commit), where read-then-write could each keep their own.
     func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String
+}
 
+/// Apps, their products and subscription groups, their In-App Purchase keys and offer codes.
+public protocol CatalogRepository: Sendable {
     func insertApp(_ app: App) async throws
     func updateApp(_ app: App) async throws
     func app(id: App.ID) async throws -> App?
     func app(bundleId: String) async throws -> App?
     /// All apps, ordered by bundle id.
     func apps() async throws -> [App]
-
     func insertProduct(_ product: Product) async throws
     func updateProduct(_ product: Product) async throws
     /// Finds deleted products too (check `deletedAt`): their ids stay reserved forever.
     func product(appId: App.ID, productId: String) async throws -> Product?
     /// All products of an app, deleted ones included, ordered by product id.
     func products(appId: App.ID) async throws -> [Product]
-
     func insertGroup(_ group: SubscriptionGroup) async throws
     func updateGroup(_ group: SubscriptionGroup) async throws
     func deleteGroup(id: SubscriptionGroup.ID) async throws
     func group(id: SubscriptionGroup.ID) async throws -> SubscriptionGroup?
     /// All groups of an app, ordered by reference name.
     func groups(appId: App.ID) async throws -> [SubscriptionGroup]
+    func insertKey(_ key: InAppPurchaseKey) async throws
+    func updateKey(_ key: InAppPurchaseKey) async throws
+    func key(id: InAppPurchaseKey.ID) async throws -> InAppPurchaseKey?
+    /// All keys of an app, revoked ones included, ordered by creation.
+    func keys(appId: App.ID) async throws -> [InAppPurchaseKey]
+    /// Stores a new code; false (and nothing changes) when the code is taken.
+    func insertOfferCode(_ code: OfferCode) async throws -> Bool
+    func offerCode(_ code: String) async throws -> OfferCode?
+    /// The app's codes, optionally of one product, oldest first.
+    func offerCodes(appId: App.ID, productId: String?) async throws -> [OfferCode]
+    /// Marks the code redeemed by `accountId` unless it was redeemed before; false (and nothing changes) then.
+    func redeemOfferCode(_ code: String, accountId: UUID, at date: Date) async throws -> Bool
+}
 
+/// Accounts (sandbox testers and customers) and their client sessions.
+public protocol AccountRepository: Sendable {
     func insertAccount(_ account: Account) async throws
     func updateAccount(_ account: Account) async throws
     func deleteAccount(id: Account.ID) async throws
@@ -90,11 +112,15 @@ public protocol StorageTransaction: Sendable {
     func account(email: String, environment: StoreEnvironment) async throws -> Account?
     /// The environment's accounts, ordered by email.
     func accounts(environment: StoreEnvironment) async throws -> [Account]
-
     func insertSession(_ session: StoreSession) async throws
     func session(tokenHash: String) async throws -> StoreSession?
     func deleteSession(tokenHash: String) async throws
+    /// The accounts whose transactions in `environment` carry `appAccountToken`.
+    func accountIds(appAccountToken: UUID, environment: StoreEnvironment) async throws -> [UUID]
+}
 
+/// Payments, the payment queue and the failures armed by the test controls.
+public protocol PaymentRepository: Sendable {
     /// Throws `uniqueViolation(constraint: "payments.idempotency_key")` when the account already has a payment
     /// with this key in this app.
     func insertPayment(_ payment: Payment) async throws
@@ -104,26 +130,6 @@ public protocol StorageTransaction: Sendable {
     /// Payments of an app in one environment, optionally of one account and in one state, oldest first.
     func payments(appId: App.ID, environment: StoreEnvironment, accountId: UUID?, state: PaymentState?)
         async throws -> [Payment]
-
-    /// Inserts the transactions, many rows per statement.
-    func insertTransactions(_ transactions: [StoreTransaction]) async throws
-    /// Stores a transaction signed anew: only over the revision before its own (`revision - 1`), so of two changes
-    /// made at once from the same state one lands and the other throws.
-    func updateTransaction(_ transaction: StoreTransaction) async throws
-    func transaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> StoreTransaction?
-    /// Every transaction of the subscriptions (or single purchases) `originalTransactionIds`, in one statement (for
-    /// work on many rows at once), in no set order.
-    func transactions(originalTransactionIds: [StoreTransaction.ID], environment: StoreEnvironment) async throws
-        -> [StoreTransaction]
-    /// Every transaction of one account in one app, oldest first (by purchase date, then id).
-    func transactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
-        -> [StoreTransaction]
-    /// Deletes the transaction and the queue entries that show it; returns how many transactions went.
-    func deleteTransaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> Int
-    /// Deletes all transactions (and their queue entries, payments and subscriptions) of one account in one app:
-    /// the account starts over, eligible for introductory offers again.
-    func deleteTransactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws -> Int
-
     /// Inserts the records, many rows per statement.
     func insertQueueRecords(_ records: [QueueRecord]) async throws
     /// Sets `finishedAt` if it is nil; returns the record as stored afterwards (nil if there is none).
@@ -139,44 +145,15 @@ public protocol StorageTransaction: Sendable {
         async throws -> [QueueRecord]
     /// The highest sequence handed out so far (0 when none).
     func latestQueueSequence() async throws -> Int64
-
     /// Replaces the armed failure of `failure.api` in its app (`remaining == 0` removes it).
     func setArmedFailure(_ failure: ArmedFailure) async throws
     func armedFailures(appId: App.ID) async throws -> [ArmedFailure]
     /// Uses up one call of an armed failure: returns its error code and decrements it, or nil if none is armed.
     func consumeArmedFailure(appId: App.ID, api: ArmedFailure.API) async throws -> Int?
+}
 
-    // MARK: Server API: app transactions, consumption reports, history (issue 4, transactions part)
-
-    /// Inserts the app transaction unless the account already has one in the app; returns the one stored.
-    func ensureAppTransaction(_ appTransaction: StoreAppTransaction) async throws -> StoreAppTransaction
-    func appTransaction(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
-        -> StoreAppTransaction?
-    /// The account whose transaction id, original transaction id or app transaction id `anyTransactionId` is,
-    /// in the app; nil when it is none of them.
-    func accountId(anyTransactionId: Int64, appId: App.ID, environment: StoreEnvironment) async throws -> UUID?
-    /// One page of an account's transactions (`query.limit` at most), in the query's order.
-    func transactionHistory(_ query: TransactionHistoryQuery) async throws -> [StoreTransaction]
-    /// The app's transactions with this order id, by id.
-    func transactions(orderId: String, appId: App.ID, environment: StoreEnvironment) async throws
-        -> [StoreTransaction]
-    /// The app's transactions that continue `originalTransactionId` (itself included), by id.
-    func transactions(originalTransactionId: Int64, appId: App.ID, environment: StoreEnvironment) async throws
-        -> [StoreTransaction]
-    /// Replaces the transaction's consumption report.
-    func saveConsumptionReport(_ report: ConsumptionReport) async throws
-    func consumptionReport(transactionId: Int64, environment: StoreEnvironment) async throws -> ConsumptionReport?
-
-    // MARK: - (keys)
-
-    func insertKey(_ key: InAppPurchaseKey) async throws
-    func updateKey(_ key: InAppPurchaseKey) async throws
-    func key(id: InAppPurchaseKey.ID) async throws -> InAppPurchaseKey?
-    /// All keys of an app, revoked ones included, ordered by creation.
-    func keys(appId: App.ID) async throws -> [InAppPurchaseKey]
-
-    // MARK: Notifications and renewal extensions (issue 4, notifications part)
-
+/// Server notifications, their delivery attempts, and the backlog.
+public protocol NotificationRepository: Sendable {
     /// Inserts the notifications, many rows per statement.
     func insertNotifications(_ notifications: [ServerNotification]) async throws
     func notification(uuid: String) async throws -> ServerNotification?
@@ -204,7 +181,13 @@ public protocol StorageTransaction: Sendable {
     func insertNotificationAttempt(_ attempt: NotificationAttempt) async throws
     /// The attempts of these notifications, oldest first.
     func notificationAttempts(uuids: [String]) async throws -> [NotificationAttempt]
+    /// How many of the environment's notifications are committed and not yet delivered, and the oldest one's
+    /// creation.
+    func notificationBacklog(environment: StoreEnvironment) async throws -> (count: Int, oldest: Date?)
+}
 
+/// Subscriptions, their renewal extensions and promotional offer nonces.
+public protocol SubscriptionRepository: Sendable {
     /// Throws `uniqueViolation(constraint: "renewal_extensions.request_identifier")` when the app already made a
     /// request with this identifier in this environment.
     func insertRenewalExtensionRequest(_ request: RenewalExtensionRequest) async throws
@@ -222,11 +205,6 @@ public protocol StorageTransaction: Sendable {
     /// is for `productId`, by original transaction id.
     func latestSubscriptionTransactions(productId: String, appId: App.ID, environment: StoreEnvironment)
         async throws -> [StoreTransaction]
-
-    // MARK: - (separator)
-
-    // MARK: Subscriptions (issue 5)
-
     /// Throws `uniqueViolation` when the subscription (environment, original transaction id) exists.
     func insertSubscription(_ subscription: StoreSubscription) async throws
     func updateSubscription(_ subscription: StoreSubscription) async throws
@@ -242,42 +220,57 @@ public protocol StorageTransaction: Sendable {
     /// a test control and the scheduler never act on it at once.
     func lockedSubscription(originalTransactionId: Int64, environment: StoreEnvironment) async throws
         -> StoreSubscription?
-
-    // MARK: Offers (issue 5)
-
     /// Records that a promotional offer signature with `nonce` was redeemed in the app; false (and nothing
     /// changes) when the nonce was used before.
     func useOfferNonce(_ nonce: UUID, appId: App.ID, environment: StoreEnvironment, at date: Date) async throws -> Bool
-    /// Stores a new code; false (and nothing changes) when the code is taken.
-    func insertOfferCode(_ code: OfferCode) async throws -> Bool
-    func offerCode(_ code: String) async throws -> OfferCode?
-    /// The app's codes, optionally of one product, oldest first.
-    func offerCodes(appId: App.ID, productId: String?) async throws -> [OfferCode]
-    /// Marks the code redeemed by `accountId` unless it was redeemed before; false (and nothing changes) then.
-    func redeemOfferCode(_ code: String, accountId: UUID, at date: Date) async throws -> Bool
+    /// When the environment's earliest subscription event (renewal, expiry, retry) is or was due.
+    func earliestDueSubscription(environment: StoreEnvironment) async throws -> Date?
+}
+
+/// Transactions, app transactions, transaction history and consumption reports.
+public protocol TransactionRepository: Sendable {
+    /// Inserts the transactions, many rows per statement.
+    func insertTransactions(_ transactions: [StoreTransaction]) async throws
+    /// Stores a transaction signed anew: only over the revision before its own (`revision - 1`), so of two changes
+    /// made at once from the same state one lands and the other throws.
+    func updateTransaction(_ transaction: StoreTransaction) async throws
+    func transaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> StoreTransaction?
+    /// Every transaction of the subscriptions (or single purchases) `originalTransactionIds`, in one statement (for
+    /// work on many rows at once), in no set order.
+    func transactions(originalTransactionIds: [StoreTransaction.ID], environment: StoreEnvironment) async throws
+        -> [StoreTransaction]
+    /// Every transaction of one account in one app, oldest first (by purchase date, then id).
+    func transactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
+        -> [StoreTransaction]
+    /// Deletes the transaction and the queue entries that show it; returns how many transactions went.
+    func deleteTransaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> Int
+    /// Deletes all transactions (and their queue entries, payments and subscriptions) of one account in one app:
+    /// the account starts over, eligible for introductory offers again.
+    func deleteTransactions(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws -> Int
+    /// Inserts the app transaction unless the account already has one in the app; returns the one stored.
+    func ensureAppTransaction(_ appTransaction: StoreAppTransaction) async throws -> StoreAppTransaction
+    func appTransaction(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
+        -> StoreAppTransaction?
+    /// The account whose transaction id, original transaction id or app transaction id `anyTransactionId` is,
+    /// in the app; nil when it is none of them.
+    func accountId(anyTransactionId: Int64, appId: App.ID, environment: StoreEnvironment) async throws -> UUID?
+    /// One page of an account's transactions (`query.limit` at most), in the query's order.
+    func transactionHistory(_ query: TransactionHistoryQuery) async throws -> [StoreTransaction]
+    /// The app's transactions with this order id, by id.
+    func transactions(orderId: String, appId: App.ID, environment: StoreEnvironment) async throws
+        -> [StoreTransaction]
+    /// The app's transactions that continue `originalTransactionId` (itself included), by id.
+    func transactions(originalTransactionId: Int64, appId: App.ID, environment: StoreEnvironment) async throws
+        -> [StoreTransaction]
+    /// Replaces the transaction's consumption report.
+    func saveConsumptionReport(_ report: ConsumptionReport) async throws
+    func consumptionReport(transactionId: Int64, environment: StoreEnvironment) async throws -> ConsumptionReport?
     /// Records the transaction that the payment redeeming the code answered.
     func setOfferCodeTransaction(_ code: String, transactionId: Int64) async throws
+}
 
-    // MARK: Certificate revocations (issue 4, OCSP part)
-
-    /// Records a revocation unless the certificate (environment and serial) is already revoked; returns the stored
-    /// revocation, the earlier one if there was one, so revoking twice changes nothing.
-    func insertCertificateRevocation(_ revocation: CertificateRevocation) async throws -> CertificateRevocation
-    /// The revoked certificates of one environment, oldest first.
-    func certificateRevocations(environment: StoreEnvironment) async throws -> [CertificateRevocation]
-
-    // MARK: Signing identity (issue 15): the chains every replica signs with
-
-    func signingChain(environment: StoreEnvironment) async throws -> SealedSigningChain?
-    /// Stores the environment's chain unless it has one; false (and nothing changes) when it has. A concurrent
-    /// insert waits for the other transaction and then loses to it (PostgreSQL), so two replicas never both win.
-    func insertSigningChainIfAbsent(_ chain: SealedSigningChain) async throws -> Bool
-    /// Replaces the environment's chain if its stored version is still `expected` (compare and swap); false (and
-    /// nothing changes) when another process changed it meanwhile.
-    func replaceSigningChain(_ chain: SealedSigningChain, replacingVersion expected: Int64) async throws -> Bool
-
-    // MARK: Money
-
+/// Money events (sales, refunds), tax rules and exchange rates.
+public protocol MoneyRepository: Sendable {
     /// Inserts the events, many rows per statement; one event per transaction revision.
     func insertMoneyEvents(_ events: [MoneyEvent]) async throws
     /// The environment's events in `start..<end`, by time, then transaction and revision.
@@ -292,28 +285,31 @@ public protocol StorageTransaction: Sendable {
     func setExchangeRate(_ rate: ExchangeRate) async throws
     /// The operator's exchange rates, by currency and effective date.
     func exchangeRates() async throws -> [ExchangeRate]
+}
 
-    // MARK: Team keys (App Store Connect API)
+/// The signing chains every replica signs with, and revoked certificates.
+public protocol SigningRepository: Sendable {
+    /// Records a revocation unless the certificate (environment and serial) is already revoked; returns the stored
+    /// revocation, the earlier one if there was one, so revoking twice changes nothing.
+    func insertCertificateRevocation(_ revocation: CertificateRevocation) async throws -> CertificateRevocation
+    /// The revoked certificates of one environment, oldest first.
+    func certificateRevocations(environment: StoreEnvironment) async throws -> [CertificateRevocation]
+    func signingChain(environment: StoreEnvironment) async throws -> SealedSigningChain?
+    /// Stores the environment's chain unless it has one; false (and nothing changes) when it has. A concurrent
+    /// insert waits for the other transaction and then loses to it (PostgreSQL), so two replicas never both win.
+    func insertSigningChainIfAbsent(_ chain: SealedSigningChain) async throws -> Bool
+    /// Replaces the environment's chain if its stored version is still `expected` (compare and swap); false (and
+    /// nothing changes) when another process changed it meanwhile.
+    func replaceSigningChain(_ chain: SealedSigningChain, replacingVersion expected: Int64) async throws -> Bool
+}
 
+/// The team: App Store Connect API keys, console users, the audit log and `kiosk check` runs.
+public protocol TeamRepository: Sendable {
     func insertTeamKey(_ key: TeamAPIKey) async throws
     func updateTeamKey(_ key: TeamAPIKey) async throws
     func teamKey(id: TeamAPIKey.ID) async throws -> TeamAPIKey?
     /// Every team key, revoked ones included, by creation.
     func teamKeys() async throws -> [TeamAPIKey]
-
-    // MARK: Life signs (`/metrics`)
-
-    /// How many of the environment's notifications are committed and not yet delivered, and the oldest one's
-    /// creation.
-    func notificationBacklog(environment: StoreEnvironment) async throws -> (count: Int, oldest: Date?)
-    /// When the environment's earliest subscription event (renewal, expiry, retry) is or was due.
-    func earliestDueSubscription(environment: StoreEnvironment) async throws -> Date?
-
-    // MARK: The console
-
-    /// The accounts whose transactions in `environment` carry `appAccountToken`.
-    func accountIds(appAccountToken: UUID, environment: StoreEnvironment) async throws -> [UUID]
-
     func insertAuditEntry(_ entry: AuditEntry) async throws
     /// Records a `kiosk check` run and forgets all but the newest `limit` runs.
     func insertCheckRun(_ run: CheckRunRecord, keepingNewest limit: Int) async throws
@@ -322,7 +318,6 @@ public protocol StorageTransaction: Sendable {
     func checkRun(id: String) async throws -> CheckRunRecord?
     /// The newest `limit` entries, newest first.
     func auditEntries(limit: Int) async throws -> [AuditEntry]
-
     func insertConsoleUser(_ user: ConsoleUser) async throws
     func updateConsoleUser(_ user: ConsoleUser) async throws
     /// The user with `email` (lower-cased), disabled or not.
@@ -331,15 +326,19 @@ public protocol StorageTransaction: Sendable {
     func consoleUsers() async throws -> [ConsoleUser]
 }
 
-extension StorageTransaction {
+extension TransactionRepository {
     public func insertTransaction(_ transaction: StoreTransaction) async throws {
         try await insertTransactions([transaction])
     }
+}
 
+extension PaymentRepository {
     public func insertQueueRecord(_ record: QueueRecord) async throws {
         try await insertQueueRecords([record])
     }
+}
 
+extension NotificationRepository {
     public func insertNotification(_ notification: ServerNotification) async throws {
         try await insertNotifications([notification])
     }
