@@ -53,7 +53,7 @@ public struct CheckFile: Codable, Sendable, Hashable {
             .map { $0.trimmingCharacters(in: .whitespaces).hasPrefix("//") ? "" : String($0) }
             .joined(separator: "\n")
         let file = try CatalogFileCoding.decode(
-            CheckFile.self, from: Data(uncommented.utf8), code: "invalid_check_file", fileKind: "check file",
+            CheckFile.self, from: Data(uncommented.utf8), code: .invalidCheckFile, fileKind: "check file",
             fix: "Compare it with the file `kiosk check init` writes.")
         try file.validate()
         return file
@@ -64,8 +64,8 @@ public struct CheckFile: Codable, Sendable, Hashable {
         func url(_ text: String, field: String) {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 problems.append(
-                    .invalid(
-                        "invalid_url", "'\(text)' is not an http(s) URL.", field: field,
+                    KioskError(
+                        .invalidUrl, "'\(text)' is not an http(s) URL.", field: field,
                         fix: "Write e.g. http://127.0.0.1:8090/notifications"))
                 return
             }
@@ -76,8 +76,8 @@ public struct CheckFile: Codable, Sendable, Hashable {
         }
         if products.isEmpty {
             problems.append(
-                .invalid(
-                    "no_products", "The check file names no products.", field: "products",
+                KioskError(
+                    .noProducts, "The check file names no products.", field: "products",
                     fix: "List the app's products with what each grants on your server (`kiosk check init` does)."))
         }
         for (index, product) in products.enumerated() {
@@ -88,8 +88,8 @@ public struct CheckFile: Codable, Sendable, Hashable {
                 break
             default:
                 problems.append(
-                    .invalid(
-                        "invalid_grant",
+                    KioskError(
+                        .invalidGrant,
                         "\(product.productId) must grant either an entitlement, or a balance with an amount of 1 to 1,000,000,000.",
                         field: field,
                         fix:
@@ -99,8 +99,7 @@ public struct CheckFile: Codable, Sendable, Hashable {
         }
         if let answerWithin, !(0.1...60).contains(answerWithin) {
             problems.append(
-                .invalid(
-                    "invalid_answer_within", "answerWithin must be 0.1 to 60 seconds.", field: "answerWithin"))
+                KioskError(.invalidAnswerWithin, "answerWithin must be 0.1 to 60 seconds.", field: "answerWithin"))
         }
         if let error = KioskError.combined(problems) { throw error }
     }
@@ -124,9 +123,9 @@ extension CheckFile.Call {
                 }
                 let variable = String(rest[start.upperBound..<end])
                 guard let text = environment[variable] else {
-                    throw KioskError.invalid(
-                        "missing_environment_variable",
-                        "The header \(name) names ${\(variable)}, which is not set.", field: "headers.\(name)",
+                    throw KioskError(
+                        .missingEnvironmentVariable, "The header \(name) names ${\(variable)}, which is not set.",
+                        field: "headers.\(name)",
                         fix: "Export \(variable) before running kiosk check.")
                 }
                 resolved += text

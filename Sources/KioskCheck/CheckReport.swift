@@ -31,7 +31,7 @@ extension CheckReport {
         }
         let kinds = Set(
             stories.flatMap(\.steps).flatMap(\.deliveries).filter { !$0.forged }.map {
-                $0.type + ($0.subtype.map { " (\($0))" } ?? "")
+                $0.type.rawValue + ($0.subtype.map { " (\($0))" } ?? "")
             })
         if !kinds.isEmpty {
             lines.append("")

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import KioskCore
 import KioskProtocol
 import Logging
 import NIOCore
@@ -26,8 +27,8 @@ enum RelayMode: String, Sendable {
 /// A notification the relay took from the store (or a forged one the kit made).
 struct RelayedNotification: Sendable {
     var uuid: String
-    var type: String
-    var subtype: String?
+    var type: NotificationType
+    var subtype: NotificationSubtype?
     /// The app account token of the transaction it carries, if any: whose story it belongs to.
     var appAccountToken: String?
     /// The app it is for (`data.bundleId`).
@@ -43,7 +44,7 @@ struct RelayedNotification: Sendable {
 final class NotificationRelay: Sendable {
     private struct State {
         var defaultMode = RelayMode.forward
-        var modes: [String: RelayMode] = [:]
+        var modes: [NotificationType: RelayMode] = [:]
         var received: [RelayedNotification] = []
         var held: [RelayedNotification] = []
         var deliveries: [Delivery] = []
@@ -65,7 +66,7 @@ final class NotificationRelay: Sendable {
     }
 
     /// How notifications of `types` (every type when nil) are handled from now on; `forward` for the rest.
-    func set(_ mode: RelayMode, for types: Set<String>? = nil) {
+    func set(_ mode: RelayMode, for types: Set<NotificationType>? = nil) {
         state.withLock {
             if let types {
                 for type in types { $0.modes[type] = mode }
@@ -95,7 +96,7 @@ final class NotificationRelay: Sendable {
     var deliveries: [Delivery] { state.withLock { $0.deliveries } }
 
     /// Passes on what was held, in `order` of types (the rest after, as they came), and forgets it.
-    func release(order: [String] = []) async {
+    func release(order: [NotificationType] = []) async {
         let held = state.withLock { state in
             defer { state.held = [] }
             return state.held
@@ -109,7 +110,7 @@ final class NotificationRelay: Sendable {
     }
 
     /// Sends a notification the kit made (forged) straight to the server.
-    func sendForged(_ body: Data, type: String, uuid: String, appAccountToken: String?) async -> Delivery {
+    func sendForged(_ body: Data, type: NotificationType, uuid: String, appAccountToken: String?) async -> Delivery {
         await post(
             RelayedNotification(
                 uuid: uuid, type: type, subtype: nil, appAccountToken: appAccountToken, bundleId: bundleId, body: body,
@@ -198,8 +199,8 @@ final class NotificationRelay: Sendable {
                 var bundleId: String?
             }
             var notificationUUID: String
-            var notificationType: String
-            var subtype: String?
+            var notificationType: NotificationType
+            var subtype: NotificationSubtype?
             var data: Content?
         }
         struct Transaction: Decodable { var appAccountToken: String? }

@@ -112,7 +112,7 @@ private let lifeStories: [Story] = [
             try await run.passExpiry(of: purchase, grace: true)
             try await run.expect("after GRACE_PERIOD_EXPIRED: \(name) not active", entitlements: [name: false])
         } catch {
-            try? await run.store.setGracePeriod(earlier.days)
+            _ = try? await run.store.setGracePeriod(earlier.days)
             throw error
         }
         try await run.step("the grace period setting is put back") { try await run.store.setGracePeriod(earlier.days) }
@@ -357,7 +357,7 @@ private let faultStories: [Story] = [
         summary: "a REFUND that arrives before the purchase's notification still wins"
     ) { run in
         let product = try run.product(run.catalog.nonConsumable, "non-consumable")
-        run.relay.set(.hold, for: ["ONE_TIME_CHARGE"])
+        run.relay.set(.hold, for: [.oneTimeCharge])
         run.note("the relay holds ONE_TIME_CHARGE")
         let purchase = try await run.buy(product)
         try await run.transaction(purchase, "refund")
@@ -377,7 +377,7 @@ private let faultStories: [Story] = [
         summary: "DID_RENEW before SUBSCRIBED leaves the subscription active"
     ) { run in
         let product = try run.product(run.catalog.subscription, "auto-renewable subscription")
-        run.relay.set(.hold, for: ["SUBSCRIBED"])
+        run.relay.set(.hold, for: [.subscribed])
         run.note("the relay holds SUBSCRIBED")
         let purchase = try await run.buy(product)
         try await run.passExpiry(of: purchase)
@@ -390,7 +390,7 @@ private let faultStories: [Story] = [
         run in
         let coins = try run.product(run.catalog.consumable, "consumable with a balance")
         guard run.server.file.purchaseCall != nil else { throw NotMade("the check file has no purchaseCall") }
-        run.relay.set(.hold, for: ["ONE_TIME_CHARGE"])
+        run.relay.set(.hold, for: [.oneTimeCharge])
         let purchase = try await run.buy(coins)
         try await run.report(purchase)
         try await run.expect(
@@ -416,7 +416,7 @@ private let faultStories: [Story] = [
     ) { run in
         let product = try run.product(run.catalog.nonConsumable, "non-consumable")
         guard let call = run.server.file.reconcileCall else { throw NotMade("the check file has no reconcileCall") }
-        run.relay.set(.drop, for: ["ONE_TIME_CHARGE"])
+        run.relay.set(.drop, for: [.oneTimeCharge])
         run.note("the relay loses ONE_TIME_CHARGE")
         _ = try await run.buy(product)
         try await run.step("the server is asked to reconcile") {
@@ -440,7 +440,7 @@ private let faultStories: [Story] = [
         run.note("the server is back")
         try await run.advance(by: "12h")
         let passed = run.relay.deliveries.filter {
-            $0.type == "ONE_TIME_CHARGE" && $0.handling == "forward" && $0.appAccountToken == run.userToken
+            $0.type == .oneTimeCharge && $0.handling == "forward" && $0.appAccountToken == run.userToken
         }
         guard !passed.isEmpty else { throw StoryFailure("the store did not retry ONE_TIME_CHARGE after 1 h and 12 h") }
         try await run.expect(
@@ -453,7 +453,7 @@ private let faultStories: [Story] = [
             "after ONE_TIME_CHARGE: \(product.entitlement!) active", entitlements: [product.entitlement!: true])
         guard
             let genuine = run.relay.received.last(where: {
-                $0.type == "ONE_TIME_CHARGE" && $0.appAccountToken == run.userToken
+                $0.type == .oneTimeCharge && $0.appAccountToken == run.userToken
             })
         else {
             throw CheckError("The relay saw no ONE_TIME_CHARGE for \(purchase.transactionId).")
@@ -461,7 +461,7 @@ private let faultStories: [Story] = [
         try await run.step("a REFUND of transaction \(purchase.transactionId) signed by another key is sent") {
             let forged = try Forgery.refund(of: genuine)
             _ = await run.relay.sendForged(
-                forged.body, type: "REFUND", uuid: forged.uuid, appAccountToken: genuine.appAccountToken)
+                forged.body, type: .refund, uuid: forged.uuid, appAccountToken: genuine.appAccountToken)
         }
         try await run.expect(
             "after the forged REFUND: \(product.entitlement!) still active", entitlements: [product.entitlement!: true])

@@ -205,7 +205,8 @@ final class StoryRun: @unchecked Sendable {
             if waiting.isEmpty { return }
             if ContinuousClock.now > deadline {
                 throw CheckError(
-                    "The store did not deliver \(waiting.map(\.notificationType).joined(separator: ", ")) within 30 s.")
+                    "The store did not deliver \(waiting.map(\.notificationType.rawValue).joined(separator: ", ")) within 30 s."
+                )
             }
             try await Task.sleep(for: .milliseconds(20))
         }

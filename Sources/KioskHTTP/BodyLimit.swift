@@ -43,8 +43,8 @@ extension Request {
         } catch is NIOTooManyBytesError {
             throw KioskError.bodyTooLarge(limit: limit)
         } catch let error as HTTPParserError {
-            throw KioskError.invalid(
-                "malformed_body", "The request body's framing is not valid HTTP/1.1 (\(error)).",
+            throw KioskError(
+                .malformedBody, "The request body's framing is not valid HTTP/1.1 (\(error)).",
                 fix: "Send the body with a correct Content-Length, or as valid chunked transfer encoding.")
         } catch {
             throw KioskError.incompleteBody
@@ -57,14 +57,13 @@ extension KioskError {
     /// 413 `body_too_large`: the body is larger than `limit` bytes, the most the route reads.
     package static func bodyTooLarge(limit: Int) -> KioskError {
         KioskError(
-            .tooLarge, code: "body_too_large",
-            message: "The request body is larger than \(ByteCount.text(limit)), the most this route accepts.",
+            .bodyTooLarge, "The request body is larger than \(ByteCount.text(limit)), the most this route accepts.",
             fix: "Send at most \(limit) bytes; split a larger upload.")
     }
 
     /// 400 `incomplete_body`: the connection ended before the body its head announced.
-    static let incompleteBody = KioskError.invalid(
-        "incomplete_body", "The connection ended before the request body did.",
+    static let incompleteBody = KioskError(
+        .incompleteBody, "The connection ended before the request body did.",
         fix: "Send the whole body its Content-Length announces, or end a chunked body with its last chunk.")
 }
 

@@ -27,8 +27,8 @@ package struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             let notFound = error.status == .notFound
             let kioskError = KioskError(
-                notFound ? .notFound : .invalidInput, code: notFound ? "not_found" : "bad_request",
-                message: notFound
+                notFound ? .notFound : .badRequest,
+                notFound
                     ? "Nothing answers \(request.method) \(request.uri.path)."
                     : error.body ?? error.status.reasonPhrase,
                 fix: notFound

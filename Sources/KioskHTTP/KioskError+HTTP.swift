@@ -65,7 +65,7 @@ package struct ErrorBody: Codable, Sendable {
         /// The detail of one error.
         package init(_ error: KioskError) {
             self.init(
-                code: error.code, message: error.message, field: error.field, fix: error.fix,
+                code: error.code.rawValue, message: error.message, field: error.field, fix: error.fix,
                 skErrorCode: error.storeKitCode)
             productId = error.productId
         }

@@ -21,17 +21,16 @@ extension Request {
 package enum JSONBody {
     package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         guard !data.isEmpty else {
-            throw KioskError.invalid(
-                "missing_body", "The request needs a JSON object body.", fix: "Send a JSON object.")
+            throw KioskError(.missingBody, "The request needs a JSON object body.", fix: "Send a JSON object.")
         }
         if let failure = JSONSyntaxCheck.firstFailure(in: Array(data)) {
-            throw KioskError.invalid(
-                "invalid_json", "The request body is not valid JSON: \(failure.message).",
+            throw KioskError(
+                .invalidJson, "The request body is not valid JSON: \(failure.message).",
                 field: "line \(failure.line), column \(failure.column)", fix: "Correct the JSON syntax there.")
         }
         guard let object = try? JSONSerialization.jsonObject(with: data), let fields = object as? [String: Any] else {
-            throw KioskError.invalid(
-                "invalid_json", "The request body is not a JSON object.",
+            throw KioskError(
+                .invalidJson, "The request body is not a JSON object.",
                 fix: "Send a JSON object such as {\"name\": \"…\"} with Content-Type: application/json.")
         }
         let rules = (T.self as? any TextRuledBody.Type)?.textRules ?? [:]
@@ -39,8 +38,8 @@ package enum JSONBody {
         do {
             return try StrictJSONDecoding.decode(type, from: data, parsed: fields, using: .kiosk)
         } catch let unknown as StrictJSONDecoding.UnknownKey {
-            throw KioskError.invalid(
-                "unknown_field", "Unknown field '\(unknown.path)'.", field: unknown.path,
+            throw KioskError(
+                .unknownField, "Unknown field '\(unknown.path)'.", field: unknown.path,
                 fix: unknown.meant.map { "Did you mean '\($0)'?" }
                     ?? "Use only these fields there: \(unknown.accepted.joined(separator: ", ")).")
         } catch let error as DecodingError {
@@ -49,8 +48,8 @@ package enum JSONBody {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
                 let field = firstNonIntegerNumber(in: fields)
             {
-                throw KioskError.invalid(
-                    "invalid_value", "The field '\(field)' must be a whole number from -2^63 to 2^63-1.",
+                throw KioskError(
+                    .invalidValue, "The field '\(field)' must be a whole number from -2^63 to 2^63-1.",
                     field: field, fix: "Send '\(field)' as a whole number in range.")
             }
             throw KioskError(decoding: error)
@@ -88,21 +87,21 @@ extension KioskError {
         switch error {
         case .keyNotFound(let key, let context):
             let field = path(context.codingPath + [key])
-            self = .invalid("missing_field", "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
+            self = KioskError(.missingField, "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
             let field = path(context.codingPath)
-            self = .invalid(
-                "invalid_type", "The field '\(field)' must be \(CatalogFileCoding.describe(type)).", field: field,
+            self = KioskError(
+                .invalidType, "The field '\(field)' must be \(CatalogFileCoding.describe(type)).", field: field,
                 fix: "Send '\(field)' as \(CatalogFileCoding.describe(type)).")
         case .dataCorrupted(let context):
             let field = path(context.codingPath)
-            self = .invalid(
-                "invalid_value", "The field '\(field)' has an invalid value: \(context.debugDescription).",
+            self = KioskError(
+                .invalidValue, "The field '\(field)' has an invalid value: \(context.debugDescription).",
                 field: field.isEmpty ? nil : field,
                 fix: context.debugDescription.contains(" is not one of ")
                     ? "Send one of the values the message lists." : "Correct the value of '\(field)'.")
         @unknown default:
-            self = .invalid("invalid_json", "The request body could not be read.")
+            self = KioskError(.invalidJson, "The request body could not be read.")
         }
     }
 }

@@ -25,21 +25,21 @@ public struct ServerTLS: Sendable {
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certificateFile)
         } catch {
-            throw KioskError.invalid(
-                "tls_certificate_unreadable", "The TLS certificate \(certificateFile) cannot be read: \(error).",
+            throw KioskError(
+                .tlsCertificateUnreadable, "The TLS certificate \(certificateFile) cannot be read: \(error).",
                 field: certificateFlag, fix: fix)
         }
         guard !chain.isEmpty else {
-            throw KioskError.invalid(
-                "tls_certificate_unreadable", "\(certificateFile) holds no PEM certificate.", field: certificateFlag,
+            throw KioskError(
+                .tlsCertificateUnreadable, "\(certificateFile) holds no PEM certificate.", field: certificateFlag,
                 fix: fix)
         }
         let key: NIOSSLPrivateKey
         do {
             key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
         } catch {
-            throw KioskError.invalid(
-                "tls_key_unreadable", "The TLS key \(keyFile) cannot be read: \(error).", field: keyFlag, fix: fix)
+            throw KioskError(
+                .tlsKeyUnreadable, "The TLS key \(keyFile) cannot be read: \(error).", field: keyFlag, fix: fix)
         }
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
@@ -47,8 +47,8 @@ public struct ServerTLS: Sendable {
         do {
             _ = try NIOSSLContext(configuration: configuration)
         } catch {
-            throw KioskError.invalid(
-                "tls_key_mismatch", "The TLS key \(keyFile) does not go with the certificate \(certificateFile).",
+            throw KioskError(
+                .tlsKeyMismatch, "The TLS key \(keyFile) does not go with the certificate \(certificateFile).",
                 field: keyFlag, fix: "Pass the key issued with that certificate.")
         }
         self.certificateFile = certificateFile

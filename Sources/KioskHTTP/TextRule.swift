@@ -20,13 +20,13 @@ package struct TextRule: Sendable {
         for scalar in text.unicodeScalars {
             length += 1
             if length > maxLength {
-                return .invalid(
-                    "text_too_long", "The field '\(field)' is longer than \(maxLength) characters.", field: field,
+                return KioskError(
+                    .textTooLong, "The field '\(field)' is longer than \(maxLength) characters.", field: field,
                     fix: "Send at most \(maxLength) characters.")
             }
             if scalar.isControl, !(multiline && [9, 10, 13].contains(scalar.value)) {
-                return .invalid(
-                    "invalid_character", "The field '\(field)' contains the control character U+\(scalar.hexCode).",
+                return KioskError(
+                    .invalidCharacter, "The field '\(field)' contains the control character U+\(scalar.hexCode).",
                     field: field,
                     fix: multiline
                         ? "Remove it; only tabs and line breaks are allowed."

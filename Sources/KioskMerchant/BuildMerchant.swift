@@ -69,7 +69,7 @@ public func buildMerchant(
             try await database.ping()
         } catch {
             throw KioskError(
-                .unavailable, code: "degraded", message: "The merchant's ledger database does not answer: \(error)",
+                .degraded, "The merchant's ledger database does not answer: \(error)",
                 fix: "Check the database the merchant was started with (--database).")
         }
         return ["status": "ok"]

@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 
 /// What a developer's server answers `kiosk check` at `GET {probe}/{appAccountToken}?now=MILLISECONDS`: what the
 /// user the token names holds at `now` (the store's sandbox clock, which runs ahead of the real one). The contract
@@ -104,8 +105,8 @@ public struct StepRecord: Sendable, Codable, Hashable {
 /// One POST of a notification to the developer's server, and how it answered.
 public struct Delivery: Sendable, Codable, Hashable {
     public var notificationUUID: String
-    public var type: String
-    public var subtype: String?
+    public var type: NotificationType
+    public var subtype: NotificationSubtype?
     /// The app account token of the transaction it carries, if any.
     public var appAccountToken: String?
     /// The HTTP status, or nil when the server did not answer in time (or could not be reached).
@@ -119,7 +120,8 @@ public struct Delivery: Sendable, Codable, Hashable {
     public var handling: String
 
     public init(
-        notificationUUID: String, type: String, subtype: String?, appAccountToken: String?, status: Int?,
+        notificationUUID: String, type: NotificationType, subtype: NotificationSubtype?, appAccountToken: String?,
+        status: Int?,
         milliseconds: Int, error: String?, forged: Bool, handling: String
     ) {
         self.notificationUUID = notificationUUID
@@ -135,7 +137,7 @@ public struct Delivery: Sendable, Codable, Hashable {
 
     /// "DID_RENEW (BILLING_RECOVERY) → 200 in 12 ms".
     public var summary: String {
-        let name = type + (subtype.map { " (\($0))" } ?? "") + (forged ? " [forged]" : "")
+        let name = type.rawValue + (subtype.map { " (\($0))" } ?? "") + (forged ? " [forged]" : "")
         let answer = status.map { "\($0)" } ?? "no answer (\(error ?? "?"))"
         return "\(name) → \(answer) in \(milliseconds) ms\(handling == "forward" ? "" : ", \(handling)")"
     }

@@ -5,7 +5,7 @@ import Foundation
 /// signed URL and App Store Server Notifications take none.
 public enum MerchantPaths {
     public static let base = "/merchant/v1"
-    /// `GET`: the app's product ids, `products_v1.json` (a JSON array of ids, as seed 003 hosts it) or
+    /// `GET`: the app's product ids, `products_v1.json` (a JSON array of ids, a server-hosted product list) or
     /// `products_v2.json` (``MerchantProductList``), with `ETag` / `Last-Modified` and 304 answers.
     public static func productList(bundleId: String, version: Int) -> String {
         "\(base)/apps/\(bundleId)/products_v\(version).json"

@@ -1,10 +1,11 @@
 import Foundation
+import KioskCore
 
 /// The sandbox test controls for refunds, revocations and notifications, under `TestControlPaths.app(bundleId)`,
 /// admin token.
 /// Each is idempotent: repeating one answers the same and sends no second notification.
 ///
-/// - `POST /transactions/{transactionId}/refund` `TestRefundRequest` → `TestRevocationResponse` (REFUND)
+/// - `POST /transactions/{transactionId}/refund` `RefundRequest` → `TestRevocationResponse` (REFUND)
 /// - `POST /transactions/{transactionId}/decline-refund` → `TestRevocationResponse` (REFUND_DECLINED)
 /// - `POST /transactions/{transactionId}/reverse-refund` → `TestRevocationResponse` (REFUND_REVERSED)
 /// - `POST /transactions/{transactionId}/revoke` → `TestRevocationResponse` (REVOKE, Family Sharing removed)
@@ -13,8 +14,9 @@ import Foundation
 /// - `POST /notifications/{uuid}/resend` → `TestNotificationInfo` (the same signed payload again, now)
 /// - `GET /notifications?environment=sandbox|production` → `TestNotificationsResponse`
 
-/// Refunds a transaction: in full, or `percentage` (1–100) of its price.
-public struct TestRefundRequest: Codable, Sendable, Hashable {
+/// Refunds a transaction: in full, or `percentage` (1–100) of its price. The sandbox test controls and the store
+/// operator's production refunds take the same body.
+public struct RefundRequest: Codable, Sendable, Hashable {
     /// Apple's `revocationReason`: 0 (other, the default) or 1 (an issue in the app).
     public var reason: Int?
     /// Prorated refund: the share of the price refunded, in percent. Nil refunds in full.
@@ -50,12 +52,12 @@ public struct TestRevocationResponse: Codable, Sendable, Hashable {
     /// The transaction's JWS as it is now.
     public var signedTransaction: String
     /// The notification sent (or, for a repeated control, sent the first time).
-    public var notificationType: String
+    public var notificationType: NotificationType
     public var notificationUUID: String
 
     public init(
         transactionId: String, productId: String, revocationDate: Int64?, revocationReason: Int?,
-        revocationType: String?, refundedMinorUnits: Int, signedTransaction: String, notificationType: String,
+        revocationType: String?, refundedMinorUnits: Int, signedTransaction: String, notificationType: NotificationType,
         notificationUUID: String
     ) {
         self.transactionId = transactionId
@@ -74,8 +76,8 @@ public struct TestRevocationResponse: Codable, Sendable, Hashable {
 public struct TestNotificationInfo: Codable, Sendable, Hashable {
     public var notificationUUID: String
     public var environment: String
-    public var notificationType: String
-    public var subtype: String?
+    public var notificationType: NotificationType
+    public var subtype: NotificationSubtype?
     public var transactionId: String?
     /// `pending`, `delivered`, `failed` or `unconfigured`.
     public var state: String
@@ -86,7 +88,8 @@ public struct TestNotificationInfo: Codable, Sendable, Hashable {
     public var createdDate: Int64
 
     public init(
-        notificationUUID: String, environment: String, notificationType: String, subtype: String?,
+        notificationUUID: String, environment: String, notificationType: NotificationType,
+        subtype: NotificationSubtype?,
         transactionId: String?, state: String, attempts: Int, nextAttemptDate: Int64?, createdDate: Int64
     ) {
         self.notificationUUID = notificationUUID

@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 
-// `verifyReceipt`'s answers in Apple's JSON shape (`reference/apple-protocols.md` §1.4–§1.7): the store encodes
+// `verifyReceipt`'s answers in Apple's JSON shape (verifyReceipt documentation, `responseBody`): the store encodes
 // them, the merchant (or any Swift client) decodes them, from Kiosk or from Apple. Keys are Apple's snake_case;
 // every date is the `name` / `name_ms` / `name_pst` triple and reads back from `name_ms`; transaction values are
 // strings where Apple writes strings.

@@ -42,8 +42,8 @@ extension StorageError: KioskErrorConvertible {
     /// server's failures.
     public var kioskError: KioskError? {
         guard case .uniqueViolation(let constraint) = self else { return nil }
-        return KioskError.conflict(
-            "already_exists", "Something with the same unique value already exists (\(constraint)).",
+        return KioskError(
+            .alreadyExists, "Something with the same unique value already exists (\(constraint)).",
             field: constraint, fix: "Choose another value.")
     }
 }

@@ -40,6 +40,9 @@ public func buildStore(
     let bootstrap = try await StoreBootstrap(configuration: configuration, clock: clock, logger: logger).run()
     let serverAPIKeys = ServerAPIKeyCache()
     let catalog = CatalogService(database: bootstrap.database, clock: clock, serverAPIKeys: serverAPIKeys)
+    let accounts = AccountService(database: bootstrap.database, clock: clock)
+    let team = TeamService(database: bootstrap.database, clock: clock)
+    let money = MoneyService(database: bootstrap.database, clock: clock)
     let server = try configuration.timeouts.server(tls: configuration.tls)
     let clocks = StoreClocks(base: clock)
     let outbound = try OutboundHTTPClient(trusting: configuration.tlsTrustRoots)
@@ -52,6 +55,8 @@ public func buildStore(
         database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, feed: QueueFeed(),
         notifications: notifications, metrics: metrics, logger: logger)
     let purchases = PurchaseService(context: context)
+    let testControls = TestControlsService(context: context, purchases: purchases)
+    let refunds = RefundService(context: context)
     let certificateStatus = CertificateStatusService(
         database: bootstrap.database, clock: clock, signing: bootstrap.signing, authorityKeys: bootstrap.authorityKeys)
 
@@ -65,26 +70,28 @@ public func buildStore(
     let admin = router.group("admin/v1").add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
         .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
     AppsController(catalog: catalog).addRoutes(to: admin)
-    ProductsController(catalog: catalog).addRoutes(to: admin)
+    ProductsController(catalog: catalog, money: money).addRoutes(to: admin)
     GroupsController(catalog: catalog).addRoutes(to: admin)
     AgreementsController(catalog: catalog).addRoutes(to: admin)
-    MoneyController(catalog: catalog).addRoutes(to: admin)
-    TeamKeysController(catalog: catalog).addRoutes(to: admin)
-    ConsoleUsersController(catalog: catalog).addRoutes(to: admin)
-    RefundsController(refunds: TestControlsService(context: context)).addRoutes(to: admin)
+    MoneyController(money: money).addRoutes(to: admin)
+    TeamKeysController(team: team).addRoutes(to: admin)
+    ConsoleUsersController(team: team).addRoutes(to: admin)
+    RefundsController(refunds: refunds).addRoutes(to: admin)
     CatalogController(catalog: catalog).addRoutes(to: admin)
     CertificatesController(catalog: catalog, signing: bootstrap.signing, status: certificateStatus, clock: clock)
         .addRoutes(to: admin)
-    AccountsController(catalog: catalog).addRoutes(to: admin)
+    AccountsController(accounts: accounts).addRoutes(to: admin)
     OfferCodesController(catalog: catalog).addRoutes(to: admin)
-    CheckRunsController(catalog: catalog).addRoutes(to: admin)
+    CheckRunsController(team: team).addRoutes(to: admin)
     for environment in StoreEnvironment.allCases {
         StoreKitController(purchases: purchases, feed: context.feed, environment: environment).addRoutes(to: router)
     }
-    let testControls = router.group(RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst())))
-        .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
-        .add(middleware: QueryTextMiddleware())
-    TestControlsController(testControls: TestControlsService(context: context)).addRoutes(to: testControls)
+    let testControlRoutes = router.group(
+        RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst()))
+    )
+    .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
+    .add(middleware: QueryTextMiddleware())
+    TestControlsController(testControls: testControls, refunds: refunds).addRoutes(to: testControlRoutes)
     let lifecycle = SubscriptionLifecycle(store: context)
     let sandboxClock = SandboxClockService(lifecycle: lifecycle, wake: SchedulerWake())
     do {
@@ -93,10 +100,9 @@ public func buildStore(
         try? await outbound.shutdown()
         throw error
     }
-    SubscriptionTestControlsController(
-        clock: sandboxClock, subscriptions: SubscriptionTestControls(lifecycle: lifecycle)
-    )
-    .addRoutes(to: testControls)
+    let subscriptionControls = SubscriptionTestControls(lifecycle: lifecycle)
+    SubscriptionTestControlsController(clock: sandboxClock, subscriptions: subscriptionControls)
+        .addRoutes(to: testControlRoutes)
     let serverAPI = ServerAPIService(
         context: context,
         rateLimiter: ServerAPIRateLimiter(requestsPerSecond: configuration.serverAPIRequestsPerSecond),
@@ -105,13 +111,14 @@ public func buildStore(
         ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)
     }
-    ConnectAPIController(catalog: catalog, database: bootstrap.database, clock: clock).addRoutes(to: router)
+    ConnectAPIController(money: money, database: bootstrap.database, clock: clock).addRoutes(to: router)
     let consoleSecret = try await bootstrap.database.transaction { tx in
         try await tx.settingInsertingIfAbsent(ConsoleSessions.secretSetting, value: SecretGenerator.hex(byteCount: 32))
     }
     ConsoleController(
-        catalog: catalog, testControls: TestControlsService(context: context), sandboxClock: sandboxClock,
-        subscriptions: SubscriptionTestControls(lifecycle: lifecycle), notifications: notifications,
+        catalog: catalog, accounts: accounts, team: team, money: money, testControls: testControls, refunds: refunds,
+        sandboxClock: sandboxClock,
+        subscriptions: subscriptionControls, notifications: notifications,
         metrics: metrics, database: bootstrap.database,
         sessions: ConsoleSessions(
             secret: consoleSecret, adminTokenSHA256: bootstrap.adminTokenSHA256, secure: configuration.tls != nil),

@@ -15,8 +15,7 @@ extension KioskDatabase {
             return (transaction, subscription)
         }
         guard let (transaction, subscription) = template else {
-            throw KioskError.notFound(
-                "subscription", "The sandbox has no subscription \(originalTransactionId) to copy.")
+            throw KioskError(.subscriptionNotFound, "The sandbox has no subscription \(originalTransactionId) to copy.")
         }
         var remaining = count
         while remaining > 0 {

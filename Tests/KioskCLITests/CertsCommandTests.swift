@@ -109,7 +109,7 @@ import X509
                     appAppleId: Int64(appAppleId), onlineChecks: .enabled(transport: testOCSPTransport)
                 ).verifyAndDecodeNotification(jws)
             }
-            #expect(try await verify().notificationType == "TEST")
+            #expect(try await verify().notificationType == .test)
 
             let revoke = try await kiosk(
                 store, "certs", "revoke", "--environment", "production", "--certificate", "leaf", "--reason", "4")

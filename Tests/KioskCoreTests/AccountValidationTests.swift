@@ -24,7 +24,7 @@ struct AccountValidationTests {
     ])
     func emailRefused(_ email: String) throws {
         let error = try #require(CatalogValidator.validateEmail(email, field: "tester.email").first)
-        #expect(error.code == "invalid_email")
+        #expect(error.code == .invalidEmail)
         #expect(error.field == "tester.email")
         #expect(error.fix != nil)
     }
@@ -57,5 +57,5 @@ struct AccountValidationTests {
             ])
     }
 
-    private func codes(_ errors: [KioskError]) -> [String] { errors.map(\.code) }
+    private func codes(_ errors: [KioskError]) -> [String] { errors.map(\.code.rawValue) }
 }

@@ -207,7 +207,7 @@ struct CatalogDocumentTests {
         #expect(Fixture.validJSON.contains(breakage.replace))
         let text = Fixture.validJSON.replacingOccurrences(of: breakage.replace, with: breakage.with)
         let error = try #require(throws: KioskError.self) { try CatalogDocument.decode(from: Data(text.utf8)) }
-        #expect(error.code == "invalid_catalog_file")
+        #expect(error.code == .invalidCatalogFile)
         #expect(error.kind == .invalidInput)
         #expect(error.field == breakage.field)
         #expect(error.message.contains(breakage.messageContains), "\(error.message)")
@@ -233,7 +233,7 @@ struct CatalogDocumentTests {
     @Test func syntaxErrorReportsLineAndColumn() throws {
         let text = "{\n  \"format\": \"kiosk-catalog\",\n  \"version\": 1,\n  \"app\": {\"bundleId\" \"x\"}\n}"
         let error = try #require(throws: KioskError.self) { try CatalogDocument.decode(from: Data(text.utf8)) }
-        #expect(error.code == "invalid_catalog_file")
+        #expect(error.code == .invalidCatalogFile)
         #expect(error.field == "line 4, column 22")
         #expect(error.message.contains("expected ':'"))
     }

@@ -39,7 +39,7 @@ private func validSubscription() -> Product {
 }
 
 /// The codes of `errors`, in order.
-private func codes(_ errors: [KioskError]) -> [String] { errors.map(\.code) }
+private func codes(_ errors: [KioskError]) -> [String] { errors.map(\.code.rawValue) }
 
 @Suite("Catalog validation")
 struct CatalogValidationTests {
@@ -65,7 +65,7 @@ struct CatalogValidationTests {
         let errors = CatalogValidator.validateBundleId(bundleId, field: "apps[0].bundleId")
         let error = try #require(errors.first)
         #expect(errors.count == 1)
-        #expect(error.code == "invalid_bundle_id" && error.kind == .invalidInput)
+        #expect(error.code == .invalidBundleId && error.kind == .invalidInput)
         #expect(error.field == "apps[0].bundleId")
         #expect(error.fix?.contains("reverse-DNS") == true)
     }
@@ -319,6 +319,6 @@ struct CatalogValidationTests {
             try CatalogValidator.require(
                 CatalogValidator.validateBundleId("bad") + CatalogValidator.validateProductId(""))
         }
-        #expect(error?.code == "invalid_bundle_id")
+        #expect(error?.code == .invalidBundleId)
     }
 }

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Price table")
 struct PriceTableTests {
-    // Proves seed 004's example exactly: tier 1 is ¥6.00 in China, HK$8.00 in Hong Kong, US$0.99 in the US.
+    // Proves Apple's classic tier 1 exactly: tier 1 is ¥6.00 in China, HK$8.00 in Hong Kong, US$0.99 in the US.
     @Test(arguments: [("CHN", 600), ("HKG", 800), ("USA", 99)])
     func seed004TierOne(code: String, minorUnits: Int) throws {
         let storefront = try #require(Storefront.named(code))

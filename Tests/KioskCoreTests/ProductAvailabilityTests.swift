@@ -37,7 +37,7 @@ struct ProductAvailabilityTests {
         }
     }
 
-    // Proves seed 002's pitfall: with everything else right, a pending Paid Apps agreement alone makes the
+    // Proves the "zero products" pitfall: with everything else right, a pending Paid Apps agreement alone makes the
     // product unavailable, and the one reason says to run `kiosk agreements accept`.
     @Test(arguments: StoreEnvironment.allCases)
     func seed002PendingAgreementIsTheOnlyReason(environment: StoreEnvironment) throws {

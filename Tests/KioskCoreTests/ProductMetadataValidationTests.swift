@@ -13,7 +13,7 @@ struct ProductMetadataValidationTests {
             updatedAt: Self.epoch)
         #expect(product.missingMetadata() == ["a price (a tier from 1 to 20 or custom prices)"])
         #expect(!product.hasCompleteMetadata())
-        #expect(CatalogValidator.reviewFindings(of: product).map(\.code) == ["missing_localization"])
+        #expect(CatalogValidator.reviewFindings(of: product).map(\.code.rawValue) == ["missing_localization"])
     }
 
     // Proves a blank localization is a review finding, not missing metadata, and a described consumable has none.
@@ -24,7 +24,7 @@ struct ProductMetadataValidationTests {
             createdAt: Self.epoch, updatedAt: Self.epoch)
         #expect(product.missingMetadata() == [])
         #expect(
-            CatalogValidator.reviewFindings(of: product).map(\.code) == [
+            CatalogValidator.reviewFindings(of: product).map(\.code.rawValue) == [
                 "invalid_display_name", "invalid_description", "missing_localization",
             ])
         product.localizations = [ProductLocalization(locale: "ja_JP", displayName: "コイン", description: "100枚")]

@@ -54,7 +54,7 @@ struct ReviewStateTransitionTests {
             #expect(next == expected)
         case (.failure(let error), .none):
             #expect(error.kind == .conflict)
-            #expect(error.code == "invalid_review_transition")
+            #expect(error.code == .invalidReviewTransition)
             #expect(error.field == "reviewState")
             #expect(error.message.contains(row.state.rawValue))
             #expect(error.message.contains(row.state.displayName))

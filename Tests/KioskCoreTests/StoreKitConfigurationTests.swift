@@ -160,7 +160,7 @@ struct StoreKitConfigurationTests {
         let error = try #require(throws: KioskError.self) {
             try StoreKitConfiguration(document: document, storefront: japan)
         }
-        #expect(error.code == "storekit_export_failed")
+        #expect(error.code == .storekitExportFailed)
         let unpriced = try #require(document.products.firstIndex { $0.pricing.price(in: japan) == nil })
         #expect(error.field == "products[\(unpriced)].pricing")
     }
@@ -224,7 +224,7 @@ struct StoreKitConfigurationTests {
         let error = try #require(throws: KioskError.self) {
             try StoreKitConfiguration.importing(Data(text.utf8), bundleId: "b", appName: "n")
         }
-        #expect(error.code == "invalid_storekit_file")
+        #expect(error.code == .invalidStorekitFile)
         #expect(error.field == breakage.field)
         #expect(error.message.contains(breakage.messageContains), "\(error.message)")
     }
@@ -234,7 +234,7 @@ struct StoreKitConfigurationTests {
         let text = String(try Self.sampleText().prefix(600))
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let error = try #require(throws: KioskError.self) { try StoreKitConfiguration.read(from: Data(text.utf8)) }
-        #expect(error.code == "invalid_storekit_file")
+        #expect(error.code == .invalidStorekitFile)
         #expect(error.field == "line \(lines.count), column \(lines.last!.utf8.count + 1)")
     }
 

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Storefront table")
 struct StorefrontTableTests {
-    /// The alpha-3 ↔ Apple id pairs of apple-protocols.md §8.2, every one of which the table must hold.
+    /// The main storefronts' alpha-3 ↔ Apple id pairs, every one of which the table must hold.
     static let referencePairs: [(String, Int)] = [
         ("USA", 143441), ("FRA", 143442), ("DEU", 143443), ("GBR", 143444), ("AUT", 143445), ("BEL", 143446),
         ("FIN", 143447), ("GRC", 143448), ("IRL", 143449), ("ITA", 143450), ("LUX", 143451), ("NLD", 143452),

@@ -9,7 +9,8 @@ import Testing
     static let day = Date(timeIntervalSince1970: 1_795_478_400)  // 2026-11-24
 
     static func occurrence(
-        _ type: String, _ subtype: String? = nil, offer: AppliedOffer? = nil, previous: AppliedOffer? = nil,
+        _ type: NotificationType, _ subtype: NotificationSubtype? = nil, offer: AppliedOffer? = nil,
+        previous: AppliedOffer? = nil,
         storefront: String = "USA", paidPeriods: Int = 1
     ) -> SubscriptionEventReport.Occurrence {
         SubscriptionEventReport.Occurrence(
@@ -23,53 +24,55 @@ import Testing
 
     @Test func notificationsBecomeApplesEvents() {
         let cases: [(SubscriptionEventReport.Occurrence, String, String)] = [
-            (Self.occurrence("SUBSCRIBED", "INITIAL_BUY"), "Subscribe", ""),
-            (Self.occurrence("SUBSCRIBED", "INITIAL_BUY", offer: Self.trial), "Start Introductory Offer", ""),
+            (Self.occurrence(.subscribed, .initialBuy), "Subscribe", ""),
+            (Self.occurrence(.subscribed, .initialBuy, offer: Self.trial), "Start Introductory Offer", ""),
             (
                 Self.occurrence(
-                    "SUBSCRIBED", "INITIAL_BUY",
+                    .subscribed, .initialBuy,
                     offer: AppliedOffer(type: .offerCode, identifier: "FALL", paymentMode: .payUpFront, period: "P1M")),
                 "Start Offer Code", ""
             ),
             (
                 Self.occurrence(
-                    "SUBSCRIBED", "INITIAL_BUY",
+                    .subscribed, .initialBuy,
                     offer: AppliedOffer(type: .promotional, identifier: "half", paymentMode: .payAsYouGo, period: "P1M")
                 ),
                 "Subscribe", ""
             ),
-            (Self.occurrence("SUBSCRIBED", "RESUBSCRIBE"), "Reactivate", ""),
-            (Self.occurrence("DID_RENEW"), "Renew", ""),
-            (Self.occurrence("DID_RENEW", previous: Self.trial), "Paid Subscription from Introductory Offer", ""),
-            (Self.occurrence("DID_RENEW", "BILLING_RECOVERY"), "Renewal from Billing Retry", ""),
-            (Self.occurrence("DID_FAIL_TO_RENEW"), "Billing Retry from Paid Subscription", ""),
+            (Self.occurrence(.subscribed, .resubscribe), "Reactivate", ""),
+            (Self.occurrence(.didRenew), "Renew", ""),
+            (Self.occurrence(.didRenew, previous: Self.trial), "Paid Subscription from Introductory Offer", ""),
+            (Self.occurrence(.didRenew, .billingRecovery), "Renewal from Billing Retry", ""),
+            (Self.occurrence(.didFailToRenew), "Billing Retry from Paid Subscription", ""),
             (
-                Self.occurrence("DID_FAIL_TO_RENEW", "GRACE_PERIOD", offer: Self.trial),
+                Self.occurrence(.didFailToRenew, .gracePeriod, offer: Self.trial),
                 "Billing Retry from Introductory Offer", ""
             ),
-            (Self.occurrence("EXPIRED", "VOLUNTARY"), "Cancel", "Canceled"),
-            (Self.occurrence("EXPIRED", "BILLING_RETRY"), "Canceled from Billing Retry", "Billing issue"),
-            (Self.occurrence("EXPIRED", "PRICE_INCREASE"), "Cancel", "Price increase"),
-            (Self.occurrence("EXPIRED", "PRODUCT_NOT_FOR_SALE"), "Cancel", "Removed from Sale"),
-            (Self.occurrence("DID_CHANGE_RENEWAL_PREF", "UPGRADE"), "Upgrade", ""),
-            (Self.occurrence("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE"), "Downgrade", ""),
-            (Self.occurrence("REFUND"), "Refund", ""),
+            (Self.occurrence(.expired, .voluntary), "Cancel", "Canceled"),
+            (Self.occurrence(.expired, .billingRetry), "Canceled from Billing Retry", "Billing issue"),
+            (Self.occurrence(.expired, .priceIncrease), "Cancel", "Price increase"),
+            (Self.occurrence(.expired, .productNotForSale), "Cancel", "Removed from Sale"),
+            (Self.occurrence(.didChangeRenewalPref, .upgrade), "Upgrade", ""),
+            (Self.occurrence(.didChangeRenewalPref, .downgrade), "Downgrade", ""),
+            (Self.occurrence(.refund), "Refund", ""),
         ]
         for (occurrence, name, reason) in cases {
             let event = SubscriptionEventReport.event(occurrence)
             #expect(event?.name == name && event?.cancellationReason == reason, "\(occurrence.notificationType)")
         }
-        for type in ["ONE_TIME_CHARGE", "CONSUMPTION_REQUEST", "TEST", "REFUND_DECLINED", "DID_CHANGE_RENEWAL_STATUS"] {
+        for type: NotificationType in [
+            .oneTimeCharge, .consumptionRequest, .test, .refundDeclined, .didChangeRenewalStatus,
+        ] {
             #expect(SubscriptionEventReport.event(Self.occurrence(type)) == nil, "\(type) is no subscription event")
         }
     }
 
     @Test func rowsCountIdenticalEventsInApplesColumns() {
         let (text, rows) = SubscriptionEventReport.make([
-            Self.occurrence("SUBSCRIBED", "INITIAL_BUY", offer: Self.trial, paidPeriods: 0),
-            Self.occurrence("SUBSCRIBED", "INITIAL_BUY", offer: Self.trial, paidPeriods: 0),
-            Self.occurrence("EXPIRED", "VOLUNTARY", storefront: "GBR", paidPeriods: 3),
-            Self.occurrence("ONE_TIME_CHARGE"),
+            Self.occurrence(.subscribed, .initialBuy, offer: Self.trial, paidPeriods: 0),
+            Self.occurrence(.subscribed, .initialBuy, offer: Self.trial, paidPeriods: 0),
+            Self.occurrence(.expired, .voluntary, storefront: "GBR", paidPeriods: 3),
+            Self.occurrence(.oneTimeCharge),
         ])
         let lines = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
         #expect(rows == 2 && lines.count == 3)

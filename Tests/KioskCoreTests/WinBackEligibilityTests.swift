@@ -18,10 +18,10 @@ struct WinBackEligibilityTests {
         #expect(Self.offer.refusal(for: history, now: Self.now, environment: .production) == nil)
         #expect(
             Self.offer.refusal(for: history, now: Self.now + 86_400, environment: .production)?.code
-                == "win_back_offer_inactive")
+                == .winBackOfferInactive)
         #expect(
             Self.offer.refusal(for: history, now: Self.now - 86_401, environment: .production)?.code
-                == "win_back_offer_inactive")
+                == .winBackOfferInactive)
     }
 
     // Proves production counts calendar months since the end and the sandbox 5-minute months.

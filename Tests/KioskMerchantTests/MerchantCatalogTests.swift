@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    /// A transaction redelivered without its token (seed 004: `applicationUsername` came back nil) is bound to
+    /// A transaction redelivered without its token (as at Apple, `applicationUsername` came back nil) is bound to
     /// the order the app kept beside its id.
     @Test(arguments: TestDatabaseEngine.available)
     func transactionWithoutTokenIsBoundByTheKeptOrderId(engine: TestDatabaseEngine) async throws {

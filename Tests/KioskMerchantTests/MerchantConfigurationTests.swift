@@ -96,7 +96,7 @@ import X509
             try MerchantConfiguration.load(from: none)
         } throws: { error in
             let error = error as? KioskError
-            return error?.code == "configuration_unreadable" && error?.field == none && error?.fix != nil
+            return error?.code == .configurationUnreadable && error?.field == none && error?.fix != nil
         }
     }
 }

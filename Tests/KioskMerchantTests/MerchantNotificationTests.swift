@@ -27,7 +27,7 @@ import Testing
                 let device = try await shop.device()
                 let transaction = try await shop.buy(MerchantShop.coins, token: order.appAccountToken, on: device)
                 await device.close()
-                let failed = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") {
+                let failed = try await shop.waitForNotification(type: .oneTimeCharge) {
                     $0.attempts >= 1 && $0.state != "delivered"
                 }
                 #expect(failed.transactionId == String(transaction.id))
@@ -38,7 +38,7 @@ import Testing
                     try await shop.advanceSandboxClock(by: "1h")
                     let owned = try await merchant.waitForEntitlements(of: "alice") { $0.balance("coins") == 100 }
                     #expect(owned.balance("coins") == 100)
-                    let delivered = try await shop.waitForNotification(type: "ONE_TIME_CHARGE") {
+                    let delivered = try await shop.waitForNotification(type: .oneTimeCharge) {
                         $0.state == "delivered"
                     }
                     let resent = try await shop.store.request(
@@ -172,7 +172,8 @@ extension MerchantShop {
     }
 
     /// Waits (60 s at most) for the newest notification of `type` to satisfy `condition`.
-    func waitForNotification(type: String, until condition: @Sendable (TestNotificationInfo) -> Bool) async throws
+    func waitForNotification(type: NotificationType, until condition: @Sendable (TestNotificationInfo) -> Bool)
+        async throws
         -> TestNotificationInfo
     {
         let deadline = ContinuousClock.now + .seconds(60)

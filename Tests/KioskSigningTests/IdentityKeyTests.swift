@@ -35,7 +35,7 @@ struct IdentityKeyTests {
         let error = try #require(throws: KioskError.self) {
             try IdentityKey(base64: text, source: "KIOSK_IDENTITY_KEY")
         }
-        #expect(error.code == "identity_key_invalid" && error.field == "KIOSK_IDENTITY_KEY", "\(error)")
+        #expect(error.code == .identityKeyInvalid && error.field == "KIOSK_IDENTITY_KEY", "\(error)")
     }
 
     // Proves surrounding whitespace (a line break from `cat`, a trailing space) is ignored.
@@ -54,15 +54,15 @@ struct IdentityKeyTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: readable)
         #expect(try IdentityKey.read(from: readable).base64.count == 44, "an operator's file may be readable")
         let refused = try #require(throws: KioskError.self) { try IdentityKey.read(from: readable, ownerOnly: true) }
-        #expect(refused.code == "identity_key_permissions", "\(refused)")
+        #expect(refused.code == .identityKeyPermissions, "\(refused)")
         let missing = try #require(throws: KioskError.self) { try IdentityKey.read(from: directory.appending("none")) }
-        #expect(missing.code == "identity_key_unreadable", "\(missing)")
+        #expect(missing.code == .identityKeyUnreadable, "\(missing)")
         let folder = try #require(throws: KioskError.self) { try IdentityKey.read(from: directory.path) }
-        #expect(folder.code == "identity_key_unreadable", "\(folder)")
+        #expect(folder.code == .identityKeyUnreadable, "\(folder)")
         let huge = directory.appending("huge.key")
         try Data(repeating: UInt8(ascii: "A"), count: 1 << 20).write(to: URL(fileURLWithPath: huge))
         let tooLarge = try #require(throws: KioskError.self) { try IdentityKey.read(from: huge) }
-        #expect(tooLarge.code == "identity_key_invalid", "\(tooLarge)")
+        #expect(tooLarge.code == .identityKeyInvalid, "\(tooLarge)")
     }
 
     // Proves a sealed chain opens with its key to the same certificates and keys (CA keys included), with the root's
@@ -87,7 +87,7 @@ struct IdentityKeyTests {
         let wrong = try await #require(throws: KioskError.self) {
             try await sealed.open(with: IdentityKey.generate(source: "KIOSK_IDENTITY_KEY"), now: Self.now)
         }
-        #expect(wrong.code == "signing_identity_key_wrong" && wrong.field == "KIOSK_IDENTITY_KEY", "\(wrong)")
+        #expect(wrong.code == .signingIdentityKeyWrong && wrong.field == "KIOSK_IDENTITY_KEY", "\(wrong)")
     }
 
     // Proves a sealed key is bound to its environment and role: moved to the other environment's row, or swapped with
@@ -106,7 +106,7 @@ struct IdentityKeyTests {
         var moved = try sealed(.production)
         moved.sealedLeafKey = sandbox.sealedLeafKey
         let movedError = try await #require(throws: KioskError.self) { try await moved.open(with: key, now: Self.now) }
-        #expect(movedError.code == "signing_identity_key_wrong", "\(movedError)")
+        #expect(movedError.code == .signingIdentityKeyWrong, "\(movedError)")
 
         var swapped = sandbox
         swapped.sealedRootKey = sandbox.sealedIntermediateKey
@@ -114,20 +114,20 @@ struct IdentityKeyTests {
         let swappedError = try await #require(throws: KioskError.self) {
             try await swapped.open(with: key, now: Self.now)
         }
-        #expect(swappedError.code == "signing_identity_key_wrong", "\(swappedError)")
+        #expect(swappedError.code == .signingIdentityKeyWrong, "\(swappedError)")
 
         var garbled = sandbox
         garbled.sealedLeafKey = "%%% not base64 %%%"
         let garbledError = try await #require(throws: KioskError.self) {
             try await garbled.open(with: key, now: Self.now)
         }
-        #expect(garbledError.code == "signing_identity_corrupt", "\(garbledError)")
+        #expect(garbledError.code == .signingIdentityCorrupt, "\(garbledError)")
 
         var oneCAKey = sandbox
         oneCAKey.sealedRootKey = nil
         let oneKeyError = try await #require(throws: KioskError.self) {
             try await oneCAKey.open(with: key, now: Self.now)
         }
-        #expect(oneKeyError.code == "signing_identity_corrupt", "\(oneKeyError)")
+        #expect(oneKeyError.code == .signingIdentityCorrupt, "\(oneKeyError)")
     }
 }

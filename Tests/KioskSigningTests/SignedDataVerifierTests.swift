@@ -36,7 +36,7 @@ struct SignedDataVerifierTests {
         environment: StoreEnvironment, appAppleId: Int64 = appAppleId, summary: Bool = false
     ) -> NotificationPayload {
         NotificationPayload(
-            notificationType: summary ? "RENEWAL_EXTENSION" : "TEST", subtype: summary ? "SUMMARY" : nil,
+            notificationType: summary ? .renewalExtension : .test, subtype: summary ? .summary : nil,
             notificationUUID: UUID().uuidString.lowercased(), signedDate: nowMilliseconds,
             data: summary
                 ? nil

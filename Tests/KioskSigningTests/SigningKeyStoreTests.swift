@@ -18,7 +18,7 @@ struct SigningKeyStoreTests {
 
     /// Expects a KioskError with `code` whose field names `file`.
     func expectError(
-        _ code: String,
+        _ code: ErrorCode,
         naming file: String,
         sourceLocation: SourceLocation = #_sourceLocation,
         _ body: () async throws -> Void
@@ -99,7 +99,7 @@ struct SigningKeyStoreTests {
             let path = store.directory(for: .sandbox) + "/leaf-key.pem"
             try FileManager.default.removeItem(atPath: path)
             try write(P256.Signing.PrivateKey().pemRepresentation, to: path)
-            await expectError("signing_key_mismatch", naming: "leaf-key.pem") {
+            await expectError(.signingKeyMismatch, naming: "leaf-key.pem") {
                 _ = try await store.loadOrCreate(environment: .sandbox, now: now)
             }
         }
@@ -111,7 +111,7 @@ struct SigningKeyStoreTests {
         try await withStore { store, _ in
             _ = try await store.loadOrCreate(environment: .sandbox, now: now)
             try FileManager.default.removeItem(atPath: store.directory(for: .sandbox) + "/" + name)
-            await expectError("signing_chain_incomplete", naming: name) {
+            await expectError(.signingChainIncomplete, naming: name) {
                 _ = try await store.loadOrCreate(environment: .sandbox, now: now)
             }
         }
@@ -119,11 +119,11 @@ struct SigningKeyStoreTests {
 
     // Proves a certificate or key file that is not valid PEM is refused, naming the file.
     @Test(arguments: [
-        ("leaf.pem", "signing_certificate_invalid"), ("root.pem", "signing_certificate_invalid"),
-        ("intermediate.pem", "signing_certificate_invalid"), ("leaf-key.pem", "signing_key_invalid"),
-        ("root-key.pem", "signing_key_invalid"),
+        ("leaf.pem", ErrorCode.signingCertificateInvalid), ("root.pem", ErrorCode.signingCertificateInvalid),
+        ("intermediate.pem", ErrorCode.signingCertificateInvalid), ("leaf-key.pem", ErrorCode.signingKeyInvalid),
+        ("root-key.pem", ErrorCode.signingKeyInvalid),
     ])
-    func rejectsCorruptPEM(name: String, code: String) async throws {
+    func rejectsCorruptPEM(name: String, code: ErrorCode) async throws {
         try await withStore { store, _ in
             _ = try await store.loadOrCreate(environment: .sandbox, now: now)
             let path = store.directory(for: .sandbox) + "/" + name
@@ -141,7 +141,7 @@ struct SigningKeyStoreTests {
             _ = try await store.loadOrCreate(environment: .sandbox, now: now)
             let path = store.directory(for: .sandbox) + "/leaf-key.pem"
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
-            await expectError("signing_key_permissions", naming: "leaf-key.pem") {
+            await expectError(.signingKeyPermissions, naming: "leaf-key.pem") {
                 _ = try await store.loadOrCreate(environment: .sandbox, now: now)
             }
         }
@@ -161,7 +161,8 @@ struct SigningKeyStoreTests {
             try write(try chain.leaf.serializeAsPEM().pemString, to: directory + "/leaf.pem")
             try write(chain.leafKey.pemRepresentation, to: directory + "/leaf-key.pem")
             let (code, file) =
-                variant == "marker" ? ("signing_marker_missing", "leaf.pem") : ("signing_chain_invalid", "sandbox")
+                variant == "marker"
+                ? (ErrorCode.signingMarkerMissing, "leaf.pem") : (ErrorCode.signingChainInvalid, "sandbox")
             await expectError(code, naming: file) {
                 _ = try await store.loadOrCreate(environment: .sandbox, now: now)
             }

@@ -59,7 +59,7 @@ import X509
         let (authority, _) = try TLSCertificateAuthority.loadOrCreate(in: folder)
         #expect {
             try authority.issue(hosts: ["localhost", host])
-        } throws: { ($0 as? KioskError)?.code == "invalid_host" && ($0 as? KioskError)?.field == "--host" }
+        } throws: { ($0 as? KioskError)?.code == .invalidHost && ($0 as? KioskError)?.field == "--host" }
     }
 
     @Test func aRootWithAnotherKeyIsRefused() throws {
@@ -69,6 +69,6 @@ import X509
         try P256.Signing.PrivateKey().pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
         #expect {
             try TLSCertificateAuthority.loadOrCreate(in: folder)
-        } throws: { ($0 as? KioskError)?.code == "tls_root_mismatch" }
+        } throws: { ($0 as? KioskError)?.code == .tlsRootMismatch }
     }
 }

@@ -124,7 +124,7 @@ enum Fixtures {
             idempotencyKey: minimal ? nil : idempotencyKey, productId: "com.example.game.coins", quantity: 3,
             applicationUsername: minimal ? nil : "player-7", appAccountToken: minimal ? nil : UUID(),
             state: minimal ? .purchased : .failed, transactionId: minimal ? nil : 2_000_000_000_000_001,
-            errorCode: minimal ? nil : 2, errorReason: minimal ? nil : "payment_cancelled",
+            errorCode: minimal ? nil : 2, errorReason: minimal ? nil : .paymentDeclined,
             createdAt: createdAt, updatedAt: updated
         )
     }
@@ -158,7 +158,7 @@ enum Fixtures {
             state: minimal ? .deferred : .restored, paymentId: minimal ? nil : UUID(),
             productId: "com.example.game.monthly", quantity: 1, transactionId: minimal ? nil : transactionId,
             restoreTransactionId: minimal ? nil : 2_000_000_000_000_009, errorCode: minimal ? nil : 0,
-            errorReason: minimal ? nil : "none", createdAt: created, finishedAt: minimal ? nil : updated
+            errorReason: minimal ? nil : .injectedFailure, createdAt: created, finishedAt: minimal ? nil : updated
         )
     }
 

@@ -24,7 +24,7 @@ struct NotificationStorageTests {
                     try await tx.insertNotification(
                         ServerNotification(
                             uuid: "00000000-0000-0000-0000-00000000010\(id)", environment: environment,
-                            appId: Fixtures.app().id, notificationType: "REFUND", subtype: nil, transactionId: nil,
+                            appId: Fixtures.app().id, notificationType: .refund, subtype: nil, transactionId: nil,
                             originalTransactionId: nil, signedPayload: "p", testToken: nil, state: state,
                             nextAttemptAt: state == .pending ? start : nil, attemptCount: 0,
                             createdAt: start + offset))
@@ -51,7 +51,7 @@ struct NotificationStorageTests {
             let notifications = (0..<3).map { index in
                 ServerNotification(
                     uuid: "00000000-0000-0000-0000-00000000000\(index)", environment: .sandbox,
-                    appId: Fixtures.app().id, notificationType: "DID_RENEW", subtype: nil, transactionId: nil,
+                    appId: Fixtures.app().id, notificationType: .didRenew, subtype: nil, transactionId: nil,
                     originalTransactionId: nil, signedPayload: "signed.payload.\(index)", testToken: nil,
                     state: .pending, nextAttemptAt: due, attemptCount: index, createdAt: due)
             }

@@ -32,7 +32,7 @@ import Testing
             let token = try await store.signIn()
             let path = "/admin/v1/agreements/paid-apps"
 
-            // Terms alone: still pending, and seed 002's zero products, with a reason naming the three details.
+            // Terms alone: still pending, and still zero products, with a reason naming the three details.
             let terms = try await store.request(.POST, path + "/accept")
             #expect(terms.status == 200, "\(terms.text)")
             #expect(terms.json["status"] as? String == "pending")

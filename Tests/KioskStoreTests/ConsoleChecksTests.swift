@@ -22,7 +22,7 @@ import Testing
                 title: "refund transaction 2000000000000001",
                 deliveries: [
                     Delivery(
-                        notificationUUID: "n1", type: "REFUND", subtype: nil, appAccountToken: "u2", status: 200,
+                        notificationUUID: "n1", type: .refund, subtype: nil, appAccountToken: "u2", status: 200,
                         milliseconds: 12, error: nil, forged: false, handling: "forward")
                 ]),
             StepRecord(

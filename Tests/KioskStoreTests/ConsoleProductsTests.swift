@@ -4,7 +4,7 @@ import KioskTesting
 import Testing
 
 @Suite struct ConsoleProductsTests {
-    /// Seed 002's "zero products": a complete product stays unavailable until the Paid Apps agreement is active,
+    /// The "zero products" pitfall: a complete product stays unavailable until the Paid Apps agreement is active,
     /// and the console says exactly that; the sandbox then accepts Ready to Submit while production needs Approved.
     @Test(arguments: TestDatabase.available)
     func availabilityExplainsZeroProducts(database: TestDatabase) async throws {
@@ -74,7 +74,7 @@ import Testing
         }
     }
 
-    /// Product ids are permanent (seed 004): a deleted product's id can never be used again, and a live one not twice.
+    /// Product ids are permanent, as at Apple: a deleted product's id can never be reused, and a live one not twice.
     @Test(arguments: TestDatabase.available)
     func productIdsArePermanent(database: TestDatabase) async throws {
         try await withStore(database) { store in
@@ -102,7 +102,7 @@ import Testing
         }
     }
 
-    /// Tier 1 is CNY 6, HKD 8 and USD 0.99 (seed 004), in integer minor units; custom price points win in their
+    /// Tier 1 is CNY 6, HKD 8 and USD 0.99 (as at Apple), in integer minor units; custom price points win in their
     /// storefront; JPY has no minor unit.
     @Test(arguments: TestDatabase.available)
     func pricesPerStorefront(database: TestDatabase) async throws {

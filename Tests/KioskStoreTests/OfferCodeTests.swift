@@ -127,8 +127,8 @@ import Testing
                 #expect(transaction.price == 1500)
                 var received = try await SubscriptionPurchaseTests.notifications(
                     receiver, count: 1, store: store, clock: clock)
-                #expect(received.last?.notificationType == "OFFER_REDEEMED")
-                #expect(received.last?.subtype == "INITIAL_BUY")
+                #expect(received.last?.notificationType == .offerRedeemed)
+                #expect(received.last?.subtype == .initialBuy)
 
                 let listed = try await store.request(
                     .GET, Self.path + "?productId=\(SubscriptionPurchaseTests.premium)")
@@ -161,7 +161,7 @@ import Testing
                 #expect(testBuy.transactionId == transaction.transactionId)
                 received = try await SubscriptionPurchaseTests.notifications(
                     receiver, count: 2, store: store, clock: clock)
-                #expect(received.last?.notificationType == "OFFER_REDEEMED")
+                #expect(received.last?.notificationType == .offerRedeemed)
                 #expect(received.last?.subtype == nil)
 
                 let again = try await store.request(

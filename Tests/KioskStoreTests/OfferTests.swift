@@ -80,9 +80,9 @@ import Testing
                 #expect(premium.price == 990)
                 let received = try await SubscriptionPurchaseTests.notifications(
                     receiver, count: 2, store: store, clock: clock)
-                #expect(received.first?.notificationType == "SUBSCRIBED")
-                #expect(received.last?.notificationType == "OFFER_REDEEMED")
-                #expect(received.last?.subtype == "UPGRADE")
+                #expect(received.first?.notificationType == .subscribed)
+                #expect(received.last?.notificationType == .offerRedeemed)
+                #expect(received.last?.subtype == .upgrade)
                 #expect(received.last?.data?.status == 1)
 
                 let forger = P256.Signing.PrivateKey()
@@ -170,7 +170,7 @@ import Testing
                 #expect(redeemed.transactionId == current)
                 let received = try await SubscriptionPurchaseTests.notifications(
                     receiver, count: 2, store: store, clock: clock)
-                #expect(received.last?.notificationType == "OFFER_REDEEMED")
+                #expect(received.last?.notificationType == .offerRedeemed)
                 #expect(received.last?.subtype == nil)
             }
         }

@@ -8,7 +8,7 @@ import X509
 
 /// The client protocol KioskKit speaks, driven over HTTP on both engines.
 @Suite struct PurchaseProtocolTests {
-    /// Seed 003: a sandbox tester signs in to the sandbox only and a customer account to production only; wrong
+    /// A sandbox tester signs in to the sandbox only and a customer account to production only; wrong
     /// passwords and unknown apps get their own errors.
     @Test(arguments: TestDatabase.available)
     func signInKeepsEnvironmentsApart(database: TestDatabase) async throws {
@@ -53,7 +53,7 @@ import X509
         }
     }
 
-    /// Seed 003: valid products come back localized with an exact price for the account's storefront; unknown
+    /// Valid products come back localized with an exact price for the account's storefront; unknown
     /// and unavailable identifiers are invalid identifiers, not errors.
     @Test(arguments: TestDatabase.available)
     func productsRequestSplitsValidAndInvalid(database: TestDatabase) async throws {
@@ -153,7 +153,7 @@ import X509
         }
     }
 
-    /// Seed 000: a non-consumable already owned is delivered again without a second charge.
+    /// A non-consumable already owned is delivered again without a second charge.
     @Test(arguments: TestDatabase.available)
     func ownedNonConsumableIsNotChargedTwice(database: TestDatabase) async throws {
         try await withStore(database) { store in
@@ -341,7 +341,7 @@ import X509
         }
     }
 
-    /// Seed 000: restore brings back non-consumables as new `restored` transactions whose original is the first
+    /// Restore brings back non-consumables as new `restored` transactions whose original is the first
     /// purchase, never consumables.
     @Test(arguments: TestDatabase.available)
     func restoreReturnsOnlyRestorablePurchases(database: TestDatabase) async throws {
@@ -394,6 +394,49 @@ import X509
                 json: ["api": "purchase", "count": 1, "error": "nope"], token: .some(store.adminToken))
             #expect(bad.status == 400)
             #expect(bad.errorCode == "unknown_error")
+        }
+    }
+
+    /// A purchase the test controls make goes the app's payment path: the same errors for the same mistakes, the
+    /// same idempotency, and an owned non-consumable is delivered again, never charged twice.
+    @Test(arguments: TestDatabase.available)
+    func testPurchasesFollowTheAppsPaymentRules(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            func buy(_ body: [String: Any]) async throws -> TestStore.Answer {
+                var json = body
+                json["tester"] = TestStore.testerEmail
+                return try await store.request(
+                    .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/purchases", json: json,
+                    token: .some(store.adminToken))
+            }
+            let twoUnlocks = try await buy(["productId": TestStore.removeAds, "quantity": 2])
+            let appTwoUnlocks = try await store.pay(TestStore.removeAds, token: token, quantity: 2)
+            #expect(twoUnlocks.status == 400 && appTwoUnlocks.status == 400, "\(twoUnlocks.text)")
+            #expect(twoUnlocks.errorCode == "quantity_not_allowed" && appTwoUnlocks.errorCode == "quantity_not_allowed")
+            let tooMany = try await buy(["productId": TestStore.coins, "quantity": 11])
+            #expect(tooMany.status == 400 && tooMany.errorCode == "invalid_quantity", "\(tooMany.text)")
+            let badKey = try await buy(["productId": TestStore.coins, "idempotencyKey": ""])
+            #expect(badKey.status == 400 && badKey.errorCode == "invalid_idempotency_key", "\(badKey.text)")
+
+            let first = try await buy(["productId": TestStore.removeAds, "idempotencyKey": "gift-1"])
+            #expect(first.status == 201, "\(first.text)")
+            let owned = try #require(first.transactionId)
+            let repeated = try await buy(["productId": TestStore.removeAds, "idempotencyKey": "gift-1"])
+            #expect(
+                repeated.transactionId == owned && repeated.json["sequence"] as? Int == first.json["sequence"] as? Int)
+            let again = try await buy(["productId": TestStore.removeAds])
+            #expect(again.transactionId == owned, "an owned non-consumable is delivered again: \(again.text)")
+            let fromApp = try await store.pay(TestStore.removeAds, token: token)
+            #expect(fromApp.transactionId == owned)
+            let transactions = try await store.request(
+                .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
+                token: .some(store.adminToken))
+            let unlocks = (transactions.json["transactions"] as? [[String: Any]] ?? []).filter {
+                $0["productId"] as? String == TestStore.removeAds
+            }
+            #expect(unlocks.count == 1, "one charge for the unlock: \(transactions.text)")
         }
     }
 

@@ -111,8 +111,8 @@ import Testing
                 }
                 try #require(
                     sent.map(\.notificationType) == [
-                        "CONSUMPTION_REQUEST", "REFUND_DECLINED", "REFUND", "REFUND_REVERSED", "REVOKE", "REFUND",
-                        "REFUND_REVERSED",
+                        .consumptionRequest, .refundDeclined, .refund, .refundReversed, .revoke, .refund,
+                        .refundReversed,
                     ])
                 #expect(sent[0].data?.consumptionRequestReason == "UNINTENDED_PURCHASE")
                 #expect(sent[0].data?.status == nil, "a consumable has no subscription status")

@@ -35,7 +35,7 @@ import Testing
                     let payload = try await verifiedPayload(
                         received, as: NotificationPayload.self, root: store.built.signing.identity(.sandbox).root,
                         clock: SystemClock())
-                    #expect(payload.notificationType == "TEST")
+                    #expect(payload.notificationType == .test)
                     #expect(payload.subtype == nil)
                     #expect(payload.version == "2.0")
                     #expect(payload.notificationUUID == payload.notificationUUID.lowercased())
@@ -143,7 +143,7 @@ import Testing
                         try #require(item["signedPayload"] as? String), as: NotificationPayload.self, root: root,
                         clock: clock)
                     signedDates.append(payload.signedDate)
-                    types.append(payload.notificationType)
+                    types.append(payload.notificationType.rawValue)
                     #expect(
                         (item["sendAttempts"] as? [[String: Any]])?.first?["sendAttemptResult"] as? String == "SUCCESS")
                 }

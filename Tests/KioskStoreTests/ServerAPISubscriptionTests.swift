@@ -146,7 +146,7 @@ import Testing
                 #expect(payloads.count == 1, "one RENEWAL_EXTENDED: the repeated r1 sends nothing")
                 let notification = try await verifiedPayload(
                     try #require(payloads.first), as: NotificationPayload.self, root: root, clock: clock)
-                #expect(notification.notificationType == "RENEWAL_EXTENDED")
+                #expect(notification.notificationType == .renewalExtended)
                 #expect(notification.data?.status == 1)
                 #expect(notification.data?.bundleVersion == "1.0")
                 let notified = try await verifiedPayload(
@@ -222,7 +222,9 @@ import Testing
                 for payload in all {
                     let decoded = try await verifiedPayload(
                         payload, as: NotificationPayload.self, root: root, clock: clock)
-                    kinds.append([decoded.notificationType, decoded.subtype].compactMap { $0 }.joined(separator: "/"))
+                    kinds.append(
+                        [decoded.notificationType.rawValue, decoded.subtype?.rawValue].compactMap { $0 }.joined(
+                            separator: "/"))
                     if let summary = decoded.summary { summaries.append(summary) }
                 }
                 #expect(

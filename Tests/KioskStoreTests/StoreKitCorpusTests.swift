@@ -61,8 +61,8 @@ import Testing
                 (imported.json["created"] as? [String])?.filter { $0.hasPrefix("product:") }.count == products.count)
 
             // What App Store review would refuse keeps the product out of production, with the reason named.
-            if let finding = warnings.first(where: {
-                CatalogValidator.reviewRuleCodes.contains($0["code"] as? String ?? "")
+            if let finding = warnings.first(where: { warning in
+                CatalogValidator.reviewRuleCodes.contains { $0.rawValue == (warning["code"] as? String) }
             }) {
                 let id = try #require(finding["productId"] as? String)
                 let product = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)/products/\(id)")

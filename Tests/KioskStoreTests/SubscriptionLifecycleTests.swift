@@ -104,7 +104,7 @@ import Testing
             #expect(Set(renewals.map(\.originalTransactionId)).count == count, "one renewal per subscription")
             #expect(Set(transactions.map(\.id)).count == 2 * count)
             #expect(Set(transactions.compactMap(\.webOrderLineItemId)).count == 2 * count)
-            #expect(notifications.filter { $0.notificationType == "DID_RENEW" }.count == count)
+            #expect(notifications.filter { $0.notificationType == .didRenew }.count == count)
             #expect(Set(notifications.compactMap(\.transactionId)).isSuperset(of: renewals.map(\.id)))
             #expect(Set(queue.compactMap(\.transactionId)).isSuperset(of: renewals.map(\.id)))
             // Each renewal records what it earned, in its batch: US$0.99 less 30%.
@@ -608,6 +608,9 @@ extension TestStore {
             decoded.append(notification)
         }
         return decoded.enumerated().sorted { ($0.element.signedDate, $0.offset) < ($1.element.signedDate, $1.offset) }
-            .map { [$0.element.notificationType, $0.element.subtype].compactMap { $0 }.joined(separator: "/") }
+            .map {
+                [$0.element.notificationType.rawValue, $0.element.subtype?.rawValue].compactMap { $0 }.joined(
+                    separator: "/")
+            }
     }
 }

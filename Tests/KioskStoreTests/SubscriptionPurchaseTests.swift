@@ -127,8 +127,8 @@ import Testing
                 #expect(first.transactionReason == "PURCHASE")
                 #expect(try await introEligibility() == [Self.monthly: false])
                 var received = try await Self.notifications(receiver, count: 1, store: store, clock: clock)
-                #expect(received.last?.notificationType == "SUBSCRIBED")
-                #expect(received.last?.subtype == "INITIAL_BUY")
+                #expect(received.last?.notificationType == .subscribed)
+                #expect(received.last?.subtype == .initialBuy)
                 #expect(received.last?.data?.status == 1)
                 #expect(received.last?.data?.signedRenewalInfo != nil)
                 let subscribed = try await Self.transaction(
@@ -153,8 +153,8 @@ import Testing
                 #expect(premium.price == 1990)
                 #expect(premium.offerType == nil)
                 received = try await Self.notifications(receiver, count: 2, store: store, clock: clock)
-                #expect(received.last?.notificationType == "DID_CHANGE_RENEWAL_PREF")
-                #expect(received.last?.subtype == "UPGRADE")
+                #expect(received.last?.notificationType == .didChangeRenewalPref)
+                #expect(received.last?.subtype == .upgrade)
                 #expect(
                     try await Self.transaction(received.last?.data?.signedTransactionInfo, store: store, clock: clock)
                         .transactionId == premium.transactionId)
@@ -170,13 +170,13 @@ import Testing
                 #expect(downgrade.json["state"] as? String == "purchased", "\(downgrade.text)")
                 #expect(downgrade.transactionId == premium.transactionId, "a downgrade answers the current period")
                 received = try await Self.notifications(receiver, count: 3, store: store, clock: clock)
-                #expect(received.last?.notificationType == "DID_CHANGE_RENEWAL_PREF")
-                #expect(received.last?.subtype == "DOWNGRADE")
+                #expect(received.last?.notificationType == .didChangeRenewalPref)
+                #expect(received.last?.subtype == .downgrade)
 
                 let revert = try await store.pay(Self.premium, token: token)
                 #expect(revert.transactionId == premium.transactionId, "\(revert.text)")
                 received = try await Self.notifications(receiver, count: 4, store: store, clock: clock)
-                #expect(received.last?.notificationType == "DID_CHANGE_RENEWAL_PREF")
+                #expect(received.last?.notificationType == .didChangeRenewalPref)
                 #expect(received.last?.subtype == nil)
 
                 let statuses = try await store.inApps(
@@ -238,8 +238,8 @@ import Testing
                 let first = try await Self.transaction(Self.signedTransaction(monthly), store: store, clock: clock)
                 #expect(first.offerType == 1)
                 var received = try await Self.notifications(receiver, count: 1, store: store, clock: clock)
-                #expect(received.last?.notificationType == "SUBSCRIBED")
-                #expect(received.last?.subtype == "INITIAL_BUY")
+                #expect(received.last?.notificationType == .subscribed)
+                #expect(received.last?.subtype == .initialBuy)
 
                 let again = try await testBuy(Self.monthly)
                 #expect(again.status == 409, "\(again.text)")
@@ -249,8 +249,8 @@ import Testing
                 let crossgrade = try await testBuy(Self.yearly)
                 #expect(crossgrade.transactionId == first.transactionId, "\(crossgrade.text)")
                 received = try await Self.notifications(receiver, count: 2, store: store, clock: clock)
-                #expect(received.last?.notificationType == "DID_CHANGE_RENEWAL_PREF")
-                #expect(received.last?.subtype == "DOWNGRADE")
+                #expect(received.last?.notificationType == .didChangeRenewalPref)
+                #expect(received.last?.subtype == .downgrade)
 
                 let token = try await store.signIn()
                 for (index, productId) in [TestStore.coins, TestStore.removeAds, Self.season].enumerated() {
@@ -258,7 +258,7 @@ import Testing
                     #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
                     received = try await Self.notifications(receiver, count: 3 + index, store: store, clock: clock)
                     let notification = try #require(received.last)
-                    #expect(notification.notificationType == "ONE_TIME_CHARGE")
+                    #expect(notification.notificationType == .oneTimeCharge)
                     #expect(notification.subtype == nil)
                     #expect(notification.data?.signedRenewalInfo == nil)
                     #expect(notification.data?.status == nil)

@@ -52,7 +52,8 @@ struct VerifyReceiptTests {
         }
     }
 
-    /// Seed 004: production first, then the sandbox on 21007; the reverse answers 21008.
+    /// As Apple's verifyReceipt documentation says: production first, then the sandbox on 21007; the reverse
+    /// answers 21008.
     @Test(arguments: TestDatabase.available)
     func environmentsNeverMix(database: TestDatabase) async throws {
         try await withStore(database) { store in

@@ -134,7 +134,7 @@ struct AccountsCommand: AsyncParsableCommand {
             try await reportingErrors(json: connection.json) {
                 try await refundControl(
                     "refund", app: app, transactionId: transactionId,
-                    body: TestRefundRequest(reason: reason, percentage: percentage), connection: connection)
+                    body: RefundRequest(reason: reason, percentage: percentage), connection: connection)
             }
         }
     }

@@ -209,7 +209,7 @@ extension TextTable {
 extension CLIError {
     /// A `KioskError` as the CLI prints it: message, where, what to do.
     init(_ error: KioskError) {
-        self.init(message: error.message, field: error.field, fix: error.fix, code: error.code)
+        self.init(message: error.message, field: error.field, fix: error.fix, code: error.code.rawValue)
     }
 }
 

@@ -19,7 +19,7 @@ extension TestCommand {
         @Option(help: "Refund this share of the price, 1–100 (prorated); full when left out.") var percentage: Int?
 
         func run() async throws {
-            try await revise(self, "refund", body: TestRefundRequest(reason: reason, percentage: percentage))
+            try await revise(self, "refund", body: RefundRequest(reason: reason, percentage: percentage))
         }
     }
 
@@ -78,8 +78,10 @@ extension TestCommand {
                     let listed = try answer.decode(TestNotificationsResponse.self).notifications
                     if listed.isEmpty { return ["No \(environment) notifications."] }
                     return listed.map { notification in
-                        let type = [notification.notificationType, notification.subtype].compactMap { $0 }
-                            .joined(separator: "/")
+                        let type = [notification.notificationType.rawValue, notification.subtype?.rawValue].compactMap {
+                            $0
+                        }
+                        .joined(separator: "/")
                         let next =
                             notification.nextAttemptDate.map {
                                 ", next attempt "

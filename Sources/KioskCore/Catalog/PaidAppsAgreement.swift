@@ -2,8 +2,8 @@ import Foundation
 
 /// The Paid Apps agreement of the store's developer, with the business details App Store Connect's "Agreements,
 /// Tax, and Banking" page asks for. Until the terms are accepted *and* a legal entity, a bank account and tax
-/// information are on file, the agreement is pending and no product is available to clients: seed 002's "zero
-/// products" pitfall.
+/// information are on file, the agreement is pending and no product is available to clients: the classic
+/// "zero products" pitfall.
 public struct PaidAppsAgreement: Codable, Sendable, Hashable {
     public enum Status: String, Codable, Sendable, Hashable {
         case pending

@@ -1,7 +1,7 @@
 /// The built-in price tiers 1–20 of the console, in every storefront's currency.
 ///
 /// Before 2023 App Store Connect priced a product by choosing one tier, which Apple converted into a fixed price
-/// per currency (seed 004: tier 1 is ¥6 in China, HK$8 in Hong Kong, US$0.99 in the United States). Apple changed
+/// per currency (e.g. tier 1 was ¥6 in China, HK$8 in Hong Kong, US$0.99 in the United States). Apple changed
 /// those tables with exchange rates and taxes and they were never published in a stable form, so Kiosk ships its
 /// own, fixed table:
 ///
@@ -81,7 +81,7 @@ public enum PriceTable {
         "DKK": Rule(step: 800, charm: 0),  // 8 kr, 16 kr, …
         "EGP": Rule(step: 1500, charm: 1),  // E£14.99, E£29.99, …
         "GBP": Rule(step: 100, charm: 1),  // £0.99, £1.99, …
-        "HKD": Rule(step: 800, charm: 0),  // HK$8, HK$16, … (seed 004: tier 1 is HK$8)
+        "HKD": Rule(step: 800, charm: 0),  // HK$8, HK$16, … (Apple's tier 1 was HK$8)
         "HUF": Rule(step: 30_000, charm: 100),  // 299 Ft, 599 Ft, …
         "IDR": Rule(step: 15_000, charm: 0),  // Rp 15.000, Rp 30.000, … (counted in whole rupiah)
         "ILS": Rule(step: 400, charm: 10),  // ₪3.90, ₪7.90, …

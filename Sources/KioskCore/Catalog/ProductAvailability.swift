@@ -1,6 +1,6 @@
 /// Whether clients can see and buy a product in one storefront and environment, with every reason they cannot.
 ///
-/// This is the console's answer to "why does my products request return zero products?" (seed 002: the Paid Apps
+/// This is the console's answer to "why does my products request return zero products?" (often: the Paid Apps
 /// agreement was not complete). A product is available only when it is not deleted, belongs to the app, is cleared
 /// for sale, has complete metadata, (in production) has nothing App Store review would refuse, is in a review state the environment accepts (production: Approved; sandbox:
 /// Ready to Submit, Waiting for Review or Approved, as at Apple), is not removed from sale, the Paid Apps agreement

@@ -33,8 +33,8 @@ extension ReviewState {
         }
         return .failure(
             KioskError(
-                .conflict, code: "invalid_review_transition",
-                message: "A product in state \(displayName) (\(rawValue)) cannot take the event \(event.rawValue); "
+                .invalidReviewTransition,
+                "A product in state \(displayName) (\(rawValue)) cannot take the event \(event.rawValue); "
                     + "allowed: \(allowed.joined(separator: ", ")).",
                 field: "reviewState", fix: fix))
     }

@@ -1,7 +1,8 @@
 extension Storefront {
     /// Every storefront Kiosk knows, ordered by code.
     ///
-    /// The alpha-3 codes and Apple storefront ids of apple-protocols.md §8.2 are all here; the others are Apple's
+    /// The main storefronts' alpha-3 codes and ids (`storefront` / `storefrontId` in Apple's signed transactions)
+    /// are all here; the others are Apple's
     /// long-published iTunes storefront ids (the `X-Apple-Store-Front` values). Currencies are the ones the App Store
     /// charges in, with ISO 4217 minor-unit exponents, except IDR (see `Currency.idr`). Euro countries share EUR.
     public static let all: [Storefront] = [

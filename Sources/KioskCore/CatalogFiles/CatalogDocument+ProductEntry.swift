@@ -146,8 +146,8 @@ extension CatalogDocument {
         ) throws(KioskError) -> SubscriptionMembership? {
             guard let subscription else { return nil }
             guard let id = groupId(subscription.group) else {
-                throw KioskError.invalid(
-                    "unknown_subscription_group",
+                throw KioskError(
+                    .unknownSubscriptionGroup,
                     "Product '\(productId)' names subscription group '\(subscription.group)', which does not exist.",
                     field: "subscription.group", fix: "Create the group first or correct its reference name.")
             }

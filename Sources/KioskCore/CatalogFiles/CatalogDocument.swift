@@ -18,7 +18,7 @@ public struct CatalogDocument: Codable, Sendable, Equatable {
     /// The only version this build reads and writes.
     public static let currentVersion = 1
     /// The `code` of every error about a malformed catalog file.
-    public static let errorCode = "invalid_catalog_file"
+    public static let errorCode = ErrorCode.invalidCatalogFile
 
     /// The app the catalog belongs to.
     public var app: AppEntry
@@ -150,7 +150,7 @@ public struct CatalogDocument: Codable, Sendable, Equatable {
         var groupNames = Set<String>()
         for (index, group) in subscriptionGroups.enumerated() where !groupNames.insert(group.referenceName).inserted {
             errors.append(
-                KioskError.invalid(
+                KioskError(
                     Self.errorCode, "Subscription group '\(group.referenceName)' appears more than once.",
                     field: "subscriptionGroups[\(index)].referenceName",
                     fix: "Give each group a distinct reference name."))
@@ -159,11 +159,11 @@ public struct CatalogDocument: Codable, Sendable, Equatable {
         for (index, product) in products.enumerated() {
             var error: KioskError?
             if !productIds.insert(product.productId).inserted {
-                error = KioskError.invalid(
+                error = KioskError(
                     Self.errorCode, "Product '\(product.productId)' appears more than once.",
                     field: "products[\(index)].productId", fix: "Keep one entry per product id.")
             } else if let membership = product.subscription, !groupNames.contains(membership.group) {
-                error = KioskError.invalid(
+                error = KioskError(
                     Self.errorCode,
                     "Product '\(product.productId)' names subscription group '\(membership.group)', "
                         + "which is not in the file.",

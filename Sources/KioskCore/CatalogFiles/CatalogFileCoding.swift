@@ -57,10 +57,10 @@ package enum CatalogFileCoding {
     /// Decodes `type` from `data`, turning every failure into a `KioskError` with `code` that names the
     /// JSON path of the problem, or the line and column of a syntax error.
     package static func decode<Value: Decodable>(
-        _ type: Value.Type, from data: Data, code: String, fileKind: String, fix: String
+        _ type: Value.Type, from data: Data, code: ErrorCode, fileKind: String, fix: String
     ) throws(KioskError) -> Value {
         if let failure = JSONSyntaxCheck.firstFailure(in: Array(data)) {
-            throw KioskError.invalid(
+            throw KioskError(
                 code, "The \(fileKind) is not valid JSON: \(failure.message).",
                 field: "line \(failure.line), column \(failure.column)", fix: "Correct the JSON syntax there.")
         }
@@ -73,15 +73,15 @@ package enum CatalogFileCoding {
         } catch let error as KioskError {
             throw error
         } catch {
-            throw KioskError.invalid(code, "The \(fileKind) could not be read: \(error).", fix: fix)
+            throw KioskError(code, "The \(fileKind) could not be read: \(error).", fix: fix)
         }
     }
 
     /// Translates an unknown key into a `KioskError` whose `field` is its JSON path.
-    static func kioskError(_ unknown: StrictJSONDecoding.UnknownKey, code: String, fileKind: String, fix: String)
+    static func kioskError(_ unknown: StrictJSONDecoding.UnknownKey, code: ErrorCode, fileKind: String, fix: String)
         -> KioskError
     {
-        KioskError.invalid(
+        KioskError(
             code,
             "Invalid value in the \(fileKind): unknown key '\(unknown.key)' (known keys here: "
                 + "\(unknown.accepted.joined(separator: ", "))).",
@@ -89,26 +89,26 @@ package enum CatalogFileCoding {
     }
 
     /// Translates a `DecodingError` into a `KioskError` whose `field` is the JSON path of the problem.
-    static func kioskError(_ error: DecodingError, code: String, fileKind: String, fix: String) -> KioskError {
+    static func kioskError(_ error: DecodingError, code: ErrorCode, fileKind: String, fix: String) -> KioskError {
         switch error {
         case .typeMismatch(let type, let context):
-            return KioskError.invalid(
+            return KioskError(
                 code, "Wrong type in the \(fileKind): expected \(describe(type)).", field: path(context.codingPath),
                 fix: fix)
         case .valueNotFound(let type, let context):
-            return KioskError.invalid(
+            return KioskError(
                 code, "Missing value in the \(fileKind): expected \(describe(type)) but found null.",
                 field: path(context.codingPath), fix: fix)
         case .keyNotFound(let key, let context):
-            return KioskError.invalid(
+            return KioskError(
                 code, "The \(fileKind) lacks the required key '\(key.stringValue)'.",
                 field: path(context.codingPath + [key]), fix: "Add '\(key.stringValue)'. \(fix)")
         case .dataCorrupted(let context):
-            return KioskError.invalid(
+            return KioskError(
                 code, "Invalid value in the \(fileKind): \(context.debugDescription).", field: path(context.codingPath),
                 fix: fix)
         @unknown default:
-            return KioskError.invalid(code, "The \(fileKind) could not be read: \(error).", fix: fix)
+            return KioskError(code, "The \(fileKind) could not be read: \(error).", fix: fix)
         }
     }
 

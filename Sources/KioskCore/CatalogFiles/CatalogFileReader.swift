@@ -32,16 +32,16 @@ public struct CatalogFileWarning: Codable, Sendable, Hashable, CustomStringConve
 /// What reading a catalog file found besides its content: every error and every warning, each with its path in
 /// the user's file. A reader goes on after a problem, so one import reports them all.
 final class CatalogFileLog {
-    let errorCode: String
+    let errorCode: ErrorCode
     private(set) var errors: [KioskError] = []
     private(set) var warnings: [CatalogFileWarning] = []
 
-    init(errorCode: String) {
+    init(errorCode: ErrorCode) {
         self.errorCode = errorCode
     }
 
     func error(_ message: String, at path: String, productId: String?, fix: String) {
-        var error = KioskError.invalid(errorCode, message, field: path, fix: fix)
+        var error = KioskError(errorCode, message, field: path, fix: fix)
         error.productId = productId
         errors.append(error)
     }
@@ -235,16 +235,16 @@ struct FileNode {
 
 extension CatalogFileLog {
     /// Parses `data` as JSON for `fileKind`; broken syntax is an error naming the line and column.
-    static func parse(_ data: Data, errorCode: String, fileKind: String) throws(KioskError) -> JSONValue {
+    static func parse(_ data: Data, errorCode: ErrorCode, fileKind: String) throws(KioskError) -> JSONValue {
         if let failure = JSONSyntaxCheck.firstFailure(in: Array(data)) {
-            throw KioskError.invalid(
+            throw KioskError(
                 errorCode, "The \(fileKind) is not valid JSON: \(failure.message).",
                 field: "line \(failure.line), column \(failure.column)", fix: "Correct the JSON syntax there.")
         }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw KioskError.invalid(
+            throw KioskError(
                 errorCode, "The \(fileKind) could not be read: \(error).", fix: "Save it again as UTF-8 JSON.")
         }
     }

@@ -119,7 +119,7 @@ extension StoreKitConfiguration {
     ]
 
     static func invalid(_ message: String, field: String, fix: String) -> KioskError {
-        KioskError.invalid(errorCode, message, field: field, fix: fix)
+        KioskError(errorCode, message, field: field, fix: fix)
     }
 
     /// Version 5's name of the ordinary plan, the one Kiosk models and charges.

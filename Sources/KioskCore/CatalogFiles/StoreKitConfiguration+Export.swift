@@ -199,8 +199,8 @@ extension StoreKitConfiguration {
     }
 
     private static func exportError(_ message: String, field: String) -> KioskError {
-        KioskError.invalid(
-            "storekit_export_failed", message, field: field,
+        KioskError(
+            .storekitExportFailed, message, field: field,
             fix: "Complete the product (price, group, duration), or export for a storefront where it has a price "
                 + "(`kiosk catalog export --format storekit --storefront FIN`).")
     }

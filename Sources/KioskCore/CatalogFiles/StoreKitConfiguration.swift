@@ -16,7 +16,7 @@ import Foundation
 /// ```
 public struct StoreKitConfiguration: Sendable, Equatable {
     /// The `code` of every error about a malformed `.storekit` file.
-    public static let errorCode = "invalid_storekit_file"
+    public static let errorCode = ErrorCode.invalidStorekitFile
     /// The format version this build writes: the newest whose structure real Xcode files show without
     /// billing plans (version 5 adds monthly-commitment billing plans, which Kiosk does not model).
     public static let writtenVersion = Version(major: 4, minor: 0)

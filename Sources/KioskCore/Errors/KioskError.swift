@@ -21,9 +21,10 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
         case unavailable
     }
 
-    public var kind: Kind
-    /// Stable machine-readable code, snake_case, e.g. `duplicate_bundle_id`.
-    public var code: String
+    /// Stable and machine-readable (`duplicate_bundle_id` on the wire); every code is listed in ``ErrorCode``.
+    public var code: ErrorCode
+    /// The class of failure, which the code decides.
+    public var kind: Kind { code.kind }
     public var message: String
     /// Where the problem is: a JSON path (`products[2].localizations`), a field name, or a file line.
     public var field: String?
@@ -45,9 +46,8 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(
-        _ kind: Kind, code: String, message: String, field: String? = nil, fix: String? = nil, storeKitCode: Int? = nil
+        _ code: ErrorCode, _ message: String, field: String? = nil, fix: String? = nil, storeKitCode: Int? = nil
     ) {
-        self.kind = kind
         self.code = code
         self.message = message
         self.field = field
@@ -62,23 +62,11 @@ public struct KioskError: Error, Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
-    public static func invalid(_ code: String, _ message: String, field: String? = nil, fix: String? = nil) -> Self {
-        KioskError(.invalidInput, code: code, message: message, field: field, fix: fix)
-    }
-
-    public static func notFound(_ code: String, _ message: String, field: String? = nil, fix: String? = nil) -> Self {
-        KioskError(.notFound, code: code, message: message, field: field, fix: fix)
-    }
-
     /// The first of `errors`, carrying the others as `additional`; nil when there are none.
     public static func combined(_ errors: [KioskError]) -> KioskError? {
         guard var first = errors.first else { return nil }
         first.additional = first.additional + errors.dropFirst().flatMap(\.all)
         return first
-    }
-
-    public static func conflict(_ code: String, _ message: String, field: String? = nil, fix: String? = nil) -> Self {
-        KioskError(.conflict, code: code, message: message, field: field, fix: fix)
     }
 }
 

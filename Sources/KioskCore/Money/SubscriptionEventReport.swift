@@ -8,8 +8,8 @@ public enum SubscriptionEventReport {
     /// One lifecycle event, with what its row needs of the subscription it concerns.
     public struct Occurrence: Sendable {
         public var date: Date
-        public var notificationType: String
-        public var subtype: String?
+        public var notificationType: NotificationType
+        public var subtype: NotificationSubtype?
         public var appName: String
         public var appAppleId: Int64
         public var subscriptionName: String
@@ -29,7 +29,8 @@ public enum SubscriptionEventReport {
         public var storefront: String
 
         public init(
-            date: Date, notificationType: String, subtype: String?, appName: String, appAppleId: Int64,
+            date: Date, notificationType: NotificationType, subtype: NotificationSubtype?, appName: String,
+            appAppleId: Int64,
             subscriptionName: String, subscriptionAppleId: UInt32, groupId: Int64, duration: SubscriptionDuration?,
             offer: AppliedOffer?, previousOffer: AppliedOffer?, offerName: String?, proceedsReason: String?,
             consecutivePaidPeriods: Int, originalStartDate: Date, storefront: String
@@ -67,9 +68,9 @@ public enum SubscriptionEventReport {
     /// notifications that are no subscription event (a one-time charge, a consumption request, a test).
     public static func event(_ occurrence: Occurrence) -> (name: String, cancellationReason: String)? {
         switch (occurrence.notificationType, occurrence.subtype) {
-        case ("SUBSCRIBED", "RESUBSCRIBE"):
+        case (.subscribed, .resubscribe):
             return ("Reactivate", "")
-        case ("SUBSCRIBED", _):
+        case (.subscribed, _):
             // Apple names starts with an introductory offer or an offer code; any other start is a Subscribe, its
             // offer in the offer columns.
             switch occurrence.offer?.type {
@@ -77,29 +78,29 @@ public enum SubscriptionEventReport {
             case .offerCode: return ("Start Offer Code", "")
             case .promotional, .winBack, nil: return ("Subscribe", "")
             }
-        case ("DID_RENEW", "BILLING_RECOVERY"):
+        case (.didRenew, .billingRecovery):
             return ("Renewal from Billing Retry", "")
-        case ("DID_RENEW", _):
+        case (.didRenew, _):
             let converted = occurrence.previousOffer?.type == .introductory && occurrence.offer == nil
             return (converted ? "Paid Subscription from Introductory Offer" : "Renew", "")
-        case ("DID_FAIL_TO_RENEW", _):
+        case (.didFailToRenew, _):
             let fromOffer = occurrence.offer?.type == .introductory
             return (fromOffer ? "Billing Retry from Introductory Offer" : "Billing Retry from Paid Subscription", "")
-        case ("EXPIRED", "BILLING_RETRY"):
+        case (.expired, .billingRetry):
             return ("Canceled from Billing Retry", "Billing issue")
-        case ("EXPIRED", "PRICE_INCREASE"):
+        case (.expired, .priceIncrease):
             return ("Cancel", "Price increase")
-        case ("EXPIRED", "PRODUCT_NOT_FOR_SALE"):
+        case (.expired, .productNotForSale):
             return ("Cancel", "Removed from Sale")
-        case ("EXPIRED", "VOLUNTARY"):
+        case (.expired, .voluntary):
             return ("Cancel", "Canceled")
-        case ("EXPIRED", _):
+        case (.expired, _):
             return ("Cancel", "Other")
-        case ("DID_CHANGE_RENEWAL_PREF", "UPGRADE"):
+        case (.didChangeRenewalPref, .upgrade):
             return ("Upgrade", "")
-        case ("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE"):
+        case (.didChangeRenewalPref, .downgrade):
             return ("Downgrade", "")
-        case ("REFUND", _):
+        case (.refund, _):
             return ("Refund", "")
         default:
             return nil

@@ -19,14 +19,14 @@ public struct Payment: Codable, Sendable, Hashable, Identifiable {
     public var transactionId: Int64?
     /// `SKError.Code` raw value and Kiosk's code, set when `failed`.
     public var errorCode: Int?
-    public var errorReason: String?
+    public var errorReason: ErrorCode?
     public var createdAt: Date
     public var updatedAt: Date
 
     public init(
         id: UUID, environment: StoreEnvironment, accountId: UUID, appId: App.ID, idempotencyKey: String?,
         productId: String, quantity: Int, applicationUsername: String?, appAccountToken: UUID?, state: PaymentState,
-        transactionId: Int64? = nil, errorCode: Int? = nil, errorReason: String? = nil, createdAt: Date,
+        transactionId: Int64? = nil, errorCode: Int? = nil, errorReason: ErrorCode? = nil, createdAt: Date,
         updatedAt: Date
     ) {
         self.id = id

@@ -19,8 +19,8 @@ public struct ServerNotification: Codable, Sendable, Hashable {
     public var uuid: String
     public var environment: StoreEnvironment
     public var appId: App.ID
-    public var notificationType: String
-    public var subtype: String?
+    public var notificationType: NotificationType
+    public var subtype: NotificationSubtype?
     /// The transaction the notification is about, if any.
     public var transactionId: Int64?
     public var originalTransactionId: Int64?
@@ -35,7 +35,8 @@ public struct ServerNotification: Codable, Sendable, Hashable {
     public var createdAt: Date
 
     public init(
-        uuid: String, environment: StoreEnvironment, appId: App.ID, notificationType: String, subtype: String?,
+        uuid: String, environment: StoreEnvironment, appId: App.ID, notificationType: NotificationType,
+        subtype: NotificationSubtype?,
         transactionId: Int64?, originalTransactionId: Int64?, signedPayload: String, testToken: String?,
         state: State, nextAttemptAt: Date? = nil, attemptCount: Int = 0, createdAt: Date
     ) {
@@ -167,8 +168,8 @@ public struct NotificationHistoryQuery: Sendable, Hashable {
     public var appId: App.ID
     public var start: Date
     public var end: Date
-    public var notificationType: String?
-    public var subtype: String?
+    public var notificationType: NotificationType?
+    public var subtype: NotificationSubtype?
     /// Only notifications about this subscription or purchase (their original transaction id).
     public var originalTransactionId: Int64?
     /// Only notifications not (yet) delivered.
@@ -177,8 +178,8 @@ public struct NotificationHistoryQuery: Sendable, Hashable {
     public var limit: Int
 
     public init(
-        environment: StoreEnvironment, appId: App.ID, start: Date, end: Date, notificationType: String?,
-        subtype: String?, originalTransactionId: Int64?, onlyFailures: Bool, after: Cursor?, limit: Int
+        environment: StoreEnvironment, appId: App.ID, start: Date, end: Date, notificationType: NotificationType?,
+        subtype: NotificationSubtype?, originalTransactionId: Int64?, onlyFailures: Bool, after: Cursor?, limit: Int
     ) {
         self.environment = environment
         self.appId = appId

@@ -147,7 +147,7 @@ public struct QueueRecord: Codable, Sendable, Hashable {
     /// For `restored`: the new identifier the client sees for this restore.
     public var restoreTransactionId: Int64?
     public var errorCode: Int?
-    public var errorReason: String?
+    public var errorReason: ErrorCode?
     public var createdAt: Date
     /// Nil until the client finishes the entry; `deferred` entries are born finished (nothing to finish).
     public var finishedAt: Date?
@@ -155,7 +155,7 @@ public struct QueueRecord: Codable, Sendable, Hashable {
     public init(
         sequence: Int64, environment: StoreEnvironment, accountId: UUID, appId: App.ID, state: State, paymentId: UUID?,
         productId: String, quantity: Int, transactionId: Int64? = nil, restoreTransactionId: Int64? = nil,
-        errorCode: Int? = nil, errorReason: String? = nil, createdAt: Date, finishedAt: Date? = nil
+        errorCode: Int? = nil, errorReason: ErrorCode? = nil, createdAt: Date, finishedAt: Date? = nil
     ) {
         self.sequence = sequence
         self.environment = environment

@@ -68,8 +68,8 @@ public struct OfferCode: Codable, Sendable, Hashable {
         var errors: [KioskError] = []
         if referenceName.trimmingCharacters(in: .whitespaces).isEmpty || referenceName.count > 64 {
             errors.append(
-                .invalid(
-                    "invalid_reference_name", "The offer's reference name must be 1–64 characters.",
+                KioskError(
+                    .invalidReferenceName, "The offer's reference name must be 1–64 characters.",
                     field: "referenceName", fix: "Name the offer, e.g. \"Spring 2026 free month\"."))
         }
         // The catalog rules name fields under a prefix ("offer.period"); a code request has them at the top level.

@@ -20,10 +20,10 @@ public enum SubscriptionMove: Sendable, Hashable {
 
     /// Apple's `DID_CHANGE_RENEWAL_PREF` subtype: `UPGRADE` for moves that take effect now, `DOWNGRADE` for the
     /// others.
-    public var notificationSubtype: String {
+    public var notificationSubtype: NotificationSubtype {
         switch self {
-        case .immediate: "UPGRADE"
-        case .atNextRenewal: "DOWNGRADE"
+        case .immediate: .upgrade
+        case .atNextRenewal: .downgrade
         }
     }
 }

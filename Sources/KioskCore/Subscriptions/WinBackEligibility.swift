@@ -67,7 +67,7 @@ public struct WinBackHistory: Sendable, Hashable {
 
 /// Why an account may not redeem a win-back offer now: a stable code and a sentence for the customer's developer.
 public struct WinBackRefusal: Error, Sendable, Hashable {
-    public var code: String
+    public var code: ErrorCode
     public var message: String
 }
 
@@ -80,42 +80,42 @@ extension WinBackOffer {
         let months = { (since: Date) in WinBackHistory.monthsElapsed(from: since, to: now, environment: environment) }
         if !isActive(at: now) {
             return WinBackRefusal(
-                code: "win_back_offer_inactive", message: "The win-back offer '\(identifier)' is not running now.")
+                code: .winBackOfferInactive, message: "The win-back offer '\(identifier)' is not running now.")
         }
         if history.isSubscribed {
             return WinBackRefusal(
-                code: "win_back_still_subscribed",
+                code: .winBackStillSubscribed,
                 message: "Win-back offers are for customers whose subscription in the group ended; this account "
                     + "is still subscribed.")
         }
         if history.paidMonths < paidSubscriptionDurationInMonths {
             return WinBackRefusal(
-                code: "win_back_paid_too_little",
+                code: .winBackPaidTooLittle,
                 message: "The win-back offer '\(identifier)' needs \(paidSubscriptionDurationInMonths) paid month(s) "
                     + "in the group; this account paid for \(history.paidMonths).")
         }
         let range = timeSinceLastSubscribedInMonths
         guard let ended = history.lastEndedAt else {
             return WinBackRefusal(
-                code: "win_back_nothing_ended",
+                code: .winBackNothingEnded,
                 message: "This account has no ended subscription in the group to win back.")
         }
         let since = months(ended)
         if since < range.minimum {
             return WinBackRefusal(
-                code: "win_back_too_soon",
+                code: .winBackTooSoon,
                 message: "The win-back offer '\(identifier)' is for subscriptions that ended at least "
                     + "\(range.minimum) month(s) ago; this account's ended \(since) month(s) ago.")
         }
         if let maximum = range.maximum, since > maximum {
             return WinBackRefusal(
-                code: "win_back_too_late",
+                code: .winBackTooLate,
                 message: "The win-back offer '\(identifier)' is for subscriptions that ended at most \(maximum) "
                     + "month(s) ago; this account's ended \(since) month(s) ago.")
         }
         if let wait = waitBetweenOffersInMonths, let last = history.lastWinBackAt, months(last) < wait {
             return WinBackRefusal(
-                code: "win_back_wait_between_offers",
+                code: .winBackWaitBetweenOffers,
                 message: "This account redeemed a win-back offer in the group \(months(last)) month(s) ago; the "
                     + "offer '\(identifier)' needs \(wait) month(s) between offers.")
         }

@@ -13,16 +13,16 @@ extension CatalogValidator {
     public static func validatePassword(_ password: String, field: String = "password") -> [KioskError] {
         if password.count < passwordMinLength {
             return [
-                .invalid(
-                    "password_too_short",
+                KioskError(
+                    .passwordTooShort,
                     "The password has \(password.count) characters; at least \(passwordMinLength) are required.",
                     field: field, fix: "Choose a password of \(passwordMinLength) or more characters.")
             ]
         }
         if password.unicodeScalars.count > passwordMaxLength {
             return [
-                .invalid(
-                    "password_too_long", "The password is longer than \(passwordMaxLength) characters.", field: field,
+                KioskError(
+                    .passwordTooLong, "The password is longer than \(passwordMaxLength) characters.", field: field,
                     fix: "Choose a password of \(passwordMinLength)–\(passwordMaxLength) characters.")
             ]
         }
@@ -35,7 +35,7 @@ extension CatalogValidator {
     public static func validateEmail(_ email: String, field: String = "email") -> [KioskError] {
         let fix = "Give an address such as tester@example.com; it need not exist, but must look like one."
         func problem(_ why: String) -> [KioskError] {
-            [.invalid("invalid_email", "'\(email)' is not a valid email address: \(why).", field: field, fix: fix)]
+            [KioskError(.invalidEmail, "'\(email)' is not a valid email address: \(why).", field: field, fix: fix)]
         }
         if email.isEmpty { return problem("it is empty") }
         if email.count > emailMaxLength { return problem("it is longer than \(emailMaxLength) characters") }
@@ -70,8 +70,8 @@ extension CatalogValidator {
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {
             return [
-                .invalid(
-                    "invalid_notification_url", "'\(text)' is not an absolute http or https URL.", field: field,
+                KioskError(
+                    .invalidNotificationUrl, "'\(text)' is not an absolute http or https URL.", field: field,
                     fix: "Give a full URL such as https://example.com/apple/notifications.")
             ]
         }

@@ -11,8 +11,8 @@ extension CatalogValidator {
     public static func legalEntity(name: String, country: String) throws -> LegalEntity {
         let name = try businessName(name, field: "legalEntity.name")
         guard let storefront = Storefront.named(country.uppercased()) else {
-            throw KioskError.invalid(
-                "unknown_country", "'\(country.prefix(16))' is not a country Kiosk has a storefront for.",
+            throw KioskError(
+                .unknownCountry, "'\(country.prefix(16))' is not a country Kiosk has a storefront for.",
                 field: "legalEntity.country", fix: "Give a three-letter code such as USA, GBR or JPN.")
         }
         return LegalEntity(name: name, country: storefront.code)
@@ -28,8 +28,8 @@ extension CatalogValidator {
         let number = try bankAccountNumber(accountNumber)
         let currencies = Set(Storefront.all.map(\.currency.code))
         guard currencies.contains(currency.uppercased()) else {
-            throw KioskError.invalid(
-                "unknown_currency", "'\(currency.prefix(8))' is not a currency of any storefront.",
+            throw KioskError(
+                .unknownCurrency, "'\(currency.prefix(8))' is not a currency of any storefront.",
                 field: "bankAccount.currency", fix: "Give an ISO 4217 code such as USD, EUR or GBP.")
         }
         return BankAccount(
@@ -40,15 +40,15 @@ extension CatalogValidator {
     /// only the last four characters are kept.
     public static func taxInformation(form: String, taxId: String) throws -> TaxInformation {
         guard let form = TaxInformation.Form(rawValue: form.uppercased()) else {
-            throw KioskError.invalid(
-                "unknown_tax_form", "'\(form.prefix(16))' is not a tax form App Store Connect asks for.",
+            throw KioskError(
+                .unknownTaxForm, "'\(form.prefix(16))' is not a tax form App Store Connect asks for.",
                 field: "taxInformation.form",
                 fix: "Give W-9 (a United States person), W-8BEN (another individual) or W-8BEN-E (another company).")
         }
         let id = taxId.filter { $0 != "-" && $0 != " " }
         guard (4...20).contains(id.count), id.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit }) else {
-            throw KioskError.invalid(
-                "invalid_tax_id", "A taxpayer identification number is 4–20 letters and digits (hyphens allowed).",
+            throw KioskError(
+                .invalidTaxId, "A taxpayer identification number is 4–20 letters and digits (hyphens allowed).",
                 field: "taxInformation.taxId", fix: "Give the number on the tax form, such as 12-3456789.")
         }
         return TaxInformation(form: form, taxIdEnding: String(id.uppercased().suffix(4)))
@@ -58,8 +58,8 @@ extension CatalogValidator {
     public static func validateTaxForm(_ tax: TaxInformation, for entity: LegalEntity) throws {
         let inUnitedStates = entity.country == "USA"
         guard (tax.form == .w9) != inUnitedStates else { return }
-        throw KioskError.invalid(
-            "tax_form_mismatch",
+        throw KioskError(
+            .taxFormMismatch,
             inUnitedStates
                 ? "A legal entity in the United States files form W-9, not \(tax.form.rawValue)."
                 : "Form W-9 is for United States persons; \(entity.name) is in \(entity.country).",
@@ -72,8 +72,8 @@ extension CatalogValidator {
         guard !trimmed.isEmpty, trimmed.count <= businessNameMaxLength,
             !trimmed.unicodeScalars.contains(where: \.isControl)
         else {
-            throw KioskError.invalid(
-                "invalid_name", "A name is 1–\(businessNameMaxLength) characters without control characters.",
+            throw KioskError(
+                .invalidName, "A name is 1–\(businessNameMaxLength) characters without control characters.",
                 field: field, fix: "Give the name as it appears on the tax form or bank statement.")
         }
         return trimmed
@@ -83,14 +83,14 @@ extension CatalogValidator {
     private static func bankAccountNumber(_ text: String) throws -> String {
         let number = text.filter { $0 != " " && $0 != "-" }.uppercased()
         guard (4...34).contains(number.count), number.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit }) else {
-            throw KioskError.invalid(
-                "invalid_account_number", "An account number is 4–34 letters and digits (spaces and hyphens allowed).",
+            throw KioskError(
+                .invalidAccountNumber, "An account number is 4–34 letters and digits (spaces and hyphens allowed).",
                 field: "bankAccount.accountNumber", fix: "Give the IBAN or the account number as the bank writes it.")
         }
         let looksLikeIBAN = number.prefix(2).allSatisfy(\.isASCIILetter)
         if looksLikeIBAN && !hasValidIBANCheckDigits(number) {
-            throw KioskError.invalid(
-                "invalid_iban", "The IBAN's check digits do not match: a character is mistyped.",
+            throw KioskError(
+                .invalidIban, "The IBAN's check digits do not match: a character is mistyped.",
                 field: "bankAccount.accountNumber", fix: "Copy the IBAN again from the bank's statement.")
         }
         return number

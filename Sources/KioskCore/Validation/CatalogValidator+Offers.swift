@@ -24,8 +24,8 @@ extension CatalogValidator {
         ]
         if product.type != .autoRenewable, let (path, _) = offerLists.first(where: { !$0.1 }) {
             errors.append(
-                .invalid(
-                    "offers_require_auto_renewable",
+                KioskError(
+                    .offersRequireAutoRenewable,
                     "Introductory, promotional and win-back offers exist only on auto-renewable subscriptions, "
                         + "not on \(product.type.appleName) products.",
                     field: "\(field).\(path)", fix: "Remove the offers, or make the product auto-renewable."))
@@ -40,8 +40,8 @@ extension CatalogValidator {
             if let code = offer.storefront {
                 guard let storefront = Storefront.named(code) else {
                     errors.append(
-                        .invalid(
-                            "unknown_storefront", "'\(code)' is not a storefront Kiosk knows.",
+                        KioskError(
+                            .unknownStorefront, "'\(code)' is not a storefront Kiosk knows.",
                             field: "\(path).storefront",
                             fix: "Use an alpha-3 storefront code such as USA, or none for every storefront."))
                     continue
@@ -54,8 +54,8 @@ extension CatalogValidator {
             if let clash {
                 let scope = key == "*" ? "every storefront" : key
                 errors.append(
-                    .invalid(
-                        "duplicate_introductory_offer",
+                    KioskError(
+                        .duplicateIntroductoryOffer,
                         "Two introductory offers apply to \(scope) (this one and introductoryOffers[\(clash)]).",
                         field: "\(path).storefront",
                         fix: "Keep one introductory offer per storefront; an offer without a storefront covers all."))
@@ -69,8 +69,8 @@ extension CatalogValidator {
             errors += validateProductId(offer.identifier, field: "\(path).identifier", what: "offer identifier")
             if let first = identifiersSeen[offer.identifier] {
                 errors.append(
-                    .invalid(
-                        "duplicate_offer_identifier",
+                    KioskError(
+                        .duplicateOfferIdentifier,
                         "The offer identifier '\(offer.identifier)' is also used by promotionalOffers[\(first)].",
                         field: "\(path).identifier",
                         fix: "Give each promotional offer of a product its own identifier."))
@@ -100,8 +100,8 @@ extension CatalogValidator {
             errors += validateProductId(offer.identifier, field: "\(path).identifier", what: "offer identifier")
             if let first = identifiersSeen[offer.identifier] {
                 errors.append(
-                    .invalid(
-                        "duplicate_offer_identifier",
+                    KioskError(
+                        .duplicateOfferIdentifier,
                         "The offer identifier '\(offer.identifier)' is also used by \(first).",
                         field: "\(path).identifier",
                         fix: "Give each promotional and win-back offer of a product its own identifier."))
@@ -121,14 +121,14 @@ extension CatalogValidator {
             ]
             for case let (key, value?, meaning) in months where !(1...winBackMaxMonths).contains(value) {
                 errors.append(
-                    .invalid(
-                        "invalid_win_back_months", "\(value) is not a number of months \(meaning) Kiosk accepts.",
+                    KioskError(
+                        .invalidWinBackMonths, "\(value) is not a number of months \(meaning) Kiosk accepts.",
                         field: "\(path).\(key)", fix: "Give 1–\(winBackMaxMonths) months."))
             }
             if let maximum = range.maximum, maximum < range.minimum {
                 errors.append(
-                    .invalid(
-                        "invalid_win_back_months",
+                    KioskError(
+                        .invalidWinBackMonths,
                         "The maximum time since last subscribed (\(maximum) months) is below its minimum "
                             + "(\(range.minimum)).",
                         field: "\(path).timeSinceLastSubscribedInMonths.maximum",
@@ -136,8 +136,8 @@ extension CatalogValidator {
             }
             if let start = offer.startDate, let end = offer.endDate, end <= start {
                 errors.append(
-                    .invalid(
-                        "invalid_offer_dates", "The win-back offer ends before it starts.",
+                    KioskError(
+                        .invalidOfferDates, "The win-back offer ends before it starts.",
                         field: "\(path).endDate", fix: "Give an end date after the start date, or none."))
             }
         }
@@ -153,8 +153,8 @@ extension CatalogValidator {
         let maxCount = offerPeriodMaxCount[period.unit] ?? 1
         if !(1...maxCount).contains(period.count) {
             errors.append(
-                .invalid(
-                    "invalid_offer_period", "The offer period \(period.iso8601) is out of range.",
+                KioskError(
+                    .invalidOfferPeriod, "The offer period \(period.iso8601) is out of range.",
                     field: "\(field).period",
                     fix: "Use 1–\(maxCount) of that unit, such as P3D, P1W, P1M or P1Y."))
         }
@@ -162,8 +162,8 @@ extension CatalogValidator {
         if !allowedPeriods.contains(numberOfPeriods) {
             let allowed = allowedPeriods.count == 1 ? "exactly 1" : "1–\(payAsYouGoMaxPeriods)"
             errors.append(
-                .invalid(
-                    "invalid_offer_periods",
+                KioskError(
+                    .invalidOfferPeriods,
                     "A \(paymentMode.rawValue) offer has \(allowed) period(s), not \(numberOfPeriods).",
                     field: "\(field).numberOfPeriods",
                     fix: paymentMode == .payAsYouGo
@@ -173,8 +173,8 @@ extension CatalogValidator {
         if paymentMode != .freeTrial {
             if pricing.isEmpty {
                 errors.append(
-                    .invalid(
-                        "missing_offer_price", "A \(paymentMode.rawValue) offer needs a price.",
+                    KioskError(
+                        .missingOfferPrice, "A \(paymentMode.rawValue) offer needs a price.",
                         field: "\(field).pricing",
                         fix: "Give the offer a tier or custom prices, or make it a free trial."))
             }

@@ -7,8 +7,8 @@ extension CatalogValidator {
     /// The codes of the rules only App Store review applies (texts, their lengths, the characters of ids and names):
     /// the console refuses them as App Store Connect does, an imported file keeps them as warnings, the sandbox sells
     /// such a product and production does not (``reviewFindings(of:)``).
-    public static let reviewRuleCodes: Set<String> = [
-        "invalid_product_id", "invalid_reference_name", "invalid_locale", "invalid_display_name", "invalid_description",
+    public static let reviewRuleCodes: Set<ErrorCode> = [
+        .invalidProductId, .invalidReferenceName, .invalidLocale, .invalidDisplayName, .invalidDescription,
     ]
 
     /// What App Store review would refuse in a product: broken review rules (``reviewRuleCodes``), and no
@@ -20,8 +20,8 @@ extension CatalogValidator {
         }
         if !described {
             findings.append(
-                .invalid(
-                    "missing_localization", "The product has no localization with a display name and a description.",
+                KioskError(
+                    .missingLocalization, "The product has no localization with a display name and a description.",
                     field: "product.localizations", fix: "Add a display name and a description customers see."))
         }
         return findings
@@ -52,24 +52,24 @@ extension CatalogValidator {
             if let locale = AppStoreLocale.normalized(localization.locale) {
                 if let first = seen[locale] {
                     errors.append(
-                        .invalid(
-                            "duplicate_locale", "The locale \(locale) appears twice (also at \(field)[\(first)]).",
+                        KioskError(
+                            .duplicateLocale, "The locale \(locale) appears twice (also at \(field)[\(first)]).",
                             field: "\(path).locale", fix: "Keep one localization per locale."))
                 } else {
                     seen[locale] = index
                 }
             } else {
                 errors.append(
-                    .invalid(
-                        "invalid_locale", "'\(localization.locale)' is not an App Store Connect locale.",
+                    KioskError(
+                        .invalidLocale, "'\(localization.locale)' is not an App Store Connect locale.",
                         field: "\(path).locale",
                         fix: "Use one of: \(AppStoreLocale.all.joined(separator: ", "))."))
             }
             errors += validateText(
-                localization.displayName, code: "invalid_display_name", what: "display name",
+                localization.displayName, code: .invalidDisplayName, what: "display name",
                 limit: displayNameMaxLength, field: "\(path).displayName")
             errors += validateText(
-                localization.description, code: "invalid_description", what: "description",
+                localization.description, code: .invalidDescription, what: "description",
                 limit: descriptionMaxLength, field: "\(path).description")
         }
         return errors
@@ -81,30 +81,30 @@ extension CatalogValidator {
         var errors: [KioskError] = []
         if let tier = pricing.tier, !PriceTable.tiers.contains(tier) {
             errors.append(
-                .invalid(
-                    "invalid_price_tier", "Price tier \(tier) does not exist.", field: "\(field).tier",
+                KioskError(
+                    .invalidPriceTier, "Price tier \(tier) does not exist.", field: "\(field).tier",
                     fix: "Choose a tier from \(PriceTable.tiers.lowerBound) to \(PriceTable.tiers.upperBound)."))
         }
         for (code, amount) in pricing.customPrices.sorted(by: { $0.key < $1.key }) {
             let path = "\(field).customPrices.\(code)"
             guard let storefront = Storefront.named(code) else {
                 errors.append(
-                    .invalid(
-                        "unknown_storefront", "'\(code)' is not a storefront Kiosk knows.", field: path,
+                    KioskError(
+                        .unknownStorefront, "'\(code)' is not a storefront Kiosk knows.", field: path,
                         fix: "Use an ISO 3166-1 alpha-3 storefront code such as USA, CHN or JPN."))
                 continue
             }
             if amount > Pricing.maximumMinorUnits {
                 errors.append(
-                    .invalid(
-                        "invalid_price_amount",
+                    KioskError(
+                        .invalidPriceAmount,
                         "The custom price in \(storefront.code) is \(amount) minor units, more than any price can be.",
                         field: path, fix: "Give a price of at most \(Pricing.maximumMinorUnits) minor units."))
             }
             if amount <= 0 {
                 errors.append(
-                    .invalid(
-                        "invalid_price_amount",
+                    KioskError(
+                        .invalidPriceAmount,
                         "The custom price in \(storefront.code) is \(amount) minor units; a price must be positive.",
                         field: path,
                         fix: "Give the price in minor units of \(storefront.currency.code), e.g. "
@@ -124,42 +124,42 @@ extension CatalogValidator {
             if let subscription = product.subscription {
                 if subscription.level < 1 {
                     errors.append(
-                        .invalid(
-                            "invalid_subscription_level",
+                        KioskError(
+                            .invalidSubscriptionLevel,
                             "The subscription level is \(subscription.level); levels start at 1 (the highest).",
                             field: "\(field).subscription.level", fix: "Give a level of 1 or more."))
                 }
             } else {
                 errors.append(
-                    .invalid(
-                        "missing_subscription_group", "An auto-renewable subscription must belong to a group.",
+                    KioskError(
+                        .missingSubscriptionGroup, "An auto-renewable subscription must belong to a group.",
                         field: "\(field).subscription",
                         fix: "Create a subscription group and set the product's group and level."))
             }
             if product.duration == nil {
                 errors.append(
-                    .invalid(
-                        "missing_duration", "An auto-renewable subscription needs a duration.",
+                    KioskError(
+                        .missingDuration, "An auto-renewable subscription needs a duration.",
                         field: "\(field).duration",
                         fix: "Choose one of \(SubscriptionDuration.allCases.map(\.rawValue).joined(separator: ", "))."))
             }
         } else if product.subscription != nil {
             errors.append(
-                .invalid(
-                    "unexpected_subscription_group", "A \(typeName) product cannot belong to a subscription group.",
+                KioskError(
+                    .unexpectedSubscriptionGroup, "A \(typeName) product cannot belong to a subscription group.",
                     field: "\(field).subscription",
                     fix: "Remove the group, or make the product an auto-renewable subscription."))
         }
         if product.duration != nil, product.type == .consumable || product.type == .nonConsumable {
             errors.append(
-                .invalid(
-                    "unexpected_duration", "A \(typeName) product has no duration.", field: "\(field).duration",
+                KioskError(
+                    .unexpectedDuration, "A \(typeName) product has no duration.", field: "\(field).duration",
                     fix: "Remove the duration, or make the product a subscription."))
         }
         if product.familyShareable, product.type == .consumable || product.type == .nonRenewing {
             errors.append(
-                .invalid(
-                    "family_sharing_not_supported",
+                KioskError(
+                    .familySharingNotSupported,
                     "Family Sharing is only for non-consumables and auto-renewable subscriptions, not \(typeName).",
                     field: "\(field).familyShareable", fix: "Turn Family Sharing off for this product."))
         }

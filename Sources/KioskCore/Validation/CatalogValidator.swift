@@ -32,32 +32,32 @@ public enum CatalogValidator {
     public static func validateBundleId(_ bundleId: String, field: String = "bundleId") -> [KioskError] {
         let fix = "Use the app's CFBundleIdentifier in reverse-DNS form, such as com.example.myapp."
         if bundleId.isEmpty {
-            return [.invalid("invalid_bundle_id", "The bundle id is empty.", field: field, fix: fix)]
+            return [KioskError(.invalidBundleId, "The bundle id is empty.", field: field, fix: fix)]
         }
         if bundleId.count > bundleIdMaxLength {
             let message = "The bundle id has \(bundleId.count) characters; at most \(bundleIdMaxLength) are allowed."
-            return [.invalid("invalid_bundle_id", message, field: field, fix: fix)]
+            return [KioskError(.invalidBundleId, message, field: field, fix: fix)]
         }
         if bundleId.contains("*") {
             let message = "The bundle id '\(bundleId)' has a wildcard; an app needs an explicit bundle id."
-            return [.invalid("invalid_bundle_id", message, field: field, fix: fix)]
+            return [KioskError(.invalidBundleId, message, field: field, fix: fix)]
         }
         let segments = bundleId.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count >= 2 else {
             let message = "The bundle id '\(bundleId)' has one segment; reverse-DNS needs at least two."
-            return [.invalid("invalid_bundle_id", message, field: field, fix: fix)]
+            return [KioskError(.invalidBundleId, message, field: field, fix: fix)]
         }
         for segment in segments {
             guard let first = segment.first else {
                 let message = "The bundle id '\(bundleId)' has an empty segment (a leading, trailing or double dot)."
-                return [.invalid("invalid_bundle_id", message, field: field, fix: fix)]
+                return [KioskError(.invalidBundleId, message, field: field, fix: fix)]
             }
             guard first.isASCIILetter, segment.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == "-" })
             else {
                 let message =
                     "The bundle id segment '\(segment)' must start with a letter and hold only letters, "
                     + "digits and hyphens."
-                return [.invalid("invalid_bundle_id", message, field: field, fix: fix)]
+                return [KioskError(.invalidBundleId, message, field: field, fix: fix)]
             }
         }
         return []
@@ -71,17 +71,17 @@ public enum CatalogValidator {
         let fix =
             "Use 1–\(productIdMaxLength) letters, digits, underscores and periods, such as com.example.coins_100."
         if productId.isEmpty {
-            return [.invalid("invalid_product_id", "The \(what) is empty.", field: field, fix: fix)]
+            return [KioskError(.invalidProductId, "The \(what) is empty.", field: field, fix: fix)]
         }
         if productId.count > productIdMaxLength {
             let message = "The \(what) has \(productId.count) characters; at most \(productIdMaxLength) are allowed."
-            return [.invalid("invalid_product_id", message, field: field, fix: fix)]
+            return [KioskError(.invalidProductId, message, field: field, fix: fix)]
         }
         if let bad = productId.first(where: { !($0.isASCIILetter || $0.isASCIIDigit || $0 == "_" || $0 == ".") }) {
             let message =
                 "The \(what) '\(productId)' contains '\(bad)'; only letters, digits, underscores and "
                 + "periods are allowed."
-            return [.invalid("invalid_product_id", message, field: field, fix: fix)]
+            return [KioskError(.invalidProductId, message, field: field, fix: fix)]
         }
         return []
     }
@@ -89,33 +89,33 @@ public enum CatalogValidator {
     /// Checks a reference name (the console-only name of a product or offer): 1–64 characters, not only spaces.
     public static func validateReferenceName(_ name: String, field: String = "referenceName") -> [KioskError] {
         validateText(
-            name, code: "invalid_reference_name", what: "reference name", limit: referenceNameMaxLength, field: field)
+            name, code: .invalidReferenceName, what: "reference name", limit: referenceNameMaxLength, field: field)
     }
 
     /// Checks an app name: 1–30 characters, not only spaces.
     public static func validateAppName(_ name: String, field: String = "name") -> [KioskError] {
-        validateText(name, code: "invalid_app_name", what: "app name", limit: appNameMaxLength, field: field)
+        validateText(name, code: .invalidAppName, what: "app name", limit: appNameMaxLength, field: field)
     }
 
     /// Checks any other name (`what`, such as "first name"): 1–64 characters, not only spaces, one line.
     public static func validateName(_ name: String, what: String, field: String) -> [KioskError] {
-        validateText(name, code: "invalid_name", what: what, limit: nameMaxLength, field: field)
+        validateText(name, code: .invalidName, what: what, limit: nameMaxLength, field: field)
     }
 
     /// Checks that `text` has 1...`limit` characters, is not blank and holds no control character (NUL, line
     /// breaks, tabs…): names are one line of text.
-    static func validateText(_ text: String, code: String, what: String, limit: Int, field: String) -> [KioskError] {
+    static func validateText(_ text: String, code: ErrorCode, what: String, limit: Int, field: String) -> [KioskError] {
         let fix = "Give a \(what) of 1–\(limit) characters."
         if let control = text.unicodeScalars.first(where: \.isControl) {
             let message = "The \(what) contains the control character U+\(control.hexCode)."
-            return [.invalid(code, message, field: field, fix: "Remove it; a \(what) is one line of text.")]
+            return [KioskError(code, message, field: field, fix: "Remove it; a \(what) is one line of text.")]
         }
         if text.allSatisfy(\.isWhitespace) {
-            return [.invalid(code, "The \(what) is empty.", field: field, fix: fix)]
+            return [KioskError(code, "The \(what) is empty.", field: field, fix: fix)]
         }
         if text.count > limit {
             let message = "The \(what) has \(text.count) characters; at most \(limit) are allowed."
-            return [.invalid(code, message, field: field, fix: fix)]
+            return [KioskError(code, message, field: field, fix: fix)]
         }
         return []
     }

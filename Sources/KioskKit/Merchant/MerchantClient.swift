@@ -73,7 +73,7 @@ public final class MerchantClient: Sendable {
 
     // MARK: Product lists
 
-    /// The app's product ids from `products_v1.json` (a JSON array, as seed 003 hosts it), to pass to an
+    /// The app's product ids from `products_v1.json` (a JSON array, a server-hosted product list), to pass to an
     /// `SKProductsRequest`. Answers are cached in memory per URL: a repeated call sends `If-None-Match` /
     /// `If-Modified-Since` and a 304 returns the remembered list. Needs no user token.
     public func productIdentifiers(bundleId: String) async throws -> [String] {

@@ -31,7 +31,7 @@ public struct LoadedMerchantConfiguration: Sendable {
     /// Checks `configuration`, reading relative paths from `baseDirectory`.
     public init(_ configuration: MerchantConfiguration, baseDirectory: URL, modifiedDate: Date = Date()) throws {
         func invalid(_ field: String, _ message: String, fix: String) -> KioskError {
-            KioskError.invalid("configuration_invalid", message, field: field, fix: fix)
+            KioskError(.configurationInvalid, message, field: field, fix: fix)
         }
         func resolve(_ path: String) -> URL {
             path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseDirectory.appendingPathComponent(path)
@@ -210,15 +210,15 @@ public struct LoadedMerchantConfiguration: Sendable {
     public func app(_ bundleId: String?, field: String = "bundleId") throws -> LoadedApp {
         if let bundleId {
             guard let app = apps[bundleId] else {
-                throw KioskError.notFound(
-                    "unknown_app", "This merchant sells nothing for \(bundleId).", field: field,
+                throw KioskError(
+                    .unknownApp, "This merchant sells nothing for \(bundleId).", field: field,
                     fix: "Use one of: \(apps.keys.sorted().joined(separator: ", ")).")
             }
             return app
         }
         guard apps.count == 1, let only = apps.values.first else {
-            throw KioskError.invalid(
-                "missing_field", "The merchant serves several apps: say which.", field: field,
+            throw KioskError(
+                .missingField, "The merchant serves several apps: say which.", field: field,
                 fix: "Add bundleId (one of: \(apps.keys.sorted().joined(separator: ", "))).")
         }
         return only
@@ -239,8 +239,8 @@ public struct ServerAPICredentials: Sendable {
                 keyId: keyId, issuerId: issuerId, bundleId: bundleId, privateKeyPEM: privateKeyPEM,
                 expiresAt: Date().addingTimeInterval(300))
         } catch {
-            throw KioskError.invalid(
-                "configuration_invalid", "The Server API key is not a PKCS#8 P-256 private key.", field: field,
+            throw KioskError(
+                .configurationInvalid, "The Server API key is not a PKCS#8 P-256 private key.", field: field,
                 fix: "Use the PEM that `kiosk keys create` printed (the .p8 file).")
         }
         self.keyId = keyId

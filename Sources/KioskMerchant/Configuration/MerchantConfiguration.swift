@@ -232,8 +232,8 @@ extension MerchantConfiguration {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw KioskError.invalid(
-                "configuration_unreadable",
+            throw KioskError(
+                .configurationUnreadable,
                 "Cannot read the merchant configuration \(path): \(error.localizedDescription)",
                 field: path, fix: "Pass --config with the path of a JSON file (see `kiosk merchant init`).")
         }
@@ -241,8 +241,8 @@ extension MerchantConfiguration {
         do {
             configuration = try JSONDecoder().decode(MerchantConfiguration.self, from: data)
         } catch let error as DecodingError {
-            throw KioskError.invalid(
-                "configuration_invalid", "The merchant configuration \(path) is not valid: \(error.readable)",
+            throw KioskError(
+                .configurationInvalid, "The merchant configuration \(path) is not valid: \(error.readable)",
                 field: error.path, fix: "Correct that field; docs/merchant.md shows a complete file.")
         }
         let modified =

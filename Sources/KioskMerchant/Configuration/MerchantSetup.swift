@@ -171,27 +171,26 @@ private struct StoreAdmin {
             case .cancelled: throw CancellationError()
             case .untrustedCertificate:
                 throw KioskError(
-                    .unavailable, code: "store_untrusted",
-                    message: "The store at \(baseURL) has a TLS certificate that does not lead to a trusted root.",
+                    .storeUntrusted,
+                    "The store at \(baseURL) has a TLS certificate that does not lead to a trusted root.",
                     fix: TLSTrust.untrustedFix)
             case .unreachable(let cause):
                 throw KioskError(
-                    .unavailable, code: "store_unreachable",
-                    message: "The store at \(baseURL) did not answer: \(cause)",
+                    .storeUnreachable, "The store at \(baseURL) did not answer: \(cause)",
                     fix: "Start it (`kiosk serve`) or pass its URL with --server.")
             }
         }
         guard answer.isSuccess else {
             let detail = answer.kioskError
             throw KioskError(
-                .invalidInput, code: detail?.code ?? "store_refused",
-                message: "The store refused \(method) \(path): \(detail?.message ?? "HTTP \(answer.status.code)")",
+                (detail?.code).flatMap(ErrorCode.init(rawValue:)) ?? .storeRefused,
+                "The store refused \(method) \(path): \(detail?.message ?? "HTTP \(answer.status.code)")",
                 fix: detail?.fix ?? "Check the bundle id and the admin token.")
         }
         return answer.body
     }
 
     static func unexpected(_ message: String) -> KioskError {
-        KioskError(.unavailable, code: "unexpected_store_answer", message: "Unexpected store answer: \(message).")
+        KioskError(.unexpectedStoreAnswer, "Unexpected store answer: \(message).")
     }
 }

@@ -38,24 +38,24 @@ public struct UserTokens: Sendable {
     public func userId(from token: String, now: Date) throws -> String {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == Self.prefix else {
-            throw Self.refusal("invalid_token", "The bearer token is not a merchant user token.")
+            throw Self.refusal(.invalidToken, "The bearer token is not a merchant user token.")
         }
         let body = parts[0..<3].joined(separator: ".")
         let expected = Array(signature(body).utf8)
         let given = Array(parts[3].utf8)
         // Compared in constant time, so the signature cannot be guessed byte by byte.
         guard expected.elementsEqualInConstantTime(given) else {
-            throw Self.refusal("invalid_token", "The user token's signature does not match.")
+            throw Self.refusal(.invalidToken, "The user token's signature does not match.")
         }
         guard let expiry = Int64(parts[2]).flatMap(Date.init(checkedSecondsSince1970:)),
             let userBytes = try? Base64.decode(
                 string: String(parts[1]), options: [.base64UrlAlphabet, .omitPaddingCharacter]),
             let userId = String(bytes: userBytes, encoding: .utf8), !userId.isEmpty
         else {
-            throw Self.refusal("invalid_token", "The bearer token is not a merchant user token.")
+            throw Self.refusal(.invalidToken, "The bearer token is not a merchant user token.")
         }
         guard expiry > now else {
-            throw Self.refusal("token_expired", "The user token expired.")
+            throw Self.refusal(.tokenExpired, "The user token expired.")
         }
         return userId
     }
@@ -65,9 +65,9 @@ public struct UserTokens: Sendable {
         return Base64.encodeToString(bytes: Array(mac), options: Self.options)
     }
 
-    private static func refusal(_ code: String, _ message: String) -> KioskError {
+    private static func refusal(_ code: ErrorCode, _ message: String) -> KioskError {
         KioskError(
-            .unauthorized, code: code, message: message, field: "Authorization",
+            code, message, field: "Authorization",
             fix:
                 "Send Authorization: Bearer <token> with a token your sign-in issued (`kiosk merchant token --user ID`)."
         )

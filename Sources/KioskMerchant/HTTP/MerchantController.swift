@@ -57,8 +57,8 @@ struct MerchantController: Sendable {
     static func probeTime(_ request: Request) throws -> Date? {
         guard let text = request.uri.queryParameters["now"] else { return nil }
         guard let milliseconds = Int64(text), (0...253_402_300_799_999).contains(milliseconds) else {
-            throw KioskError.invalid(
-                "invalid_now", "'\(text)' is not a time in milliseconds since 1970.", field: "now",
+            throw KioskError(
+                .invalidNow, "'\(text)' is not a time in milliseconds since 1970.", field: "now",
                 fix: "Send e.g. ?now=1767225600000, or leave it out for the merchant's clock.")
         }
         return Date(millisecondsSince1970: milliseconds)
@@ -86,8 +86,8 @@ struct MerchantController: Sendable {
                             balance: $0.balance, amount: $0.amount, hasContent: $0.content != nil)
                     }))
         default:
-            throw KioskError.notFound(
-                "unknown_product_list", "There is no product list \(name).", field: "path",
+            throw KioskError(
+                .unknownProductList, "There is no product list \(name).", field: "path",
                 fix: "Ask for products_v1.json (an array of ids) or products_v2.json (ids with what they grant).")
         }
         let etag = "\"" + SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
@@ -172,12 +172,12 @@ struct MerchantController: Sendable {
     {
         let body = try await request.decodeJSON(as: MerchantTokenRequest.self, context: context)
         guard !body.userId.isEmpty, body.userId.count <= 256 else {
-            throw KioskError.invalid("invalid_user_id", "userId must have 1–256 characters.", field: "userId")
+            throw KioskError(.invalidUserId, "userId must have 1–256 characters.", field: "userId")
         }
         guard let expires = UserTokens.expiry(lifetime: body.expiresIn ?? 30 * 86_400, from: service.clock.now())
         else {
-            throw KioskError.invalid(
-                "invalid_lifetime",
+            throw KioskError(
+                .invalidLifetime,
                 "expiresIn must be a positive number of seconds ending within \(Date.kioskRangeText).",
                 field: "expiresIn", fix: "Send a lifetime such as 2592000 (30 days).")
         }

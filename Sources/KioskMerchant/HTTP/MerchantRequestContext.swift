@@ -23,7 +23,7 @@ public struct MerchantRequestContext: RequestContext, BodyLimitedContext {
     /// The signed-in user; the middleware guarantees it on user routes.
     func user() throws -> String {
         guard let userId else {
-            throw KioskError(.unauthorized, code: "missing_user_token", message: "This endpoint needs a user token.")
+            throw KioskError(.missingUserToken, "This endpoint needs a user token.")
         }
         return userId
     }
@@ -52,7 +52,7 @@ struct UserAuthMiddleware: RouterMiddleware {
     {
         guard let token = request.bearerToken else {
             throw KioskError(
-                .unauthorized, code: "missing_user_token", message: "This endpoint needs a user token.",
+                .missingUserToken, "This endpoint needs a user token.",
                 field: "Authorization",
                 fix:
                     "Send Authorization: Bearer <token> with the token your sign-in issued (`kiosk merchant token --user ID`)."
@@ -76,7 +76,7 @@ struct MerchantAdminMiddleware: RouterMiddleware {
             Array(token.utf8).elementsEqualInConstantTime(Array(adminToken.utf8))
         else {
             throw KioskError(
-                .unauthorized, code: "invalid_admin_token", message: "This endpoint needs the merchant's admin token.",
+                .invalidAdminToken, "This endpoint needs the merchant's admin token.",
                 field: "Authorization", fix: "Send Authorization: Bearer <adminToken from the merchant configuration>.")
         }
         return try await next(request, context)

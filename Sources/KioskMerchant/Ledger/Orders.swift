@@ -24,8 +24,8 @@ struct Orders: Sendable {
     /// The order `id` if `userId` owns it in the app; a clear refusal otherwise.
     func ownedOrder(id: String, userId: String, bundleId: String) async throws -> OrderRecord {
         guard let order = try await order(id: id), order.bundleId == bundleId else {
-            throw KioskError.notFound(
-                "unknown_order", "There is no order \(id) for \(bundleId).", field: "orderId",
+            throw KioskError(
+                .unknownOrder, "There is no order \(id) for \(bundleId).", field: "orderId",
                 fix: "Send the orderId the merchant answered when the order was created.")
         }
         guard order.userId == userId else { throw Self.anotherUsersOrder(order.id) }
@@ -78,8 +78,7 @@ struct Orders: Sendable {
 
     private static func anotherUsersOrder(_ id: String) -> KioskError {
         KioskError(
-            .forbidden, code: "order_of_another_user",
-            message: "Order \(id) belongs to another user; nothing was granted.", field: "orderId",
+            .orderOfAnotherUser, "Order \(id) belongs to another user; nothing was granted.", field: "orderId",
             fix: "Deliver a purchase as the user who ordered it.")
     }
 }

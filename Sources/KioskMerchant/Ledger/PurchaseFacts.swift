@@ -49,8 +49,8 @@ extension PurchaseFacts {
     /// A verified payload's date, checked: the store never signs one outside `Date.kioskRange`.
     static func date(_ milliseconds: Int64, field: String) throws -> Date {
         guard let date = Date(checkedMillisecondsSince1970: milliseconds) else {
-            throw KioskError.invalid(
-                "malformed_signed_data", "\(field) holds a date outside \(Date.kioskRangeText).", field: field,
+            throw KioskError(
+                .malformedSignedData, "\(field) holds a date outside \(Date.kioskRangeText).", field: field,
                 fix: "Send data exactly as the store signed it; nothing was granted.")
         }
         return date

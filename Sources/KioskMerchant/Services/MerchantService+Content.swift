@@ -10,8 +10,8 @@ extension MerchantService {
     /// grant of it (and, for subscriptions, the entitlement is active).
     func content(userId: String, productId: String, baseURL: String) async throws -> MerchantContent {
         guard let (app, directory) = contentDirectory(productId) else {
-            throw KioskError.notFound(
-                "no_content", "\(productId) has no downloadable content.", field: "productId",
+            throw KioskError(
+                .noContent, "\(productId) has no downloadable content.", field: "productId",
                 fix: "Ask for a product whose configuration names a content folder.")
         }
         let owned = try await database.withSession {
@@ -22,7 +22,7 @@ extension MerchantService {
         let active = product?.entitlement.map { entitlements.entitlement($0)?.active == true } ?? true
         guard !owned.isEmpty, active else {
             throw KioskError(
-                .forbidden, code: "not_entitled", message: "You do not own \(productId) now.", field: "productId",
+                .notEntitled, "You do not own \(productId) now.", field: "productId",
                 fix: "Buy it (or restore it) first.")
         }
         let expires = clock.now().addingTimeInterval(TimeInterval(configuration.raw.contentURLLifetime ?? 900))
@@ -50,7 +50,7 @@ extension MerchantService {
     /// The bytes of one content file, if the signed URL's user, expiry and signature hold.
     func download(productId: String, path: String, user: String?, expires: String?, signature: String?) throws -> Data {
         let refusal = KioskError(
-            .forbidden, code: "invalid_download_url", message: "The download URL is not valid (or has expired).",
+            .invalidDownloadUrl, "The download URL is not valid (or has expired).",
             field: "signature", fix: "Ask GET \(MerchantPaths.content(productId: productId)) for fresh URLs.")
         guard let user, let expires, let seconds = Int64(expires), let expiry = Date(checkedSecondsSince1970: seconds),
             let signature,
@@ -65,7 +65,7 @@ extension MerchantService {
             !path.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }),
             let data = try? Data(contentsOf: directory.appendingPathComponent(path))
         else {
-            throw KioskError.notFound("unknown_file", "\(productId) has no file \(path).", field: "path")
+            throw KioskError(.unknownFile, "\(productId) has no file \(path).", field: "path")
         }
         return data
     }

@@ -25,7 +25,7 @@ extension MerchantService {
                 """
                 INSERT INTO received_notifications (uuid, notification_type, subtype, environment, bundle_id,
                     transaction_id, signed_date, outcome, received_at)
-                VALUES (\(bind: payload.notificationUUID), \(bind: payload.notificationType), \(bind: payload.subtype),
+                VALUES (\(bind: payload.notificationUUID), \(bind: payload.notificationType.rawValue), \(bind: payload.subtype?.rawValue),
                     \(bind: notification.environment.rawValue), \(bind: notification.app.bundleId),
                     \(bind: notification.facts?.transactionId), \(bind: payload.signedDate),
                     'pending', \(bind: now.millisecondsSince1970))
@@ -51,7 +51,7 @@ extension MerchantService {
             return outcome
         }
         if outcome != "duplicate" { CrashPoint.notificationCommitted.reach() }
-        if payload.notificationType == "CONSUMPTION_REQUEST", outcome != "duplicate",
+        if payload.notificationType == .consumptionRequest, outcome != "duplicate",
             notification.app.settings.sendConsumptionInformation == true, let facts = notification.facts
         {
             await sendConsumptionInformation(facts, app: notification.app, environment: notification.environment)
@@ -59,7 +59,7 @@ extension MerchantService {
         logger.info(
             "notification",
             metadata: [
-                "type": "\(payload.notificationType)", "subtype": "\(payload.subtype ?? "")",
+                "type": "\(payload.notificationType)", "subtype": "\(payload.subtype?.rawValue ?? "")",
                 "uuid": "\(payload.notificationUUID)", "outcome": "\(outcome)",
             ])
         return outcome

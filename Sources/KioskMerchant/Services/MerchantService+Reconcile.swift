@@ -19,8 +19,8 @@ extension MerchantService {
     func reconcile(_ request: MerchantReconcileRequest) async throws -> MerchantReconcileReport {
         let app = try configuration.app(request.bundleId)
         guard let environment = StoreEnvironment(appleName: request.environment) else {
-            throw KioskError.invalid(
-                "invalid_environment", "environment must be Sandbox or Production; it is \(request.environment).",
+            throw KioskError(
+                .invalidEnvironment, "environment must be Sandbox or Production; it is \(request.environment).",
                 field: "environment", fix: "Send Sandbox or Production.")
         }
         let repair = request.repair ?? false
@@ -28,14 +28,14 @@ extension MerchantService {
         let now = clock.now()
         let end = request.until ?? now
         guard abs(end.timeIntervalSince(now)) <= 10 * 365 * 86_400 else {
-            throw KioskError.invalid(
-                "invalid_until", "until must lie within ten years of the merchant's clock.", field: "until",
+            throw KioskError(
+                .invalidUntil, "until must lie within ten years of the merchant's clock.", field: "until",
                 fix: "Send the store's time (the sandbox clock), or leave until out for now.")
         }
         let since = request.since ?? end.addingTimeInterval(-Self.notificationHistoryDays * 86_400)
         guard since >= end.addingTimeInterval(-180 * 86_400), since <= end else {
-            throw KioskError.invalid(
-                "invalid_since",
+            throw KioskError(
+                .invalidSince,
                 "since must lie within the 180 days before until (or now), which the store's notification history reaches back.",
                 field: "since", fix: "Send a date of the last 180 days, or leave since out for the last 179.")
         }

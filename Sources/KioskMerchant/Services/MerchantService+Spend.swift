@@ -13,18 +13,18 @@ extension MerchantService {
         -> MerchantSpendResponse
     {
         guard request.amount > 0 else {
-            throw KioskError.invalid(
-                "invalid_amount", "amount must be at least 1; it is \(request.amount).", field: "amount",
+            throw KioskError(
+                .invalidAmount, "amount must be at least 1; it is \(request.amount).", field: "amount",
                 fix: "Spend a positive whole number of units.")
         }
         guard (1...128).contains(request.idempotencyKey.count) else {
-            throw KioskError.invalid(
-                "invalid_idempotency_key", "idempotencyKey must have 1–128 characters.", field: "idempotencyKey",
+            throw KioskError(
+                .invalidIdempotencyKey, "idempotencyKey must have 1–128 characters.", field: "idempotencyKey",
                 fix: "Send a key made once per spend, e.g. a UUID, and the same key when retrying it.")
         }
         if let reason = request.reason, reason.count > 200 {
-            throw KioskError.invalid(
-                "invalid_reason", "reason may have at most 200 characters; it has \(reason.count).", field: "reason")
+            throw KioskError(
+                .invalidReason, "reason may have at most 200 characters; it has \(reason.count).", field: "reason")
         }
         let now = clock.now()
         return try await database.withSession { session in
@@ -42,8 +42,8 @@ extension MerchantService {
                 """
             ).map(SpendRecord.init(row:)) {
                 guard earlier.name == name, earlier.amount == request.amount else {
-                    throw KioskError.conflict(
-                        "idempotency_key_reused",
+                    throw KioskError(
+                        .idempotencyKeyReused,
                         "idempotencyKey \(request.idempotencyKey) already spent \(earlier.amount) \(earlier.name).",
                         field: "idempotencyKey", fix: "Use a new key for a new spend; reuse a key only to retry.")
                 }
@@ -53,8 +53,8 @@ extension MerchantService {
                     replayed: true)
             }
             guard remaining >= request.amount else {
-                throw KioskError.conflict(
-                    "insufficient_balance",
+                throw KioskError(
+                    .insufficientBalance,
                     "\(userId) has \(remaining) \(name); spending \(request.amount) needs \(request.amount.saturatingSubtracting(remaining)) more.",
                     field: "amount", fix: "Spend at most \(max(remaining, 0)), or buy more first.")
             }

@@ -35,8 +35,8 @@ public struct MerchantService: Sendable {
         _ = try product(request.productId, of: app, field: "productId")
         let quantity = request.quantity ?? 1
         guard (1...10).contains(quantity) else {
-            throw KioskError.invalid(
-                "invalid_quantity", "quantity must be 1–10; it is \(quantity).", field: "quantity",
+            throw KioskError(
+                .invalidQuantity, "quantity must be 1–10; it is \(quantity).", field: "quantity",
                 fix: "Ask for 1 to 10 units, as the store allows per payment.")
         }
         let order = OrderRecord(
@@ -61,8 +61,7 @@ public struct MerchantService: Sendable {
             try await Orders(session: session).order(id: id)
         }
         guard let order, order.userId == userId else {
-            throw KioskError.notFound(
-                "unknown_order", "You have no order \(id).", field: "orderId", fix: "Create one first.")
+            throw KioskError(.unknownOrder, "You have no order \(id).", field: "orderId", fix: "Create one first.")
         }
         return order.message
     }
@@ -79,8 +78,8 @@ public struct MerchantService: Sendable {
         case (nil, let receipt?):
             deliveries = try await deliverReceipt(receipt, orderId: request.orderId, userId: userId)
         default:
-            throw KioskError.invalid(
-                "missing_field", "Send exactly one of signedTransaction and receiptData.", field: "signedTransaction",
+            throw KioskError(
+                .missingField, "Send exactly one of signedTransaction and receiptData.", field: "signedTransaction",
                 fix: "Send the transaction's jwsRepresentation as signedTransaction, or the app receipt as receiptData."
             )
         }
@@ -104,8 +103,8 @@ public struct MerchantService: Sendable {
         }
         if case .grantedToAnotherUser = outcome {
             throw KioskError(
-                .forbidden, code: "transaction_of_another_user",
-                message: "Transaction \(facts.transactionId) was granted to another user; nothing changed.",
+                .transactionOfAnotherUser,
+                "Transaction \(facts.transactionId) was granted to another user; nothing changed.",
                 field: "signedTransaction", fix: "Sign in as the user who bought it.")
         }
         logger.info(
@@ -123,9 +122,8 @@ public struct MerchantService: Sendable {
         let connection = StoreConnection(app: app, clock: clock)
         guard let current = try await connection.transactionInfo(facts.transactionId, environment: facts.environment)
         else {
-            throw KioskError.invalid(
-                "unknown_transaction",
-                "The store does not know transaction \(facts.transactionId); nothing was granted.",
+            throw KioskError(
+                .unknownTransaction, "The store does not know transaction \(facts.transactionId); nothing was granted.",
                 field: "signedTransaction", fix: "Send a transaction the store made.")
         }
         var store = try await checks.transaction(current).facts
@@ -142,7 +140,7 @@ public struct MerchantService: Sendable {
             let verified: StoreConnection.VerifiedReceipt
             do {
                 verified = try await StoreConnection(app: app, clock: clock).verifyReceipt(receipt)
-            } catch let error as KioskError where error.code == "wrong_app" && configuration.apps.count > 1 {
+            } catch let error as KioskError where error.code == .wrongApp && configuration.apps.count > 1 {
                 continue
             }
             let now = clock.now()
@@ -188,8 +186,8 @@ public struct MerchantService: Sendable {
             }
             return deliveries
         }
-        throw KioskError.invalid(
-            "wrong_app", "The receipt is for none of this merchant's apps.", field: "receiptData",
+        throw KioskError(
+            .wrongApp, "The receipt is for none of this merchant's apps.", field: "receiptData",
             fix: "Send the receipt of one of: \(configuration.apps.keys.sorted().joined(separator: ", ")).")
     }
 
@@ -257,8 +255,8 @@ public struct MerchantService: Sendable {
         -> MerchantConfiguration.ProductSettings
     {
         guard let product = app.products[productId] else {
-            throw KioskError.conflict(
-                "product_not_configured", "\(productId) is not in the merchant's configuration of \(app.bundleId).",
+            throw KioskError(
+                .productNotConfigured, "\(productId) is not in the merchant's configuration of \(app.bundleId).",
                 field: field, fix: "Add it to the app's products (what it grants), then send it again.")
         }
         return product

@@ -60,7 +60,7 @@ struct SignedDataChecks: Sendable {
                 facts = try PurchaseFacts(
                     try await verifier.verifyAndDecodeTransaction(signed), environment: verifier.environment,
                     field: field)
-                if payload.notificationType == "REFUND_REVERSED" { facts?.provenance = .reversal }
+                if payload.notificationType == .refundReversed { facts?.provenance = .reversal }
             }
             if let signed = payload.data?.signedRenewalInfo {
                 let info = try await verifier.verifyAndDecodeRenewalInfo(signed)
@@ -84,8 +84,8 @@ struct SignedDataChecks: Sendable {
         -> (LoadedMerchantConfiguration.LoadedApp, SignedDataVerifier)
     {
         guard let bundleId, let app = configuration.apps[bundleId] else {
-            throw KioskError.invalid(
-                "wrong_app", "The signed data is for \(bundleId ?? "no app"), which this merchant does not sell for.",
+            throw KioskError(
+                .wrongApp, "The signed data is for \(bundleId ?? "no app"), which this merchant does not sell for.",
                 field: field,
                 fix:
                     "Send data the store signed for one of: \(configuration.apps.keys.sorted().joined(separator: ", "))."
@@ -94,8 +94,8 @@ struct SignedDataChecks: Sendable {
         guard let name = environment, let environment = StoreEnvironment(appleName: name),
             let verifier = verifiers[bundleId]?[environment]
         else {
-            throw KioskError.invalid(
-                "wrong_environment",
+            throw KioskError(
+                .wrongEnvironment,
                 "The signed data is from the \(environment ?? "unnamed") environment, which \(bundleId) does not accept here.",
                 field: field,
                 fix: "Send data from \(app.environments.map(\.appleName).sorted().joined(separator: " or ")).")
@@ -111,8 +111,8 @@ struct SignedDataChecks: Sendable {
                 string: String(parts[1]), options: [.base64UrlAlphabet, .omitPaddingCharacter]),
             let claims = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
         else {
-            throw KioskError.invalid(
-                "malformed_signed_data", "\(field) is not a compact JWS (three base64url parts with JSON claims).",
+            throw KioskError(
+                .malformedSignedData, "\(field) is not a compact JWS (three base64url parts with JSON claims).",
                 field: field, fix: "Send the transaction's jwsRepresentation (signedTransaction) unchanged.")
         }
         return claims
@@ -120,23 +120,22 @@ struct SignedDataChecks: Sendable {
 
     private static func refusal(_ error: SignedDataVerificationError, field: String) -> KioskError {
         if case .malformed = error.jwsFailure {
-            return KioskError.invalid(
-                "malformed_signed_data", "The signed data was refused: \(error.detail).", field: field,
+            return KioskError(
+                .malformedSignedData, "The signed data was refused: \(error.detail).", field: field,
                 fix: "Send data exactly as the store signed it; nothing was granted.")
         }
-        let code: String =
+        let code: ErrorCode =
             switch error.status {
-            case .invalidAppIdentifier: "wrong_app"
-            case .invalidEnvironment: "wrong_environment"
-            case .retryableVerificationFailure: "verification_unavailable"
-            case .verificationFailure, .invalidCertificate, .invalidChainLength, .invalidChain: "invalid_signature"
+            case .invalidAppIdentifier: .wrongApp
+            case .invalidEnvironment: .wrongEnvironment
+            case .retryableVerificationFailure: .verificationUnavailable
+            case .verificationFailure, .invalidCertificate, .invalidChainLength, .invalidChain: .invalidSignature
             }
         if error.status == .retryableVerificationFailure {
             return KioskError(
-                .unavailable, code: code, message: "The signed data could not be checked now: \(error.detail)",
-                field: field, fix: "Retry later.")
+                code, "The signed data could not be checked now: \(error.detail)", field: field, fix: "Retry later.")
         }
-        return KioskError.invalid(
+        return KioskError(
             code, "The signed data was refused: \(error.detail).", field: field,
             fix: "Send data exactly as the store signed it; nothing was granted.")
     }

@@ -38,14 +38,14 @@ struct StoreConnection: Sendable {
             throw Self.receiptRefusal(status: answer.status, message: answer.message)
         }
         guard app.environments.contains(environment) else {
-            throw KioskError.invalid(
-                "wrong_environment",
+            throw KioskError(
+                .wrongEnvironment,
                 "The receipt is from \(environment.appleName), which \(app.bundleId) does not accept here.",
                 field: "receiptData", fix: "Send a receipt from an accepted environment.")
         }
         guard receipt.bundleId == app.bundleId else {
-            throw KioskError.invalid(
-                "wrong_app", "The receipt is for \(receipt.bundleId), not \(app.bundleId).", field: "receiptData",
+            throw KioskError(
+                .wrongApp, "The receipt is for \(receipt.bundleId), not \(app.bundleId).", field: "receiptData",
                 fix: "Send the receipt of \(app.bundleId).")
         }
         var seen = Set<String>()
@@ -69,8 +69,8 @@ struct StoreConnection: Sendable {
     {
         guard let url = app.settings.store.verifyReceipt[environment] else {
             throw KioskError(
-                .unavailable, code: "store_not_configured",
-                message: "No verifyReceipt URL for \(environment.appleName) is configured for \(app.bundleId).",
+                .storeNotConfigured,
+                "No verifyReceipt URL for \(environment.appleName) is configured for \(app.bundleId).",
                 fix: "Set store in the merchant configuration.")
         }
         var body: [String: Any] = ["receipt-data": receiptData, "exclude-old-transactions": false]
@@ -97,8 +97,8 @@ struct StoreConnection: Sendable {
         if status == 21005 || status == 21009 || (21100...21199).contains(status) {
             return storeUnavailable("verifyReceipt answered \(status)\(detail)")
         }
-        return KioskError.invalid(
-            "receipt_refused", "The store refused the receipt: \(reason)\(detail); nothing was granted.",
+        return KioskError(
+            .receiptRefused, "The store refused the receipt: \(reason)\(detail); nothing was granted.",
             field: "receiptData", fix: "Send the app receipt unchanged (base64), refreshed if needed.")
     }
 
@@ -171,14 +171,13 @@ struct StoreConnection: Sendable {
     ) async throws -> (Int, Data) {
         guard let key = app.serverAPIKey else {
             throw KioskError(
-                .unavailable, code: "server_api_not_configured",
-                message: "\(app.bundleId) has no serverAPIKey, which this needs.",
+                .serverApiNotConfigured, "\(app.bundleId) has no serverAPIKey, which this needs.",
                 fix: "Add serverAPIKey to the app in the merchant configuration (`kiosk keys create`).")
         }
         guard let base = app.settings.store.serverAPI[environment] else {
             throw KioskError(
-                .unavailable, code: "store_not_configured",
-                message: "No App Store Server API URL for \(environment.appleName) is configured for \(app.bundleId).",
+                .storeNotConfigured,
+                "No App Store Server API URL for \(environment.appleName) is configured for \(app.bundleId).",
                 fix: "Set store in the merchant configuration.")
         }
         return try await send(
@@ -232,6 +231,6 @@ struct StoreConnection: Sendable {
     }
 
     private static func storeUnavailable(_ message: String) -> KioskError {
-        KioskError(.unavailable, code: "store_unavailable", message: message, fix: "Retry later; nothing was granted.")
+        KioskError(.storeUnavailable, message, fix: "Retry later; nothing was granted.")
     }
 }

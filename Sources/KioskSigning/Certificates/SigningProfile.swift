@@ -3,8 +3,8 @@ import KioskCore
 import SwiftASN1
 import X509
 
-/// The certificate profile Kiosk issues: Apple's real App Store chain, field by field
-/// (`reference/apple-protocols.md` §3.2.4), so Apple's own verifiers accept it with OpenSSL's `X509_STRICT`.
+/// The certificate profile Kiosk issues: Apple's real App Store chain (Apple Root CA - G3, WWDR G6, the receipt
+/// signing leaf), field by field, so Apple's own verifiers accept it with OpenSSL's `X509_STRICT`.
 ///
 /// Root and intermediate are P-384 CAs signing with ecdsa-with-SHA384; the leaf is P-256 (ES256 needs it),
 /// also signed with SHA-384 by the intermediate. Every window starts two years before "now" and the leaf

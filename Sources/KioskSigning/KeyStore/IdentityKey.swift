@@ -33,8 +33,8 @@ public struct IdentityKey: Sendable {
     public init(base64 text: String, source: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let bytes = Data(base64Encoded: trimmed), bytes.count == Self.byteCount else {
-            throw KioskError.invalid(
-                "identity_key_invalid",
+            throw KioskError(
+                .identityKeyInvalid,
                 "The identity key from \(source) is not base64 of \(Self.byteCount) bytes (44 characters ending in "
                     + "'=').",
                 field: source,
@@ -58,8 +58,8 @@ public struct IdentityKey: Sendable {
     ///   naming `path`.
     public static func read(from path: String, ownerOnly: Bool = false) throws -> IdentityKey {
         if ownerOnly, let mode = PrivateFileWriter.mode(of: path), mode & 0o077 != 0 {
-            throw KioskError.invalid(
-                "identity_key_permissions",
+            throw KioskError(
+                .identityKeyPermissions,
                 "The identity key \(path) is readable by others (mode \(String(mode, radix: 8))).", field: path,
                 fix: "Run `chmod 600 \(path)` so only the owner can read it.")
         }
@@ -69,14 +69,13 @@ public struct IdentityKey: Sendable {
             defer { try? handle.close() }
             bytes = try handle.read(upToCount: largestFile + 1) ?? Data()
         } catch {
-            throw KioskError.invalid(
-                "identity_key_unreadable",
-                "The identity key file \(path) cannot be read: \(error.localizedDescription)",
+            throw KioskError(
+                .identityKeyUnreadable, "The identity key file \(path) cannot be read: \(error.localizedDescription)",
                 field: path, fix: "Make it a file readable by the user running Kiosk, or check the path.")
         }
         guard bytes.count <= largestFile, let text = String(data: bytes, encoding: .utf8) else {
-            throw KioskError.invalid(
-                "identity_key_invalid", "The identity key file \(path) does not hold an identity key.", field: path,
+            throw KioskError(
+                .identityKeyInvalid, "The identity key file \(path) does not hold an identity key.", field: path,
                 fix: "Put the 44 characters of the first replica's <data-dir>/\(fileName) in it.")
         }
         return try IdentityKey(base64: text, source: path)
@@ -95,7 +94,7 @@ public struct IdentityKey: Sendable {
     func seal(_ plaintext: Data, context: String) throws -> String {
         let box = try AES.GCM.seal(plaintext, using: key, authenticating: Data(context.utf8))
         guard let combined = box.combined else {
-            throw KioskError.invalid("identity_seal_failed", "AES-GCM gave no combined box for \(context).")
+            throw KioskError(.identitySealFailed, "AES-GCM gave no combined box for \(context).")
         }
         return combined.base64EncodedString()
     }

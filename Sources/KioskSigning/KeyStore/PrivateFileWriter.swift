@@ -63,9 +63,8 @@ enum PrivateFileWriter {
 
     private static func failure(_ action: String, _ path: String) -> KioskError {
         let reason = String(cString: strerror(errno))
-        return KioskError.invalid(
-            "signing_store_write_failed",
-            "Could not \(action) \(path): \(reason).",
+        return KioskError(
+            .signingStoreWriteFailed, "Could not \(action) \(path): \(reason).",
             field: path,
             fix: "Make sure the data directory is writable by the user running Kiosk and the disk is not full."
         )

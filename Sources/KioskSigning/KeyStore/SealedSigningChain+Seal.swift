@@ -58,8 +58,8 @@ extension SealedSigningChain {
                 throw corrupt("its sealed \(role) key is not base64 of an AES-GCM box")
             }
             guard let opened else {
-                throw KioskError.invalid(
-                    "signing_identity_key_wrong",
+                throw KioskError(
+                    .signingIdentityKeyWrong,
                     "The identity key from \(key.source) does not open this database's \(environment.rawValue) "
                         + "signing keys: they were sealed with another key.",
                     field: key.source,
@@ -119,8 +119,8 @@ extension SealedSigningChain {
     }
 
     private func corrupt(_ what: String) -> KioskError {
-        KioskError.invalid(
-            "signing_identity_corrupt",
+        KioskError(
+            .signingIdentityCorrupt,
             "The database's \(environment.rawValue) signing chain (table signing_chains) cannot be used: \(what).",
             field: "signing_chains",
             fix: "Restore the database from a backup; Kiosk writes this table itself and never leaves it so.")

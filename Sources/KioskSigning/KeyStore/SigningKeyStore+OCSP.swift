@@ -104,9 +104,8 @@ extension SigningKeyStore {
         do {
             try PrivateFileWriter.create(temporary, contents: Array((text + "\n").utf8), mode: mode)
             guard rename(temporary, path) == 0 else {
-                throw KioskError.invalid(
-                    "signing_store_write_failed",
-                    "Could not replace \(path): \(String(cString: strerror(errno))).",
+                throw KioskError(
+                    .signingStoreWriteFailed, "Could not replace \(path): \(String(cString: strerror(errno))).",
                     field: path,
                     fix: "Make sure \(directory) is writable by the user running Kiosk.")
             }

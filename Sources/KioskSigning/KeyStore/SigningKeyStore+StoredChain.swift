@@ -22,8 +22,8 @@ extension SigningKeyStore {
 
             let missing = FileName.required.filter { !FileManager.default.fileExists(atPath: path($0)) }
             if let first = missing.first {
-                throw KioskError.invalid(
-                    "signing_chain_incomplete",
+                throw KioskError(
+                    .signingChainIncomplete,
                     "The signing directory \(directory) is incomplete: \(missing.joined(separator: ", ")) "
                         + "\(missing.count == 1 ? "is" : "are") missing.",
                     field: path(first),
@@ -34,8 +34,8 @@ extension SigningKeyStore {
             for name in FileName.privateKeys {
                 guard let mode = PrivateFileWriter.mode(of: path(name)) else { continue }
                 if mode & 0o077 != 0 {
-                    throw KioskError.invalid(
-                        "signing_key_permissions",
+                    throw KioskError(
+                        .signingKeyPermissions,
                         "The private key \(path(name)) is readable by others (mode \(String(mode, radix: 8))).",
                         field: path(name),
                         fix: "Run `chmod 600 \(path(name))` so only the owner can read it."
@@ -53,9 +53,8 @@ extension SigningKeyStore {
             } catch let error as KioskError {
                 throw error
             } catch {
-                throw KioskError.invalid(
-                    "signing_key_invalid",
-                    "\(leafKeyPath) is not an EC P-256 private key in PEM (PKCS#8 or SEC1).",
+                throw KioskError(
+                    .signingKeyInvalid, "\(leafKeyPath) is not an EC P-256 private key in PEM (PKCS#8 or SEC1).",
                     field: leafKeyPath,
                     fix:
                         "Put the leaf's P-256 private key there as `-----BEGIN PRIVATE KEY-----`, or \(regenerateHint)."
@@ -77,25 +76,24 @@ extension SigningKeyStore {
             func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
 
             guard let leafPublicKey = P256.Signing.PublicKey(leaf.publicKey) else {
-                throw KioskError.invalid(
-                    "signing_leaf_not_p256",
+                throw KioskError(
+                    .signingLeafNotP256,
                     "The leaf certificate \(path(FileName.leaf)) has a key that is not EC P-256; ES256 needs P-256.",
                     field: path(FileName.leaf),
                     fix: "Issue the leaf for a P-256 key, or \(Self.regenerateHint)."
                 )
             }
             guard leafPublicKey.rawRepresentation == leafPrivateKey.publicKey.rawRepresentation else {
-                throw KioskError.invalid(
-                    "signing_key_mismatch",
+                throw KioskError(
+                    .signingKeyMismatch,
                     "\(path(FileName.leafKey)) is not the private key of the leaf certificate \(path(FileName.leaf)).",
                     field: path(FileName.leafKey),
                     fix: "Put the leaf's own private key in \(FileName.leafKey), or \(Self.regenerateHint)."
                 )
             }
             guard root.issuer == root.subject, root.publicKey.isValidSignature(root.signature, for: root) else {
-                throw KioskError.invalid(
-                    "signing_root_not_self_signed",
-                    "\(path(FileName.root)) is not a self-signed root certificate.",
+                throw KioskError(
+                    .signingRootNotSelfSigned, "\(path(FileName.root)) is not a self-signed root certificate.",
                     field: path(FileName.root),
                     fix: "Put the chain's self-signed root CA in \(FileName.root), or \(Self.regenerateHint)."
                 )
@@ -106,17 +104,16 @@ extension SigningKeyStore {
                 break
             case .failure(.missingMarker(let detail)):
                 let file = detail.contains("leaf") ? FileName.leaf : FileName.intermediate
-                throw KioskError.invalid(
-                    "signing_marker_missing",
-                    "\(path(file)): \(detail). Apple's verifiers refuse a chain without it.",
+                throw KioskError(
+                    .signingMarkerMissing, "\(path(file)): \(detail). Apple's verifiers refuse a chain without it.",
                     field: path(file),
                     fix: "Reissue it with the non-critical extension \(SigningProfile.leafMarkerOID) (leaf) or "
                         + "\(SigningProfile.intermediateMarkerOID) (intermediate), value DER NULL, or "
                         + "\(Self.regenerateHint)."
                 )
             case .failure(let failure):
-                throw KioskError.invalid(
-                    "signing_chain_invalid",
+                throw KioskError(
+                    .signingChainInvalid,
                     "The certificates in \(directory) do not form a valid chain at \(now): \(failure).",
                     field: directory,
                     fix: "Make \(FileName.leaf) issued by \(FileName.intermediate), issued by \(FileName.root), all "
@@ -131,9 +128,8 @@ extension SigningKeyStore {
                     leafPrivateKey: leafPrivateKey
                 )
             } catch {
-                throw KioskError.invalid(
-                    "signing_chain_invalid",
-                    "The certificates in \(directory) cannot be re-encoded as DER: \(error).",
+                throw KioskError(
+                    .signingChainInvalid, "The certificates in \(directory) cannot be re-encoded as DER: \(error).",
                     field: directory,
                     fix: "Replace the certificates, or \(Self.regenerateHint)."
                 )
@@ -142,9 +138,8 @@ extension SigningKeyStore {
 
         private static func text(at path: String) throws -> String {
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw KioskError.invalid(
-                    "signing_file_unreadable",
-                    "\(path) cannot be read.",
+                throw KioskError(
+                    .signingFileUnreadable, "\(path) cannot be read.",
                     field: path,
                     fix: "Make it readable by the user running Kiosk."
                 )
@@ -157,8 +152,8 @@ extension SigningKeyStore {
             do {
                 return try Certificate(pemEncoded: pem)
             } catch {
-                throw KioskError.invalid(
-                    "signing_certificate_invalid",
+                throw KioskError(
+                    .signingCertificateInvalid,
                     "\(path) is not a PEM certificate (`-----BEGIN CERTIFICATE-----`): \(error).",
                     field: path,
                     fix: "Put the PEM certificate back, or \(regenerateHint)."
@@ -174,17 +169,15 @@ extension SigningKeyStore {
             } catch let error as KioskError {
                 throw error
             } catch {
-                throw KioskError.invalid(
-                    "signing_key_invalid",
-                    "\(path) is not a private key in PEM.",
+                throw KioskError(
+                    .signingKeyInvalid, "\(path) is not a private key in PEM.",
                     field: path,
                     fix: "Put the PKCS#8 PEM private key back, or remove the file (it is optional)."
                 )
             }
             guard key.publicKey == certificate.publicKey else {
-                throw KioskError.invalid(
-                    "signing_key_mismatch",
-                    "\(path) is not the private key of the certificate beside it.",
+                throw KioskError(
+                    .signingKeyMismatch, "\(path) is not the private key of the certificate beside it.",
                     field: path,
                     fix: "Put the matching key there, or remove the file (it is optional)."
                 )

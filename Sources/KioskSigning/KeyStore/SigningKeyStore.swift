@@ -96,9 +96,8 @@ public struct SigningKeyStore: Sendable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return true }
         guard isDirectory.boolValue else {
-            throw KioskError.invalid(
-                "signing_directory_not_directory",
-                "\(directory) exists but is not a directory.",
+            throw KioskError(
+                .signingDirectoryNotDirectory, "\(directory) exists but is not a directory.",
                 field: directory,
                 fix: "Remove or rename \(directory) so Kiosk can keep its signing chain there."
             )
@@ -161,8 +160,8 @@ public struct SigningKeyStore: Sendable {
                 let renameError = errno
                 try? FileManager.default.removeItem(atPath: staging)
                 if renameError == ENOTEMPTY || renameError == EEXIST { return false }
-                throw KioskError.invalid(
-                    "signing_store_write_failed",
+                throw KioskError(
+                    .signingStoreWriteFailed,
                     "Could not move the new signing chain into \(directory): "
                         + "\(String(cString: strerror(renameError))).",
                     field: directory,

@@ -4,7 +4,7 @@ import SwiftASN1
 import X509
 
 /// Answers OCSP requests about one environment's intermediate and leaf, the way Apple's verifiers need it
-/// (`reference/apple-verifiers.md` §E): a `successful` BasicOCSPResponse, ResponderID byKey, signed with
+/// (App Store Server Library, online checks on): a `successful` BasicOCSPResponse, ResponderID byKey, signed with
 /// ecdsa-with-SHA384 by the issuer itself (the root key for the intermediate, the intermediate key for the leaf),
 /// `thisUpdate` now, `nextUpdate` an hour later, the request's nonce echoed.
 ///

@@ -3,7 +3,8 @@ import SwiftASN1
 
 extension AppReceipt {
     /// The DER payload that goes into the PKCS #7 container: `SET OF ReceiptAttribute` with the attribute numbers
-    /// and value encodings of `reference/apple-protocols.md` §2.3–2.4; absent optionals are left out.
+    /// and value encodings of Apple's Receipt Validation Programming Guide, "Receipt Fields"; absent optionals are
+    /// left out.
     ///
     /// - Throws: when an integer cannot be serialized (a programming error).
     public func payloadDER() throws -> [UInt8] {

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// The payload of an on-device app receipt (`Bundle.main.appStoreReceiptURL`), attribute by attribute as Apple
-/// encodes it (`reference/apple-protocols.md` §2.3). ``AppReceiptSigner`` wraps it in PKCS #7;
+/// encodes it (Receipt Validation Programming Guide: Receipt Fields). ``AppReceiptSigner`` wraps it in PKCS #7;
 /// ``AppReceiptVerifier`` checks and decodes it.
 ///
 /// ```swift
@@ -71,7 +71,7 @@ public struct AppReceipt: Sendable, Hashable {
         public static let productionSandbox = ReceiptType(rawValue: "ProductionSandbox")
     }
 
-    /// One in-app purchase (attribute 17), attribute by attribute as §2.4 of the reference lists them.
+    /// One in-app purchase (attribute 17), attribute by attribute as Apple's Receipt Fields list them.
     public struct InAppPurchase: Sendable, Hashable {
         /// Attribute 1701.
         public var quantity: Int

@@ -3,7 +3,8 @@ import KioskCore
 import SwiftASN1
 
 /// One `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }` of an app receipt
-/// payload or of an in-app purchase, with the value's encodings (`reference/apple-protocols.md` §2.2).
+/// payload or of an in-app purchase, with the value's encodings
+/// (Receipt Validation Programming Guide: Validating Receipts Locally).
 struct ReceiptAttribute: DERImplicitlyTaggable {
     static var defaultIdentifier: ASN1Identifier { .sequence }
 

@@ -2,7 +2,7 @@ import Foundation
 import KioskCore
 
 /// An iOS 6-style transaction receipt (`SKPaymentTransaction.transactionReceipt`): the purchase-info fields of
-/// one transaction, as `reference/apple-protocols.md` §1.7 lists them. ``TransactionReceiptSigner`` renders
+/// one transaction, under Apple's hyphenated keys (`purchase-date-ms`, …). ``TransactionReceiptSigner`` renders
 /// and signs it; ``TransactionReceiptVerifier`` checks and parses it.
 ///
 /// Every value is a quoted string on the wire; dates go out three ways (`…-ms`, `… Etc/GMT`,

@@ -112,8 +112,8 @@ public struct PasswordHasher: Sendable {
         parallelism: Int
     ) throws -> [UInt8] {
         guard acceptable(rounds: rounds, blockSize: blockSize, parallelism: parallelism) else {
-            throw KioskError.invalid(
-                "password_hash_parameters",
+            throw KioskError(
+                .passwordHashParameters,
                 "scrypt parameters N=\(rounds), r=\(blockSize), p=\(parallelism) are out of range.",
                 fix: "Use N a power of two up to 2^20, r in 1...32, p in 1...16."
             )

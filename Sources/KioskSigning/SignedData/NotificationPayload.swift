@@ -1,10 +1,12 @@
+import KioskCore
+
 /// The payload of an App Store Server Notification V2 `signedPayload`, in Apple's
 /// `ResponseBodyV2DecodedPayload` shape. Exactly one of `data` and `summary` is present.
 public struct NotificationPayload: Codable, Sendable, Hashable {
     /// `SUBSCRIBED`, `DID_RENEW`, `TEST`, … (Apple's `notificationType`).
-    public var notificationType: String
+    public var notificationType: NotificationType
     /// `INITIAL_BUY`, `BILLING_RECOVERY`, … or absent.
-    public var subtype: String?
+    public var subtype: NotificationSubtype?
     /// Lower-case UUID; the same on every retry of one notification.
     public var notificationUUID: String
     /// Always `2.0`.
@@ -14,7 +16,8 @@ public struct NotificationPayload: Codable, Sendable, Hashable {
     public var summary: NotificationSummary?
 
     public init(
-        notificationType: String, subtype: String? = nil, notificationUUID: String, version: String = "2.0",
+        notificationType: NotificationType, subtype: NotificationSubtype? = nil, notificationUUID: String,
+        version: String = "2.0",
         signedDate: Int64, data: NotificationData? = nil, summary: NotificationSummary? = nil
     ) {
         self.notificationType = notificationType

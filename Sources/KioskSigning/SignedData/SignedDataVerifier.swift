@@ -4,7 +4,7 @@ import KioskCore
 import Synchronization
 import X509
 
-/// Kiosk's counterpart of Apple's `SignedDataVerifier` (`reference/apple-protocols.md` §3.2): verifies signed
+/// Kiosk's counterpart of `SignedDataVerifier` in Apple's App Store Server Library: verifies signed
 /// transactions, renewal infos, notifications and app transactions for one app in one environment, and decodes them.
 ///
 /// First the JWS, as ``JWSVerifier`` checks it: ES256, `x5c` of exactly three certificates, the leaf and the
@@ -64,8 +64,8 @@ public struct SignedDataVerifier: Sendable {
         onlineChecks: OnlineChecks = .disabled, clock: any KioskClock = SystemClock()
     ) throws {
         if environment == .production, appAppleId == nil {
-            throw KioskError.invalid(
-                "app_apple_id_required", "A production SignedDataVerifier needs the app's appAppleId.",
+            throw KioskError(
+                .appAppleIdRequired, "A production SignedDataVerifier needs the app's appAppleId.",
                 field: "appAppleId",
                 fix: "Pass the app's Apple id (shown by `kiosk apps list`), as Apple's verifier requires in production."
             )

@@ -50,8 +50,8 @@ public struct TLSCertificateAuthority: Sendable {
                 let root = try Certificate(pemEncoded: String(contentsOf: rootFile, encoding: .utf8))
                 let key = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: keyFile, encoding: .utf8))
                 guard root.publicKey == Certificate.PublicKey(key.publicKey) else {
-                    throw KioskError.invalid(
-                        "tls_root_mismatch", "\(keyFile.path) is not the key of \(rootFile.path).",
+                    throw KioskError(
+                        .tlsRootMismatch, "\(keyFile.path) is not the key of \(rootFile.path).",
                         field: folder.path,
                         fix: "Restore the pair, or remove both to make a new root (and install it again).")
                 }
@@ -59,8 +59,8 @@ public struct TLSCertificateAuthority: Sendable {
             } catch let error as KioskError {
                 throw error
             } catch {
-                throw KioskError.invalid(
-                    "tls_root_unreadable", "The Kiosk TLS root in \(folder.path) cannot be read: \(error).",
+                throw KioskError(
+                    .tlsRootUnreadable, "The Kiosk TLS root in \(folder.path) cannot be read: \(error).",
                     field: folder.path,
                     fix: "Restore \(rootFileName) and \(rootKeyFileName), or remove both to make a new root.")
             }
@@ -88,8 +88,8 @@ public struct TLSCertificateAuthority: Sendable {
             try writeSecret(key.pemRepresentation, to: keyFile)
             try root.serializeAsPEM().pemString.appending("\n").write(to: rootFile, atomically: true, encoding: .utf8)
         } catch {
-            throw KioskError.invalid(
-                "tls_root_unwritable", "The Kiosk TLS root cannot be written to \(folder.path): \(error).",
+            throw KioskError(
+                .tlsRootUnwritable, "The Kiosk TLS root cannot be written to \(folder.path): \(error).",
                 field: folder.path, fix: "Choose a folder you can write to.")
         }
         return (TLSCertificateAuthority(root: root, rootKey: key), true)
@@ -101,8 +101,8 @@ public struct TLSCertificateAuthority: Sendable {
     /// - Throws: ``KioskError`` `invalid_host` for a name that is neither.
     public func issue(hosts: [String], now: Date = Date()) throws -> Issued {
         guard !hosts.isEmpty else {
-            throw KioskError.invalid(
-                "invalid_host", "A server certificate needs at least one host name.", field: "--host",
+            throw KioskError(
+                .invalidHost, "A server certificate needs at least one host name.", field: "--host",
                 fix: "Give the names apps use to reach the store, e.g. --host localhost --host 127.0.0.1.")
         }
         let names = try hosts.map(Self.subjectAlternativeName)
@@ -148,8 +148,8 @@ public struct TLSCertificateAuthority: Sendable {
                         && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
             }
         guard valid else {
-            throw KioskError.invalid(
-                "invalid_host", "'\(host)' is neither a host name nor an IP address.", field: "--host",
+            throw KioskError(
+                .invalidHost, "'\(host)' is neither a host name nor an IP address.", field: "--host",
                 fix: "Give a name such as localhost or store.test, or an address such as 127.0.0.1.")
         }
         return .dnsName(host.lowercased())

@@ -20,13 +20,13 @@ public enum TLSTrust {
                 .filter { $0.discriminator == "CERTIFICATE" }
                 .map { try Certificate(derEncoded: $0.derBytes) }
         } catch {
-            throw KioskError.invalid(
-                "tls_root_unreadable", "The TLS root \(path) cannot be read: \(error).", field: field,
+            throw KioskError(
+                .tlsRootUnreadable, "The TLS root \(path) cannot be read: \(error).", field: field,
                 fix: "Give the PEM file `kiosk certs tls` wrote (kiosk-data/tls/kiosk-tls-root.pem).")
         }
         guard !certificates.isEmpty else {
-            throw KioskError.invalid(
-                "tls_root_unreadable", "The TLS root \(path) holds no certificate.", field: field,
+            throw KioskError(
+                .tlsRootUnreadable, "The TLS root \(path) holds no certificate.", field: field,
                 fix: "Give the PEM file `kiosk certs tls` wrote (kiosk-data/tls/kiosk-tls-root.pem).")
         }
         return certificates

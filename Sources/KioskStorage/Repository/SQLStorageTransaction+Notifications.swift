@@ -17,7 +17,7 @@ extension SQLStorageTransaction {
         ) { notification -> SQLQueryString in
             """
             (\(bind: notification.uuid), \(bind: notification.environment.rawValue), \(bind: notification.appId),
-                \(bind: notification.notificationType), \(bind: notification.subtype),
+                \(bind: notification.notificationType.rawValue), \(bind: notification.subtype?.rawValue),
                 \(bind: notification.transactionId), \(bind: notification.originalTransactionId),
                 \(bind: notification.signedPayload), \(bind: notification.testToken),
                 \(bind: notification.state.rawValue), \(bind: notification.nextAttemptAt?.millisecondsSince1970),
@@ -109,8 +109,8 @@ extension SQLStorageTransaction {
             "created_at >= \(bind: query.start.millisecondsSince1970)",
             "created_at < \(bind: query.end.millisecondsSince1970)",
         ]
-        if let type = query.notificationType { conditions.append("notification_type = \(bind: type)") }
-        if let subtype = query.subtype { conditions.append("subtype = \(bind: subtype)") }
+        if let type = query.notificationType { conditions.append("notification_type = \(bind: type.rawValue)") }
+        if let subtype = query.subtype { conditions.append("subtype = \(bind: subtype.rawValue)") }
         if let original = query.originalTransactionId {
             conditions.append("original_transaction_id = \(bind: original)")
         }
@@ -280,8 +280,9 @@ extension SQLStorageTransaction {
             uuid: try row.decode(column: "uuid", as: String.self),
             environment: try row.enumeration("environment", as: StoreEnvironment.self),
             appId: try row.decode(column: "app_id", as: Int64.self),
-            notificationType: try row.decode(column: "notification_type", as: String.self),
-            subtype: try row.optional("subtype", as: String.self),
+            notificationType: try row.enumeration("notification_type", as: NotificationType.self),
+            subtype: try row.decodeNil(column: "subtype")
+                ? nil : row.enumeration("subtype", as: NotificationSubtype.self),
             transactionId: try row.optional("transaction_id", as: Int64.self),
             originalTransactionId: try row.optional("original_transaction_id", as: Int64.self),
             signedPayload: try row.decode(column: "signed_payload", as: String.self),

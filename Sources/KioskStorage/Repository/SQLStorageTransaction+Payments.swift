@@ -15,7 +15,7 @@ extension SQLStorageTransaction {
                 \(bind: Self.text(payment.accountId)), \(bind: payment.appId), \(bind: payment.idempotencyKey),
                 \(bind: payment.productId), \(bind: payment.quantity), \(bind: payment.applicationUsername),
                 \(bind: payment.appAccountToken.map(Self.text)), \(bind: payment.state.rawValue),
-                \(bind: payment.transactionId), \(bind: payment.errorCode), \(bind: payment.errorReason),
+                \(bind: payment.transactionId), \(bind: payment.errorCode), \(bind: payment.errorReason?.rawValue),
                 \(bind: payment.createdAt.millisecondsSince1970), \(bind: payment.updatedAt.millisecondsSince1970))
             """
         )
@@ -30,7 +30,7 @@ extension SQLStorageTransaction {
                 quantity = \(bind: payment.quantity), application_username = \(bind: payment.applicationUsername),
                 app_account_token = \(bind: payment.appAccountToken.map(Self.text)),
                 state = \(bind: payment.state.rawValue), transaction_id = \(bind: payment.transactionId),
-                error_code = \(bind: payment.errorCode), error_reason = \(bind: payment.errorReason),
+                error_code = \(bind: payment.errorCode), error_reason = \(bind: payment.errorReason?.rawValue),
                 created_at = \(bind: payment.createdAt.millisecondsSince1970),
                 updated_at = \(bind: payment.updatedAt.millisecondsSince1970)
             WHERE id = \(bind: Self.text(payment.id))
@@ -80,7 +80,8 @@ extension SQLStorageTransaction {
             state: try row.enumeration("state", as: PaymentState.self),
             transactionId: try row.optional("transaction_id", as: Int64.self),
             errorCode: try row.optional("error_code", as: Int.self),
-            errorReason: try row.optional("error_reason", as: String.self),
+            errorReason: try row.decodeNil(column: "error_reason")
+                ? nil : row.enumeration("error_reason", as: ErrorCode.self),
             createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at")
         )

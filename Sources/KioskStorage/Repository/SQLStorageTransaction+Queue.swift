@@ -18,7 +18,7 @@ extension SQLStorageTransaction {
                 \(bind: Self.text(record.accountId)), \(bind: record.appId), \(bind: record.state.rawValue),
                 \(bind: record.paymentId.map(Self.text)), \(bind: record.productId), \(bind: record.quantity),
                 \(bind: record.transactionId), \(bind: record.restoreTransactionId), \(bind: record.errorCode),
-                \(bind: record.errorReason), \(bind: record.createdAt.millisecondsSince1970),
+                \(bind: record.errorReason?.rawValue), \(bind: record.createdAt.millisecondsSince1970),
                 \(bind: record.finishedAt?.millisecondsSince1970))
             """
         }
@@ -93,7 +93,8 @@ extension SQLStorageTransaction {
             transactionId: try row.optional("transaction_id", as: Int64.self),
             restoreTransactionId: try row.optional("restore_transaction_id", as: Int64.self),
             errorCode: try row.optional("error_code", as: Int.self),
-            errorReason: try row.optional("error_reason", as: String.self),
+            errorReason: try row.decodeNil(column: "error_reason")
+                ? nil : row.enumeration("error_reason", as: ErrorCode.self),
             createdAt: try row.date("created_at"),
             finishedAt: try row.optionalDate("finished_at")
         )

@@ -9,7 +9,7 @@ import KioskStorage
 /// `GET /v1/financeReports` with Apple's `filter[…]` parameters, answering the report gzipped as the body
 /// (`Content-Type: application/a-gzip`, not a content encoding), or Apple's JSON:API error envelope.
 struct ConnectAPIController {
-    let catalog: CatalogService
+    let money: MoneyService
     let database: any KioskDatabase
     let clock: any KioskClock
 
@@ -31,7 +31,7 @@ struct ConnectAPIController {
                 try filters.require("frequency", in: [ReportFrequency.daily.rawValue])
                 try filters.optional("version", in: ["1_3"])
                 let day = try span(of: .daily, filters.value("reportDate"))
-                let report = try await catalog.subscriptionEventReport(span: day)
+                let report = try await money.subscriptionEventReport(span: day)
                 guard report.rows > 0 else {
                     throw ConnectAPIError.noReport("There were no subscription events for the date specified.")
                 }
@@ -41,7 +41,7 @@ struct ConnectAPIController {
             let frequencyName = try filters.require("frequency", in: ReportFrequency.allCases.map(\.rawValue))
             let frequency = ReportFrequency(rawValue: frequencyName) ?? .daily
             let span = try span(of: frequency, filters.value("reportDate"))
-            let report = try await catalog.salesReport(span: span)
+            let report = try await money.salesReport(span: span)
             guard report.rows > 0 else {
                 throw ConnectAPIError.noReport("There were no sales for the date specified.")
             }
@@ -57,7 +57,7 @@ struct ConnectAPIController {
             let region = try filters.require("regionCode", in: FinancialReport.regionCodes.sorted())
             guard let date = filters.value("reportDate") else { throw ConnectAPIError.missing("filter[reportDate]") }
             let month = try span(of: .monthly, date)
-            return try gzipped(try await catalog.financialReport(span: month, region: region).text)
+            return try gzipped(try await money.financialReport(span: month, region: region).text)
         }
     }
 
@@ -66,7 +66,7 @@ struct ConnectAPIController {
         guard let vendorNumber = filters.value("vendorNumber") else {
             throw ConnectAPIError.missing("filter[vendorNumber]")
         }
-        let ours = try await database.transaction { tx in try await CatalogService.vendorNumber(in: tx) }
+        let ours = try await database.transaction { tx in try await TeamService.vendorNumber(in: tx) }
         guard vendorNumber == ours else {
             throw ConnectAPIError.invalid("filter[vendorNumber]", vendorNumber)
         }

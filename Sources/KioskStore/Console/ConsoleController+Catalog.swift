@@ -55,8 +55,7 @@ extension ConsoleController {
                     referenceName: form["referenceName"], clearedForSale: form["clearedForSale"] == "on")
                 if let tierText = form["tier"] {
                     guard let tier = Int(tierText) else {
-                        throw KioskError.invalid(
-                            "invalid_tier", "A price tier is a whole number from 1 to 20.", field: "tier")
+                        throw KioskError(.invalidTier, "A price tier is a whole number from 1 to 20.", field: "tier")
                     }
                     // A new tier keeps the custom prices, which win over it in their storefronts.
                     let current = try await catalog.product(bundleId: bundleId, productId: productId).pricing
@@ -106,7 +105,7 @@ extension ConsoleController {
             let productId = try context.parameters.require("productId")
             return try await action(request, context, audit: "product.review") { form in
                 guard let action = ReviewAction(rawValue: form["action"] ?? "") else {
-                    throw KioskError.invalid("invalid_action", "Choose a review action.", field: "action")
+                    throw KioskError(.invalidAction, "Choose a review action.", field: "action")
                 }
                 _ = try await catalog.review(bundleId: bundleId, productId: productId, action: action)
                 return (
@@ -144,7 +143,7 @@ extension ConsoleController {
             return [
                 "productId": product.productId, "referenceName": product.referenceName,
                 "type": product.type.rawValue, "state": product.reviewState.displayName,
-                "price": usa.flatMap { product.pricing.price(in: $0) }.map { Self.money($0, "USD") } ?? "—",
+                "price": usa.flatMap { product.pricing.price(in: $0) }.map { Self.amount($0, "USD") } ?? "—",
                 "available": sandbox?.isAvailable ?? false,
             ]
         }
@@ -176,10 +175,10 @@ extension ConsoleController {
         let entered = Dictionary(uniqueKeysWithValues: fields.compactMap { name in form[name].map { (name, $0) } })
         do {
             guard let type = ProductType(rawValue: form["type"] ?? "") else {
-                throw KioskError.invalid("invalid_type", "Choose the product's type.", field: "type")
+                throw KioskError(.invalidType, "Choose the product's type.", field: "type")
             }
             guard let tier = Int(form["tier"] ?? "1") else {
-                throw KioskError.invalid("invalid_tier", "A price tier is a whole number from 1 to 20.", field: "tier")
+                throw KioskError(.invalidTier, "A price tier is a whole number from 1 to 20.", field: "tier")
             }
             var changes = ProductChanges(pricing: Pricing(tier: tier))
             if let locale = form["locale"] {
@@ -228,16 +227,16 @@ extension ConsoleController {
                 },
             ])
         }
-        let proceeds = try await catalog.proceeds(of: product)
+        let proceeds = try await money.proceeds(of: product)
         let prices: [[String: Any]] = Storefront.all.compactMap { storefront in
             guard let price = product.pricing.price(in: storefront), let split = proceeds[storefront.code] else {
                 return nil
             }
             let currency = storefront.currency.code
             return [
-                "storefront": storefront.code, "name": storefront.name, "price": Self.money(price, currency),
-                "tax": Self.money(split.taxMinorUnits, currency),
-                "proceeds": Self.money(split.proceedsMinorUnits, currency),
+                "storefront": storefront.code, "name": storefront.name, "price": Self.amount(price, currency),
+                "tax": Self.amount(split.taxMinorUnits, currency),
+                "proceeds": Self.amount(split.proceedsMinorUnits, currency),
                 "selected": storefront.code == storefrontCode,
             ]
         }

@@ -42,8 +42,8 @@ extension ConsoleController {
                 guard let groupId = Int64(form["groupId"] ?? ""), let level = Int(form["level"] ?? "1"),
                     let tier = Int(form["tier"] ?? "1")
                 else {
-                    throw KioskError.invalid(
-                        "invalid_subscription", "Choose a group, and give the level and tier as whole numbers.",
+                    throw KioskError(
+                        .invalidSubscription, "Choose a group, and give the level and tier as whole numbers.",
                         field: "groupId")
                 }
                 var changes = ProductChanges(
@@ -87,7 +87,7 @@ extension ConsoleController {
             let chosen = form.fields["upload"].flatMap { $0.isEmpty ? nil : $0 }
             let data = Data((chosen ?? form.fields["file"] ?? "").utf8)
             guard !data.isEmpty else {
-                throw KioskError.invalid("missing_file", "Choose or paste a catalog file first.", field: "file")
+                throw KioskError(.missingFile, "Choose or paste a catalog file first.", field: "file")
             }
             let summary = try await catalog.importCatalog(
                 bundleId: bundleId, file: try CatalogController.file(data, format: nil, of: app))

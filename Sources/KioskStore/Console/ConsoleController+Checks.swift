@@ -7,7 +7,7 @@ import KioskProtocol
 extension ConsoleController {
     func addCheckRoutes(to pages: RouterGroup<KioskRequestContext>) {
         pages.get("checks") { _, context in
-            let runs = try await catalog.checkRuns()
+            let runs = try await team.checkRuns()
             return renderer.page(
                 "checks", title: "Checks", section: "Checks",
                 values: [
@@ -21,7 +21,7 @@ extension ConsoleController {
                 ], session: context.consoleSession)
         }
         pages.get("checks/:id") { _, context in
-            let (run, report) = try await catalog.checkRun(id: try context.parameters.require("id"))
+            let (run, report) = try await team.checkRun(id: try context.parameters.require("id"))
             return renderer.page(
                 "check", title: "Check of \(run.bundleId)", section: "Checks",
                 values: [

@@ -9,8 +9,8 @@ extension ConsoleController {
     func addCustomerRoutes(to pages: RouterGroup<KioskRequestContext>) {
         pages.get("customers") { request, context in
             let query = request.uri.queryParameters.get("q") ?? ""
-            let matches = query.isEmpty ? [] : try await catalog.findCustomers(query)
-            let testers = try await catalog.accounts(.sandbox)
+            let matches = query.isEmpty ? [] : try await accounts.findCustomers(query)
+            let testers = try await accounts.accounts(.sandbox)
             return renderer.page(
                 "customers", title: "Customers", section: "Customers",
                 values: [
@@ -30,7 +30,7 @@ extension ConsoleController {
         }
         pages.post("testers") { request, context in
             try await action(request, context, audit: "tester.create") { form in
-                let account = try await catalog.createAccount(
+                let account = try await accounts.createAccount(
                     .sandbox, email: form["email"] ?? "",
                     changes: AccountChanges(password: form["password"], storefront: form["storefront"]))
                 return (account.email, Self.customerPath(account.email))
@@ -42,7 +42,7 @@ extension ConsoleController {
                 // The product list's values are "bundleId productId".
                 let choice = (form["product"] ?? "").split(separator: " ", maxSplits: 1).map(String.init)
                 guard choice.count == 2 else {
-                    throw KioskError.invalid("missing_product", "Choose a product to buy.", field: "product")
+                    throw KioskError(.missingProduct, "Choose a product to buy.", field: "product")
                 }
                 // The form's key, made when the page was drawn, charges once however often the form is sent.
                 let entry = try await testControls.purchase(
@@ -59,21 +59,21 @@ extension ConsoleController {
                 let bundleId = form["bundleId"] ?? ""
                 switch action {
                 case "refund":
-                    _ = try await testControls.refund(
+                    _ = try await refunds.refund(
                         bundleId: bundleId, transactionId: transactionId, try Self.refundRequest(form))
                 case "request-refund":
-                    _ = try await testControls.requestRefund(
+                    _ = try await refunds.requestRefund(
                         bundleId: bundleId, transactionId: transactionId,
                         TestRefundRequestRequest(reason: form["consumptionReason"]))
                 case "decline-refund":
-                    _ = try await testControls.declineRefund(bundleId: bundleId, transactionId: transactionId)
+                    _ = try await refunds.declineRefund(bundleId: bundleId, transactionId: transactionId)
                 case "reverse-refund":
-                    _ = try await testControls.reverseRefund(bundleId: bundleId, transactionId: transactionId)
+                    _ = try await refunds.reverseRefund(bundleId: bundleId, transactionId: transactionId)
                 case "revoke":
-                    _ = try await testControls.revoke(bundleId: bundleId, transactionId: transactionId)
+                    _ = try await refunds.revoke(bundleId: bundleId, transactionId: transactionId)
                 default:
-                    throw KioskError.notFound(
-                        "unknown_action", "'\(action.prefix(20))' is not something a transaction can be made to do.",
+                    throw KioskError(
+                        .unknownAction, "'\(action.prefix(20))' is not something a transaction can be made to do.",
                         field: "action", fix: "Use the buttons on the customer's page.")
                 }
                 return ("transaction \(transactionId) of \(email)", Self.customerPath(email))
@@ -90,15 +90,15 @@ extension ConsoleController {
             return try await self.action(request, context, audit: "refund.\(action.prefix(20))") { form in
                 switch action {
                 case "refund":
-                    _ = try await testControls.refund(
+                    _ = try await refunds.refund(
                         bundleId: bundleId, transactionId: transactionId, try Self.refundRequest(form),
                         environment: .production)
                 case "reverse-refund":
-                    _ = try await testControls.reverseRefund(
+                    _ = try await refunds.reverseRefund(
                         bundleId: bundleId, transactionId: transactionId, environment: .production)
                 default:
-                    throw KioskError.notFound(
-                        "unknown_action", "'\(action.prefix(20))' is not something a purchase can be made to do.",
+                    throw KioskError(
+                        .unknownAction, "'\(action.prefix(20))' is not something a purchase can be made to do.",
                         field: "action", fix: "Use the buttons on the customer's page.")
                 }
                 return ("\(bundleId) transaction \(transactionId)", Self.safeNext(form["back"]))
@@ -107,8 +107,8 @@ extension ConsoleController {
     }
 
     /// A refund form's reason and share of the price.
-    static func refundRequest(_ form: ConsoleForm) throws -> TestRefundRequest {
-        TestRefundRequest(
+    static func refundRequest(_ form: ConsoleForm) throws -> RefundRequest {
+        RefundRequest(
             reason: try ConsoleForm.integer(form["reason"], field: "reason"),
             percentage: try ConsoleForm.integer(form["percentage"], field: "percentage"))
     }
@@ -119,7 +119,7 @@ extension ConsoleController {
         switch transaction.revocationType {
         case "FAMILY_REVOKE": return "revoked (Family Sharing)"
         case "REFUND_PRORATED" where transaction.priceMinorUnits > 0:
-            return "refunded \(money(transaction.refundedMinorUnits, transaction.currency)) (prorated)"
+            return "refunded \(amount(transaction.refundedMinorUnits, transaction.currency)) (prorated)"
         default: return "refunded"
         }
     }
@@ -143,7 +143,7 @@ extension ConsoleController {
     static func environment(_ context: KioskRequestContext) throws -> StoreEnvironment {
         let text = try context.parameters.require("environment")
         guard let environment = StoreEnvironment(rawValue: text) else {
-            throw KioskError.notFound("unknown_environment", "'\(text.prefix(20))' is not sandbox or production.")
+            throw KioskError(.unknownEnvironment, "'\(text.prefix(20))' is not sandbox or production.")
         }
         return environment
     }
@@ -151,7 +151,7 @@ extension ConsoleController {
     func customerPage(_ environment: StoreEnvironment, email: String, _ context: KioskRequestContext) async throws
         -> Response
     {
-        let history = try await catalog.customerHistory(environment, email: email)
+        let history = try await accounts.customerHistory(environment, email: email)
         let isSandbox = environment == .sandbox
         var apps: [[String: Any]] = []
         for (app, transactions, notifications) in history.apps {
@@ -161,7 +161,7 @@ extension ConsoleController {
                     [
                         "id": String(transaction.id), "originalId": String(transaction.originalTransactionId),
                         "productId": transaction.productId, "date": Self.time(transaction.purchaseDate),
-                        "price": Self.money(transaction.priceMinorUnits, transaction.currency),
+                        "price": Self.amount(transaction.priceMinorUnits, transaction.currency),
                         "reason": transaction.transactionReason.rawValue, "orderId": transaction.orderId,
                         "revoked": transaction.revocationDate.map(Self.time) ?? "",
                         "revocation": Self.revocation(transaction),
@@ -203,7 +203,7 @@ extension ConsoleController {
             "customer", title: account.email, section: "Customers",
             values: [
                 "email": account.email, "environment": environment.rawValue, "sandbox": isSandbox,
-                "consumptionReasons": TestControlsService.consumptionRequestReasons.map { ["value": $0] },
+                "consumptionReasons": RefundService.consumptionRequestReasons.map { ["value": $0] },
                 "name": "\(account.firstName) \(account.lastName)".trimmingCharacters(in: .whitespaces),
                 "storefront": account.storefront, "apps": apps, "noTransactions": apps.isEmpty,
                 "products": products, "path": Self.customerPath(account.email, environment),
@@ -228,7 +228,8 @@ extension ConsoleController {
 
     static func notificationRow(_ notification: ServerNotification) -> [String: Any] {
         [
-            "uuid": notification.uuid, "type": notification.notificationType, "subtype": notification.subtype ?? "",
+            "uuid": notification.uuid, "type": notification.notificationType.rawValue,
+            "subtype": notification.subtype?.rawValue ?? "",
             "state": notification.state.rawValue, "attempts": notification.attemptCount,
             "created": time(notification.createdAt), "nextAttempt": notification.nextAttemptAt.map(time) ?? "",
             "transactionId": notification.transactionId.map(String.init) ?? "",

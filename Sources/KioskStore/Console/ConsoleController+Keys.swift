@@ -14,7 +14,7 @@ extension ConsoleController {
                     "keys": try await catalog.keys(bundleId: app.bundleId).map(Self.keyRow),
                 ])
             }
-            let team = try await catalog.teamKeys()
+            let team = try await team.teamKeys()
             return renderer.page(
                 "keys", title: "Keys", section: "Keys",
                 values: [
@@ -48,9 +48,9 @@ extension ConsoleController {
         pages.post("keys/team") { request, context in
             let form = try await ConsoleForm.read(request, context: context)
             guard let role = TeamRole(rawValue: form["role"] ?? "") else {
-                throw KioskError.invalid("invalid_role", "Choose the key's role.", field: "role")
+                throw KioskError(.invalidRole, "Choose the key's role.", field: "role")
             }
-            let created = try await catalog.createTeamKey(name: form["name"], roles: [role])
+            let created = try await team.createTeamKey(name: form["name"], roles: [role])
             try await audit(context.consoleSession, "team-key.create", "\(created.key.id) \(role.rawValue)")
             return createdKeyPage(
                 id: created.key.id, issuerId: created.issuerId, privateKey: created.privateKeyPEM,
@@ -59,7 +59,7 @@ extension ConsoleController {
         pages.post("keys/team/:keyId/revoke") { request, context in
             let keyId = try context.parameters.require("keyId")
             return try await action(request, context, audit: "team-key.revoke") { _ in
-                _ = try await catalog.revokeTeamKey(id: keyId)
+                _ = try await team.revokeTeamKey(id: keyId)
                 return (keyId, "/console/keys")
             }
         }

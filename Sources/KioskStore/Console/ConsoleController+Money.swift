@@ -17,9 +17,9 @@ extension ConsoleController {
             let today = Calendar.utc.startOfDay(for: clock.now())
             let to = Calendar.utc.date(byAdding: .day, value: 1, to: today) ?? today
             let from = Calendar.utc.date(byAdding: .day, value: -Self.chartedDays, to: to) ?? today
-            let byDay = try await catalog.moneySeries(environment: environment, from: from, to: to, by: .day)
-            let byProduct = try await catalog.moneySeries(environment: environment, from: from, to: to, by: .product)
-            let byStorefront = try await catalog.moneySeries(
+            let byDay = try await money.moneySeries(environment: environment, from: from, to: to, by: .day)
+            let byProduct = try await money.moneySeries(environment: environment, from: from, to: to, by: .product)
+            let byStorefront = try await money.moneySeries(
                 environment: environment, from: from, to: to, by: .storefront)
             let unitsByDay = Dictionary(uniqueKeysWithValues: byDay.points.map { ($0.key, $0.units) })
             let proceedsByDay = Dictionary(uniqueKeysWithValues: byDay.points.map { ($0.key, $0.proceedsUSCents) })
@@ -52,13 +52,13 @@ extension ConsoleController {
         pages.get("money/sales.tsv") { request, _ in
             let date = request.uri.queryParameters.get("date") ?? ""
             return Self.tabSeparated(
-                try await catalog.salesReport(frequency: .daily, date: date), filename: "S_D_\(date.filter(\.isNumber))"
+                try await money.salesReport(frequency: .daily, date: date), filename: "S_D_\(date.filter(\.isNumber))"
             )
         }
         pages.get("money/subscription-events.tsv") { request, _ in
             let date = request.uri.queryParameters.get("date") ?? ""
             return Self.tabSeparated(
-                try await catalog.subscriptionEventReport(date: date),
+                try await money.subscriptionEventReport(date: date),
                 filename: "Subscription_Event_\(date.filter(\.isNumber))")
         }
     }
@@ -75,8 +75,8 @@ extension ConsoleController {
         let amounts = point.byCurrency.sorted { $0.key < $1.key }
         return [
             "key": point.key, "units": point.units,
-            "revenue": amounts.map { money($0.value["customerPrice"] ?? 0, $0.key) }.joined(separator: ", "),
-            "proceeds": amounts.map { money($0.value["proceeds"] ?? 0, $0.key) }.joined(separator: ", "),
+            "revenue": amounts.map { amount($0.value["customerPrice"] ?? 0, $0.key) }.joined(separator: ", "),
+            "proceeds": amounts.map { amount($0.value["proceeds"] ?? 0, $0.key) }.joined(separator: ", "),
         ]
     }
 }

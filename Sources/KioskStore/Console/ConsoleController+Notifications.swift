@@ -13,13 +13,10 @@ extension ConsoleController {
             let type = query.get("type") ?? ""
             var rows: [[String: Any]] = []
             if let bundleId {
-                let app = try await catalog.app(bundleId: bundleId)
-                let (notifications, attempts) = try await database.transaction { tx in
-                    let notifications = try await tx.notifications(appId: app.id, environment: environment, limit: 200)
-                    return (notifications, try await tx.notificationAttempts(uuids: notifications.map(\.uuid)))
-                }
+                let (notifications, attempts) = try await self.notifications.deliveryLog(
+                    bundleId: bundleId, environment: environment, limit: 200)
                 let attemptsByNotification = Dictionary(grouping: attempts, by: \.notificationUUID)
-                for notification in notifications where type.isEmpty || notification.notificationType == type {
+                for notification in notifications where type.isEmpty || notification.notificationType.rawValue == type {
                     var row = Self.notificationRow(notification)
                     row["deliveries"] = (attemptsByNotification[notification.uuid] ?? []).map { attempt in
                         [

@@ -54,8 +54,8 @@ extension ConsoleController {
                         product.promotionalOffers.contains(where: { $0.identifier == identifier })
                             || product.winBackOffers.contains(where: { $0.identifier == identifier })
                     else {
-                        throw KioskError.notFound(
-                            "offer_not_found", "\(productId) has no offer '\(identifier.prefix(64))'.",
+                        throw KioskError(
+                            .offerNotFound, "\(productId) has no offer '\(identifier.prefix(64))'.",
                             field: "identifier", fix: "Reload the product's page.")
                     }
                     return ProductChanges(
@@ -69,13 +69,12 @@ extension ConsoleController {
             let (bundleId, productId) = try Self.product(context)
             return try await action(request, context, audit: "product.level") { form in
                 guard let level = try ConsoleForm.integer(form["level"], field: "level") else {
-                    throw KioskError.invalid(
-                        "missing_field", "Give the level, 1 for the highest service.", field: "level")
+                    throw KioskError(.missingField, "Give the level, 1 for the highest service.", field: "level")
                 }
                 let product = try await catalog.modifyProduct(bundleId: bundleId, productId: productId) { product in
                     guard let groupId = product.subscription?.groupId else {
-                        throw KioskError.invalid(
-                            "not_a_subscription", "\(productId) is in no subscription group.", field: "productId")
+                        throw KioskError(
+                            .notASubscription, "\(productId) is in no subscription group.", field: "productId")
                     }
                     return ProductChanges(subscription: SubscriptionPlacement(groupId: groupId, level: level))
                 }
@@ -102,13 +101,13 @@ extension ConsoleController {
         mode: OfferPaymentMode, period: OfferPeriod, periods: Int, pricing: Pricing
     ) {
         guard let mode = OfferPaymentMode(rawValue: form["paymentMode"] ?? "") else {
-            throw KioskError.invalid(
-                "invalid_payment_mode", "Choose how the offer is paid.", field: "paymentMode",
+            throw KioskError(
+                .invalidPaymentMode, "Choose how the offer is paid.", field: "paymentMode",
                 fix: "Choose \(OfferPaymentMode.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         guard let period = OfferPeriod(iso8601: form["period"] ?? "") else {
-            throw KioskError.invalid(
-                "invalid_period", "'\(form["period"]?.prefix(20) ?? "")' is not a period.", field: "period",
+            throw KioskError(
+                .invalidPeriod, "'\(form["period"]?.prefix(20) ?? "")' is not a period.", field: "period",
                 fix: "Write it as P3D, P1W, P1M or P1Y.")
         }
         return (

@@ -10,7 +10,7 @@ extension ConsoleController {
         pages.post("team") { request, context in
             let form = try await ConsoleForm.read(request, context: context)
             do {
-                let created = try await catalog.createConsoleUser(
+                let created = try await team.createConsoleUser(
                     email: form["email"] ?? "", name: form["name"] ?? "", roles: Self.roles(in: form),
                     password: nil)
                 try await audit(context.consoleSession, "console-user.create", Self.describe(created.user))
@@ -26,11 +26,11 @@ extension ConsoleController {
                 if context.consoleSession?.user?.email == email.lowercased(),
                     disabled == true || !Self.roles(in: form).contains(.admin)
                 {
-                    throw KioskError.invalid(
-                        "own_admin_access", "You cannot disable yourself or take away your own Admin role.",
+                    throw KioskError(
+                        .ownAdminAccess, "You cannot disable yourself or take away your own Admin role.",
                         fix: "Ask another Admin, or sign in with the admin token.")
                 }
-                let user = try await catalog.updateConsoleUser(
+                let user = try await team.updateConsoleUser(
                     email: email, name: nil, roles: Self.roles(in: form), disabled: disabled)
                 return (Self.describe(user), "/console/team")
             }
@@ -38,7 +38,7 @@ extension ConsoleController {
         pages.post("team/:email/reset-password") { request, context in
             let email = try Self.email(context)
             _ = try await ConsoleForm.read(request, context: context)
-            let reset = try await catalog.resetConsoleUserPassword(email: email)
+            let reset = try await team.resetConsoleUserPassword(email: email)
             try await audit(context.consoleSession, "console-user.reset-password", reset.user.email)
             return temporaryPasswordPage(reset.user, password: reset.temporaryPassword ?? "", context)
         }
@@ -50,11 +50,11 @@ extension ConsoleController {
             }
             do {
                 guard form.fields["newPassword"] == form.fields["confirmPassword"] else {
-                    throw KioskError.invalid(
-                        "passwords_differ", "The two new passwords differ.", field: "confirmPassword",
+                    throw KioskError(
+                        .passwordsDiffer, "The two new passwords differ.", field: "confirmPassword",
                         fix: "Type the same new password twice.")
                 }
-                let changed = try await catalog.changeConsolePassword(
+                let changed = try await team.changeConsolePassword(
                     email: user.email, current: form.fields["currentPassword"] ?? "",
                     new: form.fields["newPassword"] ?? "")
                 try await audit(session, "console-user.change-password", changed.email)
@@ -73,7 +73,7 @@ extension ConsoleController {
     func teamPage(_ context: KioskRequestContext, error: KioskError? = nil, form: ConsoleForm? = nil) async throws
         -> Response
     {
-        let users = try await catalog.consoleUsers()
+        let users = try await team.consoleUsers()
         var values: [String: Any] = [
             "users": users.map { user in
                 [

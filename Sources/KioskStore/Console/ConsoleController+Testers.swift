@@ -12,18 +12,17 @@ extension ConsoleController {
             return try await action(request, context, audit: "tester.settings") { form in
                 let outcome = try form["paymentOutcome"].map { text in
                     guard let outcome = PaymentOutcome(rawValue: text) else {
-                        throw KioskError.invalid(
-                            "invalid_outcome", "Choose the card's outcome.", field: "paymentOutcome")
+                        throw KioskError(.invalidOutcome, "Choose the card's outcome.", field: "paymentOutcome")
                     }
                     return outcome
                 }
                 let rate = try form["renewalRate"].map { text in
                     guard let rate = RenewalRate(rawValue: text) else {
-                        throw KioskError.invalid("invalid_rate", "Choose a renewal rate.", field: "renewalRate")
+                        throw KioskError(.invalidRate, "Choose a renewal rate.", field: "renewalRate")
                     }
                     return rate
                 }
-                _ = try await catalog.updateAccount(
+                _ = try await accounts.updateAccount(
                     .sandbox, email: email,
                     changes: AccountChanges(
                         paymentOutcome: outcome, interruptPurchases: form["interruptPurchases"] == "on",
@@ -34,7 +33,7 @@ extension ConsoleController {
         pages.post("testers/:email/clear-purchase-history") { request, context in
             let email = try Self.email(context)
             return try await action(request, context, audit: "tester.clear-purchase-history") { _ in
-                _ = try await catalog.clearPurchaseHistory(email: email)
+                _ = try await accounts.clearPurchaseHistory(email: email)
                 return (email, Self.customerPath(email))
             }
         }
@@ -43,7 +42,7 @@ extension ConsoleController {
             let paymentId = try context.parameters.require("paymentId", as: UUID.self)
             return try await action(request, context, audit: "test.payment-decision") { form in
                 guard let decision = TestControlsService.Decision(rawValue: form["decision"] ?? "") else {
-                    throw KioskError.invalid("invalid_decision", "Approve or decline the payment.", field: "decision")
+                    throw KioskError(.invalidDecision, "Approve or decline the payment.", field: "decision")
                 }
                 _ = try await testControls.decide(bundleId: form["bundleId"] ?? "", paymentId: paymentId, decision)
                 return ("\(decision.rawValue) payment \(paymentId) of \(email)", Self.customerPath(email))

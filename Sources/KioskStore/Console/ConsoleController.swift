@@ -10,7 +10,11 @@ import KioskStorage
 /// services as the admin API, and every action goes through the same validations and is written to the audit log.
 struct ConsoleController {
     let catalog: CatalogService
+    let accounts: AccountService
+    let team: TeamService
+    let money: MoneyService
     let testControls: TestControlsService
+    let refunds: RefundService
     let sandboxClock: SandboxClockService
     let subscriptions: SubscriptionTestControls
     let notifications: NotificationService
@@ -34,7 +38,7 @@ struct ConsoleController {
         }
         console.post("sign-in") { request, context in try await signIn(request, context: context) }
         let pages = console.add(
-            middleware: ConsoleAuthMiddleware(sessions: sessions, catalog: catalog, renderer: renderer, clock: clock))
+            middleware: ConsoleAuthMiddleware(sessions: sessions, team: team, renderer: renderer, clock: clock))
         pages.post("sign-out") { request, context in
             _ = try await ConsoleForm.read(request, context: context)
             var response = Response.redirect(to: "/console/sign-in", type: .normal)
@@ -67,7 +71,7 @@ struct ConsoleController {
             "sign-in", title: "Sign in", section: "",
             values: [
                 "next": Self.safeNext(next), "error": error ?? "",
-                "tokenFirst": try await catalog.consoleUsers().isEmpty,
+                "tokenFirst": try await team.consoleUsers().isEmpty,
             ], session: nil, status: status)
     }
 
@@ -96,7 +100,15 @@ struct ConsoleController {
         case .proceed:
             break
         }
-        let user = try? await catalog.consoleUser(email: key)
+        let user: ConsoleUser?
+        do {
+            user = try await team.consoleUser(email: key)
+        } catch {
+            // The store could not read the account (its database is down, say): that is its failure, not a wrong
+            // password, and no attempt of the person signing in.
+            await signInThrottle.abandon()
+            throw error
+        }
         // A decoy hash for unknown emails, so the time taken does not tell which emails have accounts.
         let matches = await PasswordHasher().verifyOffCooperativePool(
             password, against: user?.passwordHash ?? Self.decoyPasswordHash)
@@ -161,7 +173,7 @@ struct ConsoleController {
             rows.append(["name": app.name, "bundleId": app.bundleId, "products": products.count])
         }
         let (agreement, _) = try await catalog.agreement()
-        let testers = try await catalog.accounts(.sandbox)
+        let testers = try await accounts.accounts(.sandbox)
         return renderer.page(
             "overview", title: "Overview", section: "Overview",
             values: [
@@ -172,7 +184,7 @@ struct ConsoleController {
     }
 
     func auditLog(_ context: KioskRequestContext) async throws -> Response {
-        let entries = try await database.transaction { tx in try await tx.auditEntries(limit: 200) }
+        let entries = try await team.auditEntries(limit: 200)
         return renderer.page(
             "audit", title: "Audit log", section: "Audit log",
             values: [
@@ -192,8 +204,7 @@ struct ConsoleController {
 
     /// Records that `actor` did `action` to `target`.
     func audit(actor: String, _ action: String, _ target: String) async throws {
-        let entry = AuditEntry(at: clock.now(), actor: actor, action: action, target: target)
-        try await database.transaction { tx in try await tx.insertAuditEntry(entry) }
+        try await team.recordAudit(AuditEntry(at: clock.now(), actor: actor, action: action, target: target))
     }
 
     /// Performs a posted action: reads the form (checking its CSRF token), runs `body`, writes the audit entry and
@@ -211,7 +222,7 @@ struct ConsoleController {
             return renderer.page(
                 "error", title: "Not done", section: "",
                 values: [
-                    "message": error.message, "fix": error.fix ?? "", "code": error.code,
+                    "message": error.message, "fix": error.fix ?? "", "code": error.code.rawValue,
                     "back": Self.safeNext(form["back"]),
                 ], session: context.consoleSession, status: error.status)
         }
@@ -223,7 +234,7 @@ struct ConsoleController {
         return formatter.string(from: date) + " UTC"
     }
 
-    static func money(_ minorUnits: Int, _ currency: String) -> String {
+    static func amount(_ minorUnits: Int, _ currency: String) -> String {
         let exponent = Storefront.all.first { $0.currency.code == currency }?.currency.minorUnitExponent ?? 2
         return Currency(code: currency, minorUnitExponent: exponent).decimalString(minorUnits: minorUnits) + " "
             + currency

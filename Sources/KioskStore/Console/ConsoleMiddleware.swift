@@ -19,7 +19,7 @@ struct ConsolePageMiddleware: RouterMiddleware {
         } catch let error as KioskError {
             response = renderer.page(
                 "error", title: "Something went wrong", section: "",
-                values: ["message": error.message, "fix": error.fix ?? "", "code": error.code],
+                values: ["message": error.message, "fix": error.fix ?? "", "code": error.code.rawValue],
                 session: context.consoleSession, status: error.status)
         } catch let error as HTTPError {
             response = renderer.page(
@@ -44,7 +44,7 @@ struct ConsolePageMiddleware: RouterMiddleware {
 struct ConsoleAuthMiddleware: RouterMiddleware {
     typealias Context = KioskRequestContext
     let sessions: ConsoleSessions
-    let catalog: CatalogService
+    let team: TeamService
     let renderer: ConsoleRenderer
     let clock: any KioskClock
 
@@ -55,7 +55,7 @@ struct ConsoleAuthMiddleware: RouterMiddleware {
         guard
             let session = try await sessions.session(
                 cookieHeader: request.headers[.cookie], now: clock.now(),
-                user: { try await catalog.consoleUser(email: $0) })
+                user: { try await team.consoleUser(email: $0) })
         else {
             let back = request.method == .get ? path : "/console"
             return Response.redirect(to: "/console/sign-in?next=" + ConsoleForm.percentEncoded(back), type: .normal)
@@ -103,8 +103,7 @@ struct ConsoleForm: Sendable {
         // account of its choosing.
         if let site = request.headers[.init("Sec-Fetch-Site")!], ["cross-site", "same-site"].contains(site) {
             throw KioskError(
-                .forbidden, code: "cross_site_form",
-                message: "This form was sent from another site, so it was refused.",
+                .crossSiteForm, "This form was sent from another site, so it was refused.",
                 fix: "Open the console at its own address and send the form from there.")
         }
         let body = try await request.collectBody(context: context)
@@ -116,8 +115,7 @@ struct ConsoleForm: Sendable {
             guard let token = form.fields["csrf"], AdminAuthMiddleware.constantTimeEquals(token, session.csrfToken)
             else {
                 throw KioskError(
-                    .forbidden, code: "csrf_token_invalid",
-                    message: "This form was not sent from a page of this console session, so it was refused.",
+                    .csrfTokenInvalid, "This form was not sent from a page of this console session, so it was refused.",
                     fix: "Go back, reload the page and send the form again.")
             }
         }
@@ -128,8 +126,8 @@ struct ConsoleForm: Sendable {
     static func integer(_ text: String?, field: String) throws -> Int? {
         guard let text else { return nil }
         guard let number = Int(text) else {
-            throw KioskError.invalid(
-                "invalid_number", "'\(text.prefix(20))' is not a whole number.", field: field,
+            throw KioskError(
+                .invalidNumber, "'\(text.prefix(20))' is not a whole number.", field: field,
                 fix: "Type digits only, such as 25.")
         }
         return number
@@ -143,8 +141,8 @@ struct ConsoleForm: Sendable {
             guard fields.count < maxFields,
                 let name = decode(halves[0]), let value = halves.count == 2 ? decode(halves[1]) : ""
             else {
-                throw KioskError.invalid(
-                    "invalid_form", "The form could not be read.", fix: "Send the form from the console's page.")
+                throw KioskError(
+                    .invalidForm, "The form could not be read.", fix: "Send the form from the console's page.")
             }
             fields[name] = value
         }
@@ -154,8 +152,8 @@ struct ConsoleForm: Sendable {
     /// Parses a `multipart/form-data` body (MultipartKit): each part's name and its text; a file's text is its
     /// content read as UTF-8.
     static func parseMultipart(_ body: Data, contentType: String) throws -> ConsoleForm {
-        let unreadable = KioskError.invalid(
-            "invalid_form", "The form could not be read.", fix: "Send the form from the console's page.")
+        let unreadable = KioskError(
+            .invalidForm, "The form could not be read.", fix: "Send the form from the console's page.")
         guard
             let boundary = contentType.split(separator: ";").lazy
                 .map({ $0.trimmingCharacters(in: .whitespaces) })

@@ -12,8 +12,7 @@ struct ConsoleRenderer: Sendable {
     /// Loads the templates shipped with the store.
     static func load() async throws -> ConsoleRenderer {
         guard let folder = Bundle.module.resourceURL?.appendingPathComponent("console").path else {
-            throw KioskError(
-                .unavailable, code: "console_missing", message: "The console's templates are missing from the build.")
+            throw KioskError(.consoleMissing, "The console's templates are missing from the build.")
         }
         return ConsoleRenderer(library: try await MustacheLibrary(directory: folder))
     }
@@ -22,7 +21,7 @@ struct ConsoleRenderer: Sendable {
     static func asset(_ name: String, contentType: String) throws -> Response {
         guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "console"),
             let data = try? Data(contentsOf: url)
-        else { throw KioskError.notFound("not_found", "No file \(name).") }
+        else { throw KioskError(.notFound, "No file \(name).") }
         var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: data)))
         response.headers[.contentType] = contentType
         response.headers[.cacheControl] = "max-age=300"
@@ -49,8 +48,14 @@ struct ConsoleRenderer: Sendable {
         }.map { entry in
             ["path": entry.path, "name": entry.name, "current": entry.name == section]
         }
-        let html =
-            library.render(Self.withoutEmptyTexts(context), withTemplate: template) ?? "template \(template) is missing"
+        guard let html = library.render(Self.withoutEmptyTexts(context), withTemplate: template) else {
+            // A build without the page's template is the store's own failure, never a page that worked.
+            return Response(
+                status: .internalServerError,
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string: "The console's template '\(template)' is missing from this build of the store.")))
+        }
         var response = Response(status: status, body: .init(byteBuffer: ByteBuffer(string: html)))
         response.headers[.contentType] = "text/html; charset=utf-8"
         return response

@@ -32,6 +32,11 @@ actor ConsoleSignInThrottle {
         return .proceed
     }
 
+    /// Ends a check that could not be made (the store could not read the account): it counts as no attempt.
+    func abandon() {
+        checking -= 1
+    }
+
     /// Records the check's outcome: a success forgets the email's failures.
     func end(email: String, succeeded: Bool, now: Date) {
         checking -= 1

@@ -7,7 +7,7 @@ import KioskProtocol
 /// `/admin/v1/testers` (sandbox testers) and `/admin/v1/accounts` (production customer accounts): one set of
 /// routes over an environment's accounts, each path with its own JSON shapes.
 struct AccountsController {
-    let catalog: CatalogService
+    let accounts: AccountService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         addRoutes(
@@ -17,7 +17,7 @@ struct AccountsController {
             to: group, path: "accounts", environment: .production, body: AccountBody.self,
             resource: AccountResource.init, list: AccountList.init(accounts:), noun: ("An account's", "account"))
         group.post("testers/:email/clear-purchase-history") { _, context in
-            TesterResource(try await catalog.clearPurchaseHistory(email: try context.parameters.require("email")))
+            TesterResource(try await accounts.clearPurchaseHistory(email: try context.parameters.require("email")))
         }
     }
 
@@ -26,34 +26,33 @@ struct AccountsController {
         resource: @escaping @Sendable (Account) -> Resource, list: @escaping @Sendable ([Resource]) -> List,
         noun: (possessive: String, name: String)
     ) {
-        let catalog = catalog
+        let accounts = accounts
         group.get(RouterPath(stringLiteral: path)) { _, _ in
-            list(try await catalog.accounts(environment).map(resource))
+            list(try await accounts.accounts(environment).map(resource))
         }
         group.post(RouterPath(stringLiteral: path)) { request, context in
             let body = try await request.decodeJSON(as: Body.self, context: context)
             guard let email = body.email else {
-                throw KioskError.invalid(
-                    "missing_field", "The field 'email' is required.", field: "email", fix: "Add 'email'.")
+                throw KioskError(.missingField, "The field 'email' is required.", field: "email", fix: "Add 'email'.")
             }
-            let account = try await catalog.createAccount(environment, email: email, changes: body.changes)
+            let account = try await accounts.createAccount(environment, email: email, changes: body.changes)
             return EditedResponse(status: .created, response: resource(account))
         }
         group.get(RouterPath(stringLiteral: path + "/:email")) { _, context in
-            resource(try await catalog.account(environment, email: try context.parameters.require("email")))
+            resource(try await accounts.account(environment, email: try context.parameters.require("email")))
         }
         group.patch(RouterPath(stringLiteral: path + "/:email")) { request, context in
             let body = try await request.decodeJSON(as: Body.self, context: context)
             let email = try context.parameters.require("email")
             if let newEmail = body.email, newEmail.lowercased() != email.lowercased() {
-                throw KioskError.invalid(
-                    "email_immutable", "\(noun.possessive) email cannot change.", field: "email",
+                throw KioskError(
+                    .emailImmutable, "\(noun.possessive) email cannot change.", field: "email",
                     fix: "Create a new \(noun.name) with the new email and delete the old one.")
             }
-            return resource(try await catalog.updateAccount(environment, email: email, changes: body.changes))
+            return resource(try await accounts.updateAccount(environment, email: email, changes: body.changes))
         }
         group.delete(RouterPath(stringLiteral: path + "/:email")) { _, context in
-            try await catalog.deleteAccount(environment, email: try context.parameters.require("email"))
+            try await accounts.deleteAccount(environment, email: try context.parameters.require("email"))
             return Response(status: .noContent)
         }
     }

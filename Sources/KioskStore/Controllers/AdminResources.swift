@@ -50,8 +50,8 @@ extension Request {
     func environment(_ text: String?, field: String = "environment") throws -> StoreEnvironment {
         guard let text else { return .sandbox }
         guard let environment = StoreEnvironment(rawValue: text.lowercased()) else {
-            throw KioskError.invalid(
-                "invalid_environment", "Unknown environment '\(text)'.", field: field,
+            throw KioskError(
+                .invalidEnvironment, "Unknown environment '\(text)'.", field: field,
                 fix: "Use 'sandbox' or 'production'.")
         }
         return environment

@@ -54,8 +54,8 @@ struct CatalogController {
     private static func format(_ text: String?) throws -> FileFormat? {
         guard let text else { return nil }
         guard let format = FileFormat(rawValue: text.lowercased()) else {
-            throw KioskError.invalid(
-                "invalid_format", "Unknown catalog format '\(text)'.", field: "format", fix: "Use 'json' or 'storekit'."
+            throw KioskError(
+                .invalidFormat, "Unknown catalog format '\(text)'.", field: "format", fix: "Use 'json' or 'storekit'."
             )
         }
         return format

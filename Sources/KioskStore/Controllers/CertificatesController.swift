@@ -27,8 +27,8 @@ struct CertificatesController {
                 return Response(
                     status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: identity.rootDER)))
             case let other:
-                throw KioskError.invalid(
-                    "invalid_format", "Unknown certificate format '\(other)'.", field: "format",
+                throw KioskError(
+                    .invalidFormat, "Unknown certificate format '\(other)'.", field: "format",
                     fix: "Use 'pem' or 'der'.")
             }
         }
@@ -68,7 +68,7 @@ struct TestNotificationPayload: Codable, Sendable {
         var environment: String
     }
 
-    var notificationType = "TEST"
+    var notificationType = NotificationType.test
     var notificationUUID: String
     var version = "2.0"
     var signedDate: Int64

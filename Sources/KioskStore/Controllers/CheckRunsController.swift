@@ -6,19 +6,19 @@ import KioskProtocol
 
 /// `/admin/v1/…check-runs` (`CheckRunPaths`): the verdicts `kiosk check` sends, for the console's Checks page.
 struct CheckRunsController {
-    let catalog: CatalogService
+    let team: TeamService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         group.post("apps/:bundleId/check-runs") { request, context in
             let report = try await request.decodeJSON(as: CheckReport.self, context: context)
             return EditedResponse(
                 status: .created,
-                response: try await catalog.recordCheckRun(
+                response: try await team.recordCheckRun(
                     bundleId: try context.parameters.require("bundleId"), report))
         }
-        group.get("check-runs") { _, _ in CheckRunList(checkRuns: try await catalog.checkRuns()) }
+        group.get("check-runs") { _, _ in CheckRunList(checkRuns: try await team.checkRuns()) }
         group.get("check-runs/:id") { _, context in
-            try await catalog.checkRun(id: try context.parameters.require("id")).1
+            try await team.checkRun(id: try context.parameters.require("id")).1
         }
     }
 }

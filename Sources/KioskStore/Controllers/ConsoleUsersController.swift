@@ -6,29 +6,29 @@ import KioskProtocol
 
 /// `/admin/v1/console-users`: the people who sign in to the console with a password, and their roles.
 struct ConsoleUsersController {
-    let catalog: CatalogService
+    let team: TeamService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         group.post("console-users") { request, context in
             let body = try await request.decodeJSON(as: ConsoleUserCreateBody.self, context: context)
-            let created = try await catalog.createConsoleUser(
+            let created = try await team.createConsoleUser(
                 email: body.email, name: body.name, roles: body.roles, password: body.password)
             return EditedResponse(
                 status: .created,
                 response: ConsoleUserResource(created.user, temporaryPassword: created.temporaryPassword))
         }
         group.get("console-users") { _, _ in
-            ConsoleUserList(users: try await catalog.consoleUsers().map { ConsoleUserResource($0) })
+            ConsoleUserList(users: try await team.consoleUsers().map { ConsoleUserResource($0) })
         }
         group.patch("console-users/:email") { request, context in
             let body = try await request.decodeJSON(as: ConsoleUserUpdateBody.self, context: context)
             return ConsoleUserResource(
-                try await catalog.updateConsoleUser(
+                try await team.updateConsoleUser(
                     email: try context.parameters.require("email"), name: body.name, roles: body.roles,
                     disabled: body.disabled))
         }
         group.post("console-users/:email/reset-password") { _, context in
-            let reset = try await catalog.resetConsoleUserPassword(email: try context.parameters.require("email"))
+            let reset = try await team.resetConsoleUserPassword(email: try context.parameters.require("email"))
             return ConsoleUserResource(reset.user, temporaryPassword: reset.temporaryPassword)
         }
     }

@@ -17,8 +17,8 @@ struct GroupsController {
         group.post("apps/:bundleId/subscription-groups") { request, context in
             let body = try await request.decodeJSON(as: GroupBody.self, context: context)
             guard let referenceName = body.referenceName else {
-                throw KioskError.invalid(
-                    "missing_field", "The field 'referenceName' is required.", field: "referenceName",
+                throw KioskError(
+                    .missingField, "The field 'referenceName' is required.", field: "referenceName",
                     fix: "Add 'referenceName'.")
             }
             let created = try await catalog.createGroup(

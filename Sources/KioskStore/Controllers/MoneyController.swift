@@ -7,45 +7,45 @@ import KioskProtocol
 /// `/admin/v1/tax-rules`, `/admin/v1/agreements/small-business` and `/admin/v1/money/events`: the terms sales are
 /// priced under, and what each sale was worth.
 struct MoneyController {
-    let catalog: CatalogService
+    let money: MoneyService
 
     /// The longest span one `money/events` request may ask for.
     static let longestSpan: TimeInterval = 366 * 86_400
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         group.get("tax-rules") { _, _ in
-            let rules = try await catalog.taxRules()
+            let rules = try await money.taxRules()
             return TaxRuleList(inForce: rules.inForce, configured: rules.configured)
         }
         group.put("tax-rules/:storefront") { request, context in
             let body = try await request.decodeJSON(as: TaxRuleBody.self, context: context)
-            return try await catalog.setTaxRule(
+            return try await money.setTaxRule(
                 storefront: try context.parameters.require("storefront").uppercased(),
                 pricesIncludeTax: body.pricesIncludeTax, rateBasisPoints: body.rateBasisPoints,
                 effectiveFrom: body.effectiveFrom)
         }
         group.put("agreements/small-business") { request, context in
             let body = try await request.decodeJSON(as: SmallBusinessBody.self, context: context)
-            return AgreementsController.resource(try await catalog.setSmallBusinessProgram(since: body.since))
+            return AgreementsController.resource(try await money.setSmallBusinessProgram(since: body.since))
         }
         group.get("reports/sales") { request, _ in
             let query = request.uri.queryParameters
             let frequencyText = query.get("frequency") ?? ReportFrequency.daily.rawValue
             guard let frequency = ReportFrequency(rawValue: frequencyText.uppercased()) else {
-                throw KioskError.invalid(
-                    "invalid_frequency", "'\(frequencyText.prefix(20))' is not a report frequency.", field: "frequency",
+                throw KioskError(
+                    .invalidFrequency, "'\(frequencyText.prefix(20))' is not a report frequency.", field: "frequency",
                     fix: "Use daily, weekly, monthly or yearly.")
             }
             return Self.tabSeparated(
-                try await catalog.salesReport(frequency: frequency, date: query.get("date") ?? ""))
+                try await money.salesReport(frequency: frequency, date: query.get("date") ?? ""))
         }
         group.get("reports/subscription-events") { request, _ in
             Self.tabSeparated(
-                try await catalog.subscriptionEventReport(date: request.uri.queryParameters.get("date") ?? ""))
+                try await money.subscriptionEventReport(date: request.uri.queryParameters.get("date") ?? ""))
         }
         group.get("reports/finance") { request, _ in
             let query = request.uri.queryParameters
-            let report = try await catalog.financialReport(
+            let report = try await money.financialReport(
                 month: query.get("month") ?? "",
                 region: (query.get("region") ?? FinancialReport.allRegions).uppercased())
             return Self.tabSeparated(report)
@@ -53,12 +53,12 @@ struct MoneyController {
         group.get("exchange-rates") { _, _ in
             ExchangeRateList(
                 reportingCurrency: ExchangeRate.reportingCurrency,
-                rates: try await catalog.exchangeRates().map(ExchangeRateResource.init))
+                rates: try await money.exchangeRates().map(ExchangeRateResource.init))
         }
         group.put("exchange-rates/:currency") { request, context in
             let body = try await request.decodeJSON(as: ExchangeRateBody.self, context: context)
             return ExchangeRateResource(
-                try await catalog.setExchangeRate(
+                try await money.setExchangeRate(
                     currency: try context.parameters.require("currency"), usdPerUnit: body.usdPerUnit,
                     effectiveFrom: body.effectiveFrom))
         }
@@ -67,17 +67,17 @@ struct MoneyController {
             let (environment, from, to) = try Self.span(of: request)
             let byText = query.get("by") ?? MoneySeries.Grouping.day.rawValue
             guard let grouping = MoneySeries.Grouping(rawValue: byText) else {
-                throw KioskError.invalid(
-                    "invalid_grouping", "'\(byText.prefix(20))' is not a grouping.", field: "by",
+                throw KioskError(
+                    .invalidGrouping, "'\(byText.prefix(20))' is not a grouping.", field: "by",
                     fix: "Use day, product or storefront.")
             }
-            return try await catalog.moneySeries(environment: environment, from: from, to: to, by: grouping)
+            return try await money.moneySeries(environment: environment, from: from, to: to, by: grouping)
         }
         group.get("money/events") { request, _ in
             let (environment, from, to) = try Self.span(of: request)
             return MoneyEventList(
                 environment: environment, from: from, to: to,
-                events: try await catalog.moneyEvents(environment: environment, from: from, to: to))
+                events: try await money.moneyEvents(environment: environment, from: from, to: to))
         }
     }
 
@@ -89,8 +89,8 @@ struct MoneyController {
         let from = try instant(query.get("from"), field: "from")
         let to = try instant(query.get("to"), field: "to")
         guard from < to, to.timeIntervalSince(from) <= longestSpan else {
-            throw KioskError.invalid(
-                "invalid_span", "'from' must come before 'to', at most 366 days earlier.", field: "to",
+            throw KioskError(
+                .invalidSpan, "'from' must come before 'to', at most 366 days earlier.", field: "to",
                 fix: "Ask for a day, a month or a year at a time.")
         }
         return (environment, from, to)
@@ -105,8 +105,8 @@ struct MoneyController {
 
     /// A query's instant: an ISO 8601 date-time, or a day (`2026-11-24`, its start in UTC).
     static func instant(_ text: String?, field: String) throws -> Date {
-        let invalid = KioskError.invalid(
-            "invalid_date", "'\(field)' must be a day such as 2026-11-24 or a date-time such as 2026-11-24T00:00:00Z.",
+        let invalid = KioskError(
+            .invalidDate, "'\(field)' must be a day such as 2026-11-24 or a date-time such as 2026-11-24T00:00:00Z.",
             field: field, fix: "Give '\(field)' as a day or an ISO 8601 date-time.")
         guard let text, text.count <= 40 else { throw invalid }
         let dateTime = text.count == 10 ? text + "T00:00:00Z" : text

@@ -19,8 +19,8 @@ struct OCSPController {
             let contentType = request.headers[.contentType]?.split(separator: ";").first
                 .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard contentType == Self.requestContentType else {
-                throw KioskError.invalid(
-                    "unsupported_media_type",
+                throw KioskError(
+                    .unsupportedMediaType,
                     "An OCSP request must be sent with Content-Type: \(Self.requestContentType), not \(contentType ?? "none").",
                     field: "Content-Type",
                     fix: "POST the DER OCSPRequest with Content-Type: \(Self.requestContentType).")

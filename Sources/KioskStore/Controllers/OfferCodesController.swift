@@ -33,8 +33,7 @@ struct OfferCodesController {
 
     private static func require<T>(_ value: T?, _ field: String) throws -> T {
         guard let value else {
-            throw KioskError.invalid(
-                "missing_field", "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
+            throw KioskError(.missingField, "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
         }
         return value
     }

@@ -7,6 +7,7 @@ import KioskProtocol
 /// `/admin/v1/apps/{bundleId}/products`: products, their localizations, review, availability and prices.
 struct ProductsController {
     let catalog: CatalogService
+    let money: MoneyService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         group.get("apps/:bundleId/products") { request, context in
@@ -42,16 +43,12 @@ struct ProductsController {
             let body = try await request.decodeJSON(as: ProductBody.self, context: context)
             let productId = try context.parameters.require("productId")
             if let type = body.type {
-                let current = try await catalog.product(bundleId: bundleId, productId: productId)
-                guard type == current.type else {
-                    throw KioskError.invalid(
-                        "type_immutable", "A product's type cannot change (it is \(current.type.rawValue)).",
-                        field: "type", fix: "Create a new product with the other type.")
-                }
+                try CatalogRules.requireSameType(
+                    type, as: try await catalog.product(bundleId: bundleId, productId: productId))
             }
             if let newId = body.productId, newId != productId {
-                throw KioskError.invalid(
-                    "product_id_immutable", "A product id cannot change.", field: "productId",
+                throw KioskError(
+                    .productIdImmutable, "A product id cannot change.", field: "productId",
                     fix: "Create a new product; product ids are permanent.")
             }
             let product = try await catalog.updateProduct(
@@ -101,7 +98,7 @@ struct ProductsController {
             let bundleId = try context.parameters.require("bundleId")
             let product = try await catalog.product(
                 bundleId: bundleId, productId: try context.parameters.require("productId"))
-            let proceeds = try await catalog.proceeds(of: product)
+            let proceeds = try await money.proceeds(of: product)
             var prices = Self.prices(of: product.pricing)
             for index in prices.indices {
                 guard let split = proceeds[prices[index].storefront],
@@ -147,6 +144,6 @@ struct ProductsController {
     }
 
     private func missing(_ field: String) -> KioskError {
-        .invalid("missing_field", "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
+        KioskError(.missingField, "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
     }
 }

@@ -8,11 +8,11 @@ import KioskProtocol
 /// a production purchase (in full or a share of it) or takes a refund back, as Apple's support does; the app's server
 /// hears REFUND or REFUND_REVERSED. Repeating either changes nothing more.
 struct RefundsController {
-    let refunds: TestControlsService
+    let refunds: RefundService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         group.post("apps/:bundleId/transactions/:transactionId/refund") { request, context in
-            let body = try await request.decodeJSON(as: TestRefundRequest.self, context: context)
+            let body = try await request.decodeJSON(as: RefundRequest.self, context: context)
             return try JSONAnswer.response(
                 try await refunds.refund(
                     bundleId: try context.parameters.require("bundleId"),

@@ -7,24 +7,24 @@ import KioskProtocol
 /// `/admin/v1/api-keys`: team keys of the App Store Connect API (reports), apart from the In-App Purchase keys
 /// of each app.
 struct TeamKeysController {
-    let catalog: CatalogService
+    let team: TeamService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         group.post("api-keys") { request, context in
             let body = try await request.decodeJSON(as: TeamKeyCreateBody.self, context: context)
-            let created = try await catalog.createTeamKey(name: body.name, roles: body.roles)
+            let created = try await team.createTeamKey(name: body.name, roles: body.roles)
             return EditedResponse(
                 status: .created,
                 response: TeamKeyResource(created.key, issuerId: created.issuerId, privateKey: created.privateKeyPEM))
         }
         group.get("api-keys") { _, _ in
-            let listed = try await catalog.teamKeys()
+            let listed = try await team.teamKeys()
             return TeamKeyList(
                 issuerId: listed.issuerId, vendorNumber: listed.vendorNumber,
                 keys: listed.keys.map { TeamKeyResource($0) })
         }
         group.post("api-keys/:keyId/revoke") { _, context in
-            TeamKeyResource(try await catalog.revokeTeamKey(id: try context.parameters.require("keyId")))
+            TeamKeyResource(try await team.revokeTeamKey(id: try context.parameters.require("keyId")))
         }
     }
 }

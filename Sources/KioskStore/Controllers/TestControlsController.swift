@@ -8,6 +8,7 @@ import KioskProtocol
 /// Production has no such routes.
 struct TestControlsController {
     let testControls: TestControlsService
+    let refunds: RefundService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         group.post("apps/:bundleId/purchases") { request, context in
@@ -18,8 +19,8 @@ struct TestControlsController {
         group.get("apps/:bundleId/payments") { request, context in
             let state = try request.uri.queryParameters["state"].map { text in
                 guard let state = PaymentState(rawValue: String(text)) else {
-                    throw KioskError.invalid(
-                        "invalid_state", "'\(text)' is not a payment state.", field: "state",
+                    throw KioskError(
+                        .invalidState, "'\(text)' is not a payment state.", field: "state",
                         fix: "Use one of: \(PaymentState.allCases.map(\.rawValue).joined(separator: ", ")).")
                 }
                 return state
@@ -32,8 +33,8 @@ struct TestControlsController {
         group.post("apps/:bundleId/payments/:paymentId/:decision") { _, context in
             let decisionText = try context.parameters.require("decision")
             guard let decision = TestControlsService.Decision(rawValue: decisionText) else {
-                throw KioskError.notFound(
-                    "unknown_decision", "'\(decisionText)' is not something a payment can be.", field: "decision",
+                throw KioskError(
+                    .unknownDecision, "'\(decisionText)' is not something a payment can be.", field: "decision",
                     fix: "Use approve, decline or resolve.")
             }
             return try JSONAnswer.response(
@@ -60,8 +61,8 @@ struct TestControlsController {
         group.get("apps/:bundleId/receipt") { request, context in
             let deviceId = try request.uri.queryParameters["deviceId"].map { text in
                 guard let id = UUID(uuidString: String(text)) else {
-                    throw KioskError.invalid(
-                        "invalid_device_id", "'\(text)' is not a UUID.", field: "deviceId",
+                    throw KioskError(
+                        .invalidDeviceId, "'\(text)' is not a UUID.", field: "deviceId",
                         fix: "Send the device's identifierForVendor, e.g. 6F9619FF-8B86-D011-B42D-00C04FC964FF.")
                 }
                 return id
@@ -82,7 +83,7 @@ struct TestControlsController {
         }
         group.get("apps/:bundleId/transactions/:transactionId/consumption") { _, context in
             try JSONAnswer.response(
-                try await testControls.consumptionReport(
+                try await refunds.consumptionReport(
                     bundleId: try context.parameters.require("bundleId"),
                     transactionId: try context.parameters.require("transactionId", as: Int64.self)))
         }
@@ -98,25 +99,25 @@ struct TestControlsController {
             let transactionId = try context.parameters.require("transactionId", as: Int64.self)
             switch context.parameters.get("action") ?? "" {
             case "refund":
-                let body = try await request.decodeJSON(as: TestRefundRequest.self, context: context)
+                let body = try await request.decodeJSON(as: RefundRequest.self, context: context)
                 return try JSONAnswer.response(
-                    try await testControls.refund(bundleId: bundleId, transactionId: transactionId, body))
+                    try await refunds.refund(bundleId: bundleId, transactionId: transactionId, body))
             case "request-refund":
                 let body = try await request.decodeJSON(as: TestRefundRequestRequest.self, context: context)
                 return try JSONAnswer.response(
-                    try await testControls.requestRefund(bundleId: bundleId, transactionId: transactionId, body))
+                    try await refunds.requestRefund(bundleId: bundleId, transactionId: transactionId, body))
             case "decline-refund":
                 return try JSONAnswer.response(
-                    try await testControls.declineRefund(bundleId: bundleId, transactionId: transactionId))
+                    try await refunds.declineRefund(bundleId: bundleId, transactionId: transactionId))
             case "reverse-refund":
                 return try JSONAnswer.response(
-                    try await testControls.reverseRefund(bundleId: bundleId, transactionId: transactionId))
+                    try await refunds.reverseRefund(bundleId: bundleId, transactionId: transactionId))
             case "revoke":
                 return try JSONAnswer.response(
-                    try await testControls.revoke(bundleId: bundleId, transactionId: transactionId))
+                    try await refunds.revoke(bundleId: bundleId, transactionId: transactionId))
             case let action:
-                throw KioskError.notFound(
-                    "unknown_action", "'\(action)' is not something a sandbox transaction can be made to do.",
+                throw KioskError(
+                    .unknownAction, "'\(action)' is not something a sandbox transaction can be made to do.",
                     field: "action", fix: "Use refund, decline-refund, reverse-refund, revoke or request-refund.")
             }
         }
@@ -128,8 +129,8 @@ struct TestControlsController {
         group.get("apps/:bundleId/notifications") { request, context in
             let environment = try request.uri.queryParameters["environment"].map { text in
                 guard let environment = StoreEnvironment(rawValue: String(text)) else {
-                    throw KioskError.invalid(
-                        "invalid_environment", "'\(text)' is not an environment.", field: "environment",
+                    throw KioskError(
+                        .invalidEnvironment, "'\(text)' is not an environment.", field: "environment",
                         fix: "Use sandbox or production.")
                 }
                 return environment
@@ -148,8 +149,8 @@ struct TestControlsController {
 
     static func tester(of request: Request) throws -> String {
         guard let tester = request.uri.queryParameters["tester"], !tester.isEmpty else {
-            throw KioskError.invalid(
-                "missing_tester", "Name the sandbox tester with ?tester=EMAIL.", field: "tester",
+            throw KioskError(
+                .missingTester, "Name the sandbox tester with ?tester=EMAIL.", field: "tester",
                 fix: "Add ?tester=EMAIL to the URL.")
         }
         return String(tester)

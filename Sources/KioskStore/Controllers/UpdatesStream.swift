@@ -27,8 +27,8 @@ struct UpdatesStream: Sendable {
         let text = request.uri.queryParameters["after"].map(String.init) ?? request.headers[.lastEventID]
         guard let text else { return 0 }
         guard let cursor = Int64(text), cursor >= 0 else {
-            throw KioskError.invalid(
-                "invalid_cursor", "The cursor '\(text)' is not a sequence number.", field: "after",
+            throw KioskError(
+                .invalidCursor, "The cursor '\(text)' is not a sequence number.", field: "after",
                 fix: "Send the `id` of the last event received, or 0 for everything.")
         }
         return cursor

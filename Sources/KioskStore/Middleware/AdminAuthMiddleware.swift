@@ -15,7 +15,7 @@ struct AdminAuthMiddleware: RouterMiddleware {
     ) async throws -> Response {
         guard let header = request.headers[.authorization] else {
             throw KioskError(
-                .unauthorized, code: "missing_admin_token", message: "This endpoint needs the admin token.",
+                .missingAdminToken, "This endpoint needs the admin token.",
                 field: "Authorization",
                 fix: "Send 'Authorization: Bearer <token>' (the CLI reads --token or KIOSK_ADMIN_TOKEN).")
         }
@@ -24,7 +24,7 @@ struct AdminAuthMiddleware: RouterMiddleware {
             Self.constantTimeEquals(SecretGenerator.sha256Hex(String(header.dropFirst(prefix.count))), tokenSHA256)
         else {
             throw KioskError(
-                .unauthorized, code: "invalid_admin_token", message: "The admin token is wrong.",
+                .invalidAdminToken, "The admin token is wrong.",
                 field: "Authorization",
                 fix:
                     "Use the token `kiosk serve` printed at first start, or restart it with --admin-token to set a new one."

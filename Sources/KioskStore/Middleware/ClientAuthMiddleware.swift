@@ -17,7 +17,7 @@ struct ClientAuthMiddleware: RouterMiddleware {
         let prefix = "Bearer "
         guard let header = request.headers[.authorization], header.hasPrefix(prefix) else {
             throw KioskError(
-                .unauthorized, code: "missing_session", message: "This endpoint needs a signed-in session.",
+                .missingSession, "This endpoint needs a signed-in session.",
                 field: "Authorization",
                 fix: "Sign in (POST …/sessions) and send 'Authorization: Bearer <sessionToken>'.",
                 storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)

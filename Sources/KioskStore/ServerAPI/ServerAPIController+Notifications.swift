@@ -26,20 +26,7 @@ extension ServerAPIController {
     /// `POST /inApps/v1/notifications/test`: sends a `TEST` notification to the app's URL for this environment;
     /// answers `{testNotificationToken: "<uuid>_<milliseconds>"}` at once.
     private func requestTestNotification(context: KioskRequestContext) async throws -> Response {
-        let caller = try context.requireServerAPICaller()
-        let now = service.clocks.now(environment)
-        let token = UUID().uuidString.lowercased() + "_\(now.millisecondsSince1970)"
-        try await service.ledger.commit { tx, effects in
-            // The app as it is now: its URLs may have changed since the request was authenticated.
-            guard let app = try await tx.app(id: caller.app.id), !app.notificationURLs(for: environment).isEmpty else {
-                throw ServerAPIError.serverNotificationURLNotFound
-            }
-            effects.deliver([
-                try await service.notifications.create(
-                    NotificationContent(type: "TEST"), app: app, environment: environment, testToken: token, now: now,
-                    in: tx)
-            ])
-        }
+        let token = try await service.sendTestNotification(caller: try context.requireServerAPICaller())
         return try ServerAPIAnswer.json(SendTestNotificationResponse(testNotificationToken: token))
     }
 
@@ -49,17 +36,7 @@ extension ServerAPIController {
         let caller = try context.requireServerAPICaller()
         let token = context.parameters.get("testNotificationToken") ?? ""
         guard Self.isTestNotificationToken(token) else { throw ServerAPIError.invalidTestNotificationToken }
-        let found = try await service.database.transaction { tx -> (ServerNotification, [NotificationAttempt])? in
-            guard
-                let notification = try await tx.notification(
-                    testToken: token, appId: caller.app.id, environment: environment)
-            else { return nil }
-            return (notification, try await tx.notificationAttempts(uuids: [notification.uuid]))
-        }
-        guard let (notification, attempts) = found else { throw ServerAPIError.testNotificationNotFound }
-        return try ServerAPIAnswer.json(
-            NotificationHistoryResponseItem(
-                signedPayload: notification.signedPayload, sendAttempts: attempts.map(SendAttemptItem.init)))
+        return try ServerAPIAnswer.json(try await service.testNotificationStatus(token: token, caller: caller))
     }
 
     /// `<lower- or upper-case UUID>_<decimal milliseconds>`.
@@ -91,11 +68,13 @@ extension ServerAPIController {
             throw ServerAPIError.startDateTooFarInPast
         }
         guard start < end else { throw ServerAPIError.startDateAfterEndDate }
-        if let type = body.notificationType, !Self.notificationTypes.contains(type) {
-            throw ServerAPIError.invalidNotificationType
+        let notificationType = try body.notificationType.map {
+            guard let type = NotificationType(rawValue: $0) else { throw ServerAPIError.invalidNotificationType }
+            return type
         }
-        if let subtype = body.notificationSubtype, !Self.notificationSubtypes.contains(subtype) {
-            throw ServerAPIError.invalidNotificationType
+        let notificationSubtype = try body.notificationSubtype.map {
+            guard let subtype = NotificationSubtype(rawValue: $0) else { throw ServerAPIError.invalidNotificationType }
+            return subtype
         }
         if body.transactionId != nil, body.notificationType != nil { throw ServerAPIError.multipleFiltersSupplied }
         let transactionId = try body.transactionId.map { try Self.decimalId($0, else: .invalidTransactionId) }
@@ -106,25 +85,12 @@ extension ServerAPIController {
             }
             after = cursor
         }
-        let page = try await service.database.transaction {
-            [after] tx -> ([ServerNotification], [NotificationAttempt]) in
-            var originalTransactionId: Int64?
-            if let transactionId {
-                guard let transaction = try await tx.transaction(id: transactionId, environment: environment),
-                    transaction.appId == caller.app.id
-                else { throw ServerAPIError.transactionIdNotFound }
-                originalTransactionId = transaction.originalTransactionId
-            }
-            let notifications = try await tx.notifications(
-                NotificationHistoryQuery(
-                    environment: environment, appId: caller.app.id, start: start, end: end,
-                    notificationType: body.notificationType, subtype: body.notificationSubtype,
-                    originalTransactionId: originalTransactionId, onlyFailures: body.onlyFailures ?? false,
-                    after: after, limit: Self.notificationHistoryPageSize + 1))
-            let shown = Array(notifications.prefix(Self.notificationHistoryPageSize))
-            return (notifications, try await tx.notificationAttempts(uuids: shown.map(\.uuid)))
-        }
-        let (found, attempts) = page
+        let query = NotificationHistoryQuery(
+            environment: environment, appId: caller.app.id, start: start, end: end,
+            notificationType: notificationType, subtype: notificationSubtype, originalTransactionId: nil,
+            onlyFailures: body.onlyFailures ?? false, after: after, limit: Self.notificationHistoryPageSize + 1)
+        let (found, attempts) = try await service.notificationHistory(
+            query, anyTransactionId: transactionId, caller: caller)
         let shown = found.prefix(Self.notificationHistoryPageSize)
         let hasMore = found.count > shown.count
         let attemptsByUUID = Dictionary(grouping: attempts, by: \.notificationUUID)
@@ -158,20 +124,6 @@ extension ServerAPIController {
         return NotificationHistoryQuery.Cursor(createdAt: createdAt, uuid: String(parts[1]))
     }
 
-    /// Apple's `notificationType` values.
-    static let notificationTypes: Set<String> = [
-        "SUBSCRIBED", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "OFFER_REDEEMED", "DID_RENEW", "EXPIRED",
-        "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED", "PRICE_INCREASE", "REFUND", "REFUND_DECLINED",
-        "CONSUMPTION_REQUEST", "RENEWAL_EXTENDED", "REVOKE", "TEST", "RENEWAL_EXTENSION", "REFUND_REVERSED",
-        "EXTERNAL_PURCHASE_TOKEN", "ONE_TIME_CHARGE", "RESCIND_CONSENT", "METADATA_UPDATE", "MIGRATION", "PRICE_CHANGE",
-    ]
-
-    /// Apple's notification `subtype` values.
-    static let notificationSubtypes: Set<String> = [
-        "INITIAL_BUY", "RESUBSCRIBE", "DOWNGRADE", "UPGRADE", "AUTO_RENEW_ENABLED", "AUTO_RENEW_DISABLED", "VOLUNTARY",
-        "BILLING_RETRY", "PRICE_INCREASE", "GRACE_PERIOD", "PENDING", "ACCEPTED", "BILLING_RECOVERY",
-        "PRODUCT_NOT_FOR_SALE", "SUMMARY", "FAILURE", "UNREPORTED", "CREATED", "ACTIVE_TOKEN_REMINDER",
-    ]
 }
 
 // MARK: - Wire types

@@ -24,15 +24,9 @@ extension ServerAPIController {
         }
     }
 
-    private var subscriptions: SubscriptionService {
-        SubscriptionService(context: service.context)
-    }
-
     // MARK: Get All Subscription Statuses
 
-    /// `GET /inApps/v1/subscriptions/{transactionId}?status=…`: every auto-renewable of the customer the
-    /// transaction (or original transaction) id belongs to, in the caller's app, grouped by subscription group,
-    /// each with its latest transaction and freshly signed renewal info.
+    /// `GET /inApps/v1/subscriptions/{transactionId}?status=…`.
     private func allSubscriptionStatuses(_ request: Request, context: KioskRequestContext) async throws -> Response {
         let caller = try context.requireServerAPICaller()
         let id = try Self.decimalId(context.parameters.get("transactionId"), else: .invalidTransactionId)
@@ -43,43 +37,13 @@ extension ServerAPIController {
             }
             wanted.insert(status)
         }
-        let now = service.clocks.now(environment)
-        let subscriptions = subscriptions
-        let groups = try await service.database.transaction { [wanted] tx -> [SubscriptionGroupIdentifierItem] in
-            guard let found = try await tx.transaction(id: id, environment: environment),
-                found.appId == caller.app.id
-            else { throw ServerAPIError.transactionIdNotFound }
-            let all = try await tx.transactions(
-                accountId: found.accountId, appId: found.appId, environment: environment)
-            var byGroup: [Int64: [LastTransactionsItem]] = [:]
-            for latest in SubscriptionService.latestPerSubscription(all) {
-                let status = try await subscriptions.status(of: latest, now: now, in: tx).rawValue
-                guard wanted.isEmpty || wanted.contains(status), let groupId = latest.subscriptionGroupId else {
-                    continue
-                }
-                let chain = all.filter { $0.originalTransactionId == latest.originalTransactionId }
-                byGroup[groupId, default: []].append(
-                    LastTransactionsItem(
-                        status: status, originalTransactionId: String(latest.originalTransactionId),
-                        signedTransactionInfo: latest.signedTransaction,
-                        signedRenewalInfo: try await subscriptions.signedRenewalInfo(
-                            for: latest, chain: chain, now: now, in: tx)))
-            }
-            return byGroup.keys.sorted().map {
-                SubscriptionGroupIdentifierItem(
-                    subscriptionGroupIdentifier: String($0), lastTransactions: byGroup[$0] ?? [])
-            }
-        }
         return try ServerAPIAnswer.json(
-            StatusResponse(
-                environment: environment.appleName, bundleId: caller.app.bundleId, appAppleId: caller.app.id,
-                data: groups))
+            try await service.subscriptionStatuses(anyTransactionId: id, statuses: wanted, caller: caller))
     }
 
     // MARK: Extend a Subscription Renewal Date
 
-    /// `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`: moves one active subscription's expiry;
-    /// a repeated `requestIdentifier` answers the first outcome and changes nothing.
+    /// `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`.
     private func extendRenewalDate(_ request: Request, context: KioskRequestContext) async throws -> Response {
         let caller = try context.requireServerAPICaller()
         let id = try Self.decimalId(
@@ -87,45 +51,11 @@ extension ServerAPIController {
         let body = try await Self.decodeBody(ExtendRenewalDateRequest.self, request, context: context)
         let (days, reason, requestIdentifier) = try Self.validateExtension(
             body.extendByDays, body.extendReasonCode, body.requestIdentifier)
-        let now = service.clocks.now(environment)
-        let subscriptions = subscriptions
-        let attempt = { @Sendable () async throws -> RenewalExtensionRequest in
-            try await service.ledger.commit { tx, effects in
-                if let existing = try await tx.renewalExtensionRequest(
-                    requestIdentifier: requestIdentifier, appId: caller.app.id, environment: environment)
-                {
-                    guard existing.originalTransactionId == id else { throw ServerAPIError.invalidRequestIdentifier }
-                    return existing
-                }
-                guard let original = try await tx.transaction(id: id, environment: environment),
-                    original.appId == caller.app.id, original.originalTransactionId == original.id
-                else { throw ServerAPIError.originalTransactionIdNotFound }
-                guard
-                    let latest = SubscriptionService.latestPerSubscription(
-                        try await subscriptions.chain(of: original, in: tx)
-                    ).first
-                else { throw ServerAPIError.subscriptionExtensionIneligible }
-                let extended: StoreTransaction
-                let notification: ServerNotification
-                do {
-                    (extended, notification) = try await subscriptions.extend(
-                        latest, app: caller.app, days: days, requestIdentifier: requestIdentifier, now: now, in: tx)
-                } catch SubscriptionService.ExtensionRefusal.ineligible {
-                    throw ServerAPIError.subscriptionExtensionIneligible
-                } catch SubscriptionService.ExtensionRefusal.maximumReached {
-                    throw ServerAPIError.subscriptionMaxExtension
-                }
-                let record = RenewalExtensionRequest(
-                    environment: environment, appId: caller.app.id, requestIdentifier: requestIdentifier,
-                    productId: nil, originalTransactionId: id, extendByDays: days, reasonCode: reason,
-                    storefrontCountryCodes: nil, createdAt: now, completedAt: now, succeededCount: 1, failedCount: 0,
-                    webOrderLineItemId: extended.webOrderLineItemId, effectiveDate: extended.expiresDate)
-                try await tx.insertRenewalExtensionRequest(record)
-                effects.deliver([notification])
-                return record
-            }
+        let record = try await Self.retryingOnSameRequestIdentifier {
+            try await service.extendRenewalDate(
+                originalTransactionId: id, days: days, reason: reason, requestIdentifier: requestIdentifier,
+                caller: caller)
         }
-        let record = try await Self.retryingOnSameRequestIdentifier(attempt)
         return try ServerAPIAnswer.json(
             ExtendRenewalDateResponse(
                 originalTransactionId: String(id), webOrderLineItemId: record.webOrderLineItemId.map(String.init),
@@ -134,10 +64,7 @@ extension ServerAPIController {
 
     // MARK: Extend Subscription Renewal Dates for All Active Subscribers
 
-    /// `POST /inApps/v1/subscriptions/extend/mass`: extends every active subscription whose latest transaction is
-    /// for `productId` (optionally only in some storefronts). Kiosk completes the request before answering; a
-    /// subscription already extended twice this year counts as failed. Each extension sends `RENEWAL_EXTENDED`,
-    /// each failure `RENEWAL_EXTENSION`/`FAILURE`, and the end `RENEWAL_EXTENSION`/`SUMMARY`.
+    /// `POST /inApps/v1/subscriptions/extend/mass`.
     private func extendRenewalDatesForAllActiveSubscribers(_ request: Request, context: KioskRequestContext)
         async throws -> Response
     {
@@ -154,78 +81,21 @@ extension ServerAPIController {
                 throw ServerAPIError.invalidStorefrontCountryCode
             }
         }
-        let now = service.clocks.now(environment)
-        let subscriptions = subscriptions
-        let attempt = { @Sendable () async throws -> RenewalExtensionRequest in
-            try await service.ledger.commit { tx, effects in
-                if let existing = try await tx.renewalExtensionRequest(
-                    requestIdentifier: requestIdentifier, appId: caller.app.id, environment: environment)
-                {
-                    guard existing.productId == productId else { throw ServerAPIError.invalidRequestIdentifier }
-                    return existing
-                }
-                guard let product = try await tx.product(appId: caller.app.id, productId: productId),
-                    product.type == .autoRenewable, product.deletedAt == nil
-                else { throw ServerAPIError.invalidProductId }
-                var record = RenewalExtensionRequest(
-                    environment: environment, appId: caller.app.id, requestIdentifier: requestIdentifier,
-                    productId: productId, originalTransactionId: nil, extendByDays: days, reasonCode: reason,
-                    storefrontCountryCodes: body.storefrontCountryCodes, createdAt: now, completedAt: now,
-                    succeededCount: 0, failedCount: 0)
-                var notifications: [ServerNotification] = []
-                let candidates = try await tx.latestSubscriptionTransactions(
-                    productId: productId, appId: caller.app.id, environment: environment)
-                for latest in candidates
-                where SubscriptionService.status(of: latest, at: now) == .active
-                    && body.storefrontCountryCodes.map({ $0.contains(latest.storefront) }) ?? true
-                {
-                    do {
-                        let (_, notification) = try await subscriptions.extend(
-                            latest, app: caller.app, days: days, requestIdentifier: requestIdentifier, now: now,
-                            in: tx)
-                        record.succeededCount += 1
-                        notifications.append(notification)
-                    } catch is SubscriptionService.ExtensionRefusal {
-                        record.failedCount += 1
-                        notifications.append(
-                            try await service.notifications.create(
-                                NotificationContent(type: "RENEWAL_EXTENSION", subtype: "FAILURE", transaction: latest),
-                                app: caller.app, environment: environment, now: now, in: tx))
-                    }
-                }
-                try await tx.insertRenewalExtensionRequest(record)
-                let summary = NotificationSummary(
-                    requestIdentifier: requestIdentifier, environment: environment.appleName,
-                    appAppleId: caller.app.id, bundleId: caller.app.bundleId, productId: productId,
-                    storefrontCountryCodes: body.storefrontCountryCodes, failedCount: Int64(record.failedCount),
-                    succeededCount: Int64(record.succeededCount))
-                notifications.append(
-                    try await service.notifications.create(
-                        NotificationContent(type: "RENEWAL_EXTENSION", subtype: "SUMMARY", summary: summary),
-                        app: caller.app, environment: environment, now: now, in: tx))
-                effects.deliver(notifications)
-                return record
-            }
+        let record = try await Self.retryingOnSameRequestIdentifier {
+            try await service.extendRenewalDates(
+                productId: productId, storefronts: body.storefrontCountryCodes, days: days, reason: reason,
+                requestIdentifier: requestIdentifier, caller: caller)
         }
-        let record = try await Self.retryingOnSameRequestIdentifier(attempt)
         return try ServerAPIAnswer.json(MassExtendRenewalDateResponse(requestIdentifier: record.requestIdentifier))
     }
 
     /// `GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}`.
     private func massExtensionStatus(context: KioskRequestContext) async throws -> Response {
         let caller = try context.requireServerAPICaller()
-        let productId = context.parameters.get("productId") ?? ""
-        let requestIdentifier = context.parameters.get("requestIdentifier") ?? ""
-        let record = try await service.database.transaction { tx in
-            try await tx.renewalExtensionRequest(
-                requestIdentifier: requestIdentifier, appId: caller.app.id, environment: environment)
-        }
-        guard let record, record.productId == productId else { throw ServerAPIError.statusRequestNotFound }
         return try ServerAPIAnswer.json(
-            MassExtendRenewalDateStatusResponse(
-                requestIdentifier: record.requestIdentifier, complete: record.completedAt != nil,
-                completeDate: record.completedAt?.millisecondsSince1970, succeededCount: Int64(record.succeededCount),
-                failedCount: Int64(record.failedCount)))
+            try await service.massExtensionStatus(
+                productId: context.parameters.get("productId") ?? "",
+                requestIdentifier: context.parameters.get("requestIdentifier") ?? "", caller: caller))
     }
 
     // MARK: Helpers

@@ -29,7 +29,7 @@ struct ServerAPIError: Error, Sendable, Equatable {
         var errorMessage: String
     }
 
-    // Apple's codes and texts (reference/apple-protocols.md §4.4). Add others beside these as endpoints need them.
+    // Apple's codes and texts (App Store Server API: Error codes). Add others beside these as endpoints need them.
     static let generalBadRequest = ServerAPIError(4_000_000, "Bad request.")
     static let invalidAppIdentifier = ServerAPIError(4_000_002, "Invalid request app identifier.")
     static let invalidRequestRevision = ServerAPIError(4_000_005, "Invalid request revision.")

@@ -3,7 +3,7 @@ import KioskCore
 import KioskStorage
 
 /// Finding a customer the way support does: by what the customer or the merchant's server has at hand.
-extension CatalogService {
+extension AccountService {
     /// One customer found, with the app a transaction matched in (nil when found by email).
     public struct CustomerMatch: Sendable, Hashable {
         public var account: Account
@@ -63,8 +63,8 @@ extension CatalogService {
     public func customerHistory(_ environment: StoreEnvironment, email: String) async throws -> CustomerHistory {
         try await database.transaction { tx in
             guard let account = try await tx.account(email: email, environment: environment) else {
-                throw KioskError.notFound(
-                    "account_not_found", "No \(environment.rawValue) customer has the email \(email.prefix(254)).",
+                throw KioskError(
+                    .accountNotFound, "No \(environment.rawValue) customer has the email \(email.prefix(254)).",
                     field: "email", fix: "Search by email, transaction id or order id on the Customers page.")
             }
             var apps: [(App, [StoreTransaction], [ServerNotification])] = []

@@ -33,7 +33,17 @@ public struct AccountChanges: Sendable {
 
 /// The accounts of both environments: production customer accounts (`kiosk accounts`) and sandbox testers
 /// (`kiosk testers`), each environment's named as its users know it.
-extension CatalogService {
+public struct AccountService: Sendable {
+    let database: any KioskDatabase
+    let clock: any KioskClock
+
+    public init(database: any KioskDatabase, clock: any KioskClock) {
+        self.database = database
+        self.clock = clock
+    }
+}
+
+extension AccountService {
     public func createAccount(_ environment: StoreEnvironment, email: String, changes: AccountChanges)
         async throws -> Account
     {
@@ -45,7 +55,7 @@ extension CatalogService {
         let now = clock.now()
         return try await database.transaction { tx in
             if try await tx.account(email: email, environment: environment) != nil {
-                throw KioskError.conflict(
+                throw KioskError(
                     words.duplicateCode, "A \(words.described) with email '\(email)' already exists.", field: "email",
                     fix: words.duplicateFix)
             }
@@ -112,7 +122,7 @@ extension CatalogService {
     {
         guard let account = try await tx.account(email: email.lowercased(), environment: environment) else {
             let words = AccountWords(environment)
-            throw KioskError.notFound(
+            throw KioskError(
                 words.notFoundCode, "No \(words.described) has email '\(email)'.", field: "email",
                 fix: "List \(words.plural) with `kiosk \(words.command) list`, or create one with "
                     + "`kiosk \(words.command) create`.")
@@ -137,9 +147,9 @@ struct AccountWords {
     let plural: String
     let command: String
     let defaultName: (String, String)
-    let duplicateCode: String
+    let duplicateCode: ErrorCode
     let duplicateFix: String
-    let notFoundCode: String
+    let notFoundCode: ErrorCode
 
     init(_ environment: StoreEnvironment) {
         switch environment {
@@ -149,18 +159,18 @@ struct AccountWords {
             plural = "testers"
             command = "testers"
             defaultName = ("Test", "User")
-            duplicateCode = "duplicate_tester_email"
+            duplicateCode = .duplicateTesterEmail
             duplicateFix = "Each tester needs its own email; update the existing one with `kiosk testers update`."
-            notFoundCode = "tester_not_found"
+            notFoundCode = .testerNotFound
         case .production:
             kind = "customer account"
             described = "customer account"
             plural = "accounts"
             command = "accounts"
             defaultName = ("App", "Customer")
-            duplicateCode = "duplicate_account_email"
+            duplicateCode = .duplicateAccountEmail
             duplicateFix = "Each account needs its own email; update the existing one instead."
-            notFoundCode = "account_not_found"
+            notFoundCode = .accountNotFound
         }
     }
 }

@@ -16,6 +16,16 @@ enum CatalogRules {
         try CatalogValidator.require(CatalogValidator.validateName(name, what: what, field: field))
     }
 
+    /// A product's type is fixed when it is created: every entry point that changes a product refuses another.
+    static func requireSameType(_ requested: ProductType, as existing: Product) throws {
+        guard requested == existing.type else {
+            throw KioskError(
+                .typeImmutable,
+                "Product '\(existing.productId)' is \(existing.type.rawValue); a product's type cannot change.",
+                field: "type", fix: "Keep the type, or create a product with a new id and the other type.")
+        }
+    }
+
     static func validateProductId(_ productId: String, field: String) throws {
         try CatalogValidator.require(CatalogValidator.validateProductId(productId, field: field))
     }
@@ -36,8 +46,8 @@ enum CatalogRules {
 
     static func requireStorefront(_ code: String, field: String) throws -> Storefront {
         guard let storefront = Storefront.named(code) else {
-            throw KioskError.invalid(
-                "unknown_storefront", "'\(code)' is not a storefront Kiosk knows.", field: field,
+            throw KioskError(
+                .unknownStorefront, "'\(code)' is not a storefront Kiosk knows.", field: field,
                 fix: "Use an alpha-3 storefront code such as USA, CHN or JPN.")
         }
         return storefront
@@ -59,7 +69,7 @@ enum CatalogRules {
 
     /// The codes of group rules only App Store review applies (the customer-facing name and its locale): an
     /// imported file keeps them as warnings.
-    static let groupReviewCodes: Set<String> = ["unknown_locale", "missing_group_name", "invalid_name"]
+    static let groupReviewCodes: Set<ErrorCode> = [.unknownLocale, .missingGroupName, .invalidName]
 
     /// Every problem of a group: its reference name, and each localization's locale and name.
     static func groupProblems(_ group: SubscriptionGroup) -> [KioskError] {
@@ -68,14 +78,14 @@ enum CatalogRules {
             let field = "localizations[\(index)]"
             if AppStoreLocale.normalized(localization.locale) == nil {
                 problems.append(
-                    .invalid(
-                        "unknown_locale", "'\(localization.locale)' is not an App Store Connect locale.",
+                    KioskError(
+                        .unknownLocale, "'\(localization.locale)' is not an App Store Connect locale.",
                         field: "\(field).locale", fix: "Use a locale such as en_US, zh_CN or ja_JP."))
             }
             if localization.name.allSatisfy(\.isWhitespace) {
                 problems.append(
-                    .invalid(
-                        "missing_group_name", "The group's customer-facing name is empty.", field: "\(field).name",
+                    KioskError(
+                        .missingGroupName, "The group's customer-facing name is empty.", field: "\(field).name",
                         fix: "Give the group a name customers see, e.g. 'Pro'."))
             } else {
                 problems += CatalogValidator.validateName(localization.name, what: "group name", field: "\(field).name")

@@ -11,12 +11,12 @@ extension CatalogService {
     /// The agreement and the developer's vendor number (assigned on first use).
     public func agreement() async throws -> (agreement: PaidAppsAgreement, vendorNumber: String) {
         try await database.transaction { tx in
-            (try await Self.agreement(in: tx), try await Self.vendorNumber(in: tx))
+            (try await Self.agreement(in: tx), try await TeamService.vendorNumber(in: tx))
         }
     }
 
-    /// Accepts the terms (`.active`) or withdraws the acceptance (`.pending`, which reproduces seed 002's "zero
-    /// products"). The details on file stay; the agreement is active only once none is missing.
+    /// Accepts the terms (`.active`) or withdraws the acceptance (`.pending`, which reproduces the classic "zero
+    /// products" answer). The details on file stay; the agreement is active only once none is missing.
     public func setAgreement(_ status: PaidAppsAgreement.Status) async throws -> (
         agreement: PaidAppsAgreement, vendorNumber: String
     ) {
@@ -50,7 +50,7 @@ extension CatalogService {
                 try CatalogValidator.validateTaxForm(tax, for: entity)
             }
             if agreement != stored { try await Self.save(agreement, in: tx) }
-            return (agreement, try await Self.vendorNumber(in: tx))
+            return (agreement, try await TeamService.vendorNumber(in: tx))
         }
     }
 

@@ -10,8 +10,8 @@ extension CatalogService {
         return try await database.transaction { tx in
             let app = try await Self.requireApp(bundleId, in: tx)
             if try await tx.groups(appId: app.id).contains(where: { $0.referenceName == referenceName }) {
-                throw KioskError.conflict(
-                    "duplicate_group", "App '\(bundleId)' already has a subscription group '\(referenceName)'.",
+                throw KioskError(
+                    .duplicateGroup, "App '\(bundleId)' already has a subscription group '\(referenceName)'.",
                     field: "referenceName", fix: "Group reference names are unique per app; choose another.")
             }
             let group = SubscriptionGroup(
@@ -45,8 +45,8 @@ extension CatalogService {
             var group = try await Self.requireGroup(id, app: app, in: tx)
             if let referenceName, referenceName != group.referenceName {
                 if try await tx.groups(appId: app.id).contains(where: { $0.referenceName == referenceName }) {
-                    throw KioskError.conflict(
-                        "duplicate_group", "App '\(bundleId)' already has a subscription group '\(referenceName)'.",
+                    throw KioskError(
+                        .duplicateGroup, "App '\(bundleId)' already has a subscription group '\(referenceName)'.",
                         field: "referenceName", fix: "Group reference names are unique per app; choose another.")
                 }
                 group.referenceName = referenceName
@@ -66,8 +66,8 @@ extension CatalogService {
             let group = try await Self.requireGroup(id, app: app, in: tx)
             let members = try await tx.products(appId: app.id).filter { $0.subscription?.groupId == group.id }
             guard members.isEmpty else {
-                throw KioskError.conflict(
-                    "group_not_empty",
+                throw KioskError(
+                    .groupNotEmpty,
                     "Subscription group '\(group.referenceName)' still holds \(members.map(\.productId).joined(separator: ", ")).",
                     field: "groupId",
                     fix: "Products stay in their group even when deleted, so this group must stay too.")
@@ -80,8 +80,8 @@ extension CatalogService {
         _ id: SubscriptionGroup.ID, app: App, in tx: any StorageTransaction
     ) async throws -> SubscriptionGroup {
         guard let group = try await tx.group(id: id), group.appId == app.id else {
-            throw KioskError.notFound(
-                "group_not_found", "App '\(app.bundleId)' has no subscription group \(id).", field: "groupId",
+            throw KioskError(
+                .groupNotFound, "App '\(app.bundleId)' has no subscription group \(id).", field: "groupId",
                 fix: "List the app's groups with `kiosk groups list --app \(app.bundleId)`.")
         }
         return group

@@ -88,13 +88,10 @@ extension CatalogService {
                         run.summary.unchanged.append(label)
                         continue
                     }
-                    guard entry.type == existing.type else {
-                        run.fail(
-                            KioskError.invalid(
-                                "type_immutable",
-                                "Product '\(entry.productId)' is \(existing.type.rawValue); a product's type cannot "
-                                    + "change.", fix: "Keep the type, or give the product a new id."),
-                            of: label, field: "type", fallback)
+                    do {
+                        try CatalogRules.requireSameType(entry.type, as: existing)
+                    } catch let error as KioskError {
+                        run.fail(error, of: label, field: "type", fallback)
                         continue
                     }
                 }
@@ -156,14 +153,14 @@ extension CatalogService {
         /// Records `problems` of the entry `label`: review-only ones (`reviewCodes`) as warnings, the rest as errors.
         /// True when nothing stops the entry from being written.
         mutating func check(
-            _ problems: [KioskError], of label: String, fallback: String, reviewCodes: Set<String>
+            _ problems: [KioskError], of label: String, fallback: String, reviewCodes: Set<ErrorCode>
         ) -> Bool {
             var writable = true
             for problem in problems {
                 if reviewCodes.contains(problem.code) {
                     warnings.append(
                         CatalogFileWarning(
-                            code: problem.code,
+                            code: problem.code.rawValue,
                             message: "App Store review would refuse this: \(problem.message) It imports and sells in "
                                 + "the sandbox, not in production.",
                             path: file.path(of: label, field: problem.field, fallback: fallback),

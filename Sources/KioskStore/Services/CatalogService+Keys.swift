@@ -44,8 +44,8 @@ extension CatalogService {
         return try await database.transaction { tx in
             let app = try await Self.requireApp(bundleId, in: tx)
             guard var key = try await tx.key(id: keyId), key.appId == app.id else {
-                throw KioskError.notFound(
-                    "key_not_found", "App '\(bundleId)' has no In-App Purchase key '\(keyId)'.", field: "keyId",
+                throw KioskError(
+                    .keyNotFound, "App '\(bundleId)' has no In-App Purchase key '\(keyId)'.", field: "keyId",
                     fix: "List the app's keys with `kiosk keys list --app \(bundleId)`.")
             }
             if key.revokedAt == nil {

@@ -10,18 +10,18 @@ extension CatalogService {
         numberOfPeriods: Int, pricing: Pricing, count: Int
     ) async throws -> [OfferCode] {
         guard OfferCode.batchLimit.contains(count) else {
-            throw KioskError.invalid(
-                "invalid_count", "count must be 1–1000, not \(count).", field: "count",
+            throw KioskError(
+                .invalidCount, "count must be 1–1000, not \(count).", field: "count",
                 fix: "Create at most 1000 codes per request.")
         }
         guard let mode = OfferPaymentMode(rawValue: paymentMode) else {
-            throw KioskError.invalid(
-                "invalid_payment_mode", "'\(paymentMode)' is not a payment mode.", field: "paymentMode",
+            throw KioskError(
+                .invalidPaymentMode, "'\(paymentMode)' is not a payment mode.", field: "paymentMode",
                 fix: "Use free_trial, pay_as_you_go or pay_up_front.")
         }
         guard let offerPeriod = OfferPeriod(iso8601: period) else {
-            throw KioskError.invalid(
-                "invalid_offer_period", "'\(period)' is not an offer period.", field: "period",
+            throw KioskError(
+                .invalidOfferPeriod, "'\(period)' is not an offer period.", field: "period",
                 fix: "Use an ISO 8601 duration such as P3D, P1W, P1M or P1Y.")
         }
         if let error = OfferCode.validateTerms(
@@ -60,13 +60,13 @@ extension CatalogService {
         async throws
     {
         guard let product = try await tx.product(appId: app.id, productId: productId) else {
-            throw KioskError.notFound(
-                "product_not_found", "\(app.bundleId) has no product '\(productId)'.", field: "productId",
+            throw KioskError(
+                .productNotFound, "\(app.bundleId) has no product '\(productId)'.", field: "productId",
                 fix: "Check the product id with `kiosk products list --app \(app.bundleId)`.")
         }
         guard product.type == .autoRenewable else {
-            throw KioskError.invalid(
-                "not_auto_renewable",
+            throw KioskError(
+                .notAutoRenewable,
                 "\(productId) is \(product.type.appleName); offer codes are for auto-renewable subscriptions only.",
                 field: "productId", fix: "Choose an auto-renewable product.")
         }

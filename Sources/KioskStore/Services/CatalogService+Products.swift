@@ -68,8 +68,8 @@ extension CatalogService {
         try await modifyProduct(bundleId: bundleId, productId: productId) { product in
             let wanted = CatalogRules.normalizedLocale(locale)
             guard product.localizations.contains(where: { CatalogRules.normalizedLocale($0.locale) == wanted }) else {
-                throw KioskError.notFound(
-                    "localization_not_found", "Product '\(productId)' has no localization '\(locale)'.",
+                throw KioskError(
+                    .localizationNotFound, "Product '\(productId)' has no localization '\(locale)'.",
                     field: "locale",
                     fix: "Its locales are: \(product.localizations.map(\.locale).joined(separator: ", ")).")
             }
@@ -174,14 +174,14 @@ extension CatalogService {
         case (let id?, _): found = groups.first { $0.id == id }
         case (nil, let name?): found = groups.first { $0.referenceName == name }
         case (nil, nil):
-            throw KioskError.invalid(
-                "missing_field", "A subscription placement needs 'groupId' or 'group' (the group's reference name).",
+            throw KioskError(
+                .missingField, "A subscription placement needs 'groupId' or 'group' (the group's reference name).",
                 field: "subscription.groupId", fix: "Add 'groupId' or 'group'.")
         }
         guard let found else {
             let label = placement.groupId.map(String.init) ?? placement.group ?? ""
-            throw KioskError.notFound(
-                "group_not_found", "App '\(app.bundleId)' has no subscription group '\(label)'.",
+            throw KioskError(
+                .groupNotFound, "App '\(app.bundleId)' has no subscription group '\(label)'.",
                 field: "subscription.group",
                 fix: "Create it first with `kiosk groups create --app \(app.bundleId) --name …`; existing groups: "
                     + (groups.isEmpty
@@ -197,29 +197,29 @@ extension CatalogService {
         }
         if let deletedAt = product.deletedAt {
             throw KioskError(
-                .notFound, code: "product_deleted",
-                message: "Product '\(productId)' was deleted on \(deletedAt.formatted(.iso8601)).", field: "productId",
+                .productDeleted, "Product '\(productId)' was deleted on \(deletedAt.formatted(.iso8601)).",
+                field: "productId",
                 fix: "Deleted products cannot be changed or restored; create a product with a new id.")
         }
         return product
     }
 
     static func productNotFound(_ productId: String, bundleId: String) -> KioskError {
-        .notFound(
-            "product_not_found", "App '\(bundleId)' has no product '\(productId)'.", field: "productId",
+        KioskError(
+            .productNotFound, "App '\(bundleId)' has no product '\(productId)'.", field: "productId",
             fix: "List the app's products with `kiosk products list --app \(bundleId)`.")
     }
 
     static func reusedProductId(_ existing: Product, bundleId: String) -> KioskError {
         if let deletedAt = existing.deletedAt {
-            return .conflict(
-                "product_id_deleted",
+            return KioskError(
+                .productIdDeleted,
                 "Product id '\(existing.productId)' belonged to a product deleted on \(deletedAt.formatted(.iso8601)); "
                     + "a product id can never be used again, even after deletion.",
                 field: "productId", fix: "Choose a new product id, e.g. '\(existing.productId).v2'.")
         }
-        return .conflict(
-            "duplicate_product_id", "App '\(bundleId)' already has a product '\(existing.productId)'.",
+        return KioskError(
+            .duplicateProductId, "App '\(bundleId)' already has a product '\(existing.productId)'.",
             field: "productId", fix: "Update it instead, or choose another product id.")
     }
 }

@@ -27,8 +27,8 @@ public struct CatalogService: Sendable {
         let now = clock.now()
         return try await database.transaction { tx in
             if try await tx.app(bundleId: bundleId) != nil {
-                throw KioskError.conflict(
-                    "duplicate_bundle_id", "An app with bundle id '\(bundleId)' already exists.", field: "bundleId",
+                throw KioskError(
+                    .duplicateBundleId, "An app with bundle id '\(bundleId)' already exists.", field: "bundleId",
                     fix: "Bundle ids are unique; use `kiosk apps show \(bundleId)` to see it, or choose another id.")
             }
             let app = App(
@@ -87,8 +87,8 @@ public struct CatalogService: Sendable {
 
     static func requireApp(_ bundleId: String, in tx: any StorageTransaction) async throws -> App {
         guard let app = try await tx.app(bundleId: bundleId) else {
-            throw KioskError.notFound(
-                "app_not_found", "No app has bundle id '\(bundleId)'.", field: "bundleId",
+            throw KioskError(
+                .appNotFound, "No app has bundle id '\(bundleId)'.", field: "bundleId",
                 fix: "Check the id with `kiosk apps list`, or create it with `kiosk apps create`.")
         }
         return app

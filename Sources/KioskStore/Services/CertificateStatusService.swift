@@ -50,8 +50,8 @@ public struct CertificateStatusService: Sendable {
         _ role: CertificateRevocation.Role, environment: StoreEnvironment, reason: Int?
     ) async throws -> (revocation: CertificateRevocation, created: Bool) {
         if let reason, !(0...10).contains(reason) || reason == 7 {
-            throw KioskError.invalid(
-                "invalid_reason", "\(reason) is not a CRLReason code.", field: "reason",
+            throw KioskError(
+                .invalidReason, "\(reason) is not a CRLReason code.", field: "reason",
                 fix: "Use 0 (unspecified), 1 (keyCompromise), 2 (cACompromise), 3 (affiliationChanged), "
                     + "4 (superseded), 5 (cessationOfOperation), 6 (certificateHold), 8 (removeFromCRL), "
                     + "9 (privilegeWithdrawn) or 10 (aACompromise), or leave it out.")

@@ -2,12 +2,12 @@ import Foundation
 import KioskCore
 import KioskStorage
 
-extension CatalogService {
+extension MoneyService {
     /// App Store Connect's Subscription Event report of the day `date` (`2026-11-24`): production only.
     public func subscriptionEventReport(date: String) async throws -> String {
         guard let span = ReportFrequency.daily.span(named: date) else {
-            throw KioskError.invalid(
-                "invalid_report_date", "'\(date.prefix(20))' is not a day.", field: "date",
+            throw KioskError(
+                .invalidReportDate, "'\(date.prefix(20))' is not a day.", field: "date",
                 fix: "Give it as \(ReportFrequency.daily.example).")
         }
         return try await subscriptionEventReport(span: span).text

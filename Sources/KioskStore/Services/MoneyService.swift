@@ -2,7 +2,19 @@ import Foundation
 import KioskCore
 import KioskStorage
 
-extension CatalogService {
+/// The store's money: tax rules, exchange rates, the Small Business Program, proceeds, and the reports of App Store
+/// Connect (sales, financial, subscription events) made from the money events every sale and refund records.
+public struct MoneyService: Sendable {
+    let database: any KioskDatabase
+    let clock: any KioskClock
+
+    public init(database: any KioskDatabase, clock: any KioskClock) {
+        self.database = database
+        self.clock = clock
+    }
+}
+
+extension MoneyService {
     /// Every storefront's tax rule in force now (the operator's, else the built-in default), and the operator's
     /// rules with their effective dates, past and future.
     public func taxRules() async throws -> (inForce: [TaxRule], configured: [TaxRule]) {
@@ -17,13 +29,13 @@ extension CatalogService {
         async throws -> TaxRule
     {
         guard let storefront = Storefront.named(code) else {
-            throw KioskError.invalid(
-                "unknown_storefront", "'\(code.prefix(16))' is not a storefront Kiosk knows.", field: "storefront",
+            throw KioskError(
+                .unknownStorefront, "'\(code.prefix(16))' is not a storefront Kiosk knows.", field: "storefront",
                 fix: "Use a three-letter code such as GBR; `kiosk tax list` shows them all.")
         }
         guard TaxRule.rateRange.contains(rateBasisPoints) else {
-            throw KioskError.invalid(
-                "invalid_tax_rate", "A tax rate is from 0 to 10000 basis points (0–100%); it was \(rateBasisPoints).",
+            throw KioskError(
+                .invalidTaxRate, "A tax rate is from 0 to 10000 basis points (0–100%); it was \(rateBasisPoints).",
                 field: "rateBasisPoints", fix: "Give 2000 for 20%, 810 for 8.1%.")
         }
         let rule = TaxRule(
@@ -40,10 +52,10 @@ extension CatalogService {
         agreement: PaidAppsAgreement, vendorNumber: String
     ) {
         try await database.transaction { tx in
-            var agreement = try await Self.agreement(in: tx)
+            var agreement = try await CatalogService.agreement(in: tx)
             agreement.smallBusinessProgramSince = since
-            try await Self.save(agreement, in: tx)
-            return (agreement, try await Self.vendorNumber(in: tx))
+            try await CatalogService.save(agreement, in: tx)
+            return (agreement, try await TeamService.vendorNumber(in: tx))
         }
     }
 
@@ -52,7 +64,7 @@ extension CatalogService {
     public func proceeds(of product: Product) async throws -> [String: Proceeds] {
         let now = clock.now()
         let (rules, agreement) = try await database.transaction { tx in
-            (try await tx.taxRules(), try await Self.agreement(in: tx))
+            (try await tx.taxRules(), try await CatalogService.agreement(in: tx))
         }
         let commission = Commission.rate(
             at: now, smallBusinessSince: agreement.smallBusinessProgramSince, paidPeriods: nil)
@@ -67,14 +79,14 @@ extension CatalogService {
     }
 }
 
-extension CatalogService {
+extension MoneyService {
     /// The environment's money events in `from..<to`, by time.
     public func moneyEvents(environment: StoreEnvironment, from: Date, to: Date) async throws -> [MoneyEvent] {
         try await database.transaction { tx in try await tx.moneyEvents(environment: environment, from: from, to: to) }
     }
 }
 
-extension CatalogService {
+extension MoneyService {
     /// The Developer column of reports.
     static let developerName = "Kiosk"
 
@@ -82,8 +94,8 @@ extension CatalogService {
     /// a period not over yet gives the sales so far).
     public func salesReport(frequency: ReportFrequency, date: String) async throws -> String {
         guard let span = frequency.span(named: date) else {
-            throw KioskError.invalid(
-                "invalid_report_date", "'\(date.prefix(20))' is not a \(frequency.rawValue.lowercased()) report date.",
+            throw KioskError(
+                .invalidReportDate, "'\(date.prefix(20))' is not a \(frequency.rawValue.lowercased()) report date.",
                 field: "date", fix: "Give it as \(frequency.example).")
         }
         return try await salesReport(span: span).text
@@ -100,13 +112,13 @@ extension CatalogService {
     /// App Store Connect's Financial Report of `month` (`2026-11`) and `region` (`ZZ` for all).
     public func financialReport(month: String, region: String) async throws -> String {
         guard let span = ReportFrequency.monthly.span(named: month) else {
-            throw KioskError.invalid(
-                "invalid_report_date", "'\(month.prefix(20))' is not a month.", field: "month",
+            throw KioskError(
+                .invalidReportDate, "'\(month.prefix(20))' is not a month.", field: "month",
                 fix: "Give it as 2026-11.")
         }
         guard FinancialReport.regionCodes.contains(region) else {
-            throw KioskError.invalid(
-                "invalid_region", "'\(region.prefix(8))' is not a region code.", field: "region",
+            throw KioskError(
+                .invalidRegion, "'\(region.prefix(8))' is not a region code.", field: "region",
                 fix: "Use ZZ for all, or one of \(FinancialReport.regionCodes.sorted().joined(separator: ", ")).")
         }
         return try await financialReport(span: span, region: region).text
@@ -141,7 +153,7 @@ extension CatalogService {
     }
 }
 
-extension CatalogService {
+extension MoneyService {
     /// The configured exchange rates, by currency and effective date.
     public func exchangeRates() async throws -> [ExchangeRate] {
         try await database.transaction { tx in try await tx.exchangeRates() }
@@ -156,13 +168,13 @@ extension CatalogService {
         guard Storefront.all.contains(where: { $0.currency.code == currency }),
             currency != ExchangeRate.reportingCurrency
         else {
-            throw KioskError.invalid(
-                "unknown_currency", "'\(code.prefix(8))' is not a currency of a storefront (USD needs no rate).",
+            throw KioskError(
+                .unknownCurrency, "'\(code.prefix(8))' is not a currency of a storefront (USD needs no rate).",
                 field: "currency", fix: "Use an ISO 4217 code such as GBP or EUR.")
         }
         guard let micros = ExchangeRate.micros(decimal: usdPerUnit) else {
-            throw KioskError.invalid(
-                "invalid_exchange_rate",
+            throw KioskError(
+                .invalidExchangeRate,
                 "'\(usdPerUnit.prefix(20))' is not a rate: give US dollars per unit as a decimal with at most six "
                     + "places, above 0.", field: "usdPerUnit", fix: "Such as 1.27 for GBP or 0.0064 for JPY.")
         }

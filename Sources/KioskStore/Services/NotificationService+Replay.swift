@@ -23,6 +23,17 @@ extension NotificationService {
         }
     }
 
+    /// The app's newest `limit` notifications in `environment`, newest first, and every attempt to deliver them.
+    public func deliveryLog(bundleId: String, environment: StoreEnvironment, limit: Int) async throws
+        -> (notifications: [ServerNotification], attempts: [NotificationAttempt])
+    {
+        try await database.transaction { tx in
+            let app = try await CatalogService.requireApp(bundleId, in: tx)
+            let notifications = try await tx.notifications(appId: app.id, environment: environment, limit: limit)
+            return (notifications, try await tx.notificationAttempts(uuids: notifications.map(\.uuid)))
+        }
+    }
+
     /// Sends the notification's signed payload again now to every URL of its environment and records the
     /// attempts; one that reaches every URL makes a failed notification delivered. Its retry schedule is kept.
     public func resend(bundleId: String, uuid: String) async throws -> TestNotificationInfo {
@@ -30,16 +41,16 @@ extension NotificationService {
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard let notification = try await tx.notification(uuid: uuid.lowercased()), notification.appId == app.id
             else {
-                throw KioskError.notFound(
-                    "notification_not_found", "The app \(bundleId) has no notification \(uuid).",
+                throw KioskError(
+                    .notificationNotFound, "The app \(bundleId) has no notification \(uuid).",
                     field: "notificationUUID", fix: "List them with `kiosk notifications list --app \(bundleId)`.")
             }
             return (notification, app, try await tx.notificationAttempts(uuids: [notification.uuid]))
         }
         let urls = app.notificationURLs(for: notification.environment)
         guard !urls.isEmpty else {
-            throw KioskError.conflict(
-                "no_notification_url",
+            throw KioskError(
+                .noNotificationUrl,
                 "The app \(bundleId) has no \(notification.environment.rawValue) notification URL to send it to.",
                 field: "notificationUUID",
                 fix:

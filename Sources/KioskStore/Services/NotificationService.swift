@@ -13,8 +13,8 @@ import Synchronization
 /// What a notification says, beyond the app and environment it is for.
 public struct NotificationContent: Sendable {
     /// Apple's `notificationType` (`SUBSCRIBED`, `RENEWAL_EXTENDED`, `TEST`, …).
-    public var type: String
-    public var subtype: String?
+    public var type: NotificationType
+    public var subtype: NotificationSubtype?
     /// The transaction it is about; its JWS goes into `data.signedTransactionInfo`.
     public var transaction: StoreTransaction?
     public var signedRenewalInfo: String?
@@ -26,7 +26,8 @@ public struct NotificationContent: Sendable {
     public var consumptionRequestReason: String?
 
     public init(
-        type: String, subtype: String? = nil, transaction: StoreTransaction? = nil, signedRenewalInfo: String? = nil,
+        type: NotificationType, subtype: NotificationSubtype? = nil, transaction: StoreTransaction? = nil,
+        signedRenewalInfo: String? = nil,
         status: Int? = nil, summary: NotificationSummary? = nil, consumptionRequestReason: String? = nil
     ) {
         self.type = type

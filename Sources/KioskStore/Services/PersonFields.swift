@@ -27,8 +27,7 @@ struct PersonFields {
     ) async throws -> (passwordHash: String, firstName: String, lastName: String, storefront: Storefront) {
         try CatalogRules.validateEmail(email, field: "email")
         guard password != nil else {
-            throw KioskError.invalid(
-                "missing_field", "A \(kind) needs a password.", field: "password", fix: "Add 'password'.")
+            throw KioskError(.missingField, "A \(kind) needs a password.", field: "password", fix: "Add 'password'.")
         }
         let fields = try await PersonFields(
             password: password, firstName: firstName ?? defaultName.first, lastName: lastName ?? defaultName.last,

@@ -47,14 +47,14 @@ extension PurchaseService {
         if discount.identifier.isEmpty || discount.keyIdentifier.isEmpty || discount.signature.isEmpty {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .missingOfferParams, "missing_offer_params",
+                    .missingOfferParams, .missingOfferParams,
                     "The promotional offer needs an identifier, a key identifier, a nonce, a signature and a timestamp."
                 ))
         }
         guard let offer = product.promotionalOffers.first(where: { $0.identifier == discount.identifier }) else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .invalidOfferIdentifier, "unknown_offer",
+                    .invalidOfferIdentifier, .unknownOffer,
                     "\(product.productId) has no promotional offer '\(discount.identifier)'."))
         }
         if let group = product.subscription?.groupId,
@@ -62,7 +62,7 @@ extension PurchaseService {
         {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .ineligibleForOffer, "ineligible_for_offer",
+                    .ineligibleForOffer, .ineligibleForOffer,
                     "Promotional offers are for customers who have or had a subscription in the group; this account "
                         + "never subscribed."))
         }
@@ -71,7 +71,7 @@ extension PurchaseService {
         else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .invalidSignature, "unknown_offer_key",
+                    .invalidSignature, .unknownOfferKey,
                     "'\(discount.keyIdentifier)' is not an active In-App Purchase key of \(client.app.bundleId)."))
         }
         guard let signedAt = Date(checkedMillisecondsSince1970: discount.timestamp),
@@ -79,7 +79,7 @@ extension PurchaseService {
         else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .invalidSignature, "offer_signature_expired",
+                    .invalidSignature, .offerSignatureExpired,
                     "The promotional offer's timestamp \(discount.timestamp) (milliseconds since 1970) is more than "
                         + "24 hours from now."))
         }
@@ -91,7 +91,7 @@ extension PurchaseService {
         guard Self.verifies(discount.signature, message: message, publicKeyPEM: key.publicKeyPEM) else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .invalidSignature, "invalid_offer_signature",
+                    .invalidSignature, .invalidOfferSignature,
                     "The promotional offer's signature does not verify with key \(discount.keyIdentifier)."))
         }
         guard
@@ -100,7 +100,7 @@ extension PurchaseService {
         else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .invalidSignature, "offer_nonce_reused",
+                    .invalidSignature, .offerNonceReused,
                     "The nonce \(discount.nonce.uuidString.lowercased()) was already redeemed; sign each offer with a "
                         + "new nonce."))
         }
@@ -108,7 +108,7 @@ extension PurchaseService {
         guard let price else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .invalidOfferPrice, "no_offer_price",
+                    .invalidOfferPrice, .noOfferPrice,
                     "The promotional offer '\(offer.identifier)' has no price in \(client.storefront.code)."))
         }
         return OfferTerms(
@@ -128,7 +128,7 @@ extension PurchaseService {
         else {
             throw PurchaseRefusal(
                 error: Self.winBackRefusal(
-                    .invalidOfferIdentifier, "unknown_offer",
+                    .invalidOfferIdentifier, .unknownOffer,
                     "\(product.productId) has no win-back offer '\(identifier)'."))
         }
         let history = try await Self.winBackHistory(
@@ -141,7 +141,7 @@ extension PurchaseService {
         guard let price else {
             throw PurchaseRefusal(
                 error: Self.winBackRefusal(
-                    .invalidOfferPrice, "no_offer_price",
+                    .invalidOfferPrice, .noOfferPrice,
                     "The win-back offer '\(identifier)' has no price in \(client.storefront.code)."))
         }
         return OfferTerms(
@@ -192,26 +192,26 @@ extension PurchaseService {
         guard let code = try await tx.offerCode(text), code.appId == client.app.id else {
             throw PurchaseRefusal(
                 error: Self.offerCodeRefusal(
-                    .invalidOfferIdentifier, "offer_code_unknown", "\(client.app.bundleId) has no offer code '\(text)'."
+                    .invalidOfferIdentifier, .offerCodeUnknown, "\(client.app.bundleId) has no offer code '\(text)'."
                 ))
         }
         guard code.productId == product.productId else {
             throw PurchaseRefusal(
                 error: Self.offerCodeRefusal(
-                    .invalidOfferIdentifier, "offer_code_wrong_product",
+                    .invalidOfferIdentifier, .offerCodeWrongProduct,
                     "The offer code '\(text)' is for \(code.productId), not \(product.productId)."))
         }
         let price = code.paymentMode == .freeTrial ? 0 : code.pricing.price(in: client.storefront)
         guard let price else {
             throw PurchaseRefusal(
                 error: Self.offerCodeRefusal(
-                    .invalidOfferPrice, "no_offer_price",
+                    .invalidOfferPrice, .noOfferPrice,
                     "The offer code '\(text)' has no price in \(client.storefront.code)."))
         }
         guard try await tx.redeemOfferCode(text, accountId: client.account.id, at: now) else {
             throw PurchaseRefusal(
                 error: Self.offerCodeRefusal(
-                    .invalidOfferIdentifier, "offer_code_redeemed", "The offer code '\(text)' was already redeemed."))
+                    .invalidOfferIdentifier, .offerCodeRedeemed, "The offer code '\(text)' was already redeemed."))
         }
         return OfferTerms(
             type: .offerCode, identifier: code.referenceName, paymentMode: code.paymentMode, period: code.period,
@@ -223,9 +223,9 @@ extension PurchaseService {
         text.trimmingCharacters(in: .whitespaces).uppercased()
     }
 
-    static func offerCodeRefusal(_ code: StoreKitErrorCode, _ reason: String, _ message: String) -> KioskError {
+    static func offerCodeRefusal(_ code: StoreKitErrorCode, _ reason: ErrorCode, _ message: String) -> KioskError {
         KioskError(
-            .invalidInput, code: reason, message: message, field: "offerCode",
+            reason, message, field: "offerCode",
             fix: "Nothing was charged; check the code, each code can be redeemed once.",
             storeKitCode: code.rawValue)
     }
@@ -251,16 +251,16 @@ extension PurchaseService {
         return key.isValidSignature(parsed, for: message)
     }
 
-    static func offerRefusal(_ code: StoreKitErrorCode, _ reason: String, _ message: String) -> KioskError {
+    static func offerRefusal(_ code: StoreKitErrorCode, _ reason: ErrorCode, _ message: String) -> KioskError {
         KioskError(
-            .invalidInput, code: reason, message: message, field: "paymentDiscount",
+            reason, message, field: "paymentDiscount",
             fix: "Nothing was charged; sign the offer again on your server with an active In-App Purchase key.",
             storeKitCode: code.rawValue)
     }
 
-    static func winBackRefusal(_ code: StoreKitErrorCode, _ reason: String, _ message: String) -> KioskError {
+    static func winBackRefusal(_ code: StoreKitErrorCode, _ reason: ErrorCode, _ message: String) -> KioskError {
         KioskError(
-            .invalidInput, code: reason, message: message, field: "winBackOfferId",
+            reason, message, field: "winBackOfferId",
             fix: "Nothing was charged; offer the customer only the ids in the renewal info's eligibleWinBackOfferIds.",
             storeKitCode: code.rawValue)
     }

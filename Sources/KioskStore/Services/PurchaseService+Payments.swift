@@ -5,40 +5,147 @@ import KioskSQL
 import KioskSigning
 import KioskStorage
 
+/// A payment asked for: by an app (`SKPaymentQueue.add`) or by the test controls, as a purchase started outside the
+/// app. Both go through ``PurchaseService/place(_:client:)``: one idempotency rule, one set of checks and errors, one
+/// charge.
+struct PaymentOrder: Sendable {
+    /// Where a payment comes from, which decides the rules it meets besides the common ones.
+    enum Origin: Sendable {
+        /// An app's payment queue: the sandbox account's settings (Ask to Buy, interrupted purchases, its card) and
+        /// armed failures apply, and a refusal is a failed queue entry the app sees.
+        case app(askToBuy: Bool)
+        /// The test controls: charged at once, and a refusal is an error answered to the caller.
+        case outsideApp
+        /// The test controls' promoted purchase: offered to the app's delegate, nothing charged yet.
+        case promoted
+    }
+
+    var idempotencyKey: String?
+    var productId: String
+    var quantity: Int
+    var applicationUsername: String?
+    var appAccountToken: UUID?
+    var offer: RequestedOffer
+    var origin: Origin
+
+    /// An app's payment request, checked.
+    init(_ request: PaymentRequest) throws {
+        try self.init(
+            idempotencyKey: request.idempotencyKey, productId: request.productId, quantity: request.quantity,
+            applicationUsername: request.applicationUsername, appAccountToken: request.appAccountToken,
+            offer: RequestedOffer(request), origin: .app(askToBuy: request.simulatesAskToBuyInSandbox == true))
+        if let plan = request.billingPlanType, plan != StoreKitConfiguration.upFrontPlan {
+            throw KioskError(
+                .billingPlanNotSupported,
+                "The billing plan '\(plan.prefix(64))' cannot be bought: Kiosk charges only billed-up-front "
+                    + "plans (\(StoreKitConfiguration.upFrontPlan)). Plans with a commitment, such as MONTHLY (paid "
+                    + "monthly for 12 months), are kept from the .storekit file but not sold.",
+                field: "billingPlanType",
+                fix: "Buy without billingPlanType, or with \(StoreKitConfiguration.upFrontPlan); nothing was charged.",
+                storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
+        }
+    }
+
+    /// A test controls' purchase, checked.
+    init(_ request: TestPurchaseRequest) throws {
+        try self.init(
+            idempotencyKey: request.idempotencyKey, productId: request.productId, quantity: request.quantity ?? 1,
+            applicationUsername: nil, appAccountToken: request.appAccountToken,
+            offer: RequestedOffer(
+                discount: request.paymentDiscount, offerCode: request.offerCode,
+                winBackOfferId: request.winBackOfferId),
+            origin: request.promoted == true ? .promoted : .outsideApp)
+    }
+
+    private init(
+        idempotencyKey: String?, productId: String, quantity: Int, applicationUsername: String?,
+        appAccountToken: UUID?, offer: RequestedOffer, origin: Origin
+    ) throws {
+        self.idempotencyKey = idempotencyKey
+        self.productId = productId
+        self.quantity = quantity
+        self.applicationUsername = applicationUsername
+        self.appAccountToken = appAccountToken
+        self.offer = offer
+        self.origin = origin
+        if let idempotencyKey, !(1...128).contains(idempotencyKey.count) { throw Self.invalidIdempotencyKey }
+        if productId.isEmpty {
+            throw Self.invalid(.missingProductId, "The payment names no product.", field: "productId")
+        }
+        if !(1...10).contains(quantity) {
+            throw Self.invalid(
+                .invalidQuantity, "The quantity must be from 1 to 10; it was \(quantity).", field: "quantity")
+        }
+        if let name = applicationUsername, name.count > 255 {
+            throw Self.invalid(
+                .applicationUsernameTooLong,
+                "applicationUsername may have at most 255 characters; it has \(name.count).",
+                field: "applicationUsername")
+        }
+    }
+
+    /// Only consumables come more than one to a payment.
+    func checkQuantity(of product: Product) throws {
+        if product.type != .consumable, quantity != 1 {
+            throw Self.invalid(
+                .quantityNotAllowed,
+                "Only consumables can be bought more than once per payment; \(product.productId) is "
+                    + "\(product.type.appleName).", field: "quantity")
+        }
+    }
+
+    private static let invalidIdempotencyKey = invalid(
+        .invalidIdempotencyKey, "The idempotency key must have 1 to 128 characters.", field: "idempotencyKey")
+
+    static func invalid(_ code: ErrorCode, _ message: String, field: String) -> KioskError {
+        KioskError(
+            code, message, field: field, fix: "Correct the payment; nothing was charged.",
+            storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
+    }
+}
+
 extension PurchaseService {
     /// `SKPaymentQueue.add(_:)`: charges the account once per idempotency key and answers the queue entry that
     /// says how it went. A repeated key answers the first outcome (the latest entry of that payment) and charges
     /// nothing.
     public func pay(_ request: PaymentRequest, for client: ClientSession) async throws -> QueueEntry {
-        try Self.validate(request)
+        try await place(try PaymentOrder(request), client: client)
+    }
+
+    /// Places a payment, once per idempotency key: a repeated key answers the latest entry of the first payment
+    /// and changes nothing.
+    func place(_ order: PaymentOrder, client: ClientSession) async throws -> QueueEntry {
         do {
-            return try await payOnce(request, client: client)
+            return try await placeOnce(order, client: client)
         } catch StorageError.uniqueViolation(let constraint) where constraint == "payments.idempotency_key" {
             // Another request with the same key committed first: answer what it did.
-            return try await payOnce(request, client: client)
+            return try await placeOnce(order, client: client)
         }
     }
 
-    private func payOnce(_ request: PaymentRequest, client: ClientSession) async throws -> QueueEntry {
+    private func placeOnce(_ order: PaymentOrder, client: ClientSession) async throws -> QueueEntry {
         let now = clocks.now(client.environment)
         return try await ledger.commit(reaching: .paymentCommitted) { tx, effects in
-            if let existing = try await tx.payment(
-                accountId: client.account.id, appId: client.app.id, idempotencyKey: request.idempotencyKey)
+            if let key = order.idempotencyKey,
+                let existing = try await tx.payment(
+                    accountId: client.account.id, appId: client.app.id, idempotencyKey: key)
             {
                 return try await ledger.latestEntry(of: existing, in: tx)
             }
             var payment = Payment(
                 id: UUID(), environment: client.environment, accountId: client.account.id, appId: client.app.id,
-                idempotencyKey: request.idempotencyKey, productId: request.productId, quantity: request.quantity,
-                applicationUsername: request.applicationUsername, appAccountToken: request.appAccountToken,
+                idempotencyKey: order.idempotencyKey, productId: order.productId, quantity: order.quantity,
+                applicationUsername: order.applicationUsername, appAccountToken: order.appAccountToken,
                 state: .deferred, createdAt: now, updatedAt: now)
             var caused: [ServerNotification] = []
-            let record = try await decide(
-                &payment, askToBuy: request.simulatesAskToBuyInSandbox == true,
-                offer: RequestedOffer(request), client: client, now: now, created: &caused, in: tx)
-            try await tx.insertPayment(payment)
+            let record = try await decide(&payment, order, client: client, now: now, created: &caused, in: tx)
+            if case .promoted = order.origin {
+                // Nothing is paid until the app's delegate agrees: the entry offers the product.
+            } else {
+                try await tx.insertPayment(payment)
+                effects.count(payment)
+            }
             try await tx.insertQueueRecord(record)
-            effects.count(payment)
             effects.deliver(caused)
             effects.wake(client.feedKey)
             return try await ledger.entry(for: record, in: tx)
@@ -48,11 +155,20 @@ extension PurchaseService {
     /// Decides a new payment's fate and makes the queue record that tells the client; charges when it is due and
     /// adds the notifications the purchase caused to `created` (deliver them after commit).
     private func decide(
-        _ payment: inout Payment, askToBuy: Bool, offer: RequestedOffer, client: ClientSession, now: Date,
+        _ payment: inout Payment, _ order: PaymentOrder, client: ClientSession, now: Date,
         created: inout [ServerNotification], in tx: any StorageTransaction
     ) async throws -> QueueRecord {
         let account = client.account
-        if client.environment == .sandbox,
+        let fromApp: Bool
+        var askToBuy = false
+        switch order.origin {
+        case .app(let asked):
+            fromApp = true
+            askToBuy = asked
+        case .outsideApp, .promoted:
+            fromApp = false
+        }
+        if fromApp, client.environment == .sandbox,
             let code = try await tx.consumeArmedFailure(appId: client.app.id, api: .purchase)
         {
             return try await fail(&payment, Self.injectedFailure(.purchase, code: code), now: now, in: tx)
@@ -60,61 +176,78 @@ extension PurchaseService {
         let product: Product
         do {
             product = try await sellableProduct(payment.productId, client: client, in: tx)
-        } catch let error as KioskError {
+        } catch let error as KioskError where fromApp {
             return try await fail(&payment, error, now: now, in: tx)
         }
-        if product.type != .consumable, payment.quantity != 1 {
-            throw Self.paymentInvalid(
-                "quantity_not_allowed",
-                "Only consumables can be bought more than once per payment; \(product.productId) is "
-                    + "\(product.type.appleName).", field: "quantity")
+        try order.checkQuantity(of: product)
+        if case .promoted = order.origin {
+            return try await ledger.queueRecord(.promoted, for: payment, now: now, in: tx)
         }
-        if product.type == .nonConsumable,
-            let owned = try await ownedTransaction(of: product.productId, client: client, in: tx)
+        if !fromApp {
+            try await Self.ensureAppTransaction(
+                environment: client.environment, appId: client.app.id, accountId: account.id, now: now, in: tx)
+        }
+        let owned =
+            product.type == .nonConsumable
+            ? try await ownedTransaction(of: product.productId, client: client, in: tx)?.id : nil
+        switch PaymentDecision.decide(
+            account: account, environment: client.environment, inApp: fromApp, askToBuy: askToBuy,
+            ownedTransactionId: owned)
         {
-            // Seed 000: buying again what is already owned charges nothing and delivers the same entitlement.
+        case .deliverOwned(let transactionId):
             payment.state = .purchased
-            payment.transactionId = owned.id
-            return try await ledger.queueRecord(.purchased, for: payment, transactionId: owned.id, now: now, in: tx)
-        }
-        if client.environment == .sandbox, account.askToBuy || askToBuy {
+            payment.transactionId = transactionId
+            return try await ledger.queueRecord(
+                .purchased, for: payment, transactionId: transactionId, now: now, in: tx)
+        case .askParent:
             payment.state = .deferred
             return try await ledger.queueRecord(.deferred, for: payment, now: now, finished: true, in: tx)
-        }
-        if client.environment == .sandbox, account.interruptPurchases {
+        case .interrupt:
             payment.state = .interrupted
             payment.errorCode = StoreKitErrorCode.unknown.rawValue
-            payment.errorReason = "purchase_interrupted"
+            payment.errorReason = .purchaseInterrupted
             return try await ledger.queueRecord(.failed, for: payment, now: now, in: tx)
-        }
-        switch account.paymentOutcome {
-        case .approve:
-            let purchase: CompletedPurchase
+        case .refuse(let code):
+            let declined = code == .paymentDeclined
+            return try await fail(
+                &payment,
+                KioskError(
+                    code,
+                    declined
+                        ? "The account's payment method was declined."
+                        : "The account's payment method has insufficient funds.",
+                    storeKitCode: declined
+                        ? StoreKitErrorCode.paymentNotAllowed.rawValue : StoreKitErrorCode.paymentInvalid.rawValue),
+                now: now, in: tx)
+        case .charge:
             do {
-                purchase = try await self.purchase(
-                    payment, product: product, client: client, now: now, offer: offer, in: tx)
-            } catch let refusal as PurchaseRefusal {
+                return try await charge(
+                    &payment, product: product, client: client, now: now, offer: order.offer, created: &created,
+                    in: tx)
+            } catch let refusal as PurchaseRefusal where fromApp {
                 return try await fail(&payment, refusal.error, now: now, in: tx)
+            } catch let refusal as PurchaseRefusal {
+                throw refusal.error
             }
-            created += purchase.notifications
-            payment.state = .purchased
-            payment.transactionId = purchase.transaction.id
-            return try await ledger.queueRecord(
-                .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
-        case .decline:
-            return try await fail(
-                &payment,
-                KioskError(
-                    .conflict, code: "payment_declined", message: "The account's payment method was declined.",
-                    storeKitCode: StoreKitErrorCode.paymentNotAllowed.rawValue), now: now, in: tx)
-        case .insufficientFunds:
-            return try await fail(
-                &payment,
-                KioskError(
-                    .conflict, code: "insufficient_funds",
-                    message: "The account's payment method has insufficient funds.",
-                    storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue), now: now, in: tx)
         }
+    }
+
+    /// Charges an approved payment: the purchase is made, the payment is `purchased` and its record says so, and
+    /// the notifications it caused are added to `created`. Throws ``PurchaseRefusal`` when the store refuses it
+    /// (already subscribed, an offer that does not apply), having charged nothing.
+    func charge(
+        _ payment: inout Payment, product: Product, client: ClientSession, now: Date, offer: RequestedOffer = .none,
+        created: inout [ServerNotification], in tx: any StorageTransaction
+    ) async throws -> QueueRecord {
+        let purchase = try await self.purchase(
+            payment, product: product, client: client, now: now, offer: offer, in: tx)
+        created += purchase.notifications
+        payment.state = .purchased
+        payment.transactionId = purchase.transaction.id
+        payment.errorCode = nil
+        payment.errorReason = nil
+        return try await ledger.queueRecord(
+            .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
     }
 
     /// The product, if this account may buy it now; else a `storeProductNotAvailable` error naming why.
@@ -123,8 +256,7 @@ extension PurchaseService {
     {
         guard let product = try await tx.product(appId: client.app.id, productId: productId) else {
             throw KioskError(
-                .notFound, code: "unknown_product",
-                message: "The app \(client.app.bundleId) has no product '\(productId)'.", field: "productId",
+                .unknownProduct, "The app \(client.app.bundleId) has no product '\(productId)'.", field: "productId",
                 fix: "Request products first and only sell valid ones.",
                 storeKitCode: StoreKitErrorCode.storeProductNotAvailable.rawValue)
         }
@@ -133,7 +265,7 @@ extension PurchaseService {
             environment: client.environment, storefront: client.storefront)
         if let reason = availability.reasons.first {
             throw KioskError(
-                .conflict, code: "product_not_available", message: reason.message, field: "productId", fix: reason.fix,
+                .productNotAvailable, reason.message, field: "productId", fix: reason.fix,
                 storeKitCode: StoreKitErrorCode.storeProductNotAvailable.rawValue)
         }
         return product
@@ -156,7 +288,7 @@ extension PurchaseService {
         return all.filter { $0.purchaseDate >= cleared }
     }
 
-    private func fail(_ payment: inout Payment, _ error: KioskError, now: Date, in tx: any StorageTransaction)
+    func fail(_ payment: inout Payment, _ error: KioskError, now: Date, in tx: any StorageTransaction)
         async throws -> QueueRecord
     {
         payment.state = .failed
@@ -165,43 +297,6 @@ extension PurchaseService {
         return try await ledger.queueRecord(.failed, for: payment, now: now, in: tx)
     }
 
-    /// The most recent entry of a payment: what a repeated request with its idempotency key answers.
-    static func validate(_ request: PaymentRequest) throws {
-        if request.idempotencyKey.isEmpty || request.idempotencyKey.count > 128 {
-            throw paymentInvalid(
-                "invalid_idempotency_key", "The idempotency key must have 1 to 128 characters.",
-                field: "idempotencyKey")
-        }
-        if request.productId.isEmpty {
-            throw paymentInvalid("missing_product_id", "The payment names no product.", field: "productId")
-        }
-        if !(1...10).contains(request.quantity) {
-            throw paymentInvalid(
-                "invalid_quantity", "The quantity must be from 1 to 10; it was \(request.quantity).", field: "quantity")
-        }
-        if let plan = request.billingPlanType, plan != StoreKitConfiguration.upFrontPlan {
-            throw KioskError(
-                .invalidInput, code: "billing_plan_not_supported",
-                message: "The billing plan '\(plan.prefix(64))' cannot be bought: Kiosk charges only billed-up-front "
-                    + "plans (\(StoreKitConfiguration.upFrontPlan)). Plans with a commitment, such as MONTHLY (paid "
-                    + "monthly for 12 months), are kept from the .storekit file but not sold.",
-                field: "billingPlanType",
-                fix: "Buy without billingPlanType, or with \(StoreKitConfiguration.upFrontPlan); nothing was charged.",
-                storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
-        }
-        if let name = request.applicationUsername, name.count > 255 {
-            throw paymentInvalid(
-                "application_username_too_long",
-                "applicationUsername may have at most 255 characters; it has \(name.count).",
-                field: "applicationUsername")
-        }
-    }
-
-    static func paymentInvalid(_ code: String, _ message: String, field: String) -> KioskError {
-        KioskError(
-            .invalidInput, code: code, message: message, field: field,
-            fix: "Correct the payment; nothing was charged.", storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
-    }
 }
 
 extension ClientSession {

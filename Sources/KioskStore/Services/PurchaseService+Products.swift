@@ -8,11 +8,11 @@ extension PurchaseService {
     static let maximumIdentifiers = 200
 
     /// `SKProductsRequest`: every identifier comes back as a product on sale to this account or as invalid,
-    /// never as an error (seed 003).
+    /// never as an error (`SKProductsResponse.invalidProductIdentifiers`).
     public func products(_ request: ProductsRequest, for client: ClientSession) async throws -> ProductsResponse {
         guard request.identifiers.count <= Self.maximumIdentifiers else {
-            throw KioskError.invalid(
-                "too_many_identifiers",
+            throw KioskError(
+                .tooManyIdentifiers,
                 "A products request may name at most \(Self.maximumIdentifiers) identifiers; it named "
                     + "\(request.identifiers.count).",
                 field: "identifiers", fix: "Split the request.")
@@ -127,8 +127,7 @@ extension PurchaseService {
     static func injectedFailure(_ api: ArmedFailure.API, code: Int) -> KioskError {
         let name = StoreKitErrorCode(rawValue: code)?.name ?? "code \(code)"
         return KioskError(
-            .unavailable, code: "injected_failure",
-            message: "The sandbox test controls made this \(api.rawValue) call fail with SKError.\(name).",
+            .injectedFailure, "The sandbox test controls made this \(api.rawValue) call fail with SKError.\(name).",
             fix: "Disarm it with `kiosk test fail-next --app BUNDLE_ID --api \(api.rawValue) --count 0`.",
             storeKitCode: code)
     }

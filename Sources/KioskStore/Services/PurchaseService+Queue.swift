@@ -37,9 +37,9 @@ extension PurchaseService {
                 record.appId == client.app.id, record.environment == client.environment,
                 let finished = try await tx.finishQueueRecord(sequence: sequence, at: clocks.now(client.environment))
             else {
-                throw KioskError.notFound(
-                    "unknown_queue_entry",
-                    "The queue of this account and app has no entry \(sequence).", field: "sequence",
+                throw KioskError(
+                    .unknownQueueEntry, "The queue of this account and app has no entry \(sequence).",
+                    field: "sequence",
                     fix: "Finish only transactions the queue handed out to this session.")
             }
             return try await ledger.entry(for: finished, in: tx)
@@ -48,11 +48,12 @@ extension PurchaseService {
 
     /// `restoreCompletedTransactions`: one new `restored` entry per restorable purchase (non-consumables and
     /// auto-renewable subscriptions, not revoked); consumables and non-renewing subscriptions never come back
-    /// (seed 000). Restoring twice makes the entries twice, as StoreKit does.
+    /// (In-App Purchase Programming Guide: Restoring Purchased Products). Restoring twice makes the entries twice,
+    /// as StoreKit does.
     public func restore(_ request: RestoreRequest, for client: ClientSession) async throws -> QueueSnapshot {
         if let name = request.applicationUsername, name.count > 255 {
-            throw KioskError.invalid(
-                "application_username_too_long", "applicationUsername may have at most 255 characters.",
+            throw KioskError(
+                .applicationUsernameTooLong, "applicationUsername may have at most 255 characters.",
                 field: "applicationUsername", fix: "Send the same value the payments carried.")
         }
         try await failIfArmed(.restore, client: client)
@@ -71,11 +72,9 @@ extension PurchaseService {
                 // PostgreSQL's counter rows, so a restore and a purchase never deadlock.
                 let restoreId = try await tx.nextIdentifier(
                     client.environment == .production ? .productionTransactionId : .sandboxTransactionId)
-                let record = QueueRecord(
-                    sequence: try await tx.nextIdentifier(.queueEntry), environment: client.environment,
-                    accountId: client.account.id, appId: client.app.id, state: .restored, paymentId: nil,
-                    productId: transaction.productId, quantity: transaction.quantity, transactionId: transaction.id,
-                    restoreTransactionId: restoreId, createdAt: now)
+                let record = StoreLedger.queueRecord(
+                    .restored, about: transaction, sequence: try await tx.nextIdentifier(.queueEntry),
+                    restoreTransactionId: restoreId, now: now)
                 try await tx.insertQueueRecord(record)
                 entries.append(try await ledger.entry(for: record, in: tx))
                 effects.wake(client.feedKey)

@@ -29,20 +29,20 @@ extension PurchaseService {
         if offer.count > 0, product.type != .autoRenewable {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .invalidOfferIdentifier, "offer_not_applicable",
+                    .invalidOfferIdentifier, .offerNotApplicable,
                     "\(product.productId) is not an auto-renewable subscription; only those have promotional and "
                         + "win-back offers and offer codes."))
         }
         if offer.count > 1 {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
-                    .invalidOfferIdentifier, "offer_conflict",
+                    .invalidOfferIdentifier, .offerConflict,
                     "A payment carries one promotional offer, offer code or win-back offer, not several."))
         }
         guard product.type == .autoRenewable else {
             let transaction = try await ledger.charge(payment, product: product, client: client, now: now, in: tx)
             let notification = try await notifications.create(
-                NotificationContent(type: "ONE_TIME_CHARGE", transaction: transaction), app: client.app,
+                NotificationContent(type: .oneTimeCharge, transaction: transaction), app: client.app,
                 environment: client.environment, now: now, in: tx)
             return CompletedPurchase(transaction: transaction, notifications: [notification])
         }
@@ -72,8 +72,8 @@ extension PurchaseService {
         in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
         guard let membership = product.subscription else {
-            throw KioskError.conflict(
-                "product_without_group", "The auto-renewable \(product.productId) belongs to no subscription group.",
+            throw KioskError(
+                .productWithoutGroup, "The auto-renewable \(product.productId) belongs to no subscription group.",
                 fix: "Put the product in a subscription group.")
         }
         let existing = try await tx.subscriptions(
@@ -110,7 +110,7 @@ extension PurchaseService {
                 transaction: transaction,
                 notifications: [
                     try await notify(
-                        redeemed == nil ? "SUBSCRIBED" : "OFFER_REDEEMED", "RESUBSCRIBE", transaction, subscription,
+                        redeemed == nil ? .subscribed : .offerRedeemed, .resubscribe, transaction, subscription,
                         client: client, now: now, in: tx)
                 ])
         case .active, .billingRetry, .gracePeriod:
@@ -142,7 +142,7 @@ extension PurchaseService {
             transaction: transaction,
             notifications: [
                 try await notify(
-                    redeemed == nil ? "SUBSCRIBED" : "OFFER_REDEEMED", "INITIAL_BUY", transaction, subscription,
+                    redeemed == nil ? .subscribed : .offerRedeemed, .initialBuy, transaction, subscription,
                     client: client, now: now, in: tx)
             ])
     }
@@ -155,7 +155,7 @@ extension PurchaseService {
         client: ClientSession, now: Date, in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
         var subscription = subscription
-        let changedType = redeemed == nil ? "DID_CHANGE_RENEWAL_PREF" : "OFFER_REDEEMED"
+        let changedType: NotificationType = redeemed == nil ? .didChangeRenewalPref : .offerRedeemed
         guard
             let current = try await tx.transaction(
                 id: subscription.latestTransactionId, environment: client.environment)
@@ -167,8 +167,8 @@ extension PurchaseService {
             guard subscription.autoRenewProductId != product.productId || redeemed != nil else {
                 throw PurchaseRefusal(
                     error: KioskError(
-                        .conflict, code: "already_subscribed",
-                        message: "The account is already subscribed to \(product.productId) until "
+                        .alreadySubscribed,
+                        "The account is already subscribed to \(product.productId) until "
                             + "\(AppleDateText.gmt(subscription.expiresAt)).", field: "productId",
                         fix: "Nothing was charged; offer another product of the group to change the subscription.",
                         storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue))
@@ -260,7 +260,8 @@ extension PurchaseService {
 
     /// A subscription notification about `transaction` with the renewal info and status it now has.
     private func notify(
-        _ type: String, _ subtype: String?, _ transaction: StoreTransaction, _ subscription: StoreSubscription,
+        _ type: NotificationType, _ subtype: NotificationSubtype?, _ transaction: StoreTransaction,
+        _ subscription: StoreSubscription,
         client: ClientSession, now: Date, in tx: any StorageTransaction
     ) async throws -> ServerNotification {
         let chain = try await tx.transactions(

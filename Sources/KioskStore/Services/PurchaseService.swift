@@ -36,7 +36,7 @@ public struct ClientSession: Sendable {
 
 extension PurchaseService {
     /// Signs an account in for one app on one device. Production takes customer accounts only, the sandbox
-    /// sandbox testers only (seed 003: a test account in production fails, and the reverse).
+    /// sandbox testers only (as at Apple: a test account in production fails, and the reverse).
     public func signIn(_ request: SignInRequest, environment: StoreEnvironment) async throws -> SignInResponse {
         let email = request.email.lowercased()
         let found = try await database.transaction { tx -> (App?, StoreAccount?, String?, Bool) in
@@ -50,7 +50,7 @@ extension PurchaseService {
         let (app, account, passwordHash, existsInOtherEnvironment) = found
         guard let app else {
             throw KioskError(
-                .notFound, code: "unknown_app", message: "No app has the bundle id '\(request.bundleId)'.",
+                .unknownApp, "No app has the bundle id '\(request.bundleId)'.",
                 field: "bundleId", fix: "Create the app with `kiosk apps create`, or fix the bundle id the app sends.",
                 storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
         }
@@ -62,8 +62,7 @@ extension PurchaseService {
             await PasswordHasher().verifyOffCooperativePool(request.password, against: passwordHash)
         else {
             throw KioskError(
-                .unauthorized, code: "invalid_credentials",
-                message: "The email or password is wrong for the \(environment.rawValue) store.",
+                .invalidCredentials, "The email or password is wrong for the \(environment.rawValue) store.",
                 field: "email",
                 fix: environment == .sandbox
                     ? "Sign in with a sandbox tester (`kiosk testers list`)."
@@ -100,8 +99,8 @@ extension PurchaseService {
         }
         guard let (session, account, app) = found else {
             throw KioskError(
-                .unauthorized, code: "session_invalid",
-                message: "The session token is unknown in the \(environment.rawValue) store (signed out, or its "
+                .sessionInvalid,
+                "The session token is unknown in the \(environment.rawValue) store (signed out, or its "
                     + "account was deleted).",
                 field: "Authorization", fix: "Sign in again.", storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
         }
@@ -116,21 +115,21 @@ extension PurchaseService {
     static func wrongEnvironment(email: String, environment: StoreEnvironment) -> KioskError {
         environment == .production
             ? KioskError(
-                .forbidden, code: "account_wrong_environment",
-                message: "'\(email)' is a sandbox tester; sandbox testers cannot sign in to the production store.",
+                .accountWrongEnvironment,
+                "'\(email)' is a sandbox tester; sandbox testers cannot sign in to the production store.",
                 field: "email", fix: "Point the app at the sandbox (/sandbox/storekit/v1), or use a customer account.",
                 storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
             : KioskError(
-                .forbidden, code: "account_wrong_environment",
-                message: "'\(email)' is a production customer account; it cannot sign in to the sandbox.",
+                .accountWrongEnvironment,
+                "'\(email)' is a production customer account; it cannot sign in to the sandbox.",
                 field: "email", fix: "Create a sandbox tester with `kiosk testers create` and sign in with it.",
                 storeKitCode: StoreKitErrorCode.clientInvalid.rawValue)
     }
 
     static func storefront(of account: StoreAccount) throws -> Storefront {
         guard let storefront = Storefront.named(account.storefront) else {
-            throw KioskError.conflict(
-                "unknown_storefront", "The account's storefront '\(account.storefront)' is not one Kiosk knows.",
+            throw KioskError(
+                .accountStorefrontUnknown, "The account's storefront '\(account.storefront)' is not one Kiosk knows.",
                 fix: "Set the account's storefront to an alpha-3 code such as USA.")
         }
         return storefront

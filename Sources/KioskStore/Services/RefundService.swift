@@ -5,9 +5,13 @@ import KioskStorage
 
 /// Refunds and revocations: what Apple's support and Family Sharing do to a purchase, each reported to the app's
 /// server by its notification. The sandbox's test controls use all of them; in production the store's operator
-/// refunds and reverses refunds (the admin API, `kiosk accounts refund`, the console), through this same path.
+/// refunds and reverses refunds (the admin API, `kiosk accounts refund`, the console), through this same service.
 /// Each is idempotent: repeated, it answers what it did the first time and sends nothing more.
-extension TestControlsService {
+public struct RefundService: Sendable {
+    let context: StoreContext
+
+    private var ledger: StoreLedger { context.ledger }
+
     /// What a control does to a transaction.
     enum RevocationAction: Sendable, Equatable {
         /// Refunded in full (`percentage` nil) or prorated; `reason` is Apple's `revocationReason`.
@@ -21,20 +25,24 @@ extension TestControlsService {
         /// The customer asked for a refund; the app's server may send consumption information.
         case requestRefund(reason: String)
 
-        var notificationType: String {
+        var notificationType: NotificationType {
             switch self {
-            case .refund: "REFUND"
-            case .declineRefund: "REFUND_DECLINED"
-            case .reverseRefund: "REFUND_REVERSED"
-            case .revoke: "REVOKE"
-            case .requestRefund: "CONSUMPTION_REQUEST"
+            case .refund: .refund
+            case .declineRefund: .refundDeclined
+            case .reverseRefund: .refundReversed
+            case .revoke: .revoke
+            case .requestRefund: .consumptionRequest
             }
         }
+
+        /// One action of each kind.
+        static let kinds: [RevocationAction] = [
+            .refund(reason: 0, percentage: nil), .declineRefund, .reverseRefund, .revoke, .requestRefund(reason: ""),
+        ]
     }
 
-    static let revocationNotificationTypes: Set<String> = [
-        "REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "REVOKE", "CONSUMPTION_REQUEST",
-    ]
+    /// The notifications the revocation actions send.
+    static let revocationNotificationTypes = Set(RevocationAction.kinds.map(\.notificationType))
     /// Apple's `consumptionRequestReason` values.
     static let consumptionRequestReasons = [
         "UNINTENDED_PURCHASE", "FULFILLMENT_ISSUE", "UNSATISFIED_WITH_PURCHASE", "LEGAL", "OTHER",
@@ -42,18 +50,18 @@ extension TestControlsService {
 
     /// Refunds a transaction of `environment`, in full or prorated → REFUND.
     public func refund(
-        bundleId: String, transactionId: Int64, _ request: TestRefundRequest,
+        bundleId: String, transactionId: Int64, _ request: RefundRequest,
         environment: StoreEnvironment = .sandbox
     ) async throws -> TestRevocationResponse {
         let reason = request.reason ?? 0
         guard reason == 0 || reason == 1 else {
-            throw KioskError.invalid(
-                "invalid_reason", "\(reason) is not a revocation reason.", field: "reason",
+            throw KioskError(
+                .invalidReason, "\(reason) is not a revocation reason.", field: "reason",
                 fix: "Use 0 (other) or 1 (an issue in the app).")
         }
         if let percentage = request.percentage, !(1...100).contains(percentage) {
-            throw KioskError.invalid(
-                "invalid_percentage", "\(percentage) is not a share of the price that can be refunded.",
+            throw KioskError(
+                .invalidPercentage, "\(percentage) is not a share of the price that can be refunded.",
                 field: "percentage", fix: "Send 1 to 100, or leave it out for a full refund.")
         }
         let prorated = request.percentage.flatMap { $0 == 100 ? nil : $0 }
@@ -89,8 +97,8 @@ extension TestControlsService {
             return report
         }
         guard let report else {
-            throw KioskError.notFound(
-                "no_consumption_report",
+            throw KioskError(
+                .noConsumptionReport,
                 "The app's server has sent no consumption information for sandbox transaction \(transactionId).",
                 field: "transactionId",
                 fix: "Answer CONSUMPTION_REQUEST with PUT /inApps/v2/transactions/consumption/\(transactionId).")
@@ -106,8 +114,8 @@ extension TestControlsService {
     {
         let reason = request.reason ?? "OTHER"
         guard Self.consumptionRequestReasons.contains(reason) else {
-            throw KioskError.invalid(
-                "invalid_reason", "'\(reason)' is not a consumption request reason.", field: "reason",
+            throw KioskError(
+                .invalidReason, "'\(reason)' is not a consumption request reason.", field: "reason",
                 fix: "Use one of: \(Self.consumptionRequestReasons.joined(separator: ", ")).")
         }
         return try await apply(.requestRefund(reason: reason), bundleId: bundleId, transactionId: transactionId)
@@ -122,8 +130,8 @@ extension TestControlsService {
             guard var transaction = try await tx.transaction(id: transactionId, environment: environment),
                 transaction.appId == app.id
             else {
-                throw KioskError.notFound(
-                    "transaction_not_found",
+                throw KioskError(
+                    .transactionNotFound,
                     "The app \(bundleId) has no \(environment.rawValue) transaction \(transactionId).",
                     field: "transactionId",
                     fix: environment == .sandbox
@@ -174,17 +182,17 @@ extension TestControlsService {
     private static func repeated(
         _ action: RevocationAction, _ transaction: StoreTransaction, _ about: [ServerNotification]
     ) -> ServerNotification? {
-        func last(_ type: String) -> ServerNotification? { about.last { $0.notificationType == type } }
-        func count(_ type: String) -> Int { about.count { $0.notificationType == type } }
+        func last(_ type: NotificationType) -> ServerNotification? { about.last { $0.notificationType == type } }
+        func count(_ type: NotificationType) -> Int { about.count { $0.notificationType == type } }
         switch action {
         case .refund:
-            return transaction.revocationType?.hasPrefix("REFUND_") == true ? last("REFUND") : nil
+            return transaction.revocationType?.hasPrefix("REFUND_") == true ? last(.refund) : nil
         case .revoke:
-            return transaction.revocationType == "FAMILY_REVOKE" ? last("REVOKE") : nil
+            return transaction.revocationType == "FAMILY_REVOKE" ? last(.revoke) : nil
         case .reverseRefund:
-            let reversals = count("REFUND_REVERSED")
-            return transaction.revocationDate == nil && reversals > 0 && reversals >= count("REFUND")
-                ? last("REFUND_REVERSED") : nil
+            let reversals = count(.refundReversed)
+            return transaction.revocationDate == nil && reversals > 0 && reversals >= count(.refund)
+                ? last(.refundReversed) : nil
         case .declineRefund, .requestRefund:
             guard transaction.revocationDate == nil, let latest = about.last,
                 latest.notificationType == action.notificationType
@@ -198,24 +206,24 @@ extension TestControlsService {
         switch action {
         case .reverseRefund:
             guard transaction.revocationType?.hasPrefix("REFUND_") == true else {
-                throw KioskError.conflict(
-                    "not_refunded", "The transaction \(id) is not refunded, so there is no refund to reverse.",
+                throw KioskError(
+                    .notRefunded, "The transaction \(id) is not refunded, so there is no refund to reverse.",
                     field: "transactionId", fix: "Refund it first with `kiosk test refund`.")
             }
         case .revoke where transaction.productType == .consumable:
-            throw KioskError.conflict(
-                "not_shareable", "The transaction \(id) is a consumable; Family Sharing never shares consumables.",
+            throw KioskError(
+                .notShareable, "The transaction \(id) is a consumable; Family Sharing never shares consumables.",
                 field: "transactionId", fix: "Revoke a non-consumable or subscription transaction.")
         case .requestRefund where ![.consumable, .autoRenewable].contains(transaction.productType):
-            throw KioskError.conflict(
-                "no_consumption_request",
+            throw KioskError(
+                .noConsumptionRequest,
                 "The transaction \(id) is a \(transaction.productType.appleName); Apple asks for consumption "
                     + "information only about consumables and auto-renewable subscriptions.",
                 field: "transactionId", fix: "Request a refund of a consumable or auto-renewable transaction.")
         default:
             if let type = transaction.revocationType {
-                throw KioskError.conflict(
-                    "already_revoked", "The transaction \(id) is already revoked (\(type)).", field: "transactionId",
+                throw KioskError(
+                    .alreadyRevoked, "The transaction \(id) is already revoked (\(type)).", field: "transactionId",
                     fix: type == "FAMILY_REVOKE"
                         ? "Use a transaction that is not revoked."
                         : "Reverse the refund first with `kiosk test reverse-refund`.")
@@ -256,11 +264,9 @@ extension TestControlsService {
     {
         let revoked = transaction.revocationDate != nil
         try await tx.insertQueueRecord(
-            QueueRecord(
-                sequence: try await tx.nextIdentifier(.queueEntry), environment: transaction.environment,
-                accountId: transaction.accountId, appId: transaction.appId, state: revoked ? .revoked : .purchased,
-                paymentId: nil, productId: transaction.productId, quantity: transaction.quantity,
-                transactionId: transaction.id, createdAt: now, finishedAt: revoked ? now : nil))
+            StoreLedger.queueRecord(
+                revoked ? .revoked : .purchased, about: transaction, sequence: try await tx.nextIdentifier(.queueEntry),
+                now: now, finished: revoked))
     }
 
     /// A subscription whose current transaction is revoked is revoked and has nothing scheduled; a reversal

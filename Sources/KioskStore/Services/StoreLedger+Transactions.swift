@@ -8,6 +8,25 @@ import KioskStorage
 // The ledger's writes inside a change: charging (a new signed transaction), signing again after a change, and
 // queue records with their wire form. Each runs inside the caller's ``StoreLedger/commit(reaching:_:)``.
 
+/// What a new transaction is, before it has identifiers and signatures.
+struct TransactionTerms {
+    var environment: StoreEnvironment
+    var app: App
+    var accountId: UUID
+    var product: Product
+    var storefront: Storefront
+    /// The subscription's first transaction, which a renewal, resubscription or upgrade continues.
+    var original: (transactionId: Int64, purchaseDate: Date)?
+    var purchaseDate: Date
+    var quantity: Int
+    var priceMinorUnits: Int
+    var applicationUsername: String?
+    var appAccountToken: UUID?
+    var expiresDate: Date?
+    var reason: TransactionReason
+    var offer: AppliedOffer?
+}
+
 extension StoreLedger {
     /// Records the charge of `payment` as a signed, durable transaction and returns it. A resubscription or
     /// upgrade continues the subscription's `original` transaction (id and purchase date); an `offer` sets what
@@ -18,8 +37,8 @@ extension StoreLedger {
         in tx: any StorageTransaction
     ) async throws -> StoreTransaction {
         guard let unitPrice = product.pricing.price(in: client.storefront) else {
-            throw KioskError.conflict(
-                "no_price_in_storefront", "The product \(product.productId) has no price in \(client.storefront.code).",
+            throw KioskError(
+                .noPriceInStorefront, "The product \(product.productId) has no price in \(client.storefront.code).",
                 fix: "Price the product for the storefront.")
         }
         let id = try await tx.nextIdentifier(
@@ -28,23 +47,38 @@ extension StoreLedger {
         let period = product.type == .autoRenewable ? product.duration : nil
         let webOrderLineItemId: Int64? =
             if period != nil { try await tx.nextIdentifier(.webOrderLineItemId) } else { nil }
-        var transaction = StoreTransaction(
-            id: id, environment: client.environment, appId: client.app.id, accountId: client.account.id,
-            productId: product.productId, productType: product.type,
-            originalTransactionId: original?.transactionId ?? id, purchaseDate: now,
-            originalPurchaseDate: original?.purchaseDate ?? now, quantity: payment.quantity,
-            priceMinorUnits: offer?.priceMinorUnits ?? unitPrice * payment.quantity,
-            currency: client.storefront.currency.code, storefront: client.storefront.code,
-            storefrontId: client.storefront.appleId, applicationUsername: payment.applicationUsername,
-            appAccountToken: payment.appAccountToken ?? payment.applicationUsername.flatMap(UUID.init(uuidString:)),
-            orderId: Self.orderId(), subscriptionGroupId: product.subscription?.groupId,
-            webOrderLineItemId: webOrderLineItemId,
-            expiresDate: offer?.end(from: now, environment: client.environment)
-                ?? period?.end(from: now, environment: client.environment),
-            offer: offer?.applied, signedTransaction: "", transactionReceipt: "")
-        try sign(&transaction, bundleId: client.app.bundleId, now: now)
+        let transaction = try mint(
+            TransactionTerms(
+                environment: client.environment, app: client.app, accountId: client.account.id, product: product,
+                storefront: client.storefront, original: original, purchaseDate: now, quantity: payment.quantity,
+                priceMinorUnits: offer?.priceMinorUnits ?? unitPrice * payment.quantity,
+                applicationUsername: payment.applicationUsername,
+                appAccountToken: payment.appAccountToken
+                    ?? payment.applicationUsername.flatMap(UUID.init(uuidString:)),
+                expiresDate: offer?.end(from: now, environment: client.environment)
+                    ?? period?.end(from: now, environment: client.environment),
+                reason: .purchase, offer: offer?.applied),
+            id: id, webOrderLineItemId: webOrderLineItemId)
         try await tx.insertTransaction(transaction)
         try await SalesLedger.recordSale(transaction, kind: .purchase, in: tx)
+        return transaction
+    }
+
+    /// The one place a transaction is made, for a purchase or a renewal: its fields, an order id and its first
+    /// signatures. The caller inserts it and records the sale.
+    func mint(_ terms: TransactionTerms, id: Int64, webOrderLineItemId: Int64?) throws -> StoreTransaction {
+        var transaction = StoreTransaction(
+            id: id, environment: terms.environment, appId: terms.app.id, accountId: terms.accountId,
+            productId: terms.product.productId, productType: terms.product.type,
+            originalTransactionId: terms.original?.transactionId ?? id, purchaseDate: terms.purchaseDate,
+            originalPurchaseDate: terms.original?.purchaseDate ?? terms.purchaseDate, quantity: terms.quantity,
+            priceMinorUnits: terms.priceMinorUnits, currency: terms.storefront.currency.code,
+            storefront: terms.storefront.code, storefrontId: terms.storefront.appleId,
+            applicationUsername: terms.applicationUsername, appAccountToken: terms.appAccountToken,
+            orderId: Self.orderId(), subscriptionGroupId: terms.product.subscription?.groupId,
+            webOrderLineItemId: webOrderLineItemId, expiresDate: terms.expiresDate, transactionReason: terms.reason,
+            offer: terms.offer, signedTransaction: "", transactionReceipt: "")
+        try sign(&transaction, bundleId: terms.app.bundleId, now: terms.purchaseDate)
         return transaction
     }
 
@@ -125,7 +159,11 @@ extension StoreLedger {
         return String((0..<10).map { _ in alphabet.randomElement()! })
     }
 
-    /// A new queue record for `payment`, with the next sequence.
+    // The two places queue records are made: for a payment, and about a transaction no payment asked for (a
+    // renewal, a restore, a revocation or its reversal).
+
+    /// A new queue record for `payment`, with the next sequence. A promoted entry belongs to no payment: nothing is
+    /// paid until the app's delegate agrees.
     func queueRecord(
         _ state: QueueRecord.State, for payment: Payment, transactionId: Int64? = nil, now: Date,
         finished: Bool = false,
@@ -133,11 +171,25 @@ extension StoreLedger {
     ) async throws -> QueueRecord {
         QueueRecord(
             sequence: try await tx.nextIdentifier(.queueEntry), environment: payment.environment,
-            accountId: payment.accountId, appId: payment.appId, state: state, paymentId: payment.id,
+            accountId: payment.accountId, appId: payment.appId, state: state,
+            paymentId: state == .promoted ? nil : payment.id,
             productId: payment.productId, quantity: payment.quantity, transactionId: transactionId,
             errorCode: state == .failed ? payment.errorCode : nil,
             errorReason: state == .failed ? payment.errorReason : nil,
             createdAt: now, finishedAt: finished ? now : nil)
+    }
+
+    /// A new queue record telling the account's devices of `transaction`, numbered `sequence`; a restore names the
+    /// identifier the restored transaction gets.
+    static func queueRecord(
+        _ state: QueueRecord.State, about transaction: StoreTransaction, sequence: Int64,
+        restoreTransactionId: Int64? = nil, now: Date, finished: Bool = false
+    ) -> QueueRecord {
+        QueueRecord(
+            sequence: sequence, environment: transaction.environment, accountId: transaction.accountId,
+            appId: transaction.appId, state: state, paymentId: nil, productId: transaction.productId,
+            quantity: transaction.quantity, transactionId: transaction.id,
+            restoreTransactionId: restoreTransactionId, createdAt: now, finishedAt: finished ? now : nil)
     }
 
     /// The latest queue entry of `payment`: what a repeated request with its idempotency key answers.
@@ -161,7 +213,7 @@ extension StoreLedger {
         }
         let error = record.errorCode.map { code in
             StoreKitErrorInfo(
-                skErrorCode: code, code: record.errorReason ?? "failed",
+                skErrorCode: code, code: record.errorReason?.rawValue ?? "failed",
                 message: Self.failureMessage(record.errorReason, code: code))
         }
         return QueueEntry(
@@ -202,33 +254,33 @@ extension StoreLedger {
             signedTransaction: transaction.signedTransaction, transactionReceipt: transaction.transactionReceipt)
     }
 
-    static func failureMessage(_ reason: String?, code: Int) -> String {
+    static func failureMessage(_ reason: ErrorCode?, code: Int) -> String {
         switch reason {
-        case "purchase_interrupted":
+        case .purchaseInterrupted:
             "The purchase was interrupted (the sandbox tester has interrupted purchases on); it completes once resolved."
-        case "payment_declined": "The account's payment method was declined."
-        case "insufficient_funds": "The account's payment method has insufficient funds."
-        case "ask_to_buy_declined": "The parent declined the Ask to Buy request."
-        case "injected_failure": "The sandbox test controls made this purchase fail."
-        case "already_subscribed": "The account is already subscribed to this product; nothing was charged."
-        case "missing_offer_params":
+        case .paymentDeclined: "The account's payment method was declined."
+        case .insufficientFunds: "The account's payment method has insufficient funds."
+        case .askToBuyDeclined: "The parent declined the Ask to Buy request."
+        case .injectedFailure: "The sandbox test controls made this purchase fail."
+        case .alreadySubscribed: "The account is already subscribed to this product; nothing was charged."
+        case .missingOfferParams:
             "The promotional offer lacks an identifier, key identifier, nonce, signature or timestamp."
-        case "unknown_offer", "offer_not_applicable": "The product has no such offer."
-        case "ineligible_for_offer": "Promotional offers are for customers who have or had a subscription in the group."
-        case "unknown_offer_key": "The promotional offer was signed with a key that is not an active key of the app."
-        case "offer_signature_expired": "The promotional offer's signature is more than 24 hours old."
-        case "invalid_offer_signature": "The promotional offer's signature does not verify."
-        case "offer_nonce_reused": "The promotional offer's nonce was already redeemed."
-        case "no_offer_price": "The offer has no price in the account's storefront."
-        case "win_back_offer_inactive": "The win-back offer is not running now."
-        case "win_back_still_subscribed":
+        case .unknownOffer, .offerNotApplicable: "The product has no such offer."
+        case .ineligibleForOffer: "Promotional offers are for customers who have or had a subscription in the group."
+        case .unknownOfferKey: "The promotional offer was signed with a key that is not an active key of the app."
+        case .offerSignatureExpired: "The promotional offer's signature is more than 24 hours old."
+        case .invalidOfferSignature: "The promotional offer's signature does not verify."
+        case .offerNonceReused: "The promotional offer's nonce was already redeemed."
+        case .noOfferPrice: "The offer has no price in the account's storefront."
+        case .winBackOfferInactive: "The win-back offer is not running now."
+        case .winBackStillSubscribed:
             "Win-back offers are for customers whose subscription in the group ended; the account is still subscribed."
-        case "win_back_paid_too_little": "The account paid for too few months in the group for this win-back offer."
-        case "win_back_nothing_ended": "The account has no ended subscription in the group to win back."
-        case "win_back_too_soon": "The account's subscription ended too recently for this win-back offer."
-        case "win_back_too_late": "The account's subscription ended too long ago for this win-back offer."
-        case "win_back_wait_between_offers": "The account redeemed a win-back offer in the group too recently."
-        case "product_not_available", "unknown_product": "The product is not available for purchase."
+        case .winBackPaidTooLittle: "The account paid for too few months in the group for this win-back offer."
+        case .winBackNothingEnded: "The account has no ended subscription in the group to win back."
+        case .winBackTooSoon: "The account's subscription ended too recently for this win-back offer."
+        case .winBackTooLate: "The account's subscription ended too long ago for this win-back offer."
+        case .winBackWaitBetweenOffers: "The account redeemed a win-back offer in the group too recently."
+        case .productNotAvailable, .unknownProduct: "The product is not available for purchase."
         default: "The payment failed (SKError code \(code))."
         }
     }

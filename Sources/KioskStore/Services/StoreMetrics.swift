@@ -32,7 +32,10 @@ public struct StoreMetrics: Sendable {
                     "store_events", "total",
                     "What happened to purchases, by environment and App Store Server Notification type: "
                         + "ONE_TIME_CHARGE and SUBSCRIBED are purchases, DID_RENEW renewals, REFUND refunds."),
-                labels: [("environment", notification.environment.rawValue), ("type", notification.notificationType)]
+                labels: [
+                    ("environment", notification.environment.rawValue),
+                    ("type", notification.notificationType.rawValue),
+                ]
             ).increment()
         }
     }

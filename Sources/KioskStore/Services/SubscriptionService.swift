@@ -66,8 +66,8 @@ struct SubscriptionService: Sendable {
             let row = try await tx.subscription(
                 originalTransactionId: latest.originalTransactionId, environment: latest.environment)
         else {
-            throw KioskError.conflict(
-                "subscription_not_found",
+            throw KioskError(
+                .subscriptionRecordMissing,
                 "The transaction \(latest.id) belongs to no subscription the store keeps (original transaction "
                     + "\(latest.originalTransactionId)).", fix: "Buy the subscription through the store.")
         }
@@ -178,7 +178,7 @@ struct SubscriptionService: Sendable {
         let chain = try await chain(of: extended, in: tx)
         let notification = try await context.notifications.create(
             NotificationContent(
-                type: "RENEWAL_EXTENDED", transaction: extended,
+                type: .renewalExtended, transaction: extended,
                 signedRenewalInfo: try await signedRenewalInfo(for: extended, chain: chain, now: now, in: tx),
                 status: Status.active.rawValue),
             app: app, environment: extended.environment, now: now, in: tx)

@@ -10,15 +10,15 @@ public struct CreatedTeamKey: Sendable {
     public var privateKeyPEM: String
 }
 
-extension CatalogService {
+extension TeamService {
     static let vendorNumberKey = "vendor_number"
 
     /// Creates a team key of the App Store Connect API holding `roles` (at least one).
     public func createTeamKey(name: String?, roles: [TeamRole]) async throws -> CreatedTeamKey {
         if let name { try CatalogRules.validateName(name, what: "key name", field: "name") }
         guard !roles.isEmpty else {
-            throw KioskError.invalid(
-                "missing_roles", "A team key needs at least one role.", field: "roles",
+            throw KioskError(
+                .missingRoles, "A team key needs at least one role.", field: "roles",
                 fix: "Give ADMIN, FINANCE or SALES to read reports.")
         }
         let now = clock.now()
@@ -37,14 +37,14 @@ extension CatalogService {
                 createdAt: now)
             try await tx.insertTeamKey(key)
             return CreatedTeamKey(
-                key: key, issuerId: try await Self.issuerId(in: tx), privateKeyPEM: material.privateKeyPEM)
+                key: key, issuerId: try await CatalogService.issuerId(in: tx), privateKeyPEM: material.privateKeyPEM)
         }
     }
 
     /// Every team key, the issuer id and the vendor number.
     public func teamKeys() async throws -> (keys: [TeamAPIKey], issuerId: String, vendorNumber: String) {
         try await database.transaction { tx in
-            (try await tx.teamKeys(), try await Self.issuerId(in: tx), try await Self.vendorNumber(in: tx))
+            (try await tx.teamKeys(), try await CatalogService.issuerId(in: tx), try await Self.vendorNumber(in: tx))
         }
     }
 
@@ -53,8 +53,8 @@ extension CatalogService {
         let now = clock.now()
         return try await database.transaction { tx in
             guard var key = try await tx.teamKey(id: id) else {
-                throw KioskError.notFound(
-                    "key_not_found", "There is no team key '\(id.prefix(16))'.", field: "keyId",
+                throw KioskError(
+                    .keyNotFound, "There is no team key '\(id.prefix(16))'.", field: "keyId",
                     fix: "List them with `kiosk api-keys list`.")
             }
             if key.revokedAt == nil {

@@ -9,7 +9,28 @@ public struct ConsoleUserWithPassword: Sendable {
     public var temporaryPassword: String?
 }
 
-extension CatalogService {
+/// The team: console users and their roles, App Store Connect API keys, the audit log and `kiosk check` runs.
+public struct TeamService: Sendable {
+    let database: any KioskDatabase
+    let clock: any KioskClock
+
+    public init(database: any KioskDatabase, clock: any KioskClock) {
+        self.database = database
+        self.clock = clock
+    }
+}
+
+extension TeamService {
+    /// The newest `limit` entries of the audit log, newest first.
+    public func auditEntries(limit: Int) async throws -> [AuditEntry] {
+        try await database.transaction { tx in try await tx.auditEntries(limit: limit) }
+    }
+
+    /// Adds an entry to the audit log.
+    public func recordAudit(_ entry: AuditEntry) async throws {
+        try await database.transaction { tx in try await tx.insertAuditEntry(entry) }
+    }
+
     /// Adds a person to the console. Without `password` the store makes a temporary one, shown once, which they
     /// replace at their first sign-in.
     public func createConsoleUser(email: String, name: String, roles: [TeamRole], password: String?) async throws
@@ -26,8 +47,8 @@ extension CatalogService {
             passwordIsTemporary: password == nil, createdAt: clock.now())
         try await database.transaction { tx in
             if try await tx.consoleUser(email: user.email) != nil {
-                throw KioskError.conflict(
-                    "duplicate_console_user", "\(user.email) is already a console user.", field: "email",
+                throw KioskError(
+                    .duplicateConsoleUser, "\(user.email) is already a console user.", field: "email",
                     fix: "Change their roles instead, or reset their password.")
             }
             try await tx.insertConsoleUser(user)
@@ -79,13 +100,13 @@ extension CatalogService {
         guard let user = try await consoleUser(email: email),
             await PasswordHasher().verifyOffCooperativePool(current, against: user.passwordHash)
         else {
-            throw KioskError.invalid(
-                "wrong_password", "The current password is not right.", field: "currentPassword",
+            throw KioskError(
+                .wrongPassword, "The current password is not right.", field: "currentPassword",
                 fix: "Type the password you signed in with.")
         }
         guard current != new else {
-            throw KioskError.invalid(
-                "password_unchanged", "The new password is the current one.", field: "newPassword",
+            throw KioskError(
+                .passwordUnchanged, "The new password is the current one.", field: "newPassword",
                 fix: "Choose a password you have not used here.")
         }
         let hash = try await PasswordHasher().hashOffCooperativePool(new)
@@ -102,8 +123,8 @@ extension CatalogService {
             guard email.utf8.count <= CatalogValidator.emailMaxLength,
                 var user = try await tx.consoleUser(email: email.lowercased())
             else {
-                throw KioskError.notFound(
-                    "console_user_not_found", "There is no console user '\(email.prefix(64))'.", field: "email",
+                throw KioskError(
+                    .consoleUserNotFound, "There is no console user '\(email.prefix(64))'.", field: "email",
                     fix: "List them with `kiosk console-users list`.")
             }
             change(&user)
@@ -114,8 +135,8 @@ extension CatalogService {
 
     private static func requireRoles(_ roles: [TeamRole]) throws {
         guard !roles.isEmpty else {
-            throw KioskError.invalid(
-                "missing_roles", "A console user needs at least one role.", field: "roles",
+            throw KioskError(
+                .missingRoles, "A console user needs at least one role.", field: "roles",
                 fix: "Give ADMIN, FINANCE, SALES, APP_MANAGER, DEVELOPER, MARKETING or CUSTOMER_SUPPORT.")
         }
     }

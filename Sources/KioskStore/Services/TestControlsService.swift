@@ -10,9 +10,9 @@ public struct TestControlsService: Sendable {
     /// The purchase rules a test purchase follows as an app's purchase does (availability, offers, receipts).
     private let purchases: PurchaseService
 
-    init(context: StoreContext) {
+    init(context: StoreContext, purchases: PurchaseService) {
         self.context = context
-        purchases = PurchaseService(context: context)
+        self.purchases = purchases
     }
 
     private var database: any KioskDatabase { context.database }
@@ -21,83 +21,21 @@ public struct TestControlsService: Sendable {
     private var clock: any KioskClock { context.clocks.sandbox }
 
     /// Buys a product for a tester as if started outside the app: charged at once, or (`promoted`) offered to
-    /// the app's delegate as a promoted purchase.
+    /// the app's delegate as a promoted purchase. The same payment path as an app's payment: one idempotency rule,
+    /// the same checks and errors.
     public func purchase(bundleId: String, _ request: TestPurchaseRequest) async throws -> QueueEntry {
-        if let key = request.idempotencyKey, !(1...128).contains(key.count) {
-            throw KioskError.invalid(
-                "invalid_idempotency_key", "The idempotency key must have 1 to 128 characters.",
-                field: "idempotencyKey")
+        let order = try PaymentOrder(request)
+        let client = try await database.transaction { tx in
+            try await testerClient(bundleId: bundleId, tester: request.tester, in: tx)
         }
-        do {
-            return try await purchaseOnce(bundleId: bundleId, request)
-        } catch StorageError.uniqueViolation(let constraint) where constraint == "payments.idempotency_key" {
-            // The same key committed first in another request: answer what it did.
-            return try await purchaseOnce(bundleId: bundleId, request)
-        }
-    }
-
-    private func purchaseOnce(bundleId: String, _ request: TestPurchaseRequest) async throws -> QueueEntry {
-        let quantity = request.quantity ?? 1
-        let now = clock.now()
-        return try await ledger.commit { tx, effects in
-            let client = try await testerClient(bundleId: bundleId, tester: request.tester, in: tx)
-            if let key = request.idempotencyKey,
-                let existing = try await tx.payment(
-                    accountId: client.account.id, appId: client.app.id, idempotencyKey: key)
-            {
-                return try await ledger.latestEntry(of: existing, in: tx)
-            }
-            let product = try await purchases.sellableProduct(request.productId, client: client, in: tx)
-            if !(1...10).contains(quantity) || (product.type != .consumable && quantity != 1) {
-                throw KioskError.invalid(
-                    "invalid_quantity",
-                    "The quantity must be 1 for \(product.type.appleName) products and 1 to 10 for consumables.",
-                    field: "quantity", fix: "Send a quantity in range.")
-            }
-            if request.promoted == true {
-                let record = QueueRecord(
-                    sequence: try await tx.nextIdentifier(.queueEntry), environment: .sandbox,
-                    accountId: client.account.id, appId: client.app.id, state: .promoted, paymentId: nil,
-                    productId: product.productId, quantity: quantity, createdAt: now)
-                try await tx.insertQueueRecord(record)
-                effects.wake(client.feedKey)
-                return try await ledger.entry(for: record, in: tx)
-            }
-            try await PurchaseService.ensureAppTransaction(
-                environment: .sandbox, appId: client.app.id, accountId: client.account.id, now: now, in: tx)
-            var payment = Payment(
-                id: UUID(), environment: .sandbox, accountId: client.account.id, appId: client.app.id,
-                idempotencyKey: request.idempotencyKey, productId: product.productId, quantity: quantity,
-                applicationUsername: nil,
-                appAccountToken: request.appAccountToken, state: .purchased, createdAt: now, updatedAt: now)
-            let purchase: CompletedPurchase
-            do {
-                purchase = try await purchases.purchase(
-                    payment, product: product, client: client, now: now,
-                    offer: RequestedOffer(
-                        discount: request.paymentDiscount, offerCode: request.offerCode,
-                        winBackOfferId: request.winBackOfferId),
-                    in: tx)
-            } catch let refusal as PurchaseRefusal {
-                throw refusal.error
-            }
-            payment.transactionId = purchase.transaction.id
-            try await tx.insertPayment(payment)
-            let record = try await ledger.queueRecord(
-                .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
-            try await tx.insertQueueRecord(record)
-            effects.count(payment)
-            effects.deliver(purchase.notifications)
-            effects.wake(client.feedKey)
-            return try await ledger.entry(for: record, in: tx)
-        }
+        return try await purchases.place(order, client: client)
     }
 
     /// Payments of the app's testers, optionally of one tester and in one state.
     public func payments(bundleId: String, tester: String?, state: PaymentState?) async throws -> TestPaymentsResponse {
         try await database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
-            let only = try await tester.asyncMap { try await CatalogService.requireAccount($0, .sandbox, in: tx) }
+            let only = try await tester.asyncMap { try await AccountService.requireAccount($0, .sandbox, in: tx) }
             let payments = try await tx.payments(
                 appId: app.id, environment: .sandbox, accountId: only?.id, state: state)
             var emails: [UUID: String] = [:]
@@ -136,8 +74,8 @@ public struct TestControlsService: Sendable {
             guard var payment = try await tx.payment(id: paymentId), payment.appId == app.id,
                 payment.environment == .sandbox
             else {
-                throw KioskError.notFound(
-                    "payment_not_found", "The app \(bundleId) has no sandbox payment \(paymentId).", field: "paymentId",
+                throw KioskError(
+                    .paymentNotFound, "The app \(bundleId) has no sandbox payment \(paymentId).", field: "paymentId",
                     fix: "List waiting payments with `kiosk test payments --app \(bundleId)`.")
             }
             let records = try await tx.queueRecords(paymentId: payment.id)
@@ -147,8 +85,8 @@ public struct TestControlsService: Sendable {
             }
             let expected: PaymentState = decision == .resolve ? .interrupted : .deferred
             guard payment.state == expected else {
-                throw KioskError.conflict(
-                    "payment_not_waiting",
+                throw KioskError(
+                    .paymentNotWaiting,
                     "The payment \(paymentId) is \(payment.state.rawValue); only \(expected.rawValue) payments can be "
                         + "\(decision.rawValue)d.", field: "paymentId",
                     fix: decision == .resolve
@@ -156,7 +94,7 @@ public struct TestControlsService: Sendable {
                         : "Approve or decline payments of testers with Ask to Buy on.")
             }
             guard let tester = try await tx.account(id: payment.accountId, environment: .sandbox) else {
-                throw KioskError.notFound("tester_not_found", "The payment's tester was deleted.")
+                throw KioskError(.testerNotFound, "The payment's tester was deleted.")
             }
             let client = try Self.client(tester: tester, app: app)
             payment.updatedAt = now
@@ -165,26 +103,16 @@ public struct TestControlsService: Sendable {
             if decision == .decline {
                 payment.state = .failed
                 payment.errorCode = StoreKitErrorCode.paymentNotAllowed.rawValue
-                payment.errorReason = "ask_to_buy_declined"
+                payment.errorReason = .askToBuyDeclined
                 record = try await ledger.queueRecord(.failed, for: payment, now: now, in: tx)
             } else {
                 let product = try await purchases.sellableProduct(payment.productId, client: client, in: tx)
                 do {
-                    let purchase = try await purchases.purchase(
-                        payment, product: product, client: client, now: now, in: tx)
-                    caused = purchase.notifications
-                    payment.state = .purchased
-                    payment.transactionId = purchase.transaction.id
-                    payment.errorCode = nil
-                    payment.errorReason = nil
-                    record = try await ledger.queueRecord(
-                        .purchased, for: payment, transactionId: purchase.transaction.id, now: now, in: tx)
+                    record = try await purchases.charge(
+                        &payment, product: product, client: client, now: now, created: &caused, in: tx)
                 } catch let refusal as PurchaseRefusal {
                     // Approved, but the account subscribed meanwhile: the payment fails as a new one would.
-                    payment.state = .failed
-                    payment.errorCode = refusal.error.storeKitCode ?? StoreKitErrorCode.unknown.rawValue
-                    payment.errorReason = refusal.error.code
-                    record = try await ledger.queueRecord(.failed, for: payment, now: now, in: tx)
+                    record = try await purchases.fail(&payment, refusal.error, now: now, in: tx)
                 }
             }
             try await tx.updatePayment(payment)
@@ -200,7 +128,7 @@ public struct TestControlsService: Sendable {
     private static func alreadyDecided(_ payment: Payment, records: [QueueRecord], as decision: Decision) -> Bool {
         guard let first = records.first else { return false }
         let wasDeferred = first.state == .deferred
-        let wasInterrupted = first.state == .failed && first.errorReason == "purchase_interrupted"
+        let wasInterrupted = first.state == .failed && first.errorReason == .purchaseInterrupted
         switch decision {
         case .approve: return wasDeferred && payment.state == .purchased
         case .decline: return wasDeferred && payment.state == .failed
@@ -248,8 +176,8 @@ public struct TestControlsService: Sendable {
             guard let transaction = try await tx.transaction(id: transactionId, environment: .sandbox),
                 transaction.appId == app.id
             else {
-                throw KioskError.notFound(
-                    "transaction_not_found", "The app \(bundleId) has no sandbox transaction \(transactionId).",
+                throw KioskError(
+                    .transactionNotFound, "The app \(bundleId) has no sandbox transaction \(transactionId).",
                     field: "transactionId", fix: "List them with `kiosk test transactions`.")
             }
             return TestDeletedResponse(
@@ -260,14 +188,13 @@ public struct TestControlsService: Sendable {
     /// Arms (or with `count` 0 disarms) a failure of one client API in the app.
     public func setFailure(bundleId: String, _ request: TestFailureRequest) async throws -> TestFailureResponse {
         guard let api = ArmedFailure.API(rawValue: request.api) else {
-            throw KioskError.invalid(
-                "unknown_api", "'\(request.api)' is not an API the test controls can fail.", field: "api",
+            throw KioskError(
+                .unknownApi, "'\(request.api)' is not an API the test controls can fail.", field: "api",
                 fix: "Use one of: \(ArmedFailure.API.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         let code = try Self.errorCode(request.error, for: api)
         guard (0...1000).contains(request.count) else {
-            throw KioskError.invalid(
-                "invalid_count", "count must be from 0 to 1000.", field: "count", fix: "Use 0 to disarm.")
+            throw KioskError(.invalidCount, "count must be from 0 to 1000.", field: "count", fix: "Use 0 to disarm.")
         }
         return try await database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
@@ -281,15 +208,15 @@ public struct TestControlsService: Sendable {
     private static func errorCode(_ error: String, for api: ArmedFailure.API) throws -> Int {
         if api == .verifyReceipt {
             guard let status = Int(error), VerifyReceiptStatus.isArmable(status) else {
-                throw KioskError.invalid(
-                    "unknown_error", "'\(error)' is not a temporary verifyReceipt status.", field: "error",
+                throw KioskError(
+                    .unknownError, "'\(error)' is not a temporary verifyReceipt status.", field: "error",
                     fix: "Use 21005, 21009 or a status from 21100 to 21199.")
             }
             return status
         }
         guard let code = StoreKitErrorCode(name: error) else {
-            throw KioskError.invalid(
-                "unknown_error", "'\(error)' is not an SKError code name.", field: "error",
+            throw KioskError(
+                .unknownError, "'\(error)' is not an SKError code name.", field: "error",
                 fix: "Use a name such as \(StoreKitErrorCode.allCases.prefix(8).map(\.name).joined(separator: ", ")).")
         }
         return code.rawValue
@@ -322,7 +249,7 @@ public struct TestControlsService: Sendable {
         -> ClientSession
     {
         let app = try await CatalogService.requireApp(bundleId, in: tx)
-        return try Self.client(tester: try await CatalogService.requireAccount(tester, .sandbox, in: tx), app: app)
+        return try Self.client(tester: try await AccountService.requireAccount(tester, .sandbox, in: tx), app: app)
     }
 
     /// The test controls act as a session of the tester with no device of its own.

@@ -118,8 +118,8 @@ struct SigningIdentityStartup {
         }
         for environment in StoreEnvironment.allCases where outcome.identities[environment] == nil {
             guard let record = stored[environment] else {
-                throw KioskError.invalid(
-                    "signing_identity_missing",
+                throw KioskError(
+                    .signingIdentityMissing,
                     "The database lost the \(environment.rawValue) signing chain it had just stored.",
                     fix: "Check that nothing else writes to this database's table signing_chains, then start again.")
             }
@@ -139,8 +139,8 @@ struct SigningIdentityStartup {
         var (identity, authorityKeys) = try await record.open(with: key, now: clock.now())
         if let localRoot = try keyStore.rootSHA256(environment: environment), localRoot != identity.rootSHA256 {
             let directory = keyStore.directory(for: environment)
-            throw KioskError.invalid(
-                "signing_chain_differs",
+            throw KioskError(
+                .signingChainDiffers,
                 "The \(environment.rawValue) signing chain in \(directory) (root SHA-256 \(localRoot)) is not the "
                     + "one this database's store signs with (root SHA-256 \(identity.rootSHA256)).",
                 field: directory,
@@ -153,8 +153,8 @@ struct SigningIdentityStartup {
         while !identity.namesOCSPURL(ocspURL), let keys = authorityKeys {
             attempts += 1
             guard attempts <= Self.reissueAttempts else {
-                throw KioskError.conflict(
-                    "signing_identity_contended",
+                throw KioskError(
+                    .signingIdentityContended,
                     "Other replicas changed the \(environment.rawValue) signing chain \(Self.reissueAttempts) times "
                         + "while this one reissued it to name \(ocspURL) as its OCSP responder.",
                     fix: "Give every replica the same --public-url (KIOSK_PUBLIC_URL): the URL of the proxy in "
@@ -205,8 +205,8 @@ struct SigningIdentityStartup {
 
     /// The store's signing identity is in the database, and this replica has no key to open it.
     private func sealedError() -> KioskError {
-        KioskError.invalid(
-            "signing_identity_sealed",
+        KioskError(
+            .signingIdentitySealed,
             "This database's signing identity is sealed; copy identity.key from the first replica's data dir or set "
                 + "KIOSK_IDENTITY_KEY.",
             field: keyFile.path,

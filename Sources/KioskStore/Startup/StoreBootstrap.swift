@@ -82,8 +82,8 @@ struct StoreBootstrap {
     /// Throws unless `token` is long enough to be an admin token.
     private static func checkAdminToken(_ token: String) throws {
         guard token.count >= 16 else {
-            throw KioskError.invalid(
-                "weak_admin_token", "The admin token must be at least 16 characters long.", field: "--admin-token",
+            throw KioskError(
+                .weakAdminToken, "The admin token must be at least 16 characters long.", field: "--admin-token",
                 fix: "Pass a longer token, or leave it out to have Kiosk generate one.")
         }
     }
@@ -93,9 +93,8 @@ struct StoreBootstrap {
             try FileManager.default.createDirectory(
                 at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw KioskError.invalid(
-                "data_directory_unusable",
-                "Cannot create the data directory \(url.path): \(error.localizedDescription)",
+            throw KioskError(
+                .dataDirectoryUnusable, "Cannot create the data directory \(url.path): \(error.localizedDescription)",
                 field: "--data-dir", fix: "Choose a directory you can write to with --data-dir or KIOSK_DATA_DIR.")
         }
     }

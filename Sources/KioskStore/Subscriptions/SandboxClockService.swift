@@ -36,8 +36,8 @@ struct SandboxClockService: Sendable {
 
     func change(_ request: TestClockRequest) async throws -> TestClockResponse {
         guard let action = Action(rawValue: request.action) else {
-            throw KioskError.invalid(
-                "unknown_clock_action", "'\(request.action)' is not something the sandbox clock can do.",
+            throw KioskError(
+                .unknownClockAction, "'\(request.action)' is not something the sandbox clock can do.",
                 field: "action", fix: "Use one of: \(Action.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         let result = try await wake.exclusively {
@@ -99,8 +99,8 @@ struct SandboxClockService: Sendable {
         }
         let next = changed.now(base: base)
         if next < now {
-            throw KioskError.conflict(
-                "clock_moves_back",
+            throw KioskError(
+                .clockMovesBack,
                 "The sandbox clock only moves forward: \(action.rawValue) would take it from "
                     + "\(iso(now)) back to \(iso(next)), and subscriptions already lived through that time.",
                 fix: action == .reset
@@ -113,14 +113,14 @@ struct SandboxClockService: Sendable {
     /// Seconds from `90m`, `3d`, `1h30m`, `45s`, `1w`, or a number of seconds.
     static func duration(_ amount: TestClockAmount?) throws -> TimeInterval {
         let invalid = { (text: String) in
-            KioskError.invalid(
-                "invalid_duration", "'\(text)' is not a duration to advance the sandbox clock by.", field: "by",
+            KioskError(
+                .invalidDuration, "'\(text)' is not a duration to advance the sandbox clock by.", field: "by",
                 fix: "Send a positive duration such as 90m, 3d, 1h30m or a number of seconds.")
         }
         switch amount {
         case nil:
-            throw KioskError.invalid(
-                "missing_duration", "advance needs how far to move the clock.", field: "by",
+            throw KioskError(
+                .missingDuration, "advance needs how far to move the clock.", field: "by",
                 fix: "Send \"by\": \"90m\" (or 3d, 1h30m, a number of seconds).")
         case .number(let seconds):
             guard seconds > 0, seconds.isFinite else { throw invalid(String(seconds)) }
@@ -158,12 +158,12 @@ struct SandboxClockService: Sendable {
             if let date = formatter.date(from: text) { return date }
             // Digits beyond Int64: milliseconds, but far out of range.
             if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) { return nil }
-            throw KioskError.invalid(
-                "invalid_date", "'\(text)' is not a date to set the sandbox clock to.", field: "to",
+            throw KioskError(
+                .invalidDate, "'\(text)' is not a date to set the sandbox clock to.", field: "to",
                 fix: "Send an ISO 8601 date such as 2026-12-01T00:00:00Z, or milliseconds since 1970.")
         case nil:
-            throw KioskError.invalid(
-                "missing_date", "set needs the date to move the clock to.", field: "to",
+            throw KioskError(
+                .missingDate, "set needs the date to move the clock to.", field: "to",
                 fix: "Send \"to\": \"2026-12-01T00:00:00Z\".")
         }
     }
@@ -175,8 +175,8 @@ struct SandboxClockService: Sendable {
     /// `date` in whole milliseconds, if the sandbox clock can stand there; nil means out of range too.
     private static func sandboxTime(_ date: Date?, field: String) throws -> Date {
         guard let date, range.contains(date) else {
-            throw KioskError.invalid(
-                "clock_out_of_range",
+            throw KioskError(
+                .clockOutOfRange,
                 "The sandbox clock stays between 1970-01-01T00:00:00Z and \(SandboxClock.latestText): the store "
                     + "signs dates up to years after the sandbox time, and every date it signs must stay before "
                     + "year 10000, the last year certificates and Apple's date formats can write.",

@@ -182,73 +182,39 @@ struct SubscriptionLifecycle: Sendable {
         work: BatchWork = BatchWork(rows: 1)
     ) async throws -> LifecycleOutcome {
         let context = try await Context.load(subscription, in: tx, work: work)
-        switch subscription.state {
-        case .active:
-            return try await periodEnds(&subscription, at: at, context: context, in: tx, effects: &effects)
-        case .billingRetry, .gracePeriod:
-            return try await retryBilling(&subscription, at: at, context: context, in: tx, effects: &effects)
-        case .expired, .revoked:
-            subscription.nextEventAt = nil
-            try await tx.updateSubscription(subscription)
-            return .nothing
-        }
-    }
-
-    /// The period ends: renew, or expire for the reason that stops it, or start retrying billing.
-    private func periodEnds(
-        _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
-        effects: inout StoreEffects
-    ) async throws -> LifecycleOutcome {
-        // An increase the customer did not consent to (declining also turns auto-renew off) ends it first.
-        if subscription.priceIncreaseStatus == 0 {
-            return try await expire(&subscription, .priceIncrease, at: at, context: context, in: tx, effects: &effects)
-        }
-        if !subscription.autoRenewEnabled {
-            return try await expire(&subscription, .voluntary, at: at, context: context, in: tx, effects: &effects)
-        }
-        if subscription.environment == .sandbox, subscription.renewalCount >= RenewalRules.sandboxRenewalLimit {
-            return try await expire(&subscription, .voluntary, at: at, context: context, in: tx, effects: &effects)
-        }
-        guard let product = context.renewalProduct, product.reviewState != .developerRemovedFromSale else {
-            return try await expire(
-                &subscription, .productNotForSale, at: at, context: context, in: tx, effects: &effects)
-        }
-        if context.account.paymentOutcome != .approve || subscription.failNextRenewal {
+        let product = context.renewalProduct.flatMap { $0.reviewState == .developerRemovedFromSale ? nil : $0 }
+        let decision = RenewalDecision.decide(
+            for: subscription, at: at, rules: context.rules, productForSale: product != nil,
+            paymentSucceeds: context.account.paymentOutcome == .approve && !subscription.failNextRenewal)
+        switch decision {
+        case .renew(let recovery):
+            guard let product else { throw StorageError.engine(message: "renewal without a product for sale") }
+            return try await renew(
+                &subscription, product: product, at: at, recovery: recovery, context: context, in: tx,
+                effects: &effects)
+        case .startBillingRetry:
             return try await failRenewal(&subscription, at: at, context: context, in: tx, effects: &effects)
-        }
-        return try await renew(
-            &subscription, product: product, at: at, recovery: false, context: context, in: tx, effects: &effects)
-    }
-
-    /// A billing retry (or the end of the grace period, or of the retry window) comes.
-    private func retryBilling(
-        _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
-        effects: inout StoreEffects
-    ) async throws -> LifecycleOutcome {
-        let started = subscription.billingRetryStartedAt ?? subscription.expiresAt
-        if at >= context.rules.retryEnd(from: started) {
-            return try await expire(&subscription, .billingRetry, at: at, context: context, in: tx, effects: &effects)
-        }
-        if subscription.state == .gracePeriod, let graceEnd = subscription.gracePeriodExpiresAt, at >= graceEnd {
+        case .retryLater:
+            subscription.failNextRenewal = false
+            subscription.nextEventAt = nextRetryEvent(subscription, after: at, rules: context.rules)
+            subscription.updatedAt = at
+            try await tx.updateSubscription(subscription)
+            return .billingRetried
+        case .endGracePeriod:
             subscription.state = .billingRetry
             subscription.gracePeriodExpiresAt = nil
             subscription.nextEventAt = nextRetryEvent(subscription, after: at, rules: context.rules)
             subscription.updatedAt = at
             try await tx.updateSubscription(subscription)
-            try await notify("GRACE_PERIOD_EXPIRED", subscription, at: at, context: context, in: tx, effects: &effects)
+            try await notify(.gracePeriodExpired, subscription, at: at, context: context, in: tx, effects: &effects)
             return .gracePeriodExpired
+        case .expire(let reason):
+            return try await expire(&subscription, reason, at: at, context: context, in: tx, effects: &effects)
+        case .nothing:
+            subscription.nextEventAt = nil
+            try await tx.updateSubscription(subscription)
+            return .nothing
         }
-        if context.account.paymentOutcome == .approve, !subscription.failNextRenewal,
-            let product = context.renewalProduct, product.reviewState != .developerRemovedFromSale
-        {
-            return try await renew(
-                &subscription, product: product, at: at, recovery: true, context: context, in: tx, effects: &effects)
-        }
-        subscription.failNextRenewal = false
-        subscription.nextEventAt = nextRetryEvent(subscription, after: at, rules: context.rules)
-        subscription.updatedAt = at
-        try await tx.updateSubscription(subscription)
-        return .billingRetried
     }
 
     /// What one more period of a continuing offer costs in `storefront`: the product's introductory or promotional
@@ -269,16 +235,16 @@ struct SubscriptionLifecycle: Sendable {
     ) async throws -> LifecycleOutcome {
         let previous = context.latest
         guard let duration = product.duration else {
-            throw KioskError.conflict(
-                "subscription_product_without_duration",
+            throw KioskError(
+                .subscriptionProductWithoutDuration,
                 "The product \(product.productId) has no subscription duration, so it cannot renew.",
                 fix: "Give the product a duration, e.g. P1M.")
         }
         guard let storefront = Storefront.named(previous.storefront),
             let catalogPrice = product.pricing.price(in: storefront)
         else {
-            throw KioskError.conflict(
-                "no_price_in_storefront",
+            throw KioskError(
+                .noPriceInStorefront,
                 "The product \(product.productId) has no price in \(previous.storefront), so it cannot renew.",
                 fix: "Price the product for the storefront.")
         }
@@ -292,29 +258,21 @@ struct SubscriptionLifecycle: Sendable {
             from: at, environment: subscription.environment)
         let id = try await context.work.identifier(
             subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId, in: tx)
-        var renewal = StoreTransaction(
-            id: id, environment: subscription.environment, appId: subscription.appId,
-            accountId: subscription.accountId, productId: product.productId, productType: .autoRenewable,
-            originalTransactionId: subscription.originalTransactionId, purchaseDate: at,
-            originalPurchaseDate: previous.originalPurchaseDate, quantity: 1,
-            priceMinorUnits: offerPrice ?? subscription.renewalPriceMinorUnits ?? catalogPrice,
-            currency: storefront.currency.code,
-            storefront: storefront.code, storefrontId: storefront.appleId,
-            applicationUsername: previous.applicationUsername, appAccountToken: previous.appAccountToken,
-            orderId: StoreLedger.orderId(), subscriptionGroupId: subscription.groupId,
-            webOrderLineItemId: try await context.work.identifier(.webOrderLineItemId, in: tx),
-            expiresDate: offerPeriodEnd ?? context.rules.periodEnd(duration, from: at), transactionReason: .renewal,
-            offer: offer,
-            signedTransaction: "", transactionReceipt: "")
-        try store.ledger.sign(&renewal, bundleId: context.app.bundleId, now: at)
+        let renewal = try store.ledger.mint(
+            TransactionTerms(
+                environment: subscription.environment, app: context.app, accountId: subscription.accountId,
+                product: product, storefront: storefront,
+                original: (subscription.originalTransactionId, previous.originalPurchaseDate), purchaseDate: at,
+                quantity: 1, priceMinorUnits: offerPrice ?? subscription.renewalPriceMinorUnits ?? catalogPrice,
+                applicationUsername: previous.applicationUsername, appAccountToken: previous.appAccountToken,
+                expiresDate: offerPeriodEnd ?? context.rules.periodEnd(duration, from: at), reason: .renewal,
+                offer: offer),
+            id: id, webOrderLineItemId: try await context.work.identifier(.webOrderLineItemId, in: tx))
         try await context.work.insert(renewal, in: tx)
         try await context.work.recordSale(of: renewal, after: context.chain, in: tx)
         try await context.work.insert(
-            QueueRecord(
-                sequence: try await context.work.identifier(.queueEntry, in: tx),
-                environment: subscription.environment,
-                accountId: subscription.accountId, appId: subscription.appId, state: .purchased, paymentId: nil,
-                productId: renewal.productId, quantity: 1, transactionId: renewal.id, createdAt: at),
+            StoreLedger.queueRecord(
+                .purchased, about: renewal, sequence: try await context.work.identifier(.queueEntry, in: tx), now: at),
             in: tx)
 
         subscription.productId = renewal.productId
@@ -339,7 +297,7 @@ struct SubscriptionLifecycle: Sendable {
         renewed.latest = renewal
         renewed.chain = context.chain.map { $0 + [renewal] }
         try await notify(
-            "DID_RENEW", subtype: recovery ? "BILLING_RECOVERY" : nil, subscription, at: at, context: renewed, in: tx,
+            .didRenew, subtype: recovery ? .billingRecovery : nil, subscription, at: at, context: renewed, in: tx,
             effects: &effects)
         effects.wake(
             QueueFeed.Key(
@@ -365,7 +323,7 @@ struct SubscriptionLifecycle: Sendable {
         subscription.updatedAt = at
         try await tx.updateSubscription(subscription)
         try await notify(
-            "DID_FAIL_TO_RENEW", subtype: subscription.state == .gracePeriod ? "GRACE_PERIOD" : nil, subscription,
+            .didFailToRenew, subtype: subscription.state == .gracePeriod ? .gracePeriod : nil, subscription,
             at: at, context: context, in: tx, effects: &effects)
         return .billingRetryStarted
     }
@@ -383,7 +341,7 @@ struct SubscriptionLifecycle: Sendable {
 
     /// Ends the subscription for `reason`: no further events.
     func expire(
-        _ subscription: inout StoreSubscription, _ reason: ExpirationReason, at: Date, context: Context,
+        _ subscription: inout StoreSubscription, _ reason: RenewalDecision.ExpirationReason, at: Date, context: Context,
         in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         subscription.state = .expired
@@ -396,14 +354,15 @@ struct SubscriptionLifecycle: Sendable {
         subscription.updatedAt = at
         try await tx.updateSubscription(subscription)
         try await notify(
-            "EXPIRED", subtype: reason.rawValue, subscription, at: at, context: context, in: tx,
+            .expired, subtype: reason.subtype, subscription, at: at, context: context, in: tx,
             effects: &effects)
         return .expired
     }
 
     /// Inserts a notification about the subscription, with its current transaction, renewal info and status.
     func notify(
-        _ type: String, subtype: String? = nil, _ subscription: StoreSubscription, at: Date, context: Context,
+        _ type: NotificationType, subtype: NotificationSubtype? = nil, _ subscription: StoreSubscription, at: Date,
+        context: Context,
         in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws {
         // Renewal info reads the database where the batch did not read ahead for it (the chain; an ended
@@ -421,23 +380,6 @@ struct SubscriptionLifecycle: Sendable {
             app: context.app, environment: subscription.environment, now: at)
         try await context.work.insert(notification, in: tx)
         effects.deliver([notification])
-    }
-
-    /// Apple's `EXPIRED` subtypes and the `expirationIntent` each sets.
-    enum ExpirationReason: String, Sendable {
-        case voluntary = "VOLUNTARY"
-        case billingRetry = "BILLING_RETRY"
-        case priceIncrease = "PRICE_INCREASE"
-        case productNotForSale = "PRODUCT_NOT_FOR_SALE"
-
-        var intent: Int {
-            switch self {
-            case .voluntary: 1
-            case .billingRetry: 2
-            case .priceIncrease: 3
-            case .productNotForSale: 4
-            }
-        }
     }
 
     /// What an event needs besides the row: its app, account, latest transaction, the product it renews into

@@ -27,7 +27,7 @@ struct SubscriptionTestControls: Sendable {
     func list(bundleId: String, tester: String) async throws -> TestSubscriptionsResponse {
         try await store.database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
-            let tester = try await CatalogService.requireAccount(tester, .sandbox, in: tx)
+            let tester = try await AccountService.requireAccount(tester, .sandbox, in: tx)
             return TestSubscriptionsResponse(
                 subscriptions: try await tx.subscriptions(accountId: tester.id, appId: app.id, environment: .sandbox)
                     .map(Self.info))
@@ -46,8 +46,8 @@ struct SubscriptionTestControls: Sendable {
     /// Turns the app's billing grace period on (3, 16 or 28 days) or off (nil); failures from then on use it.
     func setGracePeriod(bundleId: String, _ request: TestGracePeriod) async throws -> TestGracePeriod {
         if let days = request.days, !Self.gracePeriodDays.contains(days) {
-            throw KioskError.invalid(
-                "invalid_grace_period", "A billing grace period lasts 3, 16 or 28 days, not \(days).", field: "days",
+            throw KioskError(
+                .invalidGracePeriod, "A billing grace period lasts 3, 16 or 28 days, not \(days).", field: "days",
                 fix: "Send 3, 16, 28, or null to turn it off.")
         }
         let now = store.clocks.base.now()
@@ -64,8 +64,8 @@ struct SubscriptionTestControls: Sendable {
         -> TestSubscriptionInfo
     {
         guard let action = Action(rawValue: request.action) else {
-            throw KioskError.invalid(
-                "unknown_subscription_action", "'\(request.action)' is not something a subscription test control does.",
+            throw KioskError(
+                .unknownSubscriptionAction, "'\(request.action)' is not something a subscription test control does.",
                 field: "action", fix: "Use one of: \(Action.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         let now = store.clocks.sandbox.now()
@@ -76,8 +76,8 @@ struct SubscriptionTestControls: Sendable {
                     originalTransactionId: originalTransactionId, environment: .sandbox),
                 row.appId == app.id
             else {
-                throw KioskError.notFound(
-                    "subscription_not_found",
+                throw KioskError(
+                    .subscriptionNotFound,
                     "The app \(bundleId) has no sandbox subscription with original transaction id \(originalTransactionId).",
                     field: "originalTransactionId",
                     fix: "List them with `kiosk test subscriptions --app \(bundleId) --tester EMAIL`.")
@@ -122,7 +122,7 @@ struct SubscriptionTestControls: Sendable {
             row.updatedAt = now
             try await tx.updateSubscription(row)
             try await lifecycle.notify(
-                "DID_CHANGE_RENEWAL_STATUS", subtype: enabled ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED", row,
+                .didChangeRenewalStatus, subtype: enabled ? .autoRenewEnabled : .autoRenewDisabled, row,
                 at: now, context: context, in: tx, effects: &effects)
         case .setAutoRenewProduct:
             try requireState(row, [.active, .billingRetry, .gracePeriod], action)
@@ -133,8 +133,8 @@ struct SubscriptionTestControls: Sendable {
             guard let storefront = Storefront.named(context.latest.storefront),
                 let price = context.renewalProduct?.pricing.price(in: storefront)
             else {
-                throw KioskError.conflict(
-                    "no_price_in_storefront",
+                throw KioskError(
+                    .noPriceInStorefront,
                     "The product \(row.autoRenewProductId) has no price in \(context.latest.storefront).",
                     fix: "Price the product for the storefront first.")
             }
@@ -143,11 +143,11 @@ struct SubscriptionTestControls: Sendable {
             row.updatedAt = now
             try await tx.updateSubscription(row)
             try await lifecycle.notify(
-                "PRICE_INCREASE", subtype: "PENDING", row, at: now, context: context, in: tx, effects: &effects)
+                .priceIncrease, subtype: .pending, row, at: now, context: context, in: tx, effects: &effects)
         case .consentAccept, .consentDecline:
             guard row.priceIncreaseStatus == 0 else {
-                throw KioskError.conflict(
-                    "no_price_increase_pending", "The subscription \(row.originalTransactionId) awaits no consent.",
+                throw KioskError(
+                    .noPriceIncreasePending, "The subscription \(row.originalTransactionId) awaits no consent.",
                     fix: "Start one with the price-increase action first.")
             }
             if action == .consentAccept {
@@ -155,14 +155,14 @@ struct SubscriptionTestControls: Sendable {
                 row.updatedAt = now
                 try await tx.updateSubscription(row)
                 try await lifecycle.notify(
-                    "PRICE_INCREASE", subtype: "ACCEPTED", row, at: now, context: context, in: tx, effects: &effects)
+                    .priceIncrease, subtype: .accepted, row, at: now, context: context, in: tx, effects: &effects)
             } else {
                 // Declining turns auto-renew off; the period end then expires it for the price increase.
                 row.autoRenewEnabled = false
                 row.updatedAt = now
                 try await tx.updateSubscription(row)
                 try await lifecycle.notify(
-                    "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", row, at: now, context: context,
+                    .didChangeRenewalStatus, subtype: .autoRenewDisabled, row, at: now, context: context,
                     in: tx, effects: &effects)
             }
         }
@@ -176,8 +176,8 @@ struct SubscriptionTestControls: Sendable {
         guard let productId, let product = try await tx.product(appId: row.appId, productId: productId),
             let membership = product.subscription, membership.groupId == row.groupId
         else {
-            throw KioskError.invalid(
-                "invalid_auto_renew_product", "Name an auto-renewable of the subscription's group in productId.",
+            throw KioskError(
+                .invalidAutoRenewProduct, "Name an auto-renewable of the subscription's group in productId.",
                 field: "productId", fix: "Use a product of subscription group \(row.groupId).")
         }
         guard row.autoRenewProductId != productId else { return }
@@ -188,7 +188,7 @@ struct SubscriptionTestControls: Sendable {
         var updated = context
         updated.renewalProduct = product
         try await lifecycle.notify(
-            "DID_CHANGE_RENEWAL_PREF", subtype: (current ?? 0) < membership.level ? "DOWNGRADE" : nil, row, at: now,
+            .didChangeRenewalPref, subtype: (current ?? 0) < membership.level ? .downgrade : nil, row, at: now,
             context: updated, in: tx, effects: &effects)
     }
 
@@ -209,8 +209,8 @@ struct SubscriptionTestControls: Sendable {
 
     private func requireState(_ row: StoreSubscription, _ states: [StoreSubscription.State], _ action: Action) throws {
         guard states.contains(row.state) else {
-            throw KioskError.conflict(
-                "subscription_state",
+            throw KioskError(
+                .subscriptionState,
                 "The subscription \(row.originalTransactionId) is \(row.state.rawValue); "
                     + "\(action.rawValue) needs it \(states.map(\.rawValue).joined(separator: " or ")).",
                 fix: "Check its state with `kiosk test subscriptions`.")

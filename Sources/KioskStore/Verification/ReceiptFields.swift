@@ -4,7 +4,7 @@ import KioskProtocol
 import KioskSigning
 
 /// The objects of a `verifyReceipt` answer, in Apple's field names and JSON types
-/// (`reference/apple-protocols.md` §1.4–§1.7): numbers where Apple writes numbers, every transaction value a
+/// (Apple's verifyReceipt documentation, `responseBody`): numbers where Apple writes numbers, every transaction value a
 /// string, every date the `…_date` / `…_date_ms` / `…_date_pst` triple.
 enum ReceiptFields {
     /// The decoded app receipt (`receipt`), its purchases enriched with what the store knows of them now
@@ -39,7 +39,7 @@ enum ReceiptFields {
             cancellationDate: purchase.cancellationDate)
     }
 
-    /// A transaction object of `in_app` and `latest_receipt_info` (§1.5): every value a string.
+    /// A transaction object of `in_app` and `latest_receipt_info`: every value a string.
     static func transaction(_ transaction: StoreTransaction) -> ReceiptTransactionInfo {
         ReceiptTransactionInfo(
             quantity: String(transaction.quantity), productId: transaction.productId,

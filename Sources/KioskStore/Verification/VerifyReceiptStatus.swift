@@ -1,5 +1,5 @@
 /// The `status` of a `verifyReceipt` answer, with the condition that produces each
-/// (`reference/apple-protocols.md` §1.3). Answers always come with HTTP 200.
+/// (Apple's verifyReceipt documentation, `status`). Answers always come with HTTP 200.
 enum VerifyReceiptStatus: Int, Sendable {
     /// The receipt is valid (an expired subscription inside still answers 0).
     case valid = 0
