@@ -47,7 +47,7 @@ public struct TestRevocationResponse: Codable, Sendable, Hashable {
     public var revocationDate: Int64?
     public var revocationReason: Int?
     /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
-    public var revocationType: String?
+    public var revocationType: RevocationType?
     public var refundedMinorUnits: Int
     /// The transaction's JWS as it is now.
     public var signedTransaction: String
@@ -57,7 +57,8 @@ public struct TestRevocationResponse: Codable, Sendable, Hashable {
 
     public init(
         transactionId: String, productId: String, revocationDate: Int64?, revocationReason: Int?,
-        revocationType: String?, refundedMinorUnits: Int, signedTransaction: String, notificationType: NotificationType,
+        revocationType: RevocationType?, refundedMinorUnits: Int, signedTransaction: String,
+        notificationType: NotificationType,
         notificationUUID: String
     ) {
         self.transactionId = transactionId

@@ -64,7 +64,7 @@ import Testing
                 let refundedCoins = try await transaction(refunded)
                 #expect(refundedCoins.revocationDate == refundedAt)
                 #expect(refundedCoins.revocationReason == 1)
-                #expect(refundedCoins.revocationType == "REFUND_PRORATED")
+                #expect(refundedCoins.revocationType == .refundProrated)
                 #expect(refundedCoins.revocationPercentage == 49_494)
                 let refundedAgain = try await control(coins, "refund", ["reason": 1, "percentage": 50])
                 let refundUUID = try #require(refunded.json["notificationUUID"] as? String, "\(refunded.text)")
@@ -90,7 +90,7 @@ import Testing
                 _ = try await control(coins, "reverse-refund")
 
                 let revoked = try await control(unlock, "revoke")
-                #expect(try await transaction(revoked).revocationType == "FAMILY_REVOKE")
+                #expect(try await transaction(revoked).revocationType == .familyRevoke)
                 _ = try await control(coins, "revoke", refused: "not_shareable")
                 _ = try await control(unlock, "request-refund", refused: "no_consumption_request")
                 _ = try await control(unlock, "reverse-refund", refused: "not_refunded")
@@ -122,7 +122,7 @@ import Testing
                 let refundedMonthly = try await verifiedPayload(
                     try #require(sent[5].data?.signedTransactionInfo), as: JWSTransactionDecodedPayload.self,
                     root: root, clock: clock)
-                #expect(refundedMonthly.revocationType == "REFUND_FULL")
+                #expect(refundedMonthly.revocationType == .refundFull)
                 #expect(refundedMonthly.revocationPercentage == 100_000)
             }
         }

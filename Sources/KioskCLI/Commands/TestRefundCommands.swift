@@ -193,7 +193,7 @@ func echo(of action: String, _ revised: TestRevocationResponse) -> String {
     let devices = "its devices see it revoked at their next sync (AppStore.sync, or at once if listening)"
     switch action {
     case "refund":
-        let how = revised.revocationType == "REFUND_PRORATED" ? "in part" : "in full"
+        let how = revised.revocationType == .refundProrated ? "in part" : "in full"
         return "Refunded \(transaction) \(how), \(revised.refundedMinorUnits) minor units, reason "
             + "\(revised.revocationReason ?? 0): \(devices); \(notified)"
     case "revoke":

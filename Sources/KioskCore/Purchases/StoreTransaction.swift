@@ -31,7 +31,7 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
     public var revocationDate: Date?
     public var revocationReason: Int?
     /// Apple's `revocationType`: `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
-    public var revocationType: String?
+    public var revocationType: RevocationType?
     /// `PURCHASE`, or `RENEWAL` for a subscription period the store renewed.
     public var transactionReason: TransactionReason
     /// The customer upgraded to a higher level of the group during this period, which ended then.
@@ -59,7 +59,8 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         quantity: Int, priceMinorUnits: Int, currency: String, storefront: String, storefrontId: Int,
         applicationUsername: String?, appAccountToken: UUID?, orderId: String, subscriptionGroupId: Int64? = nil,
         webOrderLineItemId: Int64? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
-        revocationReason: Int? = nil, revocationType: String? = nil, transactionReason: TransactionReason = .purchase,
+        revocationReason: Int? = nil, revocationType: RevocationType? = nil,
+        transactionReason: TransactionReason = .purchase,
         isUpgraded: Bool = false, offer: AppliedOffer? = nil, refundedMinorUnits: Int = 0, modifiedAt: Date? = nil,
         revision: Int64 = 0, signedTransaction: String, transactionReceipt: String
     ) {

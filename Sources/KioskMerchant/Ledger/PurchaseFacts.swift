@@ -40,7 +40,7 @@ extension PurchaseFacts {
             quantity: payload.quantity, purchaseDate: try date(payload.purchaseDate),
             expiresDate: try payload.expiresDate.map(date),
             revocationDate: try payload.revocationDate.map(date),
-            revocationReason: payload.revocationType
+            revocationReason: payload.revocationType?.rawValue
                 ?? payload.revocationReason.map { $0 == 1 ? "issue_in_app" : "other" },
             appAccountToken: payload.appAccountToken.flatMap(UUID.init(uuidString:)),
             signedDate: try date(payload.signedDate), revision: payload.kioskRevision)

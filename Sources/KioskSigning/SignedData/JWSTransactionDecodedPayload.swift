@@ -1,3 +1,5 @@
+import KioskCore
+
 /// The payload of a signed transaction, in Apple's `JWSTransactionDecodedPayload` shape and JSON types: ids as
 /// strings, dates as integer milliseconds since 1970, `price` in milliunits of `currency`. Absent values are
 /// omitted, as Apple omits them.
@@ -37,7 +39,7 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
     public var offerPeriod: String?
     public var appTransactionId: String?
     /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
-    public var revocationType: String?
+    public var revocationType: RevocationType?
     /// Milliunits of a percent refunded (100000 = 100 %).
     public var revocationPercentage: Int?
     /// Kiosk's one addition to Apple's shape: how many times the store signed this transaction (1 when made, one
@@ -53,7 +55,7 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
         revocationReason: Int? = nil, revocationDate: Int64? = nil, isUpgraded: Bool? = nil, offerType: Int? = nil,
         offerIdentifier: String? = nil, environment: String, storefront: String, storefrontId: String,
         transactionReason: String = "PURCHASE", currency: String, price: Int64, offerDiscountType: String? = nil,
-        offerPeriod: String? = nil, appTransactionId: String? = nil, revocationType: String? = nil,
+        offerPeriod: String? = nil, appTransactionId: String? = nil, revocationType: RevocationType? = nil,
         revocationPercentage: Int? = nil, kioskRevision: Int64? = nil
     ) {
         self.transactionId = transactionId

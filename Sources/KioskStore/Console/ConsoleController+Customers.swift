@@ -117,8 +117,8 @@ extension ConsoleController {
     /// "revoked (Family Sharing)".
     static func revocation(_ transaction: StoreTransaction) -> String {
         switch transaction.revocationType {
-        case "FAMILY_REVOKE": return "revoked (Family Sharing)"
-        case "REFUND_PRORATED" where transaction.priceMinorUnits > 0:
+        case .familyRevoke: return "revoked (Family Sharing)"
+        case .refundProrated where transaction.priceMinorUnits > 0:
             return "refunded \(amount(transaction.refundedMinorUnits, transaction.currency)) (prorated)"
         default: return "refunded"
         }
@@ -169,7 +169,7 @@ extension ConsoleController {
                         "requestable": isSandbox && transaction.revocationDate == nil
                             && [.consumable, .autoRenewable].contains(transaction.productType),
                         "refundable": transaction.revocationDate == nil,
-                        "reversible": transaction.revocationType?.hasPrefix("REFUND_") == true,
+                        "reversible": transaction.revocationType?.isRefund == true,
                         // Family Sharing's revocation: not for consumables, which are never shared.
                         "revocable": isSandbox && transaction.revocationDate == nil
                             && transaction.productType != .consumable,

@@ -12,37 +12,8 @@ public struct RefundService: Sendable {
 
     private var ledger: StoreLedger { context.ledger }
 
-    /// What a control does to a transaction.
-    enum RevocationAction: Sendable, Equatable {
-        /// Refunded in full (`percentage` nil) or prorated; `reason` is Apple's `revocationReason`.
-        case refund(reason: Int, percentage: Int?)
-        /// A refund request turned down.
-        case declineRefund
-        /// A refund taken back: the transaction counts again.
-        case reverseRefund
-        /// Family Sharing stopped: the family member loses the purchase.
-        case revoke
-        /// The customer asked for a refund; the app's server may send consumption information.
-        case requestRefund(reason: String)
-
-        var notificationType: NotificationType {
-            switch self {
-            case .refund: .refund
-            case .declineRefund: .refundDeclined
-            case .reverseRefund: .refundReversed
-            case .revoke: .revoke
-            case .requestRefund: .consumptionRequest
-            }
-        }
-
-        /// One action of each kind.
-        static let kinds: [RevocationAction] = [
-            .refund(reason: 0, percentage: nil), .declineRefund, .reverseRefund, .revoke, .requestRefund(reason: ""),
-        ]
-    }
-
     /// The notifications the revocation actions send.
-    static let revocationNotificationTypes = Set(RevocationAction.kinds.map(\.notificationType))
+    static let revocationNotificationTypes = Set(Revocation.kinds.map(\.notificationType))
     /// Apple's `consumptionRequestReason` values.
     static let consumptionRequestReasons = [
         "UNINTENDED_PURCHASE", "FULFILLMENT_ISSUE", "UNSATISFIED_WITH_PURCHASE", "LEGAL", "OTHER",
@@ -122,7 +93,7 @@ public struct RefundService: Sendable {
     }
 
     private func apply(
-        _ action: RevocationAction, bundleId: String, transactionId: Int64, environment: StoreEnvironment = .sandbox
+        _ action: Revocation, bundleId: String, transactionId: Int64, environment: StoreEnvironment = .sandbox
     ) async throws -> TestRevocationResponse {
         let now = context.clocks.now(environment)
         return try await ledger.commit { tx, effects in
@@ -139,11 +110,11 @@ public struct RefundService: Sendable {
                 )
             }
             let about = try await Self.revocationNotifications(about: transaction, in: tx)
-            if let earlier = Self.repeated(action, transaction, about) {
+            if let earlier = action.earlierNotification(about: transaction, among: about) {
                 return Self.response(transaction, earlier)
             }
-            try Self.checkAllowed(action, transaction)
-            let revised = Self.revise(&transaction, action, now: now)
+            try action.checkAllowed(on: transaction)
+            let revised = action.apply(to: &transaction, now: now)
             if revised {
                 transaction.modifiedAt = now
                 try ledger.sign(&transaction, bundleId: app.bundleId, now: now)
@@ -176,86 +147,7 @@ public struct RefundService: Sendable {
         ).filter { $0.transactionId == transaction.id && revocationNotificationTypes.contains($0.notificationType) }
     }
 
-    /// The notification of `action` done before, when doing it again would change nothing. Refunds, revocations and
-    /// reversals are told by the transaction's state and how many of each notification it has had, never by their
-    /// order in time: two can share a millisecond.
-    private static func repeated(
-        _ action: RevocationAction, _ transaction: StoreTransaction, _ about: [ServerNotification]
-    ) -> ServerNotification? {
-        func last(_ type: NotificationType) -> ServerNotification? { about.last { $0.notificationType == type } }
-        func count(_ type: NotificationType) -> Int { about.count { $0.notificationType == type } }
-        switch action {
-        case .refund:
-            return transaction.revocationType?.hasPrefix("REFUND_") == true ? last(.refund) : nil
-        case .revoke:
-            return transaction.revocationType == "FAMILY_REVOKE" ? last(.revoke) : nil
-        case .reverseRefund:
-            let reversals = count(.refundReversed)
-            return transaction.revocationDate == nil && reversals > 0 && reversals >= count(.refund)
-                ? last(.refundReversed) : nil
-        case .declineRefund, .requestRefund:
-            guard transaction.revocationDate == nil, let latest = about.last,
-                latest.notificationType == action.notificationType
-            else { return nil }
-            return latest
-        }
-    }
-
-    private static func checkAllowed(_ action: RevocationAction, _ transaction: StoreTransaction) throws {
-        let id = transaction.id
-        switch action {
-        case .reverseRefund:
-            guard transaction.revocationType?.hasPrefix("REFUND_") == true else {
-                throw KioskError(
-                    .notRefunded, "The transaction \(id) is not refunded, so there is no refund to reverse.",
-                    field: "transactionId", fix: "Refund it first with `kiosk test refund`.")
-            }
-        case .revoke where transaction.productType == .consumable:
-            throw KioskError(
-                .notShareable, "The transaction \(id) is a consumable; Family Sharing never shares consumables.",
-                field: "transactionId", fix: "Revoke a non-consumable or subscription transaction.")
-        case .requestRefund where ![.consumable, .autoRenewable].contains(transaction.productType):
-            throw KioskError(
-                .noConsumptionRequest,
-                "The transaction \(id) is a \(transaction.productType.appleName); Apple asks for consumption "
-                    + "information only about consumables and auto-renewable subscriptions.",
-                field: "transactionId", fix: "Request a refund of a consumable or auto-renewable transaction.")
-        default:
-            if let type = transaction.revocationType {
-                throw KioskError(
-                    .alreadyRevoked, "The transaction \(id) is already revoked (\(type)).", field: "transactionId",
-                    fix: type == "FAMILY_REVOKE"
-                        ? "Use a transaction that is not revoked."
-                        : "Reverse the refund first with `kiosk test reverse-refund`.")
-            }
-        }
-    }
-
     /// Applies the action's change to the transaction; false when it changes nothing on it.
-    private static func revise(_ transaction: inout StoreTransaction, _ action: RevocationAction, now: Date) -> Bool {
-        switch action {
-        case .refund(let reason, let percentage):
-            transaction.revocationDate = now
-            transaction.revocationReason = reason
-            transaction.revocationType = percentage == nil ? "REFUND_FULL" : "REFUND_PRORATED"
-            transaction.refundedMinorUnits =
-                percentage.map { transaction.priceMinorUnits * $0 / 100 }
-                ?? transaction.priceMinorUnits
-        case .revoke:
-            transaction.revocationDate = now
-            transaction.revocationReason = 0
-            transaction.revocationType = "FAMILY_REVOKE"
-            transaction.refundedMinorUnits = 0
-        case .reverseRefund:
-            transaction.revocationDate = nil
-            transaction.revocationReason = nil
-            transaction.revocationType = nil
-            transaction.refundedMinorUnits = 0
-        case .declineRefund, .requestRefund:
-            return false
-        }
-        return true
-    }
 
     /// The account's devices hear of the change through their queue: a revocation as a `revoked` entry (born
     /// finished), a reversed refund as a `purchased` one the app finishes once it delivered the content again.
@@ -294,7 +186,7 @@ public struct RefundService: Sendable {
 
     /// The notification for `action`: subscription ones carry the renewal info and status.
     private func notificationContent(
-        _ action: RevocationAction, _ transaction: StoreTransaction, now: Date, in tx: any StorageTransaction
+        _ action: Revocation, _ transaction: StoreTransaction, now: Date, in tx: any StorageTransaction
     ) async throws -> NotificationContent {
         var content = NotificationContent(type: action.notificationType, transaction: transaction)
         if case .requestRefund(let reason) = action { content.consumptionRequestReason = reason }
