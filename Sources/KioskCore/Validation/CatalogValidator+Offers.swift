@@ -63,51 +63,54 @@ extension CatalogValidator {
                 storefrontsSeen[key] = index
             }
         }
-        var identifiersSeen: [String: Int] = [:]
+        let identifierProblems = offerIdentifierProblems(of: product)
         for (index, offer) in product.promotionalOffers.enumerated() {
             let path = "\(field).promotionalOffers[\(index)]"
-            errors += validateProductId(offer.identifier, field: "\(path).identifier", what: "offer identifier")
-            if let first = identifiersSeen[offer.identifier] {
-                errors.append(
-                    KioskError(
-                        .duplicateOfferIdentifier,
-                        "The offer identifier '\(offer.identifier)' is also used by promotionalOffers[\(first)].",
-                        field: "\(path).identifier",
-                        fix: "Give each promotional offer of a product its own identifier."))
-            } else {
-                identifiersSeen[offer.identifier] = index
-            }
+            errors += identifierProblems["promotionalOffers[\(index)]", default: []].map { $0.at(field) }
             errors += validateReferenceName(offer.referenceName, field: "\(path).referenceName")
             errors += validateOfferTerms(
                 paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
                 pricing: offer.pricing, field: path)
         }
-        errors += validateWinBackOffers(of: product, field: field)
+        errors += validateWinBackOffers(of: product, field: field, identifierProblems: identifierProblems)
         return errors
     }
 
-    /// Checks a product's win-back offers: identifiers as promotional ones, unique among the product's win-back and
-    /// promotional offers; the offer terms; eligibility months of 1–``winBackMaxMonths`` with a maximum time since
-    /// last subscribed not below its minimum; a start date before the end date.
-    static func validateWinBackOffers(of product: Product, field: String) -> [KioskError] {
-        var errors: [KioskError] = []
-        var identifiersSeen: [String: String] = [:]
-        for (index, offer) in product.promotionalOffers.enumerated() {
-            identifiersSeen[offer.identifier] = "promotionalOffers[\(index)]"
-        }
-        for (index, offer) in product.winBackOffers.enumerated() {
-            let path = "\(field).winBackOffers[\(index)]"
-            errors += validateProductId(offer.identifier, field: "\(path).identifier", what: "offer identifier")
-            if let first = identifiersSeen[offer.identifier] {
-                errors.append(
+    /// The one rule for offer identifiers: each promotional and win-back offer of a product has its own, shaped like
+    /// a product id (a payment names the offer by it). The problems are keyed by the offer's path in the product
+    /// (`winBackOffers[1]`), their fields relative to the product.
+    static func offerIdentifierProblems(of product: Product) -> [String: [KioskError]] {
+        let named =
+            product.promotionalOffers.enumerated().map { ("promotionalOffers[\($0.offset)]", $0.element.identifier) }
+            + product.winBackOffers.enumerated().map { ("winBackOffers[\($0.offset)]", $0.element.identifier) }
+        var problems: [String: [KioskError]] = [:]
+        var firstUse: [String: String] = [:]
+        for (path, identifier) in named {
+            problems[path, default: []] += validateProductId(
+                identifier, field: "\(path).identifier", what: "offer identifier")
+            if let first = firstUse[identifier] {
+                problems[path, default: []].append(
                     KioskError(
-                        .duplicateOfferIdentifier,
-                        "The offer identifier '\(offer.identifier)' is also used by \(first).",
+                        .duplicateOfferIdentifier, "The offer identifier '\(identifier)' is also used by \(first).",
                         field: "\(path).identifier",
                         fix: "Give each promotional and win-back offer of a product its own identifier."))
             } else {
-                identifiersSeen[offer.identifier] = "winBackOffers[\(index)]"
+                firstUse[identifier] = path
             }
+        }
+        return problems
+    }
+
+    /// Checks a product's win-back offers (their identifiers are checked with the promotional offers'): the offer
+    /// terms; eligibility months of 1–``winBackMaxMonths`` with a maximum time since last subscribed not below its
+    /// minimum; a start date before the end date.
+    static func validateWinBackOffers(
+        of product: Product, field: String, identifierProblems: [String: [KioskError]]
+    ) -> [KioskError] {
+        var errors: [KioskError] = []
+        for (index, offer) in product.winBackOffers.enumerated() {
+            let path = "\(field).winBackOffers[\(index)]"
+            errors += identifierProblems["winBackOffers[\(index)]", default: []].map { $0.at(field) }
             errors += validateReferenceName(offer.referenceName, field: "\(path).referenceName")
             errors += validateOfferTerms(
                 paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
@@ -181,5 +184,14 @@ extension CatalogValidator {
             errors += validatePricing(pricing, field: "\(field).pricing")
         }
         return errors
+    }
+}
+
+extension KioskError {
+    /// The error with its field placed under `parent` (`product` + `winBackOffers[1].identifier`).
+    fileprivate func at(_ parent: String) -> KioskError {
+        var error = self
+        error.field = error.field.map { "\(parent).\($0)" } ?? parent
+        return error
     }
 }
