@@ -51,11 +51,8 @@ extension ServerAPIController {
         let body = try await Self.decodeBody(ExtendRenewalDateRequest.self, request, context: context)
         let (days, reason, requestIdentifier) = try Self.validateExtension(
             body.extendByDays, body.extendReasonCode, body.requestIdentifier)
-        let record = try await Self.retryingOnSameRequestIdentifier {
-            try await service.extendRenewalDate(
-                originalTransactionId: id, days: days, reason: reason, requestIdentifier: requestIdentifier,
-                caller: caller)
-        }
+        let record = try await service.extendRenewalDate(
+            originalTransactionId: id, days: days, reason: reason, requestIdentifier: requestIdentifier, caller: caller)
         return try ServerAPIAnswer.json(
             ExtendRenewalDateResponse(
                 originalTransactionId: String(id), webOrderLineItemId: record.webOrderLineItemId.map(String.init),
@@ -81,11 +78,9 @@ extension ServerAPIController {
                 throw ServerAPIError.invalidStorefrontCountryCode
             }
         }
-        let record = try await Self.retryingOnSameRequestIdentifier {
-            try await service.extendRenewalDates(
-                productId: productId, storefronts: body.storefrontCountryCodes, days: days, reason: reason,
-                requestIdentifier: requestIdentifier, caller: caller)
-        }
+        let record = try await service.extendRenewalDates(
+            productId: productId, storefronts: body.storefrontCountryCodes, days: days, reason: reason,
+            requestIdentifier: requestIdentifier, caller: caller)
         return try ServerAPIAnswer.json(MassExtendRenewalDateResponse(requestIdentifier: record.requestIdentifier))
     }
 
@@ -119,19 +114,6 @@ extension ServerAPIController {
             throw ServerAPIError.invalidRequestIdentifier
         }
         return (days, reason, requestIdentifier)
-    }
-
-    /// Runs `attempt` again when a concurrent request with the same identifier committed first, so both answer
-    /// what that one did.
-    private static func retryingOnSameRequestIdentifier<T: Sendable>(_ attempt: @Sendable () async throws -> T)
-        async throws -> T
-    {
-        do {
-            return try await attempt()
-        } catch StorageError.uniqueViolation(let constraint) where constraint == "renewal_extensions.request_identifier"
-        {
-            return try await attempt()
-        }
     }
 
     /// Decodes a Server API JSON body. Unknown fields are ignored, as Apple's parsers ignore them (a client newer
