@@ -42,8 +42,8 @@ extension ServerAPIService {
             signedPayload: notification.signedPayload, sendAttempts: attempts.map(SendAttemptItem.init))
     }
 
-    /// The notifications `query` finds (one more than a page, to tell whether more follow), only those about the
-    /// subscription or purchase of `anyTransactionId` when given, and the delivery attempts of all but that extra one.
+    /// The notifications `query` finds, only those about the subscription or purchase of `anyTransactionId` when
+    /// given, and their delivery attempts.
     func notificationHistory(
         _ query: NotificationHistoryQuery, anyTransactionId transactionId: Int64?, caller: ServerAPICaller
     ) async throws -> (notifications: [ServerNotification], attempts: [NotificationAttempt]) {
@@ -56,8 +56,7 @@ extension ServerAPIService {
                 query.originalTransactionId = transaction.originalTransactionId
             }
             let notifications = try await tx.notifications(query)
-            let shown = Array(notifications.prefix(query.limit - 1))
-            return (notifications, try await tx.notificationAttempts(uuids: shown.map(\.uuid)))
+            return (notifications, try await tx.notificationAttempts(uuids: notifications.map(\.uuid)))
         }
     }
 }

@@ -56,40 +56,34 @@ extension ServerAPIService {
         let environment = caller.environment
         let now = clocks.now(environment)
         let subscriptions = subscriptions
-        return try await Self.oncePerRequestIdentifier {
-            try await ledger.commit { tx, effects in
-                if let existing = try await Self.earlierRequest(
-                    requestIdentifier, caller: caller, in: tx, isSame: { $0.originalTransactionId == id })
-                {
-                    return existing
-                }
-                guard let original = try await tx.transaction(id: id, environment: environment),
-                    original.appId == caller.app.id, original.originalTransactionId == original.id
-                else { throw ServerAPIError.originalTransactionIdNotFound }
-                guard
-                    let latest = SubscriptionService.latestPerSubscription(
-                        try await subscriptions.chain(of: original, in: tx)
-                    ).first
-                else { throw ServerAPIError.subscriptionExtensionIneligible }
-                let extended: StoreTransaction
-                let notification: ServerNotification
-                do {
-                    (extended, notification) = try await subscriptions.extend(
-                        latest, app: caller.app, days: days, requestIdentifier: requestIdentifier, now: now, in: tx)
-                } catch SubscriptionService.ExtensionRefusal.ineligible {
-                    throw ServerAPIError.subscriptionExtensionIneligible
-                } catch SubscriptionService.ExtensionRefusal.maximumReached {
-                    throw ServerAPIError.subscriptionMaxExtension
-                }
-                let record = RenewalExtensionRequest(
-                    environment: environment, appId: caller.app.id, requestIdentifier: requestIdentifier,
-                    productId: nil, originalTransactionId: id, extendByDays: days, reasonCode: reason,
-                    storefrontCountryCodes: nil, createdAt: now, completedAt: now, succeededCount: 1, failedCount: 0,
-                    webOrderLineItemId: extended.webOrderLineItemId, effectiveDate: extended.expiresDate)
-                try await tx.insertRenewalExtensionRequest(record)
-                effects.deliver([notification])
-                return record
+        return try await once(requestIdentifier, caller: caller, isSame: { $0.originalTransactionId == id }) {
+            tx, effects in
+            guard let original = try await tx.transaction(id: id, environment: environment),
+                original.appId == caller.app.id, original.originalTransactionId == original.id
+            else { throw ServerAPIError.originalTransactionIdNotFound }
+            guard
+                let latest = SubscriptionService.latestPerSubscription(
+                    try await subscriptions.chain(of: original, in: tx)
+                ).first
+            else { throw ServerAPIError.subscriptionExtensionIneligible }
+            let extended: StoreTransaction
+            let notification: ServerNotification
+            do {
+                (extended, notification) = try await subscriptions.extend(
+                    latest, app: caller.app, days: days, requestIdentifier: requestIdentifier, now: now, in: tx)
+            } catch SubscriptionService.ExtensionRefusal.ineligible {
+                throw ServerAPIError.subscriptionExtensionIneligible
+            } catch SubscriptionService.ExtensionRefusal.maximumReached {
+                throw ServerAPIError.subscriptionMaxExtension
             }
+            let record = RenewalExtensionRequest(
+                environment: environment, appId: caller.app.id, requestIdentifier: requestIdentifier,
+                productId: nil, originalTransactionId: id, extendByDays: days, reasonCode: reason,
+                storefrontCountryCodes: nil, createdAt: now, completedAt: now, succeededCount: 1, failedCount: 0,
+                webOrderLineItemId: extended.webOrderLineItemId, effectiveDate: extended.expiresDate)
+            try await tx.insertRenewalExtensionRequest(record)
+            effects.deliver([notification])
+            return record
         }
     }
 
@@ -104,53 +98,47 @@ extension ServerAPIService {
         let environment = caller.environment
         let now = clocks.now(environment)
         let subscriptions = subscriptions
-        return try await Self.oncePerRequestIdentifier {
-            try await ledger.commit { tx, effects in
-                if let existing = try await Self.earlierRequest(
-                    requestIdentifier, caller: caller, in: tx, isSame: { $0.productId == productId })
-                {
-                    return existing
+        return try await once(requestIdentifier, caller: caller, isSame: { $0.productId == productId }) {
+            tx, effects in
+            guard let product = try await tx.product(appId: caller.app.id, productId: productId),
+                product.type == .autoRenewable, product.deletedAt == nil
+            else { throw ServerAPIError.invalidProductId }
+            var record = RenewalExtensionRequest(
+                environment: environment, appId: caller.app.id, requestIdentifier: requestIdentifier,
+                productId: productId, originalTransactionId: nil, extendByDays: days, reasonCode: reason,
+                storefrontCountryCodes: storefronts, createdAt: now, completedAt: now, succeededCount: 0,
+                failedCount: 0)
+            var notifications: [ServerNotification] = []
+            let candidates = try await tx.latestSubscriptionTransactions(
+                productId: productId, appId: caller.app.id, environment: environment)
+            for latest in candidates
+            where SubscriptionService.status(of: latest, at: now) == .active
+                && storefronts.map({ $0.contains(latest.storefront) }) ?? true
+            {
+                do {
+                    let (_, notification) = try await subscriptions.extend(
+                        latest, app: caller.app, days: days, requestIdentifier: requestIdentifier, now: now, in: tx)
+                    record.succeededCount += 1
+                    notifications.append(notification)
+                } catch is SubscriptionService.ExtensionRefusal {
+                    record.failedCount += 1
+                    notifications.append(
+                        try await self.notifications.create(
+                            NotificationContent(type: .renewalExtension, subtype: .failure, transaction: latest),
+                            app: caller.app, environment: environment, now: now, in: tx))
                 }
-                guard let product = try await tx.product(appId: caller.app.id, productId: productId),
-                    product.type == .autoRenewable, product.deletedAt == nil
-                else { throw ServerAPIError.invalidProductId }
-                var record = RenewalExtensionRequest(
-                    environment: environment, appId: caller.app.id, requestIdentifier: requestIdentifier,
-                    productId: productId, originalTransactionId: nil, extendByDays: days, reasonCode: reason,
-                    storefrontCountryCodes: storefronts, createdAt: now, completedAt: now, succeededCount: 0,
-                    failedCount: 0)
-                var notifications: [ServerNotification] = []
-                let candidates = try await tx.latestSubscriptionTransactions(
-                    productId: productId, appId: caller.app.id, environment: environment)
-                for latest in candidates
-                where SubscriptionService.status(of: latest, at: now) == .active
-                    && storefronts.map({ $0.contains(latest.storefront) }) ?? true
-                {
-                    do {
-                        let (_, notification) = try await subscriptions.extend(
-                            latest, app: caller.app, days: days, requestIdentifier: requestIdentifier, now: now, in: tx)
-                        record.succeededCount += 1
-                        notifications.append(notification)
-                    } catch is SubscriptionService.ExtensionRefusal {
-                        record.failedCount += 1
-                        notifications.append(
-                            try await self.notifications.create(
-                                NotificationContent(type: .renewalExtension, subtype: .failure, transaction: latest),
-                                app: caller.app, environment: environment, now: now, in: tx))
-                    }
-                }
-                try await tx.insertRenewalExtensionRequest(record)
-                let summary = NotificationSummary(
-                    requestIdentifier: requestIdentifier, environment: environment.appleName, appAppleId: caller.app.id,
-                    bundleId: caller.app.bundleId, productId: productId, storefrontCountryCodes: storefronts,
-                    failedCount: Int64(record.failedCount), succeededCount: Int64(record.succeededCount))
-                notifications.append(
-                    try await self.notifications.create(
-                        NotificationContent(type: .renewalExtension, subtype: .summary, summary: summary),
-                        app: caller.app, environment: environment, now: now, in: tx))
-                effects.deliver(notifications)
-                return record
             }
+            try await tx.insertRenewalExtensionRequest(record)
+            let summary = NotificationSummary(
+                requestIdentifier: requestIdentifier, environment: environment.appleName, appAppleId: caller.app.id,
+                bundleId: caller.app.bundleId, productId: productId, storefrontCountryCodes: storefronts,
+                failedCount: Int64(record.failedCount), succeededCount: Int64(record.succeededCount))
+            notifications.append(
+                try await self.notifications.create(
+                    NotificationContent(type: .renewalExtension, subtype: .summary, summary: summary),
+                    app: caller.app, environment: environment, now: now, in: tx))
+            effects.deliver(notifications)
+            return record
         }
     }
 
@@ -169,25 +157,25 @@ extension ServerAPIService {
             failedCount: Int64(record.failedCount))
     }
 
-    /// The extension request made before with `requestIdentifier`, if any; Apple refuses an identifier used before
-    /// for another request.
-    private static func earlierRequest(
-        _ requestIdentifier: String, caller: ServerAPICaller, in tx: any StorageTransaction,
-        isSame: (RenewalExtensionRequest) -> Bool
-    ) async throws -> RenewalExtensionRequest? {
-        guard
-            let existing = try await tx.renewalExtensionRequest(
-                requestIdentifier: requestIdentifier, appId: caller.app.id, environment: caller.environment)
-        else { return nil }
-        guard isSame(existing) else { throw ServerAPIError.invalidRequestIdentifier }
-        return existing
-    }
-
-    /// Runs `attempt` again when another request with the same identifier committed first: the second run finds it
-    /// and answers what it did.
-    private static func oncePerRequestIdentifier<T: Sendable>(_ attempt: @Sendable () async throws -> T)
-        async throws -> T
-    {
+    /// Makes an extension request once per `requestIdentifier`: in one ledger change, an identifier used before
+    /// answers what its request did (Apple refuses it for another request, `isSame` false), else `body` makes it. A
+    /// concurrent request with the same identifier that commits first is found by running again.
+    private func once(
+        _ requestIdentifier: String, caller: ServerAPICaller,
+        isSame: @escaping @Sendable (RenewalExtensionRequest) -> Bool,
+        _ body: @escaping @Sendable (any StorageTransaction, inout StoreEffects) async throws -> RenewalExtensionRequest
+    ) async throws -> RenewalExtensionRequest {
+        let attempt = { @Sendable () async throws -> RenewalExtensionRequest in
+            try await ledger.commit { tx, effects in
+                if let existing = try await tx.renewalExtensionRequest(
+                    requestIdentifier: requestIdentifier, appId: caller.app.id, environment: caller.environment)
+                {
+                    guard isSame(existing) else { throw ServerAPIError.invalidRequestIdentifier }
+                    return existing
+                }
+                return try await body(tx, &effects)
+            }
+        }
         do {
             return try await attempt()
         } catch StorageError.uniqueViolation(let constraint) where constraint == "renewal_extensions.request_identifier"
