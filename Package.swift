@@ -253,8 +253,8 @@ let package = Package(
             name: "kiosk-bench",
             dependencies: [
                 "KioskHTTPClient",
-                "KioskCore", "KioskMerchant", "KioskSigning", "KioskSQL", "KioskStorage", "KioskTestSupport",
-                "KioskTesting",
+                "KioskCore", "KioskMerchant", "KioskProtocol", "KioskSigning", "KioskSQL", "KioskStorage",
+                "KioskTestSupport", "KioskTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -290,6 +290,7 @@ let package = Package(
                 "KioskHTTPClient",
                 "KioskStore",
                 "KioskMerchant",
+                "KioskProtocol",
                 "KioskCore",
                 "KioskSigning",
                 "KioskSQL",

@@ -12,8 +12,7 @@ struct CheckStore: Sendable {
     let client: JSONHTTPClient
     let bundleId: String
 
-    private var app: String { "/admin/v1/apps/\(Self.escaped(bundleId))" }
-    private var controls: String { TestControlPaths.app(Self.escaped(bundleId)) }
+    private var app: String { AdminRoutes.app.path(bundleId) }
 
     func appResource() async throws -> AppResource { try await call(.GET, app) }
 
@@ -21,7 +20,7 @@ struct CheckStore: Sendable {
 
     /// The app's one-time offer codes, redeemed or not.
     func offerCodes() async throws -> [OfferCodeResource] {
-        let list: OfferCodeList = try await call(.GET, "\(app)/offer-codes")
+        let list: OfferCodeList = try await call(.GET, AdminRoutes.offerCodes.path(bundleId))
         return list.offerCodes
     }
 
@@ -34,14 +33,15 @@ struct CheckStore: Sendable {
     func ensureApp(name: String) async throws {
         let answer = try await client.send(.GET, server + app, bearer: token, timeout: .seconds(60))
         guard answer.status == .notFound else { return }
-        let _: AppResource = try await call(.POST, "/admin/v1/apps", AppCreateBody(bundleId: bundleId, name: name))
+        let _: AppResource = try await call(
+            .POST, AdminRoutes.apps.path(), AppCreateBody(bundleId: bundleId, name: name))
     }
 
     /// Creates a consumable sold in the sandbox if the app has no product `productId`.
     func ensureConsumable(_ productId: String) async throws {
         guard try await !products().contains(where: { $0.productId == productId }) else { return }
         _ = try await send(
-            .POST, "\(app)/products",
+            .POST, AdminRoutes.products.path(bundleId),
             body: try JSONSerialization.data(withJSONObject: [
                 "productId": productId, "type": "consumable", "referenceName": "kiosk check", "pricing": ["tier": 1],
                 "localizations": [
@@ -51,46 +51,46 @@ struct CheckStore: Sendable {
     }
 
     func products() async throws -> [ProductResource] {
-        let list: ProductList = try await call(.GET, "\(app)/products")
+        let list: ProductList = try await call(.GET, AdminRoutes.products.path(bundleId))
         return list.products
     }
 
     func createTester(email: String, password: String) async throws {
         let _: TesterResource = try await call(
-            .POST, "/admin/v1/testers",
+            .POST, AdminRoutes.testers.path(),
             TesterBody(email: email, password: password, firstName: "Check", lastName: "Kiosk", storefront: "USA"))
     }
 
     /// How the tester's next charges end (`approve`, `decline`, `insufficient_funds`).
     func setPaymentOutcome(tester: String, _ outcome: String) async throws {
         _ = try await send(
-            .PATCH, "/admin/v1/testers/\(Self.escaped(tester))", body: Data(#"{"paymentOutcome": "\#(outcome)"}"#.utf8))
+            .PATCH, AdminRoutes.tester.path(tester), body: Data(#"{"paymentOutcome": "\#(outcome)"}"#.utf8))
     }
 
-    func clock() async throws -> TestClockResponse { try await call(.GET, SubscriptionTestPaths.clock) }
+    func clock() async throws -> TestClockResponse { try await call(.GET, TestControlRoutes.clock.path()) }
 
     @discardableResult
     func clock(_ request: TestClockRequest) async throws -> TestClockResponse {
-        try await call(.POST, SubscriptionTestPaths.clock, request)
+        try await call(.POST, TestControlRoutes.clock.path(), request)
     }
 
     func purchase(_ request: TestPurchaseRequest) async throws -> QueueEntry {
-        try await call(.POST, "\(controls)/purchases", request)
+        try await call(.POST, TestControlRoutes.purchases.path(bundleId), request)
     }
 
     func transactions(tester: String) async throws -> [TestTransactionInfo] {
         let list: TestTransactionsResponse = try await call(
-            .GET, "\(controls)/transactions?tester=\(Self.escaped(tester))")
+            .GET, TestControlRoutes.transactions.path(bundleId, query: ["tester": tester]))
         return list.transactions
     }
 
     func refund(_ transactionId: String, action: String, body: Data = Data("{}".utf8)) async throws {
-        _ = try await send(.POST, "\(controls)/transactions/\(transactionId)/\(action)", body: body)
+        _ = try await send(.POST, TestControlRoutes.transactionAction.path(bundleId, transactionId, action), body: body)
     }
 
     func subscriptions(tester: String) async throws -> [TestSubscriptionInfo] {
         let list: TestSubscriptionsResponse = try await call(
-            .GET, "\(SubscriptionTestPaths.subscriptions(Self.escaped(bundleId)))?tester=\(Self.escaped(tester))")
+            .GET, TestControlRoutes.subscriptions.path(bundleId, query: ["tester": tester]))
         return list.subscriptions
     }
 
@@ -99,27 +99,27 @@ struct CheckStore: Sendable {
         -> TestSubscriptionInfo
     {
         try await call(
-            .POST,
-            SubscriptionTestPaths.subscription(Self.escaped(bundleId), originalTransactionId: originalTransactionId),
-            request)
+            .POST, TestControlRoutes.subscription.path(bundleId, originalTransactionId), request)
     }
 
     func gracePeriod() async throws -> TestGracePeriod {
-        try await call(.GET, SubscriptionTestPaths.gracePeriod(Self.escaped(bundleId)))
+        try await call(.GET, TestControlRoutes.gracePeriod.path(bundleId))
     }
 
     @discardableResult
     func setGracePeriod(_ days: Int?) async throws -> TestGracePeriod {
-        try await call(.PUT, SubscriptionTestPaths.gracePeriod(Self.escaped(bundleId)), TestGracePeriod(days: days))
+        try await call(.PUT, TestControlRoutes.gracePeriod.path(bundleId), TestGracePeriod(days: days))
     }
 
     func notifications() async throws -> [TestNotificationInfo] {
-        let list: TestNotificationsResponse = try await call(.GET, "\(controls)/notifications?environment=sandbox")
+        let list: TestNotificationsResponse = try await call(
+            .GET, TestControlRoutes.notifications.path(bundleId, query: ["environment": "sandbox"]))
         return list.notifications
     }
 
     func receipt(tester: String) async throws -> String {
-        let answer: ReceiptResponse = try await call(.GET, "\(controls)/receipt?tester=\(Self.escaped(tester))")
+        let answer: ReceiptResponse = try await call(
+            .GET, TestControlRoutes.receipt.path(bundleId, query: ["tester": tester]))
         return answer.receipt
     }
 
@@ -132,7 +132,7 @@ struct CheckStore: Sendable {
 
     /// What the app's server sent with Send Consumption Information for `transactionId`, nil before it did.
     func consumptionReport(_ transactionId: String) async throws -> TestConsumptionReport? {
-        let path = "\(controls)/transactions/\(transactionId)/consumption"
+        let path = TestControlRoutes.consumption.path(bundleId, transactionId)
         let answer = try await client.send(.GET, server + path, bearer: token, timeout: .seconds(60))
         if answer.status == .notFound { return nil }
         guard answer.isSuccess else { throw CheckError("The store answered GET \(path) with \(answer.status.code).") }
@@ -146,12 +146,12 @@ struct CheckStore: Sendable {
 
     /// Revokes a key the check made.
     func revokeKey(_ keyId: String) async throws {
-        _ = try await send(.DELETE, "\(app)/keys/\(Self.escaped(keyId))", body: nil)
+        _ = try await send(.DELETE, AdminRoutes.key.path(bundleId, keyId), body: nil)
     }
 
     /// Keeps the verdict in the store for the console's Checks page.
     func record(_ report: CheckReport) async throws -> CheckRunSummary {
-        try await call(.POST, CheckRunPaths.record(bundleId: Self.escaped(bundleId)), report)
+        try await call(.POST, AdminRoutes.recordCheckRun.path(bundleId), report)
     }
 
     // MARK: Sending
@@ -186,11 +186,5 @@ struct CheckStore: Sendable {
             throw CheckError("The store answered \(method) \(path) with \(answer.status.code): \(detail)")
         }
         return answer.body
-    }
-
-    static func escaped(_ segment: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/?#")
-        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
     }
 }

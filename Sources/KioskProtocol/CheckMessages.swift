@@ -143,16 +143,7 @@ public struct Delivery: Sendable, Codable, Hashable {
     }
 }
 
-/// The store's record of `kiosk check` runs (the console's Checks page): `POST /admin/v1/apps/{bundleId}/check-runs`
-/// a ``CheckReport`` → 201 ``CheckRunSummary``; `GET /admin/v1/check-runs` → ``CheckRunList``;
-/// `GET /admin/v1/check-runs/{id}` → ``CheckReport``.
-public enum CheckRunPaths {
-    public static func record(bundleId: String) -> String { "/admin/v1/apps/\(bundleId)/check-runs" }
-    public static let list = "/admin/v1/check-runs"
-    public static func run(_ id: String) -> String { "/admin/v1/check-runs/\(id)" }
-}
-
-/// A recorded check run, without its steps.
+/// A recorded check run, without its steps (``AdminRoutes/recordCheckRun``, ``AdminRoutes/checkRuns``).
 public struct CheckRunSummary: Codable, Sendable, Hashable {
     public var id: String
     public var bundleId: String

@@ -1,18 +1,18 @@
 import Foundation
 import KioskCore
 
-/// The sandbox test controls for refunds, revocations and notifications, under `TestControlPaths.app(bundleId)`,
-/// admin token.
-/// Each is idempotent: repeating one answers the same and sends no second notification.
-///
-/// - `POST /transactions/{transactionId}/refund` `RefundRequest` → `TestRevocationResponse` (REFUND)
-/// - `POST /transactions/{transactionId}/decline-refund` → `TestRevocationResponse` (REFUND_DECLINED)
-/// - `POST /transactions/{transactionId}/reverse-refund` → `TestRevocationResponse` (REFUND_REVERSED)
-/// - `POST /transactions/{transactionId}/revoke` → `TestRevocationResponse` (REVOKE, Family Sharing removed)
-/// - `POST /transactions/{transactionId}/request-refund` `TestRefundRequestRequest` → `TestRevocationResponse`
-///   (CONSUMPTION_REQUEST)
-/// - `POST /notifications/{uuid}/resend` → `TestNotificationInfo` (the same signed payload again, now)
-/// - `GET /notifications?environment=sandbox|production` → `TestNotificationsResponse`
+// The sandbox test controls for refunds, revocations and notifications, at
+// ``TestControlRoutes/transactionAction``, admin token.
+// Each is idempotent: repeating one answers the same and sends no second notification.
+//
+// - `POST /transactions/{transactionId}/refund` `RefundRequest` → `TestRevocationResponse` (REFUND)
+// - `POST /transactions/{transactionId}/decline-refund` → `TestRevocationResponse` (REFUND_DECLINED)
+// - `POST /transactions/{transactionId}/reverse-refund` → `TestRevocationResponse` (REFUND_REVERSED)
+// - `POST /transactions/{transactionId}/revoke` → `TestRevocationResponse` (REVOKE, Family Sharing removed)
+// - `POST /transactions/{transactionId}/request-refund` `TestRefundRequestRequest` → `TestRevocationResponse`
+//   (CONSUMPTION_REQUEST)
+// - `POST /notifications/{uuid}/resend` → `TestNotificationInfo` (the same signed payload again, now)
+// - `GET /notifications?environment=sandbox|production` → `TestNotificationsResponse`
 
 /// Refunds a transaction: in full, or `percentage` (1–100) of its price. The sandbox test controls and the store
 /// operator's production refunds take the same body.

@@ -1,7 +1,7 @@
 /// The paths of Kiosk's client protocol: what KioskKit sends and the store serves.
 ///
 /// Production lives under `/storekit/v1`, the sandbox under `/sandbox/storekit/v1`; the sandbox-only test
-/// controls under `/sandbox/test/v1` (absent in production). Every client call after sign-in carries
+/// controls are ``TestControlRoutes`` (absent in production). Every client call after sign-in carries
 /// `Authorization: Bearer <sessionToken>`; test controls carry the admin token.
 public enum StoreKitPaths {
     /// `/storekit/v1` or `/sandbox/storekit/v1`.
@@ -27,7 +27,4 @@ public enum StoreKitPaths {
     public static let receipt = "/receipt"
     /// `GET` → `EntitlementsResponse`: what the account owns now in this app.
     public static let entitlements = "/entitlements"
-
-    /// The sandbox test controls' base path.
-    public static let testControlsBase = "/sandbox/test/v1"
 }

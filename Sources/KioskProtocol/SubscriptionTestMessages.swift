@@ -1,24 +1,13 @@
 import Foundation
 
-/// The sandbox clock and subscription test controls, under `StoreKitPaths.testControlsBase`, admin token.
-///
-/// - `GET /clock` → `TestClockResponse`
-/// - `POST /clock` `TestClockRequest` → `TestClockResponse` (after `advance`/`set`, every subscription event due
-///   by the new time has happened)
-/// - `GET /apps/{bundleId}/subscriptions?tester=EMAIL` → `TestSubscriptionsResponse`
-/// - `POST /apps/{bundleId}/subscriptions/{originalTransactionId}` `TestSubscriptionRequest` → `TestSubscriptionInfo`
-/// - `PUT /apps/{bundleId}/grace-period` `TestGracePeriod` → `TestGracePeriod`; `GET` shows it
-public enum SubscriptionTestPaths {
-    public static let clock = "\(StoreKitPaths.testControlsBase)/clock"
-
-    public static func subscriptions(_ bundleId: String) -> String { "\(TestControlPaths.app(bundleId))/subscriptions" }
-
-    public static func gracePeriod(_ bundleId: String) -> String { "\(TestControlPaths.app(bundleId))/grace-period" }
-
-    public static func subscription(_ bundleId: String, originalTransactionId: String) -> String {
-        "\(subscriptions(bundleId))/\(originalTransactionId)"
-    }
-}
+// The sandbox clock and subscription test controls, at ``TestControlRoutes``, admin token.
+//
+// - `GET /clock` → `TestClockResponse`
+// - `POST /clock` `TestClockRequest` → `TestClockResponse` (after `advance`/`set`, every subscription event due
+//   by the new time has happened)
+// - `GET /apps/{bundleId}/subscriptions?tester=EMAIL` → `TestSubscriptionsResponse`
+// - `POST /apps/{bundleId}/subscriptions/{originalTransactionId}` `TestSubscriptionRequest` → `TestSubscriptionInfo`
+// - `PUT /apps/{bundleId}/grace-period` `TestGracePeriod` → `TestGracePeriod`; `GET` shows it
 
 /// Moves the sandbox clock. Time only moves forward.
 public struct TestClockRequest: Codable, Sendable, Hashable {

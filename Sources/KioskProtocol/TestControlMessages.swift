@@ -1,18 +1,15 @@
 import Foundation
 
-/// The sandbox test controls (SKTestSession's powers), under `StoreKitPaths.testControlsBase`, admin token.
-///
-/// - `POST /apps/{bundleId}/purchases` `TestPurchaseRequest` → `QueueEntry`
-/// - `GET /apps/{bundleId}/payments?tester=EMAIL&state=deferred|interrupted` → `TestPaymentsResponse`
-/// - `POST /apps/{bundleId}/payments/{paymentId}/approve|decline|resolve` → `QueueEntry`
-/// - `GET /apps/{bundleId}/transactions?tester=EMAIL` → `TestTransactionsResponse`
-/// - `DELETE /apps/{bundleId}/transactions?tester=EMAIL` → `TestDeletedResponse` (clear)
-/// - `DELETE /apps/{bundleId}/transactions/{transactionId}` → `TestDeletedResponse`
-/// - `PUT /apps/{bundleId}/failures` `TestFailureRequest` → `TestFailureResponse`; `GET` lists them
-/// - `GET /apps/{bundleId}/receipt?tester=EMAIL` → `ReceiptResponse`
-public enum TestControlPaths {
-    public static func app(_ bundleId: String) -> String { "\(StoreKitPaths.testControlsBase)/apps/\(bundleId)" }
-}
+// The sandbox test controls (SKTestSession's powers), at ``TestControlRoutes``, admin token.
+//
+// - `POST /apps/{bundleId}/purchases` `TestPurchaseRequest` → `QueueEntry`
+// - `GET /apps/{bundleId}/payments?tester=EMAIL&state=deferred|interrupted` → `TestPaymentsResponse`
+// - `POST /apps/{bundleId}/payments/{paymentId}/approve|decline|resolve` → `QueueEntry`
+// - `GET /apps/{bundleId}/transactions?tester=EMAIL` → `TestTransactionsResponse`
+// - `DELETE /apps/{bundleId}/transactions?tester=EMAIL` → `TestDeletedResponse` (clear)
+// - `DELETE /apps/{bundleId}/transactions/{transactionId}` → `TestDeletedResponse`
+// - `PUT /apps/{bundleId}/failures` `TestFailureRequest` → `TestFailureResponse`; `GET` lists them
+// - `GET /apps/{bundleId}/receipt?tester=EMAIL` → `ReceiptResponse`
 
 /// Buys a product for a tester as if started outside the app. `promoted: true` makes it a promoted purchase
 /// the app's delegate is asked about (`shouldAddStorePayment`), instead of a charged transaction.

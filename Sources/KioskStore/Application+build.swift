@@ -67,8 +67,10 @@ public func buildStore(
     HealthController(database: bootstrap.database, registry: registry, metrics: metrics, clocks: clocks)
         .addRoutes(to: router)
 
-    let admin = router.group("admin/v1").add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
-        .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
+    let admin = router.group(KioskRoute.API.admin.routerGroup).add(
+        middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256)
+    )
+    .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
     AppsController(catalog: catalog).addRoutes(to: admin)
     ProductsController(catalog: catalog, money: money).addRoutes(to: admin)
     GroupsController(catalog: catalog).addRoutes(to: admin)
@@ -86,11 +88,9 @@ public func buildStore(
     for environment in StoreEnvironment.allCases {
         StoreKitController(purchases: purchases, feed: context.feed, environment: environment).addRoutes(to: router)
     }
-    let testControlRoutes = router.group(
-        RouterPath(stringLiteral: String(StoreKitPaths.testControlsBase.dropFirst()))
-    )
-    .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
-    .add(middleware: QueryTextMiddleware())
+    let testControlRoutes = router.group(KioskRoute.API.testControls.routerGroup)
+        .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
+        .add(middleware: QueryTextMiddleware())
     TestControlsController(testControls: testControls, refunds: refunds).addRoutes(to: testControlRoutes)
     let lifecycle = SubscriptionLifecycle(store: context)
     let sandboxClock = SandboxClockService(lifecycle: lifecycle, wake: SchedulerWake())

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskMerchant
+import KioskProtocol
 import KioskTestSupport
 import Logging
 import NIOHTTP1
@@ -110,7 +111,7 @@ private func runTestMerchant<T: Sendable>(
         if receivesNotifications {
             let url = merchant.baseURL + "/merchant/v1/notifications"
             let answer = try await store.request(
-                .PATCH, "/admin/v1/apps/\(bundleId)",
+                .PATCH, AdminRoutes.app.path(bundleId),
                 json: ["sandboxNotificationURLs": [url], "productionNotificationURLs": [url]])
             guard answer.status == 200 else {
                 throw TestStoreError(message: "Setting the notification URL failed: \(answer.text)")

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import KioskHTTPClient
+import KioskProtocol
 import KioskSigning
 import KioskTestSupport
 import KioskTesting
@@ -132,7 +133,7 @@ struct VerificationFixture {
         else { fatalError("purchase failed: \(bought.text)") }
         let receipt = try await store.request(.GET, "/sandbox/storekit/v1/receipt", token: .some(token))
         guard let receiptData = receipt.json["receipt"] as? String else { fatalError("no receipt: \(receipt.text)") }
-        let key = try await store.request(.POST, "/admin/v1/apps/com.example.verify/keys", json: ["name": "bench"])
+        let key = try await store.request(.POST, AdminRoutes.keys.path("com.example.verify"), json: ["name": "bench"])
         guard let keyId = key.json["keyId"] as? String, let issuerId = key.json["issuerId"] as? String,
             let privateKey = key.json["privateKey"] as? String
         else { fatalError("no key: \(key.text)") }
@@ -150,16 +151,16 @@ struct VerificationFixture {
 extension TestStore {
     /// An app with one product on sale in the sandbox and a signed-in tester; returns the session token.
     func openShop(bundleId: String, productId: String, type: String) async throws -> String {
-        _ = try await request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Bench"])
+        _ = try await request(.POST, AdminRoutes.apps.path(), json: ["bundleId": bundleId, "name": "Bench"])
         _ = try await request(
-            .POST, "/admin/v1/apps/\(bundleId)/products",
+            .POST, AdminRoutes.products.path(bundleId),
             json: [
                 "productId": productId, "type": type, "referenceName": "Bench", "pricing": ["tier": 1],
                 "localizations": [["locale": "en_US", "displayName": "Bench", "description": "A benchmark product"]],
             ])
-        _ = try await request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
+        _ = try await request(.POST, AdminRoutes.acceptPaidAppsAgreement.path(), json: SampleAgreement.json)
         let email = "bench-\(bundleId)@example.com"
-        _ = try await request(.POST, "/admin/v1/testers", json: ["email": email, "password": "bench password"])
+        _ = try await request(.POST, AdminRoutes.testers.path(), json: ["email": email, "password": "bench password"])
         let signIn = try await request(
             .POST, "/sandbox/storekit/v1/sessions",
             json: ["email": email, "password": "bench password", "bundleId": bundleId, "deviceId": UUID().uuidString])

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskStorage
 import KioskTestSupport
 import KioskTesting
@@ -43,7 +44,7 @@ private func advanceSandboxClock(_ store: TestStore, by duration: String) async 
     var configuration = HTTPClient.Configuration()
     configuration.timeout = .init(connect: .seconds(10), read: .hours(1))
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    var request = HTTPClientRequest(url: store.baseURL + "/sandbox/test/v1/clock")
+    var request = HTTPClientRequest(url: store.baseURL + TestControlRoutes.clock.path())
     request.method = .POST
     request.headers.add(name: "Authorization", value: "Bearer \(store.adminToken)")
     request.headers.add(name: "Content-Type", value: "application/json")
@@ -63,23 +64,23 @@ extension TestStore {
     /// An app with a monthly auto-renewable, a tester, and one subscription bought through the test controls: the
     /// template the seeded subscriptions copy.
     fileprivate func firstSubscription(bundleId: String, productId: String) async throws -> StoreTransaction.ID {
-        _ = try await request(.POST, "/admin/v1/apps", json: ["bundleId": bundleId, "name": "Renewals"])
+        _ = try await request(.POST, AdminRoutes.apps.path(), json: ["bundleId": bundleId, "name": "Renewals"])
         let group = try await request(
-            .POST, "/admin/v1/apps/\(bundleId)/subscription-groups", json: ["referenceName": "Bench"])
+            .POST, AdminRoutes.subscriptionGroups.path(bundleId), json: ["referenceName": "Bench"])
         precondition(group.status == 201, "group creation failed: \(group.text)")
         let product = try await request(
-            .POST, "/admin/v1/apps/\(bundleId)/products",
+            .POST, AdminRoutes.products.path(bundleId),
             json: [
                 "productId": productId, "type": "auto_renewable", "referenceName": "Monthly", "pricing": ["tier": 1],
                 "subscription": ["group": "Bench", "level": 1], "duration": "P1M",
                 "localizations": [["locale": "en_US", "displayName": "Monthly", "description": "A monthly plan"]],
             ])
         precondition(product.status == 201, "product creation failed: \(product.text)")
-        _ = try await request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
+        _ = try await request(.POST, AdminRoutes.acceptPaidAppsAgreement.path(), json: SampleAgreement.json)
         _ = try await request(
-            .POST, "/admin/v1/testers", json: ["email": "renewals@example.com", "password": "bench password"])
+            .POST, AdminRoutes.testers.path(), json: ["email": "renewals@example.com", "password": "bench password"])
         let bought = try await request(
-            .POST, "/sandbox/test/v1/apps/\(bundleId)/purchases",
+            .POST, TestControlRoutes.purchases.path(bundleId),
             json: ["tester": "renewals@example.com", "productId": productId], token: .some(adminToken))
         guard let transaction = bought.json["transaction"] as? [String: Any],
             let text = transaction["transactionId"] as? String, let id = Int64(text)

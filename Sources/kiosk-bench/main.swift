@@ -11,6 +11,7 @@
 import Crypto
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskSQL
 import KioskSigning
 import KioskTestSupport
@@ -139,13 +140,14 @@ if wanted("product") {
 // 3. A console write over HTTP against the cheapest request the same server answers.
 if wanted("console") {
     try await withTestStore { store in
-        _ = try await store.request(.POST, "/admin/v1/apps", json: ["bundleId": "com.example.http", "name": "HTTP"])
+        _ = try await store.request(
+            .POST, AdminRoutes.apps.path(), json: ["bundleId": "com.example.http", "name": "HTTP"])
         let health = try await rate(seconds: seconds) { _ = try await store.request(.GET, "/health") }
         var number = 0
         let create = try await rate(seconds: seconds) {
             number += 1
             let answer = try await store.request(
-                .POST, "/admin/v1/apps/com.example.http/products",
+                .POST, AdminRoutes.products.path("com.example.http"),
                 json: [
                     "productId": "com.example.http.\(number)", "type": "consumable", "referenceName": "Coins",
                     "pricing": ["tier": 1],

@@ -124,35 +124,34 @@ final class Campaign: @unchecked Sendable {
     private func start() async throws {
         try FileManager.default.createDirectory(at: settings.directory, withIntermediateDirectories: true)
         try await store.start()
-        let app = "/admin/v1/apps/\(Self.bundleId)"
         let localized = { (name: String) in [["locale": "en_US", "displayName": name, "description": "\(name)."]] }
-        try await controls.perform(.POST, "/admin/v1/apps", json: ["bundleId": Self.bundleId, "name": "Chaos"])
+        try await controls.perform(.POST, AdminRoutes.apps.path(), json: ["bundleId": Self.bundleId, "name": "Chaos"])
         try await controls.perform(
-            .POST, "\(app)/subscription-groups",
+            .POST, AdminRoutes.subscriptionGroups.path(Self.bundleId),
             json: ["referenceName": "Ad-free", "localizations": [["locale": "en-US", "name": "Ad-free"]]])
         try await controls.perform(
-            .POST, "\(app)/products",
+            .POST, AdminRoutes.products.path(Self.bundleId),
             json: [
                 "productId": Self.coins, "type": "consumable", "referenceName": "Coins", "pricing": ["tier": 1],
                 "localizations": localized("Coins"),
             ])
         try await controls.perform(
-            .POST, "\(app)/products",
+            .POST, AdminRoutes.products.path(Self.bundleId),
             json: [
                 "productId": Self.removeAds, "type": "auto_renewable", "referenceName": "Ad-free",
                 "pricing": ["tier": 2], "subscription": ["group": "Ad-free", "level": 1], "duration": "P1M",
                 "localizations": localized("Ad-free"),
             ])
-        try await controls.perform(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
+        try await controls.perform(.POST, AdminRoutes.acceptPaidAppsAgreement.path(), json: SampleAgreement.json)
         for number in 0..<settings.customers {
             try await controls.perform(
-                .POST, "/admin/v1/testers",
+                .POST, AdminRoutes.testers.path(),
                 json: [
                     "email": "t\(number)@chaos.example", "password": Self.password, "storefront": "USA",
                     "renewalRate": Self.month,
                 ])
         }
-        try await controls.perform(.POST, SubscriptionTestPaths.clock, json: ["action": "freeze"])
+        try await controls.perform(.POST, TestControlRoutes.clock.path(), json: ["action": "freeze"])
 
         let configuration = settings.directory.appendingPathComponent("merchant/merchant.json")
         try FileManager.default.createDirectory(
@@ -343,7 +342,7 @@ final class Campaign: @unchecked Sendable {
 
     private func isSubscribed(_ customer: Customer) async throws -> Bool {
         let listed = try await controls.call(
-            .GET, "\(StoreKitPaths.testControlsBase)/apps/\(Self.bundleId)/subscriptions?tester=\(customer.tester)",
+            .GET, TestControlRoutes.subscriptions.path(Self.bundleId, query: ["tester": customer.tester]),
             as: TestSubscriptionsResponse.self)
         // Active, in billing retry or in a grace period: buying the product again is refused.
         return listed.subscriptions.contains { [1, 3, 4].contains($0.status) }
@@ -364,23 +363,24 @@ final class Campaign: @unchecked Sendable {
 
     private func setNotificationURL(_ url: String) async throws {
         try await controls.perform(
-            .PATCH, "/admin/v1/apps/\(Self.bundleId)", json: ["sandboxNotificationURLs": [url]])
+            .PATCH, AdminRoutes.app.path(Self.bundleId), json: ["sandboxNotificationURLs": [url]])
     }
 
     /// Moves the sandbox clock a month (of the testers' rate): due renewals happen and due notifications are sent
     /// before the store answers.
     private static func advanceClock(_ controls: Endpoint) async throws {
-        try await controls.perform(.POST, SubscriptionTestPaths.clock, json: ["action": "advance", "by": month])
+        try await controls.perform(.POST, TestControlRoutes.clock.path(), json: ["action": "advance", "by": month])
     }
 
     /// Refunds `transaction` and waits until the store made the first attempt to deliver its notification.
     private static func refund(_ transaction: String, _ controls: Endpoint) async throws {
-        let base = "\(StoreKitPaths.testControlsBase)/apps/\(bundleId)"
         let refunded = try await controls.call(
-            .POST, "\(base)/transactions/\(transaction)/refund", json: [:], as: TestRevocationResponse.self)
+            .POST, TestControlRoutes.transactionAction.path(bundleId, transaction, "refund"), json: [:],
+            as: TestRevocationResponse.self)
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
-            let listed = try await controls.call(.GET, "\(base)/notifications", as: TestNotificationsResponse.self)
+            let listed = try await controls.call(
+                .GET, TestControlRoutes.notifications.path(bundleId), as: TestNotificationsResponse.self)
             let sent = listed.notifications.first { $0.notificationUUID == refunded.notificationUUID }
             if let sent, sent.attempts > 0 || sent.state != "pending" { return }
             guard ContinuousClock.now < deadline else {
@@ -540,7 +540,7 @@ final class Campaign: @unchecked Sendable {
             // A store started again finishes what fell due at its first scheduler pass; a clock change waits for
             // that pass, and does (and notifies) what is due by then. Otherwise the sandbox clock stays where it
             // is, so a purchase and its refund are often signed at the same instant, as a frozen clock signs them.
-            try await controls.perform(.POST, SubscriptionTestPaths.clock, json: ["action": "advance", "by": "1s"])
+            try await controls.perform(.POST, TestControlRoutes.clock.path(), json: ["action": "advance", "by": "1s"])
             storeStartsSettled = store.starts
         }
         var open = Set(customer.map { [$0] } ?? customers)
@@ -553,13 +553,15 @@ final class Campaign: @unchecked Sendable {
             open = Set(customers.filter { truth[$0, default: []].contains { !$0.finished } })
             if open.isEmpty { break }
         }
-        let base = "\(StoreKitPaths.testControlsBase)/apps/\(Self.bundleId)/notifications"
         for _ in 0..<10 {
-            let listed = try await controls.call(.GET, base, as: TestNotificationsResponse.self)
+            let listed = try await controls.call(
+                .GET, TestControlRoutes.notifications.path(Self.bundleId), as: TestNotificationsResponse.self)
             let undelivered = listed.notifications.filter { $0.state != "delivered" }
             if undelivered.isEmpty { return }
             for notification in undelivered {
-                _ = try? await controls.send(.POST, "\(base)/\(notification.notificationUUID)/resend")
+                _ = try? await controls.send(
+                    .POST,
+                    TestControlRoutes.resendNotification.path(Self.bundleId, notification.notificationUUID))
             }
         }
     }

@@ -74,7 +74,7 @@ struct Invariants {
         var result: [Customer: [StoreTransaction]] = [:]
         for customer in customers {
             let listed = try await store.call(
-                .GET, "\(StoreKitPaths.testControlsBase)/apps/\(bundleId)/transactions?tester=\(customer.tester)",
+                .GET, TestControlRoutes.transactions.path(bundleId, query: ["tester": customer.tester]),
                 as: TestTransactionsResponse.self)
             result[customer] = try listed.transactions.map(StoreTransaction.init)
         }

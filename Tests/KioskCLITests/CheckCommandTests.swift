@@ -74,7 +74,7 @@ import Testing
                 "kiosk-check-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let clockBefore = try await store.request(.GET, SubscriptionTestPaths.clock).json["frozen"] as? Bool
+            let clockBefore = try await store.request(.GET, TestControlRoutes.clock.path()).json["frozen"] as? Bool
 
             let misspelt = folder.appendingPathComponent("misspelt.json")
             try #"{"bundleId": "\#(Self.app)", "notificationURL": "http://127.0.0.1:1/n", "prodcts": []}"#
@@ -99,8 +99,10 @@ import Testing
 
             let app = try await store.request(.GET, "/admin/v1/apps/\(Self.app)")
             #expect((app.json["sandboxNotificationURLs"] as? [String]) == [], "\(app.text)")
-            #expect(try await store.request(.GET, SubscriptionTestPaths.clock).json["frozen"] as? Bool == clockBefore)
-            #expect(try await store.request(.GET, CheckRunPaths.list).decode(CheckRunList.self).checkRuns.isEmpty)
+            #expect(
+                try await store.request(.GET, TestControlRoutes.clock.path()).json["frozen"] as? Bool == clockBefore)
+            #expect(
+                try await store.request(.GET, AdminRoutes.checkRuns.path()).decode(CheckRunList.self).checkRuns.isEmpty)
         }
     }
 
@@ -180,7 +182,7 @@ import Testing
             }
             #expect(checked.stderr.contains("[1/\(Self.everyStory.count)] consumable"), "a progress line per story")
             #expect(!checked.stdout.contains("Notes (not failures)"), "the merchant sent consumption information")
-            let runs = try await store.request(.GET, CheckRunPaths.list).decode(CheckRunList.self)
+            let runs = try await store.request(.GET, AdminRoutes.checkRuns.path()).decode(CheckRunList.self)
             let run = try #require(runs.checkRuns.first, "the run is recorded for the console")
             #expect(run.passed && run.seed == 7 && run.bundleId == Self.app)
             #expect(checked.stderr.contains("The console shows this run at \(store.baseURL)/console/checks/\(run.id)"))

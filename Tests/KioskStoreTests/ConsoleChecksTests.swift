@@ -41,25 +41,25 @@ import Testing
                 .POST, "/admin/v1/apps", json: ["bundleId": Self.app, "name": "Checked"])
             #expect(created.status == 201, "\(created.text)")
             let body = try JSONEncoder().encode(Self.report())
-            let recorded = try await store.request(.POST, CheckRunPaths.record(bundleId: Self.app), body: body)
+            let recorded = try await store.request(.POST, AdminRoutes.recordCheckRun.path(Self.app), body: body)
             #expect(recorded.status == 201, "\(recorded.text)")
             let summary = try recorded.decode(CheckRunSummary.self)
             #expect(summary.passed == false && summary.counts == "1 passed, 1 failed, 0 not made" && summary.seed == 42)
 
             // The report of another app, and for an app the store does not have, are refused and not kept.
             let mismatched = try await store.request(
-                .POST, CheckRunPaths.record(bundleId: Self.app),
+                .POST, AdminRoutes.recordCheckRun.path(Self.app),
                 body: try JSONEncoder().encode(Self.report(bundleId: "com.example.other")))
             #expect(mismatched.status == 400 && mismatched.text.contains("bundle_id_mismatch"), "\(mismatched.text)")
             let unknownApp = try await store.request(
-                .POST, CheckRunPaths.record(bundleId: "com.example.other"),
+                .POST, AdminRoutes.recordCheckRun.path("com.example.other"),
                 body: try JSONEncoder().encode(Self.report(bundleId: "com.example.other")))
             #expect(unknownApp.status == 404, "\(unknownApp.text)")
-            let list = try await store.request(.GET, CheckRunPaths.list).decode(CheckRunList.self)
+            let list = try await store.request(.GET, AdminRoutes.checkRuns.path()).decode(CheckRunList.self)
             #expect(list.checkRuns.map(\.id) == [summary.id])
-            let whole = try await store.request(.GET, CheckRunPaths.run(summary.id)).decode(CheckReport.self)
+            let whole = try await store.request(.GET, AdminRoutes.checkRun.path(summary.id)).decode(CheckReport.self)
             #expect(whole.stories.map(\.name) == ["consumable", "refund-consumable"])
-            #expect(try await store.request(.GET, CheckRunPaths.run("nope")).status == 404)
+            #expect(try await store.request(.GET, AdminRoutes.checkRun.path("nope")).status == 404)
 
             let visitor = ConsoleTests.Visitor(store)
             _ = try await visitor.signIn()

@@ -1,4 +1,5 @@
 import Foundation
+import KioskProtocol
 import KioskTestSupport
 import KioskTesting
 import Testing
@@ -56,6 +57,38 @@ import Testing
             #expect(described.subtracting(kiosks).sorted() == [], "described operations no route serves")
             #expect(Self.appleOperations.subtracting(served).sorted() == [], "Apple's endpoints the store lacks")
         }
+    }
+
+    /// The routes every client builds its paths from (`AdminRoutes`, `TestControlRoutes`) are exactly the console
+    /// API's and the test controls' routes the store serves: a route the store drops, or one a client lists that
+    /// nobody serves, fails here.
+    @Test func sharedRoutesAreTheServedOnes() async throws {
+        try await withTestStore { store in
+            let bases = [KioskRoute.API.admin.rawValue + "/", KioskRoute.API.testControls.rawValue + "/"]
+            let served = Set(
+                store.built.routes.compactMap { route -> String? in
+                    let path = String(route.split(separator: " ", maxSplits: 1)[1])
+                    return bases.contains(where: path.hasPrefix) ? path : nil
+                })
+            let shared = (AdminRoutes.all + TestControlRoutes.all).map { route in
+                route.description.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                    segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
+                }.joined(separator: "/")
+            }
+            #expect(Set(shared).count == shared.count, "a route listed twice: \(shared.sorted())")
+            #expect(Set(shared).subtracting(served).sorted() == [], "shared routes the store does not serve")
+            #expect(served.subtracting(shared).sorted() == [], "served routes missing from the shared lists")
+        }
+    }
+
+    /// A route's path escapes each value as one segment, and its query each name and value.
+    @Test func routePathsEscapeTheirValues() {
+        #expect(
+            AdminRoutes.product.path("com.example.app", "a b/c") == "/admin/v1/apps/com.example.app/products/a%20b%2Fc")
+        #expect(
+            TestControlRoutes.transactions.path("com.example.app", query: ["tester": "a+b@example.com", "x": "1&2"])
+                == "/sandbox/test/v1/apps/com.example.app/transactions?tester=a%2Bb@example.com&x=1%262")
+        #expect(TestControlRoutes.clock.path() == "/sandbox/test/v1/clock")
     }
 
     /// An action the transaction test controls do not know is a clear 404, not a bare route miss.

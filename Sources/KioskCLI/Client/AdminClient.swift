@@ -5,19 +5,13 @@ import NIOCore
 import NIOHTTP1
 import X509
 
-/// Talks to a running store's console API (`/admin/v1`) for the CLI.
+/// Talks to a running store's console API and sandbox test controls for the CLI, at the paths of
+/// ``AdminRoutes`` and ``TestControlRoutes``.
 struct AdminClient {
     let server: String
     let token: String?
     /// `--tls-root`: a PEM root trusted for an https:// store besides the system's (else `KIOSK_TLS_ROOT`'s).
     var tlsRoot: String?
-    /// The API the paths are relative to: the console (`/admin/v1`) or the sandbox test controls.
-    var basePath = "/admin/v1"
-
-    /// The same store and token, for the sandbox test controls (`/sandbox/test/v1`).
-    var testControls: AdminClient {
-        AdminClient(server: server, token: token, tlsRoot: tlsRoot, basePath: "/sandbox/test/v1")
-    }
 
     /// The roots `--tls-root` or `KIOSK_TLS_ROOT` name, for a caller that makes its own requests to the store.
     func tlsRoots() throws -> [Certificate] {
@@ -60,7 +54,7 @@ struct AdminClient {
                 fix: "Pass --token or set KIOSK_ADMIN_TOKEN to the token `kiosk serve` printed at its first start.")
         }
         var components = URLComponents(string: server.hasSuffix("/") ? String(server.dropLast()) : server)
-        components?.percentEncodedPath += basePath + path
+        components?.percentEncodedPath += path
         if !query.isEmpty {
             components?.queryItems = query.sorted { $0.key < $1.key }.map {
                 URLQueryItem(name: $0.key, value: $0.value)

@@ -38,7 +38,7 @@ struct AccountsCommand: AsyncParsableCommand {
                 var body = fields.body
                 body["email"] = email
                 body["password"] = password
-                let answer = try await connection.client.post("/accounts", raw: try JSONBody(body))
+                let answer = try await connection.client.post(AdminRoutes.accounts.path(), raw: try JSONBody(body))
                 try connection.print(answer) { try AccountsCommand.describe($0.decode(AccountResource.self)) }
             }
         }
@@ -50,7 +50,7 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/accounts")
+                let answer = try await connection.client.get(AdminRoutes.accounts.path())
                 try connection.print(answer) { answer in
                     var table = TextTable("EMAIL", "NAME", "STOREFRONT", "PAYMENT OUTCOME")
                     for account in try answer.decode(AccountList.self).accounts {
@@ -71,7 +71,7 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/accounts/\(email.pathEscaped)")
+                let answer = try await connection.client.get(AdminRoutes.account.path(email))
                 try connection.print(answer) { try AccountsCommand.describe($0.decode(AccountResource.self)) }
             }
         }
@@ -92,7 +92,7 @@ struct AccountsCommand: AsyncParsableCommand {
                     throw CLIError(message: "Nothing to change.", fix: "See `kiosk accounts update --help`.")
                 }
                 let answer = try await connection.client.patch(
-                    "/accounts/\(email.pathEscaped)", raw: try JSONBody(body))
+                    AdminRoutes.account.path(email), raw: try JSONBody(body))
                 try connection.print(answer) { try AccountsCommand.describe($0.decode(AccountResource.self)) }
             }
         }
@@ -105,7 +105,7 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.delete("/accounts/\(email.pathEscaped)")
+                let answer = try await connection.client.delete(AdminRoutes.account.path(email))
                 try connection.print(answer) { _ in ["Deleted account \(email)."] }
             }
         }
@@ -133,7 +133,7 @@ struct AccountsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(json: connection.json) {
                 try await refundControl(
-                    "refund", app: app, transactionId: transactionId,
+                    "refund", AdminRoutes.refund, app: app, transactionId: transactionId,
                     body: RefundRequest(reason: reason, percentage: percentage), connection: connection)
             }
         }
@@ -150,7 +150,8 @@ struct AccountsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(json: connection.json) {
                 try await refundControl(
-                    "reverse-refund", app: app, transactionId: transactionId, body: nil, connection: connection)
+                    "reverse-refund", AdminRoutes.reverseRefund, app: app, transactionId: transactionId, body: nil,
+                    connection: connection)
             }
         }
     }
@@ -158,10 +159,11 @@ struct AccountsCommand: AsyncParsableCommand {
 
 /// Posts a production refund or its reversal and prints what it changed.
 private func refundControl(
-    _ action: String, app: String, transactionId: String, body: (any Encodable)?, connection: ConnectionOptions
+    _ action: String, _ route: KioskRoute, app: String, transactionId: String, body: (any Encodable)?,
+    connection: ConnectionOptions
 ) async throws {
     let answer = try await connection.client.post(
-        "/apps/\(app.pathEscaped)/transactions/\(transactionId.pathEscaped)/\(action)",
+        route.path(app, transactionId),
         raw: try body.map { try JSONEncoder().encode($0) } ?? Data("{}".utf8))
     try connection.print(answer) { answer in [echo(of: action, try answer.decode(TestRevocationResponse.self))] }
 }

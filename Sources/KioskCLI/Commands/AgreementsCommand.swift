@@ -53,7 +53,7 @@ struct AgreementsCommand: AsyncParsableCommand {
             }
             try await reportingErrors {
                 let answer = try await connection.client.post(
-                    "/agreements/paid-apps/accept", raw: try JSONBody(details))
+                    AdminRoutes.acceptPaidAppsAgreement.path(), raw: try JSONBody(details))
                 try connection.print(answer) { Show.lines(try $0.decode(AgreementResource.self)) }
             }
         }
@@ -66,7 +66,7 @@ struct AgreementsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/agreements/paid-apps")
+                let answer = try await connection.client.get(AdminRoutes.paidAppsAgreement.path())
                 try connection.print(answer) { Self.lines(try $0.decode(AgreementResource.self)) }
             }
         }
@@ -101,7 +101,7 @@ struct AgreementsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.put(
-                    "/agreements/paid-apps", raw: try JSONBody(AgreementBody(status: .pending)))
+                    AdminRoutes.paidAppsAgreement.path(), raw: try JSONBody(AgreementBody(status: .pending)))
                 try connection.print(answer) { _ in ["Paid Apps agreement: pending"] }
             }
         }
@@ -127,7 +127,7 @@ struct AgreementsCommand: AsyncParsableCommand {
             }
             try await reportingErrors {
                 let answer = try await connection.client.put(
-                    "/agreements/small-business", raw: try JSONBody(["since": since]))
+                    AdminRoutes.smallBusinessProgram.path(), raw: try JSONBody(["since": since]))
                 try connection.print(answer) { answer in
                     guard let date = try answer.decode(AgreementResource.self).smallBusinessProgramSince else {
                         return ["Small Business Program: not enrolled (30% commission)"]

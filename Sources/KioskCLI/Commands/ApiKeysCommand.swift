@@ -33,7 +33,7 @@ struct ApiKeysCommand: AsyncParsableCommand {
             guard !parsed.isEmpty else { throw ValidationError("Give the key at least one --role, such as FINANCE.") }
             try await reportingErrors {
                 let answer = try await connection.client.post(
-                    "/api-keys", raw: try JSONBody(TeamKeyCreateBody(name: name, roles: parsed)))
+                    AdminRoutes.teamKeys.path(), raw: try JSONBody(TeamKeyCreateBody(name: name, roles: parsed)))
                 let key = try answer.decode(TeamKeyResource.self)
                 if let output, let privateKey = key.privateKey {
                     try PrivateFile.write(Data(privateKey.utf8), to: output)
@@ -59,7 +59,7 @@ struct ApiKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/api-keys")
+                let answer = try await connection.client.get(AdminRoutes.teamKeys.path())
                 try connection.print(answer) { answer in
                     let list = try answer.decode(TeamKeyList.self)
                     var table = TextTable("KEY ID", "STATUS", "ROLES", "NAME")
@@ -79,7 +79,7 @@ struct ApiKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.post("/api-keys/\(keyId.pathEscaped)/revoke")
+                let answer = try await connection.client.post(AdminRoutes.revokeTeamKey.path(keyId))
                 try connection.print(answer) { _ in ["Revoked team key \(keyId)"] }
             }
         }

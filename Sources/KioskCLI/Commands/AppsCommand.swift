@@ -17,7 +17,7 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(flags: CLIError.flags(named: ["bundleId", "name"])) {
                 let answer = try await connection.client.post(
-                    "/apps", raw: try JSONBody(AppCreateBody(bundleId: bundleId, name: name)))
+                    AdminRoutes.apps.path(), raw: try JSONBody(AppCreateBody(bundleId: bundleId, name: name)))
                 try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
             }
         }
@@ -29,7 +29,7 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/apps")
+                let answer = try await connection.client.get(AdminRoutes.apps.path())
                 try connection.print(answer) { answer in
                     let apps = try answer.decode(AppList.self).apps
                     guard !apps.isEmpty else { return ["No apps yet. Create one with `kiosk apps create`."] }
@@ -48,7 +48,7 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/apps/\(bundleId.pathEscaped)")
+                let answer = try await connection.client.get(AdminRoutes.app.path(bundleId))
                 try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
             }
         }
@@ -94,7 +94,7 @@ struct AppsCommand: AsyncParsableCommand {
                         message: "Nothing to change.",
                         fix: "Pass --name, a notification URL option or --sandbox-notification-retries.")
                 }
-                let answer = try await connection.client.patch("/apps/\(bundleId.pathEscaped)", raw: try JSONBody(body))
+                let answer = try await connection.client.patch(AdminRoutes.app.path(bundleId), raw: try JSONBody(body))
                 try connection.print(answer) { try AppsCommand.describe($0.decode(AppResource.self)) }
             }
         }
@@ -114,11 +114,10 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let path = "/apps/\(bundleId.pathEscaped)"
-                var answer = try await connection.client.get(path)
+                var answer = try await connection.client.get(AdminRoutes.app.path(bundleId))
                 let existing = try answer.decode(AppResource.self).sharedSecret
                 if existing == nil || regenerate {
-                    answer = try await connection.client.post(path + "/shared-secret")
+                    answer = try await connection.client.post(AdminRoutes.sharedSecret.path(bundleId))
                     if !connection.json {
                         let what = existing == nil ? "Created a shared secret" : "Replaced the shared secret"
                         FileHandle.standardError.write(Data("\(what) for \(bundleId).\n".utf8))

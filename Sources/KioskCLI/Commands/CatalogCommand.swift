@@ -30,7 +30,7 @@ struct CatalogCommand: AsyncParsableCommand {
                 let byExtension = file.hasSuffix(".storekit") ? "storekit" : file.hasSuffix(".json") ? "json" : nil
                 if let format = format ?? byExtension { query["format"] = format }
                 let answer = try await connection.client.post(
-                    "/apps/\(app.pathEscaped)/catalog", query: query, raw: data)
+                    AdminRoutes.catalog.path(app), query: query, raw: data)
                 try connection.print(answer) { answer in
                     let summary = try answer.decode(CatalogImportSummary.self)
                     var lines = [
@@ -65,7 +65,7 @@ struct CatalogCommand: AsyncParsableCommand {
             try await reportingErrors(json: connection.json) {
                 var query = ["format": format]
                 if let storefront { query["storefront"] = storefront }
-                let answer = try await connection.client.get("/apps/\(app.pathEscaped)/catalog", query: query)
+                let answer = try await connection.client.get(AdminRoutes.catalog.path(app), query: query)
                 if let output {
                     try answer.body.write(to: URL(fileURLWithPath: output))
                     print("Wrote the catalog of \(app) to \(output)")

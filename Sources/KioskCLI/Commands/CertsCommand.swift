@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskProtocol
 
 /// `kiosk certs …`: the root certificates merchants trust.
 struct CertsCommand: AsyncParsableCommand {
@@ -19,7 +20,7 @@ struct CertsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.get(
-                    "/certificates/\(environment.pathEscaped)/root", query: ["format": format])
+                    AdminRoutes.rootCertificate.path(environment), query: ["format": format])
                 if let output {
                     try answer.body.write(to: URL(fileURLWithPath: output))
                     print("Wrote the \(environment) root (\(format.uppercased())) to \(output)")
@@ -51,7 +52,7 @@ struct CertsCommand: AsyncParsableCommand {
                 var body: [String: Any] = ["certificate": certificate]
                 if let reason { body["reason"] = reason }
                 let answer = try await connection.client.post(
-                    "/certificates/\(environment.pathEscaped)/revocations", raw: try JSONBody(body))
+                    AdminRoutes.certificateRevocations.path(environment), raw: try JSONBody(body))
                 try connection.print(answer) { answer in
                     let revocation = try answer.decode(RevocationLine.self)
                     return [
@@ -72,7 +73,7 @@ struct CertsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/certificates/\(environment.pathEscaped)/revocations")
+                let answer = try await connection.client.get(AdminRoutes.certificateRevocations.path(environment))
                 try connection.print(answer) { answer in
                     struct List: Decodable { var revocations: [RevocationLine] }
                     let list = try answer.decode(List.self).revocations
@@ -106,7 +107,7 @@ struct CertsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.post(
-                    "/apps/\(app.pathEscaped)/signed-test-notification", query: ["environment": environment])
+                    AdminRoutes.signedTestNotification.path(app), query: ["environment": environment])
                 struct Signed: Decodable { var signedPayload: String }
                 try connection.print(answer) { [try $0.decode(Signed.self).signedPayload] }
             }

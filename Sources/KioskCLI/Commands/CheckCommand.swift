@@ -117,8 +117,8 @@ struct CheckCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let client = connection.client
-                let catalog = try await client.get("/apps/\(app.pathEscaped)/products").decode(ProductList.self)
-                let groups = try await client.get("/apps/\(app.pathEscaped)/subscription-groups").decode(GroupList.self)
+                let catalog = try await client.get(AdminRoutes.products.path(app)).decode(ProductList.self)
+                let groups = try await client.get(AdminRoutes.subscriptionGroups.path(app)).decode(GroupList.self)
                 let groupNames = Dictionary(
                     groups.subscriptionGroups.map { ($0.groupId, $0.referenceName) },
                     uniquingKeysWith: { first, _ in first })

@@ -50,7 +50,7 @@ struct ConsoleUsersCommand: AsyncParsableCommand {
             if passwordStdin, password == nil { throw ValidationError("--password-stdin read nothing.") }
             try await reportingErrors {
                 let answer = try await connection.client.post(
-                    "/console-users",
+                    AdminRoutes.consoleUsers.path(),
                     raw: try JSONBody(
                         ConsoleUserCreateBody(email: email, name: name, roles: parsed, password: password)))
                 try connection.print(answer) { answer in
@@ -66,7 +66,7 @@ struct ConsoleUsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/console-users")
+                let answer = try await connection.client.get(AdminRoutes.consoleUsers.path())
                 try connection.print(answer) { answer in
                     var table = TextTable("EMAIL", "STATUS", "ROLES", "NAME")
                     for user in try answer.decode(ConsoleUserList.self).users {
@@ -95,7 +95,7 @@ struct ConsoleUsersCommand: AsyncParsableCommand {
                 name: name, roles: parsed.isEmpty ? nil : parsed, disabled: access.map { $0 == .disable })
             try await reportingErrors {
                 let answer = try await connection.client.patch(
-                    "/console-users/\(email.pathEscaped)", raw: try JSONBody(body))
+                    AdminRoutes.consoleUser.path(email), raw: try JSONBody(body))
                 try connection.print(answer) { answer in
                     ConsoleUsersCommand.lines(try answer.decode(ConsoleUserResource.self))
                 }
@@ -116,7 +116,7 @@ struct ConsoleUsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.post("/console-users/\(email.pathEscaped)/reset-password")
+                let answer = try await connection.client.post(AdminRoutes.resetConsolePassword.path(email))
                 try connection.print(answer) { answer in
                     ConsoleUsersCommand.lines(try answer.decode(ConsoleUserResource.self))
                 }

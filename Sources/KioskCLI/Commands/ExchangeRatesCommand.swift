@@ -15,7 +15,7 @@ struct ExchangeRatesCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/exchange-rates")
+                let answer = try await connection.client.get(AdminRoutes.exchangeRates.path())
                 try connection.print(answer) { answer in
                     let list = try answer.decode(ExchangeRateList.self)
                     var table = TextTable("CURRENCY", "FROM", "USD PER UNIT")
@@ -49,7 +49,7 @@ struct ExchangeRatesCommand: AsyncParsableCommand {
             }
             try await reportingErrors(flags: ["usdPerUnit": "<usd-per-unit>"]) {
                 let answer = try await connection.client.put(
-                    "/exchange-rates/\(currency.pathEscaped)", raw: try JSONBody(body))
+                    AdminRoutes.exchangeRate.path(currency), raw: try JSONBody(body))
                 try connection.print(answer) { answer in
                     let rate = try answer.decode(ExchangeRateResource.self)
                     return [

@@ -30,7 +30,7 @@ struct GroupsCommand: AsyncParsableCommand {
                     return SubscriptionGroupLocalization(locale: parts[0], name: parts[1])
                 }
                 let answer = try await connection.client.post(
-                    "/apps/\(app.pathEscaped)/subscription-groups",
+                    AdminRoutes.subscriptionGroups.path(app),
                     raw: try JSONBody(GroupBody(referenceName: name, localizations: localizations)))
                 try connection.print(answer) { answer in
                     let group = try answer.decode(GroupResource.self)
@@ -47,7 +47,7 @@ struct GroupsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/apps/\(app.pathEscaped)/subscription-groups")
+                let answer = try await connection.client.get(AdminRoutes.subscriptionGroups.path(app))
                 try connection.print(answer) { answer in
                     var table = TextTable("GROUP ID", "REFERENCE NAME", "LOCALIZATIONS")
                     for group in try answer.decode(GroupList.self).subscriptionGroups {
@@ -70,7 +70,7 @@ struct GroupsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.delete(
-                    "/apps/\(app.pathEscaped)/subscription-groups/\(groupId)")
+                    AdminRoutes.subscriptionGroup.path(app, String(groupId)))
                 try connection.print(answer) { _ in ["Deleted subscription group \(groupId)."] }
             }
         }

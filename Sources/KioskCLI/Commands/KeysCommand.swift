@@ -19,7 +19,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.post(
-                    "/apps/\(app.pathEscaped)/keys", raw: try JSONBody(KeyCreateBody(name: name)))
+                    AdminRoutes.keys.path(app), raw: try JSONBody(KeyCreateBody(name: name)))
                 let key = try answer.decode(KeyResource.self)
                 if let output, let privateKey = key.privateKey {
                     try PrivateFile.write(Data(privateKey.utf8), to: output)
@@ -45,7 +45,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/apps/\(app.pathEscaped)/keys")
+                let answer = try await connection.client.get(AdminRoutes.keys.path(app))
                 try connection.print(answer) { answer in
                     let list = try answer.decode(KeyList.self)
                     var table = TextTable("KEY ID", "STATUS", "NAME")
@@ -64,7 +64,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.delete("/apps/\(app.pathEscaped)/keys/\(keyId.pathEscaped)")
+                let answer = try await connection.client.delete(AdminRoutes.key.path(app, keyId))
                 try connection.print(answer) { _ in ["Revoked key \(keyId)."] }
             }
         }

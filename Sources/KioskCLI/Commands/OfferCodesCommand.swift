@@ -31,7 +31,7 @@ struct OfferCodesCommand: AsyncParsableCommand {
                 ]
                 if let tier { body["pricing"] = ["tier": tier, "customPrices": [String: Int]()] }
                 let answer = try await connection.client.post(
-                    "/apps/\(app.pathEscaped)/offer-codes", raw: try JSONBody(body))
+                    AdminRoutes.offerCodes.path(app), raw: try JSONBody(body))
                 try connection.print(answer) { answer in
                     let codes = try answer.decode(OfferCodeList.self).offerCodes
                     return ["Created \(codes.count) offer code(s) for \(product) ('\(name)'):"] + codes.map(\.code)
@@ -49,7 +49,7 @@ struct OfferCodesCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.get(
-                    "/apps/\(app.pathEscaped)/offer-codes", query: product.map { ["productId": $0] } ?? [:])
+                    AdminRoutes.offerCodes.path(app), query: product.map { ["productId": $0] } ?? [:])
                 try connection.print(answer) { answer in
                     var table = TextTable("CODE", "PRODUCT", "NAME", "MODE", "PERIOD", "STATE", "TRANSACTION")
                     for code in try answer.decode(OfferCodeList.self).offerCodes {

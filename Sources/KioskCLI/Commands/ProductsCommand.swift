@@ -90,7 +90,7 @@ struct ProductsCommand: AsyncParsableCommand {
                 body["type"] = type
                 if body["referenceName"] == nil { body["referenceName"] = productId }
                 let answer = try await connection.client.post(
-                    "/apps/\(app.pathEscaped)/products", raw: try JSONBody(body))
+                    AdminRoutes.products.path(app), raw: try JSONBody(body))
                 try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
             }
         }
@@ -105,7 +105,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.get(
-                    "/apps/\(app.pathEscaped)/products", query: includeDeleted ? ["includeDeleted": "true"] : [:])
+                    AdminRoutes.products.path(app), query: includeDeleted ? ["includeDeleted": "true"] : [:])
                 try connection.print(answer) { answer in
                     let products = try answer.decode(ProductList.self).products
                     guard !products.isEmpty else {
@@ -134,7 +134,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.get(
-                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)",
+                    AdminRoutes.product.path(app, productId),
                     query: storefront.map { ["storefront": $0] } ?? [:])
                 try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
             }
@@ -151,7 +151,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(flags: Fields.flagNames) {
                 let client = connection.client
-                let path = "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)"
+                let path = AdminRoutes.product.path(app, productId)
                 let current = try await client.get(path).decode(ProductResource.self)
                 let body = try fields.body(current: current)
                 guard !body.isEmpty else {
@@ -175,7 +175,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.put(
-                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/localizations/\(locale.pathEscaped)",
+                    AdminRoutes.productLocalization.path(app, productId, locale),
                     raw: try JSONBody(LocalizationBody(displayName: displayName, description: description)))
                 try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
             }
@@ -192,7 +192,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.delete(
-                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)")
+                    AdminRoutes.product.path(app, productId))
                 try connection.print(answer) { _ in ["Deleted \(productId). Its id stays reserved forever."] }
             }
         }
@@ -209,7 +209,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.post(
-                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/review",
+                    AdminRoutes.productReview.path(app, productId),
                     raw: try JSONBody(["action": action]))
                 try connection.print(answer) { try ProductsCommand.describe($0.decode(ProductResource.self)) }
             }
@@ -228,7 +228,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.get(
-                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/availability",
+                    AdminRoutes.productAvailability.path(app, productId),
                     query: ["environment": environment, "storefront": storefront])
                 try connection.print(answer) { answer in
                     ProductsCommand.describe(try answer.decode(AvailabilityResource.self))
@@ -246,7 +246,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await connection.client.get(
-                    "/apps/\(app.pathEscaped)/products/\(productId.pathEscaped)/prices")
+                    AdminRoutes.productPrices.path(app, productId))
                 try connection.print(answer) { answer in
                     var table = TextTable("STOREFRONT", "CURRENCY", "PRICE", "SOURCE", "TAX", "PROCEEDS")
                     let prices = try answer.decode(PriceList.self).prices

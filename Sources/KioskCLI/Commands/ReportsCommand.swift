@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskProtocol
 
 /// `kiosk reports …`: App Store Connect's reports, in Apple's formats, from the production store's money events.
 struct ReportsCommand: AsyncParsableCommand {
@@ -34,7 +35,7 @@ struct ReportsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(json: connection.json) {
                 let answer = try await connection.client.get(
-                    "/reports/sales", query: ["frequency": frequency, "date": date])
+                    AdminRoutes.salesReport.path(), query: ["frequency": frequency, "date": date])
                 try ReportsCommand.deliver(answer.body, to: output, named: "the \(frequency) sales report of \(date)")
             }
         }
@@ -55,7 +56,8 @@ struct ReportsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors(json: connection.json) {
-                let answer = try await connection.client.get("/reports/subscription-events", query: ["date": date])
+                let answer = try await connection.client.get(
+                    AdminRoutes.subscriptionEventReport.path(), query: ["date": date])
                 try ReportsCommand.deliver(answer.body, to: output, named: "the subscription event report of \(date)")
             }
         }
@@ -76,7 +78,7 @@ struct ReportsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors(json: connection.json) {
                 let answer = try await connection.client.get(
-                    "/reports/finance", query: ["month": month, "region": region.uppercased()])
+                    AdminRoutes.financeReport.path(), query: ["month": month, "region": region.uppercased()])
                 if let output {
                     try answer.body.write(to: URL(fileURLWithPath: output))
                     print("Wrote the \(region.uppercased()) financial report of \(month) to \(output)")

@@ -17,7 +17,7 @@ struct TaxCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/tax-rules")
+                let answer = try await connection.client.get(AdminRoutes.taxRules.path())
                 try connection.print(answer) { answer in
                     let list = try answer.decode(TaxRuleList.self)
                     var table = TextTable("STOREFRONT", "TAX", "RATE", "SOURCE")
@@ -70,7 +70,7 @@ struct TaxCommand: AsyncParsableCommand {
             }
             try await reportingErrors {
                 let answer = try await connection.client.put(
-                    "/tax-rules/\(storefront.pathEscaped)", raw: try JSONBody(body))
+                    AdminRoutes.taxRule.path(storefront), raw: try JSONBody(body))
                 try connection.print(answer) { answer in
                     let rule = try answer.decode(TaxRule.self)
                     return [

@@ -20,15 +20,15 @@ extension TestCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let client = connection.client.testControls
+                let client = connection.client
                 let answer: AdminClient.Answer
                 if let action {
                     let body = TestClockRequest(
                         action: action, by: action == "advance" ? value.map(TestClockAmount.text) : nil,
                         to: action == "set" ? value.map(TestClockAmount.text) : nil)
-                    answer = try await client.post("/clock", raw: try JSONEncoder().encode(body))
+                    answer = try await client.post(TestControlRoutes.clock.path(), raw: try JSONEncoder().encode(body))
                 } else {
-                    answer = try await client.get("/clock")
+                    answer = try await client.get(TestControlRoutes.clock.path())
                 }
                 try connection.print(answer) { answer in
                     let clock = try answer.decode(TestClockResponse.self)

@@ -18,8 +18,7 @@ struct TestCommand: AsyncParsableCommand {
         @Option(help: "The app's bundle id.") var app: String
         @OptionGroup var connection: ConnectionOptions
 
-        var client: AdminClient { connection.client.testControls }
-        var path: String { "/apps/\(app.pathEscaped)" }
+        var client: AdminClient { connection.client }
     }
 
     struct Buy: AsyncParsableCommand {
@@ -39,7 +38,7 @@ struct TestCommand: AsyncParsableCommand {
                     tester: tester, productId: product, quantity: quantity, promoted: promoted ? true : nil,
                     offerCode: offerCode)
                 let answer = try await options.client.post(
-                    options.path + "/purchases", raw: try JSONEncoder().encode(body))
+                    TestControlRoutes.purchases.path(options.app), raw: try JSONEncoder().encode(body))
                 try options.connection.print(answer) { answer in
                     let entry = try answer.decode(QueueEntry.self)
                     guard let transaction = entry.transaction else {
@@ -70,7 +69,7 @@ struct TestCommand: AsyncParsableCommand {
                 var query: [String: String] = [:]
                 if let tester { query["tester"] = tester }
                 if let state { query["state"] = state }
-                let answer = try await options.client.get(options.path + "/payments", query: query)
+                let answer = try await options.client.get(TestControlRoutes.payments.path(options.app), query: query)
                 try options.connection.print(answer) { answer in
                     var table = TextTable("PAYMENT", "TESTER", "PRODUCT", "QTY", "STATE", "TRANSACTION")
                     for payment in try answer.decode(TestPaymentsResponse.self).payments {
@@ -91,7 +90,8 @@ struct TestCommand: AsyncParsableCommand {
         try await command.reportingErrors {
             let payment = try await command.choice.payment(
                 in: options, waiting: decision == "resolve" ? "interrupted" : "deferred")
-            let answer = try await options.client.post(options.path + "/payments/\(payment.pathEscaped)/\(decision)")
+            let answer = try await options.client.post(
+                TestControlRoutes.paymentDecision.path(options.app, payment, decision))
             try options.connection.print(answer) { answer in
                 let entry = try answer.decode(QueueEntry.self)
                 guard let transaction = entry.transaction else {
@@ -121,7 +121,7 @@ struct TestCommand: AsyncParsableCommand {
                 return id
             case (nil, let tester?):
                 let answer = try await options.client.get(
-                    options.path + "/payments", query: ["tester": tester, "state": waiting])
+                    TestControlRoutes.payments.path(options.app), query: ["tester": tester, "state": waiting])
                 let payments = try answer.decode(TestPaymentsResponse.self).payments
                 guard payments.count == 1, let payment = payments.first else {
                     let listed = payments.map { "\($0.paymentId.uuidString.lowercased()) (\($0.productId))" }
@@ -171,7 +171,8 @@ struct TestCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await options.client.get(options.path + "/transactions", query: ["tester": tester])
+                let answer = try await options.client.get(
+                    TestControlRoutes.transactions.path(options.app), query: ["tester": tester])
                 try options.connection.print(answer) { answer in
                     var table = TextTable("TRANSACTION", "PRODUCT", "QTY", "PRICE", "FINISHED")
                     for transaction in try answer.decode(TestTransactionsResponse.self).transactions {
@@ -194,7 +195,8 @@ struct TestCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await options.client.delete(options.path + "/transactions", query: ["tester": tester])
+                let answer = try await options.client.delete(
+                    TestControlRoutes.transactions.path(options.app), query: ["tester": tester])
                 try options.connection.print(answer) { answer in
                     ["Deleted \(try answer.decode(TestDeletedResponse.self).deleted) transaction(s) of \(tester)."]
                 }
@@ -211,7 +213,7 @@ struct TestCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await options.client.delete(
-                    options.path + "/transactions/\(transactionId.pathEscaped)")
+                    TestControlRoutes.transaction.path(options.app, transactionId))
                 try options.connection.print(answer) { _ in ["Deleted transaction \(transactionId)."] }
             }
         }
@@ -233,7 +235,7 @@ struct TestCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let body = TestFailureRequest(api: api, count: count, error: error)
                 let answer = try await options.client.put(
-                    options.path + "/failures", raw: try JSONEncoder().encode(body))
+                    TestControlRoutes.failures.path(options.app), raw: try JSONEncoder().encode(body))
                 try options.connection.print(answer) { _ in
                     [
                         count == 0
@@ -253,7 +255,7 @@ struct TestCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await options.client.get(options.path + "/failures")
+                let answer = try await options.client.get(TestControlRoutes.failures.path(options.app))
                 try options.connection.print(answer) { answer in
                     var table = TextTable("API", "REMAINING", "ERROR")
                     for failure in try answer.decode(TestFailureResponse.self).failures {
@@ -276,7 +278,7 @@ struct TestCommand: AsyncParsableCommand {
             try await reportingErrors {
                 var query = ["tester": tester]
                 if let deviceId { query["deviceId"] = deviceId }
-                let answer = try await options.client.get(options.path + "/receipt", query: query)
+                let answer = try await options.client.get(TestControlRoutes.receipt.path(options.app), query: query)
                 try options.connection.print(answer) { [try $0.decode(ReceiptResponse.self).receipt] }
             }
         }

@@ -73,7 +73,7 @@ extension TestCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await options.client.get(
-                    options.path + "/notifications", query: ["environment": environment])
+                    TestControlRoutes.notifications.path(options.app), query: ["environment": environment])
                 try options.connection.print(answer) { answer in
                     let listed = try answer.decode(TestNotificationsResponse.self).notifications
                     if listed.isEmpty { return ["No \(environment) notifications."] }
@@ -106,7 +106,7 @@ extension TestCommand {
         func run() async throws {
             try await reportingErrors {
                 let answer = try await options.client.post(
-                    options.path + "/notifications/\(uuid.pathEscaped)/resend")
+                    TestControlRoutes.resendNotification.path(options.app, uuid))
                 try options.connection.print(answer) { answer in
                     let notification = try answer.decode(TestNotificationInfo.self)
                     return [
@@ -146,7 +146,8 @@ extension TestCommand {
             case (let id?, nil, nil):
                 return id
             case (nil, let tester?, let product?):
-                let answer = try await options.client.get(options.path + "/transactions", query: ["tester": tester])
+                let answer = try await options.client.get(
+                    TestControlRoutes.transactions.path(options.app), query: ["tester": tester])
                 let latest = try answer.decode(TestTransactionsResponse.self).transactions
                     .filter { $0.productId == product }
                     .max {
@@ -177,7 +178,7 @@ private func revise(_ command: some TransactionControl, _ action: String, body: 
     try await command.reportingErrors {
         let transactionId = try await command.choice.transactionId(in: options)
         let answer = try await options.client.post(
-            options.path + "/transactions/\(transactionId.pathEscaped)/\(action)",
+            TestControlRoutes.transactionAction.path(options.app, transactionId, action),
             raw: try body.map { try JSONEncoder().encode($0) } ?? Data("{}".utf8))
         try options.connection.print(answer) { answer in
             let revised = try answer.decode(TestRevocationResponse.self)

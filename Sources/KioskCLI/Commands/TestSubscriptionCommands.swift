@@ -13,7 +13,7 @@ extension TestCommand {
     static func control(_ action: String, productId: String? = nil, options: SubscriptionOptions) async throws {
         try await options.reportingErrors {
             let answer = try await options.app.client.post(
-                options.app.path + "/subscriptions/\(options.transaction.pathEscaped)",
+                TestControlRoutes.subscription.path(options.app.app, options.transaction),
                 raw: try JSONEncoder().encode(TestSubscriptionRequest(action: action, productId: productId)))
             try options.app.connection.print(answer) { answer in
                 let subscription = try answer.decode(TestSubscriptionInfo.self)
@@ -98,7 +98,8 @@ extension TestCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await options.client.get(options.path + "/subscriptions", query: ["tester": tester])
+                let answer = try await options.client.get(
+                    TestControlRoutes.subscriptions.path(options.app), query: ["tester": tester])
                 try options.connection.print(answer) { answer in
                     var table = TextTable("ORIGINAL", "PRODUCT", "STATE", "AUTO-RENEW", "EXPIRES", "RENEWALS")
                     for subscription in try answer.decode(TestSubscriptionsResponse.self).subscriptions {
@@ -202,9 +203,10 @@ extension TestCommand {
                             message: "'\(days)' is not a grace period.", field: "days", fix: "Use 3, 16, 28 or off.")
                     }
                     answer = try await options.client.put(
-                        options.path + "/grace-period", raw: try JSONEncoder().encode(TestGracePeriod(days: Int(days))))
+                        TestControlRoutes.gracePeriod.path(options.app),
+                        raw: try JSONEncoder().encode(TestGracePeriod(days: Int(days))))
                 } else {
-                    answer = try await options.client.get(options.path + "/grace-period")
+                    answer = try await options.client.get(TestControlRoutes.gracePeriod.path(options.app))
                 }
                 try options.connection.print(answer) { answer in
                     let days = try answer.decode(TestGracePeriod.self).days

@@ -50,7 +50,7 @@ struct TestersCommand: AsyncParsableCommand {
                 var body = settings.fields
                 body["email"] = email
                 body["password"] = password
-                let answer = try await connection.client.post("/testers", raw: try JSONBody(body))
+                let answer = try await connection.client.post(AdminRoutes.testers.path(), raw: try JSONBody(body))
                 try connection.print(answer) { try TestersCommand.describe($0.decode(TesterResource.self)) }
             }
         }
@@ -62,7 +62,7 @@ struct TestersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/testers")
+                let answer = try await connection.client.get(AdminRoutes.testers.path())
                 try connection.print(answer) { answer in
                     var table = TextTable("EMAIL", "STOREFRONT", "ASK TO BUY", "INTERRUPT", "RENEWAL RATE")
                     for tester in try answer.decode(TesterList.self).testers {
@@ -83,7 +83,7 @@ struct TestersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.get("/testers/\(email.pathEscaped)")
+                let answer = try await connection.client.get(AdminRoutes.tester.path(email))
                 try connection.print(answer) { try TestersCommand.describe($0.decode(TesterResource.self)) }
             }
         }
@@ -103,7 +103,7 @@ struct TestersCommand: AsyncParsableCommand {
                 guard !body.isEmpty else {
                     throw CLIError(message: "Nothing to change.", fix: "See `kiosk testers update --help`.")
                 }
-                let answer = try await connection.client.patch("/testers/\(email.pathEscaped)", raw: try JSONBody(body))
+                let answer = try await connection.client.patch(AdminRoutes.tester.path(email), raw: try JSONBody(body))
                 try connection.print(answer) { try TestersCommand.describe($0.decode(TesterResource.self)) }
             }
         }
@@ -116,7 +116,7 @@ struct TestersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.delete("/testers/\(email.pathEscaped)")
+                let answer = try await connection.client.delete(AdminRoutes.tester.path(email))
                 try connection.print(answer) { _ in ["Deleted tester \(email)."] }
             }
         }
@@ -130,7 +130,7 @@ struct TestersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let answer = try await connection.client.post("/testers/\(email.pathEscaped)/clear-purchase-history")
+                let answer = try await connection.client.post(AdminRoutes.clearPurchaseHistory.path(email))
                 try connection.print(answer) { _ in ["Cleared the purchase history of \(email)."] }
             }
         }

@@ -51,20 +51,21 @@ public enum MerchantSetup {
         admin: StoreAdmin, bundleId: String, products: [MerchantConfiguration.ProductSettings]?, directory: URL,
         notificationURL: String?, tlsRoots: [Certificate]
     ) async throws -> MerchantConfiguration {
-        var app: AppResource = try await admin.call(.GET, "/admin/v1/apps/\(bundleId)")
+        var app: AppResource = try await admin.call(.GET, AdminRoutes.app.path(bundleId))
         if app.sharedSecret == nil {
-            app = try await admin.call(.POST, "/admin/v1/apps/\(bundleId)/shared-secret")
+            app = try await admin.call(.POST, AdminRoutes.sharedSecret.path(bundleId))
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var roots: [String: [String]] = [:]
         for environment in StoreEnvironment.allCases {
             let file = "kiosk-\(environment.rawValue)-root.pem"
-            let pem = try await admin.text(.GET, "/admin/v1/certificates/\(environment.rawValue)/root?format=pem")
+            let pem = try await admin.text(
+                .GET, AdminRoutes.rootCertificate.path(environment.rawValue, query: ["format": "pem"]))
             try Data(pem.utf8).write(to: directory.appendingPathComponent(file), options: .atomic)
             roots[environment.appleName] = [file]
         }
         let key: KeyResource = try await admin.call(
-            .POST, "/admin/v1/apps/\(bundleId)/keys", body: ["name": "Merchant server"])
+            .POST, AdminRoutes.keys.path(bundleId), body: ["name": "Merchant server"])
         guard let issuerId = key.issuerId, let privateKey = key.privateKey else {
             throw StoreAdmin.unexpected("the new key has no issuerId or privateKey")
         }
@@ -82,13 +83,13 @@ public enum MerchantSetup {
         }
         if let notificationURL {
             let _: AppResource = try await admin.call(
-                .PATCH, "/admin/v1/apps/\(bundleId)",
+                .PATCH, AdminRoutes.app.path(bundleId),
                 body: ["sandboxNotificationURLs": [notificationURL], "productionNotificationURLs": [notificationURL]])
         }
         var settings = products
         if settings == nil {
-            let catalog: ProductList = try await admin.call(.GET, "/admin/v1/apps/\(bundleId)/products")
-            let groups: GroupList = try await admin.call(.GET, "/admin/v1/apps/\(bundleId)/subscription-groups")
+            let catalog: ProductList = try await admin.call(.GET, AdminRoutes.products.path(bundleId))
+            let groups: GroupList = try await admin.call(.GET, AdminRoutes.subscriptionGroups.path(bundleId))
             let groupNames = Dictionary(
                 groups.subscriptionGroups.map { ($0.groupId, $0.referenceName) },
                 uniquingKeysWith: { first, _ in first })

@@ -11,26 +11,29 @@ struct AccountsController {
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
         addRoutes(
-            to: group, path: "testers", environment: .sandbox, body: TesterBody.self, resource: TesterResource.init,
+            to: group, routes: (AdminRoutes.testers, AdminRoutes.tester), environment: .sandbox, body: TesterBody.self,
+            resource: TesterResource.init,
             list: TesterList.init(testers:), noun: ("A tester's", "tester"))
         addRoutes(
-            to: group, path: "accounts", environment: .production, body: AccountBody.self,
+            to: group, routes: (AdminRoutes.accounts, AdminRoutes.account), environment: .production,
+            body: AccountBody.self,
             resource: AccountResource.init, list: AccountList.init(accounts:), noun: ("An account's", "account"))
-        group.post("testers/:email/clear-purchase-history") { _, context in
+        group.post(AdminRoutes.clearPurchaseHistory.routerPath) { _, context in
             TesterResource(try await accounts.clearPurchaseHistory(email: try context.parameters.require("email")))
         }
     }
 
     private func addRoutes<Body: AccountRequestBody, Resource: ResponseEncodable, List: ResponseEncodable>(
-        to group: RouterGroup<KioskRequestContext>, path: String, environment: StoreEnvironment, body: Body.Type,
+        to group: RouterGroup<KioskRequestContext>, routes: (list: KioskRoute, one: KioskRoute),
+        environment: StoreEnvironment, body: Body.Type,
         resource: @escaping @Sendable (Account) -> Resource, list: @escaping @Sendable ([Resource]) -> List,
         noun: (possessive: String, name: String)
     ) {
         let accounts = accounts
-        group.get(RouterPath(stringLiteral: path)) { _, _ in
+        group.get(routes.list.routerPath) { _, _ in
             list(try await accounts.accounts(environment).map(resource))
         }
-        group.post(RouterPath(stringLiteral: path)) { request, context in
+        group.post(routes.list.routerPath) { request, context in
             let body = try await request.decodeJSON(as: Body.self, context: context)
             guard let email = body.email else {
                 throw KioskError(.missingField, "The field 'email' is required.", field: "email", fix: "Add 'email'.")
@@ -38,10 +41,10 @@ struct AccountsController {
             let account = try await accounts.createAccount(environment, email: email, changes: body.changes)
             return EditedResponse(status: .created, response: resource(account))
         }
-        group.get(RouterPath(stringLiteral: path + "/:email")) { _, context in
+        group.get(routes.one.routerPath) { _, context in
             resource(try await accounts.account(environment, email: try context.parameters.require("email")))
         }
-        group.patch(RouterPath(stringLiteral: path + "/:email")) { request, context in
+        group.patch(routes.one.routerPath) { request, context in
             let body = try await request.decodeJSON(as: Body.self, context: context)
             let email = try context.parameters.require("email")
             if let newEmail = body.email, newEmail.lowercased() != email.lowercased() {
@@ -51,7 +54,7 @@ struct AccountsController {
             }
             return resource(try await accounts.updateAccount(environment, email: email, changes: body.changes))
         }
-        group.delete(RouterPath(stringLiteral: path + "/:email")) { _, context in
+        group.delete(routes.one.routerPath) { _, context in
             try await accounts.deleteAccount(environment, email: try context.parameters.require("email"))
             return Response(status: .noContent)
         }

@@ -57,3 +57,13 @@ extension Request {
         return environment
     }
 }
+
+extension KioskRoute {
+    /// The route as the router registers it, under its API's group (``KioskRoute/API/routerGroup``).
+    var routerPath: RouterPath { RouterPath(pattern) }
+}
+
+extension KioskRoute.API {
+    /// The API's base as a router group's path: `admin/v1`.
+    var routerGroup: RouterPath { RouterPath(String(rawValue.dropFirst())) }
+}

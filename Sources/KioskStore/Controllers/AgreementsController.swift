@@ -10,18 +10,18 @@ struct AgreementsController {
     let catalog: CatalogService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.get("agreements/paid-apps") { _, _ in
+        group.get(AdminRoutes.paidAppsAgreement.routerPath) { _, _ in
             Self.resource(try await catalog.agreement())
         }
-        group.put("agreements/paid-apps") { request, context in
+        group.put(AdminRoutes.paidAppsAgreement.routerPath) { request, context in
             let body = try await request.decodeJSON(as: AgreementBody.self, context: context)
             return Self.resource(try await catalog.setAgreement(body.status))
         }
-        group.patch("agreements/paid-apps") { request, context in
+        group.patch(AdminRoutes.paidAppsAgreement.routerPath) { request, context in
             let body = try await request.decodeJSON(as: AgreementDetailsBody.self, context: context)
             return Self.resource(try await catalog.updateAgreement(body))
         }
-        group.post("agreements/paid-apps/accept") { request, context in
+        group.post(AdminRoutes.acceptPaidAppsAgreement.routerPath) { request, context in
             let body =
                 try await request.optionalJSON(as: AgreementDetailsBody.self, context: context)
                 ?? AgreementDetailsBody()

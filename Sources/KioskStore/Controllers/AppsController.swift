@@ -9,18 +9,18 @@ struct AppsController {
     let catalog: CatalogService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.get("apps") { _, _ in
+        group.get(AdminRoutes.apps.routerPath) { _, _ in
             AppList(apps: try await catalog.apps().map(AppResource.init))
         }
-        group.post("apps") { request, context in
+        group.post(AdminRoutes.apps.routerPath) { request, context in
             let body = try await request.decodeJSON(as: AppCreateBody.self, context: context)
             let app = try await catalog.createApp(bundleId: body.bundleId, name: body.name)
             return EditedResponse(status: .created, response: AppResource(app))
         }
-        group.get("apps/:bundleId") { _, context in
+        group.get(AdminRoutes.app.routerPath) { _, context in
             AppResource(try await catalog.app(bundleId: try context.parameters.require("bundleId")))
         }
-        group.patch("apps/:bundleId") { request, context in
+        group.patch(AdminRoutes.app.routerPath) { request, context in
             let body = try await request.decodeJSON(as: AppUpdateBody.self, context: context)
             return AppResource(
                 try await catalog.updateApp(
@@ -29,16 +29,16 @@ struct AppsController {
                     sandboxNotificationURLs: body.sandboxNotificationURLs,
                     sandboxNotificationRetries: body.sandboxNotificationRetries))
         }
-        group.post("apps/:bundleId/shared-secret") { _, context in
+        group.post(AdminRoutes.sharedSecret.routerPath) { _, context in
             AppResource(try await catalog.regenerateSharedSecret(bundleId: try context.parameters.require("bundleId")))
         }
-        group.get("apps/:bundleId/keys") { _, context in
+        group.get(AdminRoutes.keys.routerPath) { _, context in
             let bundleId = try context.parameters.require("bundleId")
             return KeyList(
                 issuerId: try await catalog.issuerId(),
                 keys: try await catalog.keys(bundleId: bundleId).map { KeyResource($0, bundleId: bundleId) })
         }
-        group.post("apps/:bundleId/keys") { request, context in
+        group.post(AdminRoutes.keys.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let body = try await request.optionalJSON(as: KeyCreateBody.self, context: context)
             let created = try await catalog.createKey(bundleId: bundleId, name: body?.name)
@@ -47,7 +47,7 @@ struct AppsController {
                 response: KeyResource(
                     created.key, bundleId: bundleId, issuerId: created.issuerId, privateKey: created.privateKeyPEM))
         }
-        group.delete("apps/:bundleId/keys/:keyId") { _, context in
+        group.delete(AdminRoutes.key.routerPath) { _, context in
             let bundleId = try context.parameters.require("bundleId")
             return KeyResource(
                 try await catalog.revokeKey(bundleId: bundleId, keyId: try context.parameters.require("keyId")),

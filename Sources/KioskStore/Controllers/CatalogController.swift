@@ -14,7 +14,7 @@ struct CatalogController {
     }
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.get("apps/:bundleId/catalog") { request, context in
+        group.get(AdminRoutes.catalog.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let format = try Self.format(request.uri.queryParameters.get("format")) ?? .json
             var headers = HTTPFields()
@@ -34,7 +34,7 @@ struct CatalogController {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         let imports = group.group().add(middleware: BodyLimitMiddleware(StoreBodyLimits.catalogImport))
-        imports.post("apps/:bundleId/catalog") { request, context in
+        imports.post(AdminRoutes.catalog.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let data = try await request.collectBody(context: context)
             let app = try await catalog.app(bundleId: bundleId)

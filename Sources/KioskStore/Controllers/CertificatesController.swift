@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import KioskProtocol
 import KioskSigning
 
 /// `/admin/v1/certificates` and `/admin/v1/apps/{bundleId}/signed-test-notification`: the roots merchants must
@@ -13,7 +14,7 @@ struct CertificatesController {
     let clock: any KioskClock
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.get("certificates/:environment/root") { request, context in
+        group.get(AdminRoutes.rootCertificate.routerPath) { request, context in
             let environment = try request.environment(context.parameters.get("environment"))
             let identity = signing.identity(environment)
             var headers = HTTPFields()
@@ -33,20 +34,20 @@ struct CertificatesController {
             }
         }
         // Revokes the leaf or intermediate; the OCSP responder answers `revoked` from then on. Idempotent.
-        group.post("certificates/:environment/revocations") { request, context in
+        group.post(AdminRoutes.certificateRevocations.routerPath) { request, context in
             let environment = try request.environment(context.parameters.get("environment"))
             let body = try await request.decodeJSON(as: RevocationBody.self, context: context)
             let (revocation, created) = try await status.revoke(
                 body.certificate, environment: environment, reason: body.reason)
             return EditedResponse(status: created ? .created : .ok, response: RevocationResource(revocation))
         }
-        group.get("certificates/:environment/revocations") { request, context in
+        group.get(AdminRoutes.certificateRevocations.routerPath) { request, context in
             let environment = try request.environment(context.parameters.get("environment"))
             return RevocationList(
                 revocations: try await status.revocations(environment: environment).map(RevocationResource.init))
         }
         // A signed TEST notification, as Apple's "Request a Test Notification" makes; nothing is delivered.
-        group.post("apps/:bundleId/signed-test-notification") { request, context in
+        group.post(AdminRoutes.signedTestNotification.routerPath) { request, context in
             let environment = try request.environment(request.uri.queryParameters.get("environment"))
             let app = try await catalog.app(bundleId: try context.parameters.require("bundleId"))
             let payload = TestNotificationPayload(

@@ -9,12 +9,12 @@ struct GroupsController {
     let catalog: CatalogService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.get("apps/:bundleId/subscription-groups") { _, context in
+        group.get(AdminRoutes.subscriptionGroups.routerPath) { _, context in
             GroupList(
                 subscriptionGroups: try await catalog.groups(bundleId: try context.parameters.require("bundleId")).map(
                     GroupResource.init))
         }
-        group.post("apps/:bundleId/subscription-groups") { request, context in
+        group.post(AdminRoutes.subscriptionGroups.routerPath) { request, context in
             let body = try await request.decodeJSON(as: GroupBody.self, context: context)
             guard let referenceName = body.referenceName else {
                 throw KioskError(
@@ -26,13 +26,13 @@ struct GroupsController {
                 localizations: body.localizations ?? [])
             return EditedResponse(status: .created, response: GroupResource(created))
         }
-        group.get("apps/:bundleId/subscription-groups/:groupId") { _, context in
+        group.get(AdminRoutes.subscriptionGroup.routerPath) { _, context in
             GroupResource(
                 try await catalog.group(
                     bundleId: try context.parameters.require("bundleId"),
                     id: try context.parameters.require("groupId", as: Int64.self)))
         }
-        group.patch("apps/:bundleId/subscription-groups/:groupId") { request, context in
+        group.patch(AdminRoutes.subscriptionGroup.routerPath) { request, context in
             let body = try await request.decodeJSON(as: GroupBody.self, context: context)
             return GroupResource(
                 try await catalog.updateGroup(
@@ -40,7 +40,7 @@ struct GroupsController {
                     id: try context.parameters.require("groupId", as: Int64.self), referenceName: body.referenceName,
                     localizations: body.localizations))
         }
-        group.delete("apps/:bundleId/subscription-groups/:groupId") { _, context in
+        group.delete(AdminRoutes.subscriptionGroup.routerPath) { _, context in
             try await catalog.deleteGroup(
                 bundleId: try context.parameters.require("bundleId"),
                 id: try context.parameters.require("groupId", as: Int64.self))

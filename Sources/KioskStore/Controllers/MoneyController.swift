@@ -13,22 +13,22 @@ struct MoneyController {
     static let longestSpan: TimeInterval = 366 * 86_400
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.get("tax-rules") { _, _ in
+        group.get(AdminRoutes.taxRules.routerPath) { _, _ in
             let rules = try await money.taxRules()
             return TaxRuleList(inForce: rules.inForce, configured: rules.configured)
         }
-        group.put("tax-rules/:storefront") { request, context in
+        group.put(AdminRoutes.taxRule.routerPath) { request, context in
             let body = try await request.decodeJSON(as: TaxRuleBody.self, context: context)
             return try await money.setTaxRule(
                 storefront: try context.parameters.require("storefront").uppercased(),
                 pricesIncludeTax: body.pricesIncludeTax, rateBasisPoints: body.rateBasisPoints,
                 effectiveFrom: body.effectiveFrom)
         }
-        group.put("agreements/small-business") { request, context in
+        group.put(AdminRoutes.smallBusinessProgram.routerPath) { request, context in
             let body = try await request.decodeJSON(as: SmallBusinessBody.self, context: context)
             return AgreementsController.resource(try await money.setSmallBusinessProgram(since: body.since))
         }
-        group.get("reports/sales") { request, _ in
+        group.get(AdminRoutes.salesReport.routerPath) { request, _ in
             let query = request.uri.queryParameters
             let frequencyText = query.get("frequency") ?? ReportFrequency.daily.rawValue
             guard let frequency = ReportFrequency(rawValue: frequencyText.uppercased()) else {
@@ -39,30 +39,30 @@ struct MoneyController {
             return Self.tabSeparated(
                 try await money.salesReport(frequency: frequency, date: query.get("date") ?? ""))
         }
-        group.get("reports/subscription-events") { request, _ in
+        group.get(AdminRoutes.subscriptionEventReport.routerPath) { request, _ in
             Self.tabSeparated(
                 try await money.subscriptionEventReport(date: request.uri.queryParameters.get("date") ?? ""))
         }
-        group.get("reports/finance") { request, _ in
+        group.get(AdminRoutes.financeReport.routerPath) { request, _ in
             let query = request.uri.queryParameters
             let report = try await money.financialReport(
                 month: query.get("month") ?? "",
                 region: (query.get("region") ?? FinancialReport.allRegions).uppercased())
             return Self.tabSeparated(report)
         }
-        group.get("exchange-rates") { _, _ in
+        group.get(AdminRoutes.exchangeRates.routerPath) { _, _ in
             ExchangeRateList(
                 reportingCurrency: ExchangeRate.reportingCurrency,
                 rates: try await money.exchangeRates().map(ExchangeRateResource.init))
         }
-        group.put("exchange-rates/:currency") { request, context in
+        group.put(AdminRoutes.exchangeRate.routerPath) { request, context in
             let body = try await request.decodeJSON(as: ExchangeRateBody.self, context: context)
             return ExchangeRateResource(
                 try await money.setExchangeRate(
                     currency: try context.parameters.require("currency"), usdPerUnit: body.usdPerUnit,
                     effectiveFrom: body.effectiveFrom))
         }
-        group.get("money/series") { request, _ in
+        group.get(AdminRoutes.moneySeries.routerPath) { request, _ in
             let query = request.uri.queryParameters
             let (environment, from, to) = try Self.span(of: request)
             let byText = query.get("by") ?? MoneySeries.Grouping.day.rawValue
@@ -73,7 +73,7 @@ struct MoneyController {
             }
             return try await money.moneySeries(environment: environment, from: from, to: to, by: grouping)
         }
-        group.get("money/events") { request, _ in
+        group.get(AdminRoutes.moneyEvents.routerPath) { request, _ in
             let (environment, from, to) = try Self.span(of: request)
             return MoneyEventList(
                 environment: environment, from: from, to: to,

@@ -10,7 +10,7 @@ struct OfferCodesController {
     let catalog: CatalogService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.post("apps/:bundleId/offer-codes") { request, context in
+        group.post(AdminRoutes.offerCodes.routerPath) { request, context in
             let body = try await request.decodeJSON(as: OfferCodesCreateBody.self, context: context)
             let codes = try await catalog.createOfferCodes(
                 bundleId: try context.parameters.require("bundleId"),
@@ -22,7 +22,7 @@ struct OfferCodesController {
             return EditedResponse(
                 status: .created, response: OfferCodeList(offerCodes: codes.map(OfferCodeResource.init)))
         }
-        group.get("apps/:bundleId/offer-codes") { request, context in
+        group.get(AdminRoutes.offerCodes.routerPath) { request, context in
             OfferCodeList(
                 offerCodes: try await catalog.offerCodes(
                     bundleId: try context.parameters.require("bundleId"),

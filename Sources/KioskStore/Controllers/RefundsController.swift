@@ -11,7 +11,7 @@ struct RefundsController {
     let refunds: RefundService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.post("apps/:bundleId/transactions/:transactionId/refund") { request, context in
+        group.post(AdminRoutes.refund.routerPath) { request, context in
             let body = try await request.decodeJSON(as: RefundRequest.self, context: context)
             return try JSONAnswer.response(
                 try await refunds.refund(
@@ -19,7 +19,7 @@ struct RefundsController {
                     transactionId: try context.parameters.require("transactionId", as: Int64.self), body,
                     environment: .production))
         }
-        group.post("apps/:bundleId/transactions/:transactionId/reverse-refund") { _, context in
+        group.post(AdminRoutes.reverseRefund.routerPath) { _, context in
             try JSONAnswer.response(
                 try await refunds.reverseRefund(
                     bundleId: try context.parameters.require("bundleId"),

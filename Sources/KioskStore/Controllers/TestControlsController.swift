@@ -4,19 +4,19 @@ import KioskCore
 import KioskHTTP
 import KioskProtocol
 
-/// `/sandbox/test/v1/apps/{bundleId}/…`: the sandbox test controls (`TestControlPaths`), admin token only.
+/// `/sandbox/test/v1/apps/{bundleId}/…`: the sandbox test controls (`TestControlRoutes`), admin token only.
 /// Production has no such routes.
 struct TestControlsController {
     let testControls: TestControlsService
     let refunds: RefundService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.post("apps/:bundleId/purchases") { request, context in
+        group.post(TestControlRoutes.purchases.routerPath) { request, context in
             let body = try await request.decodeJSON(as: TestPurchaseRequest.self, context: context)
             let entry = try await testControls.purchase(bundleId: try context.parameters.require("bundleId"), body)
             return try JSONAnswer.response(entry, status: .created)
         }
-        group.get("apps/:bundleId/payments") { request, context in
+        group.get(TestControlRoutes.payments.routerPath) { request, context in
             let state = try request.uri.queryParameters["state"].map { text in
                 guard let state = PaymentState(rawValue: String(text)) else {
                     throw KioskError(
@@ -30,7 +30,7 @@ struct TestControlsController {
                     bundleId: try context.parameters.require("bundleId"),
                     tester: request.uri.queryParameters["tester"].map(String.init), state: state))
         }
-        group.post("apps/:bundleId/payments/:paymentId/:decision") { _, context in
+        group.post(TestControlRoutes.paymentDecision.routerPath) { _, context in
             let decisionText = try context.parameters.require("decision")
             guard let decision = TestControlsService.Decision(rawValue: decisionText) else {
                 throw KioskError(
@@ -42,23 +42,23 @@ struct TestControlsController {
                     bundleId: try context.parameters.require("bundleId"),
                     paymentId: try context.parameters.require("paymentId", as: UUID.self), decision))
         }
-        group.get("apps/:bundleId/transactions") { request, context in
+        group.get(TestControlRoutes.transactions.routerPath) { request, context in
             try JSONAnswer.response(
                 try await testControls.transactions(
                     bundleId: try context.parameters.require("bundleId"), tester: try Self.tester(of: request)))
         }
-        group.delete("apps/:bundleId/transactions") { request, context in
+        group.delete(TestControlRoutes.transactions.routerPath) { request, context in
             try JSONAnswer.response(
                 try await testControls.clearTransactions(
                     bundleId: try context.parameters.require("bundleId"), tester: try Self.tester(of: request)))
         }
-        group.delete("apps/:bundleId/transactions/:transactionId") { _, context in
+        group.delete(TestControlRoutes.transaction.routerPath) { _, context in
             try JSONAnswer.response(
                 try await testControls.deleteTransaction(
                     bundleId: try context.parameters.require("bundleId"),
                     transactionId: try context.parameters.require("transactionId", as: Int64.self)))
         }
-        group.get("apps/:bundleId/receipt") { request, context in
+        group.get(TestControlRoutes.receipt.routerPath) { request, context in
             let deviceId = try request.uri.queryParameters["deviceId"].map { text in
                 guard let id = UUID(uuidString: String(text)) else {
                     throw KioskError(
@@ -72,16 +72,16 @@ struct TestControlsController {
                     bundleId: try context.parameters.require("bundleId"), tester: try Self.tester(of: request),
                     deviceId: deviceId))
         }
-        group.get("apps/:bundleId/failures") { _, context in
+        group.get(TestControlRoutes.failures.routerPath) { _, context in
             try JSONAnswer.response(
                 try await testControls.failures(bundleId: try context.parameters.require("bundleId")))
         }
-        group.put("apps/:bundleId/failures") { request, context in
+        group.put(TestControlRoutes.failures.routerPath) { request, context in
             let body = try await request.decodeJSON(as: TestFailureRequest.self, context: context)
             return try JSONAnswer.response(
                 try await testControls.setFailure(bundleId: try context.parameters.require("bundleId"), body))
         }
-        group.get("apps/:bundleId/transactions/:transactionId/consumption") { _, context in
+        group.get(TestControlRoutes.consumption.routerPath) { _, context in
             try JSONAnswer.response(
                 try await refunds.consumptionReport(
                     bundleId: try context.parameters.require("bundleId"),
@@ -94,7 +94,7 @@ struct TestControlsController {
     /// Refunds and revocations of a transaction (`RefundTestPaths`): one route whose last segment names the action,
     /// as the contract describes it.
     func addRefundRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.post("apps/:bundleId/transactions/:transactionId/:action") { request, context in
+        group.post(TestControlRoutes.transactionAction.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let transactionId = try context.parameters.require("transactionId", as: Int64.self)
             switch context.parameters.get("action") ?? "" {
@@ -126,7 +126,7 @@ struct TestControlsController {
     /// An app's notifications, in either environment, and their replay.
     func addNotificationRoutes(to group: RouterGroup<KioskRequestContext>) {
         let notifications = testControls.context.notifications
-        group.get("apps/:bundleId/notifications") { request, context in
+        group.get(TestControlRoutes.notifications.routerPath) { request, context in
             let environment = try request.uri.queryParameters["environment"].map { text in
                 guard let environment = StoreEnvironment(rawValue: String(text)) else {
                     throw KioskError(
@@ -139,7 +139,7 @@ struct TestControlsController {
                 try await notifications.notifications(
                     bundleId: try context.parameters.require("bundleId"), environment: environment ?? .sandbox))
         }
-        group.post("apps/:bundleId/notifications/:notificationUUID/resend") { _, context in
+        group.post(TestControlRoutes.resendNotification.routerPath) { _, context in
             try JSONAnswer.response(
                 try await notifications.resend(
                     bundleId: try context.parameters.require("bundleId"),
