@@ -1,6 +1,8 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskTesting
+import Logging
 import Testing
 
 /// Console users: people who sign in with their own email and password, whose roles decide what they may read and
@@ -138,6 +140,37 @@ import Testing
 
     /// An Admin cannot lock themselves out; another Admin's reset gives a new temporary password and ends the
     /// person's sessions.
+    /// When the store cannot read its console users (its database fails under it), signing in answers the
+    /// store's failure, never "the email or the password is not right", and counts as no attempt: after more
+    /// failed reads than password checks may run at once, the same person signs in as soon as the store recovers.
+    @Test func aDatabaseFailureAtSignInIsTheStoresFailureNotAWrongPassword() async throws {
+        try await withTestStore { store in
+            let created = try await store.request(
+                .POST, "/admin/v1/console-users",
+                json: ["email": "dev@example.com", "name": "Dev", "roles": ["DEVELOPER"], "password": "long-enough-1"])
+            #expect(created.status == 201, "\(created.text)")
+            let dev = Visitor(store)
+            // A second connection to the store's database file, as an operator's would be.
+            let elsewhere = try await DatabaseOpener.open(
+                url: "sqlite://" + store.dataDirectory.appendingPathComponent("kiosk.sqlite").path, migrations: [],
+                logger: Logger(label: "test"))
+            try await elsewhere.withSession {
+                try await $0.run("ALTER TABLE console_users RENAME TO console_users_away")
+            }
+            for _ in 0..<8 {
+                let failed = try await dev.post("/console/sign-in", "email=dev%40example.com&password=long-enough-1")
+                #expect(failed.status == 500, "\(failed.text)")
+                #expect(!failed.text.contains("not right") && dev.cookie == nil, "\(failed.text)")
+            }
+            try await elsewhere.withSession {
+                try await $0.run("ALTER TABLE console_users_away RENAME TO console_users")
+            }
+            try await elsewhere.close()
+            let signedIn = try await dev.post("/console/sign-in", "email=dev%40example.com&password=long-enough-1")
+            #expect(signedIn.status == 303 && dev.cookie != nil, "\(signedIn.text)")
+        }
+    }
+
     @Test func adminsCannotLockThemselvesOutAndResetsEndSessions() async throws {
         try await withTestStore { store in
             for (email, role) in [("boss@example.com", "ADMIN"), ("ops@example.com", "APP_MANAGER")] {
