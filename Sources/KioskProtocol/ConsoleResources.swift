@@ -57,44 +57,37 @@ public struct AvailabilityResource: Codable, Sendable {
     }
 }
 
+/// A product as the console API answers it: the catalog's ``Product`` (its fields read as the resource's own,
+/// `resource.productId`) and, when asked for, whether clients get it.
+@dynamicMemberLookup
 public struct ProductResource: Codable, Sendable {
-    public var productId: String
-    public var referenceName: String
-    public var type: ProductType
-    public var pricing: Pricing
-    public var localizations: [ProductLocalization]
-    public var clearedForSale: Bool
-    public var reviewState: ReviewState
-    public var familyShareable: Bool
-    public var subscription: SubscriptionMembership?
-    public var duration: SubscriptionDuration?
-    public var introductoryOffers: [IntroductoryOffer]
-    public var promotionalOffers: [PromotionalOffer]
-    public var winBackOffers: [WinBackOffer]
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var deletedAt: Date?
+    public var product: Product
     /// Whether clients get the product, per environment, in the storefront named in `storefront`.
     public var availability: [AvailabilityResource]?
 
     public init(_ product: Product, availability: [AvailabilityResource]? = nil) {
-        productId = product.productId
-        referenceName = product.referenceName
-        type = product.type
-        pricing = product.pricing
-        localizations = product.localizations
-        clearedForSale = product.clearedForSale
-        reviewState = product.reviewState
-        familyShareable = product.familyShareable
-        subscription = product.subscription
-        duration = product.duration
-        introductoryOffers = product.introductoryOffers
-        promotionalOffers = product.promotionalOffers
-        winBackOffers = product.winBackOffers
-        createdAt = product.createdAt
-        updatedAt = product.updatedAt
-        deletedAt = product.deletedAt
+        self.product = product
         self.availability = availability
+    }
+
+    public subscript<T>(dynamicMember field: WritableKeyPath<Product, T>) -> T {
+        get { product[keyPath: field] }
+        set { product[keyPath: field] = newValue }
+    }
+
+    private enum CodingKeys: String, CodingKey { case availability }
+
+    /// The product's fields and `availability`, side by side.
+    public init(from decoder: any Decoder) throws {
+        product = try Product(from: decoder)
+        availability = try decoder.container(keyedBy: CodingKeys.self)
+            .decodeIfPresent([AvailabilityResource].self, forKey: .availability)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try product.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(availability, forKey: .availability)
     }
 }
 

@@ -21,16 +21,23 @@ private enum Fixture {
             ProductLocalization(locale: "es_ES", displayName: "Plus mensual", description: "Todas las rutas"),
         ], reviewState: .approved, subscription: SubscriptionMembership(groupId: 21_000_001, level: 2),
         duration: .oneMonth,
-        introductoryOffers: [IntroductoryOffer(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week))],
+        introductoryOffers: [
+            IntroductoryOffer(
+                schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week)))
+        ],
         promotionalOffers: [
             PromotionalOffer(
-                identifier: "comeback", referenceName: "Come back", paymentMode: .payAsYouGo,
-                period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3, pricing: Pricing(tier: 2))
+                identifier: "comeback", referenceName: "Come back",
+                schedule: OfferSchedule(
+                    paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
+                    pricing: Pricing(tier: 2)))
         ],
         winBackOffers: [
             WinBackOffer(
-                identifier: "lapsed", referenceName: "Lapsed", paymentMode: .payUpFront,
-                period: OfferPeriod(count: 3, unit: .month), pricing: Pricing(customPrices: ["USA": 999]),
+                identifier: "lapsed", referenceName: "Lapsed",
+                schedule: OfferSchedule(
+                    paymentMode: .payUpFront, period: OfferPeriod(count: 3, unit: .month),
+                    pricing: Pricing(customPrices: ["USA": 999])),
                 paidSubscriptionDurationInMonths: 2,
                 timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(minimum: 1, maximum: 12),
                 waitBetweenOffersInMonths: 6, startDate: now, endDate: now.addingTimeInterval(86_400), priority: .high)

@@ -14,23 +14,30 @@ private func validSubscription() -> Product {
         ],
         familyShareable: true, subscription: SubscriptionMembership(groupId: 1, level: 1), duration: .oneMonth,
         introductoryOffers: [
-            IntroductoryOffer(storefront: "USA", paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week)),
             IntroductoryOffer(
-                storefront: "CHN", paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month),
-                numberOfPeriods: 3, pricing: Pricing(tier: 1)),
+                storefront: "USA",
+                schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week))),
+            IntroductoryOffer(
+                storefront: "CHN",
+                schedule: OfferSchedule(
+                    paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
+                    pricing: Pricing(tier: 1))),
         ],
         promotionalOffers: [
             PromotionalOffer(
-                identifier: "winback_50", referenceName: "Win back", paymentMode: .payUpFront,
-                period: OfferPeriod(count: 3, unit: .month), pricing: Pricing(tier: 2)),
+                identifier: "winback_50", referenceName: "Win back",
+                schedule: OfferSchedule(
+                    paymentMode: .payUpFront, period: OfferPeriod(count: 3, unit: .month), pricing: Pricing(tier: 2))),
             PromotionalOffer(
-                identifier: "free.month", referenceName: "Free month", paymentMode: .freeTrial,
-                period: OfferPeriod(count: 1, unit: .month)),
+                identifier: "free.month", referenceName: "Free month",
+                schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .month))),
         ],
         winBackOffers: [
             WinBackOffer(
-                identifier: "lapsed_half", referenceName: "Half price", paymentMode: .payAsYouGo,
-                period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 2, pricing: Pricing(tier: 2),
+                identifier: "lapsed_half", referenceName: "Half price",
+                schedule: OfferSchedule(
+                    paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 2,
+                    pricing: Pricing(tier: 2)),
                 paidSubscriptionDurationInMonths: 3,
                 timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(minimum: 1, maximum: 24),
                 waitBetweenOffersInMonths: 6, startDate: epoch, endDate: epoch.addingTimeInterval(86_400))
@@ -214,8 +221,9 @@ struct CatalogValidationTests {
         var product = validSubscription()
         product.introductoryOffers = [
             IntroductoryOffer(
-                paymentMode: mode, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: numberOfPeriods,
-                pricing: Pricing(tier: 1))
+                schedule: OfferSchedule(
+                    paymentMode: mode, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: numberOfPeriods,
+                    pricing: Pricing(tier: 1)))
         ]
         let errors = CatalogValidator.validate(product: product)
         #expect(codes(errors) == (valid ? [] : ["invalid_offer_periods"]))
@@ -226,14 +234,19 @@ struct CatalogValidationTests {
     @Test func offerPricingAndPeriod() {
         var product = validSubscription()
         product.introductoryOffers = [
-            IntroductoryOffer(storefront: "USA", paymentMode: .payUpFront, period: OfferPeriod(count: 3, unit: .month)),
-            IntroductoryOffer(storefront: "JPN", paymentMode: .freeTrial, period: OfferPeriod(count: 2, unit: .year)),
+            IntroductoryOffer(
+                storefront: "USA",
+                schedule: OfferSchedule(paymentMode: .payUpFront, period: OfferPeriod(count: 3, unit: .month))),
+            IntroductoryOffer(
+                storefront: "JPN",
+                schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 2, unit: .year))),
         ]
         product.promotionalOffers = [
             PromotionalOffer(
-                identifier: "p", referenceName: "P", paymentMode: .payAsYouGo,
-                period: OfferPeriod(count: 1, unit: .month),
-                numberOfPeriods: 2, pricing: Pricing(tier: 99))
+                identifier: "p", referenceName: "P",
+                schedule: OfferSchedule(
+                    paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 2,
+                    pricing: Pricing(tier: 99)))
         ]
         let errors = CatalogValidator.validate(product: product)
         #expect(
@@ -248,7 +261,8 @@ struct CatalogValidationTests {
     @Test func introductoryOfferPerStorefront() {
         let trial = { (storefront: String?) in
             IntroductoryOffer(
-                storefront: storefront, paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week))
+                storefront: storefront,
+                schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week)))
         }
         var product = validSubscription()
         product.introductoryOffers = [trial("USA"), trial("JPN"), trial("chn")]
@@ -272,8 +286,8 @@ struct CatalogValidationTests {
         product.promotionalOffers.append(product.promotionalOffers[0])
         product.promotionalOffers.append(
             PromotionalOffer(
-                identifier: "bad id", referenceName: "", paymentMode: .freeTrial,
-                period: OfferPeriod(count: 3, unit: .day)))
+                identifier: "bad id", referenceName: "",
+                schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 3, unit: .day))))
         let errors = CatalogValidator.validate(product: product)
         #expect(
             errors.map { "\($0.code)@\($0.field ?? "")" } == [

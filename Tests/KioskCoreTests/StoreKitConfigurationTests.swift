@@ -48,14 +48,16 @@ struct StoreKitConfigurationTests {
         #expect(monthly.reviewState == nil)
         #expect(
             monthly.introductoryOffers == [
-                IntroductoryOffer(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week))
+                IntroductoryOffer(
+                    schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week)))
             ])
         #expect(
             monthly.promotionalOffers == [
                 PromotionalOffer(
                     identifier: "com.example.trails.plus.monthly.comeback", referenceName: "Come back",
-                    paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
-                    pricing: Pricing(customPrices: ["USA": 199]))
+                    schedule: OfferSchedule(
+                        paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
+                        pricing: Pricing(customPrices: ["USA": 199])))
             ])
         let yearly = try #require(byId["com.example.trails.plus.yearly"])
         #expect(yearly.localizations.map(\.locale) == ["en_US", "es_ES"])

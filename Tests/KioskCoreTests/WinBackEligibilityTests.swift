@@ -6,7 +6,8 @@ import Testing
 struct WinBackEligibilityTests {
     static let now = Date(timeIntervalSince1970: 1_790_000_000)
     static let offer = WinBackOffer(
-        identifier: "back", referenceName: "Back", paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .month),
+        identifier: "back", referenceName: "Back",
+        schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .month)),
         paidSubscriptionDurationInMonths: 2,
         timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(minimum: 1, maximum: 3),
         startDate: now - 86_400, endDate: now + 86_400)

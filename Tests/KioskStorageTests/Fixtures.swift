@@ -41,36 +41,38 @@ enum Fixtures {
             clearedForSale: false, reviewState: .approved, familyShareable: true,
             subscription: SubscriptionMembership(groupId: 21_000_001, level: 2), duration: .oneMonth,
             introductoryOffers: [
-                IntroductoryOffer(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week)),
                 IntroductoryOffer(
-                    storefront: "JPN", paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month),
-                    numberOfPeriods: 3, pricing: Pricing(tier: 1, customPrices: ["JPN": 120])
-                ),
+                    schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .week))),
                 IntroductoryOffer(
-                    storefront: "USA", paymentMode: .payUpFront, period: OfferPeriod(count: 3, unit: .month),
-                    pricing: Pricing(customPrices: ["USA": 999])
-                ),
+                    storefront: "JPN",
+                    schedule: OfferSchedule(
+                        paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
+                        pricing: Pricing(tier: 1, customPrices: ["JPN": 120]))),
+                IntroductoryOffer(
+                    storefront: "USA",
+                    schedule: OfferSchedule(
+                        paymentMode: .payUpFront, period: OfferPeriod(count: 3, unit: .month),
+                        pricing: Pricing(customPrices: ["USA": 999]))),
             ],
             promotionalOffers: [
                 PromotionalOffer(
-                    identifier: "comeback", referenceName: "Come back", paymentMode: .payAsYouGo,
-                    period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 2,
-                    pricing: Pricing(tier: 2, customPrices: ["USA": 199, "DEU": 219])
-                ),
+                    identifier: "comeback", referenceName: "Come back",
+                    schedule: OfferSchedule(
+                        paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 2,
+                        pricing: Pricing(tier: 2, customPrices: ["USA": 199, "DEU": 219]))),
                 PromotionalOffer(
-                    identifier: "loyal-year", referenceName: "Loyal", paymentMode: .freeTrial,
-                    period: OfferPeriod(count: 1, unit: .year)
-                ),
+                    identifier: "loyal-year", referenceName: "Loyal",
+                    schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .year))),
             ],
             winBackOffers: [
                 WinBackOffer(
-                    identifier: "lapsed_free", referenceName: "Free month", paymentMode: .freeTrial,
-                    period: OfferPeriod(count: 1, unit: .month)
-                ),
+                    identifier: "lapsed_free", referenceName: "Free month",
+                    schedule: OfferSchedule(paymentMode: .freeTrial, period: OfferPeriod(count: 1, unit: .month))),
                 WinBackOffer(
-                    identifier: "lapsed_half", referenceName: "Half price", paymentMode: .payAsYouGo,
-                    period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
-                    pricing: Pricing(tier: 3, customPrices: ["USA": 249]), paidSubscriptionDurationInMonths: 6,
+                    identifier: "lapsed_half", referenceName: "Half price",
+                    schedule: OfferSchedule(
+                        paymentMode: .payAsYouGo, period: OfferPeriod(count: 1, unit: .month), numberOfPeriods: 3,
+                        pricing: Pricing(tier: 3, customPrices: ["USA": 249])), paidSubscriptionDurationInMonths: 6,
                     timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(minimum: 2, maximum: 12),
                     waitBetweenOffersInMonths: 3, startDate: created, endDate: updated, priority: .high
                 ),

@@ -20,7 +20,7 @@ struct OffersCommand: AsyncParsableCommand {
         @Option(help: "The auto-renewable product id.") var product: String
         @OptionGroup var connection: ConnectionOptions
 
-        var path: String { "/apps/\(app.pathEscaped)/products/\(product.pathEscaped)" }
+        var path: String { AdminRoutes.product.path(app, product) }
 
         /// Reads the product, lets `change` edit its offers and sends the lists it changed; prints `done` and the
         /// offers the store kept.
@@ -60,56 +60,6 @@ struct OffersCommand: AsyncParsableCommand {
         "How many periods: 1–12 for pay_as_you_go; otherwise 1 (the period is the whole offer).")
 
     /// What every offer has: a payment mode, a period × a number of periods, and a price unless it is a free trial.
-    struct Terms {
-        var paymentMode: OfferPaymentMode
-        var period: OfferPeriod
-        var numberOfPeriods: Int
-        var pricing: Pricing
-
-        /// These terms with the flags that were given applied (`--tier` and `--price` over the current pricing); a
-        /// free trial has no price, so a price flag with one is refused.
-        func applying(paymentMode mode: String?, period text: String?, periods: Int?, prices: PriceOptions) throws
-            -> Terms
-        {
-            var terms = self
-            if let mode { terms.paymentMode = try Self.paymentMode(mode) }
-            if let text { terms.period = try Self.period(text) }
-            if let periods { terms.numberOfPeriods = periods }
-            if terms.paymentMode == .freeTrial {
-                guard prices.isEmpty else {
-                    throw CLIError(
-                        message: "A free_trial offer has no price.", field: prices.tier != nil ? "--tier" : "--price",
-                        fix: "Remove --tier and --price, or choose --payment-mode pay_as_you_go or pay_up_front.")
-                }
-                terms.pricing = Pricing()
-            } else if let pricing = try prices.pricing(over: pricing) {
-                terms.pricing = pricing
-            }
-            return terms
-        }
-
-        /// `free_trial`, also written `free-trial` or in capitals.
-        static func paymentMode(_ text: String) throws -> OfferPaymentMode {
-            guard let mode = OfferPaymentMode(rawValue: text.lowercased().replacingOccurrences(of: "-", with: "_"))
-            else {
-                throw CLIError(
-                    message: "'\(text)' is not a payment mode.", field: "--payment-mode",
-                    fix: "Use free_trial, pay_as_you_go or pay_up_front.")
-            }
-            return mode
-        }
-
-        /// `P1W`, `P1M`, …: a count and a unit of days, weeks, months or years.
-        static func period(_ text: String) throws -> OfferPeriod {
-            guard let period = OfferPeriod(iso8601: text.uppercased()) else {
-                throw CLIError(
-                    message: "'\(text)' is not an offer period.", field: "--period",
-                    fix: "Use an ISO 8601 duration such as P3D, P1W, P1M or P1Y.")
-            }
-            return period
-        }
-    }
-
     /// The flags of an offer's terms where `set-introductory` and `add-promotional` need them all.
     struct NewTerms: ParsableArguments {
         @Option(help: OffersCommand.paymentModeHelp) var paymentMode: String
@@ -117,10 +67,10 @@ struct OffersCommand: AsyncParsableCommand {
         @Option(help: OffersCommand.periodsHelp) var periods = 1
         @OptionGroup var prices: PriceOptions
 
-        func terms() throws -> Terms {
-            try Terms(
-                paymentMode: Terms.paymentMode(paymentMode), period: Terms.period(period), numberOfPeriods: periods,
-                pricing: Pricing()
+        func schedule() throws -> OfferSchedule {
+            try OfferSchedule(
+                paymentMode: OfferSchedule.paymentMode(paymentMode), period: OfferSchedule.period(period),
+                numberOfPeriods: periods
             ).applying(paymentMode: nil, period: nil, periods: nil, prices: prices)
         }
     }
@@ -148,10 +98,9 @@ struct OffersCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let scope = try OffersCommand.storefront(storefront)
-                let given = try terms.terms()
                 let offer = IntroductoryOffer(
-                    storefront: scope, paymentMode: given.paymentMode, period: given.period,
-                    numberOfPeriods: given.numberOfPeriods, pricing: given.pricing)
+                    storefront: scope,
+                    schedule: try terms.schedule())
                 try await options.change(
                     "Set the introductory offer of \(options.product) for \(scope ?? "every storefront")."
                 ) { product in
@@ -204,10 +153,9 @@ struct OffersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let given = try terms.terms()
                 let offer = PromotionalOffer(
-                    identifier: id, referenceName: referenceName ?? id, paymentMode: given.paymentMode,
-                    period: given.period, numberOfPeriods: given.numberOfPeriods, pricing: given.pricing)
+                    identifier: id, referenceName: referenceName ?? id,
+                    schedule: try terms.schedule())
                 try await options.change("Added the promotional offer '\(id)' to \(options.product).") { product in
                     guard !product.promotionalOffers.contains(where: { $0.identifier == id }) else {
                         throw CLIError(
@@ -237,12 +185,9 @@ struct OffersCommand: AsyncParsableCommand {
                 try await options.change("Updated the promotional offer '\(id)' of \(options.product).") { product in
                     let index = try OffersCommand.promotionalIndex(id, in: product)
                     var offer = product.promotionalOffers[index]
-                    let terms = try Terms(offer).applying(
+                    offer.schedule = try offer.schedule.applying(
                         paymentMode: paymentMode, period: period, periods: periods, prices: prices)
                     offer.referenceName = referenceName ?? offer.referenceName
-                    (offer.paymentMode, offer.period, offer.numberOfPeriods, offer.pricing) = (
-                        terms.paymentMode, terms.period, terms.numberOfPeriods, terms.pricing
-                    )
                     product.promotionalOffers[index] = offer
                 }
             }
@@ -340,11 +285,10 @@ struct OffersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let given = try terms.terms()
                 let offer = try eligibility.applied(
                     to: WinBackOffer(
-                        identifier: id, referenceName: referenceName ?? id, paymentMode: given.paymentMode,
-                        period: given.period, numberOfPeriods: given.numberOfPeriods, pricing: given.pricing))
+                        identifier: id, referenceName: referenceName ?? id,
+                        schedule: try terms.schedule()))
                 try await options.change("Added the win-back offer '\(id)' to \(options.product).") { product in
                     guard !product.winBackOffers.contains(where: { $0.identifier == id }) else {
                         throw CLIError(
@@ -375,12 +319,9 @@ struct OffersCommand: AsyncParsableCommand {
                 try await options.change("Updated the win-back offer '\(id)' of \(options.product).") { product in
                     let index = try OffersCommand.winBackIndex(id, in: product)
                     var offer = try eligibility.applied(to: product.winBackOffers[index])
-                    let terms = try Terms(offer).applying(
+                    offer.schedule = try offer.schedule.applying(
                         paymentMode: paymentMode, period: period, periods: periods, prices: prices)
                     offer.referenceName = referenceName ?? offer.referenceName
-                    (offer.paymentMode, offer.period, offer.numberOfPeriods, offer.pricing) = (
-                        terms.paymentMode, terms.period, terms.numberOfPeriods, terms.pricing
-                    )
                     product.winBackOffers[index] = offer
                 }
             }
@@ -450,14 +391,14 @@ struct OffersCommand: AsyncParsableCommand {
         var identifier: String?
         var storefront: String?
         var referenceName: String?
-        var terms: Terms
+        var schedule: OfferSchedule
         /// A win-back offer's rules, e.g. `paid ≥ 1 mo, ended 1–3 mo ago, wait 6 mo, high priority`.
         var eligibility: String?
 
-        var periodText: String { "\(terms.numberOfPeriods) × \(terms.period)" }
+        var periodText: String { "\(schedule.numberOfPeriods) × \(schedule.period)" }
         var priceText: String {
-            terms.paymentMode == .freeTrial
-                ? "free" : terms.pricing.isEmpty ? "-" : PriceOptions.describe(terms.pricing)
+            schedule.paymentMode == .freeTrial
+                ? "free" : schedule.pricing.isEmpty ? "-" : PriceOptions.describe(schedule.pricing)
         }
 
         /// One line of `kiosk products show`.
@@ -465,21 +406,23 @@ struct OffersCommand: AsyncParsableCommand {
             let label = kind.prefix(1).uppercased() + kind.dropFirst() + ":"
             let name = identifier.map { "\($0) (\(referenceName ?? $0))" } ?? (storefront ?? "every storefront")
             return label.padding(toLength: 17, withPad: " ", startingAt: 0)
-                + "\(name): \(terms.paymentMode.rawValue), \(periodText), \(priceText)"
+                + "\(name): \(schedule.paymentMode.rawValue), \(periodText), \(priceText)"
                 + (eligibility.map { "; \($0)" } ?? "")
         }
 
         /// A product's offers: its introductory offers, then its promotional offers, then its win-back offers.
         static func rows(of product: ProductResource) -> [Row] {
             let introductory = product.introductoryOffers.map {
-                Row(kind: "introductory", storefront: $0.storefront, terms: Terms($0))
+                Row(kind: "introductory", storefront: $0.storefront, schedule: $0.schedule)
             }
             let promotional = product.promotionalOffers.map {
-                Row(kind: "promotional", identifier: $0.identifier, referenceName: $0.referenceName, terms: Terms($0))
+                Row(
+                    kind: "promotional", identifier: $0.identifier, referenceName: $0.referenceName,
+                    schedule: $0.schedule)
             }
             let winBack = product.winBackOffers.map {
                 Row(
-                    kind: "win-back", identifier: $0.identifier, referenceName: $0.referenceName, terms: Terms($0),
+                    kind: "win-back", identifier: $0.identifier, referenceName: $0.referenceName, schedule: $0.schedule,
                     eligibility: Self.eligibility($0))
             }
             return introductory + promotional + winBack
@@ -512,7 +455,7 @@ struct OffersCommand: AsyncParsableCommand {
         var table = TextTable("KIND", "ID", "STOREFRONT", "MODE", "PERIOD", "PRICE", "NAME")
         for row in rows {
             table.add(
-                row.kind, row.identifier ?? "-", row.storefront ?? "all", row.terms.paymentMode.rawValue,
+                row.kind, row.identifier ?? "-", row.storefront ?? "all", row.schedule.paymentMode.rawValue,
                 row.periodText, row.priceText,
                 (row.referenceName ?? "-") + (row.eligibility.map { " (\($0))" } ?? ""))
         }
@@ -520,22 +463,47 @@ struct OffersCommand: AsyncParsableCommand {
     }
 }
 
-extension OffersCommand.Terms {
-    init(_ offer: IntroductoryOffer) {
-        self.init(
-            paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
-            pricing: offer.pricing)
+extension OfferSchedule {
+    /// The schedule with the flags that were given applied (`--tier` and `--price` over the current pricing); a
+    /// free trial has no price, so a price flag with one is refused.
+    func applying(paymentMode mode: String?, period text: String?, periods: Int?, prices: PriceOptions) throws
+        -> OfferSchedule
+    {
+        var schedule = self
+        if let mode { schedule.paymentMode = try Self.paymentMode(mode) }
+        if let text { schedule.period = try Self.period(text) }
+        if let periods { schedule.numberOfPeriods = periods }
+        if schedule.paymentMode == .freeTrial {
+            guard prices.isEmpty else {
+                throw CLIError(
+                    message: "A free_trial offer has no price.", field: prices.tier != nil ? "--tier" : "--price",
+                    fix: "Remove --tier and --price, or choose --payment-mode pay_as_you_go or pay_up_front.")
+            }
+            schedule.pricing = Pricing()
+        } else if let pricing = try prices.pricing(over: pricing) {
+            schedule.pricing = pricing
+        }
+        return schedule
     }
 
-    init(_ offer: PromotionalOffer) {
-        self.init(
-            paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
-            pricing: offer.pricing)
+    /// `free_trial`, also written `free-trial` or in capitals.
+    static func paymentMode(_ text: String) throws -> OfferPaymentMode {
+        guard let mode = OfferPaymentMode(rawValue: text.lowercased().replacingOccurrences(of: "-", with: "_"))
+        else {
+            throw CLIError(
+                message: "'\(text)' is not a payment mode.", field: "--payment-mode",
+                fix: "Use free_trial, pay_as_you_go or pay_up_front.")
+        }
+        return mode
     }
 
-    init(_ offer: WinBackOffer) {
-        self.init(
-            paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
-            pricing: offer.pricing)
+    /// `P1W`, `P1M`, …: a count and a unit of days, weeks, months or years.
+    static func period(_ text: String) throws -> OfferPeriod {
+        guard let period = OfferPeriod(iso8601: text.uppercased()) else {
+            throw CLIError(
+                message: "'\(text)' is not an offer period.", field: "--period",
+                fix: "Use an ISO 8601 duration such as P3D, P1W, P1M or P1Y.")
+        }
+        return period
     }
 }

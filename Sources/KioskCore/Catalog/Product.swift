@@ -106,79 +106,65 @@ public struct SubscriptionMembership: Codable, Sendable, Hashable {
 }
 
 /// An introductory offer of an auto-renewable product, for one storefront or (nil) all of them.
-public struct IntroductoryOffer: Codable, Sendable, Hashable {
+public struct IntroductoryOffer: ScheduledOffer, Codable, Sendable, Hashable {
     /// The alpha-3 code of the storefront the offer is for, upper case as the storefront table spells it (a
     /// known code given in another case is stored as the table has it); nil for every storefront.
     public var storefront: String?
-    public var paymentMode: OfferPaymentMode
-    public var period: OfferPeriod
-    public var numberOfPeriods: Int
-    /// Ignored for free trials.
-    public var pricing: Pricing
+    public var schedule: OfferSchedule
 
-    public init(
-        storefront: String? = nil, paymentMode: OfferPaymentMode, period: OfferPeriod, numberOfPeriods: Int = 1,
-        pricing: Pricing = Pricing()
-    ) {
+    public init(storefront: String? = nil, schedule: OfferSchedule) {
         self.storefront = storefront.map(Self.canonicalStorefront)
-        self.paymentMode = paymentMode
-        self.period = period
-        self.numberOfPeriods = numberOfPeriods
-        self.pricing = pricing
+        self.schedule = schedule
     }
 
-    private enum CodingKeys: String, CodingKey { case storefront, paymentMode, period, numberOfPeriods, pricing }
+    private enum CodingKeys: String, CodingKey { case storefront }
 
     /// `usa` → `USA`: purchases compare codes exactly. An unknown code stays as given (validation refuses it).
     private static func canonicalStorefront(_ code: String) -> String {
         Storefront.named(code)?.code ?? code
     }
 
-    /// `numberOfPeriods` defaults to 1 and `pricing` to none (free trials need none).
+    /// The storefront and the schedule's fields, side by side.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         storefront = try container.decodeIfPresent(String.self, forKey: .storefront).map(Self.canonicalStorefront)
-        paymentMode = try container.decode(OfferPaymentMode.self, forKey: .paymentMode)
-        period = try container.decode(OfferPeriod.self, forKey: .period)
-        numberOfPeriods = try container.decodeIfPresent(Int.self, forKey: .numberOfPeriods) ?? 1
-        pricing = try container.decodeIfPresent(Pricing.self, forKey: .pricing) ?? Pricing()
+        schedule = try OfferSchedule(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(storefront, forKey: .storefront)
+        try schedule.encode(to: encoder)
     }
 }
 
 /// A promotional offer of an auto-renewable product, redeemed with a signature the merchant makes.
-public struct PromotionalOffer: Codable, Sendable, Hashable {
+public struct PromotionalOffer: ScheduledOffer, Codable, Sendable, Hashable {
     /// Unique within the product; what apps pass as the offer identifier.
     public var identifier: String
     public var referenceName: String
-    public var paymentMode: OfferPaymentMode
-    public var period: OfferPeriod
-    public var numberOfPeriods: Int
-    public var pricing: Pricing
+    public var schedule: OfferSchedule
 
-    public init(
-        identifier: String, referenceName: String, paymentMode: OfferPaymentMode, period: OfferPeriod,
-        numberOfPeriods: Int = 1, pricing: Pricing = Pricing()
-    ) {
+    public init(identifier: String, referenceName: String, schedule: OfferSchedule) {
         self.identifier = identifier
         self.referenceName = referenceName
-        self.paymentMode = paymentMode
-        self.period = period
-        self.numberOfPeriods = numberOfPeriods
-        self.pricing = pricing
+        self.schedule = schedule
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case identifier, referenceName, paymentMode, period, numberOfPeriods, pricing
-    }
+    private enum CodingKeys: String, CodingKey { case identifier, referenceName }
 
-    /// `numberOfPeriods` defaults to 1 and `pricing` to none.
+    /// The identifier, the reference name and the schedule's fields, side by side.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         identifier = try container.decode(String.self, forKey: .identifier)
         referenceName = try container.decode(String.self, forKey: .referenceName)
-        paymentMode = try container.decode(OfferPaymentMode.self, forKey: .paymentMode)
-        period = try container.decode(OfferPeriod.self, forKey: .period)
-        numberOfPeriods = try container.decodeIfPresent(Int.self, forKey: .numberOfPeriods) ?? 1
-        pricing = try container.decodeIfPresent(Pricing.self, forKey: .pricing) ?? Pricing()
+        schedule = try OfferSchedule(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(identifier, forKey: .identifier)
+        try container.encode(referenceName, forKey: .referenceName)
+        try schedule.encode(to: encoder)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// A win-back offer of an auto-renewable product, as App Store Connect models it: terms like a promotional
 /// offer's, for customers who paid for a subscription in the product's group and whose subscription ended within
 /// a window of months. StoreKit shows it to eligible customers without a signature.
-public struct WinBackOffer: Codable, Sendable, Hashable {
+public struct WinBackOffer: ScheduledOffer, Codable, Sendable, Hashable {
     /// Whether App Store surfaces an offer before the product's others (`high`) or not (`normal`).
     public enum Priority: String, Codable, Sendable, CaseIterable, Hashable {
         case high, normal
@@ -24,11 +24,7 @@ public struct WinBackOffer: Codable, Sendable, Hashable {
     /// Unique among the product's win-back and promotional offers; what apps pass as the offer identifier.
     public var identifier: String
     public var referenceName: String
-    public var paymentMode: OfferPaymentMode
-    public var period: OfferPeriod
-    public var numberOfPeriods: Int
-    /// Ignored for free trials.
-    public var pricing: Pricing
+    public var schedule: OfferSchedule
     /// The fewest months the customer must have paid for subscriptions in the group.
     public var paidSubscriptionDurationInMonths: Int
     public var timeSinceLastSubscribedInMonths: MonthRange
@@ -40,17 +36,13 @@ public struct WinBackOffer: Codable, Sendable, Hashable {
     public var priority: Priority
 
     public init(
-        identifier: String, referenceName: String, paymentMode: OfferPaymentMode, period: OfferPeriod,
-        numberOfPeriods: Int = 1, pricing: Pricing = Pricing(), paidSubscriptionDurationInMonths: Int = 1,
+        identifier: String, referenceName: String, schedule: OfferSchedule, paidSubscriptionDurationInMonths: Int = 1,
         timeSinceLastSubscribedInMonths: MonthRange = MonthRange(minimum: 1), waitBetweenOffersInMonths: Int? = nil,
         startDate: Date? = nil, endDate: Date? = nil, priority: Priority = .normal
     ) {
         self.identifier = identifier
         self.referenceName = referenceName
-        self.paymentMode = paymentMode
-        self.period = period
-        self.numberOfPeriods = numberOfPeriods
-        self.pricing = pricing
+        self.schedule = schedule
         self.paidSubscriptionDurationInMonths = paidSubscriptionDurationInMonths
         self.timeSinceLastSubscribedInMonths = timeSinceLastSubscribedInMonths
         self.waitBetweenOffersInMonths = waitBetweenOffersInMonths
@@ -60,21 +52,18 @@ public struct WinBackOffer: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case identifier, referenceName, paymentMode, period, numberOfPeriods, pricing
-        case paidSubscriptionDurationInMonths, timeSinceLastSubscribedInMonths, waitBetweenOffersInMonths
+        case identifier, referenceName, paidSubscriptionDurationInMonths, timeSinceLastSubscribedInMonths,
+            waitBetweenOffersInMonths
         case startDate, endDate, priority
     }
 
-    /// `numberOfPeriods`, `paidSubscriptionDurationInMonths` and `timeSinceLastSubscribedInMonths.minimum` default
-    /// to 1, `pricing` to none and `priority` to normal.
+    /// The schedule's fields beside the offer's own; `paidSubscriptionDurationInMonths` and
+    /// `timeSinceLastSubscribedInMonths.minimum` default to 1 and `priority` to normal.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         identifier = try container.decode(String.self, forKey: .identifier)
         referenceName = try container.decode(String.self, forKey: .referenceName)
-        paymentMode = try container.decode(OfferPaymentMode.self, forKey: .paymentMode)
-        period = try container.decode(OfferPeriod.self, forKey: .period)
-        numberOfPeriods = try container.decodeIfPresent(Int.self, forKey: .numberOfPeriods) ?? 1
-        pricing = try container.decodeIfPresent(Pricing.self, forKey: .pricing) ?? Pricing()
+        schedule = try OfferSchedule(from: decoder)
         paidSubscriptionDurationInMonths =
             try container.decodeIfPresent(Int.self, forKey: .paidSubscriptionDurationInMonths) ?? 1
         timeSinceLastSubscribedInMonths =
@@ -84,6 +73,19 @@ public struct WinBackOffer: Codable, Sendable, Hashable {
         startDate = try container.decodeIfPresent(Date.self, forKey: .startDate)
         endDate = try container.decodeIfPresent(Date.self, forKey: .endDate)
         priority = try container.decodeIfPresent(Priority.self, forKey: .priority) ?? .normal
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(identifier, forKey: .identifier)
+        try container.encode(referenceName, forKey: .referenceName)
+        try schedule.encode(to: encoder)
+        try container.encode(paidSubscriptionDurationInMonths, forKey: .paidSubscriptionDurationInMonths)
+        try container.encode(timeSinceLastSubscribedInMonths, forKey: .timeSinceLastSubscribedInMonths)
+        try container.encodeIfPresent(waitBetweenOffersInMonths, forKey: .waitBetweenOffersInMonths)
+        try container.encodeIfPresent(startDate, forKey: .startDate)
+        try container.encodeIfPresent(endDate, forKey: .endDate)
+        try container.encode(priority, forKey: .priority)
     }
 
     /// Whether the offer is redeemable at `now` by its start and end dates.

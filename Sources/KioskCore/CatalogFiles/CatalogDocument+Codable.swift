@@ -188,20 +188,20 @@ struct PricingCoding: Codable {
     }
 }
 
-/// `IntroductoryOffer` as `{"storefront"?, "paymentMode", "period", "numberOfPeriods", "pricing"?}`.
-struct IntroductoryOfferCoding: Codable {
-    var value: IntroductoryOffer
+/// `OfferSchedule` as the catalog file writes it, beside each offer's own keys:
+/// `{"paymentMode", "period", "numberOfPeriods", "pricing"?}`.
+struct OfferScheduleCoding: Codable {
+    var value: OfferSchedule
 
     private enum Keys: String, CodingKey {
-        case storefront, paymentMode, period, numberOfPeriods, pricing
+        case paymentMode, period, numberOfPeriods, pricing
     }
 
-    init(value: IntroductoryOffer) { self.value = value }
+    init(value: OfferSchedule) { self.value = value }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
-        value = IntroductoryOffer(
-            storefront: try container.decodeIfPresent(String.self, forKey: .storefront),
+        value = OfferSchedule(
             paymentMode: try CatalogFileCoding.decodeEnum(OfferPaymentMode.self, in: container, forKey: .paymentMode),
             period: try container.decode(OfferPeriod.self, forKey: .period),
             numberOfPeriods: try container.decode(Int.self, forKey: .numberOfPeriods),
@@ -210,11 +210,34 @@ struct IntroductoryOfferCoding: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
-        try container.encodeIfPresent(value.storefront, forKey: .storefront)
         try container.encode(value.paymentMode.rawValue, forKey: .paymentMode)
         try container.encode(value.period, forKey: .period)
         try container.encode(value.numberOfPeriods, forKey: .numberOfPeriods)
         if !value.pricing.isEmpty { try container.encode(PricingCoding(value: value.pricing), forKey: .pricing) }
+    }
+}
+
+/// `IntroductoryOffer` as `{"storefront"?, "paymentMode", "period", "numberOfPeriods", "pricing"?}`.
+struct IntroductoryOfferCoding: Codable {
+    var value: IntroductoryOffer
+
+    private enum Keys: String, CodingKey {
+        case storefront
+    }
+
+    init(value: IntroductoryOffer) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        value = IntroductoryOffer(
+            storefront: try container.decodeIfPresent(String.self, forKey: .storefront),
+            schedule: try OfferScheduleCoding(from: decoder).value)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encodeIfPresent(value.storefront, forKey: .storefront)
+        try OfferScheduleCoding(value: value.schedule).encode(to: encoder)
     }
 }
 
@@ -223,7 +246,7 @@ struct PromotionalOfferCoding: Codable {
     var value: PromotionalOffer
 
     private enum Keys: String, CodingKey {
-        case identifier, referenceName, paymentMode, period, numberOfPeriods, pricing
+        case identifier, referenceName
     }
 
     init(value: PromotionalOffer) { self.value = value }
@@ -233,20 +256,14 @@ struct PromotionalOfferCoding: Codable {
         value = PromotionalOffer(
             identifier: try container.decode(String.self, forKey: .identifier),
             referenceName: try container.decode(String.self, forKey: .referenceName),
-            paymentMode: try CatalogFileCoding.decodeEnum(OfferPaymentMode.self, in: container, forKey: .paymentMode),
-            period: try container.decode(OfferPeriod.self, forKey: .period),
-            numberOfPeriods: try container.decode(Int.self, forKey: .numberOfPeriods),
-            pricing: try container.decodeIfPresent(PricingCoding.self, forKey: .pricing)?.value ?? Pricing())
+            schedule: try OfferScheduleCoding(from: decoder).value)
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(value.identifier, forKey: .identifier)
         try container.encode(value.referenceName, forKey: .referenceName)
-        try container.encode(value.paymentMode.rawValue, forKey: .paymentMode)
-        try container.encode(value.period, forKey: .period)
-        try container.encode(value.numberOfPeriods, forKey: .numberOfPeriods)
-        if !value.pricing.isEmpty { try container.encode(PricingCoding(value: value.pricing), forKey: .pricing) }
+        try OfferScheduleCoding(value: value.schedule).encode(to: encoder)
     }
 }
 
@@ -257,7 +274,7 @@ struct WinBackOfferCoding: Codable {
     var value: WinBackOffer
 
     private enum Keys: String, CodingKey {
-        case identifier, referenceName, paymentMode, period, numberOfPeriods, pricing
+        case identifier, referenceName
         case paidSubscriptionDurationInMonths, timeSinceLastSubscribedInMonths, waitBetweenOffersInMonths
         case startDate, endDate, priority
     }
@@ -293,10 +310,7 @@ struct WinBackOfferCoding: Codable {
         value = WinBackOffer(
             identifier: try container.decode(String.self, forKey: .identifier),
             referenceName: try container.decode(String.self, forKey: .referenceName),
-            paymentMode: try CatalogFileCoding.decodeEnum(OfferPaymentMode.self, in: container, forKey: .paymentMode),
-            period: try container.decode(OfferPeriod.self, forKey: .period),
-            numberOfPeriods: try container.decode(Int.self, forKey: .numberOfPeriods),
-            pricing: try container.decodeIfPresent(PricingCoding.self, forKey: .pricing)?.value ?? Pricing(),
+            schedule: try OfferScheduleCoding(from: decoder).value,
             paidSubscriptionDurationInMonths: try container.decode(Int.self, forKey: .paidSubscriptionDurationInMonths),
             timeSinceLastSubscribedInMonths: try container.decode(
                 MonthRangeCoding.self, forKey: .timeSinceLastSubscribedInMonths
@@ -311,10 +325,7 @@ struct WinBackOfferCoding: Codable {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(value.identifier, forKey: .identifier)
         try container.encode(value.referenceName, forKey: .referenceName)
-        try container.encode(value.paymentMode.rawValue, forKey: .paymentMode)
-        try container.encode(value.period, forKey: .period)
-        try container.encode(value.numberOfPeriods, forKey: .numberOfPeriods)
-        if !value.pricing.isEmpty { try container.encode(PricingCoding(value: value.pricing), forKey: .pricing) }
+        try OfferScheduleCoding(value: value.schedule).encode(to: encoder)
         try container.encode(value.paidSubscriptionDurationInMonths, forKey: .paidSubscriptionDurationInMonths)
         try container.encode(
             MonthRangeCoding(value: value.timeSinceLastSubscribedInMonths), forKey: .timeSinceLastSubscribedInMonths)

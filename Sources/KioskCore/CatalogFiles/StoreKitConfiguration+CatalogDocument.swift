@@ -206,8 +206,7 @@ extension StoreKitConfiguration {
             {
                 entry.introductoryOffers = [
                     IntroductoryOffer(
-                        paymentMode: offer.paymentMode.offerPaymentMode, period: offer.subscriptionPeriod,
-                        numberOfPeriods: offer.numberOfPeriods ?? 1, pricing: pricing)
+                        schedule: offer.schedule(pricing: pricing))
                 ]
             }
             var promotional: [PromotionalOffer] = []
@@ -223,8 +222,7 @@ extension StoreKitConfiguration {
                 promotional.append(
                     PromotionalOffer(
                         identifier: identifier, referenceName: offer.referenceName ?? identifier,
-                        paymentMode: offer.paymentMode.offerPaymentMode, period: offer.subscriptionPeriod,
-                        numberOfPeriods: offer.numberOfPeriods ?? 1, pricing: pricing))
+                        schedule: offer.schedule(pricing: pricing)))
             }
             entry.promotionalOffers = promotional.sorted { $0.identifier < $1.identifier }
             entry.winBackOffers = (product.winbackOffers ?? []).enumerated().compactMap { index, winBack in
@@ -261,8 +259,7 @@ extension StoreKitConfiguration {
             }
             return WinBackOffer(
                 identifier: identifier, referenceName: offer.referenceName ?? identifier,
-                paymentMode: offer.paymentMode.offerPaymentMode, period: offer.subscriptionPeriod,
-                numberOfPeriods: offer.numberOfPeriods ?? 1, pricing: pricing,
+                schedule: offer.schedule(pricing: pricing),
                 paidSubscriptionDurationInMonths: winBack.paidSubscriptionDurationInMonths ?? 1,
                 timeSinceLastSubscribedInMonths: winBack.timeSinceLastSubscribedInMonths
                     ?? WinBackOffer.MonthRange(minimum: 1),
@@ -426,5 +423,15 @@ extension Currency {
         else { return nil }
         let (rounded, overflow) = whole.addingReportingOverflow(digit >= 5 ? 1 : 0)
         return overflow ? nil : rounded
+    }
+}
+
+extension StoreKitConfiguration.Offer {
+    /// The offer's terms in the catalog, at `pricing` (the file's price read as the catalog's).
+    func schedule(pricing: Pricing) -> OfferSchedule {
+        OfferSchedule(
+            paymentMode: paymentMode.offerPaymentMode, period: subscriptionPeriod,
+            numberOfPeriods: numberOfPeriods ?? 1,
+            pricing: pricing)
     }
 }

@@ -2,18 +2,14 @@ import Foundation
 
 /// A one-time offer code for an auto-renewable product (App Store Connect "offer codes"): redeemed once, by one
 /// account, it prices the subscription like an offer of type 3 whose identifier is the reference name.
-public struct OfferCode: Codable, Sendable, Hashable {
+public struct OfferCode: ScheduledOffer, Codable, Sendable, Hashable {
     /// 12 upper-case letters and digits, without the ambiguous 0, O, 1, I and L.
     public var code: String
     public var appId: App.ID
     public var productId: String
     /// Apple's `offerIdentifier` of the redeemed transaction.
     public var referenceName: String
-    public var paymentMode: OfferPaymentMode
-    public var period: OfferPeriod
-    public var numberOfPeriods: Int
-    /// Ignored for free trials.
-    public var pricing: Pricing
+    public var schedule: OfferSchedule
     public var createdAt: Date
     public var redemption: Redemption?
 
@@ -32,17 +28,14 @@ public struct OfferCode: Codable, Sendable, Hashable {
     }
 
     public init(
-        code: String, appId: App.ID, productId: String, referenceName: String, paymentMode: OfferPaymentMode,
-        period: OfferPeriod, numberOfPeriods: Int, pricing: Pricing, createdAt: Date, redemption: Redemption? = nil
+        code: String, appId: App.ID, productId: String, referenceName: String, schedule: OfferSchedule,
+        createdAt: Date, redemption: Redemption? = nil
     ) {
         self.code = code
         self.appId = appId
         self.productId = productId
         self.referenceName = referenceName
-        self.paymentMode = paymentMode
-        self.period = period
-        self.numberOfPeriods = numberOfPeriods
-        self.pricing = pricing
+        self.schedule = schedule
         self.createdAt = createdAt
         self.redemption = redemption
     }
@@ -61,10 +54,7 @@ public struct OfferCode: Codable, Sendable, Hashable {
 
     /// Checks the offer's terms like a promotional offer's: a period in range, a number of periods fitting the
     /// payment mode and a valid pricing unless it is a free trial; empty when they are fine.
-    public static func validateTerms(
-        referenceName: String, paymentMode: OfferPaymentMode, period: OfferPeriod, numberOfPeriods: Int,
-        pricing: Pricing
-    ) -> [KioskError] {
+    public static func validateTerms(referenceName: String, schedule: OfferSchedule) -> [KioskError] {
         var errors: [KioskError] = []
         if referenceName.trimmingCharacters(in: .whitespaces).isEmpty || referenceName.count > 64 {
             errors.append(
@@ -73,9 +63,7 @@ public struct OfferCode: Codable, Sendable, Hashable {
                     field: "referenceName", fix: "Name the offer, e.g. \"Spring 2026 free month\"."))
         }
         // The catalog rules name fields under a prefix ("offer.period"); a code request has them at the top level.
-        let termErrors = CatalogValidator.validateOfferTerms(
-            paymentMode: paymentMode, period: period, numberOfPeriods: numberOfPeriods, pricing: pricing, field: "offer"
-        ).map { error in
+        let termErrors = CatalogValidator.validateOfferSchedule(schedule, field: "offer").map { error in
             var error = error
             error.field = error.field.map { String($0.dropFirst("offer.".count)) }
             return error

@@ -33,9 +33,7 @@ extension CatalogValidator {
         var storefrontsSeen: [String: Int] = [:]
         for (index, offer) in product.introductoryOffers.enumerated() {
             let path = "\(field).introductoryOffers[\(index)]"
-            errors += validateOfferTerms(
-                paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
-                pricing: offer.pricing, field: path)
+            errors += validateOfferSchedule(offer.schedule, field: path)
             let key: String
             if let code = offer.storefront {
                 guard let storefront = Storefront.named(code) else {
@@ -68,9 +66,7 @@ extension CatalogValidator {
             let path = "\(field).promotionalOffers[\(index)]"
             errors += identifierProblems["promotionalOffers[\(index)]", default: []].map { $0.at(field) }
             errors += validateReferenceName(offer.referenceName, field: "\(path).referenceName")
-            errors += validateOfferTerms(
-                paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
-                pricing: offer.pricing, field: path)
+            errors += validateOfferSchedule(offer.schedule, field: path)
         }
         errors += validateWinBackOffers(of: product, field: field, identifierProblems: identifierProblems)
         return errors
@@ -112,9 +108,7 @@ extension CatalogValidator {
             let path = "\(field).winBackOffers[\(index)]"
             errors += identifierProblems["winBackOffers[\(index)]", default: []].map { $0.at(field) }
             errors += validateReferenceName(offer.referenceName, field: "\(path).referenceName")
-            errors += validateOfferTerms(
-                paymentMode: offer.paymentMode, period: offer.period, numberOfPeriods: offer.numberOfPeriods,
-                pricing: offer.pricing, field: path)
+            errors += validateOfferSchedule(offer.schedule, field: path)
             let range = offer.timeSinceLastSubscribedInMonths
             let months: [(String, Int?, String)] = [
                 ("paidSubscriptionDurationInMonths", offer.paidSubscriptionDurationInMonths, "paid for"),
@@ -149,39 +143,37 @@ extension CatalogValidator {
 
     /// Checks what every offer has: a period within bounds, a number of periods fitting the payment mode, and a
     /// pricing unless it is a free trial.
-    static func validateOfferTerms(
-        paymentMode: OfferPaymentMode, period: OfferPeriod, numberOfPeriods: Int, pricing: Pricing, field: String
-    ) -> [KioskError] {
+    static func validateOfferSchedule(_ schedule: OfferSchedule, field: String) -> [KioskError] {
         var errors: [KioskError] = []
-        let maxCount = offerPeriodMaxCount[period.unit] ?? 1
-        if !(1...maxCount).contains(period.count) {
+        let maxCount = offerPeriodMaxCount[schedule.period.unit] ?? 1
+        if !(1...maxCount).contains(schedule.period.count) {
             errors.append(
                 KioskError(
-                    .invalidOfferPeriod, "The offer period \(period.iso8601) is out of range.",
+                    .invalidOfferPeriod, "The offer period \(schedule.period.iso8601) is out of range.",
                     field: "\(field).period",
                     fix: "Use 1–\(maxCount) of that unit, such as P3D, P1W, P1M or P1Y."))
         }
-        let allowedPeriods = paymentMode == .payAsYouGo ? 1...payAsYouGoMaxPeriods : 1...1
-        if !allowedPeriods.contains(numberOfPeriods) {
+        let allowedPeriods = schedule.paymentMode == .payAsYouGo ? 1...payAsYouGoMaxPeriods : 1...1
+        if !allowedPeriods.contains(schedule.numberOfPeriods) {
             let allowed = allowedPeriods.count == 1 ? "exactly 1" : "1–\(payAsYouGoMaxPeriods)"
             errors.append(
                 KioskError(
                     .invalidOfferPeriods,
-                    "A \(paymentMode.rawValue) offer has \(allowed) period(s), not \(numberOfPeriods).",
+                    "A \(schedule.paymentMode.rawValue) offer has \(allowed) period(s), not \(schedule.numberOfPeriods).",
                     field: "\(field).numberOfPeriods",
-                    fix: paymentMode == .payAsYouGo
+                    fix: schedule.paymentMode == .payAsYouGo
                         ? "Give 1–\(payAsYouGoMaxPeriods) periods."
                         : "Give 1 period and put the whole offer length in the period (e.g. P3M)."))
         }
-        if paymentMode != .freeTrial {
-            if pricing.isEmpty {
+        if schedule.paymentMode != .freeTrial {
+            if schedule.pricing.isEmpty {
                 errors.append(
                     KioskError(
-                        .missingOfferPrice, "A \(paymentMode.rawValue) offer needs a price.",
+                        .missingOfferPrice, "A \(schedule.paymentMode.rawValue) offer needs a price.",
                         field: "\(field).pricing",
                         fix: "Give the offer a tier or custom prices, or make it a free trial."))
             }
-            errors += validatePricing(pricing, field: "\(field).pricing")
+            errors += validatePricing(schedule.pricing, field: "\(field).pricing")
         }
         return errors
     }

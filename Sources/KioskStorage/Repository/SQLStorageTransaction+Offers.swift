@@ -95,8 +95,9 @@ extension SQLStorageTransaction {
             appId: try row.decode(column: "app_id", as: Int64.self),
             productId: try row.decode(column: "product_id", as: String.self),
             referenceName: try row.decode(column: "reference_name", as: String.self),
-            paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self), period: period,
-            numberOfPeriods: try row.decode(column: "number_of_periods", as: Int.self), pricing: pricing,
+            schedule: OfferSchedule(
+                paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self), period: period,
+                numberOfPeriods: try row.decode(column: "number_of_periods", as: Int.self), pricing: pricing),
             createdAt: try row.date("created_at"), redemption: redemption)
     }
 }

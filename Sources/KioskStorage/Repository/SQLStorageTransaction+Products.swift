@@ -217,13 +217,8 @@ extension SQLStorageTransaction {
             introductory[productId, default: []].append(
                 IntroductoryOffer(
                     storefront: storefront.isEmpty ? nil : storefront,
-                    paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self),
-                    period: try Self.period(row),
-                    numberOfPeriods: try row.decode(column: "number_of_periods", as: Int.self),
-                    pricing: Pricing(
-                        tier: try row.optional("price_tier", as: Int.self),
-                        customPrices: introductoryPrices[PriceOwner(productId: productId, key: storefront)] ?? [:]
-                    )
+                    schedule: try Self.schedule(
+                        row, customPrices: introductoryPrices[PriceOwner(productId: productId, key: storefront)] ?? [:])
                 )
             )
         }
@@ -235,14 +230,8 @@ extension SQLStorageTransaction {
                 PromotionalOffer(
                     identifier: identifier,
                     referenceName: try row.decode(column: "reference_name", as: String.self),
-                    paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self),
-                    period: try Self.period(row),
-                    numberOfPeriods: try row.decode(column: "number_of_periods", as: Int.self),
-                    pricing: Pricing(
-                        tier: try row.optional("price_tier", as: Int.self),
-                        customPrices: promotionalPrices[PriceOwner(productId: productId, key: identifier)] ?? [:]
-                    )
-                )
+                    schedule: try Self.schedule(
+                        row, customPrices: promotionalPrices[PriceOwner(productId: productId, key: identifier)] ?? [:]))
             )
         }
         let winBack = try await loadWinBackOffers(filter: filter)
@@ -301,12 +290,8 @@ extension SQLStorageTransaction {
                 WinBackOffer(
                     identifier: identifier,
                     referenceName: try row.decode(column: "reference_name", as: String.self),
-                    paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self),
-                    period: try Self.period(row),
-                    numberOfPeriods: try row.decode(column: "number_of_periods", as: Int.self),
-                    pricing: Pricing(
-                        tier: try row.optional("price_tier", as: Int.self),
-                        customPrices: prices[PriceOwner(productId: productId, key: identifier)] ?? [:]),
+                    schedule: try Self.schedule(
+                        row, customPrices: prices[PriceOwner(productId: productId, key: identifier)] ?? [:]),
                     paidSubscriptionDurationInMonths: try row.decode(column: "paid_months", as: Int.self),
                     timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(
                         minimum: try row.decode(column: "minimum_months_since", as: Int.self),
@@ -339,6 +324,14 @@ extension SQLStorageTransaction {
             prices[owner, default: [:]][storefront] = try row.decode(column: "amount_minor_units", as: Int.self)
         }
         return prices
+    }
+
+    /// An offer row's schedule: its payment mode, period, number of periods and tier, with its custom prices.
+    private static func schedule(_ row: any SQLRow, customPrices: [String: Int]) throws -> OfferSchedule {
+        OfferSchedule(
+            paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self), period: try period(row),
+            numberOfPeriods: try row.decode(column: "number_of_periods", as: Int.self),
+            pricing: Pricing(tier: try row.optional("price_tier", as: Int.self), customPrices: customPrices))
     }
 
     private static func period(_ row: any SQLRow) throws -> OfferPeriod {

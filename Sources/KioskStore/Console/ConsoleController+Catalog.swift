@@ -91,8 +91,9 @@ extension ConsoleController {
                     let terms = try Self.offerTerms(form)
                     offers = [
                         IntroductoryOffer(
-                            paymentMode: terms.mode, period: terms.period, numberOfPeriods: terms.periods,
-                            pricing: terms.pricing)
+                            schedule: OfferSchedule(
+                                paymentMode: terms.mode, period: terms.period, numberOfPeriods: terms.periods,
+                                pricing: terms.pricing))
                     ]
                 }
                 _ = try await catalog.updateProduct(

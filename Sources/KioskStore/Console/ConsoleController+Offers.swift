@@ -15,8 +15,9 @@ extension ConsoleController {
                 let identifier = form["identifier"] ?? ""
                 let offer = PromotionalOffer(
                     identifier: identifier, referenceName: form["referenceName"] ?? identifier,
-                    paymentMode: terms.mode, period: terms.period, numberOfPeriods: terms.periods,
-                    pricing: terms.pricing)
+                    schedule: OfferSchedule(
+                        paymentMode: terms.mode, period: terms.period, numberOfPeriods: terms.periods,
+                        pricing: terms.pricing))
                 _ = try await catalog.modifyProduct(bundleId: bundleId, productId: productId) { product in
                     ProductChanges(promotionalOffers: Self.replacing(offer, in: product.promotionalOffers))
                 }
@@ -30,8 +31,9 @@ extension ConsoleController {
                 let identifier = form["identifier"] ?? ""
                 let offer = WinBackOffer(
                     identifier: identifier, referenceName: form["referenceName"] ?? identifier,
-                    paymentMode: terms.mode, period: terms.period, numberOfPeriods: terms.periods,
-                    pricing: terms.pricing,
+                    schedule: OfferSchedule(
+                        paymentMode: terms.mode, period: terms.period, numberOfPeriods: terms.periods,
+                        pricing: terms.pricing),
                     paidSubscriptionDurationInMonths: try ConsoleForm.integer(form["paidMonths"], field: "paidMonths")
                         ?? 1,
                     timeSinceLastSubscribedInMonths: WinBackOffer.MonthRange(

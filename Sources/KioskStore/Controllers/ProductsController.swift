@@ -10,7 +10,7 @@ struct ProductsController {
     let money: MoneyService
 
     func addRoutes(to group: RouterGroup<KioskRequestContext>) {
-        group.get("apps/:bundleId/products") { request, context in
+        group.get(AdminRoutes.products.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let includeDeleted =
                 request.uri.queryParameters.get("includeDeleted").map { $0.lowercased() == "true" } ?? false
@@ -19,7 +19,7 @@ struct ProductsController {
                     ProductResource($0)
                 })
         }
-        group.post("apps/:bundleId/products") { request, context in
+        group.post(AdminRoutes.products.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let body = try await request.decodeJSON(as: ProductBody.self, context: context)
             guard let productId = body.productId else { throw missing("productId") }
@@ -31,14 +31,14 @@ struct ProductsController {
             return EditedResponse(
                 status: .created, response: try await resource(product, bundleId: bundleId, storefront: "USA"))
         }
-        group.get("apps/:bundleId/products/:productId") { request, context in
+        group.get(AdminRoutes.product.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let product = try await catalog.product(
                 bundleId: bundleId, productId: try context.parameters.require("productId"))
             return try await resource(
                 product, bundleId: bundleId, storefront: request.uri.queryParameters.get("storefront"))
         }
-        group.patch("apps/:bundleId/products/:productId") { request, context in
+        group.patch(AdminRoutes.product.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let body = try await request.decodeJSON(as: ProductBody.self, context: context)
             let productId = try context.parameters.require("productId")
@@ -55,13 +55,13 @@ struct ProductsController {
                 bundleId: bundleId, productId: productId, changes: body.changes)
             return try await resource(product, bundleId: bundleId, storefront: nil)
         }
-        group.delete("apps/:bundleId/products/:productId") { _, context in
+        group.delete(AdminRoutes.product.routerPath) { _, context in
             let bundleId = try context.parameters.require("bundleId")
             return ProductResource(
                 try await catalog.deleteProduct(
                     bundleId: bundleId, productId: try context.parameters.require("productId")))
         }
-        group.put("apps/:bundleId/products/:productId/localizations/:locale") { request, context in
+        group.put(AdminRoutes.productLocalization.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let body = try await request.decodeJSON(as: LocalizationBody.self, context: context)
             let product = try await catalog.setLocalization(
@@ -71,21 +71,21 @@ struct ProductsController {
                     description: body.description))
             return try await resource(product, bundleId: bundleId, storefront: nil)
         }
-        group.delete("apps/:bundleId/products/:productId/localizations/:locale") { _, context in
+        group.delete(AdminRoutes.productLocalization.routerPath) { _, context in
             let bundleId = try context.parameters.require("bundleId")
             let product = try await catalog.deleteLocalization(
                 bundleId: bundleId, productId: try context.parameters.require("productId"),
                 locale: try context.parameters.require("locale"))
             return try await resource(product, bundleId: bundleId, storefront: nil)
         }
-        group.post("apps/:bundleId/products/:productId/review") { request, context in
+        group.post(AdminRoutes.productReview.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let body = try await request.decodeJSON(as: ReviewBody.self, context: context)
             let product = try await catalog.review(
                 bundleId: bundleId, productId: try context.parameters.require("productId"), action: body.action)
             return try await resource(product, bundleId: bundleId, storefront: nil)
         }
-        group.get("apps/:bundleId/products/:productId/availability") { request, context in
+        group.get(AdminRoutes.productAvailability.routerPath) { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let storefront = request.uri.queryParameters.get("storefront") ?? "USA"
             let environment = try request.environment(request.uri.queryParameters.get("environment"))
@@ -94,7 +94,7 @@ struct ProductsController {
                 storefront: storefront)
             return AvailabilityResource(availability, environment: environment, storefront: storefront.uppercased())
         }
-        group.get("apps/:bundleId/products/:productId/prices") { _, context in
+        group.get(AdminRoutes.productPrices.routerPath) { _, context in
             let bundleId = try context.parameters.require("bundleId")
             let product = try await catalog.product(
                 bundleId: bundleId, productId: try context.parameters.require("productId"))

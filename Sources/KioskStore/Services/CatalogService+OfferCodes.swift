@@ -24,10 +24,11 @@ extension CatalogService {
                 .invalidOfferPeriod, "'\(period)' is not an offer period.", field: "period",
                 fix: "Use an ISO 8601 duration such as P3D, P1W, P1M or P1Y.")
         }
-        if let error = OfferCode.validateTerms(
-            referenceName: referenceName, paymentMode: mode, period: offerPeriod, numberOfPeriods: numberOfPeriods,
-            pricing: pricing
-        ).first {
+        // A free trial keeps no price.
+        let schedule = OfferSchedule(
+            paymentMode: mode, period: offerPeriod, numberOfPeriods: numberOfPeriods,
+            pricing: mode == .freeTrial ? Pricing() : pricing)
+        if let error = OfferCode.validateTerms(referenceName: referenceName, schedule: schedule).first {
             throw error
         }
         let now = clock.now()
@@ -38,8 +39,7 @@ extension CatalogService {
             while codes.count < count {
                 let code = OfferCode(
                     code: OfferCode.random(), appId: app.id, productId: productId, referenceName: referenceName,
-                    paymentMode: mode, period: offerPeriod, numberOfPeriods: numberOfPeriods,
-                    pricing: mode == .freeTrial ? Pricing() : pricing, createdAt: now)
+                    schedule: schedule, createdAt: now)
                 // A collision (31^12 codes) is skipped, not an error: the loop draws another.
                 if try await tx.insertOfferCode(code) { codes.append(code) }
             }

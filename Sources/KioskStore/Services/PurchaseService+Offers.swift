@@ -104,16 +104,13 @@ extension PurchaseService {
                     "The nonce \(discount.nonce.uuidString.lowercased()) was already redeemed; sign each offer with a "
                         + "new nonce."))
         }
-        let price = offer.paymentMode == .freeTrial ? 0 : offer.pricing.price(in: client.storefront)
-        guard let price else {
+        guard let terms = offer.schedule.terms(.promotional, identifier: offer.identifier, in: client.storefront) else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidOfferPrice, .noOfferPrice,
                     "The promotional offer '\(offer.identifier)' has no price in \(client.storefront.code)."))
         }
-        return OfferTerms(
-            type: .promotional, identifier: offer.identifier, paymentMode: offer.paymentMode, period: offer.period,
-            numberOfPeriods: offer.numberOfPeriods, offerPrice: price)
+        return terms
     }
 
     /// The terms of the win-back offer `identifier` of `product`, once Apple's rules pass for the account's history
@@ -137,16 +134,13 @@ extension PurchaseService {
             throw PurchaseRefusal(
                 error: Self.winBackRefusal(.ineligibleForOffer, refusal.code, refusal.message))
         }
-        let price = offer.paymentMode == .freeTrial ? 0 : offer.pricing.price(in: client.storefront)
-        guard let price else {
+        guard let terms = offer.schedule.terms(.winBack, identifier: offer.identifier, in: client.storefront) else {
             throw PurchaseRefusal(
                 error: Self.winBackRefusal(
                     .invalidOfferPrice, .noOfferPrice,
                     "The win-back offer '\(identifier)' has no price in \(client.storefront.code)."))
         }
-        return OfferTerms(
-            type: .winBack, identifier: offer.identifier, paymentMode: offer.paymentMode, period: offer.period,
-            numberOfPeriods: offer.numberOfPeriods, offerPrice: price)
+        return terms
     }
 
     /// The account's history in `group` of the app in `environment`, for win-back eligibility.
@@ -171,7 +165,7 @@ extension PurchaseService {
         let offers = try await tx.products(appId: appId).filter {
             $0.subscription?.groupId == group && $0.deletedAt == nil
         }.flatMap(\.winBackOffers).filter {
-            $0.paymentMode == .freeTrial || storefront.flatMap($0.pricing.price(in:)) != nil
+            storefront.flatMap($0.schedule.price(in:)) != nil
         }
         guard !offers.isEmpty else { return nil }
         let history = try await Self.winBackHistory(
@@ -201,8 +195,7 @@ extension PurchaseService {
                     .invalidOfferIdentifier, .offerCodeWrongProduct,
                     "The offer code '\(text)' is for \(code.productId), not \(product.productId)."))
         }
-        let price = code.paymentMode == .freeTrial ? 0 : code.pricing.price(in: client.storefront)
-        guard let price else {
+        guard let terms = code.schedule.terms(.offerCode, identifier: code.referenceName, in: client.storefront) else {
             throw PurchaseRefusal(
                 error: Self.offerCodeRefusal(
                     .invalidOfferPrice, .noOfferPrice,
@@ -213,9 +206,7 @@ extension PurchaseService {
                 error: Self.offerCodeRefusal(
                     .invalidOfferIdentifier, .offerCodeRedeemed, "The offer code '\(text)' was already redeemed."))
         }
-        return OfferTerms(
-            type: .offerCode, identifier: code.referenceName, paymentMode: code.paymentMode, period: code.period,
-            numberOfPeriods: code.numberOfPeriods, offerPrice: price)
+        return terms
     }
 
     /// Codes are typed by people: spaces around them and lower case do not matter.

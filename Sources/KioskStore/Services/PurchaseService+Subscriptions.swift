@@ -241,12 +241,8 @@ extension PurchaseService {
 
     /// What the product's introductory offer in the storefront charges, if it has one with a price there.
     static func introductoryTerms(of product: Product, storefront: Storefront) -> OfferTerms? {
-        guard let offer = IntroductoryOffer.applicable(to: product, in: storefront.code) else { return nil }
-        let price = offer.paymentMode == .freeTrial ? 0 : offer.pricing.price(in: storefront)
-        guard let price else { return nil }
-        return OfferTerms(
-            type: .introductory, identifier: nil, paymentMode: offer.paymentMode, period: offer.period,
-            numberOfPeriods: offer.numberOfPeriods, offerPrice: price)
+        IntroductoryOffer.applicable(to: product, in: storefront.code)?.schedule
+            .terms(.introductory, identifier: nil, in: storefront)
     }
 
     /// When the subscription first started: its original transaction's date (the row's creation if that
