@@ -340,6 +340,16 @@ import Testing
                 #expect(payload["receiptCreationDate"] is Int && payload["signedDate"] is Int)
             }
 
+            // The app receipt's original purchase date is the same customer's first getting of the app, not the
+            // app's creation: Apple documents both as when this customer first got the app.
+            let first = try await store.serverAPI(.GET, "/inApps/v1/transactions/appTransactions/\(unlock)", key: key)
+            let firstInfo = try #require(first.json["signedAppTransactionInfo"] as? String, "\(first.text)")
+            let originalPurchase = try #require(try jwsPayload(firstInfo)["originalPurchaseDate"] as? Int)
+            let verified = try await store.verifyReceipt(
+                ["receipt-data": try await store.appReceipt(token: token)])
+            let receipt = try #require(verified.json["receipt"] as? [String: Any], "\(verified.text)")
+            #expect(receipt["original_purchase_date_ms"] as? String == String(originalPurchase), "\(verified.text)")
+
             // A tester who never signed in gets an app transaction with the first test purchase.
             try await store.createTester("second@example.com")
             let testBuy = try await store.request(

@@ -14,7 +14,8 @@ extension PurchaseService {
         return 100_000_000_000_000_000 + Int64(value % 900_000_000_000_000_000)
     }
 
-    /// Records that the account has the app (its app transaction), unless it already does.
+    /// Records that the account has the app (its app transaction), unless it already does. Its original purchase
+    /// date is `now` in whole seconds, the precision of the app receipt, so `AppTransaction` and the receipt agree.
     @discardableResult
     static func ensureAppTransaction(
         environment: StoreEnvironment, appId: App.ID, accountId: UUID, now: Date, in tx: any StorageTransaction
@@ -23,6 +24,7 @@ extension PurchaseService {
             StoreAppTransaction(
                 environment: environment,
                 id: appTransactionId(environment: environment, appId: appId, accountId: accountId), appId: appId,
-                accountId: accountId, originalPurchaseDate: now))
+                accountId: accountId,
+                originalPurchaseDate: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))))
     }
 }

@@ -15,18 +15,22 @@ extension PurchaseService {
     ///
     /// It holds every non-consumable and subscription purchase, and consumables only while their transaction is
     /// unfinished, as Apple's receipts do. Its hash is SHA-1(device id ‖ opaque value ‖ bundle id), so the
-    /// device can check the receipt was made for it.
+    /// device can check the receipt was made for it. Its original purchase date is when this account first got the
+    /// app: its app transaction's, the date `AppTransaction` and the Server API give too.
     func receipt(for client: ClientSession, deviceId: UUID) async throws -> ReceiptResponse {
-        let (transactions, unfinished) = try await database.transaction { tx in
+        let now = clocks.now(client.environment)
+        let (transactions, unfinished, appTransaction) = try await database.transaction { tx in
             (
                 try await visibleTransactions(client: client, in: tx),
                 Set(
                     try await tx.unfinishedQueueRecords(
                         accountId: client.account.id, appId: client.app.id, environment: client.environment
-                    ).compactMap(\.transactionId))
+                    ).compactMap(\.transactionId)),
+                try await Self.ensureAppTransaction(
+                    environment: client.environment, appId: client.app.id, accountId: client.account.id, now: now,
+                    in: tx)
             )
         }
-        let now = clocks.now(client.environment)
         let opaque = SecretGenerator.randomBytes(16)
         let inApp = Self.receiptPurchases(transactions, unfinished: unfinished)
         let receipt = AppReceipt(
@@ -34,7 +38,7 @@ extension PurchaseService {
             appItemId: client.environment == .production ? client.app.id : 0, bundleId: client.app.bundleId,
             applicationVersion: StoreLedger.applicationVersion, opaqueValue: opaque,
             sha1Hash: AppReceipt.deviceHash(deviceId: deviceId, opaqueValue: opaque, bundleId: client.app.bundleId),
-            receiptCreationDate: now, originalPurchaseDate: client.app.createdAt,
+            receiptCreationDate: now, originalPurchaseDate: appTransaction.originalPurchaseDate,
             originalApplicationVersion: StoreLedger.applicationVersion, inApp: inApp)
         let der = try context.signing.sign(receipt, environment: client.environment)
         return ReceiptResponse(receipt: Data(der).base64EncodedString())
