@@ -17,6 +17,13 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
     /// `SKMutablePayment.paymentDiscount` / `Product.PurchaseOption.promotionalOffer`: a promotional offer the
     /// merchant's server signed for this purchase.
     public var paymentDiscount: PaymentDiscount?
+    /// `Product.PurchaseOption.promotionalOffer(_:compactJWS:)`: a promotional offer and the compact JWS the
+    /// merchant's server signed for it (Apple's `PromotionalOfferV2SignatureCreator`).
+    public var promotionalOfferJWS: PromotionalOfferJWS?
+    /// `Product.PurchaseOption.introductoryOfferEligibility(compactJWS:)`: the merchant's signed decision whether
+    /// the customer may have the product's introductory offer (Apple's
+    /// `IntroductoryOfferEligibilitySignatureCreator`), which the store follows instead of its own.
+    public var introductoryOfferEligibilityJWS: String?
     /// A one-time offer code the customer redeems with this purchase (an auto-renewable of the code's product).
     public var offerCode: String?
     /// `Product.PurchaseOption.winBackOffer`: the identifier of a win-back offer of the product the customer is
@@ -29,6 +36,7 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
     public init(
         productId: String, quantity: Int = 1, applicationUsername: String? = nil, appAccountToken: UUID? = nil,
         idempotencyKey: String, simulatesAskToBuyInSandbox: Bool? = nil, paymentDiscount: PaymentDiscount? = nil,
+        promotionalOfferJWS: PromotionalOfferJWS? = nil, introductoryOfferEligibilityJWS: String? = nil,
         offerCode: String? = nil, winBackOfferId: String? = nil, billingPlanType: String? = nil
     ) {
         self.productId = productId
@@ -38,9 +46,24 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
         self.idempotencyKey = idempotencyKey
         self.simulatesAskToBuyInSandbox = simulatesAskToBuyInSandbox
         self.paymentDiscount = paymentDiscount
+        self.promotionalOfferJWS = promotionalOfferJWS
+        self.introductoryOfferEligibilityJWS = introductoryOfferEligibilityJWS
         self.offerCode = offerCode
         self.winBackOfferId = winBackOfferId
         self.billingPlanType = billingPlanType
+    }
+}
+
+/// A promotional offer named by its identifier and signed as a compact JWS (StoreKit's
+/// `promotionalOffer(_ offerID:compactJWS:)`).
+public struct PromotionalOfferJWS: Codable, Sendable, Hashable {
+    /// The promotional offer's identifier in the product; the signature's `offerIdentifier` must be the same.
+    public var offerId: String
+    public var compactJWS: String
+
+    public init(offerId: String, compactJWS: String) {
+        self.offerId = offerId
+        self.compactJWS = compactJWS
     }
 }
 

@@ -202,6 +202,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
     case offerNotApplicable = "offer_not_applicable"
     case offerNotFound = "offer_not_found"
     case offerSignatureExpired = "offer_signature_expired"
+    case offerSignatureMismatch = "offer_signature_mismatch"
+    case offerTransactionNotCustomers = "offer_transaction_not_customers"
     case ownAdminAccess = "own_admin_access"
     case passwordUnchanged = "password_unchanged"
     case passwordsDiffer = "passwords_differ"
@@ -337,7 +339,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
             .winBackTooLate, .winBackTooSoon, .winBackWaitBetweenOffers, .badRequest, .storeRefused, .invalidSignature,
             .ineligibleForOffer, .invalidOfferSignature, .missingOfferParams, .noOfferPrice, .offerCodeRedeemed,
             .offerCodeUnknown, .offerCodeWrongProduct, .offerConflict, .offerNonceReused, .offerNotApplicable,
-            .offerSignatureExpired, .unknownOffer, .unknownOfferKey, .missingProductId, .quantityNotAllowed,
+            .offerSignatureExpired, .offerSignatureMismatch, .offerTransactionNotCustomers, .unknownOffer,
+            .unknownOfferKey, .missingProductId, .quantityNotAllowed,
             .invalidCheckFile:
             .invalidInput
         case .accountStorefrontUnknown, .alreadyExists, .alreadyRevoked, .alreadySubscribed, .clockMovesBack,

@@ -88,6 +88,8 @@ public struct Product: Identifiable, Sendable {
             case .appAccountToken(let token): request.appAccountToken = token
             case .simulatesAskToBuyInSandbox(let flag): request.simulatesAskToBuyInSandbox = flag
             case .promotionalOffer(let discount): request.paymentDiscount = discount
+            case .signedPromotionalOffer(let signed): request.promotionalOfferJWS = signed
+            case .introductoryOfferEligibility(let jws): request.introductoryOfferEligibilityJWS = jws
             case .winBackOffer(let offerID): request.winBackOfferId = offerID
             }
         }
@@ -136,6 +138,8 @@ public struct Product: Identifiable, Sendable {
             case appAccountToken(UUID)
             case simulatesAskToBuyInSandbox(Bool)
             case promotionalOffer(PaymentDiscount)
+            case signedPromotionalOffer(PromotionalOfferJWS)
+            case introductoryOfferEligibility(String)
             case winBackOffer(String)
         }
 
@@ -166,6 +170,15 @@ public struct Product: Identifiable, Sendable {
                     PaymentDiscount(
                         identifier: offerID, keyIdentifier: keyID, nonce: nonce,
                         signature: signature.base64EncodedString(), timestamp: Int64(timestamp))))
+        }
+        /// A promotional offer your server signed as a compact JWS (Apple's `PromotionalOfferV2SignatureCreator`).
+        public static func promotionalOffer(_ offerID: String, compactJWS: String) -> PurchaseOption {
+            PurchaseOption(base: .signedPromotionalOffer(PromotionalOfferJWS(offerId: offerID, compactJWS: compactJWS)))
+        }
+        /// Your server's signed decision whether the customer may have the subscription's introductory offer
+        /// (Apple's `IntroductoryOfferEligibilitySignatureCreator`); the store follows it instead of its own.
+        public static func introductoryOfferEligibility(compactJWS: String) -> PurchaseOption {
+            PurchaseOption(base: .introductoryOfferEligibility(compactJWS))
         }
     }
 

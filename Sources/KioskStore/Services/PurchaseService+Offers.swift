@@ -2,32 +2,52 @@ import Crypto
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSigning
 import KioskStorage
 
-/// The offer a payment asks for: a signed promotional offer, an offer code or a win-back offer; a payment that
-/// names several is refused when it is bought (`offer_conflict`).
+/// The offer a payment asks for: a signed promotional offer (either signature scheme), an offer code or a win-back
+/// offer; a payment that names several is refused when it is bought (`offer_conflict`). Beside it, the merchant's
+/// signed introductory-offer eligibility, which replaces the store's own decision.
 struct RequestedOffer: Sendable {
     var discount: PaymentDiscount?
+    var signedPromotion: PromotionalOfferJWS?
     var offerCode: String?
     var winBackOfferId: String?
+    var introductoryEligibilityJWS: String?
 
     static let none = RequestedOffer()
 
-    init(discount: PaymentDiscount? = nil, offerCode: String? = nil, winBackOfferId: String? = nil) {
+    init(
+        discount: PaymentDiscount? = nil, signedPromotion: PromotionalOfferJWS? = nil, offerCode: String? = nil,
+        winBackOfferId: String? = nil, introductoryEligibilityJWS: String? = nil
+    ) {
         self.discount = discount
+        self.signedPromotion = signedPromotion
         self.offerCode = offerCode
         self.winBackOfferId = winBackOfferId
+        self.introductoryEligibilityJWS = introductoryEligibilityJWS
     }
 
     /// The offers `request` names.
     init(_ request: PaymentRequest) {
         self.init(
-            discount: request.paymentDiscount, offerCode: request.offerCode, winBackOfferId: request.winBackOfferId)
+            discount: request.paymentDiscount, signedPromotion: request.promotionalOfferJWS,
+            offerCode: request.offerCode, winBackOfferId: request.winBackOfferId,
+            introductoryEligibilityJWS: request.introductoryOfferEligibilityJWS)
     }
 
-    /// How many offers are named.
+    /// The request fields that name an offer or an eligibility, in the payment request's names.
+    var fields: [String] {
+        [
+            (discount != nil, "paymentDiscount"), (signedPromotion != nil, "promotionalOfferJWS"),
+            (offerCode != nil, "offerCode"), (winBackOfferId != nil, "winBackOfferId"),
+            (introductoryEligibilityJWS != nil, "introductoryOfferEligibilityJWS"),
+        ].filter(\.0).map(\.1)
+    }
+
+    /// How many offers are named (an introductory-offer eligibility is not one).
     var count: Int {
-        [discount != nil, offerCode != nil, winBackOfferId != nil].filter { $0 }.count
+        [discount != nil, signedPromotion != nil, offerCode != nil, winBackOfferId != nil].filter { $0 }.count
     }
 }
 
@@ -35,27 +55,88 @@ extension PurchaseService {
     /// How long a promotional offer signature stays valid after its timestamp (Apple: 24 hours).
     static let promotionalOfferValidity: TimeInterval = 24 * 3600
 
-    /// The terms of the promotional offer a payment carries, once Apple's checks pass: the offer exists in the
-    /// product, the account has (or had) a subscription in the group, the signature verifies with an unrevoked
-    /// In-App Purchase key of the app, its timestamp is within 24 hours of the environment's clock, its nonce is
-    /// new (the nonce is then used up) and the offer has a price in the storefront. Any failure is a
-    /// ``PurchaseRefusal`` with the `SKError` code Apple gives.
+    /// The terms of the promotional offer a payment carries with Apple's first signature scheme
+    /// (`SKPaymentDiscount`): the signature verifies with an unrevoked In-App Purchase key of the app and its
+    /// timestamp is within 24 hours of the environment's clock; then the checks every promotional offer passes
+    /// (``promotionalTerms(_:field:product:client:now:in:nonce:)``).
     func promotionalTerms(
         _ discount: PaymentDiscount, product: Product, payment: Payment, client: ClientSession, now: Date,
         in tx: any StorageTransaction
     ) async throws -> OfferTerms {
+        let field = "paymentDiscount"
         if discount.identifier.isEmpty || discount.keyIdentifier.isEmpty || discount.signature.isEmpty {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .missingOfferParams, .missingOfferParams,
-                    "The promotional offer needs an identifier, a key identifier, a nonce, a signature and a timestamp."
-                ))
+                    "The promotional offer needs an identifier, a key identifier, a nonce, a signature and a timestamp.",
+                    field: field))
         }
-        guard let offer = product.promotionalOffers.first(where: { $0.identifier == discount.identifier }) else {
+        return try await promotionalTerms(
+            discount.identifier, field: field, product: product, client: client, now: now, in: tx
+        ) {
+            let key = try await Self.offerKey(discount.keyIdentifier, client: client, field: field, in: tx)
+            guard let signedAt = Date(checkedMillisecondsSince1970: discount.timestamp),
+                abs(now.timeIntervalSince(signedAt)) <= Self.promotionalOfferValidity
+            else {
+                throw PurchaseRefusal(
+                    error: Self.offerRefusal(
+                        .invalidSignature, .offerSignatureExpired,
+                        "The promotional offer's timestamp \(discount.timestamp) (milliseconds since 1970) is more "
+                            + "than 24 hours from now.", field: field))
+            }
+            let message = Self.promotionalOfferMessage(
+                bundleId: client.app.bundleId, keyIdentifier: discount.keyIdentifier, productId: product.productId,
+                offerIdentifier: discount.identifier,
+                applicationUsername: payment.applicationUsername ?? payment.appAccountToken?.uuidString ?? "",
+                nonce: discount.nonce, timestamp: discount.timestamp)
+            guard Self.verifies(discount.signature, message: message, publicKeyPEM: key.publicKeyPEM) else {
+                throw PurchaseRefusal(
+                    error: Self.offerRefusal(
+                        .invalidSignature, .invalidOfferSignature,
+                        "The promotional offer's signature does not verify with key \(discount.keyIdentifier).",
+                        field: field))
+            }
+            return discount.nonce
+        }
+    }
+
+    /// The terms of a promotional offer signed as a compact JWS (`promotionalOffer(_:compactJWS:)`, Apple's
+    /// `PromotionalOfferV2SignatureCreator`): the signature passes ``verifiedSignedOffer(_:audience:field:product:client:now:in:)``
+    /// and names the offer the app asked for; then the checks every promotional offer passes.
+    func promotionalTerms(
+        _ signed: PromotionalOfferJWS, product: Product, client: ClientSession, now: Date, in tx: any StorageTransaction
+    ) async throws -> OfferTerms {
+        let field = "promotionalOfferJWS"
+        return try await promotionalTerms(
+            signed.offerId, field: field, product: product, client: client, now: now, in: tx
+        ) {
+            let (claims, nonce) = try await verifiedSignedOffer(
+                signed.compactJWS, audience: .promotionalOffer, field: field, product: product, client: client,
+                now: now, in: tx)
+            guard claims.offerIdentifier == signed.offerId else {
+                throw PurchaseRefusal(
+                    error: Self.offerRefusal(
+                        .invalidSignature, .offerSignatureMismatch,
+                        "The signature is for the offer '\(claims.offerIdentifier?.prefix(64) ?? "")', not "
+                            + "'\(signed.offerId.prefix(64))'.", field: field))
+            }
+            return nonce
+        }
+    }
+
+    /// The checks every promotional offer passes, however it was signed: the offer exists in the product, the
+    /// account has (or had) a subscription in the group, `verify` accepts the signature and gives its nonce, the
+    /// nonce is new (it is then used up) and the offer has a price in the storefront. Any failure is a
+    /// ``PurchaseRefusal`` with the `SKError` code Apple gives, naming `field`.
+    private func promotionalTerms(
+        _ identifier: String, field: String, product: Product, client: ClientSession, now: Date,
+        in tx: any StorageTransaction, nonce verify: () async throws -> UUID
+    ) async throws -> OfferTerms {
+        guard let offer = product.promotionalOffers.first(where: { $0.identifier == identifier }) else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidOfferIdentifier, .unknownOffer,
-                    "\(product.productId) has no promotional offer '\(discount.identifier)'."))
+                    "\(product.productId) has no promotional offer '\(identifier.prefix(64))'.", field: field))
         }
         if let group = product.subscription?.groupId,
             try await isEligibleForIntroOffer(group: group, client: client, in: tx)
@@ -64,53 +145,152 @@ extension PurchaseService {
                 error: Self.offerRefusal(
                     .ineligibleForOffer, .ineligibleForOffer,
                     "Promotional offers are for customers who have or had a subscription in the group; this account "
-                        + "never subscribed."))
+                        + "never subscribed.", field: field))
         }
-        guard let key = try await tx.key(id: discount.keyIdentifier), key.appId == client.app.id,
-            key.revokedAt == nil
-        else {
-            throw PurchaseRefusal(
-                error: Self.offerRefusal(
-                    .invalidSignature, .unknownOfferKey,
-                    "'\(discount.keyIdentifier)' is not an active In-App Purchase key of \(client.app.bundleId)."))
-        }
-        guard let signedAt = Date(checkedMillisecondsSince1970: discount.timestamp),
-            abs(now.timeIntervalSince(signedAt)) <= Self.promotionalOfferValidity
-        else {
-            throw PurchaseRefusal(
-                error: Self.offerRefusal(
-                    .invalidSignature, .offerSignatureExpired,
-                    "The promotional offer's timestamp \(discount.timestamp) (milliseconds since 1970) is more than "
-                        + "24 hours from now."))
-        }
-        let message = Self.promotionalOfferMessage(
-            bundleId: client.app.bundleId, keyIdentifier: discount.keyIdentifier, productId: product.productId,
-            offerIdentifier: discount.identifier,
-            applicationUsername: payment.applicationUsername ?? payment.appAccountToken?.uuidString ?? "",
-            nonce: discount.nonce, timestamp: discount.timestamp)
-        guard Self.verifies(discount.signature, message: message, publicKeyPEM: key.publicKeyPEM) else {
-            throw PurchaseRefusal(
-                error: Self.offerRefusal(
-                    .invalidSignature, .invalidOfferSignature,
-                    "The promotional offer's signature does not verify with key \(discount.keyIdentifier)."))
-        }
-        guard
-            try await tx.useOfferNonce(
-                discount.nonce, appId: client.app.id, environment: client.environment, at: now)
-        else {
+        let nonce = try await verify()
+        guard try await tx.useOfferNonce(nonce, appId: client.app.id, environment: client.environment, at: now) else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidSignature, .offerNonceReused,
-                    "The nonce \(discount.nonce.uuidString.lowercased()) was already redeemed; sign each offer with a "
-                        + "new nonce."))
+                    "The nonce \(nonce.uuidString.lowercased()) was already redeemed; sign each offer with a new nonce.",
+                    field: field))
         }
         guard let terms = offer.schedule.terms(.promotional, identifier: offer.identifier, in: client.storefront) else {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidOfferPrice, .noOfferPrice,
-                    "The promotional offer '\(offer.identifier)' has no price in \(client.storefront.code)."))
+                    "The promotional offer '\(offer.identifier)' has no price in \(client.storefront.code).",
+                    field: field))
         }
         return terms
+    }
+
+    /// Whether the merchant's introductory-offer-eligibility signature (`introductoryOfferEligibility(compactJWS:)`,
+    /// Apple's `IntroductoryOfferEligibilitySignatureCreator`) lets the customer have the introductory offer of
+    /// `product`: it passes ``verifiedSignedOffer(_:audience:field:product:client:now:in:)`` (its nonce is then used
+    /// up), names a transaction of the customer and says `allowIntroductoryOffer`.
+    func signedIntroductoryEligibility(
+        _ jws: String, product: Product, client: ClientSession, now: Date, in tx: any StorageTransaction
+    ) async throws -> Bool {
+        let field = "introductoryOfferEligibilityJWS"
+        let (claims, nonce) = try await verifiedSignedOffer(
+            jws, audience: .introductoryOfferEligibility, field: field, product: product, client: client, now: now,
+            in: tx)
+        guard let allowed = claims.allowIntroductoryOffer, claims.transactionId != nil else {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .missingOfferParams, .missingOfferParams,
+                    "An introductory-offer eligibility signature needs allowIntroductoryOffer and transactionId.",
+                    field: field))
+        }
+        guard try await tx.useOfferNonce(nonce, appId: client.app.id, environment: client.environment, at: now) else {
+            throw PurchaseRefusal(
+                error: Self.offerRefusal(
+                    .invalidSignature, .offerNonceReused,
+                    "The nonce \(nonce.uuidString.lowercased()) was already used; sign each purchase with a new nonce.",
+                    field: field))
+        }
+        return allowed
+    }
+
+    /// The claims and nonce of a signed offer once they hold as StoreKit checks them: a compact JWS of at most
+    /// ``signedOfferMaxLength`` characters, ES256 by an unrevoked In-App Purchase key of the app (`kid`), `iss` the
+    /// store's issuer id, `bid` the app, `aud` `audience`, `productId` the product bought, `iat` within 24 hours
+    /// (and at most ``signedOfferClockSkew`` ahead) of the environment's clock, `nonce` a UUID, and `transactionId`,
+    /// when given, a transaction (or the app transaction) of this customer in this app. The nonce is not used up
+    /// here. Any failure is a ``PurchaseRefusal`` with StoreKit's `invalidSignature` (`missingOfferParams` for a
+    /// missing claim), naming `field`.
+    func verifiedSignedOffer(
+        _ jws: String, audience: SignedOfferClaims.Audience, field: String, product: Product, client: ClientSession,
+        now: Date, in tx: any StorageTransaction
+    ) async throws -> (SignedOfferClaims, UUID) {
+        func refuse(_ reason: ErrorCode, _ message: String, _ code: StoreKitErrorCode = .invalidSignature) -> any Error
+        {
+            PurchaseRefusal(error: Self.offerRefusal(code, reason, message, field: field))
+        }
+        guard jws.utf8.count <= Self.signedOfferMaxLength, let parsed = try? SignedOfferJWS(parsing: jws) else {
+            throw refuse(.invalidOfferSignature, "The signature is not a compact JWS Apple's signature creators make.")
+        }
+        let claims = parsed.claims
+        guard let keyId = parsed.header.kid, let issuedAt = claims.iat, let nonceText = claims.nonce,
+            let productId = claims.productId
+        else {
+            throw refuse(
+                .missingOfferParams, "The signature needs kid, iat, nonce and productId.", .missingOfferParams)
+        }
+        let key = try await Self.offerKey(keyId, client: client, field: field, in: tx)
+        guard let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM),
+            parsed.hasValidSignature(by: publicKey)
+        else {
+            throw refuse(.invalidOfferSignature, "The signature does not verify with key \(keyId.prefix(64)).")
+        }
+        let issuer = try await CatalogService.issuerId(in: tx)
+        let mismatch: String? =
+            if claims.aud != audience.rawValue {
+                "aud is '\(claims.aud?.prefix(64) ?? "")', not '\(audience.rawValue)'"
+            } else if claims.bid != client.app.bundleId {
+                "bid is '\(claims.bid?.prefix(128) ?? "")', not \(client.app.bundleId)"
+            } else if claims.iss != issuer {
+                "iss is not this store's issuer id"
+            } else if productId != product.productId {
+                "productId is '\(productId.prefix(128))', not \(product.productId)"
+            } else {
+                nil
+            }
+        if let mismatch {
+            throw refuse(.offerSignatureMismatch, "The signature does not fit this purchase: \(mismatch).")
+        }
+        let age = now.timeIntervalSince1970 - issuedAt
+        guard age <= Self.promotionalOfferValidity, age >= -Self.signedOfferClockSkew else {
+            throw refuse(
+                .offerSignatureExpired,
+                "The signature's iat is not within the 24 hours before the store's clock (a minute ahead allowed); "
+                    + "sign it again just before the purchase.")
+        }
+        guard let nonce = UUID(uuidString: nonceText) else {
+            throw refuse(.invalidOfferSignature, "The signature's nonce is not a UUID.")
+        }
+        if let transactionId = claims.transactionId,
+            try await !isCustomersTransaction(transactionId, client: client, in: tx)
+        {
+            throw refuse(
+                .offerTransactionNotCustomers,
+                "The signature's transactionId \(transactionId.prefix(32)) is not a transaction of this customer in "
+                    + "\(client.app.bundleId).")
+        }
+        return (claims, nonce)
+    }
+
+    /// The longest signed offer the store reads; Apple's are under 1 KiB.
+    static let signedOfferMaxLength = 8192
+    /// How far ahead of the store's clock a signature's `iat` may be.
+    static let signedOfferClockSkew: TimeInterval = 60
+
+    /// Whether `text` is the id of a transaction or of the app transaction of the session's customer in its app.
+    private func isCustomersTransaction(_ text: String, client: ClientSession, in tx: any StorageTransaction)
+        async throws -> Bool
+    {
+        guard let id = Int64(text), id > 0 else { return false }
+        if let transaction = try await tx.transaction(id: id, environment: client.environment) {
+            return transaction.accountId == client.account.id && transaction.appId == client.app.id
+        }
+        let appTransaction = try await tx.appTransaction(
+            accountId: client.account.id, appId: client.app.id, environment: client.environment)
+        return appTransaction?.id == id
+    }
+
+    /// The unrevoked In-App Purchase key `keyId` of the session's app, else a refusal naming `field`.
+    private static func offerKey(
+        _ keyId: String, client: ClientSession, field: String, in tx: any StorageTransaction
+    ) async throws -> InAppPurchaseKey {
+        guard let key = try await tx.key(id: keyId), key.appId == client.app.id, key.revokedAt == nil else {
+            throw PurchaseRefusal(
+                error: offerRefusal(
+                    .invalidSignature, .unknownOfferKey,
+                    "'\(keyId.prefix(64))' is not an active In-App Purchase key of \(client.app.bundleId).",
+                    field: field))
+        }
+        return key
     }
 
     /// The terms of the win-back offer `identifier` of `product`, once Apple's rules pass for the account's history
@@ -242,9 +422,11 @@ extension PurchaseService {
         return key.isValidSignature(parsed, for: message)
     }
 
-    static func offerRefusal(_ code: StoreKitErrorCode, _ reason: ErrorCode, _ message: String) -> KioskError {
+    static func offerRefusal(_ code: StoreKitErrorCode, _ reason: ErrorCode, _ message: String, field: String)
+        -> KioskError
+    {
         KioskError(
-            reason, message, field: "paymentDiscount",
+            reason, message, field: field,
             fix: "Nothing was charged; sign the offer again on your server with an active In-App Purchase key.",
             storeKitCode: code.rawValue)
     }

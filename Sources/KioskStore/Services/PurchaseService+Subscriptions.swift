@@ -26,18 +26,19 @@ extension PurchaseService {
         _ payment: Payment, product: Product, client: ClientSession, now: Date, offer: RequestedOffer = .none,
         in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
-        if offer.count > 0, product.type != .autoRenewable {
+        if let field = offer.fields.first, product.type != .autoRenewable {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidOfferIdentifier, .offerNotApplicable,
-                    "\(product.productId) is not an auto-renewable subscription; only those have promotional and "
-                        + "win-back offers and offer codes."))
+                    "\(product.productId) is not an auto-renewable subscription; only those have introductory, "
+                        + "promotional and win-back offers and offer codes.", field: field))
         }
         if offer.count > 1 {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidOfferIdentifier, .offerConflict,
-                    "A payment carries one promotional offer, offer code or win-back offer, not several."))
+                    "A payment carries one promotional offer, offer code or win-back offer, not several: it named "
+                        + "\(offer.fields.joined(separator: ", ")).", field: offer.fields[1]))
         }
         guard product.type == .autoRenewable else {
             let transaction = try await ledger.charge(payment, product: product, client: client, now: now, in: tx)
@@ -83,25 +84,40 @@ extension PurchaseService {
         if let discount = offer.discount {
             redeemed = try await promotionalTerms(
                 discount, product: product, payment: payment, client: client, now: now, in: tx)
+        } else if let signed = offer.signedPromotion {
+            redeemed = try await promotionalTerms(signed, product: product, client: client, now: now, in: tx)
         } else if let offerCode = offer.offerCode {
             redeemed = try await offerCodeTerms(offerCode, product: product, client: client, now: now, in: tx)
         } else if let identifier = offer.winBackOfferId {
             redeemed = try await winBackTerms(identifier, product: product, client: client, now: now, in: tx)
         }
+        // The merchant's signed decision replaces the store's own, for a purchase that starts a subscription.
+        let introductoryAllowed = try await offer.introductoryEligibilityJWS.asyncMap { jws in
+            try await signedIntroductoryEligibility(jws, product: product, client: client, now: now, in: tx)
+        }
         guard var subscription = existing else {
+            let eligible =
+                if let introductoryAllowed {
+                    introductoryAllowed
+                } else {
+                    try await isEligibleForIntroOffer(group: membership.groupId, client: client, in: tx)
+                }
             return try await subscribe(
-                payment, product: product, group: membership.groupId, redeemed: redeemed, client: client, now: now,
-                in: tx)
+                payment, product: product, group: membership.groupId, redeemed: redeemed,
+                introductoryAllowed: eligible, client: client, now: now, in: tx)
         }
         switch subscription.state {
         case .expired, .revoked:
+            let introductory =
+                introductoryAllowed == true ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil
+            let offer = redeemed ?? introductory
             let transaction = try await ledger.charge(
                 payment, product: product, client: client, now: now,
                 original: (
                     subscription.originalTransactionId, try await originalPurchaseDate(of: subscription, in: tx)
                 ),
-                offer: redeemed, in: tx)
-            subscription.startPeriod(of: transaction, offer: redeemed, now: now)
+                offer: offer, in: tx)
+            subscription.startPeriod(of: transaction, offer: offer, now: now)
             subscription.renewalCount = 0
             subscription.expirationIntent = nil
             subscription.autoRenewEnabled = true
@@ -119,15 +135,14 @@ extension PurchaseService {
         }
     }
 
-    /// The first subscription of the account in the group, priced by a `redeemed` offer code, else by the
-    /// introductory offer.
+    /// The first subscription of the account in the group, priced by a `redeemed` offer, else by the introductory
+    /// offer when the customer may have it.
     private func subscribe(
         _ payment: Payment, product: Product, group: SubscriptionGroup.ID, redeemed: OfferTerms?,
-        client: ClientSession, now: Date, in tx: any StorageTransaction
+        introductoryAllowed: Bool, client: ClientSession, now: Date, in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
-        let eligibleForIntro = try await isEligibleForIntroOffer(group: group, client: client, in: tx)
         let offer =
-            redeemed ?? (eligibleForIntro ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil)
+            redeemed ?? (introductoryAllowed ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil)
         let transaction = try await ledger.charge(
             payment, product: product, client: client, now: now, offer: offer, in: tx)
         let expiresAt = transaction.expiresDate ?? now
