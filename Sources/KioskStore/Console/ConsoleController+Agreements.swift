@@ -10,19 +10,16 @@ extension ConsoleController {
             let (agreement, vendorNumber) = try await catalog.agreement()
             let resource = AgreementResource(agreement, vendorNumber: vendorNumber)
             return renderer.page(
-                "agreements", title: "Agreements, tax and banking", section: "Agreements",
-                values: [
-                    "active": agreement.status == .active,
-                    "missing": PaidAppsAgreement.Requirement.sentence(agreement.missing),
-                    "termsAccepted": agreement.acceptedAt.map(Self.time) ?? "",
-                    "legalName": agreement.legalEntity?.name ?? "", "country": agreement.legalEntity?.country ?? "",
-                    "bankHolder": resource.bankAccount?.holderName ?? "",
-                    "bankAccount": resource.bankAccount?.accountNumber ?? "",
-                    "bankCurrency": resource.bankAccount?.currency ?? "",
-                    "taxForm": resource.taxInformation?.form ?? "", "taxId": resource.taxInformation?.taxId ?? "",
-                    "vendorNumber": vendorNumber,
-                    "forms": TaxInformation.Form.allCases.map { ["value": $0.rawValue] },
-                ], session: context.consoleSession)
+                AgreementsPage(
+                    active: agreement.status == .active,
+                    missing: PaidAppsAgreement.Requirement.sentence(agreement.missing),
+                    termsAccepted: agreement.acceptedAt.map(Self.time), legalName: agreement.legalEntity?.name,
+                    country: agreement.legalEntity?.country, bankHolder: resource.bankAccount?.holderName,
+                    bankAccount: resource.bankAccount?.accountNumber, bankCurrency: resource.bankAccount?.currency,
+                    taxForm: resource.taxInformation?.form, taxId: resource.taxInformation?.taxId,
+                    vendorNumber: vendorNumber,
+                    forms: TaxInformation.Form.allCases.map { ConsoleOption(value: $0.rawValue) }),
+                title: "Agreements, tax and banking", section: "Agreements", session: context.consoleSession)
         }
         pages.post("agreements") { request, context in
             try await action(request, context, audit: "agreement.accept") { form in
@@ -43,4 +40,23 @@ extension ConsoleController {
             }
         }
     }
+}
+
+/// The Paid Apps agreement: its state, what is on file (the account number and tax id only by their last four
+/// characters) and the form that gives the rest.
+struct AgreementsPage: ConsoleView {
+    static let template = "agreements"
+    var active: Bool
+    /// What the agreement still needs, as a sentence.
+    var missing: String
+    var termsAccepted: String?
+    var legalName: String?
+    var country: String?
+    var bankHolder: String?
+    var bankAccount: String?
+    var bankCurrency: String?
+    var taxForm: String?
+    var taxId: String?
+    var vendorNumber: String
+    var forms: [ConsoleOption]
 }

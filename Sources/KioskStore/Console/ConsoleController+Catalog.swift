@@ -119,53 +119,55 @@ extension ConsoleController {
     func appsPage(_ context: KioskRequestContext) async throws -> Response {
         let apps = try await catalog.apps()
         return renderer.page(
-            "apps", title: "Apps", section: "Apps",
-            values: [
-                "apps": apps.map { ["name": $0.name, "bundleId": $0.bundleId, "appId": String($0.id)] },
-                "empty": apps.isEmpty,
-            ], session: context.consoleSession)
+            AppsPage(
+                apps: apps.map { AppsPage.App(name: $0.name, bundleId: $0.bundleId, appId: String($0.id)) },
+                empty: apps.isEmpty),
+            title: "Apps", section: "Apps", session: context.consoleSession)
     }
 
+    /// An app's page; after a refused new product, with what was typed in `form` and the refusal at its `field`.
     func appPage(
-        _ bundleId: String, _ context: KioskRequestContext, form: [String: String] = [:],
-        errors: [String: String] = [:],
-        status: HTTPResponse.Status = .ok
+        _ bundleId: String, _ context: KioskRequestContext, form: ConsoleForm? = nil,
+        error: (field: String, message: String)? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let app = try await catalog.app(bundleId: bundleId)
         let products = try await catalog.products(bundleId: bundleId)
         let usa = Storefront.named("USA")
         let keys = try await catalog.keys(bundleId: bundleId)
         let (agreement, _) = try await catalog.agreement()
-        let productRows: [[String: Any]] = products.map { product in
+        let productRows = products.map { product in
             let sandbox = usa.map {
                 ProductAvailability.evaluate(
                     product: product, app: app, agreement: agreement, environment: .sandbox, storefront: $0)
             }
-            return [
-                "productId": product.productId, "referenceName": product.referenceName,
-                "type": product.type.rawValue, "state": product.reviewState.displayName,
-                "price": usa.flatMap { product.pricing.price(in: $0) }.map { Self.amount($0, "USD") } ?? "—",
-                "available": sandbox?.isAvailable ?? false,
-            ]
+            return AppPage.Product(
+                productId: product.productId, referenceName: product.referenceName, type: product.type.rawValue,
+                state: product.reviewState.displayName,
+                price: usa.flatMap { product.pricing.price(in: $0) }.map { Self.amount($0, "USD") } ?? "—",
+                available: sandbox?.isAvailable ?? false)
         }
         // The shared secret validates receipts: only those who may change the catalog see it.
         let secret = context.consoleSession?.permissions.contains(.manageCatalog) == true ? app.sharedSecret : nil
-        var values: [String: Any] = [
-            "name": app.name, "bundleId": app.bundleId, "appId": String(app.id),
-            "sharedSecret": secret ?? "", "hasSharedSecret": secret != nil,
-            "productionURLs": app.productionNotificationURLs.joined(separator: "\n"),
-            "sandboxURLs": app.sandboxNotificationURLs.joined(separator: "\n"),
-            "products": productRows, "noProducts": productRows.isEmpty,
-            "keys": keys.map { ["id": $0.id, "name": $0.name, "revoked": $0.revokedAt != nil] },
-            "types": ProductType.allCases.map {
-                ["value": $0.rawValue, "selected": $0.rawValue == (form["type"] ?? ProductType.consumable.rawValue)]
-            },
-        ]
-        for (name, value) in form { values["form_\(name)"] = value }
-        for (name, message) in errors { values["error_\(name)"] = message }
-        values["formError"] = errors["form"] ?? ""
+        let chosenType = form?["type"] ?? ProductType.consumable.rawValue
+        func message(_ field: String) -> String? { error?.field == field ? error?.message : nil }
         return renderer.page(
-            "app", title: app.name, section: "Apps", values: values, session: context.consoleSession, status: status)
+            AppPage(
+                bundleId: app.bundleId, appId: String(app.id), sharedSecret: secret, hasSharedSecret: secret != nil,
+                productionURLs: app.productionNotificationURLs.joined(separator: "\n").nonEmpty,
+                sandboxURLs: app.sandboxNotificationURLs.joined(separator: "\n").nonEmpty,
+                products: productRows, noProducts: productRows.isEmpty,
+                keys: keys.map { AppPage.Key(id: $0.id, name: $0.name, revoked: $0.revokedAt != nil) },
+                types: ProductType.allCases.map {
+                    ConsoleOption(value: $0.rawValue, selected: $0.rawValue == chosenType)
+                },
+                formError: message("form"), form_productId: form?["productId"],
+                form_referenceName: form?["referenceName"], form_tier: form?["tier"], form_locale: form?["locale"],
+                form_displayName: form?["displayName"], form_description: form?["description"],
+                error_productId: message("productId"), error_type: message("type"),
+                error_referenceName: message("referenceName"), error_tier: message("tier"),
+                error_locale: message("locale"), error_displayName: message("displayName"),
+                error_description: message("description")),
+            title: app.name, section: "Apps", session: context.consoleSession, status: status)
     }
 
     /// Creates a product from the app page's form, or shows that page again with the API's message at the field.
@@ -173,7 +175,6 @@ extension ConsoleController {
     {
         let form = try await ConsoleForm.read(request, context: context)
         let fields = ["productId", "type", "referenceName", "tier", "locale", "displayName", "description"]
-        let entered = Dictionary(uniqueKeysWithValues: fields.compactMap { name in form[name].map { (name, $0) } })
         do {
             guard let type = ProductType(rawValue: form["type"] ?? "") else {
                 throw KioskError(.invalidType, "Choose the product's type.", field: "type")
@@ -194,10 +195,10 @@ extension ConsoleController {
             try await audit(context.consoleSession, "product.create", "\(bundleId)/\(product.productId)")
             return Response.redirect(to: "/console/apps/\(bundleId)/products/\(product.productId)", type: .normal)
         } catch let error as KioskError {
-            let field = Self.formField(of: error, among: fields)
             return try await appPage(
-                bundleId, context, form: entered,
-                errors: [field: error.message + (error.fix.map { " " + $0 } ?? "")], status: error.status)
+                bundleId, context, form: form,
+                error: (Self.formField(of: error, among: fields), error.message + (error.fix.map { " " + $0 } ?? "")),
+                status: error.status)
         }
     }
 
@@ -214,65 +215,62 @@ extension ConsoleController {
     {
         let product = try await catalog.product(bundleId: bundleId, productId: productId)
         let storefrontCode = Storefront.named(storefront.uppercased())?.code ?? "USA"
-        var availability: [[String: Any]] = []
+        var availability: [ProductPage.Availability] = []
         for environment in StoreEnvironment.allCases {
             let result = try await catalog.availability(
                 bundleId: bundleId, productId: productId, environment: environment, storefront: storefrontCode)
-            availability.append([
-                "environment": environment.rawValue, "available": result.isAvailable,
-                "reasons": result.reasons.map {
-                    [
-                        "message": $0.message, "fix": $0.fix, "code": $0.code,
-                        "page": $0.code == "agreement_not_active" ? "/console/agreements" : "",
-                    ]
-                },
-            ])
+            availability.append(
+                ProductPage.Availability(
+                    environment: environment.rawValue, available: result.isAvailable,
+                    reasons: result.reasons.map {
+                        ProductPage.Reason(
+                            message: $0.message, fix: $0.fix, code: $0.code,
+                            page: $0.code == "agreement_not_active" ? "/console/agreements" : nil)
+                    }))
         }
         let proceeds = try await money.proceeds(of: product)
-        let prices: [[String: Any]] = Storefront.all.compactMap { storefront in
+        let prices = Storefront.all.compactMap { storefront -> ProductPage.Price? in
             guard let price = product.pricing.price(in: storefront), let split = proceeds[storefront.code] else {
                 return nil
             }
             let currency = storefront.currency.code
-            return [
-                "storefront": storefront.code, "name": storefront.name, "price": Self.amount(price, currency),
-                "tax": Self.amount(split.taxMinorUnits, currency),
-                "proceeds": Self.amount(split.proceedsMinorUnits, currency),
-                "selected": storefront.code == storefrontCode,
-            ]
+            return ProductPage.Price(
+                storefront: storefront.code, name: storefront.name, price: Self.amount(price, currency),
+                tax: Self.amount(split.taxMinorUnits, currency),
+                proceeds: Self.amount(split.proceedsMinorUnits, currency), selected: storefront.code == storefrontCode)
         }
         return renderer.page(
-            "product", title: product.referenceName, section: "Apps",
-            values: [
-                "bundleId": bundleId, "productId": product.productId, "referenceName": product.referenceName,
-                "type": product.type.rawValue, "state": product.reviewState.displayName,
-                "clearedForSale": product.clearedForSale, "tier": product.pricing.tier.map(String.init) ?? "",
-                "subscription": product.type == .autoRenewable,
-                "introductoryOffers": product.introductoryOffers.map {
+            ProductPage(
+                bundleId: bundleId, productId: product.productId, referenceName: product.referenceName,
+                type: product.type.rawValue, state: product.reviewState.displayName,
+                clearedForSale: product.clearedForSale, tier: product.pricing.tier.map(String.init),
+                subscription: product.type == .autoRenewable,
+                introductoryOffers: product.introductoryOffers.map {
                     Self.terms($0.paymentMode, $0.numberOfPeriods, $0.period, $0.pricing)
                         + ($0.storefront.map { " in \($0)" } ?? "")
                 },
-                "promotionalOffers": product.promotionalOffers.map { offer in
-                    [
-                        "identifier": offer.identifier, "referenceName": offer.referenceName,
-                        "terms": Self.terms(offer.paymentMode, offer.numberOfPeriods, offer.period, offer.pricing),
-                    ]
+                promotionalOffers: product.promotionalOffers.map { offer in
+                    ProductPage.Offer(
+                        identifier: offer.identifier, referenceName: offer.referenceName,
+                        terms: Self.terms(offer.paymentMode, offer.numberOfPeriods, offer.period, offer.pricing))
                 },
-                "winBackOffers": product.winBackOffers.map { offer in
-                    [
-                        "identifier": offer.identifier, "referenceName": offer.referenceName,
-                        "terms": Self.terms(offer.paymentMode, offer.numberOfPeriods, offer.period, offer.pricing),
-                        "eligibility": Self.eligibility(offer),
-                    ]
+                winBackOffers: product.winBackOffers.map { offer in
+                    ProductPage.Offer(
+                        identifier: offer.identifier, referenceName: offer.referenceName,
+                        terms: Self.terms(offer.paymentMode, offer.numberOfPeriods, offer.period, offer.pricing),
+                        eligibility: Self.eligibility(offer))
                 },
-                "modes": OfferPaymentMode.allCases.map { ["value": $0.rawValue] },
-                "storefront": storefrontCode, "availability": availability, "prices": prices,
-                "localizations": product.localizations.map {
-                    ["locale": $0.locale, "displayName": $0.displayName, "description": $0.description]
+                modes: OfferPaymentMode.allCases.map { ConsoleOption(value: $0.rawValue) },
+                storefront: storefrontCode, availability: availability, prices: prices,
+                localizations: product.localizations.map {
+                    ProductPage.Localization(
+                        locale: $0.locale, displayName: $0.displayName, description: $0.description)
                 },
-                "reviewActions": ReviewAction.allCases.map { ["value": $0.rawValue, "name": Self.label($0)] },
-                "storefronts": Storefront.all.map { ["code": $0.code, "selected": $0.code == storefrontCode] },
-            ], session: context.consoleSession)
+                reviewActions: ReviewAction.allCases.map {
+                    ProductPage.ReviewChoice(value: $0.rawValue, name: Self.label($0))
+                },
+                storefronts: ConsoleStorefrontOption.all(selected: storefrontCode)),
+            title: product.referenceName, section: "Apps", session: context.consoleSession)
     }
 
     /// An offer's terms as a line: "pay_as_you_go, 3 × P1M at tier 2".
@@ -301,4 +299,142 @@ extension ConsoleController {
         case .restoreToSale: "Restore to sale"
         }
     }
+}
+
+/// The apps, each with its bundle id and Apple id.
+struct AppsPage: ConsoleView {
+    static let template = "apps"
+
+    struct App: Decodable {
+        var name: String
+        var bundleId: String
+        var appId: String
+    }
+
+    var apps: [App]
+    var empty: Bool
+}
+
+/// An app: its ids, shared secret, notification URLs, keys and products, and the new-product form (which, when the
+/// store refused it, shows what was typed, `form_…`, and the refusal at its field, `error_…`).
+struct AppPage: ConsoleView {
+    static let template = "app"
+
+    struct Product: Decodable {
+        var productId: String
+        var referenceName: String
+        var type: String
+        var state: String
+        /// The price in the USA storefront.
+        var price: String
+        /// Whether the sandbox sells it in the USA storefront.
+        var available: Bool
+    }
+
+    struct Key: Decodable {
+        var id: String
+        var name: String
+        var revoked: Bool
+    }
+
+    var bundleId: String
+    var appId: String
+    /// Shown only to those who may change the catalog.
+    var sharedSecret: String?
+    var hasSharedSecret: Bool
+    /// One URL a line.
+    var productionURLs: String?
+    var sandboxURLs: String?
+    var products: [Product]
+    var noProducts: Bool
+    var keys: [Key]
+    var types: [ConsoleOption]
+    /// A refusal of the new product that names no field.
+    var formError: String?
+    var form_productId: String?
+    var form_referenceName: String?
+    var form_tier: String?
+    var form_locale: String?
+    var form_displayName: String?
+    var form_description: String?
+    var error_productId: String?
+    var error_type: String?
+    var error_referenceName: String?
+    var error_tier: String?
+    var error_locale: String?
+    var error_displayName: String?
+    var error_description: String?
+}
+
+/// A product: its facts, localizations and offers, its availability in a storefront (with the reasons and fixes
+/// when it is not for sale), the review actions, and its prices and proceeds in every storefront.
+struct ProductPage: ConsoleView {
+    static let template = "product"
+
+    /// A promotional or win-back offer.
+    struct Offer: Decodable {
+        var identifier: String
+        var referenceName: String
+        var terms: String
+        /// Who a win-back offer is for; nil for a promotional offer.
+        var eligibility: String?
+    }
+
+    struct Availability: Decodable {
+        var environment: String
+        var available: Bool
+        var reasons: [Reason]
+    }
+
+    /// Why the product is not for sale, and what to do about it.
+    struct Reason: Decodable {
+        var message: String
+        var fix: String
+        var code: String
+        /// The console page where it is fixed, when there is one.
+        var page: String?
+    }
+
+    struct Price: Decodable {
+        var storefront: String
+        /// The storefront's name.
+        var name: String
+        var price: String
+        var tax: String
+        var proceeds: String
+        /// The storefront the page shows availability in.
+        var selected: Bool
+    }
+
+    struct Localization: Decodable {
+        var locale: String
+        var displayName: String
+        var description: String
+    }
+
+    struct ReviewChoice: Decodable {
+        var value: String
+        var name: String
+    }
+
+    var bundleId: String
+    var productId: String
+    var referenceName: String
+    var type: String
+    var state: String
+    var clearedForSale: Bool
+    var tier: String?
+    /// Whether the product is an auto-renewable subscription, which has offers.
+    var subscription: Bool
+    var introductoryOffers: [String]
+    var promotionalOffers: [Offer]
+    var winBackOffers: [Offer]
+    var modes: [ConsoleOption]
+    /// The storefront whose availability is shown.
+    var storefront: String
+    var availability: [Availability]
+    var prices: [Price]
+    var localizations: [Localization]
+    var reviewActions: [ReviewChoice]
+    var storefronts: [ConsoleStorefrontOption]
 }

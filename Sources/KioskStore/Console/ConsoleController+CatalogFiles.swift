@@ -112,53 +112,125 @@ extension ConsoleController {
         let groups = try await catalog.groups(bundleId: bundleId)
         let products = try await catalog.products(bundleId: bundleId)
         let codes = try await catalog.offerCodes(bundleId: bundleId, productId: nil)
-        var values: [String: Any] = [
-            "name": app.name, "bundleId": bundleId,
-            "groupChoices": groups.map { ["id": String($0.id), "name": $0.referenceName] },
-            "durations": SubscriptionDuration.allCases.map { ["value": $0.rawValue] },
-            "modes": OfferPaymentMode.allCases.map { ["value": $0.rawValue] },
-            "subscriptionProducts": products.filter { $0.type == .autoRenewable }.map { ["productId": $0.productId] },
-            "hasGroups": !groups.isEmpty, "hasSubscriptions": products.contains { $0.type == .autoRenewable },
-            "groups": groups.map { group in
-                [
-                    "name": group.referenceName, "id": String(group.id),
-                    "localizations": group.localizations.map {
-                        [
-                            "locale": $0.locale, "lang": $0.locale.replacingOccurrences(of: "_", with: "-"),
-                            "localizedName": $0.name, "customAppName": $0.customAppName ?? "",
-                        ]
-                    },
-                    "levels": products.filter { $0.subscription?.groupId == group.id }
-                        .sorted { ($0.subscription?.level ?? 0) < ($1.subscription?.level ?? 0) }
-                        .map { product in
-                            [
-                                "productId": product.productId, "level": product.subscription?.level ?? 0,
-                                "duration": product.duration?.rawValue ?? "",
-                                "offers":
-                                    (product.introductoryOffers.map { "introductory \($0.paymentMode.rawValue)" }
-                                    + product.promotionalOffers.map { "promotional \($0.identifier)" }
-                                    + product.winBackOffers.map { "win-back \($0.identifier)" })
-                                    .joined(separator: ", "),
-                            ]
-                        },
-                ]
-            },
-            "codes": codes.map { code in
-                [
-                    "code": code.code, "productId": code.productId,
-                    "state": code.redemption == nil ? "available" : "redeemed",
-                ]
-            },
-        ]
-        if let report {
-            values["report"] = [
-                "created": report.created.joined(separator: ", "), "updated": report.updated.joined(separator: ", "),
-                "unchanged": report.unchanged.joined(separator: ", "),
-                "warnings": report.warnings.map { ["code": $0.code, "message": $0.message, "path": $0.path ?? ""] },
-            ]
-        }
+        let subscriptions = products.filter { $0.type == .autoRenewable }
         return renderer.page(
-            "catalog", title: "\(app.name): catalog", section: "Apps", values: values,
-            session: context.consoleSession)
+            CatalogPage(
+                name: app.name, bundleId: bundleId,
+                groupChoices: groups.map { CatalogPage.GroupChoice(id: String($0.id), name: $0.referenceName) },
+                durations: SubscriptionDuration.allCases.map { ConsoleOption(value: $0.rawValue) },
+                modes: OfferPaymentMode.allCases.map { ConsoleOption(value: $0.rawValue) },
+                subscriptionProducts: subscriptions.map { CatalogPage.ProductChoice(productId: $0.productId) },
+                hasGroups: !groups.isEmpty, hasSubscriptions: !subscriptions.isEmpty,
+                groups: groups.map { group in
+                    CatalogPage.Group(
+                        name: group.referenceName, id: String(group.id),
+                        localizations: group.localizations.map {
+                            CatalogPage.GroupLocalization(
+                                locale: $0.locale, lang: $0.locale.replacingOccurrences(of: "_", with: "-"),
+                                localizedName: $0.name, customAppName: $0.customAppName?.nonEmpty)
+                        },
+                        levels: products.filter { $0.subscription?.groupId == group.id }
+                            .sorted { ($0.subscription?.level ?? 0) < ($1.subscription?.level ?? 0) }
+                            .map { product in
+                                CatalogPage.Level(
+                                    productId: product.productId, level: product.subscription?.level ?? 0,
+                                    duration: product.duration?.rawValue,
+                                    offers: (product.introductoryOffers.map {
+                                        "introductory \($0.paymentMode.rawValue)"
+                                    }
+                                        + product.promotionalOffers.map { "promotional \($0.identifier)" }
+                                        + product.winBackOffers.map { "win-back \($0.identifier)" })
+                                        .joined(separator: ", "))
+                            })
+                },
+                codes: codes.map { code in
+                    CatalogPage.Code(
+                        code: code.code, productId: code.productId,
+                        state: code.redemption == nil ? "available" : "redeemed")
+                },
+                report: report.map { report in
+                    CatalogPage.Report(
+                        created: report.created.joined(separator: ", ").nonEmpty,
+                        updated: report.updated.joined(separator: ", ").nonEmpty,
+                        unchanged: report.unchanged.joined(separator: ", ").nonEmpty,
+                        warnings: report.warnings.map {
+                            CatalogPage.Warning(code: $0.code, message: $0.message, path: $0.path?.nonEmpty)
+                        })
+                }),
+            title: "\(app.name): catalog", section: "Apps", session: context.consoleSession)
     }
+}
+
+/// An app's catalog: its subscription groups (names, levels, offers), offer codes, the forms that create them, the
+/// export links, and the import form with the last import's report.
+struct CatalogPage: ConsoleView {
+    static let template = "catalog"
+
+    struct GroupChoice: Decodable {
+        var id: String
+        var name: String
+    }
+
+    struct ProductChoice: Decodable {
+        var productId: String
+    }
+
+    struct Group: Decodable {
+        var name: String
+        var id: String
+        var localizations: [GroupLocalization]
+        /// The group's subscriptions, highest service first.
+        var levels: [Level]
+    }
+
+    struct GroupLocalization: Decodable {
+        var locale: String
+        /// The locale as a BCP 47 language tag, for `lang`.
+        var lang: String
+        var localizedName: String
+        var customAppName: String?
+    }
+
+    struct Level: Decodable {
+        var productId: String
+        var level: Int
+        var duration: String?
+        /// The subscription's offers, in a line.
+        var offers: String
+    }
+
+    struct Code: Decodable {
+        var code: String
+        var productId: String
+        var state: String
+    }
+
+    /// What an import created, updated and left as it was (each product id list in a line), and its warnings.
+    struct Report: Decodable {
+        var created: String?
+        var updated: String?
+        var unchanged: String?
+        var warnings: [Warning]
+    }
+
+    struct Warning: Decodable {
+        var code: String
+        var message: String
+        /// Where in the file.
+        var path: String?
+    }
+
+    /// The app's name.
+    var name: String
+    var bundleId: String
+    var groupChoices: [GroupChoice]
+    var durations: [ConsoleOption]
+    var modes: [ConsoleOption]
+    var subscriptionProducts: [ProductChoice]
+    var hasGroups: Bool
+    var hasSubscriptions: Bool
+    var groups: [Group]
+    var codes: [Code]
+    /// The import's report, on the page an import answers with.
+    var report: Report?
 }

@@ -12,18 +12,16 @@ extension ConsoleController {
             let matches = query.isEmpty ? [] : try await accounts.findCustomers(query)
             let testers = try await accounts.accounts(.sandbox)
             return renderer.page(
-                "customers", title: "Customers", section: "Customers",
-                values: [
-                    "q": query, "searched": !query.isEmpty, "noMatch": !query.isEmpty && matches.isEmpty,
-                    "matches": matches.map {
-                        [
-                            "email": $0.account.email, "environment": $0.account.environment.rawValue,
-                            "matchedBy": $0.matchedBy,
-                        ]
+                CustomersPage(
+                    q: query, searched: !query.isEmpty, noMatch: !query.isEmpty && matches.isEmpty,
+                    matches: matches.map {
+                        CustomersPage.Match(
+                            email: $0.account.email, environment: $0.account.environment.rawValue,
+                            matchedBy: $0.matchedBy)
                     },
-                    "testers": testers.map { ["email": $0.email, "storefront": $0.storefront] },
-                    "storefronts": Storefront.all.map { ["code": $0.code, "selected": $0.code == "USA"] },
-                ], session: context.consoleSession)
+                    testers: testers.map { CustomersPage.Tester(email: $0.email, storefront: $0.storefront) },
+                    storefronts: ConsoleStorefrontOption.all(selected: "USA")),
+                title: "Customers", section: "Customers", session: context.consoleSession)
         }
         pages.get("customers/:environment/:email") { _, context in
             try await customerPage(try Self.environment(context), email: try Self.email(context), context)
@@ -153,45 +151,41 @@ extension ConsoleController {
     {
         let history = try await accounts.customerHistory(environment, email: email)
         let isSandbox = environment == .sandbox
-        var apps: [[String: Any]] = []
-        for (app, transactions, notifications) in history.apps {
-            apps.append([
-                "name": app.name, "bundleId": app.bundleId,
-                "transactions": transactions.map { transaction -> [String: Any] in
-                    [
-                        "id": String(transaction.id), "originalId": String(transaction.originalTransactionId),
-                        "productId": transaction.productId, "date": Self.time(transaction.purchaseDate),
-                        "price": Self.amount(transaction.priceMinorUnits, transaction.currency),
-                        "reason": transaction.transactionReason.rawValue, "orderId": transaction.orderId,
-                        "revoked": transaction.revocationDate.map(Self.time) ?? "",
-                        "revocation": Self.revocation(transaction),
+        let apps = history.apps.map { app, transactions, notifications in
+            CustomerPage.App(
+                name: app.name, bundleId: app.bundleId,
+                transactions: transactions.map { transaction in
+                    CustomerPage.Transaction(
+                        id: String(transaction.id), originalId: String(transaction.originalTransactionId),
+                        productId: transaction.productId, date: Self.time(transaction.purchaseDate),
+                        price: Self.amount(transaction.priceMinorUnits, transaction.currency),
+                        reason: transaction.transactionReason.rawValue, orderId: transaction.orderId,
+                        revoked: transaction.revocationDate.map(Self.time), revocation: Self.revocation(transaction),
                         // Apple asks the app's server about consumables and auto-renewables only.
-                        "requestable": isSandbox && transaction.revocationDate == nil
+                        requestable: isSandbox && transaction.revocationDate == nil
                             && [.consumable, .autoRenewable].contains(transaction.productType),
-                        "refundable": transaction.revocationDate == nil,
-                        "reversible": transaction.revocationType?.isRefund == true,
+                        refundable: transaction.revocationDate == nil,
+                        reversible: transaction.revocationType?.isRefund == true,
                         // Family Sharing's revocation: not for consumables, which are never shared.
-                        "revocable": isSandbox && transaction.revocationDate == nil
+                        revocable: isSandbox && transaction.revocationDate == nil
                             && transaction.productType != .consumable,
-                        "decoded": Self.decodedJWS(transaction.signedTransaction),
-                        "expires": transaction.expiresDate.map(Self.time) ?? "",
-                        "jws": transaction.signedTransaction, "bundleId": app.bundleId,
-                    ]
+                        decoded: Self.decodedJWS(transaction.signedTransaction),
+                        expires: transaction.expiresDate.map(Self.time), jws: transaction.signedTransaction,
+                        bundleId: app.bundleId)
                 },
-                "notifications": notifications.map(Self.notificationRow),
-                "entitlements": StoreTransaction.currentEntitlements(
+                notifications: notifications.map { NotificationsPage.Notification($0) },
+                entitlements: StoreTransaction.currentEntitlements(
                     among: transactions, at: testControls.context.clocks.now(environment)
-                ).map { ["productId": $0.productId, "expires": $0.expiresDate.map(Self.time) ?? ""] },
-            ])
+                ).map { CustomerPage.Entitlement(productId: $0.productId, expires: $0.expiresDate.map(Self.time)) })
         }
-        var products: [[String: Any]] = []
+        var products: [CustomerPage.ProductChoice] = []
         if isSandbox {
             for app in try await catalog.apps() {
                 for product in try await catalog.products(bundleId: app.bundleId) {
-                    products.append([
-                        "value": "\(app.bundleId) \(product.productId)",
-                        "label": "\(product.referenceName) (\(app.name))",
-                    ])
+                    products.append(
+                        CustomerPage.ProductChoice(
+                            value: "\(app.bundleId) \(product.productId)",
+                            label: "\(product.referenceName) (\(app.name))"))
                 }
             }
         }
@@ -200,17 +194,16 @@ extension ConsoleController {
         let account = history.account
         let waiting = isSandbox ? try await waitingPayments(email: account.email) : []
         return renderer.page(
-            "customer", title: account.email, section: "Customers",
-            values: [
-                "email": account.email, "environment": environment.rawValue, "sandbox": isSandbox,
-                "consumptionReasons": RefundService.consumptionRequestReasons.map { ["value": $0] },
-                "name": "\(account.firstName) \(account.lastName)".trimmingCharacters(in: .whitespaces),
-                "storefront": account.storefront, "apps": apps, "noTransactions": apps.isEmpty,
-                "products": products, "path": Self.customerPath(account.email, environment),
-                "controls": Self.testerPath(account.email), "purchaseKey": UUID().uuidString,
-                "subscriptions": subscriptionRows, "hasSubscriptions": !subscriptionRows.isEmpty,
-                "settings": isSandbox ? Self.testerSettings(account) : [:], "waiting": waiting,
-            ], session: context.consoleSession)
+            CustomerPage(
+                environment: environment.rawValue, sandbox: isSandbox,
+                consumptionReasons: RefundService.consumptionRequestReasons.map { ConsoleOption(value: $0) },
+                name: "\(account.firstName) \(account.lastName)".trimmingCharacters(in: .whitespaces),
+                storefront: account.storefront, apps: apps, noTransactions: apps.isEmpty, products: products,
+                path: Self.customerPath(account.email, environment), controls: Self.testerPath(account.email),
+                purchaseKey: UUID().uuidString, subscriptions: subscriptionRows,
+                hasSubscriptions: !subscriptionRows.isEmpty, settings: isSandbox ? Self.testerSettings(account) : nil,
+                waiting: waiting),
+            title: account.email, section: "Customers", session: context.consoleSession)
     }
 
     /// A JWS's header and payload as indented JSON, for reading (the console signed it; nothing is verified here).
@@ -225,14 +218,134 @@ extension ConsoleController {
             return String(decoding: pretty, as: UTF8.self)
         }.joined(separator: "\n")
     }
+}
 
-    static func notificationRow(_ notification: ServerNotification) -> [String: Any] {
-        [
-            "uuid": notification.uuid, "type": notification.notificationType.rawValue,
-            "subtype": notification.subtype?.rawValue ?? "",
-            "state": notification.state.rawValue, "attempts": notification.attemptCount,
-            "created": time(notification.createdAt), "nextAttempt": notification.nextAttemptAt.map(time) ?? "",
-            "transactionId": notification.transactionId.map(String.init) ?? "",
-        ]
+/// Customer search, and the sandbox's testers with the form that adds one.
+struct CustomersPage: ConsoleView {
+    static let template = "customers"
+
+    struct Match: Decodable {
+        var email: String
+        var environment: String
+        /// What the query matched: the email, a transaction id…
+        var matchedBy: String
     }
+
+    struct Tester: Decodable {
+        var email: String
+        var storefront: String
+    }
+
+    /// The query, as typed.
+    var q: String
+    var searched: Bool
+    var noMatch: Bool
+    var matches: [Match]
+    var testers: [Tester]
+    var storefronts: [ConsoleStorefrontOption]
+}
+
+/// A customer: their purchases, entitlements and notifications in each app, their subscriptions, and for a sandbox
+/// tester the test controls and settings.
+struct CustomerPage: ConsoleView {
+    static let template = "customer"
+
+    struct App: Decodable {
+        var name: String
+        var bundleId: String
+        var transactions: [Transaction]
+        var notifications: [NotificationsPage.Notification]
+        var entitlements: [Entitlement]
+    }
+
+    /// A transaction on the timeline, and what the refund controls may do to it.
+    struct Transaction: Decodable {
+        var id: String
+        var originalId: String
+        var productId: String
+        var date: String
+        var price: String
+        var reason: String
+        var orderId: String
+        /// When it was revoked.
+        var revoked: String?
+        /// How it was revoked: "refunded", "revoked (Family Sharing)"…
+        var revocation: String
+        /// Whether the customer may ask for a refund (the sandbox's test controls).
+        var requestable: Bool
+        var refundable: Bool
+        var reversible: Bool
+        /// Whether Family Sharing may revoke it (the sandbox's test controls).
+        var revocable: Bool
+        /// The signed transaction's header and payload, indented.
+        var decoded: String
+        var expires: String?
+        var jws: String
+        var bundleId: String
+    }
+
+    struct Entitlement: Decodable {
+        var productId: String
+        var expires: String?
+    }
+
+    /// A product the tester can buy: its value is "bundleId productId".
+    struct ProductChoice: Decodable {
+        var value: String
+        var label: String
+    }
+
+    /// A subscription of the tester's, with the actions the test controls offer.
+    struct Subscription: Decodable {
+        var bundleId: String
+        var originalId: String
+        var productId: String
+        var state: String
+        var autoRenew: String
+        var expires: String
+        var actions: [Action]
+    }
+
+    struct Action: Decodable {
+        var value: String
+        var label: String
+    }
+
+    /// A sandbox tester's settings, as the form shows them.
+    struct TesterSettings: Decodable {
+        var askToBuy: Bool
+        var interruptPurchases: Bool
+        var outcomes: [ConsoleOption]
+        var rates: [ConsoleOption]
+        var historyCleared: String?
+    }
+
+    /// A payment waiting for a decision (Ask to Buy, an interrupted purchase).
+    struct WaitingPayment: Decodable {
+        var id: String
+        var bundleId: String
+        var productId: String
+        var state: String
+        var decisions: [ConsoleOption]
+    }
+
+    var environment: String
+    var sandbox: Bool
+    var consumptionReasons: [ConsoleOption]
+    var name: String
+    var storefront: String
+    var apps: [App]
+    var noTransactions: Bool
+    var products: [ProductChoice]
+    /// This page, for the forms to come back to.
+    var path: String
+    /// Where the tester's test controls post.
+    var controls: String
+    /// The buy form's idempotency key, made when the page is drawn.
+    var purchaseKey: String
+    var subscriptions: [Subscription]
+    var hasSubscriptions: Bool
+    /// A sandbox tester's settings; nil in production.
+    var settings: TesterSettings?
+    var waiting: [WaitingPayment]
 }

@@ -7,26 +7,28 @@ import KioskCore
 extension ConsoleController {
     func addKeyRoutes(to pages: RouterGroup<KioskRequestContext>) {
         pages.get("keys") { _, context in
-            var apps: [[String: Any]] = []
+            var apps: [KeysPage.App] = []
             for app in try await catalog.apps() {
-                apps.append([
-                    "name": app.name, "bundleId": app.bundleId,
-                    "keys": try await catalog.keys(bundleId: app.bundleId).map(Self.keyRow),
-                ])
+                apps.append(
+                    KeysPage.App(
+                        name: app.name, bundleId: app.bundleId,
+                        keys: try await catalog.keys(bundleId: app.bundleId).map {
+                            KeysPage.Key(
+                                id: $0.id, name: $0.name, created: Self.time($0.createdAt),
+                                revoked: $0.revokedAt.map(Self.time))
+                        }))
             }
             let team = try await team.teamKeys()
             return renderer.page(
-                "keys", title: "Keys", section: "Keys",
-                values: [
-                    "apps": apps, "issuerId": team.issuerId, "vendorNumber": team.vendorNumber,
-                    "teamKeys": team.keys.map { key in
-                        [
-                            "id": key.id, "name": key.name, "roles": key.roles.map(\.rawValue).joined(separator: ", "),
-                            "created": Self.time(key.createdAt), "revoked": key.revokedAt.map(Self.time) ?? "",
-                        ]
+                KeysPage(
+                    apps: apps, issuerId: team.issuerId, vendorNumber: team.vendorNumber,
+                    teamKeys: team.keys.map { key in
+                        KeysPage.TeamKey(
+                            id: key.id, name: key.name, roles: key.roles.map(\.rawValue).joined(separator: ", "),
+                            created: Self.time(key.createdAt), revoked: key.revokedAt.map(Self.time))
                     },
-                    "roles": TeamRole.allCases.map { ["value": $0.rawValue] },
-                ], session: context.consoleSession)
+                    roles: TeamRole.allCases.map { ConsoleOption(value: $0.rawValue) }),
+                title: "Keys", section: "Keys", session: context.consoleSession)
         }
         pages.post("keys/apps/:bundleId") { request, context in
             let bundleId = try context.parameters.require("bundleId")
@@ -65,22 +67,60 @@ extension ConsoleController {
         }
     }
 
-    static func keyRow(_ key: InAppPurchaseKey) -> [String: Any] {
-        [
-            "id": key.id, "name": key.name, "created": time(key.createdAt),
-            "revoked": key.revokedAt.map(time) ?? "",
-        ]
-    }
-
     /// The one page that ever shows a key's private half.
     func createdKeyPage(id: String, issuerId: String, privateKey: String, kind: String, _ context: KioskRequestContext)
         -> Response
     {
         var response = renderer.page(
-            "key-created", title: "Key \(id) created", section: "Keys",
-            values: ["id": id, "issuerId": issuerId, "privateKey": privateKey, "kind": kind],
-            session: context.consoleSession, status: .created)
+            KeyCreatedPage(id: id, issuerId: issuerId, privateKey: privateKey, kind: kind),
+            title: "Key \(id) created", section: "Keys", session: context.consoleSession, status: .created)
         response.headers[.cacheControl] = "no-store"
         return response
     }
+}
+
+/// Each app's In-App Purchase keys and the team's keys, with the forms that create and revoke them.
+struct KeysPage: ConsoleView {
+    static let template = "keys"
+
+    struct App: Decodable {
+        var name: String
+        var bundleId: String
+        var keys: [Key]
+    }
+
+    /// An app's In-App Purchase key.
+    struct Key: Decodable {
+        var id: String
+        var name: String
+        var created: String
+        var revoked: String?
+    }
+
+    /// An App Store Connect API key of the team's.
+    struct TeamKey: Decodable {
+        var id: String
+        var name: String
+        var roles: String
+        var created: String
+        var revoked: String?
+    }
+
+    var apps: [App]
+    var issuerId: String
+    var vendorNumber: String
+    var teamKeys: [TeamKey]
+    /// The roles a new team key may have.
+    var roles: [ConsoleOption]
+}
+
+/// A key just created, with the only showing of its private half.
+struct KeyCreatedPage: ConsoleView {
+    static let template = "key-created"
+    var id: String
+    var issuerId: String
+    /// PKCS #8 PEM.
+    var privateKey: String
+    /// What kind of key it is, and for what.
+    var kind: String
 }

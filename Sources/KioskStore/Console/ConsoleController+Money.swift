@@ -33,21 +33,19 @@ extension ConsoleController {
                 proceedsByDay.values.contains { $0 != 0 }
                 ? ConsoleChart.bars(
                     days.map { (label: String($0.suffix(5)), value: proceedsByDay[$0] ?? 0) },
-                    title: "Proceeds per day, US cents at the configured exchange rates", id: "proceeds-chart") : ""
+                    title: "Proceeds per day, US cents at the configured exchange rates", id: "proceeds-chart") : nil
             return renderer.page(
-                "money", title: "Money", section: "Money",
-                values: [
-                    "chart": chart, "proceedsChart": proceedsChart, "environment": environment.rawValue,
-                    "sandbox": environment == .sandbox,
-                    "environments": StoreEnvironment.allCases.map {
-                        ["value": $0.rawValue, "selected": $0 == environment]
+                MoneyPage(
+                    chart: chart, proceedsChart: proceedsChart, sandbox: environment == .sandbox,
+                    environments: StoreEnvironment.allCases.map {
+                        ConsoleOption(value: $0.rawValue, selected: $0 == environment)
                     },
-                    "totalUnits": byDay.points.reduce(0) { $0.saturatingAdding($1.units) },
-                    "byProduct": byProduct.points.map(Self.moneyRow),
-                    "byStorefront": byStorefront.points.map(Self.moneyRow),
-                    "unconverted": byDay.unconverted.joined(separator: ", "),
-                    "reportDate": String(ISO8601DateFormatter().string(from: today).prefix(10)),
-                ], session: context.consoleSession)
+                    totalUnits: byDay.points.reduce(0) { $0.saturatingAdding($1.units) },
+                    byProduct: byProduct.points.map(MoneyPage.Row.init),
+                    byStorefront: byStorefront.points.map(MoneyPage.Row.init),
+                    unconverted: byDay.unconverted.joined(separator: ", ").nonEmpty,
+                    reportDate: String(ISO8601DateFormatter().string(from: today).prefix(10))),
+                title: "Money", section: "Money", session: context.consoleSession)
         }
         pages.get("money/sales.tsv") { request, _ in
             let date = request.uri.queryParameters.get("date") ?? ""
@@ -71,13 +69,45 @@ extension ConsoleController {
         return response
     }
 
-    static func moneyRow(_ point: MoneySeries.Point) -> [String: Any] {
+}
+
+/// Units, revenue and proceeds: a chart by day, tables by product and storefront, and the report files.
+struct MoneyPage: ConsoleView {
+    static let template = "money"
+
+    /// A product's or a storefront's units, revenue and proceeds, each currency's amounts in a line.
+    struct Row: Decodable {
+        /// The product id or the storefront.
+        var key: String
+        var units: Int
+        var revenue: String
+        var proceeds: String
+    }
+
+    /// The units chart, as SVG markup.
+    var chart: String
+    /// The proceeds chart, as SVG markup; nil when there are no proceeds to draw.
+    var proceedsChart: String?
+    var sandbox: Bool
+    var environments: [ConsoleOption]
+    var totalUnits: Int
+    var byProduct: [Row]
+    var byStorefront: [Row]
+    /// The currencies that have no exchange rate, in a line.
+    var unconverted: String?
+    /// Today, for the report links.
+    var reportDate: String
+}
+
+extension MoneyPage.Row {
+    init(_ point: MoneySeries.Point) {
         let amounts = point.byCurrency.sorted { $0.key < $1.key }
-        return [
-            "key": point.key, "units": point.units,
-            "revenue": amounts.map { amount($0.value["customerPrice"] ?? 0, $0.key) }.joined(separator: ", "),
-            "proceeds": amounts.map { amount($0.value["proceeds"] ?? 0, $0.key) }.joined(separator: ", "),
-        ]
+        self.init(
+            key: point.key, units: point.units,
+            revenue: amounts.map { ConsoleController.amount($0.value["customerPrice"] ?? 0, $0.key) }.joined(
+                separator: ", "),
+            proceeds: amounts.map { ConsoleController.amount($0.value["proceeds"] ?? 0, $0.key) }.joined(
+                separator: ", "))
     }
 }
 

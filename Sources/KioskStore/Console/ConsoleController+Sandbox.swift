@@ -10,11 +10,9 @@ extension ConsoleController {
         pages.get("sandbox") { _, context in
             let clock = sandboxClock.current()
             return renderer.page(
-                "sandbox", title: "Sandbox", section: "Sandbox",
-                values: [
-                    "now": clock.date, "frozen": clock.frozen,
-                    "offset": Self.duration(milliseconds: clock.offsetMilliseconds),
-                ], session: context.consoleSession)
+                SandboxPage(
+                    now: clock.date, frozen: clock.frozen, offset: Self.duration(milliseconds: clock.offsetMilliseconds)
+                ), title: "Sandbox", section: "Sandbox", session: context.consoleSession)
         }
         pages.post("sandbox/clock") { request, context in
             try await action(request, context, audit: "sandbox.clock") { form in
@@ -40,22 +38,21 @@ extension ConsoleController {
     }
 
     /// The tester's subscriptions in each app, with the actions the test controls offer.
-    func subscriptionRows(email: String, apps: [App]) async throws -> [[String: Any]] {
-        var rows: [[String: Any]] = []
+    func subscriptionRows(email: String, apps: [App]) async throws -> [CustomerPage.Subscription] {
+        var rows: [CustomerPage.Subscription] = []
         for app in apps {
             for subscription in try await subscriptions.list(bundleId: app.bundleId, tester: email).subscriptions {
-                rows.append([
-                    "bundleId": app.bundleId, "originalId": subscription.originalTransactionId,
-                    "productId": subscription.productId, "state": subscription.state,
-                    "autoRenew": subscription.autoRenewStatus ? "on" : "off",
-                    "expires": Self.time(Date(millisecondsSince1970: subscription.expiresDate)),
-                    "renewals": subscription.renewalCount,
-                    "actions": [
-                        ("renew", "Renew now"), ("expire", "Expire now"), ("fail-renewal", "Fail next renewal"),
-                        ("recover", "Recover billing"), ("auto-renew-off", "Turn auto-renew off"),
-                        ("auto-renew-on", "Turn auto-renew on"),
-                    ].map { ["value": $0.0, "label": $0.1] },
-                ])
+                rows.append(
+                    CustomerPage.Subscription(
+                        bundleId: app.bundleId, originalId: subscription.originalTransactionId,
+                        productId: subscription.productId, state: subscription.state,
+                        autoRenew: subscription.autoRenewStatus ? "on" : "off",
+                        expires: Self.time(Date(millisecondsSince1970: subscription.expiresDate)),
+                        actions: [
+                            ("renew", "Renew now"), ("expire", "Expire now"), ("fail-renewal", "Fail next renewal"),
+                            ("recover", "Recover billing"), ("auto-renew-off", "Turn auto-renew off"),
+                            ("auto-renew-on", "Turn auto-renew on"),
+                        ].map { CustomerPage.Action(value: $0.0, label: $0.1) }))
             }
         }
         return rows
@@ -70,4 +67,14 @@ extension ConsoleController {
         return [(days, "d"), (hours, "h"), (mins, "min")].filter { $0.0 != 0 }.map { "\($0.0) \($0.1)" }
             .joined(separator: " ")
     }
+}
+
+/// The sandbox's clock, with the forms that move it.
+struct SandboxPage: ConsoleView {
+    static let template = "sandbox"
+    /// The sandbox's time now.
+    var now: String
+    var frozen: Bool
+    /// How far ahead of real time the sandbox is: "3 d 4 h 5 min", or "none".
+    var offset: String
 }

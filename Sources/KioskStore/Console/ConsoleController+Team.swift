@@ -74,57 +74,56 @@ extension ConsoleController {
         -> Response
     {
         let users = try await team.consoleUsers()
-        var values: [String: Any] = [
-            "users": users.map { user in
-                [
-                    "email": user.email, "name": user.name, "created": Self.time(user.createdAt),
-                    "status": user.disabledAt != nil ? "disabled" : user.passwordIsTemporary ? "invited" : "active",
-                    "disabled": user.disabledAt != nil,
-                    "roles": TeamRole.allCases.map { role in
-                        ["value": role.rawValue, "title": role.title, "checked": user.roles.contains(role)]
-                    },
-                ]
-            },
-            "empty": users.isEmpty,
-            "roles": TeamRole.allCases.map { role in
-                [
-                    "value": role.rawValue, "title": role.title,
-                    "grants": ConsolePermission.granted(to: [role]).map(\.summary).sorted().joined(separator: "; "),
-                    "checked": form?.fields["role_\(role.rawValue)"] != nil,
-                ]
-            },
-            "email": form?["email"] ?? "", "name": form?["name"] ?? "",
-        ]
-        if let error {
-            values["error_\(error.field ?? "form")"] = [error.message, error.fix].compactMap { $0 }.joined(
-                separator: " ")
-        }
+        let refusal = error.map { [$0.message, $0.fix].compactMap { $0 }.joined(separator: " ") }
+        func message(_ field: String) -> String? { (error?.field ?? "form") == field ? refusal : nil }
         return renderer.page(
-            "team", title: "Team", section: "Team", values: values, session: context.consoleSession,
-            status: error?.status ?? .ok)
+            TeamPage(
+                users: users.map { user in
+                    TeamPage.User(
+                        email: user.email, name: user.name,
+                        status: user.disabledAt != nil ? "disabled" : user.passwordIsTemporary ? "invited" : "active",
+                        disabled: user.disabledAt != nil,
+                        roles: TeamRole.allCases.map { role in
+                            TeamPage.Role(value: role.rawValue, title: role.title, checked: user.roles.contains(role))
+                        })
+                },
+                empty: users.isEmpty,
+                roles: TeamRole.allCases.map { role in
+                    TeamPage.Role(
+                        value: role.rawValue, title: role.title,
+                        grants: ConsolePermission.granted(to: [role]).map(\.summary).sorted().joined(separator: "; ")
+                            .nonEmpty,
+                        checked: form?.fields["role_\(role.rawValue)"] != nil)
+                },
+                email: form?["email"], name: form?["name"], error_form: message("form"), error_email: message("email"),
+                error_name: message("name"), error_roles: message("roles")),
+            title: "Team", section: "Team", session: context.consoleSession, status: error?.status ?? .ok)
     }
 
     func accountPage(_ context: KioskRequestContext, error: KioskError? = nil) -> Response {
         let session = context.consoleSession
         let permissions = session?.permissions ?? []
+        let refusal = error.map { [$0.message, $0.fix].compactMap { $0 }.joined(separator: " ") }
+        func message(_ field: String) -> String? { (error?.field ?? "form") == field ? refusal : nil }
         return renderer.page(
-            "account", title: "Your account", section: "",
-            values: [
-                "isUser": session?.user != nil, "email": session?.user?.email ?? "",
-                "name": session?.user?.name ?? session?.actor ?? "",
-                "roles": session?.user?.roles.map(\.title).joined(separator: ", ") ?? "Admin (admin token)",
-                "mustChange": session?.mustChangePassword ?? false,
-                "permissions": ConsolePermission.allCases.filter(permissions.contains).map { ["summary": $0.summary] },
-                "error_\(error?.field ?? "form")": [error?.message, error?.fix].compactMap { $0 }.joined(
-                    separator: " "),
-            ], session: session, status: error?.status ?? .ok)
+            AccountPage(
+                isUser: session?.user != nil, email: session?.user?.email,
+                name: session?.user?.name ?? session?.actor ?? "",
+                roles: session?.user?.roles.map(\.title).joined(separator: ", ") ?? "Admin (admin token)",
+                mustChange: session?.mustChangePassword ?? false,
+                permissions: ConsolePermission.allCases.filter(permissions.contains).map {
+                    AccountPage.Permission(summary: $0.summary)
+                },
+                error_form: message("form"), error_currentPassword: message("currentPassword"),
+                error_newPassword: message("newPassword"), error_confirmPassword: message("confirmPassword")),
+            title: "Your account", section: "", session: session, status: error?.status ?? .ok)
     }
 
     /// The one page that shows a temporary password.
     func temporaryPasswordPage(_ user: ConsoleUser, password: String, _ context: KioskRequestContext) -> Response {
         renderer.page(
-            "team-password", title: "Temporary password for \(user.name)", section: "Team",
-            values: ["email": user.email, "password": password], session: context.consoleSession, status: .created)
+            TeamPasswordPage(email: user.email, password: password), title: "Temporary password for \(user.name)",
+            section: "Team", session: context.consoleSession, status: .created)
     }
 
     /// The roles ticked in a form: one checkbox `role_ADMIN`, `role_FINANCE`… per role.
@@ -135,4 +134,69 @@ extension ConsoleController {
     static func describe(_ user: ConsoleUser) -> String {
         "\(user.email) \(user.roles.map(\.rawValue).joined(separator: ","))\(user.disabledAt != nil ? " disabled" : "")"
     }
+}
+
+/// The team: the people who sign in, their roles and access, and the form that adds one (which, when the store
+/// refused it, shows what was typed and the refusal at its field, `error_…`).
+struct TeamPage: ConsoleView {
+    static let template = "team"
+
+    struct User: Decodable {
+        var email: String
+        var name: String
+        /// "active", "invited" (a temporary password) or "disabled".
+        var status: String
+        var disabled: Bool
+        var roles: [Role]
+    }
+
+    /// A role's checkbox.
+    struct Role: Decodable {
+        var value: String
+        var title: String
+        /// What the role may do beyond reading, on the new-person form.
+        var grants: String?
+        var checked: Bool
+    }
+
+    var users: [User]
+    var empty: Bool
+    var roles: [Role]
+    /// The new person's email and name, as typed.
+    var email: String?
+    var name: String?
+    var error_form: String?
+    var error_email: String?
+    var error_name: String?
+    var error_roles: String?
+}
+
+/// The only showing of a temporary password.
+struct TeamPasswordPage: ConsoleView {
+    static let template = "team-password"
+    var email: String
+    var password: String
+}
+
+/// The signed-in person's account: who they are, what their roles let them do, and (for a console user) the form
+/// that changes their password, with a refusal at its field (`error_…`).
+struct AccountPage: ConsoleView {
+    static let template = "account"
+
+    struct Permission: Decodable {
+        var summary: String
+    }
+
+    /// Whether a console user is signed in, rather than an operator with the admin token.
+    var isUser: Bool
+    var email: String?
+    var name: String
+    var roles: String
+    /// Whether the password is a temporary one that must be replaced.
+    var mustChange: Bool
+    var permissions: [Permission]
+    var error_form: String?
+    var error_currentPassword: String?
+    var error_newPassword: String?
+    var error_confirmPassword: String?
 }

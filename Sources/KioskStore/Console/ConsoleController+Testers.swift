@@ -51,32 +51,30 @@ extension ConsoleController {
     }
 
     /// The tester's settings as the form shows them.
-    static func testerSettings(_ account: Account) -> [String: Any] {
+    static func testerSettings(_ account: Account) -> CustomerPage.TesterSettings {
         let settings = account.sandbox ?? SandboxSettings()
-        return [
-            "askToBuy": settings.askToBuy, "interruptPurchases": settings.interruptPurchases,
-            "outcomes": PaymentOutcome.allCases.map {
-                ["value": $0.rawValue, "selected": $0 == account.paymentOutcome]
+        return CustomerPage.TesterSettings(
+            askToBuy: settings.askToBuy, interruptPurchases: settings.interruptPurchases,
+            outcomes: PaymentOutcome.allCases.map {
+                ConsoleOption(value: $0.rawValue, selected: $0 == account.paymentOutcome)
             },
-            "rates": RenewalRate.allCases.map { ["value": $0.rawValue, "selected": $0 == settings.renewalRate] },
-            "historyCleared": settings.purchaseHistoryClearedAt.map(time) ?? "",
-        ]
+            rates: RenewalRate.allCases.map { ConsoleOption(value: $0.rawValue, selected: $0 == settings.renewalRate) },
+            historyCleared: settings.purchaseHistoryClearedAt.map(time))
     }
 
     /// The tester's payments waiting for a decision (Ask to Buy, interrupted), in every app.
-    func waitingPayments(email: String) async throws -> [[String: Any]] {
-        var rows: [[String: Any]] = []
+    func waitingPayments(email: String) async throws -> [CustomerPage.WaitingPayment] {
+        var rows: [CustomerPage.WaitingPayment] = []
         for app in try await catalog.apps() {
             for payment in try await testControls.payments(bundleId: app.bundleId, tester: email, state: nil).payments
             where payment.state == PaymentState.deferred.rawValue || payment.state == PaymentState.interrupted.rawValue
             {
-                rows.append([
-                    "id": payment.paymentId.uuidString, "bundleId": app.bundleId, "productId": payment.productId,
-                    "state": payment.state,
-                    "decisions":
-                        (payment.state == PaymentState.deferred.rawValue ? ["approve", "decline"] : ["resolve"])
-                        .map { ["value": $0] },
-                ])
+                rows.append(
+                    CustomerPage.WaitingPayment(
+                        id: payment.paymentId.uuidString, bundleId: app.bundleId, productId: payment.productId,
+                        state: payment.state,
+                        decisions: (payment.state == PaymentState.deferred.rawValue
+                            ? ["approve", "decline"] : ["resolve"]).map { ConsoleOption(value: $0) }))
             }
         }
         return rows

@@ -68,11 +68,9 @@ struct ConsoleController {
     /// The sign-in page; its admin-token form is open while the store has no console users yet.
     func signInPage(next: String?, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
         renderer.page(
-            "sign-in", title: "Sign in", section: "",
-            values: [
-                "next": Self.safeNext(next), "error": error ?? "",
-                "tokenFirst": try await team.consoleUsers().isEmpty,
-            ], session: nil, status: status)
+            SignInPage(
+                next: Self.safeNext(next), error: error, tokenFirst: try await team.consoleUsers().isEmpty),
+            title: "Sign in", section: "", session: nil, status: status)
     }
 
     /// Starts a session for a console user (email and password) or an operator with the admin token (their name,
@@ -166,33 +164,29 @@ struct ConsoleController {
     // MARK: Overview and audit log
 
     func overview(_ context: KioskRequestContext) async throws -> Response {
-        let apps = try await catalog.apps()
-        var rows: [[String: Any]] = []
-        for app in apps {
+        var rows: [OverviewPage.App] = []
+        for app in try await catalog.apps() {
             let products = try await catalog.products(bundleId: app.bundleId)
-            rows.append(["name": app.name, "bundleId": app.bundleId, "products": products.count])
+            rows.append(OverviewPage.App(name: app.name, bundleId: app.bundleId, products: products.count))
         }
         let (agreement, _) = try await catalog.agreement()
         let testers = try await accounts.accounts(.sandbox)
         return renderer.page(
-            "overview", title: "Overview", section: "Overview",
-            values: [
-                "apps": rows, "hasApps": !rows.isEmpty, "testers": testers.count,
-                "agreementActive": agreement.status == .active,
-                "agreementMissing": PaidAppsAgreement.Requirement.sentence(agreement.missing),
-            ], session: context.consoleSession)
+            OverviewPage(
+                apps: rows, hasApps: !rows.isEmpty, testers: testers.count,
+                agreementActive: agreement.status == .active,
+                agreementMissing: PaidAppsAgreement.Requirement.sentence(agreement.missing)),
+            title: "Overview", section: "Overview", session: context.consoleSession)
     }
 
     func auditLog(_ context: KioskRequestContext) async throws -> Response {
         let entries = try await team.auditEntries(limit: 200)
         return renderer.page(
-            "audit", title: "Audit log", section: "Audit log",
-            values: [
-                "entries": entries.map {
-                    ["at": Self.time($0.at), "actor": $0.actor, "action": $0.action, "target": $0.target]
-                },
-                "empty": entries.isEmpty,
-            ], session: context.consoleSession)
+            AuditPage(
+                entries: entries.map {
+                    AuditPage.Entry(at: Self.time($0.at), actor: $0.actor, action: $0.action, target: $0.target)
+                }, empty: entries.isEmpty),
+            title: "Audit log", section: "Audit log", session: context.consoleSession)
     }
 
     // MARK: Shared by the pages
@@ -220,11 +214,8 @@ struct ConsoleController {
             return Response.redirect(to: redirect, type: .normal)
         } catch let error as KioskError {
             return renderer.page(
-                "error", title: "Not done", section: "",
-                values: [
-                    "message": error.message, "fix": error.fix ?? "", "code": error.code.rawValue,
-                    "back": Self.safeNext(form["back"]),
-                ], session: context.consoleSession, status: error.status)
+                ErrorPage(error, back: Self.safeNext(form["back"])), title: "Not done", section: "",
+                session: context.consoleSession, status: error.status)
         }
     }
 
@@ -238,5 +229,65 @@ struct ConsoleController {
         let exponent = Storefront.all.first { $0.currency.code == currency }?.currency.minorUnitExponent ?? 2
         return Currency(code: currency, minorUnitExponent: exponent).decimalString(minorUnits: minorUnits) + " "
             + currency
+    }
+}
+
+/// The sign-in page: a console user's form, and the admin token's (open while the store has no console users yet).
+struct SignInPage: ConsoleView {
+    static let template = "sign-in"
+    /// The console path to return to once signed in.
+    var next: String
+    var error: String?
+    var tokenFirst: Bool
+}
+
+/// The overview: the agreement's state, the apps and the sandbox's testers.
+struct OverviewPage: ConsoleView {
+    static let template = "overview"
+
+    struct App: Decodable {
+        var name: String
+        var bundleId: String
+        /// How many products the app has.
+        var products: Int
+    }
+
+    var apps: [App]
+    var hasApps: Bool
+    /// How many sandbox testers there are.
+    var testers: Int
+    var agreementActive: Bool
+    /// What the Paid Apps agreement still needs, as a sentence.
+    var agreementMissing: String
+}
+
+/// The audit log, newest first.
+struct AuditPage: ConsoleView {
+    static let template = "audit"
+
+    struct Entry: Decodable {
+        var at: String
+        var actor: String
+        var action: String
+        var target: String
+    }
+
+    var entries: [Entry]
+    var empty: Bool
+}
+
+/// A refusal or a failure, with what to do about it and, after a form, the way back to its page.
+struct ErrorPage: ConsoleView {
+    static let template = "error"
+    var message: String
+    var fix: String?
+    var code: String?
+    var back: String?
+}
+
+extension ErrorPage {
+    /// The page for `error`, with a link `back` when there is one.
+    init(_ error: KioskError, back: String? = nil) {
+        self.init(message: error.message, fix: error.fix?.nonEmpty, code: error.code.rawValue, back: back)
     }
 }

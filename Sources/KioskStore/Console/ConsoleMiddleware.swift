@@ -18,14 +18,12 @@ struct ConsolePageMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as KioskError {
             response = renderer.page(
-                "error", title: "Something went wrong", section: "",
-                values: ["message": error.message, "fix": error.fix ?? "", "code": error.code.rawValue],
-                session: context.consoleSession, status: error.status)
+                ErrorPage(error), title: "Something went wrong", section: "", session: context.consoleSession,
+                status: error.status)
         } catch let error as HTTPError {
             response = renderer.page(
-                "error", title: error.status.reasonPhrase, section: "",
-                values: ["message": error.body ?? "\(error.status.reasonPhrase)", "fix": "Use the navigation above."],
-                session: context.consoleSession, status: error.status)
+                ErrorPage(message: error.body ?? "\(error.status.reasonPhrase)", fix: "Use the navigation above."),
+                title: error.status.reasonPhrase, section: "", session: context.consoleSession, status: error.status)
         }
         response.headers[.init("Content-Security-Policy")!] =
             "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
@@ -70,13 +68,12 @@ struct ConsoleAuthMiddleware: RouterMiddleware {
         {
             let roles = session.user?.roles.map(\.title).joined(separator: ", ") ?? ""
             return renderer.page(
-                "error", title: "Not allowed", section: "",
-                values: [
-                    "message": "Your roles (\(roles)) do not let you \(needed.summary).",
-                    "fix": "Ask an Admin to give you the \(needed.roles.map(\.title).joined(separator: " or ")) role "
+                ErrorPage(
+                    message: "Your roles (\(roles)) do not let you \(needed.summary).",
+                    fix: "Ask an Admin to give you the \(needed.roles.map(\.title).joined(separator: " or ")) role "
                         + "on the Team page.",
-                    "code": "permission_denied",
-                ], session: session, status: .forbidden)
+                    code: "permission_denied"),
+                title: "Not allowed", section: "", session: session, status: .forbidden)
         }
         return try await next(request, context)
     }
