@@ -106,6 +106,7 @@ public func buildStore(
     let serverAPI = ServerAPIService(
         context: context,
         rateLimiter: ServerAPIRateLimiter(requestsPerSecond: configuration.serverAPIRequestsPerSecond),
+        endpointLimits: ServerAPIEndpointLimits(scope: configuration.serverAPIRateLimits),
         keys: serverAPIKeys)
     for environment in StoreEnvironment.allCases {
         ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)

@@ -97,19 +97,20 @@ public enum TestStorePort: Sendable {
 }
 
 /// Runs `body` against a fresh store on a fresh database of `engine` (removed afterwards), and always shuts the
-/// store down and removes its data directory. The other parameters are ``withTestStore(databaseURL:clock:dataDirectory:port:serverAPIRequestsPerSecond:timeouts:_:)``'s.
+/// store down and removes its data directory. The other parameters are ``withTestStore(databaseURL:clock:dataDirectory:port:serverAPIRequestsPerSecond:serverAPIRateLimits:timeouts:_:)``'s.
 public func withTestStore<T: Sendable>(
     engine: TestDatabaseEngine,
     clock: any KioskClock = SystemClock(),
     port: TestStorePort = .ephemeral,
     serverAPIRequestsPerSecond: Double = 100,
+    serverAPIRateLimits: ServerAPIRateLimitScope = .production,
     timeouts: HTTPTimeouts = HTTPTimeouts(),
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     try await engine.withFreshDatabase { url in
         try await withTestStore(
             databaseURL: url, clock: clock, port: port, serverAPIRequestsPerSecond: serverAPIRequestsPerSecond,
-            timeouts: timeouts, body)
+            serverAPIRateLimits: serverAPIRateLimits, timeouts: timeouts, body)
     }
 }
 
@@ -123,6 +124,7 @@ public func withTestStore<T: Sendable>(
 ///   - port: `.ephemeral` (default), or `.free` / `.fixed(_:)` when the store must know its URL before it
 ///     starts, e.g. so verifiers with online checks reach its OCSP responder.
 ///   - serverAPIRequestsPerSecond: the App Store Server API's rate limit per key.
+///   - serverAPIRateLimits: where Apple's per-endpoint limits apply.
 ///   - timeouts: how long the store waits on a client before closing the connection.
 public func withTestStore<T: Sendable>(
     databaseURL: String? = nil,
@@ -130,6 +132,7 @@ public func withTestStore<T: Sendable>(
     dataDirectory: URL? = nil,
     port: TestStorePort = .ephemeral,
     serverAPIRequestsPerSecond: Double = 100,
+    serverAPIRateLimits: ServerAPIRateLimitScope = .production,
     timeouts: HTTPTimeouts = HTTPTimeouts(),
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
@@ -137,14 +140,16 @@ public func withTestStore<T: Sendable>(
         try await withPostgresSlot(ifUsing: databaseURL) {
             try await runTestStore(
                 databaseURL: databaseURL, clock: clock, dataDirectory: dataDirectory, port: port,
-                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts, body)
+                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, serverAPIRateLimits: serverAPIRateLimits,
+                timeouts: timeouts, body)
         }
     }
 }
 
 private func runTestStore<T: Sendable>(
     databaseURL: String?, clock: any KioskClock, dataDirectory: URL?, port: TestStorePort,
-    serverAPIRequestsPerSecond: Double, timeouts: HTTPTimeouts, _ body: @Sendable (TestStore) async throws -> T
+    serverAPIRequestsPerSecond: Double, serverAPIRateLimits: ServerAPIRateLimitScope, timeouts: HTTPTimeouts,
+    _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     let directory =
         dataDirectory
@@ -158,7 +163,8 @@ private func runTestStore<T: Sendable>(
             configuration: ServerConfiguration(
                 host: "127.0.0.1", port: number, dataDirectory: directory, databaseURL: databaseURL,
                 databasePoolSize: PostgresTestSlots.storePoolSize, adminToken: token,
-                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts),
+                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, serverAPIRateLimits: serverAPIRateLimits,
+                timeouts: timeouts),
             clock: clock, logger: logger, onServerRunning: onServerRunning)
         return (built, built.application)
     } _: { built, port in

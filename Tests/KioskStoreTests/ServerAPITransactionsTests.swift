@@ -548,6 +548,45 @@ import Testing
         }
     }
 
+    /// Apple's per-endpoint limits (per app, over an hour, the sandbox at a tenth): the 361st test-notification
+    /// status request of an hour in the sandbox (1 a second → 360) gets 429 `4290000` with `Retry-After` the UNIX
+    /// milliseconds of the hour's end, as Apple answers; other endpoints and other apps are not affected; the next
+    /// hour admits it again. With the default scope (production only) the sandbox is not limited.
+    @Test func appleEndpointLimitsApplyPerAppAndHour() async throws {
+        // Tokens are signed at the real time, so the store's clock starts there.
+        let clock = ManualClock(Date())
+        // The per-key limit (a flood guard in real time) is set out of the way.
+        try await withTestStore(clock: clock, serverAPIRequestsPerSecond: 1_000_000, serverAPIRateLimits: .all) {
+            store in
+            try await store.preparePurchaseCatalog()
+            let key = try await store.createServerAPIKey()
+            let status = "/inApps/v1/notifications/test/not-a-token"
+            let start = clock.now()
+            for _ in 0..<360 {
+                let answer = try await store.serverAPI(.GET, status, key: key)
+                #expect(answer.status != 429 && answer.status != 401, "\(answer.text)")
+                if answer.status == 429 || answer.status == 401 { return }
+            }
+            let limited = try await store.serverAPI(.GET, status, key: key)
+            try expectAPIError(limited, 429, 4_290_000)
+            #expect(limited.header("Retry-After") == String((start + 3600).millisecondsSince1970))
+            try await expectAPIError(
+                store.serverAPI(.GET, "/inApps/v1/transactions/1999999999999999", key: key), 404, 4_040_010)
+            clock.advance(by: 3600)
+            let nextHour = try await store.request(
+                .GET, "/sandbox" + status, token: .some(try key.token(now: clock.now())))
+            #expect(nextHour.status != 429 && nextHour.status != 401, "\(nextHour.text)")
+        }
+        try await withTestStore(clock: clock, serverAPIRequestsPerSecond: 1_000_000) { store in
+            try await store.preparePurchaseCatalog()
+            let key = try await store.createServerAPIKey()
+            for _ in 0..<361 {
+                let answer = try await store.serverAPI(.GET, "/inApps/v1/notifications/test/x", key: key)
+                if answer.status == 429 { Issue.record("the default scope limits only production: \(answer.text)") }
+            }
+        }
+    }
+
     /// Authentication remembers keys and verified tokens, yet a revoked key's token, even one that worked a moment
     /// ago, is refused on the very next request; a token reused many times keeps working.
     @Test(arguments: TestDatabase.available)

@@ -71,6 +71,13 @@ struct ServeCommand: AsyncParsableCommand {
     var serverAPIRateLimit: String?
 
     @Option(
+        name: .customLong("server-api-rate-limits"),
+        help:
+            "Where Apple's per-endpoint App Store Server API limits apply: off, production (default) or all (the sandbox at a tenth) (KIOSK_SERVER_API_RATE_LIMITS)."
+    )
+    var serverAPIRateLimits: String?
+
+    @Option(
         name: .customLong("scheduler-interval"),
         help: "Seconds between the renewal scheduler's passes (KIOSK_SCHEDULER_INTERVAL; default 1).")
     var schedulerInterval: String?
@@ -169,6 +176,14 @@ struct ServeCommand: AsyncParsableCommand {
                     fix: "Use a positive number of requests a second, such as 100 or 0.5.")
             }
             configuration.serverAPIRequestsPerSecond = rate
+        }
+        if let scopeText = serverAPIRateLimits ?? environment["KIOSK_SERVER_API_RATE_LIMITS"] {
+            guard let scope = ServerAPIRateLimitScope(rawValue: scopeText.lowercased()) else {
+                throw CLIError(
+                    message: "'\(scopeText.prefix(64))' is not where rate limits apply.",
+                    field: "--server-api-rate-limits", fix: "Use off, production or all.")
+            }
+            configuration.serverAPIRateLimits = scope
         }
         if let intervalText = schedulerInterval ?? environment["KIOSK_SCHEDULER_INTERVAL"] {
             guard let seconds = Double(intervalText), seconds > 0, seconds <= 3600 else {

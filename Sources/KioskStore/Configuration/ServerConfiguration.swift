@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable {
     /// Requests a second each In-App Purchase key may make to the App Store Server API before it gets `429`
     /// (`KIOSK_SERVER_API_RATE_LIMIT`, `--server-api-rate-limit`; default 100). Fractions are allowed.
     public var serverAPIRequestsPerSecond: Double
+    /// Where Apple's per-endpoint limits of the App Store Server API apply (`KIOSK_SERVER_API_RATE_LIMITS`,
+    /// `--server-api-rate-limits`: `off`, `production` (the default) or `all`, the sandbox at a tenth).
+    public var serverAPIRateLimits: ServerAPIRateLimitScope
     /// Real time between the renewal scheduler's passes (`KIOSK_SCHEDULER_INTERVAL`, `--scheduler-interval`;
     /// default 1 s). Sandbox clock changes wake it at once.
     public var schedulerInterval: Duration
@@ -64,6 +67,7 @@ public struct ServerConfiguration: Sendable {
         logLevel: Logger.Level = .info,
         logFormat: LogFormat = .text,
         serverAPIRequestsPerSecond: Double = 100,
+        serverAPIRateLimits: ServerAPIRateLimitScope = .production,
         schedulerInterval: Duration = .seconds(1),
         timeouts: HTTPTimeouts = HTTPTimeouts(),
         tls: ServerTLS? = nil,
@@ -80,6 +84,7 @@ public struct ServerConfiguration: Sendable {
         self.logLevel = logLevel
         self.logFormat = logFormat
         self.serverAPIRequestsPerSecond = serverAPIRequestsPerSecond
+        self.serverAPIRateLimits = serverAPIRateLimits
         self.schedulerInterval = schedulerInterval
         self.timeouts = timeouts
         self.tls = tls

@@ -19,7 +19,11 @@ struct ServerAPIController {
                     database: service.database, clock: service.clocks.base, environment: environment,
                     keys: service.keys)
             )
-            .add(middleware: ServerAPIRateLimitMiddleware(limiter: service.rateLimiter))
+            .add(
+                middleware: ServerAPIRateLimitMiddleware(
+                    limiter: service.rateLimiter, endpoints: service.endpointLimits,
+                    clock: service.clocks.clock(for: environment))
+            )
             .add(middleware: QueryTextMiddleware())
         addTransactionRoutes(to: base)
         addSubscriptionRoutes(to: base)
@@ -32,6 +36,8 @@ public struct ServerAPIService: Sendable {
     let context: StoreContext
     /// Shared by both environments: a key's requests count against one bucket.
     let rateLimiter: ServerAPIRateLimiter
+    /// Apple's per-app, per-endpoint limits, each environment counted on its own clock.
+    let endpointLimits: ServerAPIEndpointLimits
     /// The keys authentication reads, shared with the catalog, which forgets a key it revokes.
     let keys: ServerAPIKeyCache
 

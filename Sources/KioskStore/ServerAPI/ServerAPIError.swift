@@ -8,9 +8,9 @@ struct ServerAPIError: Error, Sendable, Equatable {
     var errorCode: Int
     var errorMessage: String
     /// Seconds, for `429 Too Many Requests`.
-    var retryAfter: Int?
+    var retryAfter: String?
 
-    init(_ errorCode: Int, _ errorMessage: String, retryAfter: Int? = nil) {
+    init(_ errorCode: Int, _ errorMessage: String, retryAfter: String? = nil) {
         self.errorCode = errorCode
         self.errorMessage = errorMessage
         self.retryAfter = retryAfter
@@ -20,7 +20,7 @@ struct ServerAPIError: Error, Sendable, Equatable {
 
     func response() throws -> Response {
         var response = try ServerAPIAnswer.json(Body(errorCode: errorCode, errorMessage: errorMessage), status: status)
-        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        if let retryAfter { response.headers[.retryAfter] = retryAfter }
         return response
     }
 
@@ -122,7 +122,7 @@ struct ServerAPIError: Error, Sendable, Equatable {
     static let transactionIdIsNotOriginalTransactionId = ServerAPIError(
         4_000_187, "Invalid request. The transaction ID provided is not an original transaction ID.")
 
-    static func rateLimitExceeded(retryAfter: Int) -> ServerAPIError {
+    static func rateLimitExceeded(retryAfter: String) -> ServerAPIError {
         ServerAPIError(4_290_000, "Rate limit exceeded.", retryAfter: retryAfter)
     }
 }

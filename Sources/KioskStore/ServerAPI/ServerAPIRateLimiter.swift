@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskCore
 import Synchronization
 
 /// A token bucket per In-App Purchase key, in memory: a key may make `requestsPerSecond` requests a second on
@@ -41,18 +42,30 @@ final class ServerAPIRateLimiter: Sendable {
     }
 }
 
-/// Answers `429` with `4290000` and `Retry-After` when the caller's key is over its rate; runs after
-/// ``ServerAPIAuthMiddleware``, so only accepted keys are counted.
+/// Answers `429` with `4290000` and `Retry-After` when the caller's key is over its rate, or its app over Apple's
+/// limit for the endpoint (``ServerAPIEndpointLimits``); runs after ``ServerAPIAuthMiddleware``, so only accepted
+/// keys are counted. The key's limit answers `Retry-After` in seconds; Apple's, as Apple does, in UNIX milliseconds.
 struct ServerAPIRateLimitMiddleware: RouterMiddleware {
     typealias Context = KioskRequestContext
 
     let limiter: ServerAPIRateLimiter
+    let endpoints: ServerAPIEndpointLimits
+    let clock: any KioskClock
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        if let retryAfter = limiter.take(try context.requireServerAPICaller().keyId) {
-            throw ServerAPIError.rateLimitExceeded(retryAfter: retryAfter)
+        let caller = try context.requireServerAPICaller()
+        if let retryAfter = limiter.take(caller.keyId) {
+            throw ServerAPIError.rateLimitExceeded(retryAfter: String(retryAfter))
+        }
+        if let endpoint = context.endpointPath.flatMap({
+            ServerAPIEndpointLimits.endpoint(method: request.method.rawValue, endpointPath: $0)
+        }),
+            let nextAllowed = endpoints.admit(
+                endpoint: endpoint, appId: caller.app.id, environment: caller.environment, now: clock.now())
+        {
+            throw ServerAPIError.rateLimitExceeded(retryAfter: String(nextAllowed.millisecondsSince1970))
         }
         return try await next(request, context)
     }
