@@ -153,6 +153,8 @@ public enum TestControlRoutes {
     public static let notifications = KioskRoute(.testControls, "apps/:bundleId/notifications")
     public static let resendNotification = KioskRoute(
         .testControls, "apps/:bundleId/notifications/:notificationUUID/resend")
+    /// `POST` a ``TestConsentRequest``: a parent withdraws consent (`RESCIND_CONSENT`).
+    public static let rescindConsent = KioskRoute(.testControls, "apps/:bundleId/rescind-consent")
     public static let gracePeriod = KioskRoute(.testControls, "apps/:bundleId/grace-period")
     public static let subscriptions = KioskRoute(.testControls, "apps/:bundleId/subscriptions")
     /// `POST` a ``TestSubscriptionRequest`` on one subscription.
@@ -163,6 +165,6 @@ public enum TestControlRoutes {
     /// Every route above, for the test that the store serves each one.
     public static let all: [KioskRoute] = [
         purchases, payments, paymentDecision, transactions, transaction, consumption, transactionAction, receipt,
-        failures, notifications, resendNotification, gracePeriod, subscriptions, subscription, clock,
+        failures, notifications, resendNotification, rescindConsent, gracePeriod, subscriptions, subscription, clock,
     ]
 }

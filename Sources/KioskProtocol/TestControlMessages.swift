@@ -155,3 +155,30 @@ public struct TestDeletedResponse: Codable, Sendable, Hashable {
         self.deleted = deleted
     }
 }
+
+/// A parent or guardian withdraws consent for a (child) tester's use of the app (Apple's Declared Age Range
+/// consent): the app's server gets `RESCIND_CONSENT`.
+public struct TestConsentRequest: Codable, Sendable, Hashable {
+    public var tester: String
+
+    public init(tester: String) {
+        self.tester = tester
+    }
+}
+
+/// What withdrawing consent did.
+public struct TestConsentResponse: Codable, Sendable, Hashable {
+    public var tester: String
+    /// The tester's `appTransactionId` in the app, which the notification's signed app transaction carries.
+    public var appTransactionId: String
+    /// False when consent had already been withdrawn: nothing was sent again, and `notification` is the first one.
+    public var rescinded: Bool
+    public var notification: TestNotificationInfo
+
+    public init(tester: String, appTransactionId: String, rescinded: Bool, notification: TestNotificationInfo) {
+        self.tester = tester
+        self.appTransactionId = appTransactionId
+        self.rescinded = rescinded
+        self.notification = notification
+    }
+}

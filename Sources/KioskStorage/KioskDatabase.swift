@@ -251,6 +251,9 @@ public protocol TransactionRepository: Sendable {
     func ensureAppTransaction(_ appTransaction: StoreAppTransaction) async throws -> StoreAppTransaction
     func appTransaction(accountId: UUID, appId: App.ID, environment: StoreEnvironment) async throws
         -> StoreAppTransaction?
+    /// Records that consent for the app transaction was withdrawn, reported by notification `uuid`, unless it
+    /// already was; returns whether this call recorded it.
+    func rescindConsent(_ appTransaction: StoreAppTransaction, notificationUUID uuid: String) async throws -> Bool
     /// The account whose transaction id, original transaction id or app transaction id `anyTransactionId` is,
     /// in the app; nil when it is none of them.
     func accountId(anyTransactionId: Int64, appId: App.ID, environment: StoreEnvironment) async throws -> UUID?

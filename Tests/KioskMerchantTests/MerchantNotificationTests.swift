@@ -98,6 +98,47 @@ import Testing
         }
     }
 
+    /// A parent withdraws consent (`RESCIND_CONSENT`, about the customer, not a purchase): the merchant finds the
+    /// user by the app transaction their purchases carried, records it once, and `explain` says what it means.
+    @Test(arguments: TestDatabaseEngine.available)
+    func withdrawnConsentReachesTheUserItConcerns(engine: TestDatabaseEngine) async throws {
+        try await MerchantShop.with(engine) { shop in
+            try await shop.withMerchant { merchant in
+                let device = try await shop.device()
+                let order = try await merchant.order(MerchantShop.coins, for: "alice")
+                let transaction = try await shop.buy(MerchantShop.coins, token: order.appAccountToken, on: device)
+                try MerchantShop.expect(200, try await merchant.deliver(transaction.jwsRepresentation, for: "alice"))
+                await transaction.finish()
+                await device.close()
+                #expect(try await merchant.explain("alice").lines.allSatisfy { !$0.contains("consent") })
+
+                for status in [201, 200] {
+                    try MerchantShop.expect(
+                        status,
+                        try await shop.store.request(
+                            .POST, "/sandbox/test/v1/apps/\(MerchantShop.bundleId)/rescind-consent",
+                            json: ["tester": MerchantShop.tester], token: .some(shop.store.adminToken)))
+                }
+                await shop.store.built.context.notifications.deliverDue(.sandbox)
+                let explanation = try await merchant.explain("alice")
+                Self.expectConsentWithdrawn(explanation)
+                #expect(try await merchant.entitlements(of: "alice").balance("coins") == 100, "purchases stay")
+            }
+        }
+    }
+
+    /// `explain` tells once that consent was withdrawn, naming Apple's notification, and its history holds it once.
+    /// (A plain function: the same checks inline in the test's async closure crashed Swift 6.3.1's SendNonSendable
+    /// pass, and an earlier shape of them was miscompiled.)
+    static func expectConsentWithdrawn(
+        _ explanation: MerchantExplanation, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let told = explanation.lines.filter { $0.contains("withdrew consent") && $0.contains("RESCIND_CONSENT") }
+        #expect(told.count == 1, "\(explanation.lines)", sourceLocation: sourceLocation)
+        let recorded = explanation.history.filter { $0.kind == "consent_rescinded" }
+        #expect(recorded.count == 1, "\(explanation.history)", sourceLocation: sourceLocation)
+    }
+
     /// Notifications delivered in reverse (the refund before the purchase), twice, then the app's own old copy:
     /// the transaction is recorded refunded, nothing is ever credited, and repeats are recognised.
     @Test(arguments: TestDatabaseEngine.available)

@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import KioskProtocol
 
-/// `kiosk test refund|decline-refund|reverse-refund|revoke|request-refund|notifications|resend-notification`:
-/// refunds and revocations of sandbox transactions, and the app's server notifications.
+/// `kiosk test refund|decline-refund|reverse-refund|revoke|request-refund|notifications|resend-notification|
+/// rescind-consent`: refunds and revocations of sandbox transactions, the app's server notifications, and a
+/// parent's withdrawal of consent.
 extension TestCommand {
     static let refundSubcommands: [any ParsableCommand.Type] = [
         Refund.self, DeclineRefund.self, ReverseRefund.self, Revoke.self, RequestRefund.self, Notifications.self,
-        ResendNotification.self,
+        ResendNotification.self, RescindConsent.self,
     ]
 
     struct Refund: AsyncParsableCommand {
@@ -113,6 +114,46 @@ extension TestCommand {
                         "Resent \(notification.notificationType) \(notification.notificationUUID): "
                             + "\(notification.state), \(notification.attempts) attempt(s) in all."
                     ]
+                }
+            }
+        }
+    }
+}
+
+extension TestCommand {
+    struct RescindConsent: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rescind-consent",
+            abstract: "A parent withdraws consent for a (child) tester's use of the app: RESCIND_CONSENT.")
+        @OptionGroup var options: AppOptions
+        @Option(help: "The sandbox tester's email.") var tester: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let answer = try await options.client.post(
+                    TestControlRoutes.rescindConsent.path(options.app),
+                    raw: try JSONEncoder().encode(TestConsentRequest(tester: tester)))
+                try options.connection.print(answer) { answer in
+                    let consent = try answer.decode(TestConsentResponse.self)
+                    let notification = consent.notification
+                    let what =
+                        consent.rescinded
+                        ? "Withdrew consent for \(consent.tester) in \(options.app) (app transaction "
+                            + "\(consent.appTransactionId))."
+                        : "Consent for \(consent.tester) in \(options.app) was already withdrawn; nothing was sent again."
+                    let sent =
+                        switch notification.state {
+                        case "unconfigured":
+                            "RESCIND_CONSENT \(notification.notificationUUID) was recorded but not sent: the app has no "
+                                + "sandbox notification URL (kiosk apps update \(options.app) "
+                                + "--sandbox-notification-url URL)."
+                        case "delivered": "RESCIND_CONSENT \(notification.notificationUUID) was delivered."
+                        default:
+                            "RESCIND_CONSENT \(notification.notificationUUID) is \(notification.state) "
+                                + "(\(notification.attempts) attempt(s) so far); `kiosk test notifications --app "
+                                + "\(options.app)` shows its delivery."
+                        }
+                    return [what, sent]
                 }
             }
         }

@@ -9,13 +9,20 @@ public struct StoreAppTransaction: Codable, Sendable, Hashable {
     public var accountId: UUID
     /// When the account first got the app (first sign-in, or first sandbox test purchase).
     public var originalPurchaseDate: Date
+    /// Once a parent or guardian withdrew consent for this (child's) account's use of the app: the UUID of the
+    /// `RESCIND_CONSENT` notification that told the developer.
+    public var consentRescindedBy: String?
 
-    public init(environment: StoreEnvironment, id: Int64, appId: App.ID, accountId: UUID, originalPurchaseDate: Date) {
+    public init(
+        environment: StoreEnvironment, id: Int64, appId: App.ID, accountId: UUID, originalPurchaseDate: Date,
+        consentRescindedBy: String? = nil
+    ) {
         self.environment = environment
         self.id = id
         self.appId = appId
         self.accountId = accountId
         self.originalPurchaseDate = originalPurchaseDate
+        self.consentRescindedBy = consentRescindedBy
     }
 }
 

@@ -129,6 +129,13 @@ struct EntitlementCalculator: Sendable {
             lines.append(line + ")")
         }
         if lines.isEmpty { lines.append("no purchases granted to \(userId)") }
+        for event in events where event.kind == LedgerEvent.consentRescinded {
+            lines.append(
+                "a parent or guardian withdrew consent for this user's use of the app on \(event.at.iso8601) "
+                    + "(RESCIND_CONSENT, app transaction \(event.transactionId)): Apple no longer lets the app open "
+                    + "for them; end their sessions and delete what you keep under that consent. The purchases above "
+                    + "are unchanged.")
+        }
         return MerchantExplanation(
             userId: userId, lines: lines,
             history: (events.map {

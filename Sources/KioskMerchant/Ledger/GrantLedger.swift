@@ -50,6 +50,7 @@ struct GrantLedger: Sendable {
         now: Date
     ) async throws -> GrantOutcome {
         if let existing = try await grant(transactionId: facts.transactionId, environment: facts.environment) {
+            try await rememberAppTransaction(of: facts, userId: existing.userId)
             // A newer signed state is the store's word whoever brings it (a refund carried by a notification
             // whose order names someone else still takes back the grant); the grant itself never changes hands.
             let updated = try await updateState(existing, to: facts, source: source, now: now)
@@ -60,6 +61,7 @@ struct GrantLedger: Sendable {
             try await keepUnclaimed(facts, now: now)
             return .unclaimed
         }
+        try await rememberAppTransaction(of: facts, userId: owner.userId)
         var record = GrantRecord(
             facts: facts, userId: owner.userId, orderId: owner.orderId, product: product, source: source,
             grantedAt: now)
@@ -243,6 +245,45 @@ struct GrantLedger: Sendable {
             ORDER BY purchase_date LIMIT 1
             """
         )?.decode(column: "user_id", as: String.self)
+    }
+
+    /// Remembers that the customer's app transaction (if the facts name one) is `userId`'s.
+    private func rememberAppTransaction(of facts: PurchaseFacts, userId: String) async throws {
+        guard let appTransactionId = facts.appTransactionId else { return }
+        try await session.run(
+            """
+            INSERT INTO customer_app_transactions (environment, app_transaction_id, user_id, bundle_id)
+            VALUES (\(bind: facts.environment.rawValue), \(bind: appTransactionId), \(bind: userId),
+                \(bind: facts.bundleId))
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    /// Records, for every user the customer's app transaction belongs to, that a parent or guardian withdrew
+    /// consent (`RESCIND_CONSENT`); returns those users. A user who has no purchase with that app transaction yet
+    /// cannot be found: none then.
+    func recordConsentRescinded(
+        appTransactionId: String, environment: StoreEnvironment, bundleId: String, notificationUUID: String, now: Date
+    ) async throws -> [String] {
+        let users = try await session.all(
+            """
+            SELECT user_id FROM customer_app_transactions
+            WHERE environment = \(bind: environment.rawValue) AND app_transaction_id = \(bind: appTransactionId)
+            ORDER BY user_id
+            """
+        ).map { try $0.decode(column: "user_id", as: String.self) }
+        for user in users {
+            try await session.run(
+                """
+                INSERT INTO ledger_events (user_id, at, environment, transaction_id, product_id, kind, source, detail,
+                    state_change)
+                VALUES (\(bind: user), \(bind: now.millisecondsSince1970), \(bind: environment.rawValue),
+                    \(bind: appTransactionId), '', \(bind: LedgerEvent.consentRescinded), 'notification',
+                    \(bind: "a parent or guardian withdrew consent for \(bundleId) (RESCIND_CONSENT \(notificationUUID))"),
+                    0)
+                """)
+        }
+        return users
     }
 
     /// A user's ledger history, oldest first.

@@ -18,6 +18,8 @@ public struct PurchaseFacts: Sendable, Hashable {
     public var revocationReason: String?
     /// The order's token the app passed with the payment, if it did.
     public var appAccountToken: UUID?
+    /// The customer's `appTransactionId` in the app (signed transactions carry it; receipts do not).
+    public var appTransactionId: String?
     /// When the source signed this state.
     public var signedDate: Date
     /// The store's revision of this state (`kioskRevision`: higher is newer); nil in data without one.
@@ -43,7 +45,8 @@ extension PurchaseFacts {
             revocationReason: payload.revocationType?.rawValue
                 ?? payload.revocationReason.map { $0 == 1 ? "issue_in_app" : "other" },
             appAccountToken: payload.appAccountToken.flatMap(UUID.init(uuidString:)),
-            signedDate: try date(payload.signedDate), revision: payload.kioskRevision)
+            appTransactionId: payload.appTransactionId, signedDate: try date(payload.signedDate),
+            revision: payload.kioskRevision)
     }
 
     /// A verified payload's date, checked: the store never signs one outside `Date.kioskRange`.

@@ -11,7 +11,8 @@ extension MerchantService {
     ///
     /// - Returns: What it did: `granted`, `already_granted`, `revoked`, `granted_to_another_user` (the order names
     ///   another user than the grant's: the state applies, the grant stays with its user), `unclaimed`,
-    ///   `recorded` (no transaction in it) or `duplicate`.
+    ///   `consent_rescinded` (recorded for the users of the customer's app transaction), `recorded` (no transaction
+    ///   in it, or no user known for its app transaction) or `duplicate`.
     func takeNotification(signedPayload: String) async throws -> String {
         let notification = try await checks.notification(signedPayload)
         let payload = notification.payload
@@ -38,6 +39,12 @@ extension MerchantService {
                 try await ledger.saveRenewalState(renewal)
             }
             var outcome = "recorded"
+            if payload.notificationType == .rescindConsent, let appTransaction = notification.appTransaction {
+                let users = try await ledger.recordConsentRescinded(
+                    appTransactionId: appTransaction.appTransactionId, environment: notification.environment,
+                    bundleId: notification.app.bundleId, notificationUUID: payload.notificationUUID, now: now)
+                if !users.isEmpty { outcome = LedgerEvent.consentRescinded }
+            }
             if let facts = notification.facts, let product {
                 let owner = try await Orders(session: session).ownerFromStore(
                     facts, tokenIsUser: notification.app.settings.usersByAppAccountToken ?? false)

@@ -188,6 +188,9 @@ struct RenewalState: Sendable {
 
 /// One ledger event as stored.
 struct LedgerEvent: Sendable {
+    /// The kind of the event a `RESCIND_CONSENT` notification records; `transactionId` is the app transaction.
+    static let consentRescinded = "consent_rescinded"
+
     var at: Date
     var environment: StoreEnvironment
     var transactionId: String

@@ -3,7 +3,7 @@ import KioskSQL
 /// The merchant's own schema, in its own database (never the store's). Written once for SQLite and PostgreSQL:
 /// ids as TEXT, timestamps as BIGINT milliseconds since 1970, amounts as BIGINT whole units.
 enum MerchantMigrations {
-    static let all: [Migration] = [ledger, spends, stateOrder]
+    static let all: [Migration] = [ledger, spends, stateOrder, appTransactions]
 
     static let ledger = Migration(
         version: 1, name: "merchant_ledger",
@@ -159,5 +159,22 @@ enum MerchantMigrations {
             "ALTER TABLE unclaimed_transactions ADD COLUMN revocation_reason TEXT",
             "ALTER TABLE unclaimed_transactions ADD COLUMN expires_date BIGINT",
             "ALTER TABLE ledger_events ADD COLUMN state_change BIGINT NOT NULL DEFAULT 0",
+        ])
+
+    /// Version 4: which user each app transaction (the customer's `appTransactionId`) belongs to, learnt from the
+    /// signed transactions the ledger applies, so a notification about the customer rather than a purchase
+    /// (`RESCIND_CONSENT`) reaches its user.
+    static let appTransactions = Migration(
+        version: 4, name: "merchant_app_transactions",
+        statements: [
+            """
+            CREATE TABLE customer_app_transactions (
+                environment TEXT NOT NULL,
+                app_transaction_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                CONSTRAINT customer_app_transactions_pkey PRIMARY KEY (environment, app_transaction_id, user_id)
+            )
+            """
         ])
 }

@@ -49,7 +49,9 @@ struct SignedDataChecks: Sendable {
     func notification(_ signedPayload: String) async throws -> VerifiedNotification {
         let field = "signedPayload"
         let claims = try Self.peek(signedPayload, field: field)
-        let identity = (claims["data"] as? [String: Any]) ?? (claims["summary"] as? [String: Any]) ?? [:]
+        let identity =
+            (claims["data"] as? [String: Any]) ?? (claims["summary"] as? [String: Any])
+            ?? (claims["appData"] as? [String: Any]) ?? [:]
         let (app, verifier) = try self.verifier(
             bundleId: identity["bundleId"] as? String, environment: identity["environment"] as? String, field: field)
         do {
@@ -73,8 +75,13 @@ struct SignedDataChecks: Sendable {
                     },
                     signedDate: try PurchaseFacts.date(info.signedDate, field: field))
             }
+            var appTransaction: AppTransactionPayload?
+            if let signed = payload.appData?.signedAppTransactionInfo {
+                appTransaction = try await verifier.verifyAndDecodeAppTransaction(signed)
+            }
             return VerifiedNotification(
-                app: app, environment: verifier.environment, payload: payload, facts: facts, renewal: renewal)
+                app: app, environment: verifier.environment, payload: payload, facts: facts, renewal: renewal,
+                appTransaction: appTransaction)
         } catch let error as SignedDataVerificationError {
             throw Self.refusal(error, field: field)
         }
@@ -148,4 +155,6 @@ struct VerifiedNotification: Sendable {
     var payload: NotificationPayload
     var facts: PurchaseFacts?
     var renewal: RenewalState?
+    /// The customer's app transaction, for a notification about the customer (`RESCIND_CONSENT`'s `appData`).
+    var appTransaction: AppTransactionPayload?
 }

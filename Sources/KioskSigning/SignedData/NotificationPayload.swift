@@ -14,11 +14,14 @@ public struct NotificationPayload: Codable, Sendable, Hashable {
     public var signedDate: Int64
     public var data: NotificationData?
     public var summary: NotificationSummary?
+    /// For notifications about the app rather than a purchase (`RESCIND_CONSENT`): sent instead of `data`.
+    public var appData: NotificationAppData?
 
     public init(
         notificationType: NotificationType, subtype: NotificationSubtype? = nil, notificationUUID: String,
         version: String = "2.0",
-        signedDate: Int64, data: NotificationData? = nil, summary: NotificationSummary? = nil
+        signedDate: Int64, data: NotificationData? = nil, summary: NotificationSummary? = nil,
+        appData: NotificationAppData? = nil
     ) {
         self.notificationType = notificationType
         self.subtype = subtype
@@ -27,6 +30,24 @@ public struct NotificationPayload: Codable, Sendable, Hashable {
         self.signedDate = signedDate
         self.data = data
         self.summary = summary
+        self.appData = appData
+    }
+}
+
+/// A notification's `appData` object: the app, the environment and the customer's signed app transaction.
+public struct NotificationAppData: Codable, Sendable, Hashable {
+    public var appAppleId: Int64
+    public var bundleId: String
+    /// `Production` or `Sandbox`.
+    public var environment: String
+    /// The customer's `AppTransaction`, signed as the Server API's Get App Transaction Info signs it.
+    public var signedAppTransactionInfo: String?
+
+    public init(appAppleId: Int64, bundleId: String, environment: String, signedAppTransactionInfo: String?) {
+        self.appAppleId = appAppleId
+        self.bundleId = bundleId
+        self.environment = environment
+        self.signedAppTransactionInfo = signedAppTransactionInfo
     }
 }
 

@@ -119,8 +119,9 @@ public struct SignedDataVerifier: Sendable {
         return payload
     }
 
-    /// Verifies a notification's `signedPayload`; its identity comes from `data`, else `summary`. The nested
-    /// signed transaction and renewal info are not verified here: verify them with the methods above.
+    /// Verifies a notification's `signedPayload`; its identity comes from `data`, else `summary`, else `appData`.
+    /// The nested signed transaction, renewal info and app transaction are not verified here: verify them with the
+    /// methods of this verifier.
     ///
     /// - Throws: ``SignedDataVerificationError``.
     public func verifyAndDecodeNotification(_ signedPayload: String) async throws -> NotificationPayload {
@@ -130,9 +131,11 @@ public struct SignedDataVerifier: Sendable {
             identity = (data.bundleId, data.appAppleId, data.environment)
         } else if let summary = payload.summary {
             identity = (summary.bundleId, summary.appAppleId, summary.environment)
+        } else if let appData = payload.appData {
+            identity = (appData.bundleId, appData.appAppleId, appData.environment)
         } else {
             throw SignedDataVerificationError(
-                .invalidAppIdentifier, "the notification has neither data nor summary to name its app")
+                .invalidAppIdentifier, "the notification has no data, summary or appData to name its app")
         }
         try requireBundleId(identity.bundleId)
         try requireAppAppleId(identity.appAppleId)

@@ -36,8 +36,20 @@ extension SQLStorageTransaction {
                     environment: try row.enumeration("environment", as: StoreEnvironment.self),
                     id: try row.decode(column: "id", as: Int64.self),
                     appId: try row.decode(column: "app_id", as: Int64.self), accountId: try row.uuid("account_id"),
-                    originalPurchaseDate: try row.date("original_purchase_date"))
+                    originalPurchaseDate: try row.date("original_purchase_date"),
+                    consentRescindedBy: try row.optional("consent_rescinded_by", as: String.self))
             }
+    }
+
+    func rescindConsent(_ appTransaction: StoreAppTransaction, notificationUUID uuid: String) async throws -> Bool {
+        try await !session.all(
+            """
+            UPDATE app_transactions SET consent_rescinded_by = \(bind: uuid)
+            WHERE environment = \(bind: appTransaction.environment.rawValue) AND id = \(bind: appTransaction.id)
+                AND consent_rescinded_by IS NULL
+            RETURNING id
+            """
+        ).isEmpty
     }
 
     func accountId(anyTransactionId: Int64, appId: App.ID, environment: StoreEnvironment) async throws -> UUID? {

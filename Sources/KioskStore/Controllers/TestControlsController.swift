@@ -145,6 +145,12 @@ struct TestControlsController {
                     bundleId: try context.parameters.require("bundleId"),
                     uuid: try context.parameters.require("notificationUUID")))
         }
+        group.post(TestControlRoutes.rescindConsent.routerPath) { request, context in
+            let body = try await request.decodeJSON(as: TestConsentRequest.self, context: context)
+            let answer = try await testControls.rescindConsent(
+                bundleId: try context.parameters.require("bundleId"), body)
+            return try JSONAnswer.response(answer, status: answer.rescinded ? .created : .ok)
+        }
     }
 
     static func tester(of request: Request) throws -> String {

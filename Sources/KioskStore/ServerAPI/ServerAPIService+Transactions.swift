@@ -123,13 +123,7 @@ extension ServerAPIService {
             else { throw ServerAPIError.appTransactionDoesNotExist }
             return appTransaction
         }
-        let now = clocks.now(caller.environment).millisecondsSince1970
-        let payload = AppTransactionPayload(
-            receiptType: caller.environment.appleName, appAppleId: caller.app.id, bundleId: caller.app.bundleId,
-            applicationVersion: StoreLedger.applicationVersion, receiptCreationDate: now,
-            originalPurchaseDate: appTransaction.originalPurchaseDate.millisecondsSince1970,
-            originalApplicationVersion: StoreLedger.applicationVersion,
-            appTransactionId: String(appTransaction.id), originalPlatform: "iOS", signedDate: now)
+        let payload = AppTransactionPayload(appTransaction, app: caller.app, now: clocks.now(caller.environment))
         return AppTransactionInfoResponse(
             signedAppTransactionInfo: try signing.sign(payload, environment: caller.environment))
     }

@@ -24,11 +24,14 @@ public struct NotificationContent: Sendable {
     public var summary: NotificationSummary?
     /// For `CONSUMPTION_REQUEST`: why the customer asked for a refund (`UNINTENDED_PURCHASE`, …).
     public var consumptionRequestReason: String?
+    /// For `RESCIND_CONSENT`: the customer's app transaction, signed into `appData`, which is sent instead of `data`.
+    public var appTransaction: StoreAppTransaction?
 
     public init(
         type: NotificationType, subtype: NotificationSubtype? = nil, transaction: StoreTransaction? = nil,
         signedRenewalInfo: String? = nil,
-        status: Int? = nil, summary: NotificationSummary? = nil, consumptionRequestReason: String? = nil
+        status: Int? = nil, summary: NotificationSummary? = nil, consumptionRequestReason: String? = nil,
+        appTransaction: StoreAppTransaction? = nil
     ) {
         self.type = type
         self.subtype = subtype
@@ -37,6 +40,7 @@ public struct NotificationContent: Sendable {
         self.status = status
         self.summary = summary
         self.consumptionRequestReason = consumptionRequestReason
+        self.appTransaction = appTransaction
     }
 }
 
@@ -114,8 +118,14 @@ public struct NotificationService: Service {
         // With nowhere to send it, it is born `unconfigured`: a delivery round would only write that state later,
         // in a durable commit of its own (a second fsync per purchase when one client buys).
         let configured = !app.notificationURLs(for: environment).isEmpty
+        let appData = try content.appTransaction.map { appTransaction in
+            NotificationAppData(
+                appAppleId: app.id, bundleId: app.bundleId, environment: environment.appleName,
+                signedAppTransactionInfo: try signing.sign(
+                    AppTransactionPayload(appTransaction, app: app, now: now), environment: environment))
+        }
         let data: NotificationData? =
-            if content.summary == nil {
+            if content.summary == nil, appData == nil {
                 NotificationData(
                     appAppleId: app.id, bundleId: app.bundleId,
                     bundleVersion: content.transaction == nil ? nil : Self.bundleVersion,
@@ -125,7 +135,7 @@ public struct NotificationService: Service {
             } else { nil }
         let payload = NotificationPayload(
             notificationType: content.type, subtype: content.subtype, notificationUUID: uuid,
-            signedDate: now.millisecondsSince1970, data: data, summary: content.summary)
+            signedDate: now.millisecondsSince1970, data: data, summary: content.summary, appData: appData)
         return ServerNotification(
             uuid: uuid, environment: environment, appId: app.id, notificationType: content.type,
             subtype: content.subtype, transactionId: content.transaction?.id,

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import KioskCore
+import KioskSigning
 import KioskStorage
 
 extension PurchaseService {
@@ -26,5 +27,18 @@ extension PurchaseService {
                 id: appTransactionId(environment: environment, appId: appId, accountId: accountId), appId: appId,
                 accountId: accountId,
                 originalPurchaseDate: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))))
+    }
+}
+
+extension AppTransactionPayload {
+    /// The customer's `AppTransaction` at `now`, as Get App Transaction Info and `RESCIND_CONSENT` sign it.
+    init(_ appTransaction: StoreAppTransaction, app: App, now: Date) {
+        let signed = now.millisecondsSince1970
+        self.init(
+            receiptType: appTransaction.environment.appleName, appAppleId: app.id, bundleId: app.bundleId,
+            applicationVersion: StoreLedger.applicationVersion, receiptCreationDate: signed,
+            originalPurchaseDate: appTransaction.originalPurchaseDate.millisecondsSince1970,
+            originalApplicationVersion: StoreLedger.applicationVersion, appTransactionId: String(appTransaction.id),
+            originalPlatform: "iOS", signedDate: signed)
     }
 }

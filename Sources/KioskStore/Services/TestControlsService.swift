@@ -245,6 +245,45 @@ public struct TestControlsService: Sendable {
         return try await purchases.receipt(for: client, deviceId: deviceId ?? client.session.deviceId)
     }
 
+    /// A parent withdraws consent for the tester's use of the app: the app's server gets `RESCIND_CONSENT`, whose
+    /// `appData` carries the tester's signed app transaction. Withdrawn once, a repeat changes nothing and answers
+    /// the first notification.
+    public func rescindConsent(bundleId: String, _ request: TestConsentRequest) async throws -> TestConsentResponse {
+        let now = clock.now()
+        while true {
+            let outcome: (notification: ServerNotification, appTransaction: StoreAppTransaction, rescinded: Bool)
+            do {
+                outcome = try await database.transaction { tx in
+                    let client = try await testerClient(bundleId: bundleId, tester: request.tester, in: tx)
+                    let appTransaction = try await PurchaseService.ensureAppTransaction(
+                        environment: .sandbox, appId: client.app.id, accountId: client.account.id, now: now, in: tx)
+                    if let uuid = appTransaction.consentRescindedBy, let first = try await tx.notification(uuid: uuid) {
+                        return (first, appTransaction, false)
+                    }
+                    let notification = try await context.notifications.create(
+                        NotificationContent(type: .rescindConsent, appTransaction: appTransaction), app: client.app,
+                        environment: .sandbox, now: now, in: tx)
+                    // Another request recorded it first: this one's notification is rolled back, and the next round
+                    // answers that one.
+                    guard try await tx.rescindConsent(appTransaction, notificationUUID: notification.uuid) else {
+                        throw ConsentRace()
+                    }
+                    return (notification, appTransaction, true)
+                }
+            } catch is ConsentRace {
+                continue
+            }
+            let (notification, appTransaction, rescinded) = outcome
+            if rescinded { context.notifications.deliver([notification]) }
+            let attempts = try await database.transaction { tx in
+                try await tx.notificationAttempts(uuids: [notification.uuid]).count
+            }
+            return TestConsentResponse(
+                tester: request.tester, appTransactionId: String(appTransaction.id), rescinded: rescinded,
+                notification: NotificationService.info(notification, attempts: attempts))
+        }
+    }
+
     private func testerClient(bundleId: String, tester: String, in tx: any StorageTransaction) async throws
         -> ClientSession
     {
@@ -262,3 +301,6 @@ public struct TestControlsService: Sendable {
             account: account, app: app, storefront: try PurchaseService.storefront(of: account))
     }
 }
+
+/// Two withdrawals of one tester's consent met; the one that lost starts over and finds the other's.
+private struct ConsentRace: Error {}
