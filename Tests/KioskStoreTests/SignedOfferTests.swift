@@ -166,13 +166,13 @@ import Testing
     }
 
     /// Apple's own Python creators (`PromotionalOfferV2SignatureCreator`, `IntroductoryOfferEligibilitySignatureCreator`)
-    /// make signatures the store redeems. They stamp `iat` with the real time, so the store's clock starts now.
+    /// make signatures the store redeems. They stamp `iat` with the real time, so the store keeps the real time too.
     @Test(
         .enabled(
             if: TestEnvironment.runs(.python), "set KIOSK_TEST_PYTHON to a python with PyPI app-store-server-library"),
         arguments: TestDatabase.available)
     func appleSignedOffersRedeem(database: TestDatabase) async throws {
-        let clock = ManualClock(Date())
+        let clock = SystemClock()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-jws-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
