@@ -104,12 +104,13 @@ public func withTestStore<T: Sendable>(
     port: TestStorePort = .ephemeral,
     serverAPIRequestsPerSecond: Double = 100,
     timeouts: HTTPTimeouts = HTTPTimeouts(),
+    configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     try await engine.withFreshDatabase { url in
         try await withTestStore(
             databaseURL: url, clock: clock, port: port, serverAPIRequestsPerSecond: serverAPIRequestsPerSecond,
-            timeouts: timeouts, body)
+            timeouts: timeouts, configure: configure, body)
     }
 }
 
@@ -124,6 +125,8 @@ public func withTestStore<T: Sendable>(
 ///     starts, e.g. so verifiers with online checks reach its OCSP responder.
 ///   - serverAPIRequestsPerSecond: the App Store Server API's rate limit per key.
 ///   - timeouts: how long the store waits on a client before closing the connection.
+///   - configure: changes the rest of the store's configuration (the roots it trusts when it calls out, the
+///     retention messaging budget, …) before it starts.
 public func withTestStore<T: Sendable>(
     databaseURL: String? = nil,
     clock: any KioskClock = SystemClock(),
@@ -131,20 +134,22 @@ public func withTestStore<T: Sendable>(
     port: TestStorePort = .ephemeral,
     serverAPIRequestsPerSecond: Double = 100,
     timeouts: HTTPTimeouts = HTTPTimeouts(),
+    configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     try await withTestLoadSlot {
         try await withPostgresSlot(ifUsing: databaseURL) {
             try await runTestStore(
                 databaseURL: databaseURL, clock: clock, dataDirectory: dataDirectory, port: port,
-                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts, body)
+                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts, configure: configure, body)
         }
     }
 }
 
 private func runTestStore<T: Sendable>(
     databaseURL: String?, clock: any KioskClock, dataDirectory: URL?, port: TestStorePort,
-    serverAPIRequestsPerSecond: Double, timeouts: HTTPTimeouts, _ body: @Sendable (TestStore) async throws -> T
+    serverAPIRequestsPerSecond: Double, timeouts: HTTPTimeouts,
+    configure: @Sendable (inout ServerConfiguration) -> Void, _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     let directory =
         dataDirectory
@@ -154,12 +159,13 @@ private func runTestStore<T: Sendable>(
     var logger = Logger(label: "kiosk-test")
     logger.logLevel = .warning
     return try await withLoopbackServer(port: port, logger: logger, name: "store") { number, onServerRunning in
+        var configuration = ServerConfiguration(
+            host: "127.0.0.1", port: number, dataDirectory: directory, databaseURL: databaseURL,
+            databasePoolSize: PostgresTestSlots.storePoolSize, adminToken: token,
+            serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts)
+        configure(&configuration)
         let built = try await buildStore(
-            configuration: ServerConfiguration(
-                host: "127.0.0.1", port: number, dataDirectory: directory, databaseURL: databaseURL,
-                databasePoolSize: PostgresTestSlots.storePoolSize, adminToken: token,
-                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts),
-            clock: clock, logger: logger, onServerRunning: onServerRunning)
+            configuration: configuration, clock: clock, logger: logger, onServerRunning: onServerRunning)
         return (built, built.application)
     } _: { built, port in
         try await body(
