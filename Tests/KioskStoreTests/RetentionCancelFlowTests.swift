@@ -269,6 +269,16 @@ import Testing
                         #expect(event["source"] as? String == "retention-offer", "\(answer): \(event)")
                         try await Self.autoRenewOn(store, original)
                     }
+                    // An answer larger than the store reads is no answer either.
+                    endpoint.answer = .json(String(repeating: " ", count: 70_000) + "{}")
+                    let huge = try await Self.cancel(store, original)
+                    let hugeEvent = try #require(huge["retention"] as? [String: Any])
+                    let hugeCall = try #require(hugeEvent["realtime"] as? [String: Any])
+                    #expect(hugeCall["result"] as? String == "failed", "\(hugeEvent)")
+                    #expect(hugeCall["sendAttemptResult"] as? String == "INVALID_RESPONSE")
+                    #expect((hugeCall["reason"] as? String)?.contains("64 KiB") == true, "\(hugeEvent)")
+                    #expect(hugeEvent["source"] as? String == "retention-offer")
+                    try await Self.autoRenewOn(store, original)
                     _ = try await Self.notifications(receiver, store: store)
 
                     endpoint.answer = .json(#"{"message":{"messageIdentifier":"\#(UUID())"}}"#)
