@@ -17,7 +17,7 @@ public struct KioskCommand: AsyncParsableCommand {
             ConsoleUsersCommand.self,
             CertsCommand.self,
             TestCommand.self, OfferCodesCommand.self, OffersCommand.self, TaxCommand.self, ExchangeRatesCommand.self,
-            ReportsCommand.self,
+            ReportsCommand.self, RetentionCommand.self,
             MerchantCommand.self, CheckCommand.self,
         ]
     )

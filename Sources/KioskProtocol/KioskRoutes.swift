@@ -122,6 +122,14 @@ public enum AdminRoutes {
     /// The environment's root certificate (`?format=pem|der`).
     public static let rootCertificate = KioskRoute(.admin, "certificates/:environment/root")
     public static let certificateRevocations = KioskRoute(.admin, "certificates/:environment/revocations")
+    /// `GET ?environment=` → ``RetentionOverview``: the app's retention messaging (Apple's Retention Messaging API).
+    public static let retention = KioskRoute(.admin, "apps/:bundleId/retention")
+    /// `POST` a ``RetentionReviewRequest``: App Review's decision on an image or a message.
+    public static let retentionReview = KioskRoute(.admin, "apps/:bundleId/retention/review")
+    /// `GET` → ``RetentionOfferList``; `POST` a ``RetentionOfferRequest`` → ``RetentionOfferResource``.
+    public static let retentionOffers = KioskRoute(.admin, "apps/:bundleId/retention/offers")
+    /// `DELETE`.
+    public static let retentionOffer = KioskRoute(.admin, "apps/:bundleId/retention/offers/:productId/:identifier")
 
     /// Every route above, for the test that the store serves each one.
     public static let all: [KioskRoute] = [
@@ -131,6 +139,7 @@ public enum AdminRoutes {
         account, paidAppsAgreement, acceptPaidAppsAgreement, smallBusinessProgram, taxRules, taxRule, exchangeRates,
         exchangeRate, salesReport, subscriptionEventReport, financeReport, moneySeries, moneyEvents, teamKeys,
         revokeTeamKey, consoleUsers, consoleUser, resetConsolePassword, rootCertificate, certificateRevocations,
+        retention, retentionReview, retentionOffers, retentionOffer,
     ]
 }
 

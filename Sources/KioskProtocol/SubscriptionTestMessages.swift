@@ -86,10 +86,15 @@ public struct TestSubscriptionRequest: Codable, Sendable, Hashable {
     /// `price-increase`, `consent-accept`, `consent-decline`.
     public var action: String
     public var productId: String?
+    /// For `auto-renew-off`, what the subscriber does with the retention message the App Store shows them:
+    /// `cancel` (the default: they confirm the cancellation) or `accept` (they take the offer or plan switch shown,
+    /// or keep the subscription after a message).
+    public var retentionChoice: String?
 
-    public init(action: String, productId: String? = nil) {
+    public init(action: String, productId: String? = nil, retentionChoice: String? = nil) {
         self.action = action
         self.productId = productId
+        self.retentionChoice = retentionChoice
     }
 }
 
@@ -110,11 +115,14 @@ public struct TestSubscriptionInfo: Codable, Sendable, Hashable {
     public var gracePeriodExpiresDate: Int64?
     public var priceIncreaseStatus: Int?
     public var renewalCount: Int
+    /// For `auto-renew-off`: the retention message the subscriber saw, and what came of it.
+    public var retention: RetentionEvent?
 
     public init(
         originalTransactionId: String, latestTransactionId: String, productId: String, autoRenewProductId: String,
         autoRenewStatus: Bool, state: String, status: Int, expiresDate: Int64, nextEventDate: Int64?,
-        expirationIntent: Int?, gracePeriodExpiresDate: Int64?, priceIncreaseStatus: Int?, renewalCount: Int
+        expirationIntent: Int?, gracePeriodExpiresDate: Int64?, priceIncreaseStatus: Int?, renewalCount: Int,
+        retention: RetentionEvent? = nil
     ) {
         self.originalTransactionId = originalTransactionId
         self.latestTransactionId = latestTransactionId
@@ -129,6 +137,7 @@ public struct TestSubscriptionInfo: Codable, Sendable, Hashable {
         self.gracePeriodExpiresDate = gracePeriodExpiresDate
         self.priceIncreaseStatus = priceIncreaseStatus
         self.renewalCount = renewalCount
+        self.retention = retention
     }
 }
 

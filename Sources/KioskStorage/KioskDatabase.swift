@@ -51,7 +51,8 @@ public enum IdentifierSequence: String, Sendable, CaseIterable {
 /// `StorageError.uniqueViolation`.
 public protocol StorageTransaction:
     SettingsRepository, CatalogRepository, AccountRepository, PaymentRepository, TransactionRepository,
-    SubscriptionRepository, NotificationRepository, MoneyRepository, SigningRepository, TeamRepository
+    SubscriptionRepository, NotificationRepository, MoneyRepository, SigningRepository, TeamRepository,
+    RetentionRepository
 {}
 
 /// Settings and the counters of the numbers Kiosk assigns.

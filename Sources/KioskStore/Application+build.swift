@@ -100,7 +100,11 @@ public func buildStore(
         try? await outbound.shutdown()
         throw error
     }
-    let subscriptionControls = SubscriptionTestControls(lifecycle: lifecycle)
+    let retention = RetentionService(
+        context: context, purchases: purchases, lifecycle: lifecycle, http: outbound.client,
+        budget: configuration.realtimeRetentionBudget)
+    RetentionController(retention: retention).addRoutes(to: admin)
+    let subscriptionControls = SubscriptionTestControls(lifecycle: lifecycle, retention: retention)
     SubscriptionTestControlsController(clock: sandboxClock, subscriptions: subscriptionControls)
         .addRoutes(to: testControlRoutes)
     let serverAPI = ServerAPIService(
@@ -109,7 +113,7 @@ public func buildStore(
         endpointLimits: ServerAPIEndpointLimits(scope: configuration.serverAPIRateLimits),
         keys: serverAPIKeys)
     for environment in StoreEnvironment.allCases {
-        ServerAPIController(service: serverAPI, environment: environment).addRoutes(to: router)
+        ServerAPIController(service: serverAPI, environment: environment, retention: retention).addRoutes(to: router)
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)
     }
     ConnectAPIController(money: money, database: bootstrap.database, clock: clock).addRoutes(to: router)
@@ -123,7 +127,8 @@ public func buildStore(
         metrics: metrics, database: bootstrap.database,
         sessions: ConsoleSessions(
             secret: consoleSecret, adminTokenSHA256: bootstrap.adminTokenSHA256, secure: configuration.tls != nil),
-        renderer: try await ConsoleRenderer.load(), adminTokenSHA256: bootstrap.adminTokenSHA256, clock: clock
+        renderer: try await ConsoleRenderer.load(), adminTokenSHA256: bootstrap.adminTokenSHA256, clock: clock,
+        retention: retention
     ).addRoutes(to: router)
     OCSPController(status: certificateStatus).addRoutes(to: router)
     router.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
@@ -138,7 +143,7 @@ public func buildStore(
         logger: logger)
     // Services stop in reverse order, after the server: deliveries under way end before the database closes.
     application.addServices(
-        DatabaseLifecycleService(database: bootstrap.database), outbound, notifications,
+        DatabaseLifecycleService(database: bootstrap.database), outbound, notifications, retention,
         RenewalScheduler(lifecycle: lifecycle, clock: sandboxClock, interval: configuration.schedulerInterval))
     return BuiltStore(
         application: application, report: bootstrap.report, database: bootstrap.database, catalog: catalog,

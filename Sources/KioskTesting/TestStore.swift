@@ -97,20 +97,20 @@ public enum TestStorePort: Sendable {
 }
 
 /// Runs `body` against a fresh store on a fresh database of `engine` (removed afterwards), and always shuts the
-/// store down and removes its data directory. The other parameters are ``withTestStore(databaseURL:clock:dataDirectory:port:serverAPIRequestsPerSecond:serverAPIRateLimits:timeouts:_:)``'s.
+/// store down and removes its data directory. The other parameters are ``withTestStore(databaseURL:clock:dataDirectory:port:serverAPIRequestsPerSecond:timeouts:_:)``'s.
 public func withTestStore<T: Sendable>(
     engine: TestDatabaseEngine,
     clock: any KioskClock = SystemClock(),
     port: TestStorePort = .ephemeral,
     serverAPIRequestsPerSecond: Double = 100,
-    serverAPIRateLimits: ServerAPIRateLimitScope = .production,
     timeouts: HTTPTimeouts = HTTPTimeouts(),
+    configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     try await engine.withFreshDatabase { url in
         try await withTestStore(
             databaseURL: url, clock: clock, port: port, serverAPIRequestsPerSecond: serverAPIRequestsPerSecond,
-            serverAPIRateLimits: serverAPIRateLimits, timeouts: timeouts, body)
+            timeouts: timeouts, configure: configure, body)
     }
 }
 
@@ -124,32 +124,32 @@ public func withTestStore<T: Sendable>(
 ///   - port: `.ephemeral` (default), or `.free` / `.fixed(_:)` when the store must know its URL before it
 ///     starts, e.g. so verifiers with online checks reach its OCSP responder.
 ///   - serverAPIRequestsPerSecond: the App Store Server API's rate limit per key.
-///   - serverAPIRateLimits: where Apple's per-endpoint limits apply.
 ///   - timeouts: how long the store waits on a client before closing the connection.
+///   - configure: changes the rest of the store's configuration (the roots it trusts when it calls out, the
+///     retention messaging budget, …) before it starts.
 public func withTestStore<T: Sendable>(
     databaseURL: String? = nil,
     clock: any KioskClock = SystemClock(),
     dataDirectory: URL? = nil,
     port: TestStorePort = .ephemeral,
     serverAPIRequestsPerSecond: Double = 100,
-    serverAPIRateLimits: ServerAPIRateLimitScope = .production,
     timeouts: HTTPTimeouts = HTTPTimeouts(),
+    configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
     _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     try await withTestLoadSlot {
         try await withPostgresSlot(ifUsing: databaseURL) {
             try await runTestStore(
                 databaseURL: databaseURL, clock: clock, dataDirectory: dataDirectory, port: port,
-                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, serverAPIRateLimits: serverAPIRateLimits,
-                timeouts: timeouts, body)
+                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts, configure: configure, body)
         }
     }
 }
 
 private func runTestStore<T: Sendable>(
     databaseURL: String?, clock: any KioskClock, dataDirectory: URL?, port: TestStorePort,
-    serverAPIRequestsPerSecond: Double, serverAPIRateLimits: ServerAPIRateLimitScope, timeouts: HTTPTimeouts,
-    _ body: @Sendable (TestStore) async throws -> T
+    serverAPIRequestsPerSecond: Double, timeouts: HTTPTimeouts,
+    configure: @Sendable (inout ServerConfiguration) -> Void, _ body: @Sendable (TestStore) async throws -> T
 ) async throws -> T {
     let directory =
         dataDirectory
@@ -159,13 +159,13 @@ private func runTestStore<T: Sendable>(
     var logger = Logger(label: "kiosk-test")
     logger.logLevel = .warning
     return try await withLoopbackServer(port: port, logger: logger, name: "store") { number, onServerRunning in
+        var configuration = ServerConfiguration(
+            host: "127.0.0.1", port: number, dataDirectory: directory, databaseURL: databaseURL,
+            databasePoolSize: PostgresTestSlots.storePoolSize, adminToken: token,
+            serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, timeouts: timeouts)
+        configure(&configuration)
         let built = try await buildStore(
-            configuration: ServerConfiguration(
-                host: "127.0.0.1", port: number, dataDirectory: directory, databaseURL: databaseURL,
-                databasePoolSize: PostgresTestSlots.storePoolSize, adminToken: token,
-                serverAPIRequestsPerSecond: serverAPIRequestsPerSecond, serverAPIRateLimits: serverAPIRateLimits,
-                timeouts: timeouts),
-            clock: clock, logger: logger, onServerRunning: onServerRunning)
+            configuration: configuration, clock: clock, logger: logger, onServerRunning: onServerRunning)
         return (built, built.application)
     } _: { built, port in
         try await body(

@@ -3,7 +3,7 @@
 one process for many payloads.
 
 Reads a JSON file: {"rootDer": "<base64 DER>", "environment": "Sandbox"|"Production", "bundleId": "...",
-"appAppleId": 1400000001, "payloads": [{"kind": "notification"|"transaction"|"renewal"|"app-transaction",
+"appAppleId": 1400000001, "payloads": [{"kind": "notification"|"transaction"|"renewal"|"app-transaction"|"realtime-request",
 "jws": "..."}]}. Prints a JSON list, one entry per payload in order: {"decoded": {...}} with the object Apple's
 model decoded (unstructured: the JSON field names, absent fields left out), or {"error": "<why>"} when the verifier
 refused it or its model could not decode it. Exits 0 when it could read its input, 2 otherwise.
@@ -14,6 +14,7 @@ import json
 import sys
 
 from appstoreserverlibrary.models.AppTransaction import AppTransaction
+from appstoreserverlibrary.models.DecodedRealtimeRequestBody import DecodedRealtimeRequestBody
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.JWSRenewalInfoDecodedPayload import JWSRenewalInfoDecodedPayload
 from appstoreserverlibrary.models.JWSTransactionDecodedPayload import JWSTransactionDecodedPayload
@@ -26,6 +27,7 @@ KINDS = {
     "transaction": ("verify_and_decode_signed_transaction", JWSTransactionDecodedPayload),
     "renewal": ("verify_and_decode_renewal_info", JWSRenewalInfoDecodedPayload),
     "app-transaction": ("verify_and_decode_app_transaction", AppTransaction),
+    "realtime-request": ("verify_and_decode_realtime_request", DecodedRealtimeRequestBody),
 }
 
 

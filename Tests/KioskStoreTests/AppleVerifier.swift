@@ -18,6 +18,8 @@ enum AppleVerifier {
         case transaction
         case renewal
         case appTransaction = "app-transaction"
+        /// The Retention Messaging API's real-time request (`DecodedRealtimeRequestBody`).
+        case realtimeRequest = "realtime-request"
     }
 
     /// Kiosk's one addition to Apple's transaction payload: Apple's model passes over it as it passes over any

@@ -25,10 +25,25 @@ import Testing
             "PUT /inApps/v1/transactions/{transactionId}/appAccountToken",
             "GET /inApps/v1/transactions/appTransactions/{transactionId}",
             "POST /inApps/v1/transactions/{transactionId}/finish",
+            // Apple's Retention Messaging API.
+            "PUT /inApps/v1/messaging/image/{imageIdentifier}", "DELETE /inApps/v1/messaging/image/{imageIdentifier}",
+            "GET /inApps/v1/messaging/image/list", "PUT /inApps/v1/messaging/message/{messageIdentifier}",
+            "DELETE /inApps/v1/messaging/message/{messageIdentifier}", "GET /inApps/v1/messaging/message/list",
+            "PUT /inApps/v1/messaging/default/{productId}/{locale}",
+            "GET /inApps/v1/messaging/default/{productId}/{locale}",
+            "DELETE /inApps/v1/messaging/default/{productId}/{locale}", "PUT /inApps/v1/messaging/realtime/url",
+            "GET /inApps/v1/messaging/realtime/url", "DELETE /inApps/v1/messaging/realtime/url",
         ]
         let production = verifyReceipt + serverAPI
+        // Apple serves the performance test in the sandbox only.
+        let sandboxOnly = [
+            "POST /sandbox/inApps/v1/messaging/performanceTest",
+            "GET /sandbox/inApps/v1/messaging/performanceTest/result/{requestId}",
+        ]
         let connectAPI = ["GET /v1/salesReports", "GET /v1/financeReports"]
-        return Set(production + production.map { $0.replacingOccurrences(of: " /", with: " /sandbox/") } + connectAPI)
+        return Set(
+            production + production.map { $0.replacingOccurrences(of: " /", with: " /sandbox/") } + sandboxOnly
+                + connectAPI)
     }()
 
     /// The store serves its OpenAPI contract (the source file, byte for byte), and it describes exactly the routes

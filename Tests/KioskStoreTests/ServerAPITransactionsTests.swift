@@ -556,8 +556,9 @@ import Testing
         // Tokens are signed at the real time, so the store's clock starts there.
         let clock = ManualClock(Date())
         // The per-key limit (a flood guard in real time) is set out of the way.
-        try await withTestStore(clock: clock, serverAPIRequestsPerSecond: 1_000_000, serverAPIRateLimits: .all) {
-            store in
+        try await withTestStore(
+            clock: clock, serverAPIRequestsPerSecond: 1_000_000, configure: { $0.serverAPIRateLimits = .all }
+        ) { store in
             try await store.preparePurchaseCatalog()
             let key = try await store.createServerAPIKey()
             let status = "/inApps/v1/notifications/test/not-a-token"

@@ -10,14 +10,18 @@ extension TestCommand {
     }
 
     /// Runs one subscription test control and prints what it changed, when that takes effect, and the subscription.
-    static func control(_ action: String, productId: String? = nil, options: SubscriptionOptions) async throws {
-        try await options.reportingErrors {
+    static func control(
+        _ action: String, productId: String? = nil, retentionChoice: String? = nil, options: SubscriptionOptions
+    ) async throws {
+        try await options.reportingErrors(flags: ["retentionChoice": "--retention"]) {
             let answer = try await options.app.client.post(
                 TestControlRoutes.subscription.path(options.app.app, options.transaction),
-                raw: try JSONEncoder().encode(TestSubscriptionRequest(action: action, productId: productId)))
+                raw: try JSONEncoder().encode(
+                    TestSubscriptionRequest(action: action, productId: productId, retentionChoice: retentionChoice)))
             try options.app.connection.print(answer) { answer in
                 let subscription = try answer.decode(TestSubscriptionInfo.self)
-                return [echo(of: action, subscription)] + subscriptionLines(subscription)
+                let retention = subscription.retention.map { ["Retention:    \($0.summary)"] } ?? []
+                return [echo(of: action, subscription)] + retention + subscriptionLines(subscription)
             }
         }
     }
@@ -33,6 +37,8 @@ extension TestCommand {
                 + "grace period if the app has one)."
         case "recover": return "Retried billing now: " + outcome(subscription)
         case "auto-renew-on": return "Turned auto-renew on: the subscription renews at \(periodEnd)."
+        case "auto-renew-off" where subscription.autoRenewStatus:
+            return "The subscriber tapped Cancel and kept the subscription: it renews at \(periodEnd)."
         case "auto-renew-off": return "Turned auto-renew off: the subscription expires at \(periodEnd)."
         case "set-auto-renew-product":
             return "The next renewal, at \(periodEnd), renews into \(subscription.autoRenewProductId)."
@@ -145,13 +151,18 @@ extension TestCommand {
         static let configuration = CommandConfiguration(
             commandName: "auto-renew", abstract: "Turn a subscription's auto-renew on or off.")
         @Argument(help: "on or off.") var setting: String
+        @Option(
+            help: ArgumentHelp(
+                "With off, what the subscriber does with the retention message shown: cancel (confirm) or accept "
+                    + "(take the offer or plan switch, or keep the subscription)."))
+        var retention: String?
         @OptionGroup var options: SubscriptionOptions
 
         func run() async throws {
             guard ["on", "off"].contains(setting) else {
                 throw ValidationError("Say on or off, not '\(setting)'.")
             }
-            try await TestCommand.control("auto-renew-\(setting)", options: options)
+            try await TestCommand.control("auto-renew-\(setting)", retentionChoice: retention, options: options)
         }
     }
 

@@ -76,7 +76,7 @@ public enum SubscriptionEventReport {
             switch occurrence.offer?.type {
             case .introductory: return ("Start Introductory Offer", "")
             case .offerCode: return ("Start Offer Code", "")
-            case .promotional, .winBack, nil: return ("Subscribe", "")
+            case .promotional, .winBack, .retention, nil: return ("Subscribe", "")
             }
         case (.didRenew, .billingRecovery):
             return ("Renewal from Billing Retry", "")

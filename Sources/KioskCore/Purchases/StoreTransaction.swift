@@ -104,9 +104,10 @@ public enum TransactionReason: String, Codable, Sendable, CaseIterable, Hashable
     case renewal = "RENEWAL"
 }
 
-/// Apple's `offerType`.
+/// Apple's `offerType`. `retention` (5) is a retention offer the App Store showed a subscriber about to cancel
+/// (Apple, WWDC26 "Explore Retention Messaging in App Store Connect"); Apple's client libraries keep it as a raw value.
 public enum OfferType: Int, Codable, Sendable, CaseIterable, Hashable {
-    case introductory = 1, promotional, offerCode, winBack
+    case introductory = 1, promotional, offerCode, winBack, retention
 }
 
 /// The offer a subscription period was charged with.

@@ -137,7 +137,8 @@ extension Product {
                 promotionalOffers.first { $0.identifier == offer.identifier }?.pricing
             case .winBack:
                 winBackOffers.first { $0.identifier == offer.identifier }?.pricing
-            case .offerCode:
+            case .offerCode, .retention:
+                // Offer codes and retention offers are kept beside the product, not in it.
                 nil
             }
         return offer.paymentMode == .freeTrial ? 0 : pricing?.price(in: storefront)

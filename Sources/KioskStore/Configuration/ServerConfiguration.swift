@@ -51,6 +51,9 @@ public struct ServerConfiguration: Sendable {
     /// Roots trusted for HTTPS when the store calls out (notifications to the apps' servers), besides the system's:
     /// `kiosk serve` adds the Kiosk TLS root of its data directory and `KIOSK_TLS_ROOT`.
     public var tlsTrustRoots: [Certificate]
+    /// How long the store waits for an app's Get Retention Message endpoint before it shows the default message:
+    /// Apple's 700 ms unless set (tests give endpoints on a loaded machine longer).
+    public var realtimeRetentionBudget: Duration
 
     /// How the store writes its log (`--log-format`).
     public typealias LogFormat = KioskHTTP.LogFormat
@@ -71,7 +74,8 @@ public struct ServerConfiguration: Sendable {
         schedulerInterval: Duration = .seconds(1),
         timeouts: HTTPTimeouts = HTTPTimeouts(),
         tls: ServerTLS? = nil,
-        tlsTrustRoots: [Certificate] = []
+        tlsTrustRoots: [Certificate] = [],
+        realtimeRetentionBudget: Duration = .milliseconds(700)
     ) {
         self.host = host
         self.port = port
@@ -89,6 +93,7 @@ public struct ServerConfiguration: Sendable {
         self.timeouts = timeouts
         self.tls = tls
         self.tlsTrustRoots = tlsTrustRoots
+        self.realtimeRetentionBudget = realtimeRetentionBudget
     }
 
     /// The database URL in effect: the configured one, or the SQLite file in the data directory.

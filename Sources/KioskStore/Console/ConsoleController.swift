@@ -25,6 +25,8 @@ struct ConsoleController {
     let adminTokenSHA256: String
     let signInThrottle = ConsoleSignInThrottle()
     let clock: any KioskClock
+    /// Apps' retention messaging (`ConsoleController+Retention.swift`).
+    var retention: RetentionService?
 
     func addRoutes(to router: Router<KioskRequestContext>) {
         router.get("/") { _, _ in Response.redirect(to: "/console", type: .normal) }
@@ -61,6 +63,7 @@ struct ConsoleController {
         addOfferRoutes(to: pages)
         addRefundRoutes(to: pages)
         addCheckRoutes(to: pages)
+        addRetentionRoutes(to: pages)
     }
 
     // MARK: Signing in

@@ -10,6 +10,8 @@ import KioskStorage
 struct ServerAPIController {
     let service: ServerAPIService
     let environment: StoreEnvironment
+    /// Apple's Retention Messaging API (`/inApps/v1/messaging`), served when given.
+    var retention: RetentionService?
 
     func addRoutes(to router: Router<KioskRequestContext>) {
         let base = router.group(environment == .sandbox ? "sandbox/inApps" : "inApps")
@@ -28,6 +30,7 @@ struct ServerAPIController {
         addTransactionRoutes(to: base)
         addSubscriptionRoutes(to: base)
         addNotificationRoutes(to: base)
+        addMessagingRoutes(to: base)
     }
 }
 

@@ -85,7 +85,7 @@ extension MoneyService {
     private static func offerName(_ offer: AppliedOffer?, of product: Product) -> String? {
         switch offer?.type {
         case .promotional: product.promotionalOffers.first { $0.identifier == offer?.identifier }?.referenceName
-        case .offerCode, .winBack: offer?.identifier
+        case .offerCode, .winBack, .retention: offer?.identifier
         case .introductory, nil: nil
         }
     }

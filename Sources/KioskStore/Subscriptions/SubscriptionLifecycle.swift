@@ -218,10 +218,16 @@ struct SubscriptionLifecycle: Sendable {
     }
 
     /// What one more period of a continuing offer costs in `storefront`: the product's introductory or promotional
-    /// offer, or the terms of the offer code it was redeemed with.
+    /// offer, or the terms of the offer code or retention offer it was redeemed with.
     static func continuedOfferPrice(
         _ offer: AppliedOffer, product: Product, storefront: Storefront, in tx: any StorageTransaction
     ) async throws -> Int? {
+        if offer.type == .retention {
+            if offer.paymentMode == .freeTrial { return 0 }
+            return try await tx.retentionOffers(appId: product.appId)
+                .first { $0.productId == product.productId && $0.identifier == offer.identifier }?
+                .schedule.price(in: storefront)
+        }
         guard offer.type == .offerCode else { return product.price(of: offer, in: storefront) }
         if offer.paymentMode == .freeTrial { return 0 }
         return try await tx.offerCodes(appId: product.appId, productId: product.productId)

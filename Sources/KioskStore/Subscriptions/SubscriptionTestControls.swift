@@ -7,6 +7,8 @@ import KioskStorage
 /// sandbox clock. Each change and the notification it causes commit together.
 struct SubscriptionTestControls: Sendable {
     let lifecycle: SubscriptionLifecycle
+    /// Turning auto-renew off is the subscriber tapping Cancel: the real-time retention flow runs first.
+    var retention: RetentionService?
 
     private var store: StoreContext { lifecycle.store }
 
@@ -30,7 +32,7 @@ struct SubscriptionTestControls: Sendable {
             let tester = try await AccountService.requireAccount(tester, .sandbox, in: tx)
             return TestSubscriptionsResponse(
                 subscriptions: try await tx.subscriptions(accountId: tester.id, appId: app.id, environment: .sandbox)
-                    .map(Self.info))
+                    .map { Self.info($0) })
         }
     }
 
@@ -67,6 +69,10 @@ struct SubscriptionTestControls: Sendable {
             throw KioskError(
                 .unknownSubscriptionAction, "'\(request.action)' is not something a subscription test control does.",
                 field: "action", fix: "Use one of: \(Action.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        if action == .autoRenewOff, let retention {
+            return try await retention.cancel(
+                bundleId: bundleId, originalTransactionId: originalTransactionId, choice: request.retentionChoice)
         }
         let now = store.clocks.sandbox.now()
         let row = try await store.ledger.commit { tx, effects in
@@ -217,7 +223,7 @@ struct SubscriptionTestControls: Sendable {
         }
     }
 
-    static func info(_ row: StoreSubscription) -> TestSubscriptionInfo {
+    static func info(_ row: StoreSubscription, retention: RetentionEvent? = nil) -> TestSubscriptionInfo {
         TestSubscriptionInfo(
             originalTransactionId: String(row.originalTransactionId),
             latestTransactionId: String(row.latestTransactionId), productId: row.productId,
@@ -226,6 +232,6 @@ struct SubscriptionTestControls: Sendable {
             expiresDate: row.expiresAt.millisecondsSince1970, nextEventDate: row.nextEventAt?.millisecondsSince1970,
             expirationIntent: row.expirationIntent,
             gracePeriodExpiresDate: row.gracePeriodExpiresAt?.millisecondsSince1970,
-            priceIncreaseStatus: row.priceIncreaseStatus, renewalCount: row.renewalCount)
+            priceIncreaseStatus: row.priceIncreaseStatus, renewalCount: row.renewalCount, retention: retention)
     }
 }
