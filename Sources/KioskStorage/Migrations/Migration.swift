@@ -5,5 +5,6 @@ extension Migration {
     static let all: [Migration] = [
         .catalog, .purchases, .verification, .subscriptions, .identity, .transactionRevisions, .winBackOffers,
         .accounts, .dueOrder, .money, .teamKeys, .exchangeRates, .console, .consoleUsers, .checkRuns,
+        .commitmentBilling,
     ]
 }
