@@ -292,6 +292,57 @@ import Testing
         }
     }
 
+    /// A commitment's failed payment has no grace period, even where the app has one; a late recovery moves the
+    /// commitment's end by the delay (Apple: read `commitmentExpiresDate` from the latest transaction), the periods
+    /// after it following; a payment never recovered ends the commitment after 90 (sandbox) days, not 60.
+    @Test(arguments: TestDatabase.available)
+    func billingIssuesHaveNoGraceAndMoveTheCommitment(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(engine: database, clock: clock) { store in
+                try await Self.prepare(store, receiver: receiver)
+                let grace = try await store.request(
+                    .PUT, "/sandbox/test/v1/apps/\(TestStore.bundleId)/grace-period", json: ["days": 3],
+                    token: .some(store.adminToken))
+                #expect(grace.status == 200, "\(grace.text)")
+                let token = try await store.signIn()
+                #expect(
+                    try await Self.buy(Self.pro, plan: "MONTHLY", store: store, token: token).json["state"] as? String
+                        == "purchased")
+                try await receiver.drain(1, from: store)
+                let first = try #require(try await Self.transactions(store, clock: clock).first)
+                let purchased = first.purchaseDate
+                #expect(try await store.advanceSandboxClock("5m").json["renewed"] as? Int == 1)
+                #expect(try await store.subscriptionControl(first.transactionId, "fail-renewal").status == 200)
+                #expect(try await store.advanceSandboxClock("5m").json["billingRetries"] as? Int == 1)
+                let retrying = try await store.subscriptionStatus(of: first.transactionId, clock: clock)
+                #expect(retrying.status == 3, "billing retry without a grace period")
+                #expect(retrying.renewal.gracePeriodExpiresDate == nil)
+
+                // The first retry, a sandbox day (10 seconds) later, recovers.
+                #expect(try await store.advanceSandboxClock("10s").json["recovered"] as? Int == 1)
+                let recovered = try #require(try await Self.transactions(store, clock: clock).last)
+                #expect(recovered.purchaseDate == purchased + 2 * Self.month + 10_000)
+                #expect(recovered.commitmentInfo?.billingPeriodNumber == 3)
+                #expect(recovered.commitmentInfo?.commitmentExpiresDate == purchased + 12 * Self.month + 10_000)
+                #expect(recovered.expiresDate == purchased + 3 * Self.month + 10_000, "the schedule moves with it")
+
+                // Declined from now on: the next payment retries for 90 sandbox days (15 minutes), then it ends.
+                let declined = try await store.request(
+                    .PATCH, "/admin/v1/testers/\(TestStore.testerEmail)", json: ["paymentOutcome": "decline"])
+                #expect(declined.status == 200, "\(declined.text)")
+                #expect(try await store.advanceSandboxClock("5m").json["billingRetries"] as? Int == 1)
+                #expect(try await store.advanceSandboxClock("11m").json["expired"] as? Int == 0, "past 60 days")
+                #expect(try await store.advanceSandboxClock("4m").json["expired"] as? Int == 1, "at 90 days")
+                #expect(
+                    try await store.notificationKinds(receiver, count: 5, clock: clock) == [
+                        "DID_RENEW", "DID_FAIL_TO_RENEW", "DID_RENEW/BILLING_RECOVERY", "DID_FAIL_TO_RENEW",
+                        "EXPIRED/BILLING_RETRY",
+                    ])
+            }
+        }
+    }
+
     /// What cannot be bought under the monthly plan fails the payment and charges nothing: a product without the
     /// plan, a consumable, an offer with it; a name that is no plan is a 400. The console shows the plan; the admin
     /// API refuses one priced outside App Store Connect's bounds and removes it given an empty pricing.
