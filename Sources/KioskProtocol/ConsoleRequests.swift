@@ -188,12 +188,15 @@ public struct ProductChanges: Codable, Sendable {
     public var introductoryOffers: [IntroductoryOffer]?
     public var promotionalOffers: [PromotionalOffer]?
     public var winBackOffers: [WinBackOffer]?
+    /// The monthly plan with a 12-month commitment; one whose pricing is empty removes the plan.
+    public var monthlyPlan: MonthlyPlan?
 
     public init(
         referenceName: String? = nil, pricing: Pricing? = nil, localizations: [ProductLocalization]? = nil,
         clearedForSale: Bool? = nil, familyShareable: Bool? = nil, subscription: SubscriptionPlacement? = nil,
         duration: SubscriptionDuration? = nil, introductoryOffers: [IntroductoryOffer]? = nil,
-        promotionalOffers: [PromotionalOffer]? = nil, winBackOffers: [WinBackOffer]? = nil
+        promotionalOffers: [PromotionalOffer]? = nil, winBackOffers: [WinBackOffer]? = nil,
+        monthlyPlan: MonthlyPlan? = nil
     ) {
         self.referenceName = referenceName
         self.pricing = pricing
@@ -205,6 +208,7 @@ public struct ProductChanges: Codable, Sendable {
         self.introductoryOffers = introductoryOffers
         self.promotionalOffers = promotionalOffers
         self.winBackOffers = winBackOffers
+        self.monthlyPlan = monthlyPlan
     }
 }
 

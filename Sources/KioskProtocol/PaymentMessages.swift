@@ -29,8 +29,8 @@ public struct PaymentRequest: Codable, Sendable, Hashable {
     /// `Product.PurchaseOption.winBackOffer`: the identifier of a win-back offer of the product the customer is
     /// eligible for (no signature: the store checks Apple's eligibility rules).
     public var winBackOfferId: String?
-    /// The billing plan of the subscription to buy under (`.storekit` 5's `billingPlanType`); Kiosk charges only
-    /// `BILLED_UPFRONT`, the plan without one.
+    /// `Product.PurchaseOption.billingPlanType`: the plan to buy a subscription under, `BILLED_UPFRONT` (the default)
+    /// or `MONTHLY`, a one-year subscription's monthly plan with a 12-month commitment.
     public var billingPlanType: String?
 
     public init(

@@ -41,12 +41,15 @@ public struct ProductInfo: Codable, Sendable, Hashable {
     /// Auto-renewables only: whether the signed-in account would get the introductory offer (it never subscribed
     /// in the group), as `Product.SubscriptionInfo.isEligibleForIntroOffer`.
     public var isEligibleForIntroOffer: Bool?
+    /// Auto-renewables only: the billing plans on sale in the storefront (`Product.SubscriptionInfo.pricingTerms`),
+    /// up front first, then a one-year subscription's monthly plan with a 12-month commitment.
+    public var pricingTerms: [PricingTermsInfo]?
 
     public init(
         productId: String, type: String, localizedTitle: String, localizedDescription: String, textLocale: String,
         price: PriceInfo, subscriptionPeriod: String? = nil, subscriptionGroupIdentifier: String? = nil,
         introductoryOffer: OfferInfo? = nil, promotionalOffers: [OfferInfo] = [], winBackOffers: [OfferInfo]? = nil,
-        isFamilyShareable: Bool = false, isEligibleForIntroOffer: Bool? = nil
+        isFamilyShareable: Bool = false, isEligibleForIntroOffer: Bool? = nil, pricingTerms: [PricingTermsInfo]? = nil
     ) {
         self.productId = productId
         self.type = type
@@ -61,6 +64,36 @@ public struct ProductInfo: Codable, Sendable, Hashable {
         self.winBackOffers = winBackOffers
         self.isFamilyShareable = isFamilyShareable
         self.isEligibleForIntroOffer = isEligibleForIntroOffer
+        self.pricingTerms = pricingTerms
+    }
+}
+
+/// One billing plan of an auto-renewable, as StoreKit's `Product.SubscriptionInfo.PricingTerms` describes it: what
+/// each billing period charges and how long it is, and the commitment those periods make up.
+public struct PricingTermsInfo: Codable, Sendable, Hashable {
+    /// `BILLED_UPFRONT` or `MONTHLY`.
+    public var billingPlanType: String
+    /// What each billing period charges (`billingDisplayPrice`).
+    public var billingPrice: PriceInfo
+    /// ISO 8601 duration of a billing period (`P1M` for the monthly plan).
+    public var billingPeriod: String
+    /// The commitment's total (`commitmentInfo.price`): 12 monthly payments, or the period's price up front.
+    public var commitmentPrice: PriceInfo
+    /// ISO 8601 duration of the commitment (`commitmentInfo.period`, `P1Y` for the monthly plan).
+    public var commitmentPeriod: String
+    /// How many billing periods the commitment has (12 for the monthly plan, 1 up front).
+    public var billingPeriodCount: Int
+
+    public init(
+        billingPlanType: String, billingPrice: PriceInfo, billingPeriod: String, commitmentPrice: PriceInfo,
+        commitmentPeriod: String, billingPeriodCount: Int
+    ) {
+        self.billingPlanType = billingPlanType
+        self.billingPrice = billingPrice
+        self.billingPeriod = billingPeriod
+        self.commitmentPrice = commitmentPrice
+        self.commitmentPeriod = commitmentPeriod
+        self.billingPeriodCount = billingPeriodCount
     }
 }
 

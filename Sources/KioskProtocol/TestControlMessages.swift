@@ -30,11 +30,14 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
     /// A promotional offer with the merchant's signature (`SKPaymentDiscount`); the signed application username is
     /// `appAccountToken`.
     public var paymentDiscount: PaymentDiscount?
+    /// The subscription billing plan to buy under: `BILLED_UPFRONT` (the default) or `MONTHLY` (a one-year
+    /// subscription's monthly plan with a 12-month commitment), as StoreKit's `billingPlanType` purchase option.
+    public var billingPlanType: String?
 
     public init(
         tester: String, productId: String, quantity: Int? = nil, promoted: Bool? = nil, offerCode: String? = nil,
         idempotencyKey: String? = nil, appAccountToken: UUID? = nil, winBackOfferId: String? = nil,
-        paymentDiscount: PaymentDiscount? = nil
+        paymentDiscount: PaymentDiscount? = nil, billingPlanType: String? = nil
     ) {
         self.tester = tester
         self.productId = productId
@@ -45,6 +48,7 @@ public struct TestPurchaseRequest: Codable, Sendable, Hashable {
         self.appAccountToken = appAccountToken
         self.winBackOfferId = winBackOfferId
         self.paymentDiscount = paymentDiscount
+        self.billingPlanType = billingPlanType
     }
 }
 

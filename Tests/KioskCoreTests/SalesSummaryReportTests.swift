@@ -34,6 +34,38 @@ import Testing
         }
     }
 
+    // Proves a payment of the monthly plan is a row of its own whose Period is the month it paid for, beside the
+    // one-year subscription's up-front sales, and that its renewals sum like any.
+    @Test func monthlyPlanPaymentsAreOneMonthRows() throws {
+        let span = try #require(ReportFrequency.daily.span(named: "2026-11-24"))
+        var products = Self.products
+        products["1/club"] = .init(
+            referenceName: "Club", bundleId: "com.example.app", appleIdentifier: 43, duration: .oneYear)
+        func sale(_ id: Int64, price: Int, kind: MoneyEvent.Kind, plan: BillingPlanType) -> MoneyEvent {
+            var event = Self.event(id, price: price, kind: kind, type: .autoRenewable)
+            event.billingPlan = plan
+            return event
+        }
+        let events = [
+            sale(1, price: 5999, kind: .purchase, plan: .billedUpFront),
+            sale(2, price: 599, kind: .purchase, plan: .monthly),
+            sale(3, price: 599, kind: .renewal, plan: .monthly), sale(4, price: 599, kind: .renewal, plan: .monthly),
+        ]
+        let report = SalesSummaryReport.make(events: events, span: span, developer: "Kiosk", products: products)
+        let column = { (name: String) in try #require(SalesSummaryReport.columns.firstIndex(of: name)) }
+        let (period, units, price, subscription) = (
+            try column("Period"), try column("Units"), try column("Customer Price"), try column("Subscription")
+        )
+        let rows = Self.rows(report).map { [$0[subscription], $0[period], $0[price], $0[units]] }.sorted {
+            $0.lexicographicallyPrecedes($1)
+        }
+        #expect(
+            rows == [
+                ["New", "1 Month", "5.99", "1"], ["New", "1 Year", "59.99", "1"], ["Renewal", "1 Month", "5.99", "2"],
+            ],
+            "\(report)")
+    }
+
     @Test func rowsSumUnitsAndRefundsAreNegative() throws {
         let span = try #require(ReportFrequency.daily.span(named: "2026-11-24"))
         let events = [

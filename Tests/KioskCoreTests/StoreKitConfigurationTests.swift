@@ -268,10 +268,66 @@ struct StoreKitConfigurationTests {
                     """)
         let newer = try StoreKitConfiguration.importing(Data(version5.utf8), bundleId: "b", appName: "n")
         #expect(
-            newer.warnings.map(\.path) == ["settings", "subscriptionGroups[0].subscriptions[0].billingPlans"],
+            newer.warnings.map(\.path) == ["settings", "subscriptionGroups[0].subscriptions[0].billingPlans[0]"],
             "the file names no storefront; its billing plan is kept, not sold")
         #expect(
             newer.document.products.first?.introductoryOffers.first?.period == OfferPeriod(count: 1, unit: .month))
+    }
+
+    // A one-year subscription's monthly plan exports as version 5's billing plans (up front and MONTHLY, each with
+    // its commitment's total) and imports back as the same plan; a file whose commitmentDisplayPrice is not 12
+    // payments imports with a warning, and the next export keeps its ids under the catalog's prices.
+    @Test func monthlyPlansRoundTripAsBillingPlans() throws {
+        let document = CatalogDocument(
+            app: CatalogDocument.AppEntry(bundleId: "b", name: "n"),
+            subscriptionGroups: [CatalogDocument.GroupEntry(referenceName: "Orbit")],
+            products: [
+                CatalogDocument.ProductEntry(
+                    productId: "pro.annual", referenceName: "Pro", type: .autoRenewable,
+                    pricing: Pricing(customPrices: ["USA": 5999]),
+                    localizations: [ProductLocalization(locale: "en_US", displayName: "Pro", description: "Pro")],
+                    subscription: CatalogDocument.ProductEntry.Membership(group: "Orbit", level: 1),
+                    duration: .oneYear, monthlyPlan: MonthlyPlan(pricing: Pricing(customPrices: ["USA": 599])))
+            ])
+        let exported = try StoreKitConfiguration(document: document, storefront: Storefront.named("USA")!)
+        #expect(exported.version == StoreKitConfiguration.billingPlansVersion)
+        let entry = try #require(exported.subscriptionGroups.first?.subscriptions.first)
+        let plans = try #require(entry.billingPlans)
+        func field(_ plan: JSONValue, _ key: String) -> String? {
+            if case .object(let object) = plan { object[key]?.stringValue } else { nil }
+        }
+        #expect(plans.map { field($0, "billingPlanType") } == ["BILLED_UPFRONT", "MONTHLY"])
+        #expect(plans.map { field($0, "displayPrice") } == ["59.99", "5.99"])
+        #expect(plans.map { field($0, "commitmentDisplayPrice") } == ["59.99", "71.88"])
+        let back = try StoreKitConfiguration.importing(exported.encode(), bundleId: "b", appName: "n")
+        #expect(back.document.products.first?.monthlyPlan == MonthlyPlan(pricing: Pricing(customPrices: ["USA": 599])))
+        #expect(back.warnings.isEmpty, "\(back.warnings.map(\.message))")
+
+        // A hand-edited total: Kiosk charges 12 payments, and says so.
+        let edited = String(decoding: exported.encode(), as: UTF8.self)
+            .replacingOccurrences(of: "\"71.88\"", with: "\"70.00\"")
+        let warned = try StoreKitConfiguration.importing(Data(edited.utf8), bundleId: "b", appName: "n")
+        #expect(warned.warnings.map(\.code) == ["commitment_price_recomputed"])
+        #expect(
+            warned.warnings.first?.path
+                == "subscriptionGroups[0].subscriptions[0].billingPlans[1].commitmentDisplayPrice")
+
+        // A new monthly price exports under the file's ids; dropping the plan drops it from the file.
+        let original = try Self.read(edited).configuration
+        var cheaper = document
+        cheaper.products[0].monthlyPlan = MonthlyPlan(pricing: Pricing(customPrices: ["USA": 549]))
+        let kept = try StoreKitConfiguration(document: cheaper, storefront: Storefront.named("USA")!)
+            .keeping(from: original)
+        let keptPlans = kept.subscriptionGroups.first?.subscriptions.first?.billingPlans ?? []
+        #expect(keptPlans.map { field($0, "displayPrice") } == ["59.99", "5.49"])
+        #expect(keptPlans.map { field($0, "internalID") } == plans.map { field($0, "internalID") })
+        var none = document
+        none.products[0].monthlyPlan = nil
+        let dropped = try StoreKitConfiguration(document: none, storefront: Storefront.named("USA")!)
+            .keeping(from: original)
+        #expect(
+            dropped.subscriptionGroups.first?.subscriptions.first?.billingPlans?.map { field($0, "billingPlanType") }
+                == ["BILLED_UPFRONT"])
     }
 
     // Every problem of a file comes at once, each at its path in the file with its product id.

@@ -204,35 +204,52 @@ import Testing
         }
     }
 
-    // A version 5 file's commitment billing plan (MONTHLY) is kept, and buying under it is refused naming the plan
-    // and what Kiosk charges; the same subscription billed up front sells.
-    @Test func commitmentBillingPlansAreRefusedAtPurchase() async throws {
+    // A version 5 file's commitment billing plan (MONTHLY) imports as the annual subscription's monthly plan and is
+    // sold: the first of 12 monthly payments of its displayPrice (5.99), the commitment's total 71.88 as the file
+    // says; a subscription without the plan and a name that is no plan are refused.
+    @Test func commitmentBillingPlansAreSold() async throws {
         try await withTestStore { store in
             try await store.createApp(TestStore.bundleId)
             let imported = try await store.request(
                 .POST, "/admin/v1/apps/\(TestStore.bundleId)/catalog?format=storekit",
                 body: try Self.data("v5-billing-plans"))
             #expect(imported.status == 200, "\(imported.text)")
+            let product = try await store.request(
+                .GET, "/admin/v1/apps/\(TestStore.bundleId)/products/com.graviton.orbitfit.pro.annual")
+            #expect(
+                ((product.json["monthlyPlan"] as? [String: Any])?["pricing"] as? [String: Any])?["customPrices"]
+                    as? [String: Int] == ["USA": 599], "\(product.text)")
             _ = try await store.request(.POST, "/admin/v1/agreements/paid-apps/accept", json: SampleAgreement.json)
             try await store.createTester(TestStore.testerEmail, settings: ["storefront": "USA"])
             let token = try await store.signIn()
-            func pay(_ plan: String) async throws -> TestStore.Answer {
+            func pay(_ plan: String, _ productId: String = "com.graviton.orbitfit.pro.annual") async throws
+                -> TestStore.Answer
+            {
                 try await store.client(
                     .POST, "/payments", token: token,
                     json: [
-                        "productId": "com.graviton.orbitfit.pro.annual", "quantity": 1,
-                        "idempotencyKey": UUID().uuidString, "billingPlanType": plan,
+                        "productId": productId, "quantity": 1, "idempotencyKey": UUID().uuidString,
+                        "billingPlanType": plan,
                     ])
             }
+            let unknown = try await pay("WEEKLY")
+            #expect(unknown.status == 400, "\(unknown.text)")
+            #expect(unknown.errorCode == "billing_plan_not_supported")
             let monthly = try await pay("MONTHLY")
-            #expect(monthly.status == 400, "\(monthly.text)")
-            #expect(monthly.errorCode == "billing_plan_not_supported")
-            let error = monthly.json["error"] as? [String: Any]
-            let message = try #require(error?["message"] as? String)
-            #expect(message.contains("'MONTHLY'") && message.contains("only billed-up-front"), "\(message)")
-            #expect(error?["field"] as? String == "billingPlanType")
-            let upFront = try await pay("BILLED_UPFRONT")
-            #expect(upFront.json["state"] as? String == "purchased", "\(upFront.text)")
+            #expect(monthly.json["state"] as? String == "purchased", "\(monthly.text)")
+            let signed = try #require(
+                (monthly.json["transaction"] as? [String: Any])?["signedTransaction"] as? String, "\(monthly.text)")
+            let payload = try Self.payload(signed)
+            #expect(payload["billingPlanType"] as? String == "MONTHLY")
+            #expect(payload["price"] as? Int == 5990)
+            let commitment = payload["commitmentInfo"] as? [String: Any]
+            #expect(commitment?["commitmentPrice"] as? Int == 71880)
+            #expect(commitment?["billingPeriodNumber"] as? Int == 1)
+            #expect(commitment?["totalBillingPeriods"] as? Int == 12)
+            // The monthly subscription has only the up-front plan.
+            let notOffered = try await pay("MONTHLY", "com.graviton.orbitfit.pro.monthly")
+            #expect(notOffered.json["state"] as? String == "failed", "\(notOffered.text)")
+            #expect((notOffered.json["error"] as? [String: Any])?["code"] as? String == "billing_plan_not_offered")
         }
     }
 

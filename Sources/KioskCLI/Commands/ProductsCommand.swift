@@ -21,7 +21,8 @@ struct ProductsCommand: AsyncParsableCommand {
             "localizations[].locale": "--locale", "localizations[].displayName": "--display-name",
             "localizations[].description": "--description", "subscription": "--group", "subscription.group": "--group",
             "subscription.level": "--level", "duration": "--duration", "clearedForSale": "--cleared-for-sale",
-            "familyShareable": "--family-shareable",
+            "familyShareable": "--family-shareable", "monthlyPlan": "--monthly-price",
+            "monthlyPlan.pricing": "--monthly-price",
         ]
 
         @Option(help: "Reference name (internal, 1–64 characters).") var referenceName: String?
@@ -34,6 +35,12 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "Subscription duration: P1W, P1M, P2M, P3M, P6M or P1Y.") var duration: String?
         @Option(help: "Cleared for sale: true or false.") var clearedForSale: Bool?
         @Option(help: "Family shareable: true or false.") var familyShareable: Bool?
+        @Option(
+            help: "The monthly plan's payment STOREFRONT=AMOUNT (a P1Y subscription's 12-month commitment; repeatable)."
+        )
+        var monthlyPrice: [String] = []
+        @Option(help: "The monthly plan's payment as a price tier 1–20.") var monthlyTier: Int?
+        @Flag(help: "Remove the monthly plan: the subscription is billed up front only.") var noMonthlyPlan = false
 
         func body(current: ProductResource?) throws -> [String: Any] {
             var body: [String: Any] = [:]
@@ -70,6 +77,19 @@ struct ProductsCommand: AsyncParsableCommand {
             if let duration { body["duration"] = duration }
             if let clearedForSale { body["clearedForSale"] = clearedForSale }
             if let familyShareable { body["familyShareable"] = familyShareable }
+            if noMonthlyPlan {
+                body["monthlyPlan"] = ["pricing": ["customPrices": [String: Int]()]]
+            } else if !monthlyPrice.isEmpty || monthlyTier != nil {
+                var pricing = current?.monthlyPlan?.pricing ?? Pricing()
+                if let monthlyTier { pricing.tier = monthlyTier }
+                for entry in monthlyPrice {
+                    let (code, amount) = try PriceOptions.customPrice(entry)
+                    pricing.customPrices[code] = amount
+                }
+                var fields: [String: Any] = ["customPrices": pricing.customPrices]
+                if let tier = pricing.tier { fields["tier"] = tier }
+                body["monthlyPlan"] = ["pricing": fields]
+            }
             return body
         }
     }
@@ -292,6 +312,11 @@ struct ProductsCommand: AsyncParsableCommand {
             lines.append(
                 "Subscription:    group \(subscription.groupId), level \(subscription.level), \(product.duration?.rawValue ?? "no duration")"
             )
+        }
+        if let plan = product.monthlyPlan {
+            lines.append(
+                "Monthly plan:    \(PriceOptions.describe(plan.pricing)) each month, \(MonthlyPlan.billingPeriods)-month "
+                    + "commitment")
         }
         lines += OffersCommand.Row.rows(of: product).map(\.line)
         for localization in product.localizations {

@@ -31,12 +31,14 @@ struct TestCommand: AsyncParsableCommand {
         @Flag(help: "Make it a promoted purchase: the app's delegate decides whether to add the payment.")
         var promoted = false
         @Option(help: "A one-time offer code to redeem with the purchase (auto-renewables).") var offerCode: String?
+        @Option(help: "BILLED_UPFRONT (default) or MONTHLY: a one-year subscription's 12-month commitment.")
+        var billingPlan: String?
 
         func run() async throws {
             try await reportingErrors {
                 let body = TestPurchaseRequest(
                     tester: tester, productId: product, quantity: quantity, promoted: promoted ? true : nil,
-                    offerCode: offerCode)
+                    offerCode: offerCode, billingPlanType: billingPlan)
                 let answer = try await options.client.post(
                     TestControlRoutes.purchases.path(options.app), raw: try JSONEncoder().encode(body))
                 try options.connection.print(answer) { answer in

@@ -19,6 +19,9 @@ public struct Product: Codable, Sendable, Hashable {
     public var introductoryOffers: [IntroductoryOffer]
     public var promotionalOffers: [PromotionalOffer]
     public var winBackOffers: [WinBackOffer]
+    /// A one-year auto-renewable's monthly plan with a 12-month commitment, beside the up-front price; nil when it
+    /// bills up front only.
+    public var monthlyPlan: MonthlyPlan?
     public var createdAt: Date
     public var updatedAt: Date
     /// Set when the developer deleted the product; the row stays so the id is never reused.
@@ -30,7 +33,8 @@ public struct Product: Codable, Sendable, Hashable {
         reviewState: ReviewState = .missingMetadata, familyShareable: Bool = false,
         subscription: SubscriptionMembership? = nil, duration: SubscriptionDuration? = nil,
         introductoryOffers: [IntroductoryOffer] = [], promotionalOffers: [PromotionalOffer] = [],
-        winBackOffers: [WinBackOffer] = [], createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
+        winBackOffers: [WinBackOffer] = [], monthlyPlan: MonthlyPlan? = nil, createdAt: Date, updatedAt: Date,
+        deletedAt: Date? = nil
     ) {
         self.appId = appId
         self.productId = productId
@@ -46,6 +50,7 @@ public struct Product: Codable, Sendable, Hashable {
         self.introductoryOffers = introductoryOffers
         self.promotionalOffers = promotionalOffers
         self.winBackOffers = winBackOffers
+        self.monthlyPlan = monthlyPlan
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt

@@ -87,10 +87,11 @@ extension CatalogDocument.GroupEntry: Codable {
 extension CatalogDocument.ProductEntry: Codable {
     private enum Keys: String, CodingKey {
         case productId, referenceName, type, pricing, localizations, clearedForSale, familyShareable, reviewState
-        case subscription, duration, introductoryOffers, promotionalOffers, winBackOffers
+        case subscription, duration, introductoryOffers, promotionalOffers, winBackOffers, monthlyPlan
     }
 
-    /// Reads a product entry; `reviewState`, `subscription`, `duration` and the offer lists are optional.
+    /// Reads a product entry; `reviewState`, `subscription`, `duration`, the offer lists and `monthlyPlan` are
+    /// optional.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         let reviewState: ReviewState? =
@@ -115,7 +116,8 @@ extension CatalogDocument.ProductEntry: Codable {
             promotionalOffers: try container.decodeIfPresent(
                 [PromotionalOfferCoding].self, forKey: .promotionalOffers)?.map(\.value) ?? [],
             winBackOffers: try container.decodeIfPresent(
-                [WinBackOfferCoding].self, forKey: .winBackOffers)?.map(\.value) ?? [])
+                [WinBackOfferCoding].self, forKey: .winBackOffers)?.map(\.value) ?? [],
+            monthlyPlan: try container.decodeIfPresent(MonthlyPlanCoding.self, forKey: .monthlyPlan)?.value)
     }
 
     /// Writes the product entry, leaving out optional keys that are empty.
@@ -140,6 +142,28 @@ extension CatalogDocument.ProductEntry: Codable {
         if !winBackOffers.isEmpty {
             try container.encode(winBackOffers.map(WinBackOfferCoding.init), forKey: .winBackOffers)
         }
+        try container.encodeIfPresent(monthlyPlan.map(MonthlyPlanCoding.init), forKey: .monthlyPlan)
+    }
+}
+
+/// A monthly plan as the catalog file writes it: `{"pricing": {"tier"?, "customPrices"?}}`, the monthly payment.
+struct MonthlyPlanCoding: Codable {
+    var value: MonthlyPlan
+
+    private enum Keys: String, CodingKey {
+        case pricing
+    }
+
+    init(value: MonthlyPlan) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        value = MonthlyPlan(pricing: try container.decode(PricingCoding.self, forKey: .pricing).value)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(PricingCoding(value: value.pricing), forKey: .pricing)
     }
 }
 

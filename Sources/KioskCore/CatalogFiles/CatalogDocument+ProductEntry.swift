@@ -47,6 +47,8 @@ extension CatalogDocument {
         public var promotionalOffers: [PromotionalOffer]
         /// Win-back offers, ordered by identifier.
         public var winBackOffers: [WinBackOffer]
+        /// The monthly plan with a 12-month commitment of a one-year auto-renewable.
+        public var monthlyPlan: MonthlyPlan?
 
         /// A product entry; localizations and offers are put in the file's deterministic order.
         public init(
@@ -54,7 +56,7 @@ extension CatalogDocument {
             localizations: [ProductLocalization] = [], clearedForSale: Bool = true, familyShareable: Bool = false,
             reviewState: ReviewState? = nil, subscription: Membership? = nil, duration: SubscriptionDuration? = nil,
             introductoryOffers: [IntroductoryOffer] = [], promotionalOffers: [PromotionalOffer] = [],
-            winBackOffers: [WinBackOffer] = []
+            winBackOffers: [WinBackOffer] = [], monthlyPlan: MonthlyPlan? = nil
         ) {
             self.productId = productId
             self.referenceName = referenceName
@@ -69,6 +71,7 @@ extension CatalogDocument {
             self.introductoryOffers = introductoryOffers.sorted { ($0.storefront ?? "") < ($1.storefront ?? "") }
             self.promotionalOffers = promotionalOffers.sorted { $0.identifier < $1.identifier }
             self.winBackOffers = winBackOffers.sorted { $0.identifier < $1.identifier }
+            self.monthlyPlan = monthlyPlan
         }
 
         /// The entry that describes an existing product.
@@ -86,7 +89,7 @@ extension CatalogDocument {
                 clearedForSale: product.clearedForSale, familyShareable: product.familyShareable,
                 reviewState: product.reviewState, subscription: membership, duration: product.duration,
                 introductoryOffers: product.introductoryOffers, promotionalOffers: product.promotionalOffers,
-                winBackOffers: product.winBackOffers)
+                winBackOffers: product.winBackOffers, monthlyPlan: product.monthlyPlan)
         }
 
         /// Whether importing this entry over `current` (the entry of the stored product) would change nothing.
@@ -114,7 +117,7 @@ extension CatalogDocument {
                 reviewState: reviewState ?? defaultReviewState, familyShareable: familyShareable,
                 subscription: try membership(groupId: groupId), duration: duration,
                 introductoryOffers: introductoryOffers, promotionalOffers: promotionalOffers,
-                winBackOffers: winBackOffers, createdAt: now, updatedAt: now)
+                winBackOffers: winBackOffers, monthlyPlan: monthlyPlan, createdAt: now, updatedAt: now)
         }
 
         /// `existing` updated to what this entry says; app, creation time and (when the entry names none) review
@@ -137,6 +140,7 @@ extension CatalogDocument {
             product.introductoryOffers = introductoryOffers
             product.promotionalOffers = promotionalOffers
             product.winBackOffers = winBackOffers
+            product.monthlyPlan = monthlyPlan
             product.updatedAt = now
             return product
         }

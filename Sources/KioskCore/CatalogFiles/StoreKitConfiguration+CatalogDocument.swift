@@ -28,7 +28,8 @@ extension StoreKitConfiguration {
     /// `zh_Hans` → `zh_CN`, each mapping a warning); groups are named by their `name`, levels come from
     /// `groupNumber`, and `reviewState` is left nil for the importer to decide. What only App Store review would
     /// refuse (empty or long texts, characters in ids) is a warning, not an error: the sandbox sells it, production
-    /// does not. Parts Kiosk keeps without using (offer codes, commitment billing plans) are warnings too, and so
+    /// does not. A one-year subscription's `MONTHLY` billing plan becomes its monthly plan (sold with a 12-month
+    /// commitment). Parts Kiosk keeps without using (offer codes, the monthly plan's offers) are warnings too, and so
     /// are win-back offers without eligibility rules (see `Converter.winBackOffer`).
     ///
     /// - Throws: `KioskError` `invalid_storekit_file` with every problem the sandbox cannot sell with: an unknown
@@ -122,8 +123,10 @@ extension StoreKitConfiguration {
         KioskError(errorCode, message, field: field, fix: fix)
     }
 
-    /// Version 5's name of the ordinary plan, the one Kiosk models and charges.
-    public static let upFrontPlan = "BILLED_UPFRONT"
+    /// Version 5's name of the ordinary plan, whose price is the product's `displayPrice`.
+    public static let upFrontPlan = BillingPlanType.billedUpFront.rawValue
+    /// Version 5's name of the monthly plan with a 12-month commitment, which imports as the product's monthly plan.
+    public static let monthlyPlan = BillingPlanType.monthly.rawValue
 
     static func isUpFrontPlan(_ offer: Offer) -> Bool {
         offer.billingPlanType == nil || offer.billingPlanType == upFrontPlan
@@ -228,6 +231,54 @@ extension StoreKitConfiguration {
             entry.winBackOffers = (product.winbackOffers ?? []).enumerated().compactMap { index, winBack in
                 self.winBackOffer(winBack, path: "\(path).winbackOffers[\(index)]", id)
             }
+            entry.monthlyPlan = importedMonthlyPlan(of: product, path: path)
+        }
+
+        /// The catalog's monthly plan for the file's enabled `MONTHLY` billing plan (Xcode 26.5's "Monthly with a
+        /// 12-month commitment"): its `displayPrice` is the monthly payment. A `commitmentDisplayPrice` other than 12
+        /// payments of it is a warning (Kiosk charges 12 of the monthly price); one without a valid price, an error.
+        private func importedMonthlyPlan(of product: ProductEntry, path: String) -> MonthlyPlan? {
+            let id = product.productID
+            for (index, value) in (product.billingPlans ?? []).enumerated() {
+                guard case .object(let plan) = value, plan["billingPlanType"] == .string(monthlyPlan),
+                    plan["isEnabled"] != .bool(false)
+                else { continue }
+                let planPath = "\(path).billingPlans[\(index)]"
+                guard product.recurringSubscriptionPeriod == MonthlyPlan.commitmentDuration else {
+                    log.warning(
+                        "kept_not_used",
+                        "A monthly plan with a 12-month commitment belongs to a one-year subscription; this one renews "
+                            + "every \(product.recurringSubscriptionPeriod?.rawValue ?? "(no period)"), so the plan is "
+                            + "kept and written back on export, not sold.",
+                        at: planPath, productId: id)
+                    return nil
+                }
+                guard let text = plan["displayPrice"]?.stringValue else {
+                    log.error(
+                        "The monthly billing plan has no displayPrice.", at: "\(planPath).displayPrice", productId: id,
+                        fix: "Set the plan's monthly price in Xcode.")
+                    return nil
+                }
+                guard let pricing = prices.pricing(text, path: "\(planPath).displayPrice", productId: id) else {
+                    return nil
+                }
+                let monthly = MonthlyPlan(pricing: pricing)
+                let currency = prices.storefront.currency
+                if let written = monthly.commitmentPrice(in: prices.storefront),
+                    let stated = plan["commitmentDisplayPrice"]?.stringValue.flatMap({
+                        currency.minorUnits(decimalString: $0)
+                    }), stated != written
+                {
+                    log.warning(
+                        "commitment_price_recomputed",
+                        "The plan's commitmentDisplayPrice is \(currency.decimalString(minorUnits: stated)); Kiosk "
+                            + "charges 12 payments of \(text), \(currency.decimalString(minorUnits: written)) in all.",
+                        at: "\(planPath).commitmentDisplayPrice", productId: id,
+                        fix: "Save the file again in Xcode, which writes 12 times the monthly price.")
+                }
+                return monthly
+            }
+            return nil
         }
 
         /// The catalog's win-back offer for the file's; nil (and an error) without an offer id or a valid price.
@@ -317,22 +368,25 @@ extension StoreKitConfiguration {
                     if (subscription.introductoryOffers ?? []).contains(where: { !isUpFrontPlan($0) }) {
                         log.warning(
                             "kept_not_used",
-                            "Offers of commitment billing plans are kept and written back on export, not sold.",
+                            "Offers of the monthly billing plan are kept and written back on export, not sold: Kiosk "
+                                + "sells the monthly plan at its price, without offers.",
                             at: "\(path).introductoryOffers", productId: id)
                     }
                     if subscription.adHocOffers.contains(where: { !isUpFrontPlan($0) }) {
                         log.warning(
                             "kept_not_used",
-                            "Offers of commitment billing plans are kept and written back on export, not sold.",
+                            "Offers of the monthly billing plan are kept and written back on export, not sold: Kiosk "
+                                + "sells the monthly plan at its price, without offers.",
                             at: "\(path).adHocOffers", productId: id)
                     }
+                    let known: Set<JSONValue?> = [.string(upFrontPlan), .string(monthlyPlan)]
                     if (subscription.billingPlans ?? []).contains(where: {
-                        if case .object(let plan) = $0 { plan["billingPlanType"] != .string(upFrontPlan) } else { true }
+                        if case .object(let plan) = $0 { !known.contains(plan["billingPlanType"]) } else { true }
                     }) {
                         log.warning(
                             "kept_not_used",
-                            "Commitment billing plans are kept and written back on export, not sold: a payment that "
-                                + "names one (billingPlanType) is refused.",
+                            "Billing plans other than \(upFrontPlan) and \(monthlyPlan) are kept and written back on "
+                                + "export, not sold: a payment that names one (billingPlanType) is refused.",
                             at: "\(path).billingPlans",
                             productId: id)
                     }

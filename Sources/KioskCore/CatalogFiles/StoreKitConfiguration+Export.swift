@@ -1,7 +1,8 @@
 import Foundation
 
 extension StoreKitConfiguration {
-    /// A configuration Xcode accepts (format 4.0) for a catalog, with prices in one storefront.
+    /// A configuration Xcode accepts (format 4.0, or 5.0 with billing plans when a product has a monthly plan) for a
+    /// catalog, with prices in one storefront.
     ///
     /// Ids are derived from the bundle id, group names and product ids, so exporting the same catalog twice gives
     /// identical bytes. Per product, the introductory offer for `storefront` is written, else the one for all
@@ -75,9 +76,14 @@ extension StoreKitConfiguration {
                         waitBetweenOffersInMonths: offer.waitBetweenOffersInMonths, startDate: offer.startDate,
                         endDate: offer.endDate, priority: offer.priority)
                 }
+                if let plan = product.monthlyPlan {
+                    try Self.addBillingPlans(
+                        plan, to: &entry, of: product.productId, storefront: storefront, ids: &ids, field: field)
+                }
                 subscriptions[membership.group, default: []].append((membership.level, entry))
             }
         }
+        let hasBillingPlans = subscriptions.values.contains { $0.contains { $0.entry.billingPlans != nil } }
         var groups: [Group] = []
         for group in document.subscriptionGroups {
             let id = ids.make("group:\(group.referenceName)")
@@ -114,7 +120,48 @@ extension StoreKitConfiguration {
                     ])
                 ]),
             ]),
-            version: Self.writtenVersion)
+            version: hasBillingPlans ? Self.billingPlansVersion : Self.writtenVersion)
+    }
+
+    /// The format version that has billing plans (Xcode 26.5): written when a product has a monthly plan.
+    public static let billingPlansVersion = Version(major: 5, minor: 0)
+
+    /// Version 5's billing plans of a one-year subscription with a monthly plan, as Xcode writes them: the up-front
+    /// plan at the product's price and the monthly plan at its monthly price, each with its commitment's total
+    /// (`commitmentDisplayPrice`: the year's price up front, 12 monthly payments); offers name the up-front plan.
+    private static func addBillingPlans(
+        _ plan: MonthlyPlan, to entry: inout ProductEntry, of productId: String, storefront: Storefront,
+        ids: inout StableIdentifiers, field: String
+    ) throws(KioskError) {
+        let monthly = try displayPrice(
+            plan.pricing, in: storefront, of: productId, field: "\(field).monthlyPlan.pricing")
+        let total = storefront.currency.decimalString(
+            minorUnits: (storefront.currency.minorUnits(decimalString: monthly) ?? 0) * MonthlyPlan.billingPeriods)
+        func billingPlan(_ type: BillingPlanType, price: String, commitment: String, id: String) -> JSONValue {
+            .object([
+                "billingPlanType": .string(type.rawValue), "commitmentDisplayPrice": .string(commitment),
+                "displayPrice": .string(price), "internalID": .string(id), "isEnabled": .bool(true),
+            ])
+        }
+        entry.billingPlans = [
+            billingPlan(
+                .billedUpFront, price: entry.displayPrice, commitment: entry.displayPrice,
+                id: ids.make("plan:\(productId):\(BillingPlanType.billedUpFront.rawValue)")),
+            billingPlan(
+                .monthly, price: monthly, commitment: total,
+                id: ids.make("plan:\(productId):\(BillingPlanType.monthly.rawValue)")),
+        ]
+        entry.introductoryOffers =
+            entry.introductoryOffer.map { offer in
+                var offer = offer
+                offer.billingPlanType = upFrontPlan
+                return [offer]
+            } ?? []
+        entry.adHocOffers = entry.adHocOffers.map { offer in
+            var offer = offer
+            offer.billingPlanType = upFrontPlan
+            return offer
+        }
     }
 
     /// A configuration for a catalog with prices in `storefront`, or when nil in the storefront every product has

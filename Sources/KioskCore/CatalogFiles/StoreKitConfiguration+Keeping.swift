@@ -10,7 +10,9 @@ extension StoreKitConfiguration {
     /// `_locale` give way to the export's when it is for another storefront.
     public func keeping(from original: StoreKitConfiguration) -> StoreKitConfiguration {
         var merged = self
-        merged.version = original.version
+        // A catalog that gained a monthly plan needs the format with billing plans.
+        merged.version =
+            version == Self.billingPlansVersion && original.version.major < version.major ? version : original.version
         if !original.identifier.isEmpty { merged.identifier = original.identifier }
         var settings = original.settings
         for key in ["_storefront", "_locale"] where original.storefrontCode != storefrontCode {
@@ -81,7 +83,9 @@ extension StoreKitConfiguration.ProductEntry {
         } else if winbackOffers?.isEmpty ?? true {
             kept.winbackOffers = nil  // An older file without the key stays without it.
         }
-        kept.billingPlans = original.billingPlans
+        kept.billingPlans = Self.billingPlans(
+            billingPlans, keeping: original.billingPlans,
+            modelsMonthlyPlan: recurringSubscriptionPeriod == MonthlyPlan.commitmentDuration)
         let upFront = StoreKitConfiguration.isUpFrontPlan
         kept.adHocOffers =
             adHocOffers.map { offer in
@@ -107,6 +111,37 @@ extension StoreKitConfiguration.ProductEntry {
             kept.introductoryOffer = offer.keeping(from: source)
         }
         return kept
+    }
+}
+
+extension StoreKitConfiguration.ProductEntry {
+    /// The export's billing plans (`exported`, nil when the product has no monthly plan) with what the original's
+    /// held: each plan the catalog models keeps the original entry's ids and unknown keys under the catalog's prices;
+    /// a monthly plan the catalog dropped is dropped where the catalog `modelsMonthlyPlan` (a one-year subscription;
+    /// elsewhere the file's plan was kept, not imported); plans of other types stay as read.
+    static func billingPlans(_ exported: [JSONValue]?, keeping original: [JSONValue]?, modelsMonthlyPlan: Bool)
+        -> [JSONValue]?
+    {
+        guard let original else { return exported }
+        func type(_ plan: JSONValue) -> JSONValue? {
+            if case .object(let object) = plan { object["billingPlanType"] } else { nil }
+        }
+        let monthly = JSONValue.string(StoreKitConfiguration.monthlyPlan)
+        var merged: [JSONValue] = []
+        for plan in original {
+            if let update = exported?.first(where: { type($0) == type(plan) }),
+                case .object(var object) = plan, case .object(let prices) = update
+            {
+                for key in ["displayPrice", "commitmentDisplayPrice"] { object[key] = prices[key] }
+                merged.append(.object(object))
+            } else if type(plan) != monthly || exported != nil || !modelsMonthlyPlan {
+                merged.append(plan)
+            }
+        }
+        for plan in exported ?? [] where !original.contains(where: { type($0) == type(plan) }) {
+            merged.append(plan)
+        }
+        return merged
     }
 }
 

@@ -17,8 +17,9 @@ import Foundation
 public struct StoreKitConfiguration: Sendable, Equatable {
     /// The `code` of every error about a malformed `.storekit` file.
     public static let errorCode = ErrorCode.invalidStorekitFile
-    /// The format version this build writes: the newest whose structure real Xcode files show without
-    /// billing plans (version 5 adds monthly-commitment billing plans, which Kiosk does not model).
+    /// The format version this build writes for a catalog without monthly plans: the newest whose structure real
+    /// Xcode files show without billing plans (a catalog with monthly plans is written as version 5,
+    /// ``billingPlansVersion``).
     public static let writtenVersion = Version(major: 4, minor: 0)
 
     /// The file format version, `{"major": 4, "minor": 0}`.
@@ -224,7 +225,8 @@ public struct StoreKitConfiguration: Sendable, Equatable {
         public var codeOffers: [Offer]
         /// Win-back offers (subscriptions).
         public var winbackOffers: [WinBackEntry]?
-        /// Version 5 billing plans, kept as read; only the billed-up-front plan maps onto Kiosk.
+        /// Version 5 billing plans: `BILLED_UPFRONT` (the product's price) and `MONTHLY` (the monthly plan with a
+        /// 12-month commitment); other keys and plans are kept as read.
         public var billingPlans: [JSONValue]?
         /// Keys Kiosk does not know, kept as read and written back.
         public var extras: [String: JSONValue] = [:]

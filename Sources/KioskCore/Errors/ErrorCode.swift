@@ -113,6 +113,7 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
     case appNotFound = "app_not_found"
     case applicationUsernameTooLong = "application_username_too_long"
     case askToBuyDeclined = "ask_to_buy_declined"
+    case billingPlanNotOffered = "billing_plan_not_offered"
     case billingPlanNotSupported = "billing_plan_not_supported"
     case bundleIdMismatch = "bundle_id_mismatch"
     case checkRunNotFound = "check_run_not_found"
@@ -138,6 +139,7 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
     case invalidAction = "invalid_action"
     case invalidAdminToken = "invalid_admin_token"
     case invalidAutoRenewProduct = "invalid_auto_renew_product"
+    case invalidBillingPlan = "invalid_billing_plan"
     case invalidCount = "invalid_count"
     case invalidCredentials = "invalid_credentials"
     case invalidCursor = "invalid_cursor"
@@ -303,7 +305,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
     /// The class of failure, which decides the HTTP status.
     public var kind: KioskError.Kind {
         switch self {
-        case .appAppleIdRequired, .applicationUsernameTooLong, .billingPlanNotSupported, .bundleIdMismatch,
+        case .appAppleIdRequired, .applicationUsernameTooLong, .billingPlanNotOffered, .billingPlanNotSupported,
+            .bundleIdMismatch, .invalidBillingPlan,
             .clockOutOfRange, .configurationInvalid, .configurationUnreadable, .dataDirectoryUnusable,
             .duplicateIntroductoryOffer, .duplicateLocale, .duplicateOfferIdentifier, .emailImmutable,
             .familySharingNotSupported, .identityKeyInvalid, .identityKeyPermissions, .identityKeyUnreadable,

@@ -29,11 +29,15 @@ public struct MoneyEvent: Codable, Sendable, Hashable {
     /// Units sold: the quantity, negative for a refund.
     public var units: Int
     public var amounts: Proceeds
+    /// How an auto-renewable's sale was billed: a payment of the monthly plan covers one month of its 12-month
+    /// commitment, an up-front one the product's whole period; nil for other products and for events recorded before
+    /// billing plans.
+    public var billingPlan: BillingPlanType?
 
     public init(
         environment: StoreEnvironment, transactionId: Int64, revision: Int64, kind: Kind, occurredAt: Date,
         appId: App.ID, accountId: UUID, originalTransactionId: Int64, productId: String, productType: ProductType,
-        storefront: String, currency: String, units: Int, amounts: Proceeds
+        storefront: String, currency: String, units: Int, amounts: Proceeds, billingPlan: BillingPlanType? = nil
     ) {
         self.environment = environment
         self.transactionId = transactionId
@@ -49,5 +53,6 @@ public struct MoneyEvent: Codable, Sendable, Hashable {
         self.currency = currency
         self.units = units
         self.amounts = amounts
+        self.billingPlan = billingPlan
     }
 }

@@ -145,7 +145,8 @@ public enum SalesSummaryReport {
                     event.currency, product.map { String($0.appleIdentifier) } ?? "",
                     amount(event.amounts.customerPriceMinorUnits / event.units, in: event.currency), "",
                     product?.bundleId ?? "",
-                    subscription, event.productType == .autoRenewable ? period(product?.duration) : "", "", "", "",
+                    subscription, event.productType == .autoRenewable ? billedPeriod(event, product?.duration) : "",
+                    "", "", "",
                     "ios", event.amounts.reason ?? "", "", "", "",
                 ]
                 // Refunds keep rows of their own (Apple's negative units), whatever sales of the same price did.
@@ -187,6 +188,13 @@ public enum SalesSummaryReport {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         func two(_ value: Int?) -> String { (value ?? 0) < 10 ? "0\(value ?? 0)" : "\(value ?? 0)" }
         return "\(two(parts.month))/\(two(parts.day))/\(parts.year ?? 0)"
+    }
+
+    /// The Period of an auto-renewable's row: the period the charge paid for, so a payment of the monthly plan (one
+    /// month of a one-year subscription's 12-month commitment) is a "1 Month" row of its own beside the product's
+    /// "1 Year" up-front sales.
+    static func billedPeriod(_ event: MoneyEvent, _ duration: SubscriptionDuration?) -> String {
+        period(event.billingPlan == .monthly ? MonthlyPlan.billingPeriod : duration)
     }
 
     /// Apple's Period column: "7 Days", "1 Month", "2 Months", "3 Months", "6 Months", "1 Year".

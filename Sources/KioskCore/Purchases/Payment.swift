@@ -22,12 +22,15 @@ public struct Payment: Codable, Sendable, Hashable, Identifiable {
     public var errorReason: ErrorCode?
     public var createdAt: Date
     public var updatedAt: Date
+    /// The subscription billing plan the payment named (StoreKit's `billingPlanType` purchase option); nil when it
+    /// named none (billed up front).
+    public var billingPlan: BillingPlanType?
 
     public init(
         id: UUID, environment: StoreEnvironment, accountId: UUID, appId: App.ID, idempotencyKey: String?,
         productId: String, quantity: Int, applicationUsername: String?, appAccountToken: UUID?, state: PaymentState,
         transactionId: Int64? = nil, errorCode: Int? = nil, errorReason: ErrorCode? = nil, createdAt: Date,
-        updatedAt: Date
+        updatedAt: Date, billingPlan: BillingPlanType? = nil
     ) {
         self.id = id
         self.environment = environment
@@ -44,6 +47,7 @@ public struct Payment: Codable, Sendable, Hashable, Identifiable {
         self.errorReason = errorReason
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.billingPlan = billingPlan
     }
 }
 

@@ -63,6 +63,12 @@ public struct StoreSubscription: Codable, Sendable, Hashable {
     /// The offer the next renewal continues, and how many of its periods remain after the current one.
     public var offer: AppliedOffer?
     public var offerPeriodsRemaining: Int
+    /// The 12-month commitment the current (or last) period belongs to, when it is billed monthly: its period is
+    /// the latest transaction's. Nil for periods billed up front.
+    public var commitment: TransactionCommitment?
+    /// The plan the renewal after the current commitment (or, billed up front, after the current period) bills
+    /// under: Apple's `commitmentRenewalBillingPlanType`, or `renewalBillingPlanType` outside a commitment.
+    public var renewalBillingPlan: BillingPlanType
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -73,6 +79,7 @@ public struct StoreSubscription: Codable, Sendable, Hashable {
         expirationIntent: Int? = nil, billingRetryStartedAt: Date? = nil, gracePeriodExpiresAt: Date? = nil,
         priceIncreaseStatus: Int? = nil, renewalPriceMinorUnits: Int? = nil, renewalCount: Int = 0,
         failNextRenewal: Bool = false, offer: AppliedOffer? = nil, offerPeriodsRemaining: Int = 0,
+        commitment: TransactionCommitment? = nil, renewalBillingPlan: BillingPlanType = .billedUpFront,
         createdAt: Date, updatedAt: Date
     ) {
         self.environment = environment
@@ -96,7 +103,23 @@ public struct StoreSubscription: Codable, Sendable, Hashable {
         self.failNextRenewal = failNextRenewal
         self.offer = offer
         self.offerPeriodsRemaining = offerPeriodsRemaining
+        self.commitment = commitment
+        self.renewalBillingPlan = renewalBillingPlan
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
+
+    /// Whether the next renewal is the next billing period of the commitment in progress: the customer committed to
+    /// it, so it bills the current product at the commitment's price whatever auto-renew, a pending change or a
+    /// price increase say (Apple's "Managing the life cycle of monthly subscriptions with a 12-month commitment":
+    /// cancelling cancels the commitment's renewal, not its remaining payments).
+    public var continuesCommitment: Bool { commitment?.hasPeriodsLeft ?? false }
+
+    /// The plan the next renewal bills under: the commitment's while periods of it remain, else
+    /// ``renewalBillingPlan``.
+    public var nextBillingPlan: BillingPlanType { continuesCommitment ? .monthly : renewalBillingPlan }
+
+    /// The product the next renewal bills: the current one while the commitment continues, else the one the customer
+    /// chose to renew into.
+    public var nextRenewalProductId: String { continuesCommitment ? productId : autoRenewProductId }
 }

@@ -38,6 +38,9 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
     public var isUpgraded: Bool
     /// The offer this period was bought or renewed with, if any.
     public var offer: AppliedOffer?
+    /// A billing period of the monthly plan: where it stands in its 12-month commitment (Apple's `commitmentInfo`);
+    /// nil for everything billed up front.
+    public var commitment: TransactionCommitment?
     /// What was paid back for this transaction (refunds, the unused time of an upgraded period), in minor units
     /// of `currency`; never more than `priceMinorUnits`.
     public var refundedMinorUnits: Int
@@ -61,7 +64,8 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         webOrderLineItemId: Int64? = nil, expiresDate: Date? = nil, revocationDate: Date? = nil,
         revocationReason: Int? = nil, revocationType: RevocationType? = nil,
         transactionReason: TransactionReason = .purchase,
-        isUpgraded: Bool = false, offer: AppliedOffer? = nil, refundedMinorUnits: Int = 0, modifiedAt: Date? = nil,
+        isUpgraded: Bool = false, offer: AppliedOffer? = nil, commitment: TransactionCommitment? = nil,
+        refundedMinorUnits: Int = 0, modifiedAt: Date? = nil,
         revision: Int64 = 0, signedTransaction: String, transactionReceipt: String
     ) {
         self.id = id
@@ -90,6 +94,7 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         self.transactionReason = transactionReason
         self.isUpgraded = isUpgraded
         self.offer = offer
+        self.commitment = commitment
         self.refundedMinorUnits = refundedMinorUnits
         self.modifiedAt = modifiedAt ?? purchaseDate
         self.revision = revision
@@ -199,6 +204,13 @@ public struct ArmedFailure: Codable, Sendable, Hashable {
 }
 
 extension StoreTransaction {
+    /// Apple's `billingPlanType` of an auto-renewable's transaction: monthly inside a commitment, else up front; nil
+    /// for other products.
+    public var billingPlanType: BillingPlanType? {
+        guard productType == .autoRenewable else { return nil }
+        return commitment == nil ? .billedUpFront : .monthly
+    }
+
     /// `Transaction.currentEntitlements`: of `transactions` (one account's, in one app and environment, in the order
     /// they were made), the latest of each non-consumable, non-renewing and unexpired auto-renewable purchase, none
     /// revoked; by transaction id.

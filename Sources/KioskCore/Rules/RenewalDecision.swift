@@ -44,13 +44,20 @@ public enum RenewalDecision: Sendable, Hashable {
 
     /// The event due at `at`. At the end of a period: an increase the customer did not consent to, auto-renew off,
     /// the sandbox's renewal limit and a product no longer for sale each end it, in that order; else a charge that
-    /// `paymentSucceeds` renews it and one that fails starts billing retry. During billing retry: the retry window's
-    /// end expires it, the grace period's end ends the grace period, and a charge that succeeds recovers it.
+    /// `paymentSucceeds` renews it and one that fails starts billing retry. Inside a 12-month commitment only a
+    /// product no longer for sale ends it: the customer committed to the remaining monthly payments, so auto-renew
+    /// off, a pending price increase and the sandbox's limit wait for the commitment's end (Apple's "Managing the
+    /// life cycle of monthly subscriptions with a 12-month commitment"). During billing retry: the retry window's
+    /// end expires it (90 days for a commitment's payment, Apple's window there), the grace period's end ends the
+    /// grace period, and a charge that succeeds recovers it.
     public static func decide(
         for subscription: StoreSubscription, at: Date, rules: RenewalRules, productForSale: Bool,
         paymentSucceeds: Bool
     ) -> RenewalDecision {
         switch subscription.state {
+        case .active where subscription.continuesCommitment:
+            guard productForSale else { return .expire(.productNotForSale) }
+            return paymentSucceeds ? .renew(recovery: false) : .startBillingRetry
         case .active:
             if subscription.priceIncreaseStatus == 0 { return .expire(.priceIncrease) }
             if !subscription.autoRenewEnabled { return .expire(.voluntary) }
@@ -61,7 +68,9 @@ public enum RenewalDecision: Sendable, Hashable {
             return paymentSucceeds ? .renew(recovery: false) : .startBillingRetry
         case .billingRetry, .gracePeriod:
             let started = subscription.billingRetryStartedAt ?? subscription.expiresAt
-            if at >= rules.retryEnd(from: started) { return .expire(.billingRetry) }
+            if at >= rules.retryEnd(from: started, billingPlan: subscription.nextBillingPlan) {
+                return .expire(.billingRetry)
+            }
             if subscription.state == .gracePeriod, let graceEnd = subscription.gracePeriodExpiresAt, at >= graceEnd {
                 return .endGracePeriod
             }

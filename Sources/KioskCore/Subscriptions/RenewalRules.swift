@@ -37,8 +37,27 @@ public struct RenewalRules: Sendable, Hashable {
         }
     }
 
-    /// When the billing retry that began at `start` gives up.
-    public func retryEnd(from start: Date) -> Date { start + span(days: Self.billingRetryDays) }
+    /// How long Apple retries a failed payment of the monthly plan before the commitment ends (Apple's "Managing the
+    /// life cycle of monthly subscriptions with a 12-month commitment").
+    public static let commitmentBillingRetryDays = 90
+
+    /// When the billing retry that began at `start` gives up: 60 days, 90 for a payment of the monthly plan.
+    public func retryEnd(from start: Date, billingPlan: BillingPlanType = .billedUpFront) -> Date {
+        start + span(days: billingPlan == .monthly ? Self.commitmentBillingRetryDays : Self.billingRetryDays)
+    }
+
+    /// When billing period `number` of a commitment that ends at `commitmentEnd` ends: counted back from the
+    /// commitment's end, so the periods meet it exactly (the last period ends with the commitment) and a moved end (a
+    /// late billing recovery) moves the periods after it.
+    public func commitmentPeriodEnd(_ number: Int, of total: Int, commitmentEnd: Date) -> Date {
+        let later = max(0, total - number)
+        switch environment {
+        case .production:
+            return Calendar.utc.date(byAdding: DateComponents(month: -later), to: commitmentEnd) ?? commitmentEnd
+        case .sandbox:
+            return commitmentEnd - Double(later) * MonthlyPlan.billingPeriod.sandboxSeconds * scale
+        }
+    }
 
     /// The next billing retry after `now` for a retry that began at `start`; nil when none is left before the
     /// retry window closes.

@@ -37,6 +37,54 @@ extension CatalogValidator {
         errors += validatePricing(product.pricing, field: "\(field).pricing")
         errors += validateTypeRules(of: product, field: field)
         errors += validateOffers(of: product, field: field)
+        errors += validateMonthlyPlan(of: product, field: field)
+        return errors
+    }
+
+    /// Checks a monthly plan as App Store Connect does (Apple's "Supporting monthly subscriptions with a 12-month
+    /// commitment"): only a one-year auto-renewable has one, its pricing is valid and not empty, and in every
+    /// storefront where both plans have a price, the commitment's total (12 monthly payments) is at least the
+    /// up-front price and at most one and a half times it.
+    static func validateMonthlyPlan(of product: Product, field: String) -> [KioskError] {
+        guard let plan = product.monthlyPlan else { return [] }
+        let path = "\(field).monthlyPlan"
+        guard product.type == .autoRenewable, product.duration == MonthlyPlan.commitmentDuration else {
+            return [
+                KioskError(
+                    .invalidBillingPlan,
+                    "Only a one-year auto-renewable subscription has a monthly plan with a 12-month commitment; "
+                        + "\(product.productId) is \(product.type.appleName)"
+                        + (product.duration.map { " with a duration of \($0.rawValue)" } ?? "") + ".",
+                    field: path, fix: "Remove the monthly plan, or make the product a P1Y auto-renewable.")
+            ]
+        }
+        if plan.pricing.isEmpty {
+            return [
+                KioskError(
+                    .invalidBillingPlan, "The monthly plan has no price.", field: "\(path).pricing",
+                    fix: "Give the monthly payment a tier or custom prices.")
+            ]
+        }
+        var errors = validatePricing(plan.pricing, field: "\(path).pricing")
+        guard errors.isEmpty else { return errors }
+        let bounds = MonthlyPlan.commitmentPercentOfUpFront
+        for storefront in Storefront.all {
+            guard let upFront = product.pricing.price(in: storefront),
+                let total = plan.commitmentPrice(in: storefront),
+                total * 100 < upFront * bounds.lowerBound || total * 100 > upFront * bounds.upperBound
+            else { continue }
+            let currency = storefront.currency
+            errors.append(
+                KioskError(
+                    .invalidBillingPlan,
+                    "In \(storefront.code) the 12 monthly payments come to \(currency.decimalString(minorUnits: total)) "
+                        + "\(currency.code) against \(currency.decimalString(minorUnits: upFront)) up front; App Store "
+                        + "Connect wants the commitment's total from the up-front price to one and a half times it.",
+                    field: "\(path).pricing",
+                    fix: "Price the monthly payment between \(currency.decimalString(minorUnits: (upFront + 11) / 12)) "
+                        + "and \(currency.decimalString(minorUnits: upFront * 3 / 24)) \(currency.code)."))
+            if errors.count >= 5 { break }
+        }
         return errors
     }
 

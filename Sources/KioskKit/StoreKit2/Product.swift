@@ -41,8 +41,11 @@ public struct Product: Identifiable, Sendable {
             price, currencyCode: currencyCode, locale: Locale(identifier: info.price.locale))
         isFamilyShareable = info.isFamilyShareable
         subscriptionGroupID = info.subscriptionGroupIdentifier
+        let pricingTerms = try (info.pricingTerms ?? []).map(SubscriptionInfo.PricingTerms.init)
         subscription = info.subscriptionGroupIdentifier.map {
-            SubscriptionInfo(subscriptionGroupID: $0, isEligibleForIntroOffer: info.isEligibleForIntroOffer ?? false)
+            SubscriptionInfo(
+                subscriptionGroupID: $0, isEligibleForIntroOffer: info.isEligibleForIntroOffer ?? false,
+                pricingTerms: pricingTerms)
         }
         self.client = client
     }
@@ -53,6 +56,67 @@ public struct Product: Identifiable, Sendable {
         /// Whether the account gets the introductory offer (it never subscribed in the group), as the store
         /// said when the product was fetched.
         public let isEligibleForIntroOffer: Bool
+        /// The billing plans on sale in the storefront: up front first, then, for a one-year subscription that has
+        /// one, the monthly plan with a 12-month commitment (buy it with ``Product/PurchaseOption/billingPlanType(_:)``).
+        public let pricingTerms: [PricingTerms]
+
+        /// How a subscription bills (StoreKit's `Product.SubscriptionInfo.BillingPlanType`); the raw value is the
+        /// signed transaction's `billingPlanType`.
+        public struct BillingPlanType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+            public let rawValue: String
+
+            public init(rawValue: String) {
+                self.rawValue = rawValue
+            }
+
+            /// The whole period billed at its start.
+            public static let upFront = BillingPlanType(rawValue: "BILLED_UPFRONT")
+            /// Monthly payments through a 12-month commitment.
+            public static let monthly = BillingPlanType(rawValue: "MONTHLY")
+
+            public var description: String { rawValue }
+        }
+
+        /// One billing plan (StoreKit's `Product.SubscriptionInfo.PricingTerms`). Apple asks apps to show both the
+        /// billing price and the commitment's total before a purchase of the monthly plan.
+        public struct PricingTerms: Sendable, Hashable {
+            public let billingPlanType: BillingPlanType
+            /// What each billing period charges, exact.
+            public let billingPrice: Decimal
+            /// ``billingPrice`` written in the storefront's locale.
+            public let billingDisplayPrice: String
+            /// One billing period, ISO 8601 (`P1M` for the monthly plan).
+            public let billingPeriod: String
+            /// The commitment the billing periods make up.
+            public let commitmentInfo: CommitmentInfo
+
+            /// The commitment of a billing plan (StoreKit's `Product.SubscriptionInfo.CommitmentInfo`).
+            public struct CommitmentInfo: Sendable, Hashable {
+                /// The commitment's total: 12 monthly payments, or the period's price up front.
+                public let price: Decimal
+                public let displayPrice: String
+                /// The commitment, ISO 8601 (`P1Y` for the monthly plan).
+                public let period: String
+                /// Billing periods in the commitment (12 for the monthly plan).
+                public let billingPeriodCount: Int
+            }
+
+            init(_ info: PricingTermsInfo) throws {
+                billingPlanType = BillingPlanType(rawValue: info.billingPlanType)
+                billingPrice = try info.billingPrice.exactDecimal()
+                billingDisplayPrice = PriceFormatting.format(
+                    billingPrice, currencyCode: info.billingPrice.currency,
+                    locale: Locale(identifier: info.billingPrice.locale))
+                billingPeriod = info.billingPeriod
+                let total = try info.commitmentPrice.exactDecimal()
+                commitmentInfo = CommitmentInfo(
+                    price: total,
+                    displayPrice: PriceFormatting.format(
+                        total, currencyCode: info.commitmentPrice.currency,
+                        locale: Locale(identifier: info.commitmentPrice.locale)),
+                    period: info.commitmentPeriod, billingPeriodCount: info.billingPeriodCount)
+            }
+        }
     }
 
     /// The products on sale among `identifiers`, through the shared client; unknown ones are left out.
@@ -91,6 +155,7 @@ public struct Product: Identifiable, Sendable {
             case .signedPromotionalOffer(let signed): request.promotionalOfferJWS = signed
             case .introductoryOfferEligibility(let jws): request.introductoryOfferEligibilityJWS = jws
             case .winBackOffer(let offerID): request.winBackOfferId = offerID
+            case .billingPlanType(let plan): request.billingPlanType = plan.rawValue
             }
         }
         switch await client.paymentQueue.purchase(request) {
@@ -141,6 +206,7 @@ public struct Product: Identifiable, Sendable {
             case signedPromotionalOffer(PromotionalOfferJWS)
             case introductoryOfferEligibility(String)
             case winBackOffer(String)
+            case billingPlanType(SubscriptionInfo.BillingPlanType)
         }
 
         fileprivate let base: Base
@@ -154,6 +220,12 @@ public struct Product: Identifiable, Sendable {
         /// Sandbox only: defer the purchase as Ask to Buy does.
         public static func simulatesAskToBuyInSandbox(_ flag: Bool) -> PurchaseOption {
             PurchaseOption(base: .simulatesAskToBuyInSandbox(flag))
+        }
+        /// The billing plan to buy the subscription under (StoreKit's `billingPlanType` purchase option): `.monthly`
+        /// buys a one-year subscription's monthly plan with a 12-month commitment (each monthly payment renews as its
+        /// own transaction; cancelling stops the commitment's renewal, not its remaining payments).
+        public static func billingPlanType(_ plan: SubscriptionInfo.BillingPlanType) -> PurchaseOption {
+            PurchaseOption(base: .billingPlanType(plan))
         }
         /// A win-back offer of the subscription, by its identifier; the store checks the customer is eligible
         /// (else ``SKError`` `ineligibleForOffer`).

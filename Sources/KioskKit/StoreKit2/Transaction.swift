@@ -30,6 +30,11 @@ public struct Transaction: Identifiable, Sendable, Hashable {
     public let storefrontCountryCode: String
     public let signedDate: Date
     public let revocationDate: Date?
+    /// An auto-renewable's billing plan: `.upFront`, or `.monthly` for a billing period of a 12-month commitment.
+    public let billingPlanType: Product.SubscriptionInfo.BillingPlanType?
+    /// A `.monthly` transaction's place in its commitment. Use ``expirationDate`` for access; the commitment's
+    /// expiration date only shows progress (Apple's "Supporting monthly subscriptions with a 12-month commitment").
+    public let commitmentInfo: CommitmentInfo?
     /// The compact JWS this transaction was decoded from, for the app's server.
     public let jwsRepresentation: String
     private let client: KioskStoreClient
@@ -41,7 +46,8 @@ public struct Transaction: Identifiable, Sendable, Hashable {
             let originalPurchaseDate = Date(checkedMillisecondsSince1970: payload.originalPurchaseDate),
             let signedDate = Date(checkedMillisecondsSince1970: payload.signedDate),
             let expirationDate = Self.optionalDate(payload.expiresDate),
-            let revocationDate = Self.optionalDate(payload.revocationDate)
+            let revocationDate = Self.optionalDate(payload.revocationDate),
+            let commitmentExpiration = Self.optionalDate(payload.commitmentInfo?.commitmentExpiresDate)
         else {
             return nil
         }
@@ -61,8 +67,28 @@ public struct Transaction: Identifiable, Sendable, Hashable {
         storefrontCountryCode = payload.storefront
         self.signedDate = signedDate
         self.revocationDate = revocationDate
+        billingPlanType = payload.billingPlanType.map(Product.SubscriptionInfo.BillingPlanType.init)
+        commitmentInfo = payload.commitmentInfo.flatMap { info in
+            commitmentExpiration.map {
+                CommitmentInfo(
+                    billingPeriodNumber: info.billingPeriodNumber, totalBillingPeriods: info.totalBillingPeriods,
+                    expirationDate: $0, price: PriceFormatting.decimal(milliunits: info.commitmentPrice))
+            }
+        }
         jwsRepresentation = jws
         self.client = client
+    }
+
+    /// Where a billing period of the monthly plan stands in its 12-month commitment (StoreKit's
+    /// `Transaction.CommitmentInfo`).
+    public struct CommitmentInfo: Sendable, Hashable {
+        /// This period's number, 1 to ``totalBillingPeriods``.
+        public let billingPeriodNumber: Int
+        public let totalBillingPeriods: Int
+        /// When the commitment ends (a late billing recovery moves it).
+        public let expirationDate: Date
+        /// The commitment's total price, exact.
+        public let price: Decimal
     }
 
     /// Tells the store the content is delivered; the transaction stops coming back. Finishing twice is harmless.

@@ -27,6 +27,11 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Hashable {
     public var appAccountToken: String?
     public var appTransactionId: String?
     public var offerPeriod: String?
+    /// The billing plan of the next billing period: `MONTHLY` while the commitment has periods left, else the plan the
+    /// next renewal bills under.
+    public var renewalBillingPlanType: String?
+    /// Present while the subscription is in a 12-month commitment: what happens when it ends.
+    public var commitmentInfo: RenewalCommitmentInfo?
 
     public init(
         expirationIntent: Int? = nil, originalTransactionId: String, autoRenewProductId: String, productId: String,
@@ -35,7 +40,7 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Hashable {
         signedDate: Int64, environment: String, recentSubscriptionStartDate: Int64? = nil, renewalDate: Int64? = nil,
         currency: String? = nil, renewalPrice: Int64? = nil, offerDiscountType: String? = nil,
         eligibleWinBackOfferIds: [String]? = nil, appAccountToken: String? = nil, appTransactionId: String? = nil,
-        offerPeriod: String? = nil
+        offerPeriod: String? = nil, renewalBillingPlanType: String? = nil, commitmentInfo: RenewalCommitmentInfo? = nil
     ) {
         self.expirationIntent = expirationIntent
         self.originalTransactionId = originalTransactionId
@@ -58,5 +63,33 @@ public struct JWSRenewalInfoDecodedPayload: Codable, Sendable, Hashable {
         self.appAccountToken = appAccountToken
         self.appTransactionId = appTransactionId
         self.offerPeriod = offerPeriod
+        self.renewalBillingPlanType = renewalBillingPlanType
+        self.commitmentInfo = commitmentInfo
+    }
+}
+
+/// Apple's `RenewalCommitmentInfo`: the customer's renewal preferences for after the current 12-month commitment.
+public struct RenewalCommitmentInfo: Codable, Sendable, Hashable {
+    /// The product the commitment renews into.
+    public var commitmentAutoRenewProductId: String
+    /// 1 when the commitment renews at its end, 0 when the customer cancelled it (the remaining monthly payments are
+    /// still billed).
+    public var commitmentAutoRenewStatus: Int
+    /// The plan the commitment renews under: `MONTHLY` (another commitment) or `BILLED_UPFRONT`.
+    public var commitmentRenewalBillingPlanType: String
+    /// When the commitment renews (its end), in milliseconds since 1970.
+    public var commitmentRenewalDate: Int64
+    /// What the renewal's first charge costs, in milliunits: a monthly payment, or the year up front.
+    public var commitmentRenewalPrice: Int64?
+
+    public init(
+        commitmentAutoRenewProductId: String, commitmentAutoRenewStatus: Int, commitmentRenewalBillingPlanType: String,
+        commitmentRenewalDate: Int64, commitmentRenewalPrice: Int64?
+    ) {
+        self.commitmentAutoRenewProductId = commitmentAutoRenewProductId
+        self.commitmentAutoRenewStatus = commitmentAutoRenewStatus
+        self.commitmentRenewalBillingPlanType = commitmentRenewalBillingPlanType
+        self.commitmentRenewalDate = commitmentRenewalDate
+        self.commitmentRenewalPrice = commitmentRenewalPrice
     }
 }

@@ -42,6 +42,11 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
     public var revocationType: RevocationType?
     /// Milliunits of a percent refunded (100000 = 100 %).
     public var revocationPercentage: Int?
+    /// An auto-renewable's billing plan: `BILLED_UPFRONT`, or `MONTHLY` for a billing period of a 12-month
+    /// commitment.
+    public var billingPlanType: String?
+    /// A `MONTHLY` transaction's place in its commitment.
+    public var commitmentInfo: TransactionCommitmentInfo?
     /// Kiosk's one addition to Apple's shape: how many times the store signed this transaction (1 when made, one
     /// more per change). Of two states of one transaction the higher revision is the newer, whatever their
     /// `signedDate`s. Absent from Apple's data; Apple's decoders ignore it.
@@ -56,7 +61,8 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
         offerIdentifier: String? = nil, environment: String, storefront: String, storefrontId: String,
         transactionReason: String = "PURCHASE", currency: String, price: Int64, offerDiscountType: String? = nil,
         offerPeriod: String? = nil, appTransactionId: String? = nil, revocationType: RevocationType? = nil,
-        revocationPercentage: Int? = nil, kioskRevision: Int64? = nil
+        revocationPercentage: Int? = nil, billingPlanType: String? = nil,
+        commitmentInfo: TransactionCommitmentInfo? = nil, kioskRevision: Int64? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -88,6 +94,29 @@ public struct JWSTransactionDecodedPayload: Codable, Sendable, Hashable {
         self.appTransactionId = appTransactionId
         self.revocationType = revocationType
         self.revocationPercentage = revocationPercentage
+        self.billingPlanType = billingPlanType
+        self.commitmentInfo = commitmentInfo
         self.kioskRevision = kioskRevision
+    }
+}
+
+/// Apple's `TransactionCommitmentInfo`: where a billing period of a monthly plan stands in its 12-month commitment.
+public struct TransactionCommitmentInfo: Codable, Sendable, Hashable {
+    /// This billing period's number, 1 to `totalBillingPeriods`.
+    public var billingPeriodNumber: Int
+    /// When the commitment ends, in milliseconds since 1970.
+    public var commitmentExpiresDate: Int64
+    /// The commitment's total price in milliunits of the transaction's currency.
+    public var commitmentPrice: Int64
+    /// The commitment's billing periods (12).
+    public var totalBillingPeriods: Int
+
+    public init(
+        billingPeriodNumber: Int, commitmentExpiresDate: Int64, commitmentPrice: Int64, totalBillingPeriods: Int
+    ) {
+        self.billingPeriodNumber = billingPeriodNumber
+        self.commitmentExpiresDate = commitmentExpiresDate
+        self.commitmentPrice = commitmentPrice
+        self.totalBillingPeriods = totalBillingPeriods
     }
 }

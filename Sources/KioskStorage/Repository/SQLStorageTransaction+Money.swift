@@ -12,7 +12,8 @@ extension SQLStorageTransaction {
                 money_events (environment, transaction_id, revision, kind, occurred_at, app_id, account_id,
                     original_transaction_id, product_id, product_type, storefront, currency, units,
                     customer_price_minor_units, tax_minor_units, commission_minor_units, proceeds_minor_units,
-                    prices_include_tax, tax_rate_basis_points, commission_basis_points, proceeds_reason)
+                    prices_include_tax, tax_rate_basis_points, commission_basis_points, proceeds_reason,
+                    billing_plan)
                 """
         ) { event -> SQLQueryString in
             let amounts = event.amounts
@@ -24,7 +25,8 @@ extension SQLStorageTransaction {
                     \(bind: event.units), \(bind: amounts.customerPriceMinorUnits), \(bind: amounts.taxMinorUnits),
                     \(bind: amounts.commissionMinorUnits), \(bind: amounts.proceedsMinorUnits),
                     \(bind: amounts.pricesIncludeTax), \(bind: amounts.taxRateBasisPoints),
-                    \(bind: amounts.commissionBasisPoints), \(bind: amounts.reason))
+                    \(bind: amounts.commissionBasisPoints), \(bind: amounts.reason),
+                    \(bind: event.billingPlan?.rawValue))
                 """
         }
     }
@@ -122,6 +124,8 @@ extension SQLStorageTransaction {
                 pricesIncludeTax: try row.decode(column: "prices_include_tax", as: Bool.self),
                 taxRateBasisPoints: try row.decode(column: "tax_rate_basis_points", as: Int.self),
                 commissionBasisPoints: try row.decode(column: "commission_basis_points", as: Int.self),
-                reason: try row.optional("proceeds_reason", as: String.self)))
+                reason: try row.optional("proceeds_reason", as: String.self)),
+            billingPlan: try row.decodeNil(column: "billing_plan")
+                ? nil : row.enumeration("billing_plan", as: BillingPlanType.self))
     }
 }

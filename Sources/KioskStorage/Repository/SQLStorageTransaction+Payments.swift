@@ -10,13 +10,14 @@ extension SQLStorageTransaction {
             """
             INSERT INTO payments (id, environment, account_id, app_id, idempotency_key, product_id, quantity,
                 application_username, app_account_token, state, transaction_id, error_code, error_reason,
-                created_at, updated_at)
+                created_at, updated_at, billing_plan)
             VALUES (\(bind: Self.text(payment.id)), \(bind: payment.environment.rawValue),
                 \(bind: Self.text(payment.accountId)), \(bind: payment.appId), \(bind: payment.idempotencyKey),
                 \(bind: payment.productId), \(bind: payment.quantity), \(bind: payment.applicationUsername),
                 \(bind: payment.appAccountToken.map(Self.text)), \(bind: payment.state.rawValue),
                 \(bind: payment.transactionId), \(bind: payment.errorCode), \(bind: payment.errorReason?.rawValue),
-                \(bind: payment.createdAt.millisecondsSince1970), \(bind: payment.updatedAt.millisecondsSince1970))
+                \(bind: payment.createdAt.millisecondsSince1970), \(bind: payment.updatedAt.millisecondsSince1970),
+                \(bind: payment.billingPlan?.rawValue))
             """
         )
     }
@@ -32,7 +33,8 @@ extension SQLStorageTransaction {
                 state = \(bind: payment.state.rawValue), transaction_id = \(bind: payment.transactionId),
                 error_code = \(bind: payment.errorCode), error_reason = \(bind: payment.errorReason?.rawValue),
                 created_at = \(bind: payment.createdAt.millisecondsSince1970),
-                updated_at = \(bind: payment.updatedAt.millisecondsSince1970)
+                updated_at = \(bind: payment.updatedAt.millisecondsSince1970),
+                billing_plan = \(bind: payment.billingPlan?.rawValue)
             WHERE id = \(bind: Self.text(payment.id))
             RETURNING id
             """
@@ -83,7 +85,9 @@ extension SQLStorageTransaction {
             errorReason: try row.decodeNil(column: "error_reason")
                 ? nil : row.enumeration("error_reason", as: ErrorCode.self),
             createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at")
+            updatedAt: try row.date("updated_at"),
+            billingPlan: try row.decodeNil(column: "billing_plan")
+                ? nil : row.enumeration("billing_plan", as: BillingPlanType.self)
         )
     }
 }

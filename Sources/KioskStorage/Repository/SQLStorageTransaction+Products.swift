@@ -50,6 +50,7 @@ extension SQLStorageTransaction {
         // Offer prices go with their offers (ON DELETE CASCADE).
         let tables = [
             "product_localizations", "product_prices", "introductory_offers", "promotional_offers", "win_back_offers",
+            "billing_plans",
         ]
         for table in tables {
             try await session.run("DELETE FROM \(ident: table) WHERE \(key)")
@@ -131,6 +132,18 @@ extension SQLStorageTransaction {
             }
         }
         try await insertWinBackOffers(of: product)
+        if let plan = product.monthlyPlan {
+            let type = BillingPlanType.monthly.rawValue
+            try await session.run(
+                """
+                INSERT INTO billing_plans (app_id, product_id, plan_type, price_tier)
+                VALUES (\(bind: appId), \(bind: productId), \(bind: type), \(bind: plan.pricing.tier))
+                """
+            )
+            try await insertPrices(
+                plan.pricing, table: "billing_plan_prices", key: [("plan_type", type)], appId: appId,
+                productId: productId)
+        }
     }
 
     private func insertWinBackOffers(of product: Product) async throws {
@@ -235,6 +248,17 @@ extension SQLStorageTransaction {
             )
         }
         let winBack = try await loadWinBackOffers(filter: filter)
+        let planPrices = try await prices(table: "billing_plan_prices", keyColumn: "plan_type", filter: filter)
+        var monthlyPlans: [String: MonthlyPlan] = [:]
+        for row in try await session.all("SELECT * FROM billing_plans WHERE \(filter)") {
+            let productId = try row.decode(column: "product_id", as: String.self)
+            let type = try row.decode(column: "plan_type", as: String.self)
+            guard type == BillingPlanType.monthly.rawValue else { continue }
+            monthlyPlans[productId] = MonthlyPlan(
+                pricing: Pricing(
+                    tier: try row.optional("price_tier", as: Int.self),
+                    customPrices: planPrices[PriceOwner(productId: productId, key: type)] ?? [:]))
+        }
 
         return try rows.map { row in
             let productId = try row.decode(column: "product_id", as: String.self)
@@ -271,6 +295,7 @@ extension SQLStorageTransaction {
                 },
                 promotionalOffers: (promotional[productId] ?? []).sorted { $0.identifier < $1.identifier },
                 winBackOffers: (winBack[productId] ?? []).sorted { $0.identifier < $1.identifier },
+                monthlyPlan: monthlyPlans[productId],
                 createdAt: try row.date("created_at"),
                 updatedAt: try row.date("updated_at"),
                 deletedAt: try row.optionalDate("deleted_at")

@@ -12,7 +12,9 @@ extension SQLStorageTransaction {
                 latest_transaction_id, auto_renew_product_id, auto_renew_enabled, state, expires_at, next_event_at,
                 expiration_intent, billing_retry_started_at, grace_period_expires_at, price_increase_status,
                 renewal_price_minor_units, renewal_count, fail_next_renewal, offer_type, offer_identifier,
-                offer_discount_type, offer_period, offer_periods_remaining, created_at, updated_at)
+                offer_discount_type, offer_period, offer_periods_remaining, created_at, updated_at,
+                commitment_period, commitment_periods, commitment_expires_at, commitment_price_minor_units,
+                renewal_billing_plan)
             VALUES (\(bind: subscription.environment.rawValue), \(bind: subscription.originalTransactionId),
                 \(bind: subscription.appId), \(bind: Self.text(subscription.accountId)), \(bind: subscription.groupId),
                 \(bind: subscription.productId), \(bind: subscription.latestTransactionId),
@@ -26,7 +28,11 @@ extension SQLStorageTransaction {
                 \(bind: subscription.offer?.type.rawValue), \(bind: subscription.offer?.identifier),
                 \(bind: subscription.offer?.paymentMode.rawValue), \(bind: subscription.offer?.period),
                 \(bind: subscription.offerPeriodsRemaining), \(bind: subscription.createdAt.millisecondsSince1970),
-                \(bind: subscription.updatedAt.millisecondsSince1970))
+                \(bind: subscription.updatedAt.millisecondsSince1970),
+                \(bind: subscription.commitment?.billingPeriodNumber),
+                \(bind: subscription.commitment?.totalBillingPeriods),
+                \(bind: subscription.commitment?.expiresDate.millisecondsSince1970),
+                \(bind: subscription.commitment?.priceMinorUnits), \(bind: subscription.renewalBillingPlan.rawValue))
             """
         )
     }
@@ -56,7 +62,12 @@ extension SQLStorageTransaction {
                 offer_period = \(bind: subscription.offer?.period),
                 offer_periods_remaining = \(bind: subscription.offerPeriodsRemaining),
                 created_at = \(bind: subscription.createdAt.millisecondsSince1970),
-                updated_at = \(bind: subscription.updatedAt.millisecondsSince1970)
+                updated_at = \(bind: subscription.updatedAt.millisecondsSince1970),
+                commitment_period = \(bind: subscription.commitment?.billingPeriodNumber),
+                commitment_periods = \(bind: subscription.commitment?.totalBillingPeriods),
+                commitment_expires_at = \(bind: subscription.commitment?.expiresDate.millisecondsSince1970),
+                commitment_price_minor_units = \(bind: subscription.commitment?.priceMinorUnits),
+                renewal_billing_plan = \(bind: subscription.renewalBillingPlan.rawValue)
             WHERE environment = \(bind: subscription.environment.rawValue)
                 AND original_transaction_id = \(bind: subscription.originalTransactionId)
             RETURNING original_transaction_id
@@ -152,6 +163,8 @@ extension SQLStorageTransaction {
             failNextRenewal: try row.decode(column: "fail_next_renewal", as: Bool.self),
             offer: offer,
             offerPeriodsRemaining: try row.decode(column: "offer_periods_remaining", as: Int.self),
+            commitment: try decodeCommitment(row),
+            renewalBillingPlan: try row.enumeration("renewal_billing_plan", as: BillingPlanType.self),
             createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at"))
     }

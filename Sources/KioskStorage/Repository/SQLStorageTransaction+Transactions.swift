@@ -16,7 +16,8 @@ extension SQLStorageTransaction {
                     subscription_group_id, web_order_line_item_id, expires_date, revocation_date, revocation_reason,
                     revocation_type, transaction_reason, is_upgraded, offer_type, offer_identifier,
                     offer_discount_type, offer_period, refunded_minor_units, modified_at, revision,
-                    signed_transaction, transaction_receipt)
+                    signed_transaction, transaction_receipt, commitment_period, commitment_periods,
+                    commitment_expires_at, commitment_price_minor_units)
                 """
         ) { transaction -> SQLQueryString in
             """
@@ -36,7 +37,10 @@ extension SQLStorageTransaction {
                 \(bind: transaction.offer?.identifier), \(bind: transaction.offer?.paymentMode.rawValue),
                 \(bind: transaction.offer?.period), \(bind: transaction.refundedMinorUnits),
                 \(bind: transaction.modifiedAt.millisecondsSince1970), \(bind: transaction.revision),
-                \(bind: transaction.signedTransaction), \(bind: transaction.transactionReceipt))
+                \(bind: transaction.signedTransaction), \(bind: transaction.transactionReceipt),
+                \(bind: transaction.commitment?.billingPeriodNumber), \(bind: transaction.commitment?.totalBillingPeriods),
+                \(bind: transaction.commitment?.expiresDate.millisecondsSince1970),
+                \(bind: transaction.commitment?.priceMinorUnits))
             """
         }
     }
@@ -72,7 +76,11 @@ extension SQLStorageTransaction {
                 modified_at = \(bind: transaction.modifiedAt.millisecondsSince1970),
                 revision = \(bind: transaction.revision),
                 signed_transaction = \(bind: transaction.signedTransaction),
-                transaction_receipt = \(bind: transaction.transactionReceipt)
+                transaction_receipt = \(bind: transaction.transactionReceipt),
+                commitment_period = \(bind: transaction.commitment?.billingPeriodNumber),
+                commitment_periods = \(bind: transaction.commitment?.totalBillingPeriods),
+                commitment_expires_at = \(bind: transaction.commitment?.expiresDate.millisecondsSince1970),
+                commitment_price_minor_units = \(bind: transaction.commitment?.priceMinorUnits)
             WHERE environment = \(bind: transaction.environment.rawValue) AND id = \(bind: transaction.id)
                 AND revision = \(bind: transaction.revision - 1)
             RETURNING id
@@ -170,12 +178,23 @@ extension SQLStorageTransaction {
             transactionReason: try row.enumeration("transaction_reason", as: TransactionReason.self),
             isUpgraded: try row.decode(column: "is_upgraded", as: Bool.self),
             offer: try decodeOffer(row),
+            commitment: try decodeCommitment(row),
             refundedMinorUnits: try row.decode(column: "refunded_minor_units", as: Int.self),
             modifiedAt: try row.date("modified_at"),
             revision: try row.decode(column: "revision", as: Int64.self),
             signedTransaction: try row.decode(column: "signed_transaction", as: String.self),
             transactionReceipt: try row.decode(column: "transaction_receipt", as: String.self)
         )
+    }
+
+    /// The commitment columns of a transaction or subscription row, nil when it is billed up front.
+    static func decodeCommitment(_ row: any SQLRow) throws -> TransactionCommitment? {
+        guard let number = try row.optional("commitment_period", as: Int.self) else { return nil }
+        return TransactionCommitment(
+            billingPeriodNumber: number,
+            totalBillingPeriods: try row.decode(column: "commitment_periods", as: Int.self),
+            expiresDate: try row.date("commitment_expires_at"),
+            priceMinorUnits: try row.decode(column: "commitment_price_minor_units", as: Int.self))
     }
 
     /// The offer columns, nil when the transaction has no offer.

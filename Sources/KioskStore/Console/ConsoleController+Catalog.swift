@@ -237,14 +237,19 @@ extension ConsoleController {
             return ProductPage.Price(
                 storefront: storefront.code, name: storefront.name, price: Self.amount(price, currency),
                 tax: Self.amount(split.taxMinorUnits, currency),
-                proceeds: Self.amount(split.proceedsMinorUnits, currency), selected: storefront.code == storefrontCode)
+                proceeds: Self.amount(split.proceedsMinorUnits, currency),
+                monthly: product.monthlyPlan.flatMap { plan in
+                    plan.monthlyPrice(in: storefront).map {
+                        "\(Self.amount($0, currency)) × \(MonthlyPlan.billingPeriods)"
+                    }
+                }, selected: storefront.code == storefrontCode)
         }
         return renderer.page(
             ProductPage(
                 bundleId: bundleId, productId: product.productId, referenceName: product.referenceName,
                 type: product.type.rawValue, state: product.reviewState.displayName,
                 clearedForSale: product.clearedForSale, tier: product.pricing.tier.map(String.init),
-                subscription: product.type == .autoRenewable,
+                subscription: product.type == .autoRenewable, monthlyPlan: product.monthlyPlan != nil,
                 introductoryOffers: product.introductoryOffers.map {
                     Self.terms($0.paymentMode, $0.numberOfPeriods, $0.period, $0.pricing)
                         + ($0.storefront.map { " in \($0)" } ?? "")
@@ -402,6 +407,8 @@ struct ProductPage: ConsoleView {
         var price: String
         var tax: String
         var proceeds: String
+        /// The monthly plan's payment, "5.99 USD × 12", when the product has one priced in the storefront.
+        var monthly: String?
         /// The storefront the page shows availability in.
         var selected: Bool
     }
@@ -426,6 +433,8 @@ struct ProductPage: ConsoleView {
     var tier: String?
     /// Whether the product is an auto-renewable subscription, which has offers.
     var subscription: Bool
+    /// Whether the product has a monthly plan with a 12-month commitment (a column of the prices).
+    var monthlyPlan: Bool
     var introductoryOffers: [String]
     var promotionalOffers: [Offer]
     var winBackOffers: [Offer]

@@ -27,23 +27,16 @@ struct PaymentOrder: Sendable {
     var appAccountToken: UUID?
     var offer: RequestedOffer
     var origin: Origin
+    /// The billing plan named (StoreKit's `billingPlanType` purchase option); nil: billed up front.
+    var billingPlan: BillingPlanType?
 
     /// An app's payment request, checked.
     init(_ request: PaymentRequest) throws {
         try self.init(
             idempotencyKey: request.idempotencyKey, productId: request.productId, quantity: request.quantity,
             applicationUsername: request.applicationUsername, appAccountToken: request.appAccountToken,
-            offer: RequestedOffer(request), origin: .app(askToBuy: request.simulatesAskToBuyInSandbox == true))
-        if let plan = request.billingPlanType, plan != StoreKitConfiguration.upFrontPlan {
-            throw KioskError(
-                .billingPlanNotSupported,
-                "The billing plan '\(plan.prefix(64))' cannot be bought: Kiosk charges only billed-up-front "
-                    + "plans (\(StoreKitConfiguration.upFrontPlan)). Plans with a commitment, such as MONTHLY (paid "
-                    + "monthly for 12 months), are kept from the .storekit file but not sold.",
-                field: "billingPlanType",
-                fix: "Buy without billingPlanType, or with \(StoreKitConfiguration.upFrontPlan); nothing was charged.",
-                storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
-        }
+            offer: RequestedOffer(request), origin: .app(askToBuy: request.simulatesAskToBuyInSandbox == true),
+            billingPlan: try Self.billingPlan(request.billingPlanType))
     }
 
     /// A test controls' purchase, checked.
@@ -54,12 +47,30 @@ struct PaymentOrder: Sendable {
             offer: RequestedOffer(
                 discount: request.paymentDiscount, offerCode: request.offerCode,
                 winBackOfferId: request.winBackOfferId),
-            origin: request.promoted == true ? .promoted : .outsideApp)
+            origin: request.promoted == true ? .promoted : .outsideApp,
+            billingPlan: try Self.billingPlan(request.billingPlanType))
+    }
+
+    /// The plan a payment names: Apple's `BILLED_UPFRONT` or `MONTHLY`; any other name is refused.
+    static func billingPlan(_ name: String?) throws -> BillingPlanType? {
+        guard let name else { return nil }
+        guard let plan = BillingPlanType(rawValue: name) else {
+            throw KioskError(
+                .billingPlanNotSupported,
+                "'\(name.prefix(64))' is not a billing plan: Apple's are \(BillingPlanType.billedUpFront.rawValue) "
+                    + "(the whole period up front) and \(BillingPlanType.monthly.rawValue) (a one-year "
+                    + "subscription paid monthly through a 12-month commitment).",
+                field: "billingPlanType",
+                fix: "Name \(BillingPlanType.billedUpFront.rawValue) or \(BillingPlanType.monthly.rawValue), or "
+                    + "leave billingPlanType out; nothing was charged.",
+                storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
+        }
+        return plan
     }
 
     private init(
         idempotencyKey: String?, productId: String, quantity: Int, applicationUsername: String?,
-        appAccountToken: UUID?, offer: RequestedOffer, origin: Origin
+        appAccountToken: UUID?, offer: RequestedOffer, origin: Origin, billingPlan: BillingPlanType?
     ) throws {
         self.idempotencyKey = idempotencyKey
         self.productId = productId
@@ -68,6 +79,7 @@ struct PaymentOrder: Sendable {
         self.appAccountToken = appAccountToken
         self.offer = offer
         self.origin = origin
+        self.billingPlan = billingPlan
         if let idempotencyKey, !(1...128).contains(idempotencyKey.count) { throw Self.invalidIdempotencyKey }
         if productId.isEmpty {
             throw Self.invalid(.missingProductId, "The payment names no product.", field: "productId")
@@ -136,7 +148,7 @@ extension PurchaseService {
                 id: UUID(), environment: client.environment, accountId: client.account.id, appId: client.app.id,
                 idempotencyKey: order.idempotencyKey, productId: order.productId, quantity: order.quantity,
                 applicationUsername: order.applicationUsername, appAccountToken: order.appAccountToken,
-                state: .deferred, createdAt: now, updatedAt: now)
+                state: .deferred, createdAt: now, updatedAt: now, billingPlan: order.billingPlan)
             var caused: [ServerNotification] = []
             let record = try await decide(&payment, order, client: client, now: now, created: &caused, in: tx)
             if case .promoted = order.origin {

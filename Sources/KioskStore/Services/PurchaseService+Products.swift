@@ -81,7 +81,35 @@ extension PurchaseService {
                 : product.winBackOffers.map {
                     offerInfo($0.identifier, $0.paymentMode, $0.period, $0.numberOfPeriods, $0.pricing, storefront)
                 },
-            isFamilyShareable: product.familyShareable)
+            isFamilyShareable: product.familyShareable,
+            pricingTerms: pricingTerms(of: product, price: price, storefront: storefront))
+    }
+
+    /// An auto-renewable's billing plans in `storefront` (StoreKit's `pricingTerms`): up front at `price` for its
+    /// period, and a one-year subscription's monthly plan where it has a price there (Apple's "Supporting monthly
+    /// subscriptions with a 12-month commitment": 12 monthly payments).
+    static func pricingTerms(of product: Product, price: Int, storefront: Storefront) -> [PricingTermsInfo]? {
+        guard product.type == .autoRenewable, let duration = product.duration else { return nil }
+        let upFront = priceInfo(minorUnits: price, storefront: storefront)
+        var terms = [
+            PricingTermsInfo(
+                billingPlanType: BillingPlanType.billedUpFront.rawValue, billingPrice: upFront,
+                billingPeriod: duration.rawValue, commitmentPrice: upFront, commitmentPeriod: duration.rawValue,
+                billingPeriodCount: 1)
+        ]
+        if let plan = product.monthlyPlan, let monthly = plan.monthlyPrice(in: storefront),
+            let total = plan.commitmentPrice(in: storefront)
+        {
+            terms.append(
+                PricingTermsInfo(
+                    billingPlanType: BillingPlanType.monthly.rawValue,
+                    billingPrice: priceInfo(minorUnits: monthly, storefront: storefront),
+                    billingPeriod: MonthlyPlan.billingPeriod.rawValue,
+                    commitmentPrice: priceInfo(minorUnits: total, storefront: storefront),
+                    commitmentPeriod: MonthlyPlan.commitmentDuration.rawValue,
+                    billingPeriodCount: MonthlyPlan.billingPeriods))
+        }
+        return terms
     }
 
     static func priceInfo(minorUnits: Int, storefront: Storefront) -> PriceInfo {

@@ -40,6 +40,9 @@ extension PurchaseService {
                     "A payment carries one promotional offer, offer code or win-back offer, not several: it named "
                         + "\(offer.fields.joined(separator: ", ")).", field: offer.fields[1]))
         }
+        if payment.billingPlan == .monthly {
+            try Self.checkMonthlyPlan(of: product, offer: offer, storefront: client.storefront)
+        }
         guard product.type == .autoRenewable else {
             let transaction = try await ledger.charge(payment, product: product, client: client, now: now, in: tx)
             let notification = try await notifications.create(
@@ -68,6 +71,12 @@ extension PurchaseService {
     /// A change that waits for the next renewal (a downgrade, a crossgrade to another duration, or going back to
     /// the current product) charges nothing: the payment answers `purchased` with the current period's
     /// transaction. Buying the current product again throws a ``PurchaseRefusal`` (`already_subscribed`).
+    ///
+    /// The payment's billing plan (``Payment/billingPlan``) decides how what is charged now is billed: under the
+    /// monthly plan it is the first payment of a 12-month commitment (no offer applies). Inside a commitment only an
+    /// upgrade takes effect now (it ends the commitment); every other change waits for the commitment's end, and
+    /// buying the current product under the other plan changes the plan the commitment renews under (Apple's
+    /// "Supporting monthly subscriptions with a 12-month commitment").
     func recordSubscription(
         _ payment: Payment, product: Product, client: ClientSession, now: Date, offer: RequestedOffer = .none,
         in tx: any StorageTransaction
@@ -106,17 +115,19 @@ extension PurchaseService {
                 payment, product: product, group: membership.groupId, redeemed: redeemed,
                 introductoryAllowed: eligible, client: client, now: now, in: tx)
         }
+        let plan = payment.billingPlan ?? .billedUpFront
         switch subscription.state {
         case .expired, .revoked:
             let introductory =
-                introductoryAllowed == true ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil
+                introductoryAllowed == true && plan == .billedUpFront
+                ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil
             let offer = redeemed ?? introductory
             let transaction = try await ledger.charge(
                 payment, product: product, client: client, now: now,
                 original: (
                     subscription.originalTransactionId, try await originalPurchaseDate(of: subscription, in: tx)
                 ),
-                offer: offer, in: tx)
+                offer: offer, plan: plan, in: tx)
             subscription.startPeriod(of: transaction, offer: offer, now: now)
             subscription.renewalCount = 0
             subscription.expirationIntent = nil
@@ -141,17 +152,22 @@ extension PurchaseService {
         _ payment: Payment, product: Product, group: SubscriptionGroup.ID, redeemed: OfferTerms?,
         introductoryAllowed: Bool, client: ClientSession, now: Date, in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
+        // The introductory offer is the up-front plan's (Apple: offers belong to one billing plan).
+        let plan = payment.billingPlan ?? .billedUpFront
         let offer =
-            redeemed ?? (introductoryAllowed ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil)
+            redeemed
+            ?? (introductoryAllowed && plan == .billedUpFront
+                ? Self.introductoryTerms(of: product, storefront: client.storefront) : nil)
         let transaction = try await ledger.charge(
-            payment, product: product, client: client, now: now, offer: offer, in: tx)
+            payment, product: product, client: client, now: now, offer: offer, plan: plan, in: tx)
         let expiresAt = transaction.expiresDate ?? now
         let subscription = StoreSubscription(
             environment: client.environment, originalTransactionId: transaction.id, appId: client.app.id,
             accountId: client.account.id, groupId: group, productId: product.productId,
             latestTransactionId: transaction.id, autoRenewProductId: product.productId, expiresAt: expiresAt,
             nextEventAt: expiresAt, offer: offer.flatMap { $0.periodsRemaining > 0 ? $0.applied : nil },
-            offerPeriodsRemaining: offer?.periodsRemaining ?? 0, createdAt: now, updatedAt: now)
+            offerPeriodsRemaining: offer?.periodsRemaining ?? 0, commitment: transaction.commitment,
+            renewalBillingPlan: plan, createdAt: now, updatedAt: now)
         try await tx.insertSubscription(subscription)
         return CompletedPurchase(
             transaction: transaction,
@@ -178,8 +194,12 @@ extension PurchaseService {
             throw StorageError.engine(
                 message: "subscription \(subscription.originalTransactionId) has no latest transaction")
         }
+        let plan = payment.billingPlan ?? .billedUpFront
         if product.productId == subscription.productId {
-            guard subscription.autoRenewProductId != product.productId || redeemed != nil else {
+            guard
+                subscription.autoRenewProductId != product.productId || subscription.renewalBillingPlan != plan
+                    || redeemed != nil
+            else {
                 throw PurchaseRefusal(
                     error: KioskError(
                         .alreadySubscribed,
@@ -189,7 +209,9 @@ extension PurchaseService {
                         storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue))
             }
             // Back to the current product: the pending downgrade or crossgrade is off; an offer waits for the renewal.
+            // Another plan of it applies from the renewal (after the commitment, inside one).
             subscription.autoRenewProductId = product.productId
+            subscription.renewalBillingPlan = plan
             subscription.deferOffer(redeemed)
             subscription.updatedAt = now
             try await tx.updateSubscription(subscription)
@@ -202,13 +224,20 @@ extension PurchaseService {
         guard let currentProduct = try await tx.product(appId: client.app.id, productId: subscription.productId),
             let from = currentProduct.subscription, let to = product.subscription
         else { throw StorageError.engine(message: "product \(subscription.productId) is not in a subscription group") }
-        let move = SubscriptionMove.from(from, duration: currentProduct.duration, to: to, duration: product.duration)
+        var move = SubscriptionMove.from(from, duration: currentProduct.duration, to: to, duration: product.duration)
+        if subscription.commitment != nil, case .immediate(isUpgrade: false) = move {
+            // Inside a commitment only an upgrade takes effect now; a crossgrade waits for the commitment's end.
+            move = .atNextRenewal(isDowngrade: false)
+        }
         guard case .immediate = move else {
-            if subscription.autoRenewProductId == product.productId, redeemed == nil {
+            if subscription.autoRenewProductId == product.productId, subscription.renewalBillingPlan == plan,
+                redeemed == nil
+            {
                 // Already renews into it: nothing changes, nothing to tell.
                 return CompletedPurchase(transaction: current, notifications: [])
             }
             subscription.autoRenewProductId = product.productId
+            subscription.renewalBillingPlan = plan
             subscription.deferOffer(redeemed)
             subscription.updatedAt = now
             try await tx.updateSubscription(subscription)
@@ -230,7 +259,8 @@ extension PurchaseService {
         try await tx.updateTransaction(upgraded)
         let transaction = try await ledger.charge(
             payment, product: product, client: client, now: now,
-            original: (subscription.originalTransactionId, current.originalPurchaseDate), offer: redeemed, in: tx)
+            original: (subscription.originalTransactionId, current.originalPurchaseDate), offer: redeemed, plan: plan,
+            in: tx)
         subscription.startPeriod(of: transaction, offer: redeemed, now: now)
         try await tx.updateSubscription(subscription)
         return CompletedPurchase(
@@ -240,6 +270,37 @@ extension PurchaseService {
                     changedType, move.notificationSubtype, transaction, subscription, client: client, now: now,
                     in: tx)
             ])
+    }
+
+    /// Refuses a purchase under the monthly plan of a product that has none priced in `storefront`, or with an
+    /// offer: Kiosk sells the monthly plan at its price (offers belong to one billing plan, and the monthly plan's
+    /// are not modelled).
+    static func checkMonthlyPlan(of product: Product, offer: RequestedOffer, storefront: Storefront) throws {
+        guard product.type == .autoRenewable, let plan = product.monthlyPlan,
+            plan.monthlyPrice(in: storefront) != nil
+        else {
+            let why =
+                product.type != .autoRenewable
+                ? "\(product.productId) is \(product.type.appleName); only a one-year auto-renewable subscription has "
+                    + "a monthly plan."
+                : product.monthlyPlan == nil
+                    ? "\(product.productId) has no monthly plan with a 12-month commitment; it is billed up front only."
+                    : "\(product.productId)'s monthly plan has no price in \(storefront.code)."
+            throw PurchaseRefusal(
+                error: KioskError(
+                    .billingPlanNotOffered, why, field: "billingPlanType",
+                    fix: "Buy it billed up front (no billingPlanType, or BILLED_UPFRONT); nothing was charged.",
+                    storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue))
+        }
+        if offer.count > 0, let field = offer.fields.first(where: { $0 != "introductoryOfferEligibilityJWS" }) {
+            throw PurchaseRefusal(
+                error: KioskError(
+                    .offerNotApplicable,
+                    "The monthly plan of \(product.productId) is sold at its price: Kiosk applies no offer to it, and "
+                        + "the payment names one (\(field)).",
+                    field: field, fix: "Buy the monthly plan without an offer, or the offer billed up front.",
+                    storeKitCode: StoreKitErrorCode.invalidOfferIdentifier.rawValue))
+        }
     }
 
     /// Apple's rule: an account may have an introductory offer in a group only if it never subscribed in it.
@@ -291,7 +352,7 @@ extension PurchaseService {
 extension StoreSubscription {
     /// A new paid period starts with `transaction` (a resubscription or an upgrade): active in its product
     /// until it expires, renewing into the same product at the catalog price, or at the offer's while periods of
-    /// it remain.
+    /// it remain; billed monthly, it starts a commitment that renews into another.
     mutating func startPeriod(of transaction: StoreTransaction, offer terms: OfferTerms?, now: Date) {
         productId = transaction.productId
         latestTransactionId = transaction.id
@@ -305,6 +366,8 @@ extension StoreSubscription {
         renewalPriceMinorUnits = nil
         offer = terms.flatMap { $0.periodsRemaining > 0 ? $0.applied : nil }
         offerPeriodsRemaining = terms?.periodsRemaining ?? 0
+        commitment = transaction.commitment
+        renewalBillingPlan = transaction.billingPlanType ?? .billedUpFront
         updatedAt = now
     }
 

@@ -81,6 +81,6 @@ enum SalesLedger {
             kind: kind, occurredAt: date, appId: transaction.appId, accountId: transaction.accountId,
             originalTransactionId: transaction.originalTransactionId, productId: transaction.productId,
             productType: transaction.productType, storefront: transaction.storefront, currency: transaction.currency,
-            units: units, amounts: amounts)
+            units: units, amounts: amounts, billingPlan: transaction.billingPlanType)
     }
 }

@@ -25,18 +25,22 @@ struct TransactionTerms {
     var expiresDate: Date?
     var reason: TransactionReason
     var offer: AppliedOffer?
+    /// A billing period of the monthly plan: its place in the commitment.
+    var commitment: TransactionCommitment?
 }
 
 extension StoreLedger {
     /// Records the charge of `payment` as a signed, durable transaction and returns it. A resubscription or
     /// upgrade continues the subscription's `original` transaction (id and purchase date); an `offer` sets what
-    /// the first period costs and how long it lasts.
+    /// the first period costs and how long it lasts. Under the `monthly` plan the charge is the first monthly payment
+    /// of a new 12-month commitment (no offer applies): it lasts a month, and the commitment a year.
     func charge(
         _ payment: Payment, product: Product, client: ClientSession, now: Date,
         original: (transactionId: Int64, purchaseDate: Date)? = nil, offer: OfferTerms? = nil,
-        in tx: any StorageTransaction
+        plan: BillingPlanType = .billedUpFront, in tx: any StorageTransaction
     ) async throws -> StoreTransaction {
-        guard let unitPrice = product.pricing.price(in: client.storefront) else {
+        let commitment = plan == .monthly ? try Self.newCommitment(of: product, client: client, from: now) : nil
+        guard let unitPrice = commitment?.periodPriceMinorUnits ?? product.pricing.price(in: client.storefront) else {
             throw KioskError(
                 .noPriceInStorefront, "The product \(product.productId) has no price in \(client.storefront.code).",
                 fix: "Price the product for the storefront.")
@@ -44,24 +48,48 @@ extension StoreLedger {
         let id = try await tx.nextIdentifier(
             client.environment == .production ? .productionTransactionId : .sandboxTransactionId)
         // An auto-renewable's first period: its expiry, and a line item id for the period.
-        let period = product.type == .autoRenewable ? product.duration : nil
+        let period =
+            product.type == .autoRenewable ? (commitment == nil ? product.duration : MonthlyPlan.billingPeriod) : nil
         let webOrderLineItemId: Int64? =
             if period != nil { try await tx.nextIdentifier(.webOrderLineItemId) } else { nil }
         let transaction = try mint(
             TransactionTerms(
                 environment: client.environment, app: client.app, accountId: client.account.id, product: product,
                 storefront: client.storefront, original: original, purchaseDate: now, quantity: payment.quantity,
-                priceMinorUnits: offer?.priceMinorUnits ?? unitPrice * payment.quantity,
+                priceMinorUnits: (commitment == nil ? offer?.priceMinorUnits : nil) ?? unitPrice * payment.quantity,
                 applicationUsername: payment.applicationUsername,
                 appAccountToken: payment.appAccountToken
                     ?? payment.applicationUsername.flatMap(UUID.init(uuidString:)),
-                expiresDate: offer?.end(from: now, environment: client.environment)
+                expiresDate: (commitment == nil ? offer?.end(from: now, environment: client.environment) : nil)
                     ?? period?.end(from: now, environment: client.environment),
-                reason: .purchase, offer: offer?.applied),
+                reason: .purchase, offer: commitment == nil ? offer?.applied : nil, commitment: commitment),
             id: id, webOrderLineItemId: webOrderLineItemId)
         try await tx.insertTransaction(transaction)
         try await SalesLedger.recordSale(transaction, kind: .purchase, in: tx)
         return transaction
+    }
+
+    /// The first billing period of a commitment to `product`'s monthly plan that starts at `start`: 12 monthly
+    /// payments at the plan's price in the client's storefront, ending a year later. Throws `billing_plan_not_offered`
+    /// when the product has no monthly plan priced there.
+    static func newCommitment(of product: Product, client: ClientSession, from start: Date) throws
+        -> TransactionCommitment
+    {
+        guard let plan = product.monthlyPlan, let total = plan.commitmentPrice(in: client.storefront) else {
+            throw KioskError(
+                .billingPlanNotOffered,
+                product.monthlyPlan == nil
+                    ? "\(product.productId) has no monthly plan with a 12-month commitment; it is billed up front only."
+                    : "\(product.productId)'s monthly plan has no price in \(client.storefront.code).",
+                field: "billingPlanType",
+                fix: "Buy it billed up front (no billingPlanType, or BILLED_UPFRONT), or give the product a monthly "
+                    + "plan priced in \(client.storefront.code); nothing was charged.",
+                storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
+        }
+        return TransactionCommitment(
+            billingPeriodNumber: 1, totalBillingPeriods: MonthlyPlan.billingPeriods,
+            expiresDate: MonthlyPlan.commitmentDuration.end(from: start, environment: client.environment),
+            priceMinorUnits: total)
     }
 
     /// The one place a transaction is made, for a purchase or a renewal: its fields, an order id and its first
@@ -77,7 +105,7 @@ extension StoreLedger {
             applicationUsername: terms.applicationUsername, appAccountToken: terms.appAccountToken,
             orderId: Self.orderId(), subscriptionGroupId: terms.product.subscription?.groupId,
             webOrderLineItemId: webOrderLineItemId, expiresDate: terms.expiresDate, transactionReason: terms.reason,
-            offer: terms.offer, signedTransaction: "", transactionReceipt: "")
+            offer: terms.offer, commitment: terms.commitment, signedTransaction: "", transactionReceipt: "")
         try sign(&transaction, bundleId: terms.app.bundleId, now: terms.purchaseDate)
         return transaction
     }
@@ -110,7 +138,15 @@ extension StoreLedger {
                 PurchaseService.appTransactionId(
                     environment: transaction.environment, appId: transaction.appId, accountId: transaction.accountId)),
             revocationType: transaction.revocationType,
-            revocationPercentage: Self.revocationPercentage(of: transaction), kioskRevision: transaction.revision)
+            revocationPercentage: Self.revocationPercentage(of: transaction),
+            billingPlanType: transaction.billingPlanType?.rawValue,
+            commitmentInfo: transaction.commitment.map {
+                TransactionCommitmentInfo(
+                    billingPeriodNumber: $0.billingPeriodNumber,
+                    commitmentExpiresDate: $0.expiresDate.millisecondsSince1970,
+                    commitmentPrice: Self.milliunits($0.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2),
+                    totalBillingPeriods: $0.totalBillingPeriods)
+            }, kioskRevision: transaction.revision)
         transaction.signedTransaction = try context.signing.sign(payload, environment: transaction.environment)
         transaction.transactionReceipt = try context.signing.sign(
             Self.transactionReceipt(of: transaction, bundleId: bundleId))

@@ -88,6 +88,12 @@ struct SubscriptionService: Sendable {
 
     /// The renewal info of `subscription` as Apple's `JWSRenewalInfoDecodedPayload`; an ended one lists the win-back
     /// offers its customer may redeem now (`eligibleWinBackOfferIds`).
+    ///
+    /// Inside a 12-month commitment the top-level fields describe the next billing period (Apple's "Managing the life
+    /// cycle of monthly subscriptions with a 12-month commitment"): while periods of the commitment remain it renews
+    /// the current product under `MONTHLY` at the commitment's price, and `autoRenewStatus` stays 1 even after the
+    /// customer cancelled; `commitmentInfo` says what happens at the commitment's end (the product and plan it renews
+    /// into, whether it renews, when, and what that renewal's first charge costs).
     func renewalInfo(
         for subscription: StoreSubscription, latest: StoreTransaction, chain: [StoreTransaction]? = nil,
         autoRenewProduct: Product? = nil, now: Date, in tx: any StorageTransaction
@@ -101,12 +107,33 @@ struct SubscriptionService: Sendable {
             } else {
                 try await tx.product(appId: subscription.appId, productId: subscription.autoRenewProductId)
             }
-        let renewalPrice = storefront.flatMap { storefront in
-            (subscription.renewalPriceMinorUnits ?? product?.pricing.price(in: storefront)).map {
-                StoreLedger.milliunits($0, exponent: storefront.currency.minorUnitExponent)
-            }
+        let continues = !ended && subscription.continuesCommitment
+        // What the renewal into `product` under `renewalBillingPlan` first charges, in milliunits.
+        let commitmentRenewalPrice = storefront.flatMap { storefront in
+            let minorUnits =
+                subscription.renewalBillingPlan == .monthly
+                ? product?.monthlyPlan?.monthlyPrice(in: storefront)
+                : subscription.renewalPriceMinorUnits ?? product?.pricing.price(in: storefront)
+            return minorUnits.map { StoreLedger.milliunits($0, exponent: storefront.currency.minorUnitExponent) }
         }
-        let offer = subscription.offerPeriodsRemaining > 0 ? subscription.offer : nil
+        let renewalPrice =
+            continues
+            ? subscription.commitment.map {
+                StoreLedger.milliunits(
+                    $0.periodPriceMinorUnits, exponent: storefront?.currency.minorUnitExponent ?? 2)
+            } : commitmentRenewalPrice
+        let commitmentInfo: RenewalCommitmentInfo? =
+            ended
+            ? nil
+            : subscription.commitment.map {
+                RenewalCommitmentInfo(
+                    commitmentAutoRenewProductId: subscription.autoRenewProductId,
+                    commitmentAutoRenewStatus: subscription.autoRenewEnabled ? 1 : 0,
+                    commitmentRenewalBillingPlanType: subscription.renewalBillingPlan.rawValue,
+                    commitmentRenewalDate: $0.expiresDate.millisecondsSince1970,
+                    commitmentRenewalPrice: commitmentRenewalPrice)
+            }
+        let offer = subscription.offerPeriodsRemaining > 0 && !continues ? subscription.offer : nil
         let periods: [StoreTransaction]
         if let chain { periods = chain } else { periods = try await self.chain(of: latest, in: tx) }
         let winBackOfferIds =
@@ -117,8 +144,9 @@ struct SubscriptionService: Sendable {
         return JWSRenewalInfoDecodedPayload(
             expirationIntent: subscription.expirationIntent,
             originalTransactionId: String(subscription.originalTransactionId),
-            autoRenewProductId: subscription.autoRenewProductId, productId: subscription.productId,
-            autoRenewStatus: subscription.autoRenewEnabled && !ended ? 1 : 0,
+            autoRenewProductId: continues ? subscription.productId : subscription.autoRenewProductId,
+            productId: subscription.productId,
+            autoRenewStatus: continues || (subscription.autoRenewEnabled && !ended) ? 1 : 0,
             isInBillingRetryPeriod: retrying ? true : (ended ? false : nil),
             priceIncreaseStatus: subscription.priceIncreaseStatus,
             gracePeriodExpiresDate: subscription.gracePeriodExpiresAt?.millisecondsSince1970,
@@ -128,7 +156,9 @@ struct SubscriptionService: Sendable {
             renewalDate: ended ? nil : subscription.expiresAt.millisecondsSince1970,
             currency: storefront?.currency.code ?? latest.currency, renewalPrice: renewalPrice,
             offerDiscountType: offer?.paymentMode.appleName, eligibleWinBackOfferIds: winBackOfferIds,
-            appAccountToken: latest.appAccountToken?.uuidString.lowercased(), offerPeriod: offer?.period)
+            appAccountToken: latest.appAccountToken?.uuidString.lowercased(), offerPeriod: offer?.period,
+            renewalBillingPlanType: (continues ? .monthly : subscription.renewalBillingPlan).rawValue,
+            commitmentInfo: commitmentInfo)
     }
 
     /// Apple's `recentSubscriptionStartDate`: the start of the latest run of periods without a gap of 60 days
@@ -166,7 +196,8 @@ struct SubscriptionService: Sendable {
             originalTransactionId: extended.originalTransactionId, environment: extended.environment),
             row.latestTransactionId == extended.id, let newExpiry = extended.expiresDate
         {
-            // The renewal (the scheduler's next event) moves with the expiry.
+            // The renewal (the scheduler's next event) moves with the expiry, and a commitment's end with it.
+            row.commitment?.expiresDate += newExpiry.timeIntervalSince(row.expiresAt)
             row.expiresAt = newExpiry
             if row.state == .active { row.nextEventAt = newExpiry }
             row.updatedAt = now

@@ -182,7 +182,12 @@ struct SubscriptionLifecycle: Sendable {
         work: BatchWork = BatchWork(rows: 1)
     ) async throws -> LifecycleOutcome {
         let context = try await Context.load(subscription, in: tx, work: work)
-        let product = context.renewalProduct.flatMap { $0.reviewState == .developerRemovedFromSale ? nil : $0 }
+        // A product removed from sale, or (renewing into a new commitment) whose monthly plan is gone, is not for sale.
+        let product = context.renewalProduct.flatMap { product -> Product? in
+            guard product.reviewState != .developerRemovedFromSale else { return nil }
+            guard subscription.nextBillingPlan == .monthly, !subscription.continuesCommitment else { return product }
+            return product.monthlyPlan == nil ? nil : product
+        }
         let decision = RenewalDecision.decide(
             for: subscription, at: at, rules: context.rules, productForSale: product != nil,
             paymentSucceeds: context.account.paymentOutcome == .approve && !subscription.failNextRenewal)
@@ -234,7 +239,11 @@ struct SubscriptionLifecycle: Sendable {
             .first { $0.referenceName == offer.identifier }?.pricing.price(in: storefront)
     }
 
-    /// Charges the next period, which starts at `at`: a new transaction of the same subscription.
+    /// Charges the next period, which starts at `at`: a new transaction of the same subscription. Inside a 12-month
+    /// commitment it is the commitment's next monthly payment, at the commitment's price (a late recovery moves the
+    /// commitment's end by the delay: Apple's "Managing the life cycle of monthly subscriptions with a 12-month
+    /// commitment"); at a commitment's end, or from an up-front period, a renewal under the monthly plan starts a new
+    /// commitment at the plan's price then; else the product's whole period is billed up front.
     func renew(
         _ subscription: inout StoreSubscription, product: Product, at: Date, recovery: Bool, context: Context,
         in tx: any StorageTransaction, effects: inout StoreEffects
@@ -254,8 +263,11 @@ struct SubscriptionLifecycle: Sendable {
                 "The product \(product.productId) has no price in \(previous.storefront), so it cannot renew.",
                 fix: "Price the product for the storefront.")
         }
-        // A pay-as-you-go offer continues at its price, one offer period per renewal, while periods remain.
-        let offer = subscription.offerPeriodsRemaining > 0 ? subscription.offer : nil
+        let commitment = try Self.nextCommitment(
+            of: subscription, product: product, storefront: storefront, at: at, rules: context.rules)
+        // A pay-as-you-go offer continues at its price, one offer period per renewal, while periods remain (offers
+        // are the up-front plan's).
+        let offer = subscription.offerPeriodsRemaining > 0 && commitment == nil ? subscription.offer : nil
         let offerPrice =
             try await offer.asyncMap {
                 try await Self.continuedOfferPrice($0, product: product, storefront: storefront, in: tx)
@@ -269,10 +281,15 @@ struct SubscriptionLifecycle: Sendable {
                 environment: subscription.environment, app: context.app, accountId: subscription.accountId,
                 product: product, storefront: storefront,
                 original: (subscription.originalTransactionId, previous.originalPurchaseDate), purchaseDate: at,
-                quantity: 1, priceMinorUnits: offerPrice ?? subscription.renewalPriceMinorUnits ?? catalogPrice,
+                quantity: 1,
+                priceMinorUnits: commitment?.periodPriceMinorUnits ?? offerPrice ?? subscription.renewalPriceMinorUnits
+                    ?? catalogPrice,
                 applicationUsername: previous.applicationUsername, appAccountToken: previous.appAccountToken,
-                expiresDate: offerPeriodEnd ?? context.rules.periodEnd(duration, from: at), reason: .renewal,
-                offer: offer),
+                expiresDate: commitment.map {
+                    context.rules.commitmentPeriodEnd(
+                        $0.billingPeriodNumber, of: $0.totalBillingPeriods, commitmentEnd: $0.expiresDate)
+                } ?? offerPeriodEnd ?? context.rules.periodEnd(duration, from: at), reason: .renewal,
+                offer: offer, commitment: commitment),
             id: id, webOrderLineItemId: try await context.work.identifier(.webOrderLineItemId, in: tx))
         try await context.work.insert(renewal, in: tx)
         try await context.work.recordSale(of: renewal, after: context.chain, in: tx)
@@ -281,8 +298,10 @@ struct SubscriptionLifecycle: Sendable {
                 .purchased, about: renewal, sequence: try await context.work.identifier(.queueEntry, in: tx), now: at),
             in: tx)
 
+        let continued = subscription.continuesCommitment
         subscription.productId = renewal.productId
         subscription.latestTransactionId = renewal.id
+        subscription.commitment = commitment
         subscription.state = .active
         subscription.expiresAt = renewal.expiresDate ?? at
         subscription.nextEventAt = subscription.expiresAt
@@ -290,10 +309,14 @@ struct SubscriptionLifecycle: Sendable {
         subscription.billingRetryStartedAt = nil
         subscription.gracePeriodExpiresAt = nil
         subscription.failNextRenewal = false
-        // A consented price increase is now the price: nothing awaits consent any more.
-        subscription.priceIncreaseStatus = nil
-        subscription.renewalPriceMinorUnits = nil
-        subscription.renewalCount += 1
+        // A consented price increase is now the price: nothing awaits consent any more. A commitment's monthly
+        // payments keep its price; the increase waits for its renewal.
+        if !continued {
+            subscription.priceIncreaseStatus = nil
+            subscription.renewalPriceMinorUnits = nil
+        }
+        // The sandbox's renewal limit counts renewals of the product's period: a commitment's monthly payments are one.
+        if !continued { subscription.renewalCount += 1 }
         if offer != nil { subscription.offerPeriodsRemaining -= 1 }
         if subscription.offerPeriodsRemaining == 0 { subscription.offer = nil }
         subscription.updatedAt = at
@@ -311,14 +334,37 @@ struct SubscriptionLifecycle: Sendable {
         return recovery ? .recovered : .renewed
     }
 
-    /// The renewal charge failed: billing retry begins, in a grace period when the app has one.
+    /// What the renewal at `at` bills under: the commitment's next period while it continues (its end moved by the
+    /// delay of a late recovery), a new commitment when the renewal is under the monthly plan, nil when billed up
+    /// front.
+    static func nextCommitment(
+        of subscription: StoreSubscription, product: Product, storefront: Storefront, at: Date, rules: RenewalRules
+    ) throws -> TransactionCommitment? {
+        if subscription.continuesCommitment, var next = subscription.commitment?.next {
+            next.expiresDate += max(0, at.timeIntervalSince(subscription.expiresAt))
+            return next
+        }
+        guard subscription.renewalBillingPlan == .monthly else { return nil }
+        guard let total = product.monthlyPlan?.commitmentPrice(in: storefront) else {
+            throw KioskError(
+                .noPriceInStorefront,
+                "The monthly plan of \(product.productId) has no price in \(storefront.code), so the commitment cannot "
+                    + "renew.", fix: "Price the monthly plan for the storefront.")
+        }
+        return TransactionCommitment(
+            billingPeriodNumber: 1, totalBillingPeriods: MonthlyPlan.billingPeriods,
+            expiresDate: rules.periodEnd(MonthlyPlan.commitmentDuration, from: at), priceMinorUnits: total)
+    }
+
+    /// The renewal charge failed: billing retry begins, in a grace period when the app has one (never for a payment
+    /// of the monthly plan: Apple's "Managing the life cycle of monthly subscriptions with a 12-month commitment").
     private func failRenewal(
         _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
         effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         subscription.failNextRenewal = false
         subscription.billingRetryStartedAt = at
-        if let days = context.app.billingGracePeriodDays {
+        if let days = context.app.billingGracePeriodDays, subscription.nextBillingPlan == .billedUpFront {
             subscription.state = .gracePeriod
             subscription.gracePeriodExpiresAt = at + context.rules.span(days: days)
         } else {
@@ -340,7 +386,7 @@ struct SubscriptionLifecycle: Sendable {
         let candidates = [
             rules.nextRetry(after: at, startedAt: started),
             subscription.gracePeriodExpiresAt.flatMap { $0 > at ? $0 : nil },
-            rules.retryEnd(from: started),
+            rules.retryEnd(from: started, billingPlan: subscription.nextBillingPlan),
         ]
         return candidates.compactMap { $0 }.min()!
     }
@@ -425,7 +471,7 @@ struct SubscriptionLifecycle: Sendable {
             return Context(
                 app: app, account: StoreAccount(account), latest: latest, chain: chain,
                 renewalProduct: try await work.product(
-                    appId: app.id, productId: subscription.autoRenewProductId, in: tx),
+                    appId: app.id, productId: subscription.nextRenewalProductId, in: tx),
                 rules: rules, work: work)
         }
     }
