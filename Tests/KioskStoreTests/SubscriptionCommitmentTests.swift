@@ -380,6 +380,14 @@ import Testing
                     json: ["monthlyPlan": ["pricing": ["customPrices": ["USA": 999]]]])
                 #expect(invalid.status == 400, "12 × 9.99 is more than 1.5 × 59.99: \(invalid.text)")
                 #expect(invalid.errorCode == "invalid_billing_plan")
+                // An up-front price far past the maximum is refused, not multiplied against the monthly plan.
+                let huge = try await store.request(
+                    .PATCH, "/admin/v1/apps/\(TestStore.bundleId)/products/\(Self.pro)",
+                    json: [
+                        "pricing": ["customPrices": ["USA": 5_000_000_000_000_000_000]],
+                        "monthlyPlan": ["pricing": ["customPrices": ["USA": 599]]],
+                    ])
+                #expect(huge.status == 400 && huge.errorField == "pricing.customPrices.USA", "\(huge.text)")
                 let removed = try await store.request(
                     .PATCH, "/admin/v1/apps/\(TestStore.bundleId)/products/\(Self.pro)",
                     json: ["monthlyPlan": ["pricing": ["customPrices": [String: Int]()]]])

@@ -66,7 +66,9 @@ extension CatalogValidator {
             ]
         }
         var errors = validatePricing(plan.pricing, field: "\(path).pricing")
-        guard errors.isEmpty else { return errors }
+        // Both prices within Pricing's bounds before they are multiplied (an invalid up-front price is reported
+        // by the product's own pricing check).
+        guard errors.isEmpty, validatePricing(product.pricing).isEmpty else { return errors }
         let bounds = MonthlyPlan.commitmentPercentOfUpFront
         for storefront in Storefront.all {
             guard let upFront = product.pricing.price(in: storefront),
