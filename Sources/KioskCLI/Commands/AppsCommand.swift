@@ -141,15 +141,6 @@ struct AppsCommand: AsyncParsableCommand {
     }
 }
 
-extension String {
-    /// The string escaped for use as one URL path segment.
-    var pathEscaped: String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/")
-        return addingPercentEncoding(withAllowedCharacters: allowed) ?? self
-    }
-}
-
 /// A JSON object body built from plain values.
 func JSONBody(_ object: [String: Any]) throws -> Data {
     try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])

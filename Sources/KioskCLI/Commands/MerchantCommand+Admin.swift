@@ -21,8 +21,10 @@ extension MerchantCommand {
         func run() async throws {
             try await reportingErrors {
                 let client = try connection.client()
-                let explanationAnswer = try await client.get(MerchantPaths.adminExplain(userId: user.pathEscaped))
-                let entitlementsAnswer = try await client.get(MerchantPaths.adminEntitlements(userId: user.pathEscaped))
+                let explanationAnswer = try await client.get(
+                    MerchantPaths.adminExplain(userId: KioskRoute.escaped(user)))
+                let entitlementsAnswer = try await client.get(
+                    MerchantPaths.adminEntitlements(userId: KioskRoute.escaped(user)))
                 if connection.json {
                     let document: [String: Any] = [
                         "explanation": try JSONSerialization.jsonObject(with: explanationAnswer.body),

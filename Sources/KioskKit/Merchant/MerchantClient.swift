@@ -78,14 +78,15 @@ public final class MerchantClient: Sendable {
     /// `If-Modified-Since` and a 304 returns the remembered list. Needs no user token.
     public func productIdentifiers(bundleId: String) async throws -> [String] {
         try decode(
-            [String].self, from: await cachedGet(MerchantPaths.productList(bundleId: escaped(bundleId), version: 1)))
+            [String].self,
+            from: await cachedGet(MerchantPaths.productList(bundleId: KioskRoute.escaped(bundleId), version: 1)))
     }
 
     /// `products_v2.json`: the product ids with what each one delivers; cached like ``productIdentifiers(bundleId:)``.
     public func productList(bundleId: String) async throws -> MerchantProductList {
         try decode(
             MerchantProductList.self,
-            from: await cachedGet(MerchantPaths.productList(bundleId: escaped(bundleId), version: 2)))
+            from: await cachedGet(MerchantPaths.productList(bundleId: KioskRoute.escaped(bundleId), version: 2)))
     }
 
     // MARK: Orders and delivery
@@ -103,7 +104,7 @@ public final class MerchantClient: Sendable {
 
     /// The order `id`, with its state (`open` or `delivered`) and the transaction delivered for it.
     public func order(id: String) async throws -> MerchantOrder {
-        try await send(.GET, MerchantPaths.order(escaped(id)))
+        try await send(.GET, MerchantPaths.order(KioskRoute.escaped(id)))
     }
 
     /// Sends a purchased transaction (`SKPaymentTransaction.signedTransaction`, StoreKit 2's
@@ -148,7 +149,7 @@ public final class MerchantClient: Sendable {
 
     /// The downloadable files of a product the user owns, each with a signed URL.
     public func content(productId: String) async throws -> MerchantContent {
-        try await send(.GET, MerchantPaths.content(productId: escaped(productId)))
+        try await send(.GET, MerchantPaths.content(productId: KioskRoute.escaped(productId)))
     }
 
     /// Downloads one file of ``content(productId:)`` from its signed URL (no bearer token) and checks its size
@@ -276,12 +277,6 @@ public final class MerchantClient: Sendable {
     }
 
     /// A value made safe for one path segment.
-    private func escaped(_ segment: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove("/")
-        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
-    }
-
     /// The body of requests that send none.
     private struct Empty: Encodable {}
 }
