@@ -137,7 +137,10 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
-            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/console")],
+            resources: [
+                .copy("Resources/openapi.yaml"), .copy("Resources/app-store-connect-openapi.json"),
+                .copy("Resources/console"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The merchant toolkit and reference merchant server: orders, validation, the exactly-once grant ledger,

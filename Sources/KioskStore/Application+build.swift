@@ -64,6 +64,7 @@ public func buildStore(
     router.add(middleware: RequestMetricsMiddleware(registry: registry))
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
+    router.add(middleware: ConnectAPIUnservedMiddleware())
     HealthController(database: bootstrap.database, registry: registry, metrics: metrics, clocks: clocks)
         .addRoutes(to: router)
 
@@ -116,7 +117,10 @@ public func buildStore(
         ServerAPIController(service: serverAPI, environment: environment, retention: retention).addRoutes(to: router)
         VerifyReceiptController(service: serverAPI, environment: environment).addRoutes(to: router)
     }
-    ConnectAPIController(money: money, database: bootstrap.database, clock: clock).addRoutes(to: router)
+    ConnectAPIController(
+        money: money, catalog: catalog, team: team, database: bootstrap.database, clock: clock,
+        scheme: configuration.tls == nil ? "http" : "https"
+    ).addRoutes(to: router)
     let consoleSecret = try await bootstrap.database.transaction { tx in
         try await tx.settingInsertingIfAbsent(ConsoleSessions.secretSetting, value: SecretGenerator.hex(byteCount: 32))
     }
@@ -131,7 +135,9 @@ public func buildStore(
         retention: retention
     ).addRoutes(to: router)
     OCSPController(status: certificateStatus).addRoutes(to: router)
-    router.get("openapi.yaml") { _, _ in try OpenAPIDocument.response() }
+    for document in OpenAPIDocument.allCases {
+        router.get(RouterPath(document.rawValue)) { _, _ in try document.response() }
+    }
     let routes = router.routes.map { "\($0.method.rawValue) \($0.path)" }
 
     var application = Application(

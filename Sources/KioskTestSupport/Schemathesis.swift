@@ -28,19 +28,21 @@ public enum Schemathesis {
 
     /// Fuzzes the API `document` describes with `examplesPerOperation` generated examples per operation besides
     /// its coverage cases, `headers` on every request, on the operations whose path matches `includingPaths` and
-    /// not `excludingPaths` (regular expressions; nil: all).
+    /// not `excludingPaths` (regular expressions; nil: all), sent to `baseURL` when the document names another
+    /// server; `checks` are schemathesis's checks, such as `response_schema_conformance`.
     public static func run(
         document: String, headers: [String: String], examplesPerOperation: Int = 10, includingPaths: String? = nil,
-        excludingPaths: String? = nil, seed: Int = 1
+        excludingPaths: String? = nil, baseURL: String? = nil, checks: [String] = ["not_a_server_error"], seed: Int = 1
     ) async throws -> Run {
         var arguments = [
-            "-m", "schemathesis.cli", "run", document, "--checks", "not_a_server_error",
+            "-m", "schemathesis.cli", "run", document, "--checks", checks.joined(separator: ","),
             "--phases", "examples,coverage,fuzzing", "--max-examples", String(examplesPerOperation), "--workers", "1",
             "--request-timeout", "60", "--seed", String(seed), "--no-color", "--output-truncate", "true",
         ]
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
         if let includingPaths { arguments += ["--include-path-regex", includingPaths] }
         if let excludingPaths { arguments += ["--exclude-path-regex", excludingPaths] }
+        if let baseURL { arguments += ["--url", baseURL] }
         let (status, output) = try await runProcess(try TestEnvironment.require(.python), arguments)
         return Run(status: status, output: output)
     }

@@ -41,4 +41,29 @@ struct FuzzTests {
             #expect(health.status == 200, "\(health.text)")
         }
     }
+
+    /// schemathesis against the App Store Connect API's contract (Apple's own schemas), with an Admin team key: no
+    /// server error, and every answer's status, content type and body as Apple's document declares them.
+    @Test func schemathesisFindsEveryConnectAnswerAsApplesDocumentSaysIt() async throws {
+        try await withTestStore { store in
+            try await store.preparePurchaseCatalog()
+            let created = try await store.request(.POST, "/admin/v1/api-keys", json: ["roles": ["ADMIN"]])
+            let key = ConnectKey(
+                id: try #require(created.json["keyId"] as? String),
+                privateKeyPEM: try #require(created.json["privateKey"] as? String),
+                issuer: try #require(created.json["issuerId"] as? String))
+            let run = try await Schemathesis.run(
+                document: store.baseURL + "/app-store-connect-openapi.json",
+                headers: ["Authorization": "Bearer \(try key.token(now: Date(), lifetime: 1_200))"],
+                baseURL: store.baseURL,
+                checks: [
+                    "not_a_server_error", "status_code_conformance", "content_type_conformance",
+                    "response_schema_conformance",
+                ])
+            #expect(run.status == 0, "\(run.output)")
+            let generated = try #require(run.generated, "\(run.output)")
+            #expect(generated >= 300, "\(run.output)")
+            print("FuzzTests: schemathesis sent \(generated) App Store Connect API requests; every answer conformed")
+        }
+    }
 }

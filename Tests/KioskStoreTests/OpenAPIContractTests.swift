@@ -1,5 +1,6 @@
 import Foundation
 import KioskProtocol
+import KioskStore
 import KioskTestSupport
 import KioskTesting
 import Testing
@@ -10,7 +11,7 @@ import Testing
 
     /// Apple's wire, which Apple documents and `openapi.yaml` leaves to Apple: `verifyReceipt` (a POST; other
     /// methods answer its status 21000) and the App Store Server API's endpoints, in production and under `/sandbox`,
-    /// and the App Store Connect API's report endpoints.
+    /// and the App Store Connect API's operations.
     static let appleOperations: Set<String> = {
         let verifyReceipt = ["GET", "POST", "PUT", "DELETE", "PATCH"].map { "\($0) /verifyReceipt" }
         let serverAPI = [
@@ -40,7 +41,8 @@ import Testing
             "POST /sandbox/inApps/v1/messaging/performanceTest",
             "GET /sandbox/inApps/v1/messaging/performanceTest/result/{requestId}",
         ]
-        let connectAPI = ["GET /v1/salesReports", "GET /v1/financeReports"]
+        // The App Store Connect API has a contract of its own (ConnectCatalogTests).
+        let connectAPI = Array(ConnectContract.served.operations.keys)
         return Set(
             production + production.map { $0.replacingOccurrences(of: " /", with: " /sandbox/") } + sandboxOnly
                 + connectAPI)

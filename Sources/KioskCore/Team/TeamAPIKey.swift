@@ -26,4 +26,6 @@ public struct TeamAPIKey: Codable, Sendable, Hashable, Identifiable {
     public var readsSalesReports: Bool { !Set(roles).isDisjoint(with: [.admin, .finance, .sales]) }
     /// Payments and Financial Reports: Admin and Finance.
     public var readsFinanceReports: Bool { !Set(roles).isDisjoint(with: [.admin, .finance]) }
+    /// Creating, changing and deleting in-app purchases, subscriptions and their offers: Admin and App Manager.
+    public var changesCatalog: Bool { !Set(roles).isDisjoint(with: [.admin, .appManager]) }
 }

@@ -10,14 +10,17 @@ import KioskStorage
 /// (`Content-Type: application/a-gzip`, not a content encoding), or Apple's JSON:API error envelope.
 struct ConnectAPIController {
     let money: MoneyService
+    let catalog: CatalogService
+    let team: TeamService
     let database: any KioskDatabase
     let clock: any KioskClock
+    /// `http` or `https`: how clients reach the store, for the links in answers.
+    let scheme: String
 
     func addRoutes(to router: Router<KioskRequestContext>) {
-        let v1 = router.group("v1")
-            .add(middleware: ConnectAPIErrorMiddleware())
-            .add(middleware: ConnectAPIAuthMiddleware(database: database, clock: clock))
-            .add(middleware: QueryTextMiddleware())
+        let (v1, v2) = (group("v1", of: router), group("v2", of: router))
+        ConnectCatalogController(catalog: catalog, money: money, clock: clock).addRoutes(
+            to: ConnectRouter(v1: v1, v2: v2, team: team, clock: clock, scheme: scheme))
         v1.get("salesReports") { request, context in
             guard try context.requireTeamKey().readsSalesReports else {
                 throw ConnectAPIError.forbidden("The API key in use does not allow this request")
@@ -59,6 +62,13 @@ struct ConnectAPIController {
             let month = try span(of: .monthly, date)
             return try gzipped(try await money.financialReport(span: month, region: region).text)
         }
+    }
+
+    private func group(_ version: String, of router: Router<KioskRequestContext>) -> RouterGroup<KioskRequestContext> {
+        router.group(RouterPath(version))
+            .add(middleware: ConnectAPIErrorMiddleware())
+            .add(middleware: ConnectAPIAuthMiddleware(database: database, clock: clock))
+            .add(middleware: QueryTextMiddleware())
     }
 
     /// `filter[vendorNumber]` must be the store's.

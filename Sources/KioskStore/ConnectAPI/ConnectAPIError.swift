@@ -10,6 +10,8 @@ struct ConnectAPIError: Error, Sendable {
     var code: String
     var title: String
     var detail: String
+    /// What in the request it is about: `["pointer": "/data/attributes/name"]` or `["parameter": "limit"]`.
+    var source: [String: String]? = nil
 
     /// Apple's 401 for a missing, badly signed or expired token.
     static let notAuthorized = ConnectAPIError(
@@ -30,12 +32,31 @@ struct ConnectAPIError: Error, Sendable {
             detail: "The parameter '\(parameter)' is required.")
     }
 
-    /// A parameter's value is not one the API accepts; `allowed` lists what is, when that is a short list.
-    static func invalid(_ parameter: String, _ value: String, allowed: [String] = []) -> ConnectAPIError {
+    /// A parameter's value is not one the API accepts; `allowed` lists what is, when that is a short list, or
+    /// `reason` says why.
+    static func invalid(
+        _ parameter: String, _ value: String, allowed: [String] = [], reason: String? = nil
+    ) -> ConnectAPIError {
         let choices = allowed.isEmpty ? "" : " Allowed values: \(allowed.joined(separator: ", "))."
         return ConnectAPIError(
             status: .badRequest, code: "PARAMETER_ERROR.INVALID", title: "A parameter has an invalid value",
-            detail: "'\(value.prefix(40))' is not a valid value for the parameter '\(parameter)'.\(choices)")
+            detail: "'\(value.prefix(40))' is not a valid value for the parameter '\(parameter.prefix(60))'."
+                + choices + (reason.map { " " + $0 } ?? ""),
+            source: ["parameter": String(parameter.prefix(60))])
+    }
+
+    /// A request body that breaks the resource's rules, at `pointer` (`/data/attributes/name`).
+    static func entity(_ code: String, _ detail: String, pointer: String? = nil) -> ConnectAPIError {
+        ConnectAPIError(
+            status: .conflict, code: code, title: "The provided entity is invalid", detail: detail,
+            source: pointer.map { ["pointer": $0] })
+    }
+
+    /// The resource the path names does not exist (or is not one Kiosk has).
+    static func notFound(_ type: String, _ id: String) -> ConnectAPIError {
+        ConnectAPIError(
+            status: .notFound, code: "NOT_FOUND", title: "The specified resource does not exist",
+            detail: "There is no resource of type '\(type)' with id '\(id.prefix(80))'.")
     }
 
     /// No report for that period (none sold, or the period is not over).
@@ -45,14 +66,12 @@ struct ConnectAPIError: Error, Sendable {
     }
 
     func response() -> Response {
-        let object: [String: Any] = [
-            "errors": [
-                [
-                    "id": UUID().uuidString.lowercased(), "status": String(status.code), "code": code, "title": title,
-                    "detail": detail,
-                ]
-            ]
+        var error: [String: Any] = [
+            "id": UUID().uuidString.lowercased(), "status": String(status.code), "code": code, "title": title,
+            "detail": detail,
         ]
+        if let source { error["source"] = source }
+        let object: [String: Any] = ["errors": [error]]
         let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
@@ -94,6 +113,30 @@ struct ConnectAPIErrorMiddleware: RouterMiddleware {
             return ConnectAPIError(
                 status: .internalServerError, code: "UNEXPECTED_ERROR", title: "An unexpected error occurred.",
                 detail: "An unexpected error occurred on the server side. If this issue continues, check the log."
+            ).response()
+        }
+    }
+}
+
+/// Answers a request under `/v1` or `/v2` that no route takes (a resource Kiosk does not serve, or a method a path
+/// does not have) as Apple answers for a resource it does not have: its error envelope, not Kiosk's own.
+struct ConnectAPIUnservedMiddleware: RouterMiddleware {
+    typealias Context = KioskRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let path = request.uri.path
+        guard path.hasPrefix("/v1/") || path.hasPrefix("/v2/") else { return try await next(request, context) }
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed {
+            let notFound = error.status == .notFound
+            return ConnectAPIError(
+                status: error.status, code: notFound ? "NOT_FOUND" : "METHOD_NOT_ALLOWED",
+                title: notFound ? "The specified resource does not exist" : "The request method is not allowed.",
+                detail: "Kiosk serves no \(request.method) \(path.prefix(120)). GET /app-store-connect-openapi.json "
+                    + "lists the App Store Connect API operations it serves."
             ).response()
         }
     }

@@ -35,6 +35,36 @@ extension CatalogService {
         }
     }
 
+    /// The group `id` and the app it belongs to, whichever app that is.
+    public func groupAndApp(id: SubscriptionGroup.ID) async throws -> (group: SubscriptionGroup, app: App) {
+        try await database.transaction { tx in
+            guard let group = try await tx.group(id: id), let app = try await tx.app(id: group.appId) else {
+                throw KioskError(
+                    .groupNotFound, "There is no subscription group \(id).", field: "groupId",
+                    fix: "List an app's groups with `kiosk groups list --app BUNDLE_ID`.")
+            }
+            return (group, app)
+        }
+    }
+
+    /// Changes a group's localizations from what is stored now, in one transaction: `change` reads the list as
+    /// stored and returns the new one, so two edits of one group's list never lose each other's change.
+    public func modifyGroupLocalizations(
+        bundleId: String, id: SubscriptionGroup.ID,
+        _ change: @Sendable ([SubscriptionGroupLocalization]) throws -> [SubscriptionGroupLocalization]
+    ) async throws -> SubscriptionGroup {
+        let now = clock.now()
+        return try await database.transaction { tx in
+            let app = try await Self.requireApp(bundleId, in: tx)
+            var group = try await Self.requireGroup(id, app: app, in: tx)
+            group.localizations = Self.normalized(try change(group.localizations))
+            group.updatedAt = now
+            try CatalogRules.validateGroup(group)
+            try await tx.updateGroup(group)
+            return group
+        }
+    }
+
     public func updateGroup(
         bundleId: String, id: SubscriptionGroup.ID, referenceName: String?,
         localizations: [SubscriptionGroupLocalization]?

@@ -1,0 +1,349 @@
+import Foundation
+import KioskCore
+import KioskProtocol
+
+/// A subscription's introductory and promotional offers as App Store Connect's resources. They are the product's
+/// own offers (`kiosk offers`): an introductory offer per territory (or for all of them), a promotional offer per
+/// offer code, each priced per territory by price points.
+extension ConnectCatalogController {
+    func addOfferRoutes(to routes: ConnectRouter) {
+        addIntroductoryOfferRoutes(to: routes)
+        addPromotionalOfferRoutes(to: routes)
+    }
+
+    /// A subscription's offers and prices, as relationships, for the ones `query` includes (built only then).
+    func includedRelationships(of product: Product, _ query: ConnectQuery) async throws -> [ConnectRelationship] {
+        var relationships: [ConnectRelationship] = []
+        if query.includes("introductoryOffers") {
+            relationships.append(
+                ConnectRelationship(
+                    name: "introductoryOffers", related: .many(try await introductoryOffers(of: product))))
+        }
+        if query.includes("promotionalOffers") {
+            relationships.append(
+                ConnectRelationship(name: "promotionalOffers", related: .many(try await promotionalOffers(of: product)))
+            )
+        }
+        if query.includes("prices") {
+            relationships.append(ConnectRelationship(name: "prices", related: .many(try await prices(of: product))))
+        }
+        return relationships
+    }
+
+    // MARK: Introductory offers
+
+    private func addIntroductoryOfferRoutes(to routes: ConnectRouter) {
+        routes.add(.get, "/v1/subscriptions/{id}/introductoryOffers") { call in
+            let (product, _) = try await product(call.id, .subscriptions)
+            return .ok(try call.writer.page(try await introductoryOffers(of: product)))
+        }
+        routes.add(.post, "/v1/subscriptionIntroductoryOffers") { call in
+            let body = try await call.body()
+            let (product, app) = try await product(body.relationship("subscription") ?? "", .subscriptions)
+            try Self.refuseDates(body)
+            let schedule = try Self.schedule(body)
+            var territory = try body.relationship("territory").map { try Self.storefront($0, pointer: "territory") }
+            var offered = schedule
+            if schedule.paymentMode != .freeTrial {
+                let point = try pricePoint(of: body, for: product)
+                guard territory == nil || territory?.code == point.storefront.code else {
+                    throw ConnectAPIError.entity(
+                        "ENTITY_ERROR.RELATIONSHIP.INVALID",
+                        "The price point is for \(point.storefront.code), not for \(territory?.code ?? "").",
+                        pointer: "/data/relationships/territory")
+                }
+                territory = point.storefront
+                offered.pricing = Pricing(customPrices: [point.storefront.code: point.minorUnits])
+            }
+            let offer = IntroductoryOffer(storefront: territory?.code, schedule: offered)
+            let changed = try await catalog.modifyProduct(bundleId: app.bundleId, productId: product.productId) {
+                stored in
+                if stored.introductoryOffers.contains(where: { $0.storefront == offer.storefront }) {
+                    throw ConnectAPIError.entity(
+                        "ENTITY_ERROR",
+                        "\(product.productId) already has an introductory offer for \(offer.storefront ?? "every territory"); "
+                            + "delete it first.")
+                }
+                return ProductChanges(introductoryOffers: stored.introductoryOffers + [offer])
+            }
+            let created = try await introductoryOffers(of: changed).first {
+                $0.id == Self.introductoryOfferId(changed, offer.storefront)
+            }
+            guard let created else { throw ConnectAPIError.notFound("subscriptionIntroductoryOffers", "") }
+            return .created(
+                call.writer.single(created),
+                audit: ("product.introductory-offer", "\(app.bundleId)/\(product.productId)"))
+        }
+        routes.add(.patch, "/v1/subscriptionIntroductoryOffers/{id}") { call in
+            let body = try await call.body()
+            try Self.refuseDates(body)
+            let (product, _, storefront) = try await introductoryOffer(call.id)
+            let offer = try await introductoryOffers(of: product).first {
+                $0.id == Self.introductoryOfferId(product, storefront)
+            }
+            guard let offer else { throw ConnectAPIError.notFound("subscriptionIntroductoryOffers", call.id) }
+            return .ok(call.writer.single(offer))
+        }
+        routes.add(.delete, "/v1/subscriptionIntroductoryOffers/{id}") { call in
+            let (product, app, storefront) = try await introductoryOffer(call.id)
+            _ = try await catalog.modifyProduct(bundleId: app.bundleId, productId: product.productId) { stored in
+                ProductChanges(introductoryOffers: stored.introductoryOffers.filter { $0.storefront != storefront })
+            }
+            return .deleted(audit: ("product.remove-offer", "\(app.bundleId)/\(product.productId)/introductory"))
+        }
+    }
+
+    private func introductoryOffers(of product: Product) async throws -> [ConnectResource] {
+        let money = try await connectMoney()
+        let owner = ConnectID.product(product)
+        return product.introductoryOffers.map { offer in
+            let storefront = offer.storefront.flatMap(Storefront.named)
+            var relationships = [
+                ConnectRelationship(
+                    name: "subscription", related: .one(ConnectCatalogResources.subscription(product, group: nil))),
+                ConnectRelationship(
+                    name: "territory", related: .one(storefront.map(ConnectCatalogResources.territory))),
+            ]
+            if let storefront, offer.paymentMode != .freeTrial, let amount = offer.pricing.price(in: storefront) {
+                relationships.append(
+                    ConnectRelationship(
+                        name: "subscriptionPricePoint",
+                        related: .one(
+                            ConnectCatalogResources.pricePoint(
+                                type: "subscriptionPricePoints", product: owner, storefront: storefront,
+                                minorUnits: amount, money: money))))
+            }
+            return ConnectResource(
+                type: "subscriptionIntroductoryOffers", id: Self.introductoryOfferId(product, offer.storefront),
+                attributes: Self.scheduleAttributes(offer.schedule), relationships: relationships)
+        }
+    }
+
+    /// `1400000001-com.example.plus~intro~USA`, `…~intro~ALL` for the offer of every territory.
+    private static func introductoryOfferId(_ product: Product, _ storefront: String?) -> String {
+        "\(ConnectID.product(product))~intro~\(storefront ?? "ALL")"
+    }
+
+    private func introductoryOffer(_ id: String) async throws -> (Product, App, String?) {
+        let notFound = ConnectAPIError.notFound("subscriptionIntroductoryOffers", id)
+        let parts = id.components(separatedBy: "~intro~")
+        guard parts.count == 2 else { throw notFound }
+        let (product, app): (Product, App)
+        do {
+            (product, app) = try await self.product(parts[0], .subscriptions)
+        } catch is ConnectAPIError {
+            throw notFound
+        }
+        let storefront = parts[1] == "ALL" ? nil : parts[1]
+        guard product.introductoryOffers.contains(where: { $0.storefront == storefront }) else { throw notFound }
+        return (product, app, storefront)
+    }
+
+    // MARK: Promotional offers
+
+    private func addPromotionalOfferRoutes(to routes: ConnectRouter) {
+        routes.add(.get, "/v1/subscriptions/{id}/promotionalOffers") { call in
+            let (product, _) = try await product(call.id, .subscriptions)
+            return .ok(try call.writer.page(try await promotionalOffers(of: product)))
+        }
+        routes.add(.post, "/v1/subscriptionPromotionalOffers") { call in
+            let body = try await call.body()
+            let (product, app) = try await product(body.relationship("subscription") ?? "", .subscriptions)
+            var schedule = try Self.schedule(body)
+            if schedule.paymentMode != .freeTrial {
+                schedule.pricing = Pricing(customPrices: try inlinePrices(call, body, for: product))
+            }
+            let offer = PromotionalOffer(
+                identifier: body.string("offerCode") ?? "", referenceName: body.string("name") ?? "",
+                schedule: schedule)
+            let changed = try await catalog.modifyProduct(bundleId: app.bundleId, productId: product.productId) {
+                stored in
+                if stored.promotionalOffers.contains(where: { $0.identifier == offer.identifier }) {
+                    throw ConnectAPIError.entity(
+                        "ENTITY_ERROR",
+                        "\(product.productId) already has a promotional offer '\(offer.identifier)'.",
+                        pointer: "/data/attributes/offerCode")
+                }
+                return ProductChanges(promotionalOffers: stored.promotionalOffers + [offer])
+            }
+            let created = try await promotionalOffers(of: changed).first {
+                $0.id == Self.promotionalOfferId(changed, offer.identifier)
+            }
+            guard let created else { throw ConnectAPIError.notFound("subscriptionPromotionalOffers", "") }
+            return .created(
+                call.writer.single(created),
+                audit: ("product.promotional-offer", "\(app.bundleId)/\(product.productId)/\(offer.identifier)"))
+        }
+        routes.add(.get, "/v1/subscriptionPromotionalOffers/{id}") { call in
+            let (product, _, identifier) = try await promotionalOffer(call.id)
+            let offer = try await promotionalOffers(of: product).first {
+                $0.id == Self.promotionalOfferId(product, identifier)
+            }
+            guard let offer else { throw ConnectAPIError.notFound("subscriptionPromotionalOffers", call.id) }
+            return .ok(call.writer.single(offer))
+        }
+        routes.add(.delete, "/v1/subscriptionPromotionalOffers/{id}") { call in
+            let (product, app, identifier) = try await promotionalOffer(call.id)
+            _ = try await catalog.modifyProduct(bundleId: app.bundleId, productId: product.productId) { stored in
+                ProductChanges(promotionalOffers: stored.promotionalOffers.filter { $0.identifier != identifier })
+            }
+            return .deleted(audit: ("product.remove-offer", "\(app.bundleId)/\(product.productId)/\(identifier)"))
+        }
+    }
+
+    private func promotionalOffers(of product: Product) async throws -> [ConnectResource] {
+        let money = try await connectMoney()
+        let owner = ConnectID.product(product)
+        return product.promotionalOffers.map { offer in
+            let id = Self.promotionalOfferId(product, offer.identifier)
+            let prices = Storefront.all.compactMap { storefront -> ConnectResource? in
+                guard offer.paymentMode != .freeTrial, let amount = offer.pricing.price(in: storefront) else {
+                    return nil
+                }
+                return ConnectResource(
+                    type: "subscriptionPromotionalOfferPrices", id: "\(id)~\(storefront.code)", attributes: [:],
+                    relationships: [
+                        ConnectRelationship(
+                            name: "territory", related: .one(ConnectCatalogResources.territory(storefront))),
+                        ConnectRelationship(
+                            name: "subscriptionPricePoint",
+                            related: .one(
+                                ConnectCatalogResources.pricePoint(
+                                    type: "subscriptionPricePoints", product: owner, storefront: storefront,
+                                    minorUnits: amount, money: money))),
+                    ])
+            }
+            var attributes = Self.scheduleAttributes(offer.schedule)
+            attributes["name"] = .string(offer.referenceName)
+            attributes["offerCode"] = .string(offer.identifier)
+            return ConnectResource(
+                type: "subscriptionPromotionalOffers", id: id, attributes: attributes,
+                relationships: [
+                    ConnectRelationship(
+                        name: "subscription",
+                        related: .one(ConnectCatalogResources.subscription(product, group: nil))),
+                    ConnectRelationship(name: "prices", related: .many(prices)),
+                ])
+        }
+    }
+
+    /// `1400000001-com.example.plus~promo~comeback`.
+    private static func promotionalOfferId(_ product: Product, _ identifier: String) -> String {
+        "\(ConnectID.product(product))~promo~\(identifier)"
+    }
+
+    private func promotionalOffer(_ id: String) async throws -> (Product, App, String) {
+        let notFound = ConnectAPIError.notFound("subscriptionPromotionalOffers", id)
+        let parts = id.components(separatedBy: "~promo~")
+        guard parts.count == 2 else { throw notFound }
+        let (product, app): (Product, App)
+        do {
+            (product, app) = try await self.product(parts[0], .subscriptions)
+        } catch is ConnectAPIError {
+            throw notFound
+        }
+        guard product.promotionalOffers.contains(where: { $0.identifier == parts[1] }) else { throw notFound }
+        return (product, app, parts[1])
+    }
+
+    /// The prices of a promotional offer, from the `included` `subscriptionPromotionalOfferPrices` its `prices`
+    /// relationship names (`${local-id}`s, as Apple's clients write them): territory → minor units.
+    private func inlinePrices(_ call: ConnectCall, _ body: ConnectBody, for product: Product) throws -> [String: Int] {
+        let named = Set(
+            (body.data["relationships"]?["prices"]?["data"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
+        var prices: [String: Int] = [:]
+        for (index, item) in body.included.enumerated() where named.contains(item["id"]?.stringValue ?? "") {
+            let pointId = item["relationships"]?["subscriptionPricePoint"]?["data"]?["id"]?.stringValue ?? ""
+            guard let point = ConnectID.pricePoint(pointId), point.product == ConnectID.product(product) else {
+                throw ConnectAPIError.entity(
+                    "ENTITY_ERROR.RELATIONSHIP.INVALID",
+                    "'\(pointId.prefix(80))' is not a price point of \(product.productId).",
+                    pointer: "/included/\(index)/relationships/subscriptionPricePoint")
+            }
+            prices[point.storefront.code] = point.minorUnits
+        }
+        guard !prices.isEmpty else {
+            throw ConnectAPIError.entity(
+                "ENTITY_ERROR.RELATIONSHIP.REQUIRED",
+                "A promotional offer that is not a free trial needs its prices: name them in 'prices' and include each "
+                    + "as a subscriptionPromotionalOfferPrices resource with its territory and price point.",
+                pointer: "/data/relationships/prices")
+        }
+        return prices
+    }
+
+    /// The price point a body's `subscriptionPricePoint` names, which must be one of `product`'s.
+    private func pricePoint(of body: ConnectBody, for product: Product) throws -> (
+        product: String, storefront: Storefront, minorUnits: Int
+    ) {
+        let pointId = body.relationship("subscriptionPricePoint") ?? ""
+        guard let point = ConnectID.pricePoint(pointId), point.product == ConnectID.product(product) else {
+            throw ConnectAPIError.entity(
+                "ENTITY_ERROR.RELATIONSHIP.INVALID",
+                pointId.isEmpty
+                    ? "An offer that is not a free trial needs 'subscriptionPricePoint': its price in a territory."
+                    : "'\(pointId.prefix(80))' is not a price point of \(product.productId).",
+                pointer: "/data/relationships/subscriptionPricePoint")
+        }
+        return point
+    }
+
+    // MARK: Offer terms
+
+    /// Apple's `duration` names, by the offer period Kiosk stores.
+    static let offerDurations: [(String, OfferPeriod)] = [
+        ("THREE_DAYS", OfferPeriod(count: 3, unit: .day)), ("ONE_WEEK", OfferPeriod(count: 1, unit: .week)),
+        ("TWO_WEEKS", OfferPeriod(count: 2, unit: .week)), ("ONE_MONTH", OfferPeriod(count: 1, unit: .month)),
+        ("TWO_MONTHS", OfferPeriod(count: 2, unit: .month)), ("THREE_MONTHS", OfferPeriod(count: 3, unit: .month)),
+        ("SIX_MONTHS", OfferPeriod(count: 6, unit: .month)), ("ONE_YEAR", OfferPeriod(count: 1, unit: .year)),
+    ]
+
+    /// Apple's `offerMode` names, by Kiosk's payment mode.
+    static let offerModes: [(String, OfferPaymentMode)] = [
+        ("FREE_TRIAL", .freeTrial), ("PAY_AS_YOU_GO", .payAsYouGo), ("PAY_UP_FRONT", .payUpFront),
+    ]
+
+    /// The schedule a body's `duration`, `offerMode` and `numberOfPeriods` give (the contract has checked the names).
+    private static func schedule(_ body: ConnectBody) throws -> OfferSchedule {
+        guard let period = offerDurations.first(where: { $0.0 == body.string("duration") })?.1,
+            let mode = offerModes.first(where: { $0.0 == body.string("offerMode") })?.1
+        else {
+            throw ConnectAPIError.entity(
+                "ENTITY_ERROR.ATTRIBUTE.REQUIRED", "An offer needs 'duration' and 'offerMode'.",
+                pointer: "/data/attributes")
+        }
+        return OfferSchedule(
+            paymentMode: mode, period: period, numberOfPeriods: body.attribute("numberOfPeriods")?.intValue ?? 1)
+    }
+
+    private static func scheduleAttributes(_ schedule: OfferSchedule) -> [String: JSONValue] {
+        var attributes: [String: JSONValue] = ["numberOfPeriods": .integer(schedule.numberOfPeriods)]
+        if let duration = offerDurations.first(where: { $0.1 == schedule.period })?.0 {
+            attributes["duration"] = .string(duration)
+        }
+        if let mode = offerModes.first(where: { $0.1 == schedule.paymentMode })?.0 {
+            attributes["offerMode"] = .string(mode)
+        }
+        return attributes
+    }
+
+    /// Kiosk's offers have no dates: they run until deleted.
+    private static func refuseDates(_ body: ConnectBody) throws {
+        for name in ["startDate", "endDate"] where body.attribute(name) != nil {
+            throw ConnectAPIError.entity(
+                "ENTITY_ERROR.ATTRIBUTE.INVALID",
+                "Kiosk's introductory offers run until they are deleted; they have no '\(name)'. Leave it out, and "
+                    + "delete the offer when it should end.",
+                pointer: "/data/attributes/\(name)")
+        }
+    }
+
+    private static func storefront(_ code: String, pointer: String) throws -> Storefront {
+        guard let storefront = Storefront.named(code) else {
+            throw ConnectAPIError.entity(
+                "ENTITY_ERROR.RELATIONSHIP.INVALID", "'\(code.prefix(8))' is not a territory.",
+                pointer: "/data/relationships/\(pointer)")
+        }
+        return storefront
+    }
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Derives Kiosk's App Store Connect API contract from Apple's published OpenAPI document.
+
+Kiosk serves part of Apple's App Store Connect API. Its contract is Apple's own document cut down to the operations
+Kiosk serves (OPERATIONS below) and every schema they reference, unchanged. The store reads the result at run time
+(to check each request's parameters and body) and the tests check every answer against it.
+
+    python3 scripts/derive-connect-openapi.py APPLE_DOCUMENT.json > Sources/KioskStore/Resources/app-store-connect-openapi.json
+
+Run it again after adding an operation here and its handler in the store; `ConnectCatalogContractTests` fails until
+the two agree.
+"""
+
+import json
+import sys
+
+# Every operation Kiosk serves under /v1 and /v2, as "METHOD path" in Apple's spelling.
+OPERATIONS = """
+GET /v1/salesReports
+GET /v1/financeReports
+GET /v1/apps
+GET /v1/apps/{id}
+GET /v1/apps/{id}/subscriptionGroups
+GET /v1/territories
+POST /v1/subscriptionGroups
+GET /v1/subscriptionGroups/{id}
+PATCH /v1/subscriptionGroups/{id}
+DELETE /v1/subscriptionGroups/{id}
+GET /v1/subscriptionGroups/{id}/subscriptions
+GET /v1/subscriptionGroups/{id}/relationships/subscriptions
+GET /v1/subscriptionGroups/{id}/subscriptionGroupLocalizations
+GET /v1/subscriptionGroups/{id}/relationships/subscriptionGroupLocalizations
+POST /v1/subscriptionGroupLocalizations
+GET /v1/subscriptionGroupLocalizations/{id}
+PATCH /v1/subscriptionGroupLocalizations/{id}
+DELETE /v1/subscriptionGroupLocalizations/{id}
+POST /v1/subscriptions
+GET /v1/subscriptions/{id}
+PATCH /v1/subscriptions/{id}
+DELETE /v1/subscriptions/{id}
+GET /v1/subscriptions/{id}/subscriptionLocalizations
+GET /v1/subscriptions/{id}/relationships/subscriptionLocalizations
+POST /v1/subscriptionLocalizations
+GET /v1/subscriptionLocalizations/{id}
+PATCH /v1/subscriptionLocalizations/{id}
+DELETE /v1/subscriptionLocalizations/{id}
+POST /v1/subscriptionSubmissions
+GET /v1/subscriptions/{id}/pricePoints
+GET /v1/subscriptionPricePoints/{id}
+GET /v1/subscriptionPricePoints/{id}/equalizations
+POST /v1/subscriptionPrices
+GET /v1/subscriptions/{id}/prices
+DELETE /v1/subscriptionPrices/{id}
+GET /v1/subscriptions/{id}/introductoryOffers
+POST /v1/subscriptionIntroductoryOffers
+PATCH /v1/subscriptionIntroductoryOffers/{id}
+DELETE /v1/subscriptionIntroductoryOffers/{id}
+GET /v1/subscriptions/{id}/promotionalOffers
+POST /v1/subscriptionPromotionalOffers
+GET /v1/subscriptionPromotionalOffers/{id}
+DELETE /v1/subscriptionPromotionalOffers/{id}
+GET /v1/apps/{id}/inAppPurchasesV2
+POST /v2/inAppPurchases
+GET /v2/inAppPurchases/{id}
+PATCH /v2/inAppPurchases/{id}
+DELETE /v2/inAppPurchases/{id}
+GET /v2/inAppPurchases/{id}/inAppPurchaseLocalizations
+GET /v2/inAppPurchases/{id}/relationships/inAppPurchaseLocalizations
+POST /v1/inAppPurchaseSubmissions
+POST /v1/inAppPurchaseLocalizations
+GET /v1/inAppPurchaseLocalizations/{id}
+PATCH /v1/inAppPurchaseLocalizations/{id}
+DELETE /v1/inAppPurchaseLocalizations/{id}
+"""
+
+
+def references(value, found):
+    """Adds the name of every schema `value` references, directly or through other schemas."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "$ref" and isinstance(item, str):
+                found.add(item)
+            else:
+                references(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            references(item, found)
+
+
+def main():
+    apple = json.load(open(sys.argv[1]))
+    paths = {}
+    for line in OPERATIONS.split("\n"):
+        if not line.strip():
+            continue
+        method, path = line.split()
+        operation = apple["paths"][path][method.lower()]
+        paths.setdefault(path, {})[method.lower()] = operation
+    for path, item in paths.items():
+        if "parameters" in apple["paths"][path]:
+            item["parameters"] = apple["paths"][path]["parameters"]
+    derived = {key: value for key, value in apple.items() if key not in ("paths", "components")}
+    derived["info"] = dict(apple["info"])
+    derived["info"]["description"] = (
+        "The part of Apple's App Store Connect API (version %s) that Kiosk serves: Apple's operations and schemas, "
+        "unchanged, derived by scripts/derive-connect-openapi.py." % apple["info"]["version"])
+    derived["paths"] = paths
+    components = {}
+    pending = set()
+    references(paths, pending)
+    done = set()
+    while pending:
+        reference = pending.pop()
+        if reference in done:
+            continue
+        done.add(reference)
+        _, _, section, name = reference.split("/")
+        value = apple["components"][section][name]
+        components.setdefault(section, {})[name] = value
+        references(value, pending)
+    if "securitySchemes" in apple["components"]:
+        components["securitySchemes"] = apple["components"]["securitySchemes"]
+    derived["components"] = {section: dict(sorted(items.items())) for section, items in sorted(components.items())}
+    json.dump(derived, sys.stdout, indent=1, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+main()
