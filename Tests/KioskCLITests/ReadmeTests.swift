@@ -37,7 +37,7 @@ import Testing
             "production USA: NOT available", "Balance: 300 coins", "Balance: 0 coins, ads removed",
             "ads are shown again", "Balance: 400 coins, ads shown.", "\"status\":0",
             "Imported", "coins: 200 (200 from 1 purchase)", "4 store transactions, 1 grant, 2 findings",
-            "Balance at the merchant for alice: 300 coins", "\"status\":\"ok\"",
+            "Balance at the merchant for alice: 300 coins", "\"status\":\"ok\"", "\"type\":\"subscriptionGroups\"",
             "consumable                 pass", "refund-before-purchase     pass", "forged-notification        pass",
             "subscription-renewals      not made", " passed, 0 failed, ",
         ] {
