@@ -2,7 +2,7 @@
 """Derives Kiosk's App Store Connect API contract from Apple's published OpenAPI document.
 
 Kiosk serves part of Apple's App Store Connect API. Its contract is Apple's own document cut down to the operations
-Kiosk serves (OPERATIONS below) and every schema they reference, unchanged. The store reads the result at run time
+Kiosk serves (OPERATIONS below) and every schema they reference, unchanged but for one repair (`repaired`). The store reads the result at run time
 (to check each request's parameters and body) and the tests check every answer against it.
 
     python3 scripts/derive-connect-openapi.py APPLE_DOCUMENT.json > Sources/KioskStore/Resources/app-store-connect-openapi.json
@@ -87,6 +87,16 @@ def references(value, found):
             references(item, found)
 
 
+def repaired(value):
+    """Apple's document writes `"format": null` in a few schemas (AppEvent's deepLink); OpenAPI wants a string there,
+    and validators refuse the whole document. Those keys go; nothing else changes."""
+    if isinstance(value, dict):
+        return {key: repaired(item) for key, item in value.items() if not (key == "format" and item is None)}
+    if isinstance(value, list):
+        return [repaired(item) for item in value]
+    return value
+
+
 def main():
     apple = json.load(open(sys.argv[1]))
     paths = {}
@@ -121,7 +131,7 @@ def main():
     if "securitySchemes" in apple["components"]:
         components["securitySchemes"] = apple["components"]["securitySchemes"]
     derived["components"] = {section: dict(sorted(items.items())) for section, items in sorted(components.items())}
-    json.dump(derived, sys.stdout, indent=1, sort_keys=False)
+    json.dump(repaired(derived), sys.stdout, indent=1, sort_keys=False)
     sys.stdout.write("\n")
 
 
