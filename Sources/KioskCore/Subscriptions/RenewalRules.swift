@@ -17,8 +17,9 @@ public struct RenewalRules: Sendable, Hashable {
     public static let sandboxRenewalLimit = 12
     /// How long Apple keeps retrying a failed renewal before the subscription expires.
     public static let billingRetryDays = 60
-    /// Days after the first failure on which billing is retried (Apple does not publish its schedule).
-    public static let retryDays = [1, 3, 7, 14, 21, 30, 45]
+    /// Days after the first failure on which billing is retried (Apple does not publish its schedule), up to the
+    /// longest retry window; a window retries on the days before it closes.
+    public static let retryDays = [1, 3, 7, 14, 21, 30, 45, 60, 75]
 
     /// When a period of `duration` that starts at `start` ends.
     public func periodEnd(_ duration: SubscriptionDuration, from start: Date) -> Date {
@@ -41,9 +42,14 @@ public struct RenewalRules: Sendable, Hashable {
     /// life cycle of monthly subscriptions with a 12-month commitment").
     public static let commitmentBillingRetryDays = 90
 
+    /// How many days the billing retry of a payment under `billingPlan` lasts: 60, 90 for the monthly plan.
+    public static func retryWindowDays(_ billingPlan: BillingPlanType) -> Int {
+        billingPlan == .monthly ? commitmentBillingRetryDays : billingRetryDays
+    }
+
     /// When the billing retry that began at `start` gives up: 60 days, 90 for a payment of the monthly plan.
     public func retryEnd(from start: Date, billingPlan: BillingPlanType = .billedUpFront) -> Date {
-        start + span(days: billingPlan == .monthly ? Self.commitmentBillingRetryDays : Self.billingRetryDays)
+        start + span(days: Self.retryWindowDays(billingPlan))
     }
 
     /// When billing period `number` of a commitment that ends at `commitmentEnd` ends: counted back from the
@@ -59,10 +65,13 @@ public struct RenewalRules: Sendable, Hashable {
         }
     }
 
-    /// The next billing retry after `now` for a retry that began at `start`; nil when none is left before the
-    /// retry window closes.
-    public func nextRetry(after now: Date, startedAt start: Date) -> Date? {
-        Self.retryDays.map { start + span(days: $0) }.first { $0 > now }
+    /// The next billing retry after `now` for a retry of a payment under `billingPlan` that began at `start`; nil
+    /// when none is left before the retry window closes.
+    public func nextRetry(after now: Date, startedAt start: Date, billingPlan: BillingPlanType = .billedUpFront)
+        -> Date?
+    {
+        let window = Self.retryWindowDays(billingPlan)
+        return Self.retryDays.lazy.filter { $0 < window }.map { start + self.span(days: $0) }.first { $0 > now }
     }
 
     /// How much longer (or shorter) sandbox periods are than Apple's table (which is the 5-minute rate).

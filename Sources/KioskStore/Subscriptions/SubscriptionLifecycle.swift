@@ -384,7 +384,7 @@ struct SubscriptionLifecycle: Sendable {
     private func nextRetryEvent(_ subscription: StoreSubscription, after at: Date, rules: RenewalRules) -> Date {
         let started = subscription.billingRetryStartedAt ?? at
         let candidates = [
-            rules.nextRetry(after: at, startedAt: started),
+            rules.nextRetry(after: at, startedAt: started, billingPlan: subscription.nextBillingPlan),
             subscription.gracePeriodExpiresAt.flatMap { $0 > at ? $0 : nil },
             rules.retryEnd(from: started, billingPlan: subscription.nextBillingPlan),
         ]

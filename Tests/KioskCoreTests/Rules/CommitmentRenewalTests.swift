@@ -69,6 +69,20 @@ import Testing
         #expect(Self.decide(upFront, at: Self.start + 61 * 86_400) == .expire(.billingRetry))
     }
 
+    // Proves billing is retried through the whole window: after day 45 a commitment's payment is still retried (days
+    // 60 and 75) until day 90, while an up-front payment's retries stop before its 60 days.
+    @Test func retriesGoOnUntilTheWindowCloses() {
+        let rules = RenewalRules(environment: .production)
+        func day(_ days: Int) -> Date { Self.start + TimeInterval(days) * 86_400 }
+        func retries(_ plan: BillingPlanType) -> [Date] {
+            Array(
+                sequence(first: Self.start) { rules.nextRetry(after: $0, startedAt: Self.start, billingPlan: plan) }
+                    .dropFirst())
+        }
+        #expect(retries(.monthly) == [1, 3, 7, 14, 21, 30, 45, 60, 75].map(day))
+        #expect(retries(.billedUpFront) == [1, 3, 7, 14, 21, 30, 45].map(day))
+    }
+
     // Proves billing periods are counted back from the commitment's end, so the 12th ends with it: calendar months
     // in production (from 31 January the periods end on the last days of shorter months), the tester's rate in the
     // sandbox.
