@@ -52,6 +52,14 @@ public struct RenewalRules: Sendable, Hashable {
         start + span(days: Self.retryWindowDays(billingPlan))
     }
 
+    /// When the grace period of a renewal under `billingPlan` that failed at `start` ends, for an app whose grace
+    /// period lasts `days`; nil when there is none: the app has none, or the payment is the monthly plan's, which
+    /// never has one (Apple's "Managing the life cycle of monthly subscriptions with a 12-month commitment").
+    public func gracePeriodEnd(from start: Date, days: Int?, billingPlan: BillingPlanType) -> Date? {
+        guard let days, billingPlan == .billedUpFront else { return nil }
+        return start + span(days: days)
+    }
+
     /// When billing period `number` of a commitment that ends at `commitmentEnd` ends: counted back from the
     /// commitment's end, so the periods meet it exactly (the last period ends with the commitment) and a moved end (a
     /// late billing recovery) moves the periods after it.

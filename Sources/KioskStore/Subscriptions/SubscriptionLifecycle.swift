@@ -356,21 +356,17 @@ struct SubscriptionLifecycle: Sendable {
             expiresDate: rules.periodEnd(MonthlyPlan.commitmentDuration, from: at), priceMinorUnits: total)
     }
 
-    /// The renewal charge failed: billing retry begins, in a grace period when the app has one (never for a payment
-    /// of the monthly plan: Apple's "Managing the life cycle of monthly subscriptions with a 12-month commitment").
+    /// The renewal charge failed: billing retry begins, in a grace period when the app has one and the payment may
+    /// have it (``RenewalRules/gracePeriodEnd(from:days:billingPlan:)``: never the monthly plan's).
     private func failRenewal(
         _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
         effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         subscription.failNextRenewal = false
         subscription.billingRetryStartedAt = at
-        if let days = context.app.billingGracePeriodDays, subscription.nextBillingPlan == .billedUpFront {
-            subscription.state = .gracePeriod
-            subscription.gracePeriodExpiresAt = at + context.rules.span(days: days)
-        } else {
-            subscription.state = .billingRetry
-            subscription.gracePeriodExpiresAt = nil
-        }
+        subscription.gracePeriodExpiresAt = context.rules.gracePeriodEnd(
+            from: at, days: context.app.billingGracePeriodDays, billingPlan: subscription.nextBillingPlan)
+        subscription.state = subscription.gracePeriodExpiresAt == nil ? .billingRetry : .gracePeriod
         subscription.nextEventAt = nextRetryEvent(subscription, after: at, rules: context.rules)
         subscription.updatedAt = at
         try await tx.updateSubscription(subscription)

@@ -83,6 +83,15 @@ import Testing
         #expect(retries(.billedUpFront) == [1, 3, 7, 14, 21, 30, 45].map(day))
     }
 
+    // Proves a commitment's payment never has a grace period, whatever the app's; an up-front one has the app's.
+    @Test func aCommitmentsPaymentHasNoGracePeriod() {
+        let rules = RenewalRules(environment: .production)
+        #expect(rules.gracePeriodEnd(from: Self.start, days: 16, billingPlan: .monthly) == nil)
+        #expect(
+            rules.gracePeriodEnd(from: Self.start, days: 16, billingPlan: .billedUpFront) == Self.start + 16 * 86_400)
+        #expect(rules.gracePeriodEnd(from: Self.start, days: nil, billingPlan: .billedUpFront) == nil)
+    }
+
     // Proves billing periods are counted back from the commitment's end, so the 12th ends with it: calendar months
     // in production (from 31 January the periods end on the last days of shorter months), the tester's rate in the
     // sandbox.
