@@ -26,6 +26,45 @@ extension SubscriptionCommitmentTests {
                     totalBillingPeriods: 12))
     }
 
+    /// At the tester's renewal rate (an hour or three minutes a month), the purchase's first month, the commitment's
+    /// end and the renewals all follow that rate: advancing the clock one month charges exactly one month, its period
+    /// starting where the last ended. A year billed up front lasts 12 such months too.
+    @Test(arguments: TestDatabase.available, ["1h", "3m"])
+    func theCommitmentFollowsTheTestersRate(database: TestDatabase, rate: String) async throws {
+        let month: Int64 = rate == "1h" ? 3_600_000 : 180_000
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(engine: database, clock: clock) { store in
+                try await Self.prepare(store, receiver: receiver, testerSettings: ["renewalRate": rate])
+                let token = try await store.signIn()
+                let bought = try await Self.buy(Self.pro, plan: "MONTHLY", store: store, token: token)
+                #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+                let purchased = try #require(try await Self.transactions(store, clock: clock).first).purchaseDate
+                let commitmentEnd = purchased + 12 * month
+                Self.expectPeriod(
+                    try await Self.transactions(store, clock: clock).first, number: 1, start: purchased, month: month,
+                    commitmentEnd: commitmentEnd)
+                for number in 2...3 {
+                    let advanced = try await store.advanceSandboxClock(rate)
+                    #expect(advanced.json["renewed"] as? Int == 1, "one month, one payment: \(advanced.text)")
+                    let periods = try await Self.transactions(store, clock: clock)
+                    #expect(periods.count == number)
+                    Self.expectPeriod(
+                        periods.last, number: number, start: purchased + Int64(number - 1) * month, month: month,
+                        commitmentEnd: commitmentEnd)
+                }
+
+                try await store.createTester("second@example.com", settings: ["renewalRate": rate])
+                let second = try await store.signIn("second@example.com")
+                let year = try await Self.buy(Self.max, plan: nil, store: store, token: second)
+                #expect(year.json["state"] as? String == "purchased", "\(year.text)")
+                let upFront = try #require(
+                    try await Self.transactions(store, clock: clock, tester: "second@example.com").first)
+                #expect(upFront.expiresDate == upFront.purchaseDate + 12 * month, "a year is 12 of the tester's months")
+            }
+        }
+    }
+
     /// A commitment's payment retries for all of Apple's 90 days: a payment method fixed after day 45 still recovers
     /// at the next retry (day 60), the commitment's end moving by the delay.
     @Test(arguments: TestDatabase.available)
@@ -56,6 +95,41 @@ extension SubscriptionCommitmentTests {
                     try await Self.transactions(store, clock: clock).last, number: 2,
                     start: purchased + Self.month + delay, month: Self.month,
                     commitmentEnd: purchased + 12 * Self.month + delay)
+            }
+        }
+    }
+
+    /// A commitment whose renewal plan stops being sold (the monthly plan removed) keeps billing its own months, then
+    /// expires at its end as a product no longer for sale (`EXPIRED`/`PRODUCT_NOT_FOR_SALE`, intent 4) instead of
+    /// staying due.
+    @Test(arguments: TestDatabase.available)
+    func aRenewalIntoAMonthlyPlanNoLongerSoldExpires(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(engine: database, clock: clock) { store in
+                try await Self.prepare(store, receiver: receiver)
+                let token = try await store.signIn()
+                let bought = try await Self.buy(Self.pro, plan: "MONTHLY", store: store, token: token)
+                #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+                try await receiver.drain(1, from: store)
+                let removed = try await store.request(
+                    .PATCH, "/admin/v1/apps/\(TestStore.bundleId)/products/\(Self.pro)",
+                    json: ["monthlyPlan": ["pricing": ["customPrices": [String: Int]()]]])
+                #expect(removed.status == 200, "\(removed.text)")
+                let first = try #require(try await Self.transactions(store, clock: clock).first)
+                let waiting = try await store.subscriptionStatus(of: first.transactionId, clock: clock)
+                #expect(waiting.renewal.renewalPrice == 5990, "the commitment's own payments go on")
+                #expect(waiting.renewal.commitmentInfo?.commitmentRenewalPrice == nil, "nothing to renew into")
+
+                let year = try await store.advanceSandboxClock("1h")
+                #expect(year.json["renewed"] as? Int == 11, "\(year.text)")
+                #expect(year.json["expired"] as? Int == 1, "\(year.text)")
+                #expect(
+                    try await store.notificationKinds(receiver, count: 12, clock: clock)
+                        == Array(repeating: "DID_RENEW", count: 11) + ["EXPIRED/PRODUCT_NOT_FOR_SALE"])
+                let ended = try await store.subscriptionStatus(of: first.transactionId, clock: clock)
+                #expect(ended.status == 2)
+                #expect(ended.renewal.expirationIntent == 4)
             }
         }
     }

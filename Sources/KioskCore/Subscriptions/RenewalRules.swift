@@ -82,6 +82,28 @@ public struct RenewalRules: Sendable, Hashable {
         return Self.retryDays.lazy.filter { $0 < window }.map { start + self.span(days: $0) }.first { $0 > now }
     }
 
+    /// A new 12-month commitment to `product`'s monthly plan that starts at `start` in `storefront`, as its first
+    /// billing period; nil when the plan is not offered there (``Product/monthlyPlanPrice(in:)``). Purchases and
+    /// renewals both start commitments here, so the commitment lasts 12 of this environment's months (the tester's
+    /// rate in the sandbox) and its periods, ended by ``periodEnd(of:)``, follow one another.
+    public func newCommitment(to product: Product, in storefront: Storefront, from start: Date)
+        -> TransactionCommitment?
+    {
+        guard let monthly = product.monthlyPlanPrice(in: storefront) else { return nil }
+        let (total, overflow) = monthly.multipliedReportingOverflow(by: MonthlyPlan.billingPeriods)
+        guard !overflow else { return nil }
+        return TransactionCommitment(
+            billingPeriodNumber: 1, totalBillingPeriods: MonthlyPlan.billingPeriods,
+            expiresDate: periodEnd(MonthlyPlan.commitmentDuration, from: start), priceMinorUnits: total)
+    }
+
+    /// When the billing period `commitment` is at ends: counted back from the commitment's end (see
+    /// ``commitmentPeriodEnd(_:of:commitmentEnd:)``).
+    public func periodEnd(of commitment: TransactionCommitment) -> Date {
+        commitmentPeriodEnd(
+            commitment.billingPeriodNumber, of: commitment.totalBillingPeriods, commitmentEnd: commitment.expiresDate)
+    }
+
     /// How much longer (or shorter) sandbox periods are than Apple's table (which is the 5-minute rate).
     private var scale: Double {
         let minutes: Double =
