@@ -99,6 +99,59 @@ extension SubscriptionCommitmentTests {
         }
     }
 
+    /// Extending the renewal date (App Store Server API) moves the commitment's end with the period: the re-signed
+    /// transaction, the renewal info and the notification agree, and the next payment starts at the new date.
+    @Test(arguments: TestDatabase.available)
+    func extendingTheRenewalDateMovesTheCommitment(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(engine: database, clock: clock) { store in
+                try await Self.prepare(store, receiver: receiver)
+                let token = try await store.signIn()
+                let bought = try await Self.buy(Self.pro, plan: "MONTHLY", store: store, token: token)
+                #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+                try await receiver.drain(1, from: store)
+                let first = try #require(try await Self.transactions(store, clock: clock).first)
+                let key = try await store.createServerAPIKey()
+                let extended = try await store.inApps(
+                    .PUT, "/inApps/v1/subscriptions/extend/\(first.transactionId)", key: key,
+                    json: ["extendByDays": 3, "extendReasonCode": 1, "requestIdentifier": "r1"], clock: clock)
+                #expect(extended.status == 200, "\(extended.text)")
+
+                let moved: Int64 = 3 * 86_400_000
+                let commitmentEnd = first.purchaseDate + 12 * Self.month + moved
+                let renewalDate = first.purchaseDate + Self.month + moved
+                let status = try await store.subscriptionStatus(of: first.transactionId, clock: clock)
+                Self.expectExtended(
+                    status.transaction, status.renewal, renewalDate: renewalDate, commitmentEnd: commitmentEnd)
+                let notification = try await verifiedPayload(
+                    try #require(try await receiver.payloads(from: store).first), as: NotificationPayload.self,
+                    root: store.built.signing.identity(.sandbox).root, clock: clock)
+                #expect(notification.notificationType == .renewalExtended)
+                let notified = try await verifiedPayload(
+                    try #require(notification.data?.signedTransactionInfo), as: JWSTransactionDecodedPayload.self,
+                    root: store.built.signing.identity(.sandbox).root, clock: clock)
+                #expect(notified.commitmentInfo?.commitmentExpiresDate == commitmentEnd)
+
+                #expect(try await store.advanceSandboxClock("72h5m").json["renewed"] as? Int == 1)
+                Self.expectPeriod(
+                    try await Self.transactions(store, clock: clock).last, number: 2, start: renewalDate,
+                    month: Self.month, commitmentEnd: commitmentEnd)
+            }
+        }
+    }
+
+    /// Checks an extended subscription's transaction and renewal info: the period and the commitment end later.
+    static func expectExtended(
+        _ transaction: JWSTransactionDecodedPayload, _ renewal: JWSRenewalInfoDecodedPayload, renewalDate: Int64,
+        commitmentEnd: Int64
+    ) {
+        #expect(transaction.expiresDate == renewalDate)
+        #expect(transaction.commitmentInfo?.commitmentExpiresDate == commitmentEnd, "the signed transaction moved")
+        #expect(renewal.renewalDate == renewalDate)
+        #expect(renewal.commitmentInfo?.commitmentRenewalDate == commitmentEnd, "the renewal info agrees")
+    }
+
     /// A commitment whose renewal plan stops being sold (the monthly plan removed) keeps billing its own months, then
     /// expires at its end as a product no longer for sale (`EXPIRED`/`PRODUCT_NOT_FOR_SALE`, intent 4) instead of
     /// staying due.

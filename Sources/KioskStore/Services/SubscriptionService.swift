@@ -194,7 +194,10 @@ struct SubscriptionService: Sendable {
             since: now - Self.extensionWindow)
         guard count < Self.maximumExtensions else { throw ExtensionRefusal.maximumReached }
         var extended = latest
-        extended.expiresDate = expires + TimeInterval(days) * 86_400
+        let added = TimeInterval(days) * 86_400
+        extended.expiresDate = expires + added
+        // The commitment's end moves with its period, so the signed transaction and the renewal info agree.
+        extended.commitment?.expiresDate += added
         extended.modifiedAt = now
         try context.ledger.sign(&extended, bundleId: app.bundleId, now: now)
         try await tx.updateTransaction(extended)
@@ -202,8 +205,9 @@ struct SubscriptionService: Sendable {
             originalTransactionId: extended.originalTransactionId, environment: extended.environment),
             row.latestTransactionId == extended.id, let newExpiry = extended.expiresDate
         {
-            // The renewal (the scheduler's next event) moves with the expiry, and a commitment's end with it.
-            row.commitment?.expiresDate += newExpiry.timeIntervalSince(row.expiresAt)
+            // The renewal (the scheduler's next event) moves with the expiry, and the commitment (the latest
+            // transaction's) with it.
+            row.commitment = extended.commitment
             row.expiresAt = newExpiry
             if row.state == .active { row.nextEventAt = newExpiry }
             row.updatedAt = now
