@@ -152,6 +152,48 @@ extension SubscriptionCommitmentTests {
         #expect(renewal.commitmentInfo?.commitmentRenewalDate == commitmentEnd, "the renewal info agrees")
     }
 
+    /// A downgrade bought during a commitment waits for the 12th month's end: every payment until then bills the
+    /// current product, and the commitment's end renews into the lower product's own new commitment.
+    @Test(arguments: TestDatabase.available)
+    func aDowngradeTakesEffectWhenTheCommitmentEnds(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(engine: database, clock: clock) { store in
+                try await Self.prepare(store, receiver: receiver)
+                let token = try await store.signIn()
+                let bought = try await Self.buy(Self.pro, plan: "MONTHLY", store: store, token: token)
+                #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+                #expect(try await store.advanceSandboxClock("10m").json["renewed"] as? Int == 2)
+                let down = try await Self.buy(Self.lite, plan: "MONTHLY", store: store, token: token)
+                #expect(down.json["state"] as? String == "purchased", "\(down.text)")
+
+                #expect(try await store.advanceSandboxClock("45m").json["renewed"] as? Int == 9)
+                var periods = try await Self.transactions(store, clock: clock)
+                let purchased = try #require(periods.first?.purchaseDate)
+                #expect(periods.count == 12)
+                #expect(periods.allSatisfy { $0.productId == Self.pro }, "the commitment bills pro to its end")
+                #expect(periods.last?.commitmentInfo?.billingPeriodNumber == 12)
+
+                #expect(try await store.advanceSandboxClock("5m").json["renewed"] as? Int == 1)
+                periods = try await Self.transactions(store, clock: clock)
+                let lite = try #require(periods.last)
+                #expect(lite.productId == Self.lite)
+                #expect(lite.billingPlanType == "MONTHLY")
+                #expect(lite.price == 2990)
+                #expect(lite.purchaseDate == purchased + 12 * Self.month, "at the commitment's end, not before")
+                #expect(lite.expiresDate == purchased + 13 * Self.month)
+                #expect(
+                    lite.commitmentInfo
+                        == TransactionCommitmentInfo(
+                            billingPeriodNumber: 1, commitmentExpiresDate: purchased + 24 * Self.month,
+                            commitmentPrice: 35880, totalBillingPeriods: 12))
+                let status = try await store.subscriptionStatus(of: lite.originalTransactionId, clock: clock)
+                #expect(status.renewal.autoRenewProductId == Self.lite)
+                #expect(status.renewal.renewalPrice == 2990)
+            }
+        }
+    }
+
     /// A commitment whose renewal plan stops being sold (the monthly plan removed) keeps billing its own months, then
     /// expires at its end as a product no longer for sale (`EXPIRED`/`PRODUCT_NOT_FOR_SALE`, intent 4) instead of
     /// staying due.
@@ -184,6 +226,50 @@ extension SubscriptionCommitmentTests {
                 #expect(ended.status == 2)
                 #expect(ended.renewal.expirationIntent == 4)
             }
+        }
+    }
+
+    /// The Sales report (production only) shows a payment of the monthly plan as a "1 Month" row at the monthly
+    /// price, beside the same product's "1 Year" row billed up front.
+    @Test(arguments: TestDatabase.available)
+    func monthlyPaymentsAreOneMonthRowsOfTheSalesReport(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(engine: database, clock: clock) { store in
+                try await Self.prepare(store, receiver: receiver)
+                for action in ["submit", "approve"] {
+                    let review = try await store.request(
+                        .POST, "/admin/v1/apps/\(TestStore.bundleId)/products/\(Self.pro)/review",
+                        json: ["action": action])
+                    #expect(review.status == 200, "\(review.text)")
+                }
+                for (email, plan) in [("monthly@example.com", "MONTHLY"), ("yearly@example.com", "BILLED_UPFRONT")] {
+                    let created = try await store.request(
+                        .POST, "/admin/v1/accounts",
+                        json: ["email": email, "password": TestStore.password, "storefront": "USA"])
+                    #expect(created.status == 201, "\(created.text)")
+                    let token = try await store.signIn(email, sandbox: false)
+                    let bought = try await Self.buy(Self.pro, plan: plan, store: store, token: token, sandbox: false)
+                    #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+                }
+
+                let report = try await store.request(.GET, "/admin/v1/reports/sales?frequency=daily&date=2026-09-21")
+                #expect(report.status == 200, "\(report.text)")
+                let rows = Self.reportRows(report.text)
+                let summary = rows.map { row in
+                    ["SKU", "Period", "Units", "Customer Price", "Subscription"].map { row[$0] ?? "" }
+                        .joined(separator: " ")
+                }
+                #expect(summary.sorted() == ["\(Self.pro) 1 Month 1 5.99 New", "\(Self.pro) 1 Year 1 59.99 New"])
+            }
+        }
+    }
+
+    /// The rows of a Sales report, by column.
+    static func reportRows(_ text: String) -> [[String: String]] {
+        text.split(separator: "\n").dropFirst().map { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return Dictionary(uniqueKeysWithValues: zip(SalesSummaryReport.columns, fields))
         }
     }
 }
