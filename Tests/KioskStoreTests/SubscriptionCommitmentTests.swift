@@ -24,8 +24,10 @@ import Testing
     static let lite = "com.example.orbit.lite.annual"
 
     /// The app, the group "Orbit" and its three one-year subscriptions, the tester (USA) and the notification URL.
-    static func prepare(_ store: TestStore, receiver: NotificationReceiver) async throws {
-        try await store.preparePurchaseCatalog()
+    static func prepare(_ store: TestStore, receiver: NotificationReceiver, testerSettings: [String: Any] = [:])
+        async throws
+    {
+        try await store.preparePurchaseCatalog(testerSettings: testerSettings)
         let group = try await store.request(
             .POST, "/admin/v1/apps/\(TestStore.bundleId)/subscription-groups",
             json: ["referenceName": "Orbit", "localizations": [["locale": "en-US", "name": "Orbit"]]])
@@ -50,21 +52,24 @@ import Testing
         try await store.setNotificationURLs([receiver.url])
     }
 
-    /// Buys `productId` as the tester under `plan` (nil: names none).
-    static func buy(_ productId: String, plan: String?, store: TestStore, token: String, extra: [String: Any] = [:])
-        async throws -> TestStore.Answer
-    {
+    /// Buys `productId` as the signed-in account under `plan` (nil: names none).
+    static func buy(
+        _ productId: String, plan: String?, store: TestStore, token: String, extra: [String: Any] = [:],
+        sandbox: Bool = true
+    ) async throws -> TestStore.Answer {
         var body: [String: Any] = ["productId": productId, "quantity": 1, "idempotencyKey": UUID().uuidString]
         if let plan { body["billingPlanType"] = plan }
         body.merge(extra) { $1 }
-        return try await store.client(.POST, "/payments", token: token, json: body)
+        return try await store.client(.POST, "/payments", token: token, json: body, sandbox: sandbox)
     }
 
     /// The tester's auto-renewable transactions, oldest first, decoded from their verified JWS; each signed form also
     /// passes Apple's verifier and decodes field for field.
-    static func transactions(_ store: TestStore, clock: any KioskClock) async throws -> [JWSTransactionDecodedPayload] {
+    static func transactions(_ store: TestStore, clock: any KioskClock, tester: String = TestStore.testerEmail)
+        async throws -> [JWSTransactionDecodedPayload]
+    {
         let listed = try await store.request(
-            .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(TestStore.testerEmail)",
+            .GET, "/sandbox/test/v1/apps/\(TestStore.bundleId)/transactions?tester=\(tester)",
             token: .some(store.adminToken))
         let signed = (listed.json["transactions"] as? [[String: Any]] ?? []).compactMap {
             $0["signedTransaction"] as? String

@@ -43,6 +43,16 @@ public struct MonthlyPlan: Codable, Sendable, Hashable {
     }
 }
 
+extension Product {
+    /// One monthly payment of the product's monthly plan in `storefront`, in minor units, when the plan is offered
+    /// there: the product is an auto-renewable with a monthly plan priced in the storefront. Nil: it is billed up
+    /// front only there. The one test of whether the monthly plan can be bought, listed or renewed into.
+    public func monthlyPlanPrice(in storefront: Storefront) -> Int? {
+        guard type == .autoRenewable else { return nil }
+        return monthlyPlan?.monthlyPrice(in: storefront)
+    }
+}
+
 /// Where a transaction billed under the monthly plan stands in its commitment: Apple's `commitmentInfo` of a
 /// transaction (`TransactionCommitmentInfo`). Apple's "Supporting monthly subscriptions with a 12-month commitment":
 /// each billing period is its own transaction, whose `expiresDate` ends the period (what entitles) while

@@ -84,10 +84,13 @@ public struct StoreAccount: Sendable, Hashable {
     public var interruptPurchases: Bool
     /// Transactions before this instant are hidden (a tester's "clear purchase history").
     public var historyClearedAt: Date?
+    /// How fast the tester's subscriptions renew (sandbox testers only).
+    public var renewalRate: RenewalRate
 
     public init(
         environment: StoreEnvironment, id: UUID, email: String, storefront: String, paymentOutcome: PaymentOutcome,
-        askToBuy: Bool = false, interruptPurchases: Bool = false, historyClearedAt: Date? = nil
+        askToBuy: Bool = false, interruptPurchases: Bool = false, historyClearedAt: Date? = nil,
+        renewalRate: RenewalRate = .monthlyEvery5Minutes
     ) {
         self.environment = environment
         self.id = id
@@ -97,6 +100,7 @@ public struct StoreAccount: Sendable, Hashable {
         self.askToBuy = askToBuy
         self.interruptPurchases = interruptPurchases
         self.historyClearedAt = historyClearedAt
+        self.renewalRate = renewalRate
     }
 
     public init(_ account: Account) {
@@ -104,8 +108,12 @@ public struct StoreAccount: Sendable, Hashable {
             environment: account.environment, id: account.id, email: account.email, storefront: account.storefront,
             paymentOutcome: account.paymentOutcome, askToBuy: account.sandbox?.askToBuy ?? false,
             interruptPurchases: account.sandbox?.interruptPurchases ?? false,
-            historyClearedAt: account.sandbox?.purchaseHistoryClearedAt)
+            historyClearedAt: account.sandbox?.purchaseHistoryClearedAt,
+            renewalRate: account.sandbox?.renewalRate ?? .monthlyEvery5Minutes)
     }
+
+    /// The timing rules of the account's subscriptions: its environment's, at its renewal rate in the sandbox.
+    public var renewalRules: RenewalRules { RenewalRules(environment: environment, rate: renewalRate) }
 }
 
 /// A signed-in session of one account on one device for one app.

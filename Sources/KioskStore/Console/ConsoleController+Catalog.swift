@@ -238,10 +238,8 @@ extension ConsoleController {
                 storefront: storefront.code, name: storefront.name, price: Self.amount(price, currency),
                 tax: Self.amount(split.taxMinorUnits, currency),
                 proceeds: Self.amount(split.proceedsMinorUnits, currency),
-                monthly: product.monthlyPlan.flatMap { plan in
-                    plan.monthlyPrice(in: storefront).map {
-                        "\(Self.amount($0, currency)) × \(MonthlyPlan.billingPeriods)"
-                    }
+                monthly: product.monthlyPlanPrice(in: storefront).map {
+                    "\(Self.amount($0, currency)) × \(MonthlyPlan.billingPeriods)"
                 }, selected: storefront.code == storefrontCode)
         }
         return renderer.page(

@@ -97,15 +97,15 @@ extension PurchaseService {
                 billingPeriod: duration.rawValue, commitmentPrice: upFront, commitmentPeriod: duration.rawValue,
                 billingPeriodCount: 1)
         ]
-        if let plan = product.monthlyPlan, let monthly = plan.monthlyPrice(in: storefront),
-            let total = plan.commitmentPrice(in: storefront)
-        {
+        if let monthly = product.monthlyPlanPrice(in: storefront) {
             terms.append(
                 PricingTermsInfo(
                     billingPlanType: BillingPlanType.monthly.rawValue,
                     billingPrice: priceInfo(minorUnits: monthly, storefront: storefront),
                     billingPeriod: MonthlyPlan.billingPeriod.rawValue,
-                    commitmentPrice: priceInfo(minorUnits: total, storefront: storefront),
+                    commitmentPrice: priceInfo(
+                        minorUnits: monthly.saturatingMultiplied(by: MonthlyPlan.billingPeriods), storefront: storefront
+                    ),
                     commitmentPeriod: MonthlyPlan.commitmentDuration.rawValue,
                     billingPeriodCount: MonthlyPlan.billingPeriods))
         }

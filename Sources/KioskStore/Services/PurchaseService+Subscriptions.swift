@@ -276,21 +276,8 @@ extension PurchaseService {
     /// offer: Kiosk sells the monthly plan at its price (offers belong to one billing plan, and the monthly plan's
     /// are not modelled).
     static func checkMonthlyPlan(of product: Product, offer: RequestedOffer, storefront: Storefront) throws {
-        guard product.type == .autoRenewable, let plan = product.monthlyPlan,
-            plan.monthlyPrice(in: storefront) != nil
-        else {
-            let why =
-                product.type != .autoRenewable
-                ? "\(product.productId) is \(product.type.appleName); only a one-year auto-renewable subscription has "
-                    + "a monthly plan."
-                : product.monthlyPlan == nil
-                    ? "\(product.productId) has no monthly plan with a 12-month commitment; it is billed up front only."
-                    : "\(product.productId)'s monthly plan has no price in \(storefront.code)."
-            throw PurchaseRefusal(
-                error: KioskError(
-                    .billingPlanNotOffered, why, field: "billingPlanType",
-                    fix: "Buy it billed up front (no billingPlanType, or BILLED_UPFRONT); nothing was charged.",
-                    storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue))
+        guard product.monthlyPlanPrice(in: storefront) != nil else {
+            throw PurchaseRefusal(error: billingPlanNotOffered(product, storefront: storefront))
         }
         if offer.count > 0, let field = offer.fields.first(where: { $0 != "introductoryOfferEligibilityJWS" }) {
             throw PurchaseRefusal(
@@ -301,6 +288,22 @@ extension PurchaseService {
                     field: field, fix: "Buy the monthly plan without an offer, or the offer billed up front.",
                     storeKitCode: StoreKitErrorCode.invalidOfferIdentifier.rawValue))
         }
+    }
+
+    /// Why `product` cannot be bought under the monthly plan in `storefront` (`billing_plan_not_offered`): it is no
+    /// auto-renewable, has no monthly plan, or its plan has no price there.
+    static func billingPlanNotOffered(_ product: Product, storefront: Storefront) -> KioskError {
+        let why =
+            product.type != .autoRenewable
+            ? "\(product.productId) is \(product.type.appleName); only a one-year auto-renewable subscription has a "
+                + "monthly plan."
+            : product.monthlyPlan == nil
+                ? "\(product.productId) has no monthly plan with a 12-month commitment; it is billed up front only."
+                : "\(product.productId)'s monthly plan has no price in \(storefront.code)."
+        return KioskError(
+            .billingPlanNotOffered, why, field: "billingPlanType",
+            fix: "Buy it billed up front (no billingPlanType, or BILLED_UPFRONT); nothing was charged.",
+            storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
     }
 
     /// Apple's rule: an account may have an introductory offer in a group only if it never subscribed in it.

@@ -39,6 +39,7 @@ extension StoreLedger {
         original: (transactionId: Int64, purchaseDate: Date)? = nil, offer: OfferTerms? = nil,
         plan: BillingPlanType = .billedUpFront, in tx: any StorageTransaction
     ) async throws -> StoreTransaction {
+        let rules = client.account.renewalRules
         let commitment = plan == .monthly ? try Self.newCommitment(of: product, client: client, from: now) : nil
         guard let unitPrice = commitment?.periodPriceMinorUnits ?? product.pricing.price(in: client.storefront) else {
             throw KioskError(
@@ -47,11 +48,18 @@ extension StoreLedger {
         }
         let id = try await tx.nextIdentifier(
             client.environment == .production ? .productionTransactionId : .sandboxTransactionId)
-        // An auto-renewable's first period: its expiry, and a line item id for the period.
-        let period =
-            product.type == .autoRenewable ? (commitment == nil ? product.duration : MonthlyPlan.billingPeriod) : nil
+        // An auto-renewable's first period (at the tester's rate in the sandbox, like its renewals): its expiry, and a
+        // line item id for the period.
+        let periodEnd: Date? =
+            if product.type != .autoRenewable {
+                nil
+            } else if let commitment {
+                rules.periodEnd(of: commitment)
+            } else {
+                product.duration.map { rules.periodEnd($0, from: now) }
+            }
         let webOrderLineItemId: Int64? =
-            if period != nil { try await tx.nextIdentifier(.webOrderLineItemId) } else { nil }
+            if periodEnd != nil { try await tx.nextIdentifier(.webOrderLineItemId) } else { nil }
         let transaction = try mint(
             TransactionTerms(
                 environment: client.environment, app: client.app, accountId: client.account.id, product: product,
@@ -61,7 +69,7 @@ extension StoreLedger {
                 appAccountToken: payment.appAccountToken
                     ?? payment.applicationUsername.flatMap(UUID.init(uuidString:)),
                 expiresDate: (commitment == nil ? offer?.end(from: now, environment: client.environment) : nil)
-                    ?? period?.end(from: now, environment: client.environment),
+                    ?? periodEnd,
                 reason: .purchase, offer: commitment == nil ? offer?.applied : nil, commitment: commitment),
             id: id, webOrderLineItemId: webOrderLineItemId)
         try await tx.insertTransaction(transaction)
@@ -69,27 +77,17 @@ extension StoreLedger {
         return transaction
     }
 
-    /// The first billing period of a commitment to `product`'s monthly plan that starts at `start`: 12 monthly
-    /// payments at the plan's price in the client's storefront, ending a year later. Throws `billing_plan_not_offered`
-    /// when the product has no monthly plan priced there.
+    /// The first billing period of a commitment to `product`'s monthly plan that starts at `start`
+    /// (``RenewalRules/newCommitment(to:in:from:)``, at the tester's rate in the sandbox). Throws
+    /// `billing_plan_not_offered` when the product has no monthly plan priced in the client's storefront.
     static func newCommitment(of product: Product, client: ClientSession, from start: Date) throws
         -> TransactionCommitment
     {
-        guard let plan = product.monthlyPlan, let total = plan.commitmentPrice(in: client.storefront) else {
-            throw KioskError(
-                .billingPlanNotOffered,
-                product.monthlyPlan == nil
-                    ? "\(product.productId) has no monthly plan with a 12-month commitment; it is billed up front only."
-                    : "\(product.productId)'s monthly plan has no price in \(client.storefront.code).",
-                field: "billingPlanType",
-                fix: "Buy it billed up front (no billingPlanType, or BILLED_UPFRONT), or give the product a monthly "
-                    + "plan priced in \(client.storefront.code); nothing was charged.",
-                storeKitCode: StoreKitErrorCode.paymentInvalid.rawValue)
-        }
-        return TransactionCommitment(
-            billingPeriodNumber: 1, totalBillingPeriods: MonthlyPlan.billingPeriods,
-            expiresDate: MonthlyPlan.commitmentDuration.end(from: start, environment: client.environment),
-            priceMinorUnits: total)
+        guard
+            let commitment = client.account.renewalRules.newCommitment(
+                to: product, in: client.storefront, from: start)
+        else { throw PurchaseService.billingPlanNotOffered(product, storefront: client.storefront) }
+        return commitment
     }
 
     /// The one place a transaction is made, for a purchase or a renewal: its fields, an order id and its first

@@ -108,20 +108,26 @@ struct SubscriptionService: Sendable {
                 try await tx.product(appId: subscription.appId, productId: subscription.autoRenewProductId)
             }
         let continues = !ended && subscription.continuesCommitment
-        // What the renewal into `product` under `renewalBillingPlan` first charges, in milliunits.
-        let commitmentRenewalPrice = storefront.flatMap { storefront in
-            let minorUnits =
-                subscription.renewalBillingPlan == .monthly
-                ? product?.monthlyPlan?.monthlyPrice(in: storefront)
-                : subscription.renewalPriceMinorUnits ?? product?.pricing.price(in: storefront)
-            return minorUnits.map { StoreLedger.milliunits($0, exponent: storefront.currency.minorUnitExponent) }
+        let milliunits = { (minorUnits: Int) in
+            StoreLedger.milliunits(minorUnits, exponent: storefront?.currency.minorUnitExponent ?? 2)
         }
-        let renewalPrice =
+        // What the renewal bills, as the lifecycle will charge it (Core's renewal terms): the commitment's next
+        // period while it continues, else the first charge of the renewal into the product and plan chosen; the
+        // latter is also what `commitmentInfo` reports for the commitment's end.
+        let rules = RenewalRules(environment: subscription.environment)
+        let afterCommitment = storefront.flatMap { storefront in
+            product.flatMap {
+                subscription.termsAfterCommitment(
+                    into: $0, in: storefront, at: subscription.expiresAt, rules: rules)
+            }
+        }
+        let next =
             continues
-            ? subscription.commitment.map {
-                StoreLedger.milliunits(
-                    $0.periodPriceMinorUnits, exponent: storefront?.currency.minorUnitExponent ?? 2)
-            } : commitmentRenewalPrice
+            ? storefront.flatMap {
+                subscription.renewalTerms(into: product, in: $0, at: subscription.expiresAt, rules: rules)
+            } : afterCommitment
+        let commitmentRenewalPrice = afterCommitment.map { milliunits($0.priceMinorUnits) }
+        let renewalPrice = next.map { milliunits($0.priceMinorUnits) }
         let commitmentInfo: RenewalCommitmentInfo? =
             ended
             ? nil
@@ -144,7 +150,7 @@ struct SubscriptionService: Sendable {
         return JWSRenewalInfoDecodedPayload(
             expirationIntent: subscription.expirationIntent,
             originalTransactionId: String(subscription.originalTransactionId),
-            autoRenewProductId: continues ? subscription.productId : subscription.autoRenewProductId,
+            autoRenewProductId: ended ? subscription.autoRenewProductId : subscription.nextRenewalProductId,
             productId: subscription.productId,
             autoRenewStatus: continues || (subscription.autoRenewEnabled && !ended) ? 1 : 0,
             isInBillingRetryPeriod: retrying ? true : (ended ? false : nil),
@@ -157,7 +163,7 @@ struct SubscriptionService: Sendable {
             currency: storefront?.currency.code ?? latest.currency, renewalPrice: renewalPrice,
             offerDiscountType: offer?.paymentMode.appleName, eligibleWinBackOfferIds: winBackOfferIds,
             appAccountToken: latest.appAccountToken?.uuidString.lowercased(), offerPeriod: offer?.period,
-            renewalBillingPlanType: (continues ? .monthly : subscription.renewalBillingPlan).rawValue,
+            renewalBillingPlanType: (ended ? subscription.renewalBillingPlan : subscription.nextBillingPlan).rawValue,
             commitmentInfo: commitmentInfo)
     }
 
@@ -188,7 +194,10 @@ struct SubscriptionService: Sendable {
             since: now - Self.extensionWindow)
         guard count < Self.maximumExtensions else { throw ExtensionRefusal.maximumReached }
         var extended = latest
-        extended.expiresDate = expires + TimeInterval(days) * 86_400
+        let added = TimeInterval(days) * 86_400
+        extended.expiresDate = expires + added
+        // The commitment's end moves with its period, so the signed transaction and the renewal info agree.
+        extended.commitment?.expiresDate += added
         extended.modifiedAt = now
         try context.ledger.sign(&extended, bundleId: app.bundleId, now: now)
         try await tx.updateTransaction(extended)
@@ -196,8 +205,9 @@ struct SubscriptionService: Sendable {
             originalTransactionId: extended.originalTransactionId, environment: extended.environment),
             row.latestTransactionId == extended.id, let newExpiry = extended.expiresDate
         {
-            // The renewal (the scheduler's next event) moves with the expiry, and a commitment's end with it.
-            row.commitment?.expiresDate += newExpiry.timeIntervalSince(row.expiresAt)
+            // The renewal (the scheduler's next event) moves with the expiry, and the commitment (the latest
+            // transaction's) with it.
+            row.commitment = extended.commitment
             row.expiresAt = newExpiry
             if row.state == .active { row.nextEventAt = newExpiry }
             row.updatedAt = now

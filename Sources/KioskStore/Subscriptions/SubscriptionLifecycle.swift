@@ -182,21 +182,27 @@ struct SubscriptionLifecycle: Sendable {
         work: BatchWork = BatchWork(rows: 1)
     ) async throws -> LifecycleOutcome {
         let context = try await Context.load(subscription, in: tx, work: work)
-        // A product removed from sale, or (renewing into a new commitment) whose monthly plan is gone, is not for sale.
-        let product = context.renewalProduct.flatMap { product -> Product? in
-            guard product.reviewState != .developerRemovedFromSale else { return nil }
-            guard subscription.nextBillingPlan == .monthly, !subscription.continuesCommitment else { return product }
-            return product.monthlyPlan == nil ? nil : product
+        guard let storefront = Storefront.named(context.latest.storefront) else {
+            throw KioskError(
+                .noPriceInStorefront,
+                "The subscription \(subscription.originalTransactionId) was bought in \(context.latest.storefront), "
+                    + "which is no storefront, so it cannot renew.", fix: "Restore the storefront's code.")
         }
+        // A product removed from sale is not for sale, nor one the renewal cannot be priced for in the storefront
+        // (no price, or, renewing into a new commitment, no monthly plan priced there).
+        let product = context.renewalProduct.flatMap { $0.reviewState == .developerRemovedFromSale ? nil : $0 }
+        let terms = subscription.renewalTerms(into: product, in: storefront, at: at, rules: context.rules)
         let decision = RenewalDecision.decide(
-            for: subscription, at: at, rules: context.rules, productForSale: product != nil,
+            for: subscription, at: at, rules: context.rules, productForSale: product != nil && terms != nil,
             paymentSucceeds: context.account.paymentOutcome == .approve && !subscription.failNextRenewal)
         switch decision {
         case .renew(let recovery):
-            guard let product else { throw StorageError.engine(message: "renewal without a product for sale") }
+            guard let product, let terms else {
+                throw StorageError.engine(message: "renewal without a product for sale")
+            }
             return try await renew(
-                &subscription, product: product, at: at, recovery: recovery, context: context, in: tx,
-                effects: &effects)
+                &subscription, product: product, terms: terms, storefront: storefront, at: at, recovery: recovery,
+                context: context, in: tx, effects: &effects)
         case .startBillingRetry:
             return try await failRenewal(&subscription, at: at, context: context, in: tx, effects: &effects)
         case .retryLater:
@@ -239,14 +245,14 @@ struct SubscriptionLifecycle: Sendable {
             .first { $0.referenceName == offer.identifier }?.pricing.price(in: storefront)
     }
 
-    /// Charges the next period, which starts at `at`: a new transaction of the same subscription. Inside a 12-month
-    /// commitment it is the commitment's next monthly payment, at the commitment's price (a late recovery moves the
-    /// commitment's end by the delay: Apple's "Managing the life cycle of monthly subscriptions with a 12-month
-    /// commitment"); at a commitment's end, or from an up-front period, a renewal under the monthly plan starts a new
-    /// commitment at the plan's price then; else the product's whole period is billed up front.
+    /// Charges the next period, which starts at `at`, on the `terms` Core decided
+    /// (``StoreSubscription/renewalTerms(into:in:at:rules:)``): a new transaction of the same subscription. Inside a
+    /// 12-month commitment it is the commitment's next monthly payment; at a commitment's end, or from an up-front
+    /// period, a renewal under the monthly plan starts a new commitment; else the product's whole period is billed up
+    /// front, a continuing offer pricing it.
     func renew(
-        _ subscription: inout StoreSubscription, product: Product, at: Date, recovery: Bool, context: Context,
-        in tx: any StorageTransaction, effects: inout StoreEffects
+        _ subscription: inout StoreSubscription, product: Product, terms: RenewalTerms, storefront: Storefront,
+        at: Date, recovery: Bool, context: Context, in tx: any StorageTransaction, effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         let previous = context.latest
         guard let duration = product.duration else {
@@ -255,16 +261,7 @@ struct SubscriptionLifecycle: Sendable {
                 "The product \(product.productId) has no subscription duration, so it cannot renew.",
                 fix: "Give the product a duration, e.g. P1M.")
         }
-        guard let storefront = Storefront.named(previous.storefront),
-            let catalogPrice = product.pricing.price(in: storefront)
-        else {
-            throw KioskError(
-                .noPriceInStorefront,
-                "The product \(product.productId) has no price in \(previous.storefront), so it cannot renew.",
-                fix: "Price the product for the storefront.")
-        }
-        let commitment = try Self.nextCommitment(
-            of: subscription, product: product, storefront: storefront, at: at, rules: context.rules)
+        let commitment = terms.commitment
         // A pay-as-you-go offer continues at its price, one offer period per renewal, while periods remain (offers
         // are the up-front plan's).
         let offer = subscription.offerPeriodsRemaining > 0 && commitment == nil ? subscription.offer : nil
@@ -282,13 +279,10 @@ struct SubscriptionLifecycle: Sendable {
                 product: product, storefront: storefront,
                 original: (subscription.originalTransactionId, previous.originalPurchaseDate), purchaseDate: at,
                 quantity: 1,
-                priceMinorUnits: commitment?.periodPriceMinorUnits ?? offerPrice ?? subscription.renewalPriceMinorUnits
-                    ?? catalogPrice,
+                priceMinorUnits: offerPrice ?? terms.priceMinorUnits,
                 applicationUsername: previous.applicationUsername, appAccountToken: previous.appAccountToken,
-                expiresDate: commitment.map {
-                    context.rules.commitmentPeriodEnd(
-                        $0.billingPeriodNumber, of: $0.totalBillingPeriods, commitmentEnd: $0.expiresDate)
-                } ?? offerPeriodEnd ?? context.rules.periodEnd(duration, from: at), reason: .renewal,
+                expiresDate: commitment.map(context.rules.periodEnd(of:)) ?? offerPeriodEnd
+                    ?? context.rules.periodEnd(duration, from: at), reason: .renewal,
                 offer: offer, commitment: commitment),
             id: id, webOrderLineItemId: try await context.work.identifier(.webOrderLineItemId, in: tx))
         try await context.work.insert(renewal, in: tx)
@@ -334,43 +328,17 @@ struct SubscriptionLifecycle: Sendable {
         return recovery ? .recovered : .renewed
     }
 
-    /// What the renewal at `at` bills under: the commitment's next period while it continues (its end moved by the
-    /// delay of a late recovery), a new commitment when the renewal is under the monthly plan, nil when billed up
-    /// front.
-    static func nextCommitment(
-        of subscription: StoreSubscription, product: Product, storefront: Storefront, at: Date, rules: RenewalRules
-    ) throws -> TransactionCommitment? {
-        if subscription.continuesCommitment, var next = subscription.commitment?.next {
-            next.expiresDate += max(0, at.timeIntervalSince(subscription.expiresAt))
-            return next
-        }
-        guard subscription.renewalBillingPlan == .monthly else { return nil }
-        guard let total = product.monthlyPlan?.commitmentPrice(in: storefront) else {
-            throw KioskError(
-                .noPriceInStorefront,
-                "The monthly plan of \(product.productId) has no price in \(storefront.code), so the commitment cannot "
-                    + "renew.", fix: "Price the monthly plan for the storefront.")
-        }
-        return TransactionCommitment(
-            billingPeriodNumber: 1, totalBillingPeriods: MonthlyPlan.billingPeriods,
-            expiresDate: rules.periodEnd(MonthlyPlan.commitmentDuration, from: at), priceMinorUnits: total)
-    }
-
-    /// The renewal charge failed: billing retry begins, in a grace period when the app has one (never for a payment
-    /// of the monthly plan: Apple's "Managing the life cycle of monthly subscriptions with a 12-month commitment").
+    /// The renewal charge failed: billing retry begins, in a grace period when the app has one and the payment may
+    /// have it (``RenewalRules/gracePeriodEnd(from:days:billingPlan:)``: never the monthly plan's).
     private func failRenewal(
         _ subscription: inout StoreSubscription, at: Date, context: Context, in tx: any StorageTransaction,
         effects: inout StoreEffects
     ) async throws -> LifecycleOutcome {
         subscription.failNextRenewal = false
         subscription.billingRetryStartedAt = at
-        if let days = context.app.billingGracePeriodDays, subscription.nextBillingPlan == .billedUpFront {
-            subscription.state = .gracePeriod
-            subscription.gracePeriodExpiresAt = at + context.rules.span(days: days)
-        } else {
-            subscription.state = .billingRetry
-            subscription.gracePeriodExpiresAt = nil
-        }
+        subscription.gracePeriodExpiresAt = context.rules.gracePeriodEnd(
+            from: at, days: context.app.billingGracePeriodDays, billingPlan: subscription.nextBillingPlan)
+        subscription.state = subscription.gracePeriodExpiresAt == nil ? .billingRetry : .gracePeriod
         subscription.nextEventAt = nextRetryEvent(subscription, after: at, rules: context.rules)
         subscription.updatedAt = at
         try await tx.updateSubscription(subscription)
@@ -384,7 +352,7 @@ struct SubscriptionLifecycle: Sendable {
     private func nextRetryEvent(_ subscription: StoreSubscription, after at: Date, rules: RenewalRules) -> Date {
         let started = subscription.billingRetryStartedAt ?? at
         let candidates = [
-            rules.nextRetry(after: at, startedAt: started),
+            rules.nextRetry(after: at, startedAt: started, billingPlan: subscription.nextBillingPlan),
             subscription.gracePeriodExpiresAt.flatMap { $0 > at ? $0 : nil },
             rules.retryEnd(from: started, billingPlan: subscription.nextBillingPlan),
         ]
@@ -466,13 +434,12 @@ struct SubscriptionLifecycle: Sendable {
                 throw StorageError.engine(
                     message: "subscription \(subscription.originalTransactionId) lost its account")
             }
-            var rules = RenewalRules(environment: environment)
-            if let rate = account.sandbox?.renewalRate { rules.rate = rate }
+            let storeAccount = StoreAccount(account)
             return Context(
-                app: app, account: StoreAccount(account), latest: latest, chain: chain,
+                app: app, account: storeAccount, latest: latest, chain: chain,
                 renewalProduct: try await work.product(
                     appId: app.id, productId: subscription.nextRenewalProductId, in: tx),
-                rules: rules, work: work)
+                rules: storeAccount.renewalRules, work: work)
         }
     }
 

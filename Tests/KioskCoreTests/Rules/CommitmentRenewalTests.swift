@@ -69,6 +69,83 @@ import Testing
         #expect(Self.decide(upFront, at: Self.start + 61 * 86_400) == .expire(.billingRetry))
     }
 
+    // Proves billing is retried through the whole window: after day 45 a commitment's payment is still retried (days
+    // 60 and 75) until day 90, while an up-front payment's retries stop before its 60 days.
+    @Test func retriesGoOnUntilTheWindowCloses() {
+        let rules = RenewalRules(environment: .production)
+        func day(_ days: Int) -> Date { Self.start + TimeInterval(days) * 86_400 }
+        func retries(_ plan: BillingPlanType) -> [Date] {
+            Array(
+                sequence(first: Self.start) { rules.nextRetry(after: $0, startedAt: Self.start, billingPlan: plan) }
+                    .dropFirst())
+        }
+        #expect(retries(.monthly) == [1, 3, 7, 14, 21, 30, 45, 60, 75].map(day))
+        #expect(retries(.billedUpFront) == [1, 3, 7, 14, 21, 30, 45].map(day))
+    }
+
+    // Proves a commitment's payment never has a grace period, whatever the app's; an up-front one has the app's.
+    @Test func aCommitmentsPaymentHasNoGracePeriod() {
+        let rules = RenewalRules(environment: .production)
+        #expect(rules.gracePeriodEnd(from: Self.start, days: 16, billingPlan: .monthly) == nil)
+        #expect(
+            rules.gracePeriodEnd(from: Self.start, days: 16, billingPlan: .billedUpFront) == Self.start + 16 * 86_400)
+        #expect(rules.gracePeriodEnd(from: Self.start, days: nil, billingPlan: .billedUpFront) == nil)
+    }
+
+    static let usa = Storefront.named("USA")!
+
+    static func pro(monthly: Int?) -> Product {
+        Product(
+            appId: 1, productId: "pro.annual", referenceName: "Pro", type: .autoRenewable,
+            pricing: Pricing(customPrices: ["USA": 6000]), subscription: SubscriptionMembership(groupId: 1, level: 1),
+            duration: .oneYear, monthlyPlan: monthly.map { MonthlyPlan(pricing: Pricing(customPrices: ["USA": $0])) },
+            createdAt: start, updatedAt: start)
+    }
+
+    // Proves a new commitment lasts 12 of the tester's months and its first period one, wherever it starts (a
+    // purchase or a renewal), and that there is none where the plan is not offered.
+    @Test func aNewCommitmentFollowsTheRate() throws {
+        var rules = RenewalRules(environment: .sandbox)
+        rules.rate = .monthlyEvery1Hour
+        let first = try #require(rules.newCommitment(to: Self.pro(monthly: 599), in: Self.usa, from: Self.start))
+        #expect(
+            first
+                == TransactionCommitment(
+                    billingPeriodNumber: 1, totalBillingPeriods: 12, expiresDate: Self.start + 12 * 3_600,
+                    priceMinorUnits: 7188))
+        #expect(rules.periodEnd(of: first) == Self.start + 3_600)
+        #expect(rules.periodEnd(of: first.next) == Self.start + 2 * 3_600)
+        #expect(rules.newCommitment(to: Self.pro(monthly: nil), in: Self.usa, from: Self.start) == nil)
+        #expect(rules.newCommitment(to: Self.pro(monthly: 599), in: Storefront.named("FRA")!, from: Self.start) == nil)
+    }
+
+    // Proves what a renewal bills: the commitment's next period while it continues (whatever the product), then a new
+    // commitment or the year up front as chosen, nothing when the choice is not sold in the storefront.
+    @Test func whatTheRenewalBills() {
+        let rules = RenewalRules(environment: .production)
+        let continuing = Self.subscription(period: 5)
+        let late = Self.start + 86_400
+        let next = continuing.renewalTerms(into: nil, in: Self.usa, at: late, rules: rules)
+        #expect(next?.plan == .monthly && next?.priceMinorUnits == 599 && next?.productId == "pro.annual")
+        #expect(next?.commitment?.billingPeriodNumber == 6)
+        #expect(next?.commitment?.expiresDate == Self.start + 86_400 * 366, "a late payment moves the end")
+
+        let ending = Self.subscription(period: 12)
+        let renewed = ending.renewalTerms(into: Self.pro(monthly: 499), in: Self.usa, at: Self.start, rules: rules)
+        #expect(renewed?.commitment == rules.newCommitment(to: Self.pro(monthly: 499), in: Self.usa, from: Self.start))
+        #expect(renewed?.priceMinorUnits == 499)
+        #expect(ending.renewalTerms(into: Self.pro(monthly: nil), in: Self.usa, at: Self.start, rules: rules) == nil)
+        #expect(ending.renewalTerms(into: nil, in: Self.usa, at: Self.start, rules: rules) == nil)
+        let upFront = Self.subscription(period: 12, renewalPlan: .billedUpFront)
+        let year = upFront.renewalTerms(into: Self.pro(monthly: nil), in: Self.usa, at: Self.start, rules: rules)
+        #expect(
+            year == RenewalTerms(productId: "pro.annual", plan: .billedUpFront, priceMinorUnits: 6000, commitment: nil))
+        #expect(
+            upFront.renewalTerms(
+                into: Self.pro(monthly: nil), in: Storefront.named("FRA")!, at: Self.start, rules: rules)
+                == nil)
+    }
+
     // Proves billing periods are counted back from the commitment's end, so the 12th ends with it: calendar months
     // in production (from 31 January the periods end on the last days of shorter months), the tester's rate in the
     // sandbox.
