@@ -8,8 +8,11 @@ import SQLKit
 public protocol RetentionRepository: Sendable {
     /// Stores a new image; throws `StorageError.uniqueViolation` when its identifier is taken.
     func insertRetentionImage(_ image: RetentionImage, appId: App.ID, environment: StoreEnvironment) async throws
+    /// The image without its PNG (`png` is empty): what checks of its existence, size and state need.
     func retentionImage(appId: App.ID, environment: StoreEnvironment, identifier: String) async throws
         -> RetentionImage?
+    /// The image's PNG file, base64.
+    func retentionImagePNG(appId: App.ID, environment: StoreEnvironment, identifier: String) async throws -> String?
     /// The environment's images by creation, without their PNG (`png` is empty).
     func retentionImages(appId: App.ID, environment: StoreEnvironment) async throws -> [RetentionImage]
     func countRetentionImages(appId: App.ID, environment: StoreEnvironment) async throws -> Int
@@ -148,22 +151,34 @@ extension SQLStorageTransaction {
         )
     }
 
+    /// An image's columns but its PNG, which may be megabytes.
+    private static let imageMetadata =
+        "image_id, image_size, state, width, height, bytes, '' AS png, created_at, reviewed_at"
+
     func retentionImage(appId: App.ID, environment: StoreEnvironment, identifier: String) async throws
         -> RetentionImage?
     {
         try await session.first(
             """
-            SELECT * FROM retention_images WHERE app_id = \(bind: appId)
+            SELECT \(unsafeRaw: Self.imageMetadata) FROM retention_images WHERE app_id = \(bind: appId)
                 AND environment = \(bind: environment.rawValue) AND image_id = \(bind: identifier)
             """
         ).map(Self.retentionImage)
     }
 
+    func retentionImagePNG(appId: App.ID, environment: StoreEnvironment, identifier: String) async throws -> String? {
+        try await session.first(
+            """
+            SELECT png FROM retention_images WHERE app_id = \(bind: appId)
+                AND environment = \(bind: environment.rawValue) AND image_id = \(bind: identifier)
+            """
+        )?.decode(column: "png", as: String.self)
+    }
+
     func retentionImages(appId: App.ID, environment: StoreEnvironment) async throws -> [RetentionImage] {
         try await session.all(
             """
-            SELECT app_id, environment, image_id, image_size, state, width, height, bytes, '' AS png, created_at,
-                reviewed_at
+            SELECT \(unsafeRaw: Self.imageMetadata)
             FROM retention_images WHERE app_id = \(bind: appId) AND environment = \(bind: environment.rawValue)
             ORDER BY created_at, image_id
             """

@@ -113,12 +113,12 @@ extension RetentionService {
 
     /// The PNG of an image, for the console's review.
     func imagePNG(bundleId: String, environment: StoreEnvironment, identifier: String) async throws -> Data {
-        let image = try await database.transaction { tx in
+        let png = try await database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
-            return try await tx.retentionImage(
+            return try await tx.retentionImagePNG(
                 appId: app.id, environment: environment, identifier: identifier.lowercased())
         }
-        guard let image, let data = Data(base64Encoded: image.png) else {
+        guard let png, let data = Data(base64Encoded: png) else {
             throw KioskError(.notFound, "No image \(identifier.prefix(64)).", field: "imageIdentifier")
         }
         return data
