@@ -452,14 +452,18 @@ public struct RetentionOverview: Codable, Sendable, Hashable {
         public var originalTransactionId: String
         public var createdDate: Int64
         public var result: PerformanceTestResultResponse
+        /// Why a test that could not run failed.
+        public var failureReason: String?
 
         public init(
-            requestId: String, originalTransactionId: String, createdDate: Int64, result: PerformanceTestResultResponse
+            requestId: String, originalTransactionId: String, createdDate: Int64, result: PerformanceTestResultResponse,
+            failureReason: String? = nil
         ) {
             self.requestId = requestId
             self.originalTransactionId = originalTransactionId
             self.createdDate = createdDate
             self.result = result
+            self.failureReason = failureReason
         }
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import KioskCore
 import KioskSigning
+import KioskStorage
 import KioskTestSupport
 import KioskTesting
 import NIOHTTP1
@@ -384,6 +385,101 @@ import Testing
                     #expect(nothing["outcome"] as? String == "cancelled")
                     #expect(endpoint.received.count == asked)
                     #expect(bare["autoRenewStatus"] as? Bool == false)
+                }
+            }
+        }
+    }
+
+    /// Polls a performance test's result until it is no longer `PENDING`.
+    static func performanceTestResult(
+        _ requestId: String, store: TestStore, key: ServerAPIKey, clock: ManualClock
+    ) async throws -> [String: Any] {
+        for _ in 0..<1200 {
+            let answer = try await store.inApps(
+                .GET, "/inApps/v1/messaging/performanceTest/result/\(requestId)", key: key, clock: clock)
+            #expect(answer.status == 200, "\(answer.text)")
+            if answer.json["result"] as? String != "PENDING" { return answer.json }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the performance test \(requestId) never finished")
+        return [:]
+    }
+
+    // Proves an app runs one performance test at a time, decided by the store, not by luck: starts sent at once
+    // get exactly one test, the others Apple's 4000213; and that a test the store cannot run (its purchase gone,
+    // found when a restarted store resumes it) ends FAIL with why instead of staying pending and blocking the next.
+    @Test(arguments: TestDatabase.available)
+    func performanceTestsRunOneAtATimeAndEndEvenWhenTheyCannotRun(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-perf-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withRetentionEndpoint { endpoint in
+            try await withNotificationReceiver { receiver in
+                try await database.withFreshDatabase { url in
+                    let configure = endpoint.configure(budget: Self.answeringBudget)
+                    let (key, original, stuck) = try await withTestStore(
+                        databaseURL: url, clock: clock, dataDirectory: directory, configure: configure
+                    ) { store in
+                        let (key, original) = try await Self.prepare(
+                            store, endpoint: endpoint, receiver: receiver, clock: clock)
+                        endpoint.answer = .held("{}")
+                        let starts = try await withThrowingTaskGroup(of: TestStore.Answer.self) { group in
+                            for _ in 0..<4 {
+                                group.addTask {
+                                    try await store.inApps(
+                                        .POST, "/inApps/v1/messaging/performanceTest", key: key,
+                                        json: ["originalTransactionId": original], clock: clock)
+                                }
+                            }
+                            return try await group.reduce(into: []) { $0.append($1) }
+                        }
+                        let started = starts.filter { $0.status == 200 }
+                        #expect(started.count == 1, "\(starts.map(\.text))")
+                        #expect(
+                            starts.filter { $0.status == 400 && $0.appleErrorCode == 4_000_213 }.count == 3,
+                            "\(starts.map(\.text))")
+                        endpoint.release()
+                        let requestId = try #require(started.first?.json["requestId"] as? String)
+                        let finished = try await Self.performanceTestResult(
+                            requestId, store: store, key: key, clock: clock)
+                        #expect(finished["result"] as? String == "PASS", "\(finished)")
+
+                        // A pending test whose purchase is gone, as a stopped store could leave one.
+                        let stuck = UUID().uuidString.lowercased()
+                        try await store.built.database.transaction { tx in
+                            let app = try #require(try await tx.app(bundleId: TestStore.bundleId))
+                            try await tx.insertRetentionPerformanceTest(
+                                RetentionPerformanceTestRecord(
+                                    requestId: stuck, appId: app.id, environment: .sandbox,
+                                    originalTransactionId: 2_999_999_999_999_999, target: endpoint.url,
+                                    state: "PENDING",
+                                    config:
+                                        #"{"maxConcurrentRequests":4,"totalRequests":20,"totalDuration":1,"responseTimeThreshold":1,"successRateThreshold":90}"#,
+                                    createdAt: clock.now()))
+                        }
+                        return (key, original, stuck)
+                    }
+                    try await withTestStore(
+                        databaseURL: url, clock: clock, dataDirectory: directory, configure: configure
+                    ) { store in
+                        let failed = try await Self.performanceTestResult(stuck, store: store, key: key, clock: clock)
+                        #expect(failed["result"] as? String == "FAIL", "\(failed)")
+                        #expect(failed["numPending"] as? Int == 0, "\(failed)")
+                        let overview = try await store.request(
+                            .GET, "/admin/v1/apps/\(TestStore.bundleId)/retention")
+                        let tests = try #require(overview.json["performanceTests"] as? [[String: Any]])
+                        let reason = tests.first { $0["requestId"] as? String == stuck }?["failureReason"] as? String
+                        #expect(reason?.contains("no longer exists") == true, "\(overview.text)")
+                        endpoint.answer = .json("{}")
+                        let next = try await store.inApps(
+                            .POST, "/inApps/v1/messaging/performanceTest", key: key,
+                            json: ["originalTransactionId": original], clock: clock)
+                        #expect(next.status == 200, "\(next.text)")
+                        let requestId = try #require(next.json["requestId"] as? String)
+                        let passed = try await Self.performanceTestResult(
+                            requestId, store: store, key: key, clock: clock)
+                        #expect(passed["result"] as? String == "PASS", "\(passed)")
+                    }
                 }
             }
         }

@@ -59,8 +59,10 @@ public protocol RetentionRepository: Sendable {
         async throws
     func retentionRealtimeURL(appId: App.ID, environment: StoreEnvironment) async throws -> String?
 
+    /// Stores a new test; throws `StorageError.uniqueViolation(constraint: "retention_performance_tests.pending")`
+    /// when one of the app is pending in the environment.
     func insertRetentionPerformanceTest(_ test: RetentionPerformanceTestRecord) async throws
-    /// Saves the state, the result and the finish date.
+    /// Saves the state, the result, the failure reason and the finish date.
     func updateRetentionPerformanceTest(_ test: RetentionPerformanceTestRecord) async throws
     func retentionPerformanceTest(requestId: String) async throws -> RetentionPerformanceTestRecord?
     /// The app's tests in the environment, newest first.
@@ -93,12 +95,15 @@ public struct RetentionPerformanceTestRecord: Sendable, Hashable {
     public var state: String
     public var config: String
     public var result: String?
+    /// Why a test that could not run failed.
+    public var failureReason: String?
     public var createdAt: Date
     public var finishedAt: Date?
 
     public init(
         requestId: String, appId: App.ID, environment: StoreEnvironment, originalTransactionId: Int64, target: String,
-        state: String, config: String, result: String? = nil, createdAt: Date, finishedAt: Date? = nil
+        state: String, config: String, result: String? = nil, failureReason: String? = nil, createdAt: Date,
+        finishedAt: Date? = nil
     ) {
         self.requestId = requestId
         self.appId = appId
@@ -108,6 +113,7 @@ public struct RetentionPerformanceTestRecord: Sendable, Hashable {
         self.state = state
         self.config = config
         self.result = result
+        self.failureReason = failureReason
         self.createdAt = createdAt
         self.finishedAt = finishedAt
     }
@@ -426,10 +432,10 @@ extension SQLStorageTransaction {
         try await session.run(
             """
             INSERT INTO retention_performance_tests (request_id, app_id, environment, original_transaction_id, target,
-                state, config, result, created_at, finished_at)
+                state, config, result, failure_reason, created_at, finished_at)
             VALUES (\(bind: test.requestId), \(bind: test.appId), \(bind: test.environment.rawValue),
                 \(bind: test.originalTransactionId), \(bind: test.target), \(bind: test.state), \(bind: test.config),
-                \(bind: test.result), \(bind: test.createdAt.millisecondsSince1970),
+                \(bind: test.result), \(bind: test.failureReason), \(bind: test.createdAt.millisecondsSince1970),
                 \(bind: test.finishedAt?.millisecondsSince1970))
             """
         )
@@ -439,7 +445,7 @@ extension SQLStorageTransaction {
         try await session.run(
             """
             UPDATE retention_performance_tests SET state = \(bind: test.state), result = \(bind: test.result),
-                finished_at = \(bind: test.finishedAt?.millisecondsSince1970)
+                failure_reason = \(bind: test.failureReason), finished_at = \(bind: test.finishedAt?.millisecondsSince1970)
             WHERE request_id = \(bind: test.requestId)
             """
         )
@@ -478,7 +484,8 @@ extension SQLStorageTransaction {
             target: try row.decode(column: "target", as: String.self),
             state: try row.decode(column: "state", as: String.self),
             config: try row.decode(column: "config", as: String.self),
-            result: try row.optional("result", as: String.self), createdAt: try row.date("created_at"),
+            result: try row.optional("result", as: String.self),
+            failureReason: try row.optional("failure_reason", as: String.self), createdAt: try row.date("created_at"),
             finishedAt: try row.optionalDate("finished_at"))
     }
 

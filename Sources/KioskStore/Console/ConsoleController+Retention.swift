@@ -215,7 +215,9 @@ extension RetentionPage {
         }
         noDefaults = defaults.isEmpty
         tests = overview.performanceTests.map { test in
-            let times = test.result.responseTimes.map { "average \($0.average) ms, p95 \($0.p95) ms" } ?? "—"
+            let times =
+                test.failureReason.map { "could not run: \($0)" }
+                ?? test.result.responseTimes.map { "average \($0.average) ms, p95 \($0.p95) ms" } ?? "—"
             return Test(
                 requestId: test.requestId, transaction: test.originalTransactionId, created: date(test.createdDate),
                 result: test.result.result, successRate: test.result.successRate.map { "\($0) %" } ?? "—",

@@ -42,7 +42,8 @@ extension RetentionService {
                 performanceTests: try tests.map {
                     RetentionOverview.PerformanceTest(
                         requestId: $0.requestId, originalTransactionId: String($0.originalTransactionId),
-                        createdDate: $0.createdAt.millisecondsSince1970, result: try Self.resultResponse(of: $0))
+                        createdDate: $0.createdAt.millisecondsSince1970, result: try Self.resultResponse(of: $0),
+                        failureReason: $0.failureReason)
                 },
                 retentionOffers: try await tx.retentionOffers(appId: app.id).map(Self.resource),
                 events: try await tx.retentionEvents(appId: app.id, environment: environment, limit: Self.overviewLimit)
