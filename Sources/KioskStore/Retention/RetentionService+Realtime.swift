@@ -73,36 +73,27 @@ extension RetentionService {
     }
 
     private func post(_ signedPayload: String, to url: String, budget: Duration) async -> EndpointCall.Result {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        let body = (try? JSONEncoder().encode(RealtimeRequestBody(signedPayload: signedPayload))) ?? Data()
-        request.body = .bytes(ByteBuffer(bytes: body))
-        do {
-            // The race in `call` keeps to the budget; the deadline only makes sure the request ends soon after.
-            let deadline = NIODeadline.now() + .milliseconds(Int64(Self.milliseconds(budget)) + 1000)
-            let response = try await http.execute(request, deadline: deadline)
-            let status = Int(response.status.code)
-            let data: ByteBuffer
+        // The race in `call` keeps to the budget; the deadline only makes sure the request ends soon after.
+        let deadline = NIODeadline.now() + .milliseconds(Int64(Self.milliseconds(budget)) + 1000)
+        switch await SignedPayloadPost.send(
+            signedPayload, to: url, with: http, deadline: deadline, keepingUpTo: Self.answerMaxBytes)
+        {
+        case .failed(let result):
+            return .failed(result, httpStatus: nil, reason: "the request failed: \(result.rawValue)")
+        case .tooLarge(let status):
+            return .failed(
+                .invalidResponse, httpStatus: status,
+                reason: "the answer is larger than \(Self.answerMaxBytes / 1024) KiB")
+        case .answered(let status, _) where status != 200:
+            return .failed(.unsuccessfulHTTPResponseCode, httpStatus: status, reason: "it answered HTTP \(status)")
+        case .answered(let status, let body):
             do {
-                data = try await response.body.collect(upTo: Self.answerMaxBytes)
-            } catch is NIOTooManyBytesError {
-                return .failed(
-                    .invalidResponse, httpStatus: status,
-                    reason: "the answer is larger than \(Self.answerMaxBytes / 1024) KiB")
-            }
-            guard status == 200 else {
-                return .failed(.unsuccessfulHTTPResponseCode, httpStatus: status, reason: "it answered HTTP \(status)")
-            }
-            do {
-                return .answered(try JSONDecoder().decode(RealtimeResponseBody.self, from: Data(buffer: data)))
+                return .answered(
+                    try JSONDecoder().decode(RealtimeResponseBody.self, from: Data(buffer: body ?? ByteBuffer())))
             } catch {
                 return .failed(
                     .invalidResponse, httpStatus: status, reason: "the answer is not a RealtimeResponseBody (\(error))")
             }
-        } catch {
-            let result = NotificationService.result(for: error)
-            return .failed(result, httpStatus: nil, reason: "the request failed: \(result.rawValue)")
         }
     }
 
