@@ -9,16 +9,6 @@ extension RetentionService {
     /// How many recent cancellations and performance tests the overview lists.
     static let overviewLimit = 50
 
-    /// `sandbox` or `production`; anything else is refused naming the field.
-    static func environment(_ text: String?, field: String = "environment") throws -> StoreEnvironment {
-        guard let text, let environment = StoreEnvironment(rawValue: text.lowercased()) else {
-            throw KioskError(
-                .invalidEnvironment, "'\(text?.prefix(32) ?? "")' is not an environment.", field: field,
-                fix: "Use sandbox or production.")
-        }
-        return environment
-    }
-
     public func overview(bundleId: String, environment: StoreEnvironment) async throws -> RetentionOverview {
         try await database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
@@ -73,7 +63,7 @@ extension RetentionService {
     /// App Review's decision on an image or a message: `APPROVED` lets the store show it, `REJECTED` (or `PENDING`
     /// again) keeps it from every customer, defaults and real-time answers alike.
     public func review(bundleId: String, _ request: RetentionReviewRequest) async throws -> RetentionReviewResponse {
-        let environment = try Self.environment(request.environment)
+        let environment = try StoreEnvironment(requested: request.environment)
         guard let state = RetentionMessaging.ReviewState(rawValue: request.state.uppercased()) else {
             throw KioskError(
                 .invalidState, "'\(request.state.prefix(32))' is not a review state.", field: "state",
