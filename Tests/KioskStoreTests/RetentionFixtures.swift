@@ -164,36 +164,21 @@ func withRetentionEndpoint<T: Sendable>(_ body: @Sendable (RetentionEndpoint) as
             return json(text)
         }
     }
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "retention-endpoint")
     logger.logLevel = .warning
-    let application = Application(
-        router: router, server: try HTTPTimeouts().server(tls: tls),
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            portContinuation.yield(channel.localAddress?.port ?? 0)
-            portContinuation.finish()
-        }, logger: logger)
-    let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
-        defer { portContinuation.finish() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+    return try await withLoopbackServer(port: .ephemeral, logger: logger, name: "retention endpoint") {
+        port, onServerRunning in
+        let application = Application(
+            router: router, server: try HTTPTimeouts().server(tls: tls),
+            configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { await onServerRunning($0.localAddress?.port ?? 0) }, logger: logger)
+        return ((), application)
+    } _: { _, port in
         let endpoint = RetentionEndpoint(url: "https://127.0.0.1:\(port)/retention", root: authority.root)
         state.value = endpoint
-        do {
-            let result = try await body(endpoint)
-            endpoint.release()
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return result
-        } catch {
-            endpoint.release()
-            await group.triggerGracefulShutdown()
-            try? await tasks.waitForAll()
-            throw error
-        }
+        // Held and unanswered requests end before the server stops, however `body` ends.
+        defer { endpoint.release() }
+        return try await body(endpoint)
     }
 }
 
