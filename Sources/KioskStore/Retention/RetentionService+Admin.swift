@@ -46,10 +46,7 @@ extension RetentionService {
             messageIdentifier: message.identifier, messageState: message.state.rawValue, header: message.header,
             body: message.body, headerPosition: message.headerPosition?.rawValue,
             imageIdentifier: message.image?.imageIdentifier, altText: message.image?.altText,
-            bulletPoints: message.bulletPoints.map {
-                RetentionOverview.Message.BulletPoint(
-                    text: $0.text, imageIdentifier: $0.imageIdentifier, altText: $0.altText)
-            }, createdDate: message.createdAt.millisecondsSince1970)
+            bulletPoints: message.bulletPoints, createdDate: message.createdAt.millisecondsSince1970)
     }
 
     static func resource(_ offer: RetentionOffer) -> RetentionOfferResource {
