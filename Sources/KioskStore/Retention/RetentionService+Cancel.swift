@@ -98,7 +98,10 @@ extension RetentionService {
             var unusable: String?
             if let answer {
                 do {
-                    return (try await presentation(of: answer, for: subscription, in: tx), "realtime", nil)
+                    return (
+                        try await presentation(of: answer, for: subscription, storefront: storefront, in: tx),
+                        "realtime", nil
+                    )
                 } catch let error as UnusableAnswer {
                     unusable = error.reason
                 }
@@ -127,9 +130,9 @@ extension RetentionService {
         case (.message, .accept):
             event.outcome = "kept"
             row = subscription
-        case (.alternateProduct(_, let productId), .accept):
+        case (.alternateProduct(_, let productId, let plan), .accept):
             let taken = await take(
-                productId: productId, offer: nil, setup: setup, requestIdentifier: requestIdentifier,
+                productId: productId, plan: plan, offer: nil, setup: setup, requestIdentifier: requestIdentifier,
                 success: "switched")
             (event.outcome, event.transactionId, event.summary) = (
                 taken.outcome, taken.transactionId, taken.refusal ?? ""
@@ -137,8 +140,8 @@ extension RetentionService {
             row = subscription
         case (.promotionalOffer(_, let offer), .accept):
             let taken = await take(
-                productId: offer.productId, offer: offer, setup: setup, requestIdentifier: requestIdentifier,
-                success: "offer-redeemed")
+                productId: offer.productId, plan: .billedUpFront, offer: offer, setup: setup,
+                requestIdentifier: requestIdentifier, success: "offer-redeemed")
             (event.outcome, event.transactionId, event.summary) = (
                 taken.outcome, taken.transactionId, taken.refusal ?? ""
             )

@@ -107,8 +107,8 @@ extension RetentionService {
     enum Presentation: Sendable {
         /// A text message (with or without its image and bullet points).
         case message(RetentionMessage)
-        /// A switch-plan message: the message, and the product of the group to switch to.
-        case alternateProduct(RetentionMessage, productId: String)
+        /// A switch-plan message: the message, and the product of the group to switch to, under the billing plan.
+        case alternateProduct(RetentionMessage, productId: String, plan: BillingPlanType)
         /// A promotional-offer message: the message, and the offer with the developer's signature.
         case promotionalOffer(RetentionMessage, SignedPromotion)
         /// The app's retention offer (`offerType` 5), with the default message when there is one.
@@ -120,7 +120,7 @@ extension RetentionService {
             case .message(let message):
                 RetentionEvent.Shown(
                     kind: "message", messageIdentifier: message.identifier, header: message.header, body: message.body)
-            case .alternateProduct(let message, let productId):
+            case .alternateProduct(let message, let productId, _):
                 RetentionEvent.Shown(
                     kind: "alternate-product", messageIdentifier: message.identifier, header: message.header,
                     body: message.body, productId: productId)
@@ -152,12 +152,13 @@ extension RetentionService {
         var reason: String
     }
 
-    /// What the endpoint's `answer` shows the subscriber of `subscription`, checked as Apple checks it: exactly one
-    /// option; an approved message (and approved images) that exists in the environment; for a plan switch or a
-    /// promotional offer a message without images and a product of the subscription's group (another one to
-    /// switch to); an offer the product has.
+    /// What the endpoint's `answer` shows the subscriber of `subscription` in `storefront`, checked as Apple checks
+    /// it: exactly one option; an approved message (and approved images) that exists in the environment; for a plan
+    /// switch or a promotional offer a message without images and a product of the subscription's group (another
+    /// one to switch to, under a billing plan it offers in the storefront); an offer the product has.
     func presentation(
-        of answer: RealtimeResponseBody, for subscription: StoreSubscription, in tx: any StorageTransaction
+        of answer: RealtimeResponseBody, for subscription: StoreSubscription, storefront: Storefront,
+        in tx: any StorageTransaction
     ) async throws -> Presentation {
         let options = [
             answer.message != nil, answer.alternateProduct != nil, answer.promotionalOffer != nil,
@@ -186,11 +187,21 @@ extension RetentionService {
             guard productId != subscription.productId else {
                 throw UnusableAnswer(reason: "alternateProduct names the product already subscribed to, \(productId)")
             }
-            if let plan = alternate.billingPlanType, plan != "BILLED_UPFRONT" {
-                throw UnusableAnswer(
-                    reason: "billingPlanType \(plan.prefix(32)) is a commitment plan, which Kiosk does not sell")
+            var plan = BillingPlanType.billedUpFront
+            if let name = alternate.billingPlanType {
+                guard let named = BillingPlanType(rawValue: name) else {
+                    throw UnusableAnswer(
+                        reason: "billingPlanType \(name.prefix(32)) is neither BILLED_UPFRONT nor MONTHLY")
+                }
+                plan = named
             }
-            return .alternateProduct(message, productId: productId)
+            if plan == .monthly,
+                try await tx.product(appId: subscription.appId, productId: productId)?.monthlyPlan?
+                    .monthlyPrice(in: storefront) == nil
+            {
+                throw UnusableAnswer(reason: "\(productId) has no monthly plan offered in \(storefront.code)")
+            }
+            return .alternateProduct(message, productId: productId, plan: plan)
         }
         guard let promotional = answer.promotionalOffer else { return .nothing }
         let message = try await approvedMessage(
