@@ -71,7 +71,10 @@ public protocol RetentionRepository: Sendable {
     /// Every test still `PENDING`, of every app.
     func pendingRetentionPerformanceTests() async throws -> [RetentionPerformanceTestRecord]
 
+    /// Stores an event; throws `StorageError.uniqueViolation(constraint: "retention_events.request_id")` when one
+    /// with its request identifier is stored.
     func insertRetentionEvent(_ event: RetentionEventRecord) async throws
+    func retentionEvent(requestId: String) async throws -> RetentionEventRecord?
     /// The newest `limit` events of the app in the environment, the latest recorded first.
     func retentionEvents(appId: App.ID, environment: StoreEnvironment, limit: Int) async throws
         -> [RetentionEventRecord]
@@ -504,6 +507,11 @@ extension SQLStorageTransaction {
         )
     }
 
+    func retentionEvent(requestId: String) async throws -> RetentionEventRecord? {
+        try await session.first("SELECT * FROM retention_events WHERE request_id = \(bind: requestId)")
+            .map(Self.retentionEvent)
+    }
+
     func retentionEvents(appId: App.ID, environment: StoreEnvironment, limit: Int) async throws
         -> [RetentionEventRecord]
     {
@@ -512,14 +520,16 @@ extension SQLStorageTransaction {
             SELECT * FROM retention_events WHERE app_id = \(bind: appId) AND environment = \(bind: environment.rawValue)
             ORDER BY seq DESC LIMIT \(bind: limit)
             """
-        ).map { row in
-            RetentionEventRecord(
-                requestId: try row.decode(column: "request_id", as: String.self),
-                appId: try row.decode(column: "app_id", as: Int64.self),
-                environment: try row.enumeration("environment", as: StoreEnvironment.self),
-                originalTransactionId: try row.decode(column: "original_transaction_id", as: Int64.self),
-                createdAt: try row.date("created_at"), event: try row.decode(column: "event", as: String.self))
-        }
+        ).map(Self.retentionEvent)
+    }
+
+    private static func retentionEvent(_ row: any SQLRow) throws -> RetentionEventRecord {
+        RetentionEventRecord(
+            requestId: try row.decode(column: "request_id", as: String.self),
+            appId: try row.decode(column: "app_id", as: Int64.self),
+            environment: try row.enumeration("environment", as: StoreEnvironment.self),
+            originalTransactionId: try row.decode(column: "original_transaction_id", as: Int64.self),
+            createdAt: try row.date("created_at"), event: try row.decode(column: "event", as: String.self))
     }
 
     // MARK: Retention offers
