@@ -12,3 +12,21 @@ public enum StoreEnvironment: String, Codable, Sendable, CaseIterable, Hashable 
         }
     }
 }
+
+extension StoreEnvironment {
+    /// The environment a request names, `sandbox` or `production` in any case; none named is the sandbox.
+    ///
+    /// - Throws: `invalid_environment` naming `field` for any other text.
+    public init(requested text: String?, field: String = "environment") throws {
+        guard let text else {
+            self = .sandbox
+            return
+        }
+        guard let environment = StoreEnvironment(rawValue: text.lowercased()) else {
+            throw KioskError(
+                .invalidEnvironment, "'\(text.prefix(32))' is not an environment.", field: field,
+                fix: "Use sandbox or production.")
+        }
+        self = environment
+    }
+}

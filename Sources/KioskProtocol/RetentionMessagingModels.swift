@@ -397,17 +397,8 @@ public struct RetentionOverview: Codable, Sendable, Hashable {
     }
 
     public struct Message: Codable, Sendable, Hashable {
-        public struct BulletPoint: Codable, Sendable, Hashable {
-            public var text: String
-            public var imageIdentifier: String
-            public var altText: String
-
-            public init(text: String, imageIdentifier: String, altText: String) {
-                self.text = text
-                self.imageIdentifier = imageIdentifier
-                self.altText = altText
-            }
-        }
+        /// A bullet point as uploaded: the Core type is the wire type.
+        public typealias BulletPoint = RetentionMessage.BulletPoint
 
         public var messageIdentifier: String
         public var messageState: String
@@ -452,14 +443,18 @@ public struct RetentionOverview: Codable, Sendable, Hashable {
         public var originalTransactionId: String
         public var createdDate: Int64
         public var result: PerformanceTestResultResponse
+        /// Why a test that could not run failed.
+        public var failureReason: String?
 
         public init(
-            requestId: String, originalTransactionId: String, createdDate: Int64, result: PerformanceTestResultResponse
+            requestId: String, originalTransactionId: String, createdDate: Int64, result: PerformanceTestResultResponse,
+            failureReason: String? = nil
         ) {
             self.requestId = requestId
             self.originalTransactionId = originalTransactionId
             self.createdDate = createdDate
             self.result = result
+            self.failureReason = failureReason
         }
     }
 

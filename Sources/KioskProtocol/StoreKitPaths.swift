@@ -27,4 +27,9 @@ public enum StoreKitPaths {
     public static let receipt = "/receipt"
     /// `GET` → `EntitlementsResponse`: what the account owns now in this app.
     public static let entitlements = "/entitlements"
+    /// `POST` a `CancelSubscriptionRequest` → `CancelSubscriptionResponse`: turns auto-renew off through the
+    /// retention flow (idempotent by the request's identifier).
+    public static func cancelSubscription(originalTransactionId: String) -> String {
+        "/subscriptions/\(originalTransactionId)/cancel"
+    }
 }

@@ -90,11 +90,17 @@ public struct TestSubscriptionRequest: Codable, Sendable, Hashable {
     /// `cancel` (the default: they confirm the cancellation) or `accept` (they take the offer or plan switch shown,
     /// or keep the subscription after a message).
     public var retentionChoice: String?
+    /// For `auto-renew-off`, the client's identifier of the request, made once and sent again on a retry: a repeated
+    /// request answers the first one's outcome and changes nothing. The store makes one when it is absent.
+    public var requestIdentifier: UUID?
 
-    public init(action: String, productId: String? = nil, retentionChoice: String? = nil) {
+    public init(
+        action: String, productId: String? = nil, retentionChoice: String? = nil, requestIdentifier: UUID? = nil
+    ) {
         self.action = action
         self.productId = productId
         self.retentionChoice = retentionChoice
+        self.requestIdentifier = requestIdentifier
     }
 }
 

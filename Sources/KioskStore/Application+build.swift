@@ -86,9 +86,6 @@ public func buildStore(
     AccountsController(accounts: accounts).addRoutes(to: admin)
     OfferCodesController(catalog: catalog).addRoutes(to: admin)
     CheckRunsController(team: team).addRoutes(to: admin)
-    for environment in StoreEnvironment.allCases {
-        StoreKitController(purchases: purchases, feed: context.feed, environment: environment).addRoutes(to: router)
-    }
     let testControlRoutes = router.group(KioskRoute.API.testControls.routerGroup)
         .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
         .add(middleware: QueryTextMiddleware())
@@ -105,6 +102,10 @@ public func buildStore(
         context: context, purchases: purchases, lifecycle: lifecycle, http: outbound.client,
         budget: configuration.realtimeRetentionBudget)
     RetentionController(retention: retention).addRoutes(to: admin)
+    for environment in StoreEnvironment.allCases {
+        StoreKitController(purchases: purchases, retention: retention, feed: context.feed, environment: environment)
+            .addRoutes(to: router)
+    }
     let subscriptionControls = SubscriptionTestControls(lifecycle: lifecycle, retention: retention)
     SubscriptionTestControlsController(clock: sandboxClock, subscriptions: subscriptionControls)
         .addRoutes(to: testControlRoutes)

@@ -15,8 +15,9 @@ import ServiceLifecycle
 /// another process took meanwhile are retried with another.
 ///
 /// `build` gets the port to bind (0: any) and the callback to hand the server, which reports the bound port; it
-/// returns what was built and the service to run.
-func withLoopbackServer<Built: Sendable, T: Sendable>(
+/// returns what was built and the service to run. Tests use it for the servers they stand up beside a store
+/// (a notification receiver, a retention endpoint).
+public func withLoopbackServer<Built: Sendable, T: Sendable>(
     port: TestStorePort, logger: Logger, name: String,
     build: (_ port: Int, _ onServerRunning: @escaping @Sendable (Int) async -> Void) async throws -> (
         Built, any Service

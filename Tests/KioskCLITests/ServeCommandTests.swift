@@ -105,6 +105,13 @@ import Testing
             idle.stderr
                 == "error: '0' is not a timeout.\n  at:  --idle-timeout\n  fix: Use a number of seconds from 1 to 3600, "
                 + "such as 30.\n", "\(idle.stderr)")
+        let budget = try await KioskProcess.run(
+            ["serve", "--data-dir", directory.path], environment: ["KIOSK_RETENTION_BUDGET": "0.7s"])
+        #expect(budget.status == 1)
+        #expect(
+            budget.stderr
+                == "error: '0.7s' is not a retention budget.\n  at:  --retention-budget\n  fix: Use a number of "
+                + "milliseconds from 1 to 60000, such as Apple's 700.\n", "\(budget.stderr)")
         let body = try await KioskProcess.run(
             ["merchant", "serve", "--config", directory.appendingPathComponent("merchant.json").path],
             environment: ["KIOSK_BODY_TIMEOUT": "nan"])

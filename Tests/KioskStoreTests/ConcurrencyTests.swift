@@ -85,6 +85,57 @@ import Testing
         }
     }
 
+    /// A retention offer accepted by several cancellations at once is redeemed by exactly one: each read the offer
+    /// as eligible and waits for the subscription's row; under its lock the others find an offer pending and are
+    /// refused, charging and notifying nothing.
+    @Test(arguments: TestDatabase.available)
+    func concurrentAcceptsRedeemARetentionOfferOnce(database: TestDatabase) async throws {
+        let clock = ManualClock(SubscriptionPurchaseTests.start)
+        try await withRetentionEndpoint { endpoint in
+            try await withNotificationReceiver { receiver in
+                try await database.withFreshDatabase { url in
+                    try await withTestStore(
+                        databaseURL: url, clock: clock,
+                        configure: endpoint.configure(budget: RetentionCancelFlowTests.answeringBudget)
+                    ) { store in
+                        try await Self.raceRetentionOffer(
+                            store, url: url, clock: clock, endpoint: endpoint, receiver: receiver)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func raceRetentionOffer(
+        _ store: TestStore, url: String?, clock: ManualClock, endpoint: RetentionEndpoint,
+        receiver: NotificationReceiver
+    ) async throws {
+        let (key, original) = try await RetentionCancelFlowTests.prepare(
+            store, endpoint: endpoint, receiver: receiver, clock: clock)
+        try await RetentionCancelFlowTests.offerRetention(store, key: key, clock: clock)
+        // Nobody to ask: the fallback, the retention offer, is what each cancellation shows.
+        let deleted = try await store.inApps(.DELETE, "/inApps/v1/messaging/realtime/url", key: key, clock: clock)
+        #expect(deleted.status == 200, "\(deleted.text)")
+        let accepts = PostgresTestSlots.storePoolSize
+        let (answers, _) = try await whileHeld(url, table: "subscriptions", mode: "EXCLUSIVE", waiting: accepts) {
+            (0..<accepts).map { _ in
+                {
+                    try await store.request(
+                        .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/subscriptions/\(original)",
+                        json: ["action": "auto-renew-off", "retentionChoice": "accept"], token: .some(store.adminToken))
+                }
+            }
+        }
+        let outcomes = answers.map { ($0.json["retention"] as? [String: Any])?["outcome"] as? String }
+        #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.map(\.text))")
+        #expect(outcomes.filter { $0 == "offer-redeemed" }.count == 1, "\(answers.map(\.text))")
+        #expect(answers.allSatisfy { $0.json["autoRenewStatus"] as? Bool == true }, "\(answers.map(\.text))")
+        let sent = try await receiver.payloads(from: store).map {
+            try AppleVerifier.claims(of: $0)["notificationType"] as? String
+        }
+        #expect(sent == ["OFFER_REDEEMED"])
+    }
+
     /// An account's first two sign-ins to an app, at once (two devices, or two replicas), both succeed: each
     /// records the account's app transaction, whose id is derived from the account, so the two collide on the
     /// primary key as well as on the account; the one that loses that race must not fail. Seen with replicas,

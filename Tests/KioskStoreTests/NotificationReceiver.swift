@@ -108,32 +108,16 @@ func withNotificationReceiver<T: Sendable>(
         received.append(decoded.signedPayload, contentType: request.headers[.contentType] ?? "")
         return Response(status: answering())
     }
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "notification-receiver")
     logger.logLevel = .warning
-    let application = Application(
-        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            portContinuation.yield(channel.localAddress?.port ?? 0)
-            portContinuation.finish()
-        }, logger: logger)
-    let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
-        defer { portContinuation.finish() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        do {
-            let result = try await body(
-                NotificationReceiver(url: "http://127.0.0.1:\(port)/notifications", received: received))
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return result
-        } catch {
-            await group.triggerGracefulShutdown()
-            try? await tasks.waitForAll()
-            throw error
-        }
+    return try await withLoopbackServer(port: .ephemeral, logger: logger, name: "notification receiver") {
+        port, onServerRunning in
+        let application = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { await onServerRunning($0.localAddress?.port ?? 0) }, logger: logger)
+        return ((), application)
+    } _: { _, port in
+        try await body(NotificationReceiver(url: "http://127.0.0.1:\(port)/notifications", received: received))
     }
 }
 

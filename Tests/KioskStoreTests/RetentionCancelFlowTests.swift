@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import KioskCore
 import KioskSigning
+import KioskStorage
 import KioskTestSupport
 import KioskTesting
 import NIOHTTP1
@@ -57,11 +58,12 @@ import Testing
     }
 
     /// The `auto-renew-off` test control with the subscriber's `choice`.
-    static func cancel(_ store: TestStore, _ originalTransactionId: String, choice: String? = nil) async throws
-        -> [String: Any]
-    {
+    static func cancel(
+        _ store: TestStore, _ originalTransactionId: String, choice: String? = nil, requestIdentifier: UUID? = nil
+    ) async throws -> [String: Any] {
         var json: [String: Any] = ["action": "auto-renew-off"]
         if let choice { json["retentionChoice"] = choice }
+        if let requestIdentifier { json["requestIdentifier"] = requestIdentifier.uuidString }
         let answer = try await store.request(
             .POST, "/sandbox/test/v1/apps/\(TestStore.bundleId)/subscriptions/\(originalTransactionId)", json: json,
             token: .some(store.adminToken))
@@ -210,6 +212,119 @@ import Testing
                     #expect(endpoint.received.count == 6)
                     try await AppleVerifier.expectAccepts(
                         endpoint.received, kind: .realtimeRequest, store: store, bundleId: TestStore.bundleId)
+                }
+            }
+        }
+    }
+
+    /// A retention offer of premium for the app, and premium's default message: what the fallback shows.
+    static func offerRetention(_ store: TestStore, key: ServerAPIKey, clock: ManualClock) async throws {
+        let configured = try await store.inApps(
+            .PUT, "/inApps/v1/messaging/default/\(premium)/en-US", key: key, json: ["messageIdentifier": fallback],
+            clock: clock)
+        #expect(configured.status == 200, "\(configured.text)")
+        let offer = try await store.request(
+            .POST, "/admin/v1/apps/\(TestStore.bundleId)/retention/offers",
+            json: [
+                "productId": premium, "identifier": "stay_half", "referenceName": "Half a month",
+                "paymentMode": "pay_up_front", "period": "P1M", "pricing": ["customPrices": ["USA": 199]],
+            ])
+        #expect(offer.status == 200, "\(offer.text)")
+    }
+
+    // Proves a cancellation is idempotent by the client's request identifier: the request sent again (a client's
+    // retry) answers the first outcome without asking the endpoint again — the subscriber who kept the
+    // subscription keeps it even if the retry says cancel — and an offer taken is redeemed once, with one
+    // notification; the same identifier for another subscription is refused.
+    @Test(arguments: TestDatabase.available)
+    func aRepeatedCancellationAnswersTheFirstOutcome(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withRetentionEndpoint { endpoint in
+            try await withNotificationReceiver { receiver in
+                try await withTestStore(
+                    engine: database, clock: clock, configure: endpoint.configure(budget: Self.answeringBudget)
+                ) { store in
+                    let (key, original) = try await Self.prepare(
+                        store, endpoint: endpoint, receiver: receiver, clock: clock)
+                    try await Self.offerRetention(store, key: key, clock: clock)
+
+                    endpoint.answer = .json(#"{"message":{"messageIdentifier":"\#(Self.textOnly)"}}"#)
+                    let kept = UUID()
+                    let first = try await Self.cancel(store, original, choice: "accept", requestIdentifier: kept)
+                    let retried = try await Self.cancel(store, original, choice: "cancel", requestIdentifier: kept)
+                    expectSameOutcome(first, retried, outcome: "kept", identifier: kept)
+                    #expect(retried["autoRenewStatus"] as? Bool == true)
+                    #expect(endpoint.received.count == 1)
+                    #expect(try await Self.notifications(receiver, store: store).isEmpty)
+
+                    // The endpoint's answer unusable: the retention offer, taken twice by one request.
+                    endpoint.answer = .json("{}")
+                    let taken = UUID()
+                    let redeemed = try await Self.cancel(store, original, choice: "accept", requestIdentifier: taken)
+                    let again = try await Self.cancel(store, original, choice: "accept", requestIdentifier: taken)
+                    expectSameOutcome(redeemed, again, outcome: "offer-redeemed", identifier: taken)
+                    #expect(endpoint.received.count == 2)
+                    #expect(try await Self.notifications(receiver, store: store).map(\.type) == ["OFFER_REDEEMED"])
+                    let overview = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)/retention")
+                    let events = try #require(overview.json["events"] as? [[String: Any]], "\(overview.text)")
+                    #expect(events.map { $0["outcome"] as? String ?? "" } == ["offer-redeemed", "kept"])
+
+                    // Another tester's subscription.
+                    try await store.createTester("other@example.com")
+                    let other = try await store.pay(Self.premium, token: try await store.signIn("other@example.com"))
+                    try await receiver.drain(1, from: store)
+                    let reused = try await store.request(
+                        .POST,
+                        "/sandbox/test/v1/apps/\(TestStore.bundleId)/subscriptions/\(try #require(other.transactionId))",
+                        json: ["action": "auto-renew-off", "requestIdentifier": taken.uuidString],
+                        token: .some(store.adminToken))
+                    #expect(reused.status == 409 && reused.errorCode == "idempotency_key_reused", "\(reused.text)")
+                    #expect(endpoint.received.count == 2)
+                }
+            }
+        }
+    }
+
+    // Proves a plan switch may name a product's monthly plan with a 12-month commitment when the storefront offers
+    // it: taking it buys that plan (a downgrade at the next renewal); a product without one is not shown.
+    @Test func aSwitchToAMonthlyPlanIsShownWhereItIsOffered() async throws {
+        let clock = ManualClock(Self.start)
+        try await withRetentionEndpoint { endpoint in
+            try await withNotificationReceiver { receiver in
+                try await withTestStore(clock: clock, configure: endpoint.configure(budget: Self.answeringBudget)) {
+                    store in
+                    let (_, original) = try await Self.prepare(
+                        store, endpoint: endpoint, receiver: receiver, clock: clock)
+                    let planned = try await store.request(
+                        .PATCH, "/admin/v1/apps/\(TestStore.bundleId)/products/\(SubscriptionPurchaseTests.yearly)",
+                        json: ["monthlyPlan": ["pricing": ["customPrices": ["USA": 99]]]])
+                    #expect(planned.status == 200, "\(planned.text)")
+                    func monthlyPlan(of productId: String) -> RetentionEndpoint.Answer {
+                        .json(
+                            #"{"alternateProduct":{"messageIdentifier":"\#(Self.textOnly)","productId":"\#(productId)","billingPlanType":"MONTHLY"}}"#
+                        )
+                    }
+
+                    endpoint.answer = monthlyPlan(of: Self.monthly)
+                    let refused = try await Self.cancel(store, original, choice: "accept")
+                    let unusable = try #require(refused["retention"] as? [String: Any])
+                    let realtime = try #require(unusable["realtime"] as? [String: Any])
+                    #expect(realtime["result"] as? String == "invalid-answer", "\(unusable)")
+                    #expect(
+                        realtime["reason"] as? String == "\(Self.monthly) has no monthly plan offered in USA",
+                        "\(unusable)")
+                    try await Self.autoRenewOn(store, original)
+                    _ = try await Self.notifications(receiver, store: store)
+
+                    endpoint.answer = monthlyPlan(of: SubscriptionPurchaseTests.yearly)
+                    let switched = try await Self.cancel(store, original, choice: "accept")
+                    let event = try #require(switched["retention"] as? [String: Any])
+                    #expect(event["outcome"] as? String == "switched", "\(event)")
+                    #expect(switched["autoRenewStatus"] as? Bool == true)
+                    #expect(switched["autoRenewProductId"] as? String == SubscriptionPurchaseTests.yearly)
+                    let sent = try await Self.notifications(receiver, store: store)
+                    #expect(sent.map(\.type) == ["DID_CHANGE_RENEWAL_PREF"])
+                    #expect(sent.first?.subtype == "DOWNGRADE")
                 }
             }
         }
@@ -389,6 +504,101 @@ import Testing
         }
     }
 
+    /// Polls a performance test's result until it is no longer `PENDING`.
+    static func performanceTestResult(
+        _ requestId: String, store: TestStore, key: ServerAPIKey, clock: ManualClock
+    ) async throws -> [String: Any] {
+        for _ in 0..<1200 {
+            let answer = try await store.inApps(
+                .GET, "/inApps/v1/messaging/performanceTest/result/\(requestId)", key: key, clock: clock)
+            #expect(answer.status == 200, "\(answer.text)")
+            if answer.json["result"] as? String != "PENDING" { return answer.json }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the performance test \(requestId) never finished")
+        return [:]
+    }
+
+    // Proves an app runs one performance test at a time, decided by the store, not by luck: starts sent at once
+    // get exactly one test, the others Apple's 4000213; and that a test the store cannot run (its purchase gone,
+    // found when a restarted store resumes it) ends FAIL with why instead of staying pending and blocking the next.
+    @Test(arguments: TestDatabase.available)
+    func performanceTestsRunOneAtATimeAndEndEvenWhenTheyCannotRun(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-perf-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withRetentionEndpoint { endpoint in
+            try await withNotificationReceiver { receiver in
+                try await database.withFreshDatabase { url in
+                    let configure = endpoint.configure(budget: Self.answeringBudget)
+                    let (key, original, stuck) = try await withTestStore(
+                        databaseURL: url, clock: clock, dataDirectory: directory, configure: configure
+                    ) { store in
+                        let (key, original) = try await Self.prepare(
+                            store, endpoint: endpoint, receiver: receiver, clock: clock)
+                        endpoint.answer = .held("{}")
+                        let starts = try await withThrowingTaskGroup(of: TestStore.Answer.self) { group in
+                            for _ in 0..<4 {
+                                group.addTask {
+                                    try await store.inApps(
+                                        .POST, "/inApps/v1/messaging/performanceTest", key: key,
+                                        json: ["originalTransactionId": original], clock: clock)
+                                }
+                            }
+                            return try await group.reduce(into: []) { $0.append($1) }
+                        }
+                        let started = starts.filter { $0.status == 200 }
+                        #expect(started.count == 1, "\(starts.map(\.text))")
+                        #expect(
+                            starts.filter { $0.status == 400 && $0.appleErrorCode == 4_000_213 }.count == 3,
+                            "\(starts.map(\.text))")
+                        endpoint.release()
+                        let requestId = try #require(started.first?.json["requestId"] as? String)
+                        let finished = try await Self.performanceTestResult(
+                            requestId, store: store, key: key, clock: clock)
+                        #expect(finished["result"] as? String == "PASS", "\(finished)")
+
+                        // A pending test whose purchase is gone, as a stopped store could leave one.
+                        let stuck = UUID().uuidString.lowercased()
+                        try await store.built.database.transaction { tx in
+                            let app = try #require(try await tx.app(bundleId: TestStore.bundleId))
+                            try await tx.insertRetentionPerformanceTest(
+                                RetentionPerformanceTestRecord(
+                                    requestId: stuck, appId: app.id, environment: .sandbox,
+                                    originalTransactionId: 2_999_999_999_999_999, target: endpoint.url,
+                                    state: "PENDING",
+                                    config:
+                                        #"{"maxConcurrentRequests":4,"totalRequests":20,"totalDuration":1,"responseTimeThreshold":1,"successRateThreshold":90}"#,
+                                    createdAt: clock.now()))
+                        }
+                        return (key, original, stuck)
+                    }
+                    try await withTestStore(
+                        databaseURL: url, clock: clock, dataDirectory: directory, configure: configure
+                    ) { store in
+                        let failed = try await Self.performanceTestResult(stuck, store: store, key: key, clock: clock)
+                        #expect(failed["result"] as? String == "FAIL", "\(failed)")
+                        #expect(failed["numPending"] as? Int == 0, "\(failed)")
+                        let overview = try await store.request(
+                            .GET, "/admin/v1/apps/\(TestStore.bundleId)/retention")
+                        let tests = try #require(overview.json["performanceTests"] as? [[String: Any]])
+                        let reason = tests.first { $0["requestId"] as? String == stuck }?["failureReason"] as? String
+                        #expect(reason?.contains("no longer exists") == true, "\(overview.text)")
+                        endpoint.answer = .json("{}")
+                        let next = try await store.inApps(
+                            .POST, "/inApps/v1/messaging/performanceTest", key: key,
+                            json: ["originalTransactionId": original], clock: clock)
+                        #expect(next.status == 200, "\(next.text)")
+                        let requestId = try #require(next.json["requestId"] as? String)
+                        let passed = try await Self.performanceTestResult(
+                            requestId, store: store, key: key, clock: clock)
+                        #expect(passed["result"] as? String == "PASS", "\(passed)")
+                    }
+                }
+            }
+        }
+    }
+
     // Proves the sandbox performance test calls the endpoint as the cancel flow does and times it: an endpoint that
     // answers passes (and then a production URL may be set), one answering 500 fails with Apple's failure reason;
     // one test at a time; and Apple's errors for what the request names.
@@ -471,4 +681,23 @@ import Testing
             }
         }
     }
+}
+
+/// The first answer of a request and its repeat tell the same outcome of the same event.
+private func expectSameOutcome(
+    _ first: [String: Any], _ repeated: [String: Any], outcome: String, identifier: UUID,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let event = first["retention"] as? [String: Any]
+    let again = repeated["retention"] as? [String: Any]
+    #expect(event?["outcome"] as? String == outcome, "\(first)", sourceLocation: sourceLocation)
+    #expect(
+        event?["requestIdentifier"] as? String == identifier.uuidString.lowercased(), "\(first)",
+        sourceLocation: sourceLocation)
+    #expect(again?["outcome"] as? String == outcome, "\(repeated)", sourceLocation: sourceLocation)
+    #expect(
+        again?["requestIdentifier"] as? String == event?["requestIdentifier"] as? String, sourceLocation: sourceLocation
+    )
+    #expect(again?["summary"] as? String == event?["summary"] as? String, sourceLocation: sourceLocation)
+    #expect(repeated["autoRenewStatus"] as? Bool == first["autoRenewStatus"] as? Bool, sourceLocation: sourceLocation)
 }

@@ -68,6 +68,28 @@ enum TestPNG {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
+    /// A valid full-size PNG broken one way each, with the store's refusal: a wrong CRC, a chunk cut short, a
+    /// length past the end of the file, a huge length, and a wrong signature.
+    static var malformed: [(Data, String)] {
+        let file = [UInt8](fullSize)
+        // The signature (8 bytes), then IHDR: length, type, 13 bytes of data, CRC; then IDAT's length.
+        let ihdrCRC = 8 + 4 + 4 + 13
+        let idatLength = ihdrCRC + 4
+        var badCRC = file
+        badCRC[ihdrCRC] ^= 0x01
+        var hugeLength = file
+        hugeLength.replaceSubrange(idatLength..<idatLength + 4, with: [0xFF, 0xFF, 0xFF, 0xF0])
+        var wrongSignature = file
+        wrongSignature[1] = 0x51
+        return [
+            (Data(badCRC), "the IHDR chunk's CRC is wrong"),
+            (Data(file.dropLast(2)), "a chunk is cut short"),
+            (Data(file.prefix(idatLength + 100)), "a chunk's length runs past the end of the file"),
+            (Data(hugeLength), "a chunk's length runs past the end of the file"),
+            (Data(wrongSignature), "the file is not a PNG (its first bytes are not the PNG signature)"),
+        ]
+    }
+
     /// Apple's full-size image, as small as Apple allows (3840 × 160).
     static let fullSize = make(width: 3840, height: 160)
     /// Apple's bullet-point image (1024 × 1024).
@@ -164,36 +186,21 @@ func withRetentionEndpoint<T: Sendable>(_ body: @Sendable (RetentionEndpoint) as
             return json(text)
         }
     }
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "retention-endpoint")
     logger.logLevel = .warning
-    let application = Application(
-        router: router, server: try HTTPTimeouts().server(tls: tls),
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            portContinuation.yield(channel.localAddress?.port ?? 0)
-            portContinuation.finish()
-        }, logger: logger)
-    let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
-        defer { portContinuation.finish() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+    return try await withLoopbackServer(port: .ephemeral, logger: logger, name: "retention endpoint") {
+        port, onServerRunning in
+        let application = Application(
+            router: router, server: try HTTPTimeouts().server(tls: tls),
+            configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { await onServerRunning($0.localAddress?.port ?? 0) }, logger: logger)
+        return ((), application)
+    } _: { _, port in
         let endpoint = RetentionEndpoint(url: "https://127.0.0.1:\(port)/retention", root: authority.root)
         state.value = endpoint
-        do {
-            let result = try await body(endpoint)
-            endpoint.release()
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return result
-        } catch {
-            endpoint.release()
-            await group.triggerGracefulShutdown()
-            try? await tasks.waitForAll()
-            throw error
-        }
+        // Held and unanswered requests end before the server stops, however `body` ends.
+        defer { endpoint.release() }
+        return try await body(endpoint)
     }
 }
 

@@ -19,6 +19,16 @@ import Testing
         return try await store.createServerAPIKey()
     }
 
+    // Proves the CRC the test PNGs are made with (the store's own) is the CRC-32 of PNG, by known answers from
+    // outside Kiosk: the CRC of every PNG's IEND chunk, and the standard check value of "123456789".
+    @Test func pngChecksumIsTheStandardCRC32() {
+        #expect(CRC32.checksum(Array("IEND".utf8)) == 0xAE42_6082)
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum([UInt8]()) == 0)
+        let file = [UInt8](TestPNG.fullSize)
+        #expect(Array(file.suffix(12)) == [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
+    }
+
     // Proves images are checked as Apple documents them (a PNG without transparency, full-size 3840 wide and
     // 160–2160 high, bullet points 1024 × 1024, a valid imageSize, at most 16 MiB) with Apple's codes, that the
     // sandbox approves at once and production waits, and that an image a message shows cannot be deleted.
@@ -53,6 +63,12 @@ import Testing
                 )
                 #expect(answer.status == 400, "\(why): \(answer.text)")
                 #expect(answer.appleErrorCode == code, "\(why): \(answer.text)")
+            }
+            // Broken structure, each refused with Apple's code and what is wrong.
+            for (body, reason) in TestPNG.malformed {
+                let answer = try await store.inApps(.PUT, "/inApps/v1/messaging/image/\(UUID())", key: key, body: body)
+                #expect(answer.status == 400 && answer.appleErrorCode == 4_000_161, "\(reason): \(answer.text)")
+                #expect(answer.json["errorMessage"] as? String == "Invalid request. The image is invalid: \(reason).")
             }
             let huge = try await store.inApps(
                 .PUT, "/inApps/v1/messaging/image/\(UUID())", key: key, body: Data(count: 16 * 1_048_576 + 1))

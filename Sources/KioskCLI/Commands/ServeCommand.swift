@@ -78,6 +78,13 @@ struct ServeCommand: AsyncParsableCommand {
     var serverAPIRateLimits: String?
 
     @Option(
+        name: .customLong("retention-budget"),
+        help:
+            "Milliseconds the store waits for a Get Retention Message endpoint when a subscriber cancels (KIOSK_RETENTION_BUDGET; default Apple's 700)."
+    )
+    var retentionBudget: String?
+
+    @Option(
         name: .customLong("scheduler-interval"),
         help: "Seconds between the renewal scheduler's passes (KIOSK_SCHEDULER_INTERVAL; default 1).")
     var schedulerInterval: String?
@@ -184,6 +191,14 @@ struct ServeCommand: AsyncParsableCommand {
                     field: "--server-api-rate-limits", fix: "Use off, production or all.")
             }
             configuration.serverAPIRateLimits = scope
+        }
+        if let budgetText = retentionBudget ?? environment["KIOSK_RETENTION_BUDGET"] {
+            guard let milliseconds = Int(budgetText), (1...60_000).contains(milliseconds) else {
+                throw CLIError(
+                    message: "'\(budgetText.prefix(64))' is not a retention budget.", field: "--retention-budget",
+                    fix: "Use a number of milliseconds from 1 to 60000, such as Apple's 700.")
+            }
+            configuration.realtimeRetentionBudget = .milliseconds(milliseconds)
         }
         if let intervalText = schedulerInterval ?? environment["KIOSK_SCHEDULER_INTERVAL"] {
             guard let seconds = Double(intervalText), seconds > 0, seconds <= 3600 else {

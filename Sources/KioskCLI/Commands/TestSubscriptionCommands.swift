@@ -14,10 +14,13 @@ extension TestCommand {
         _ action: String, productId: String? = nil, retentionChoice: String? = nil, options: SubscriptionOptions
     ) async throws {
         try await options.reportingErrors(flags: ["retentionChoice": "--retention"]) {
+            // Turning auto-renew off runs the retention flow once per command, however often the request is sent.
             let answer = try await options.app.client.post(
                 TestControlRoutes.subscription.path(options.app.app, options.transaction),
                 raw: try JSONEncoder().encode(
-                    TestSubscriptionRequest(action: action, productId: productId, retentionChoice: retentionChoice)))
+                    TestSubscriptionRequest(
+                        action: action, productId: productId, retentionChoice: retentionChoice,
+                        requestIdentifier: action == "auto-renew-off" ? UUID() : nil)))
             try options.app.connection.print(answer) { answer in
                 let subscription = try answer.decode(TestSubscriptionInfo.self)
                 let retention = subscription.retention.map { ["Retention:    \($0.summary)"] } ?? []

@@ -70,7 +70,7 @@ public struct RetentionImage: Codable, Sendable, Hashable {
     public var height: Int
     /// The size of the PNG file.
     public var bytes: Int
-    /// The PNG file, base64; empty where a listing left it out.
+    /// The PNG file, base64; empty as the store reads an image, but for its PNG alone (`retentionImagePNG`).
     public var png: String
     public var createdAt: Date
     public var reviewedAt: Date?

@@ -113,6 +113,13 @@ public final class KioskStoreClient: Sendable {
         try await api.entitlements(token: paymentQueue.requireSession().token)
     }
 
+    func cancelSubscription(_ originalTransactionId: UInt64, _ request: CancelSubscriptionRequest) async throws
+        -> CancelSubscriptionResponse
+    {
+        try await api.cancelSubscription(
+            String(originalTransactionId), request, token: paymentQueue.requireSession().token)
+    }
+
     /// Fetches a fresh app receipt and replaces ``appStoreReceiptURL`` atomically.
     func refreshReceipt() async throws {
         let answer = try await api.receipt(token: paymentQueue.requireSession().token)

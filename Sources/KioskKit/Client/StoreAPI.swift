@@ -62,6 +62,14 @@ struct StoreAPI: Sendable {
         try await send(.GET, StoreKitPaths.entitlements, token: token)
     }
 
+    func cancelSubscription(_ originalTransactionId: String, _ request: CancelSubscriptionRequest, token: String)
+        async throws -> CancelSubscriptionResponse
+    {
+        try await send(
+            .POST, StoreKitPaths.cancelSubscription(originalTransactionId: originalTransactionId), token: token,
+            body: request)
+    }
+
     /// Streams queue entries after `cursor` until the connection ends or the task is cancelled, calling
     /// `onEntry` for each one in order. Returns normally when the store closed the stream, or with
     /// `untilCaughtUp` once the store said every entry there was when it opened has been sent.

@@ -8,8 +8,11 @@ import SQLKit
 public protocol RetentionRepository: Sendable {
     /// Stores a new image; throws `StorageError.uniqueViolation` when its identifier is taken.
     func insertRetentionImage(_ image: RetentionImage, appId: App.ID, environment: StoreEnvironment) async throws
+    /// The image without its PNG (`png` is empty): what checks of its existence, size and state need.
     func retentionImage(appId: App.ID, environment: StoreEnvironment, identifier: String) async throws
         -> RetentionImage?
+    /// The image's PNG file, base64.
+    func retentionImagePNG(appId: App.ID, environment: StoreEnvironment, identifier: String) async throws -> String?
     /// The environment's images by creation, without their PNG (`png` is empty).
     func retentionImages(appId: App.ID, environment: StoreEnvironment) async throws -> [RetentionImage]
     func countRetentionImages(appId: App.ID, environment: StoreEnvironment) async throws -> Int
@@ -56,8 +59,10 @@ public protocol RetentionRepository: Sendable {
         async throws
     func retentionRealtimeURL(appId: App.ID, environment: StoreEnvironment) async throws -> String?
 
+    /// Stores a new test; throws `StorageError.uniqueViolation(constraint: "retention_performance_tests.pending")`
+    /// when one of the app is pending in the environment.
     func insertRetentionPerformanceTest(_ test: RetentionPerformanceTestRecord) async throws
-    /// Saves the state, the result and the finish date.
+    /// Saves the state, the result, the failure reason and the finish date.
     func updateRetentionPerformanceTest(_ test: RetentionPerformanceTestRecord) async throws
     func retentionPerformanceTest(requestId: String) async throws -> RetentionPerformanceTestRecord?
     /// The app's tests in the environment, newest first.
@@ -66,7 +71,10 @@ public protocol RetentionRepository: Sendable {
     /// Every test still `PENDING`, of every app.
     func pendingRetentionPerformanceTests() async throws -> [RetentionPerformanceTestRecord]
 
+    /// Stores an event; throws `StorageError.uniqueViolation(constraint: "retention_events.request_id")` when one
+    /// with its request identifier is stored.
     func insertRetentionEvent(_ event: RetentionEventRecord) async throws
+    func retentionEvent(requestId: String) async throws -> RetentionEventRecord?
     /// The newest `limit` events of the app in the environment, the latest recorded first.
     func retentionEvents(appId: App.ID, environment: StoreEnvironment, limit: Int) async throws
         -> [RetentionEventRecord]
@@ -90,12 +98,15 @@ public struct RetentionPerformanceTestRecord: Sendable, Hashable {
     public var state: String
     public var config: String
     public var result: String?
+    /// Why a test that could not run failed.
+    public var failureReason: String?
     public var createdAt: Date
     public var finishedAt: Date?
 
     public init(
         requestId: String, appId: App.ID, environment: StoreEnvironment, originalTransactionId: Int64, target: String,
-        state: String, config: String, result: String? = nil, createdAt: Date, finishedAt: Date? = nil
+        state: String, config: String, result: String? = nil, failureReason: String? = nil, createdAt: Date,
+        finishedAt: Date? = nil
     ) {
         self.requestId = requestId
         self.appId = appId
@@ -105,6 +116,7 @@ public struct RetentionPerformanceTestRecord: Sendable, Hashable {
         self.state = state
         self.config = config
         self.result = result
+        self.failureReason = failureReason
         self.createdAt = createdAt
         self.finishedAt = finishedAt
     }
@@ -148,22 +160,34 @@ extension SQLStorageTransaction {
         )
     }
 
+    /// An image's columns but its PNG, which may be megabytes.
+    private static let imageMetadata =
+        "image_id, image_size, state, width, height, bytes, '' AS png, created_at, reviewed_at"
+
     func retentionImage(appId: App.ID, environment: StoreEnvironment, identifier: String) async throws
         -> RetentionImage?
     {
         try await session.first(
             """
-            SELECT * FROM retention_images WHERE app_id = \(bind: appId)
+            SELECT \(unsafeRaw: Self.imageMetadata) FROM retention_images WHERE app_id = \(bind: appId)
                 AND environment = \(bind: environment.rawValue) AND image_id = \(bind: identifier)
             """
         ).map(Self.retentionImage)
     }
 
+    func retentionImagePNG(appId: App.ID, environment: StoreEnvironment, identifier: String) async throws -> String? {
+        try await session.first(
+            """
+            SELECT png FROM retention_images WHERE app_id = \(bind: appId)
+                AND environment = \(bind: environment.rawValue) AND image_id = \(bind: identifier)
+            """
+        )?.decode(column: "png", as: String.self)
+    }
+
     func retentionImages(appId: App.ID, environment: StoreEnvironment) async throws -> [RetentionImage] {
         try await session.all(
             """
-            SELECT app_id, environment, image_id, image_size, state, width, height, bytes, '' AS png, created_at,
-                reviewed_at
+            SELECT \(unsafeRaw: Self.imageMetadata)
             FROM retention_images WHERE app_id = \(bind: appId) AND environment = \(bind: environment.rawValue)
             ORDER BY created_at, image_id
             """
@@ -411,10 +435,10 @@ extension SQLStorageTransaction {
         try await session.run(
             """
             INSERT INTO retention_performance_tests (request_id, app_id, environment, original_transaction_id, target,
-                state, config, result, created_at, finished_at)
+                state, config, result, failure_reason, created_at, finished_at)
             VALUES (\(bind: test.requestId), \(bind: test.appId), \(bind: test.environment.rawValue),
                 \(bind: test.originalTransactionId), \(bind: test.target), \(bind: test.state), \(bind: test.config),
-                \(bind: test.result), \(bind: test.createdAt.millisecondsSince1970),
+                \(bind: test.result), \(bind: test.failureReason), \(bind: test.createdAt.millisecondsSince1970),
                 \(bind: test.finishedAt?.millisecondsSince1970))
             """
         )
@@ -424,7 +448,7 @@ extension SQLStorageTransaction {
         try await session.run(
             """
             UPDATE retention_performance_tests SET state = \(bind: test.state), result = \(bind: test.result),
-                finished_at = \(bind: test.finishedAt?.millisecondsSince1970)
+                failure_reason = \(bind: test.failureReason), finished_at = \(bind: test.finishedAt?.millisecondsSince1970)
             WHERE request_id = \(bind: test.requestId)
             """
         )
@@ -463,7 +487,8 @@ extension SQLStorageTransaction {
             target: try row.decode(column: "target", as: String.self),
             state: try row.decode(column: "state", as: String.self),
             config: try row.decode(column: "config", as: String.self),
-            result: try row.optional("result", as: String.self), createdAt: try row.date("created_at"),
+            result: try row.optional("result", as: String.self),
+            failureReason: try row.optional("failure_reason", as: String.self), createdAt: try row.date("created_at"),
             finishedAt: try row.optionalDate("finished_at"))
     }
 
@@ -482,6 +507,11 @@ extension SQLStorageTransaction {
         )
     }
 
+    func retentionEvent(requestId: String) async throws -> RetentionEventRecord? {
+        try await session.first("SELECT * FROM retention_events WHERE request_id = \(bind: requestId)")
+            .map(Self.retentionEvent)
+    }
+
     func retentionEvents(appId: App.ID, environment: StoreEnvironment, limit: Int) async throws
         -> [RetentionEventRecord]
     {
@@ -490,14 +520,16 @@ extension SQLStorageTransaction {
             SELECT * FROM retention_events WHERE app_id = \(bind: appId) AND environment = \(bind: environment.rawValue)
             ORDER BY seq DESC LIMIT \(bind: limit)
             """
-        ).map { row in
-            RetentionEventRecord(
-                requestId: try row.decode(column: "request_id", as: String.self),
-                appId: try row.decode(column: "app_id", as: Int64.self),
-                environment: try row.enumeration("environment", as: StoreEnvironment.self),
-                originalTransactionId: try row.decode(column: "original_transaction_id", as: Int64.self),
-                createdAt: try row.date("created_at"), event: try row.decode(column: "event", as: String.self))
-        }
+        ).map(Self.retentionEvent)
+    }
+
+    private static func retentionEvent(_ row: any SQLRow) throws -> RetentionEventRecord {
+        RetentionEventRecord(
+            requestId: try row.decode(column: "request_id", as: String.self),
+            appId: try row.decode(column: "app_id", as: Int64.self),
+            environment: try row.enumeration("environment", as: StoreEnvironment.self),
+            originalTransactionId: try row.decode(column: "original_transaction_id", as: Int64.self),
+            createdAt: try row.date("created_at"), event: try row.decode(column: "event", as: String.self))
     }
 
     // MARK: Retention offers

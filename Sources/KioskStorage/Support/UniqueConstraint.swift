@@ -25,6 +25,9 @@ enum UniqueConstraint {
         "armed_failures.app_id, armed_failures.api": "armed_failures.api",
         "renewal_extensions.environment, renewal_extensions.app_id, renewal_extensions.request_identifier":
             "renewal_extensions.request_identifier",
+        "retention_events.request_id": "retention_events.request_id",
+        "retention_performance_tests.app_id, retention_performance_tests.environment":
+            "retention_performance_tests.pending",
         // PostgreSQL: constraint and index names, as the migrations declare them.
         "apps_pkey": "apps.id",
         "apps_bundle_id_key": "apps.bundle_id",
@@ -41,6 +44,8 @@ enum UniqueConstraint {
         "queue_entries_pkey": "queue_entries.sequence",
         "armed_failures_pkey": "armed_failures.api",
         "renewal_extensions_pkey": "renewal_extensions.request_identifier",
+        "retention_events_pkey": "retention_events.request_id",
+        "retention_performance_tests_one_pending": "retention_performance_tests.pending",
     ]
 
     /// The readable name of the constraint the engine reported; the engine's own text if it is not one of ours.

@@ -13,8 +13,7 @@ extension ConsoleController {
         guard let retention else { return }
         pages.get("apps/:bundleId/retention") { request, context in
             let bundleId = try context.parameters.require("bundleId")
-            let environment = try RetentionService.environment(
-                request.uri.queryParameters.get("environment") ?? "sandbox")
+            let environment = try request.environment(request.uri.queryParameters.get("environment"))
             let overview = try await retention.overview(bundleId: bundleId, environment: environment)
             return renderer.page(
                 RetentionPage(bundleId: bundleId, overview), title: "Retention messaging of \(bundleId)",
@@ -23,7 +22,7 @@ extension ConsoleController {
         pages.get("apps/:bundleId/retention/images/:environment/:imageIdentifier") { _, context in
             let data = try await retention.imagePNG(
                 bundleId: try context.parameters.require("bundleId"),
-                environment: try RetentionService.environment(context.parameters.get("environment")),
+                environment: try StoreEnvironment(requested: try context.parameters.require("environment")),
                 identifier: try context.parameters.require("imageIdentifier"))
             var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: data)))
             response.headers[.contentType] = "image/png"
@@ -215,7 +214,9 @@ extension RetentionPage {
         }
         noDefaults = defaults.isEmpty
         tests = overview.performanceTests.map { test in
-            let times = test.result.responseTimes.map { "average \($0.average) ms, p95 \($0.p95) ms" } ?? "—"
+            let times =
+                test.failureReason.map { "could not run: \($0)" }
+                ?? test.result.responseTimes.map { "average \($0.average) ms, p95 \($0.p95) ms" } ?? "—"
             return Test(
                 requestId: test.requestId, transaction: test.originalTransactionId, created: date(test.createdDate),
                 result: test.result.result, successRate: test.result.successRate.map { "\($0) %" } ?? "—",

@@ -48,13 +48,7 @@ package typealias ResponseCodable = Codable & ResponseEncodable & Sendable
 extension Request {
     /// A query or path parameter parsed as `StoreEnvironment`; absent means the sandbox.
     func environment(_ text: String?, field: String = "environment") throws -> StoreEnvironment {
-        guard let text else { return .sandbox }
-        guard let environment = StoreEnvironment(rawValue: text.lowercased()) else {
-            throw KioskError(
-                .invalidEnvironment, "Unknown environment '\(text)'.", field: field,
-                fix: "Use 'sandbox' or 'production'.")
-        }
-        return environment
+        try StoreEnvironment(requested: text, field: field)
     }
 }
 

@@ -14,8 +14,7 @@ struct RetentionController {
         group.get(AdminRoutes.retention.routerPath) { request, context in
             try await retention.overview(
                 bundleId: try context.parameters.require("bundleId"),
-                environment: try RetentionService.environment(
-                    request.uri.queryParameters.get("environment") ?? "sandbox"))
+                environment: try request.environment(request.uri.queryParameters.get("environment")))
         }
         group.post(AdminRoutes.retentionReview.routerPath) { request, context in
             try await retention.review(

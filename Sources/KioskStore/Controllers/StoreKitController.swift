@@ -8,6 +8,8 @@ import KioskProtocol
 /// `/storekit/v1` for production and `/sandbox/storekit/v1` for the sandbox.
 struct StoreKitController {
     let purchases: PurchaseService
+    /// Turning a subscription's auto-renew off runs the retention flow.
+    let retention: RetentionService
     /// Wakes the updates streams this controller serves.
     let feed: QueueFeed
     let environment: StoreEnvironment
@@ -52,6 +54,13 @@ struct StoreKitController {
         }
         client.get("entitlements") { _, context in
             try JSONAnswer.response(try await purchases.entitlements(for: try context.requireClient()))
+        }
+        client.post("subscriptions/:originalTransactionId/cancel") { request, context in
+            let body = try await request.decodeJSON(as: CancelSubscriptionRequest.self, context: context)
+            return try JSONAnswer.response(
+                try await retention.cancel(
+                    originalTransactionId: try context.parameters.require("originalTransactionId", as: Int64.self),
+                    body, for: try context.requireClient()))
         }
         client.get("updates") { request, context in
             let client = try context.requireClient()

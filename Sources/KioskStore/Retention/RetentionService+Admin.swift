@@ -9,16 +9,6 @@ extension RetentionService {
     /// How many recent cancellations and performance tests the overview lists.
     static let overviewLimit = 50
 
-    /// `sandbox` or `production`; anything else is refused naming the field.
-    static func environment(_ text: String?, field: String = "environment") throws -> StoreEnvironment {
-        guard let text, let environment = StoreEnvironment(rawValue: text.lowercased()) else {
-            throw KioskError(
-                .invalidEnvironment, "'\(text?.prefix(32) ?? "")' is not an environment.", field: field,
-                fix: "Use sandbox or production.")
-        }
-        return environment
-    }
-
     public func overview(bundleId: String, environment: StoreEnvironment) async throws -> RetentionOverview {
         try await database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
@@ -42,7 +32,8 @@ extension RetentionService {
                 performanceTests: try tests.map {
                     RetentionOverview.PerformanceTest(
                         requestId: $0.requestId, originalTransactionId: String($0.originalTransactionId),
-                        createdDate: $0.createdAt.millisecondsSince1970, result: try Self.resultResponse(of: $0))
+                        createdDate: $0.createdAt.millisecondsSince1970, result: try Self.resultResponse(of: $0),
+                        failureReason: $0.failureReason)
                 },
                 retentionOffers: try await tx.retentionOffers(appId: app.id).map(Self.resource),
                 events: try await tx.retentionEvents(appId: app.id, environment: environment, limit: Self.overviewLimit)
@@ -55,10 +46,7 @@ extension RetentionService {
             messageIdentifier: message.identifier, messageState: message.state.rawValue, header: message.header,
             body: message.body, headerPosition: message.headerPosition?.rawValue,
             imageIdentifier: message.image?.imageIdentifier, altText: message.image?.altText,
-            bulletPoints: message.bulletPoints.map {
-                RetentionOverview.Message.BulletPoint(
-                    text: $0.text, imageIdentifier: $0.imageIdentifier, altText: $0.altText)
-            }, createdDate: message.createdAt.millisecondsSince1970)
+            bulletPoints: message.bulletPoints, createdDate: message.createdAt.millisecondsSince1970)
     }
 
     static func resource(_ offer: RetentionOffer) -> RetentionOfferResource {
@@ -72,7 +60,7 @@ extension RetentionService {
     /// App Review's decision on an image or a message: `APPROVED` lets the store show it, `REJECTED` (or `PENDING`
     /// again) keeps it from every customer, defaults and real-time answers alike.
     public func review(bundleId: String, _ request: RetentionReviewRequest) async throws -> RetentionReviewResponse {
-        let environment = try Self.environment(request.environment)
+        let environment = try StoreEnvironment(requested: request.environment)
         guard let state = RetentionMessaging.ReviewState(rawValue: request.state.uppercased()) else {
             throw KioskError(
                 .invalidState, "'\(request.state.prefix(32))' is not a review state.", field: "state",
@@ -113,12 +101,12 @@ extension RetentionService {
 
     /// The PNG of an image, for the console's review.
     func imagePNG(bundleId: String, environment: StoreEnvironment, identifier: String) async throws -> Data {
-        let image = try await database.transaction { tx in
+        let png = try await database.transaction { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
-            return try await tx.retentionImage(
+            return try await tx.retentionImagePNG(
                 appId: app.id, environment: environment, identifier: identifier.lowercased())
         }
-        guard let image, let data = Data(base64Encoded: image.png) else {
+        guard let png, let data = Data(base64Encoded: png) else {
             throw KioskError(.notFound, "No image \(identifier.prefix(64)).", field: "imageIdentifier")
         }
         return data

@@ -1,10 +1,11 @@
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 import KioskStorage
 
-/// The real-time cancel flow: a subscriber turns auto-renew off (the `auto-renew-off` test control: "the subscriber
-/// taps Cancel"), the store asks the app's Get Retention Message endpoint what to show, within the budget, and
+/// The real-time cancel flow: a subscriber turns auto-renew off (the `auto-renew-off` test control, or a customer
+/// through the client protocol: "the subscriber taps Cancel"), the store asks the app's Get Retention Message endpoint what to show, within the budget, and
 /// applies what the subscriber does with it. Without a usable answer the App Store's own behaviour applies: the
 /// app's retention offer, else the default message, else nothing; the cancellation proceeds unless the subscriber
 /// takes what is shown. Every time is recorded as a ``RetentionEvent``.
@@ -21,28 +22,30 @@ extension RetentionService {
     private struct Setup: Sendable {
         var app: App
         var subscription: StoreSubscription
-        var tester: Account
+        /// The subscriber, as the purchases the flow makes see them.
+        var client: ClientSession
         var realtimeURL: String?
     }
 
-    /// The subscriber of the sandbox subscription `originalTransactionId` turns auto-renew off, and does
-    /// `choice` (`cancel` when nil) with what they are shown. A subscription whose auto-renew is already off has
-    /// nothing to cancel: it is answered as it is.
-    func cancel(bundleId: String, originalTransactionId: Int64, choice text: String?) async throws
-        -> TestSubscriptionInfo
+    /// The subscriber of the sandbox subscription `originalTransactionId` turns auto-renew off (the test control),
+    /// and does `choice` (`cancel` when nil) with what they are shown. A subscription whose auto-renew is already
+    /// off has nothing to cancel: it is answered as it is.
+    ///
+    /// `requestIdentifier` is the client's identifier of the request (the real-time request's
+    /// `requestIdentifier`, and the idempotency key of a purchase the flow makes): a request repeated with it answers
+    /// the outcome the first one recorded, without asking the endpoint again or changing anything. Nil only where
+    /// there is no client to make one; a new one is made.
+    func cancel(bundleId: String, originalTransactionId: Int64, choice: String?, requestIdentifier: UUID?)
+        async throws -> TestSubscriptionInfo
     {
-        guard let choice = Choice(rawValue: text ?? Choice.cancel.rawValue) else {
-            throw KioskError(
-                .invalidDecision,
-                "'\(text?.prefix(32) ?? "")' is not something a subscriber does with a retention "
-                    + "message.", field: "retentionChoice", fix: "Use cancel or accept.")
-        }
-        let environment = StoreEnvironment.sandbox
-        let setup = try await database.transaction { tx -> Setup in
+        let (row, event) = try await cancel(
+            originalTransactionId, environment: .sandbox, choice: choice,
+            requestIdentifier: requestIdentifier ?? UUID()
+        ) { tx in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard
                 let subscription = try await tx.subscription(
-                    originalTransactionId: originalTransactionId, environment: environment),
+                    originalTransactionId: originalTransactionId, environment: .sandbox),
                 subscription.appId == app.id
             else {
                 throw KioskError(
@@ -51,25 +54,80 @@ extension RetentionService {
                         + "\(originalTransactionId).", field: "originalTransactionId",
                     fix: "List them with `kiosk test subscriptions --app \(bundleId) --tester EMAIL`.")
             }
+            guard let tester = try await tx.account(id: subscription.accountId, environment: .sandbox) else {
+                throw KioskError(.testerNotFound, "The subscription's tester was deleted.")
+            }
+            return (subscription, try TestControlsService.client(tester: tester, app: app))
+        }
+        return SubscriptionTestControls.info(row, retention: event)
+    }
+
+    /// The signed-in customer of `client` taps Cancel for their subscription `originalTransactionId` in the
+    /// session's app (the App Store's manage-subscriptions sheet), and does what `request` says with what they are
+    /// shown; idempotent by the request's identifier.
+    public func cancel(originalTransactionId: Int64, _ request: CancelSubscriptionRequest, for client: ClientSession)
+        async throws -> CancelSubscriptionResponse
+    {
+        let (row, event) = try await cancel(
+            originalTransactionId, environment: client.environment, choice: request.retentionChoice,
+            requestIdentifier: request.requestIdentifier
+        ) { tx in
+            guard
+                let subscription = try await tx.subscription(
+                    originalTransactionId: originalTransactionId, environment: client.environment),
+                subscription.appId == client.app.id, subscription.accountId == client.account.id
+            else {
+                throw KioskError(
+                    .subscriptionNotFound,
+                    "You have no subscription with original transaction id \(originalTransactionId) in this app.",
+                    field: "originalTransactionId")
+            }
+            return (subscription, client)
+        }
+        return CancelSubscriptionResponse(
+            originalTransactionId: String(row.originalTransactionId), autoRenewStatus: row.autoRenewEnabled,
+            autoRenewProductId: row.autoRenewProductId, expiresDate: row.expiresAt.millisecondsSince1970,
+            retention: event)
+    }
+
+    /// The flow: `find` reads the subscription and its subscriber in the first transaction; answers the
+    /// subscription after it and the event (nil when auto-renew was already off).
+    private func cancel(
+        _ originalTransactionId: Int64, environment: StoreEnvironment, choice text: String?, requestIdentifier: UUID,
+        find: @Sendable @escaping (any StorageTransaction) async throws -> (StoreSubscription, ClientSession)
+    ) async throws -> (StoreSubscription, RetentionEvent?) {
+        guard let choice = Choice(rawValue: text ?? Choice.cancel.rawValue) else {
+            throw KioskError(
+                .invalidDecision,
+                "'\(text?.prefix(32) ?? "")' is not something a subscriber does with a retention "
+                    + "message.", field: "retentionChoice", fix: "Use cancel or accept.")
+        }
+        let requestIdentifier = requestIdentifier.uuidString.lowercased()
+        let found = try await database.transaction { tx -> Found in
+            let (subscription, client) = try await find(tx)
+            if let first = try await Self.recordedEvent(requestIdentifier, of: subscription, in: tx) {
+                return .repeated(subscription, first)
+            }
             guard [.active, .billingRetry, .gracePeriod].contains(subscription.state) else {
                 throw KioskError(
                     .subscriptionState,
-                    "The subscription \(originalTransactionId) is \(subscription.state.rawValue); auto-renew-off "
-                        + "needs it active, billing_retry or grace_period.",
-                    fix: "Check its state with `kiosk test subscriptions`.")
+                    "The subscription \(originalTransactionId) is \(subscription.state.rawValue); turning auto-renew "
+                        + "off needs it active, billing_retry or grace_period.")
             }
-            guard let tester = try await tx.account(id: subscription.accountId, environment: environment) else {
-                throw KioskError(.testerNotFound, "The subscription's tester was deleted.")
-            }
-            return Setup(
-                app: app, subscription: subscription, tester: tester,
-                realtimeURL: try await tx.retentionRealtimeURL(appId: app.id, environment: environment))
+            return .new(
+                Setup(
+                    app: client.app, subscription: subscription, client: client,
+                    realtimeURL: try await tx.retentionRealtimeURL(appId: client.app.id, environment: environment)))
         }
-        guard setup.subscription.autoRenewEnabled else { return SubscriptionTestControls.info(setup.subscription) }
+        let setup: Setup
+        switch found {
+        case .repeated(let row, let first): return (row, first)
+        case .new(let new): setup = new
+        }
+        guard setup.subscription.autoRenewEnabled else { return (setup.subscription, nil) }
 
         let subscription = setup.subscription
-        let requestIdentifier = UUID().uuidString.lowercased()
-        let storefront = Storefront.named(setup.tester.storefront) ?? Storefront.named("USA")!
+        let storefront = setup.client.storefront
         let locale = storefront.defaultLocale.replacingOccurrences(of: "_", with: "-")
         var realtime: RetentionEvent.Realtime?
         var answer: RealtimeResponseBody?
@@ -98,7 +156,10 @@ extension RetentionService {
             var unusable: String?
             if let answer {
                 do {
-                    return (try await presentation(of: answer, for: subscription, in: tx), "realtime", nil)
+                    return (
+                        try await presentation(of: answer, for: subscription, storefront: storefront, in: tx),
+                        "realtime", nil
+                    )
                 } catch let error as UnusableAnswer {
                     unusable = error.reason
                 }
@@ -121,15 +182,18 @@ extension RetentionService {
         switch (shown, choice) {
         case (.nothing, _), (_, .cancel):
             event.choice = Choice.cancel.rawValue
-            row = try await turnAutoRenewOff(subscription, event: event, app: setup.app)
-            return SubscriptionTestControls.info(
-                row, retention: try await recorded(event, outcome: "cancelled", row: row))
+            do {
+                row = try await turnAutoRenewOff(subscription, event: event, app: setup.app)
+            } catch StorageError.uniqueViolation(let constraint) where constraint == Self.eventKey {
+                return try await firstOutcome(requestIdentifier, of: subscription)
+            }
+            return (row, try await recorded(event, outcome: "cancelled", row: row))
         case (.message, .accept):
             event.outcome = "kept"
             row = subscription
-        case (.alternateProduct(_, let productId), .accept):
+        case (.alternateProduct(_, let productId, let plan), .accept):
             let taken = await take(
-                productId: productId, offer: nil, setup: setup, requestIdentifier: requestIdentifier,
+                productId: productId, plan: plan, offer: nil, setup: setup, requestIdentifier: requestIdentifier,
                 success: "switched")
             (event.outcome, event.transactionId, event.summary) = (
                 taken.outcome, taken.transactionId, taken.refusal ?? ""
@@ -137,8 +201,8 @@ extension RetentionService {
             row = subscription
         case (.promotionalOffer(_, let offer), .accept):
             let taken = await take(
-                productId: offer.productId, offer: offer, setup: setup, requestIdentifier: requestIdentifier,
-                success: "offer-redeemed")
+                productId: offer.productId, plan: .billedUpFront, offer: offer, setup: setup,
+                requestIdentifier: requestIdentifier, success: "offer-redeemed")
             (event.outcome, event.transactionId, event.summary) = (
                 taken.outcome, taken.transactionId, taken.refusal ?? ""
             )
@@ -146,9 +210,9 @@ extension RetentionService {
         case (.retentionOffer(let offer, _), .accept):
             do {
                 let redeemed = try await redeem(offer, subscription: subscription, storefront: storefront, event: event)
-                return SubscriptionTestControls.info(
-                    redeemed,
-                    retention: try await recorded(event, outcome: "offer-redeemed", row: redeemed, store: false))
+                return (redeemed, try await recorded(event, outcome: "offer-redeemed", row: redeemed, store: false))
+            } catch StorageError.uniqueViolation(let constraint) where constraint == Self.eventKey {
+                return try await firstOutcome(requestIdentifier, of: subscription)
             } catch let error as KioskError {
                 event.outcome = "refused"
                 event.summary = error.message
@@ -158,8 +222,58 @@ extension RetentionService {
         let final = try await database.transaction { tx in
             try await tx.subscription(originalTransactionId: originalTransactionId, environment: environment) ?? row
         }
-        return SubscriptionTestControls.info(
-            final, retention: try await recorded(event, outcome: event.outcome, row: final))
+        do {
+            return (final, try await recorded(event, outcome: event.outcome, row: final))
+        } catch StorageError.uniqueViolation(let constraint) where constraint == Self.eventKey {
+            return try await firstOutcome(requestIdentifier, of: subscription)
+        }
+    }
+
+    /// The constraint a request's identifier, recorded twice, violates.
+    private static let eventKey = "retention_events.request_id"
+
+    /// What the first read of a request found: the outcome a request with its identifier already recorded, or
+    /// what the flow needs to run.
+    private enum Found: Sendable {
+        case repeated(StoreSubscription, RetentionEvent)
+        case new(Setup)
+    }
+
+    /// The event a request with `requestIdentifier` recorded for `subscription`, if one did; a client's identifier
+    /// that another subscription's request recorded is refused.
+    private static func recordedEvent(
+        _ requestIdentifier: String, of subscription: StoreSubscription, in tx: any StorageTransaction
+    ) async throws -> RetentionEvent? {
+        guard let record = try await tx.retentionEvent(requestId: requestIdentifier) else { return nil }
+        guard record.appId == subscription.appId, record.environment == subscription.environment,
+            record.originalTransactionId == subscription.originalTransactionId
+        else {
+            throw KioskError(
+                .idempotencyKeyReused,
+                "The request identifier \(requestIdentifier) was used for another subscription.",
+                field: "requestIdentifier", fix: "Make a new request identifier for each cancellation.")
+        }
+        do {
+            return try JSONDecoder().decode(RetentionEvent.self, from: Data(record.event.utf8))
+        } catch {
+            throw StorageError.engine(message: "a retention event is not the JSON Kiosk stores: \(error)")
+        }
+    }
+
+    /// The answer to a request whose identifier a concurrent one recorded first: that one's outcome.
+    private func firstOutcome(_ requestIdentifier: String, of subscription: StoreSubscription) async throws
+        -> (StoreSubscription, RetentionEvent?)
+    {
+        try await database.transaction { tx in
+            let row =
+                try await tx.subscription(
+                    originalTransactionId: subscription.originalTransactionId, environment: subscription.environment)
+                ?? subscription
+            guard let first = try await Self.recordedEvent(requestIdentifier, of: row, in: tx) else {
+                throw StorageError.engine(message: "the retention event \(requestIdentifier) vanished")
+            }
+            return (row, first)
+        }
     }
 
     /// Confirms the cancellation: auto-renew off and `DID_CHANGE_RENEWAL_STATUS`/`AUTO_RENEW_DISABLED`, with the
@@ -189,22 +303,25 @@ extension RetentionService {
         }
     }
 
-    /// Takes a plan switch or a promotional offer as the App Store does: a purchase of the product by the
-    /// subscriber (the one payment path, outside the app), which the store's usual rules price and notify
-    /// (`DID_CHANGE_RENEWAL_PREF`, `OFFER_REDEEMED`) and which checks the offer's signature and nonce.
+    /// Takes a plan switch or a promotional offer as the App Store does: a purchase of the product under `plan` by
+    /// the subscriber (the one payment path, outside the app), which the store's usual rules price and notify
+    /// (`DID_CHANGE_RENEWAL_PREF`, `OFFER_REDEEMED`) and which checks the offer's signature and nonce. The request's
+    /// identifier is the purchase's idempotency key: a repeated request buys once.
     private func take(
-        productId: String, offer: SignedPromotion?, setup: Setup, requestIdentifier: String, success: String
+        productId: String, plan: BillingPlanType, offer: SignedPromotion?, setup: Setup, requestIdentifier: String,
+        success: String
     ) async -> (outcome: String, transactionId: String?, refusal: String?) {
         do {
-            let client = try TestControlsService.client(tester: setup.tester, app: setup.app)
             var order = try PaymentOrder(
                 TestPurchaseRequest(
-                    tester: setup.tester.email, productId: productId, idempotencyKey: "retention-\(requestIdentifier)"))
+                    tester: setup.client.account.email, productId: productId,
+                    idempotencyKey: "retention-\(requestIdentifier)",
+                    billingPlanType: plan == .monthly ? plan.rawValue : nil))
             if let offer {
                 order.offer = offer.offer
                 order.appAccountToken = offer.appAccountToken
             }
-            let entry = try await purchases.place(order, client: client)
+            let entry = try await purchases.place(order, client: setup.client)
             guard entry.state == .purchased else {
                 return ("refused", nil, entry.error?.message ?? "the purchase was \(entry.state.rawValue)")
             }
@@ -231,15 +348,16 @@ extension RetentionService {
                 throw KioskError(
                     .subscriptionState, "The subscription changed meanwhile; the retention offer no longer applies.")
             }
+            // Eligibility again, under the row's lock: a concurrent acceptance may have redeemed an offer already.
             guard
-                let current = try await tx.retentionOffers(appId: row.appId).first(where: {
-                    $0.productId == row.autoRenewProductId && $0.identifier == offer.identifier
-                }),
+                let current = try await eligibleRetentionOffer(for: row, storefront: storefront, in: tx),
+                current.identifier == offer.identifier,
                 let terms = current.schedule.terms(.retention, identifier: current.identifier, in: storefront)
             else {
                 throw KioskError(
                     .offerNotFound,
-                    "The retention offer '\(offer.identifier)' is gone, or has no price in \(storefront.code).")
+                    "The retention offer '\(offer.identifier)' no longer applies: it is gone, has no price in "
+                        + "\(storefront.code), or an offer was redeemed meanwhile.")
             }
             row.deferOffer(terms)
             row.updatedAt = now

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 import KioskStorage
 
 /// The sandbox performance test of a Get Retention Message endpoint (Apple's Initiate Performance Test and Get
@@ -48,15 +49,18 @@ extension RetentionService {
             guard let url = try await tx.retentionRealtimeURL(appId: app, environment: environment) else {
                 throw ServerAPIError.realtimeURLNotFound
             }
-            let running = try await tx.retentionPerformanceTests(appId: app, environment: environment, limit: 1000)
-            guard !running.contains(where: { $0.state == PerformanceTestState.pending.rawValue }) else {
+            // One pending test per app and environment: the store's unique index decides between concurrent starts.
+            do {
+                try await tx.insertRetentionPerformanceTest(
+                    RetentionPerformanceTestRecord(
+                        requestId: requestId, appId: app, environment: environment, originalTransactionId: id,
+                        target: url, state: PerformanceTestState.pending.rawValue,
+                        config: String(decoding: try JSONEncoder().encode(config), as: UTF8.self), createdAt: now))
+            } catch StorageError.uniqueViolation(let constraint)
+                where constraint == "retention_performance_tests.pending"
+            {
                 throw ServerAPIError.existingPerformanceTestRun
             }
-            try await tx.insertRetentionPerformanceTest(
-                RetentionPerformanceTestRecord(
-                    requestId: requestId, appId: app, environment: environment, originalTransactionId: id, target: url,
-                    state: PerformanceTestState.pending.rawValue,
-                    config: String(decoding: try JSONEncoder().encode(config), as: UTF8.self), createdAt: now))
         }
         startInBackground(requestId)
         return PerformanceTestResponse(config: config, requestId: requestId)
@@ -87,18 +91,28 @@ extension RetentionService {
             numPending: config.totalRequests, responseTimes: nil, failures: nil)
     }
 
-    /// Runs the pending test `requestId` and records its result.
+    /// Why a pending test cannot run.
+    private struct CannotRun: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs the pending test `requestId` and records its result; a test that cannot run ends `FAIL`, with why, so
+    /// that it does not stay pending and block the app's next test.
     func runPerformanceTest(requestId: String) async {
         do {
             guard
                 let (record, app, productId, locale) = try await database.transaction({
                     tx -> (RetentionPerformanceTestRecord, App, String, String)? in
                     guard let record = try await tx.retentionPerformanceTest(requestId: requestId),
-                        record.state == PerformanceTestState.pending.rawValue,
-                        let app = try await tx.app(id: record.appId),
+                        record.state == PerformanceTestState.pending.rawValue
+                    else { return nil }
+                    guard let app = try await tx.app(id: record.appId),
                         let transaction = try await tx.transaction(
                             id: record.originalTransactionId, environment: record.environment)
-                    else { return nil }
+                    else {
+                        throw CannotRun(
+                            description: "the purchase \(record.originalTransactionId) it names no longer exists")
+                    }
                     let account = try await tx.account(id: transaction.accountId, environment: record.environment)
                     let storefront = account.flatMap { Storefront.named($0.storefront) } ?? Storefront.named("USA")
                     let locale = (storefront?.defaultLocale ?? "en_US").replacingOccurrences(of: "_", with: "-")
@@ -136,6 +150,31 @@ extension RetentionService {
         } catch {
             logger.error(
                 "A retention messaging performance test could not run",
+                metadata: ["requestId": "\(requestId)", "error": "\(error)"])
+            await fail(requestId, reason: "\(error)")
+        }
+    }
+
+    /// Ends the pending test `requestId` as `FAIL` because `reason`: no call counted, none pending.
+    private func fail(_ requestId: String, reason: String) async {
+        do {
+            try await database.transaction { tx in
+                guard var record = try await tx.retentionPerformanceTest(requestId: requestId),
+                    record.state == PerformanceTestState.pending.rawValue
+                else { return }
+                let now = clocks.now(record.environment)
+                if let config = try? JSONDecoder().decode(PerformanceTestConfig.self, from: Data(record.config.utf8)) {
+                    let result = Self.result(of: [], config: config, target: record.target)
+                    record.result = String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
+                }
+                record.state = PerformanceTestState.fail.rawValue
+                record.failureReason = String(reason.prefix(1000))
+                record.finishedAt = now
+                try await tx.updateRetentionPerformanceTest(record)
+            }
+        } catch {
+            logger.error(
+                "A retention messaging performance test that could not run could not be marked FAIL",
                 metadata: ["requestId": "\(requestId)", "error": "\(error)"])
         }
     }

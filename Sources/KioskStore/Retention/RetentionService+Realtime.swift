@@ -73,36 +73,27 @@ extension RetentionService {
     }
 
     private func post(_ signedPayload: String, to url: String, budget: Duration) async -> EndpointCall.Result {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        let body = (try? JSONEncoder().encode(RealtimeRequestBody(signedPayload: signedPayload))) ?? Data()
-        request.body = .bytes(ByteBuffer(bytes: body))
-        do {
-            // The race in `call` keeps to the budget; the deadline only makes sure the request ends soon after.
-            let deadline = NIODeadline.now() + .milliseconds(Int64(Self.milliseconds(budget)) + 1000)
-            let response = try await http.execute(request, deadline: deadline)
-            let status = Int(response.status.code)
-            let data: ByteBuffer
+        // The race in `call` keeps to the budget; the deadline only makes sure the request ends soon after.
+        let deadline = NIODeadline.now() + .milliseconds(Int64(Self.milliseconds(budget)) + 1000)
+        switch await SignedPayloadPost.send(
+            signedPayload, to: url, with: http, deadline: deadline, keepingUpTo: Self.answerMaxBytes)
+        {
+        case .failed(let result):
+            return .failed(result, httpStatus: nil, reason: "the request failed: \(result.rawValue)")
+        case .tooLarge(let status):
+            return .failed(
+                .invalidResponse, httpStatus: status,
+                reason: "the answer is larger than \(Self.answerMaxBytes / 1024) KiB")
+        case .answered(let status, _) where status != 200:
+            return .failed(.unsuccessfulHTTPResponseCode, httpStatus: status, reason: "it answered HTTP \(status)")
+        case .answered(let status, let body):
             do {
-                data = try await response.body.collect(upTo: Self.answerMaxBytes)
-            } catch is NIOTooManyBytesError {
-                return .failed(
-                    .invalidResponse, httpStatus: status,
-                    reason: "the answer is larger than \(Self.answerMaxBytes / 1024) KiB")
-            }
-            guard status == 200 else {
-                return .failed(.unsuccessfulHTTPResponseCode, httpStatus: status, reason: "it answered HTTP \(status)")
-            }
-            do {
-                return .answered(try JSONDecoder().decode(RealtimeResponseBody.self, from: Data(buffer: data)))
+                return .answered(
+                    try JSONDecoder().decode(RealtimeResponseBody.self, from: Data(buffer: body ?? ByteBuffer())))
             } catch {
                 return .failed(
                     .invalidResponse, httpStatus: status, reason: "the answer is not a RealtimeResponseBody (\(error))")
             }
-        } catch {
-            let result = NotificationService.result(for: error)
-            return .failed(result, httpStatus: nil, reason: "the request failed: \(result.rawValue)")
         }
     }
 
@@ -116,8 +107,8 @@ extension RetentionService {
     enum Presentation: Sendable {
         /// A text message (with or without its image and bullet points).
         case message(RetentionMessage)
-        /// A switch-plan message: the message, and the product of the group to switch to.
-        case alternateProduct(RetentionMessage, productId: String)
+        /// A switch-plan message: the message, and the product of the group to switch to, under the billing plan.
+        case alternateProduct(RetentionMessage, productId: String, plan: BillingPlanType)
         /// A promotional-offer message: the message, and the offer with the developer's signature.
         case promotionalOffer(RetentionMessage, SignedPromotion)
         /// The app's retention offer (`offerType` 5), with the default message when there is one.
@@ -129,7 +120,7 @@ extension RetentionService {
             case .message(let message):
                 RetentionEvent.Shown(
                     kind: "message", messageIdentifier: message.identifier, header: message.header, body: message.body)
-            case .alternateProduct(let message, let productId):
+            case .alternateProduct(let message, let productId, _):
                 RetentionEvent.Shown(
                     kind: "alternate-product", messageIdentifier: message.identifier, header: message.header,
                     body: message.body, productId: productId)
@@ -161,12 +152,13 @@ extension RetentionService {
         var reason: String
     }
 
-    /// What the endpoint's `answer` shows the subscriber of `subscription`, checked as Apple checks it: exactly one
-    /// option; an approved message (and approved images) that exists in the environment; for a plan switch or a
-    /// promotional offer a message without images and a product of the subscription's group (another one to
-    /// switch to); an offer the product has.
+    /// What the endpoint's `answer` shows the subscriber of `subscription` in `storefront`, checked as Apple checks
+    /// it: exactly one option; an approved message (and approved images) that exists in the environment; for a plan
+    /// switch or a promotional offer a message without images and a product of the subscription's group (another
+    /// one to switch to, under a billing plan it offers in the storefront); an offer the product has.
     func presentation(
-        of answer: RealtimeResponseBody, for subscription: StoreSubscription, in tx: any StorageTransaction
+        of answer: RealtimeResponseBody, for subscription: StoreSubscription, storefront: Storefront,
+        in tx: any StorageTransaction
     ) async throws -> Presentation {
         let options = [
             answer.message != nil, answer.alternateProduct != nil, answer.promotionalOffer != nil,
@@ -195,11 +187,21 @@ extension RetentionService {
             guard productId != subscription.productId else {
                 throw UnusableAnswer(reason: "alternateProduct names the product already subscribed to, \(productId)")
             }
-            if let plan = alternate.billingPlanType, plan != "BILLED_UPFRONT" {
-                throw UnusableAnswer(
-                    reason: "billingPlanType \(plan.prefix(32)) is a commitment plan, which Kiosk does not sell")
+            var plan = BillingPlanType.billedUpFront
+            if let name = alternate.billingPlanType {
+                guard let named = BillingPlanType(rawValue: name) else {
+                    throw UnusableAnswer(
+                        reason: "billingPlanType \(name.prefix(32)) is neither BILLED_UPFRONT nor MONTHLY")
+                }
+                plan = named
             }
-            return .alternateProduct(message, productId: productId)
+            if plan == .monthly,
+                try await tx.product(appId: subscription.appId, productId: productId)?.monthlyPlan?
+                    .monthlyPrice(in: storefront) == nil
+            {
+                throw UnusableAnswer(reason: "\(productId) has no monthly plan offered in \(storefront.code)")
+            }
+            return .alternateProduct(message, productId: productId, plan: plan)
         }
         guard let promotional = answer.promotionalOffer else { return .nothing }
         let message = try await approvedMessage(

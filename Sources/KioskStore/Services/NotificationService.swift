@@ -312,36 +312,11 @@ public struct NotificationService: Service {
 
     /// POSTs `{"signedPayload":"…"}` to `url`; returns Apple's `sendAttemptResult` and the HTTP status, if any.
     private func post(_ signedPayload: String, to url: String) async -> (NotificationAttempt.Result, Int?) {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        let body = (try? JSONEncoder().encode(["signedPayload": signedPayload])) ?? Data()
-        request.body = .bytes(ByteBuffer(bytes: body))
-        do {
-            let response = try await http.execute(request, deadline: .now() + Self.timeout)
-            for try await _ in response.body {}
-            let status = Int(response.status.code)
+        switch await SignedPayloadPost.send(signedPayload, to: url, with: http, deadline: .now() + Self.timeout) {
+        case .answered(let status, _), .tooLarge(let status):
             return ((200...206).contains(status) ? .success : .unsuccessfulHTTPResponseCode, status)
-        } catch {
-            return (Self.result(for: error), nil)
-        }
-    }
-
-    /// Apple's name for why a POST failed.
-    static func result(for error: any Error) -> NotificationAttempt.Result {
-        switch error {
-        case let error as HTTPClientError:
-            switch error {
-            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: .timedOut
-            case .remoteConnectionClosed: .prematureClose
-            case .redirectCycleDetected, .redirectLimitReached: .circularRedirect
-            case .invalidURL, .emptyHost, .emptyScheme: .other
-            default: .invalidResponse
-            }
-        case ChannelError.connectTimeout: .timedOut
-        case is IOError, is ChannelError: .noResponse
-        case is HTTPParserError: .invalidResponse
-        default: String(reflecting: type(of: error)).contains("NIOSSL") ? .tlsIssue : .other
+        case .failed(let result):
+            return (result, nil)
         }
     }
 }

@@ -72,7 +72,8 @@ struct SubscriptionTestControls: Sendable {
         }
         if action == .autoRenewOff, let retention {
             return try await retention.cancel(
-                bundleId: bundleId, originalTransactionId: originalTransactionId, choice: request.retentionChoice)
+                bundleId: bundleId, originalTransactionId: originalTransactionId, choice: request.retentionChoice,
+                requestIdentifier: request.requestIdentifier)
         }
         let now = store.clocks.sandbox.now()
         let row = try await store.ledger.commit { tx, effects in
