@@ -280,9 +280,37 @@ import Testing
                         token: .some(store.adminToken))
                     #expect(reused.status == 409 && reused.errorCode == "idempotency_key_reused", "\(reused.text)")
                     #expect(endpoint.received.count == 2)
+
+                    // The console's "Turn auto-renew off" pressed twice on one page: one cancellation flow.
+                    let console = ConsoleTests.Visitor(store)
+                    _ = try await console.signIn()
+                    let page = try await console.get("/console/customers/sandbox/tester%40example.com").text
+                    let form = try Self.subscriptionForm(in: page, original: original)
+                    for _ in 1...2 {
+                        let pressed = try await console.post(form.action, form.fields + "&action=auto-renew-off")
+                        #expect(pressed.status == 303, "\(pressed.text)")
+                    }
+                    #expect(endpoint.received.count == 3, "one request to the endpoint for the page")
                 }
             }
         }
+    }
+
+    /// The console's test-control form of subscription `original` on a customer page: where it posts and its hidden
+    /// fields, form-encoded.
+    static func subscriptionForm(in page: String, original: String) throws -> (action: String, fields: String) {
+        let start = try #require(page.range(of: "/subscriptions/\(original)\""), "no form for \(original)")
+        let before = page[..<start.lowerBound]
+        let actionStart = try #require(before.range(of: "action=\"", options: .backwards))
+        let action = String(page[actionStart.upperBound..<start.lowerBound]) + "/subscriptions/\(original)"
+        let form = page[start.upperBound...]
+        let end = try #require(form.range(of: "</form>"))
+        var fields: [String] = []
+        for match in form[..<end.lowerBound].matches(of: /<input type="hidden" name="([^"]+)" value="([^"]*)">/) {
+            let value = String(match.2).replacingOccurrences(of: "&#x2F;", with: "/")
+            fields.append("\(match.1)=\(value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value)")
+        }
+        return (action, fields.joined(separator: "&"))
     }
 
     // Proves a plan switch may name a product's monthly plan with a 12-month commitment when the storefront offers

@@ -303,6 +303,8 @@ struct CustomerPage: ConsoleView {
         var state: String
         var autoRenew: String
         var expires: String
+        /// Made for each page: a "Turn auto-renew off" sent twice from one page runs the cancellation flow once.
+        var requestIdentifier: String
         var actions: [Action]
     }
 

@@ -29,9 +29,11 @@ extension ConsoleController {
             let original = try context.parameters.require("originalTransactionId", as: Int64.self)
             return try await action(request, context, audit: "test.subscription") { form in
                 let action = form["action"] ?? ""
+                // The page's identifier makes a double submit of one page one cancellation flow.
                 _ = try await subscriptions.act(
                     bundleId: form["bundleId"] ?? "", originalTransactionId: original,
-                    TestSubscriptionRequest(action: action))
+                    TestSubscriptionRequest(
+                        action: action, requestIdentifier: form["requestIdentifier"].flatMap(UUID.init(uuidString:))))
                 return ("\(action) subscription \(original) of \(email)", Self.customerPath(email))
             }
         }
@@ -48,6 +50,7 @@ extension ConsoleController {
                         productId: subscription.productId, state: subscription.state,
                         autoRenew: subscription.autoRenewStatus ? "on" : "off",
                         expires: Self.time(Date(millisecondsSince1970: subscription.expiresDate)),
+                        requestIdentifier: UUID().uuidString,
                         actions: [
                             ("renew", "Renew now"), ("expire", "Expire now"), ("fail-renewal", "Fail next renewal"),
                             ("recover", "Recover billing"), ("auto-renew-off", "Turn auto-renew off"),
