@@ -21,6 +21,9 @@ GET /v1/financeReports
 GET /v1/apps
 GET /v1/apps/{id}
 GET /v1/apps/{id}/subscriptionGroups
+GET /v1/apps/{id}/subscriptionGracePeriod
+GET /v1/subscriptionGracePeriods/{id}
+PATCH /v1/subscriptionGracePeriods/{id}
 GET /v1/territories
 POST /v1/subscriptionGroups
 GET /v1/subscriptionGroups/{id}
@@ -67,6 +70,14 @@ DELETE /v2/inAppPurchases/{id}
 GET /v2/inAppPurchases/{id}/inAppPurchaseLocalizations
 GET /v2/inAppPurchases/{id}/relationships/inAppPurchaseLocalizations
 POST /v1/inAppPurchaseSubmissions
+GET /v2/inAppPurchases/{id}/pricePoints
+GET /v1/inAppPurchasePricePoints/{id}/equalizations
+POST /v1/inAppPurchasePriceSchedules
+GET /v1/inAppPurchasePriceSchedules/{id}
+GET /v2/inAppPurchases/{id}/iapPriceSchedule
+GET /v1/inAppPurchasePriceSchedules/{id}/baseTerritory
+GET /v1/inAppPurchasePriceSchedules/{id}/manualPrices
+GET /v1/inAppPurchasePriceSchedules/{id}/automaticPrices
 POST /v1/inAppPurchaseLocalizations
 GET /v1/inAppPurchaseLocalizations/{id}
 PATCH /v1/inAppPurchaseLocalizations/{id}

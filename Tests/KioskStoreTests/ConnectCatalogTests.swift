@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskStore
 import KioskTestSupport
 import KioskTesting
@@ -73,6 +74,14 @@ import Testing
             $0["productId"] as? String == productId
         }
         return (transaction?["price"] as? Int, transaction?["currency"] as? String)
+    }
+
+    /// The territory a price point's id names (base64url of `{"p":…,"s":…,"t":…}`).
+    static func territory(ofPoint id: String) -> String? {
+        var base64 = id.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data) as? [String: String])?["t"]
     }
 
     static func relationship(_ type: String, _ id: String) -> [String: Any] {
@@ -415,14 +424,66 @@ import Testing
             let subscriptionFace = try await client.send(.GET, "/v1/subscriptions/{id}", id: id)
             #expect(subscriptionFace.status == 404, "a consumable is no subscription")
 
-            // Prices arrive with the price schedules; until then the console API sets one.
-            let priced = try await store.request(
-                .PATCH, "/admin/v1/apps/\(TestStore.bundleId)/products/com.example.gems.10",
-                json: ["pricing": ["tier": 3]])
-            #expect(priced.status == 200, "\(priced.text)")
+            // A price schedule: the US base price, equalized everywhere, and a manual price in Japan.
+            let points = try await client.send(
+                .GET, "/v2/inAppPurchases/{id}/pricePoints", id: id, query: "filter[territory]=USA,JPN&limit=200")
+            func point(_ territory: String, _ price: String) -> String? {
+                let all = points.json["data"] as? [[String: Any]] ?? []
+                return all.compactMap { $0["id"] as? String }.first { id in
+                    let attributes = all.first { $0["id"] as? String == id }?["attributes"] as? [String: Any]
+                    return Self.territory(ofPoint: id) == territory && attributes?["customerPrice"] as? String == price
+                }
+            }
+            let usa = try #require(point("USA", "2.99"), "\(points.text)")
+            let japan = try #require(point("JPN", "490"), "\(points.text)")
+            let scheduled = try await client.send(
+                .POST, "/v1/inAppPurchasePriceSchedules",
+                json: [
+                    "data": [
+                        "type": "inAppPurchasePriceSchedules",
+                        "relationships": [
+                            "inAppPurchase": Self.relationship("inAppPurchases", id),
+                            "baseTerritory": Self.relationship("territories", "USA"),
+                            "manualPrices": [
+                                "data": [
+                                    ["type": "inAppPurchasePrices", "id": "${usa}"],
+                                    ["type": "inAppPurchasePrices", "id": "${japan}"],
+                                ]
+                            ],
+                        ],
+                    ],
+                    "included": [
+                        [
+                            "type": "inAppPurchasePrices", "id": "${usa}",
+                            "relationships": [
+                                "inAppPurchasePricePoint": Self.relationship("inAppPurchasePricePoints", usa)
+                            ],
+                        ],
+                        [
+                            "type": "inAppPurchasePrices", "id": "${japan}",
+                            "relationships": [
+                                "inAppPurchasePricePoint": Self.relationship("inAppPurchasePricePoints", japan)
+                            ],
+                        ],
+                    ],
+                ])
+            #expect(scheduled.status == 201, "\(scheduled.text)")
+            let manual = try await client.send(
+                .GET, "/v1/inAppPurchasePriceSchedules/{id}/manualPrices", id: id, query: "include=territory")
+            let manualTerritories = (manual.json["included"] as? [[String: Any]] ?? []).compactMap {
+                $0["id"] as? String
+            }
+            #expect(Set(manualTerritories) == ["USA", "JPN"], "\(manual.text)")
+            let automatic = try await client.send(
+                .GET, "/v1/inAppPurchasePriceSchedules/{id}/automaticPrices", id: id, query: "limit=1")
+            let total = ((automatic.json["meta"] as? [String: Any])?["paging"] as? [String: Any])?["total"] as? Int
+            #expect(total == Storefront.all.count - 2, "\(automatic.text)")
             let token = try await store.signIn()
             let bought = try await store.pay("com.example.gems.10", token: token)
             #expect(bought.transactionId != nil, "\(bought.text)")
+            let (price, currency) = try await Self.charged(
+                "com.example.gems.10", tester: TestStore.testerEmail, store: store)
+            #expect(price == 299 && currency == "USD", "charged \(price ?? -1) \(currency ?? "")")
 
             let deleted = try await client.send(.DELETE, "/v2/inAppPurchases/{id}", id: id)
             #expect(deleted.status == 204, "\(deleted.text)")
@@ -438,6 +499,45 @@ import Testing
                     ]
                 ])
             #expect(reused.status == 409, "a deleted product id is never used again: \(reused.text)")
+        }
+    }
+
+    /// The billing grace period is App Store Connect's `subscriptionGracePeriods` resource; the sandbox's test
+    /// control reads the same setting.
+    @Test func theBillingGracePeriodIsSetThroughItsResource() async throws {
+        try await withTestStore { store in
+            try await store.preparePurchaseCatalog()
+            let client = try await Client.make(store, role: "APP_MANAGER")
+            let appId = try #require(
+                ((try await client.send(.GET, "/v1/apps").json["data"] as? [[String: Any]])?.first?["id"] as? String))
+            let initial = try await client.send(.GET, "/v1/apps/{id}/subscriptionGracePeriod", id: appId)
+            #expect(Self.attributes(initial)["optIn"] as? Bool == false, "\(initial.text)")
+            let id = try #require(Self.data(initial)["id"] as? String)
+            let patch: [String: Any] = [
+                "data": [
+                    "type": "subscriptionGracePeriods", "id": id,
+                    "attributes": ["optIn": true, "sandboxOptIn": true, "duration": "TWENTY_EIGHT_DAYS"],
+                ]
+            ]
+            let changed = try await client.send(.PATCH, "/v1/subscriptionGracePeriods/{id}", id: id, json: patch)
+            #expect(changed.status == 200, "\(changed.text)")
+            #expect(Self.attributes(changed)["duration"] as? String == "TWENTY_EIGHT_DAYS", "\(changed.text)")
+            let control = try await store.request(
+                .GET, TestControlRoutes.gracePeriod.path(TestStore.bundleId), token: .some(store.adminToken))
+            #expect(control.json["days"] as? Int == 28, "\(control.text)")
+            let split = try await client.send(
+                .PATCH, "/v1/subscriptionGracePeriods/{id}", id: id,
+                json: [
+                    "data": ["type": "subscriptionGracePeriods", "id": id, "attributes": ["sandboxOptIn": false]]
+                ])
+            #expect(split.status == 409, "one grace period for both environments: \(split.text)")
+            let off = try await client.send(
+                .PATCH, "/v1/subscriptionGracePeriods/{id}", id: id,
+                json: ["data": ["type": "subscriptionGracePeriods", "id": id, "attributes": ["optIn": false]]])
+            #expect(Self.attributes(off)["optIn"] as? Bool == false && Self.attributes(off)["duration"] == nil)
+            let reader = try await Client.make(store, role: "DEVELOPER")
+            let refused = try await reader.send(.PATCH, "/v1/subscriptionGracePeriods/{id}", id: id, json: patch)
+            #expect(refused.status == 403, "\(refused.text)")
         }
     }
 

@@ -42,7 +42,7 @@ extension ConnectCatalogController {
             let (product, app) = try await product(body.relationship("subscription") ?? "", .subscriptions)
             try Self.refuseDates(body)
             let schedule = try Self.schedule(body)
-            var territory = try body.relationship("territory").map { try Self.storefront($0, pointer: "territory") }
+            var territory = try body.relationship("territory").map { try Self.territory($0, pointer: "territory") }
             var offered = schedule
             if schedule.paymentMode != .freeTrial {
                 let point = try pricePoint(of: body, for: product)
@@ -151,7 +151,16 @@ extension ConnectCatalogController {
             let (product, app) = try await product(body.relationship("subscription") ?? "", .subscriptions)
             var schedule = try Self.schedule(body)
             if schedule.paymentMode != .freeTrial {
-                schedule.pricing = Pricing(customPrices: try inlinePrices(call, body, for: product))
+                schedule.pricing = Pricing(
+                    customPrices: try includedPrices(
+                        body, named: "prices", pricePoint: "subscriptionPricePoint", for: product))
+                guard !schedule.pricing.customPrices.isEmpty else {
+                    throw ConnectAPIError.entity(
+                        "ENTITY_ERROR.RELATIONSHIP.REQUIRED",
+                        "A promotional offer that is not a free trial needs its prices: name them in 'prices' and "
+                            + "include each as a subscriptionPromotionalOfferPrices resource with its territory and "
+                            + "price point.", pointer: "/data/relationships/prices")
+                }
             }
             let offer = PromotionalOffer(
                 identifier: body.string("offerCode") ?? "", referenceName: body.string("name") ?? "",
@@ -246,32 +255,6 @@ extension ConnectCatalogController {
         return (product, app, parts[1])
     }
 
-    /// The prices of a promotional offer, from the `included` `subscriptionPromotionalOfferPrices` its `prices`
-    /// relationship names (`${local-id}`s, as Apple's clients write them): territory → minor units.
-    private func inlinePrices(_ call: ConnectCall, _ body: ConnectBody, for product: Product) throws -> [String: Int] {
-        let named = Set(
-            (body.data["relationships"]?["prices"]?["data"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
-        var prices: [String: Int] = [:]
-        for (index, item) in body.included.enumerated() where named.contains(item["id"]?.stringValue ?? "") {
-            let pointId = item["relationships"]?["subscriptionPricePoint"]?["data"]?["id"]?.stringValue ?? ""
-            guard let point = ConnectID.pricePoint(pointId), point.product == ConnectID.product(product) else {
-                throw ConnectAPIError.entity(
-                    "ENTITY_ERROR.RELATIONSHIP.INVALID",
-                    "'\(pointId.prefix(80))' is not a price point of \(product.productId).",
-                    pointer: "/included/\(index)/relationships/subscriptionPricePoint")
-            }
-            prices[point.storefront.code] = point.minorUnits
-        }
-        guard !prices.isEmpty else {
-            throw ConnectAPIError.entity(
-                "ENTITY_ERROR.RELATIONSHIP.REQUIRED",
-                "A promotional offer that is not a free trial needs its prices: name them in 'prices' and include each "
-                    + "as a subscriptionPromotionalOfferPrices resource with its territory and price point.",
-                pointer: "/data/relationships/prices")
-        }
-        return prices
-    }
-
     /// The price point a body's `subscriptionPricePoint` names, which must be one of `product`'s.
     private func pricePoint(of body: ConnectBody, for product: Product) throws -> (
         product: String, storefront: Storefront, minorUnits: Int
@@ -336,14 +319,5 @@ extension ConnectCatalogController {
                     + "delete the offer when it should end.",
                 pointer: "/data/attributes/\(name)")
         }
-    }
-
-    private static func storefront(_ code: String, pointer: String) throws -> Storefront {
-        guard let storefront = Storefront.named(code) else {
-            throw ConnectAPIError.entity(
-                "ENTITY_ERROR.RELATIONSHIP.INVALID", "'\(code.prefix(8))' is not a territory.",
-                pointer: "/data/relationships/\(pointer)")
-        }
-        return storefront
     }
 }

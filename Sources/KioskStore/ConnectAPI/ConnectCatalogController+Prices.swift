@@ -9,41 +9,47 @@ import KioskProtocol
 /// the equalizations of a tier's price are that tier's prices elsewhere. A price posted here is the product's custom
 /// price in that territory, the one the console and `.storekit` files set, charged from the next purchase on.
 extension ConnectCatalogController {
-    func addSubscriptionPriceRoutes(to routes: ConnectRouter) {
-        routes.add(.get, "/v1/subscriptions/{id}/pricePoints") { call in
-            let (product, _) = try await product(call.id, .subscriptions)
+    /// A product's price points in each territory, and a price point's equalizations, for both faces.
+    func addPricePointRoutes(_ face: ProductFace, to routes: ConnectRouter) {
+        routes.add(.get, "\(face.path)/{id}/pricePoints") { call in
+            let (product, _) = try await product(call.id, face)
             let money = try await connectMoney()
             let points = storefronts(call.query.list("filter[territory]")).flatMap { storefront in
                 PriceTable.tiers.compactMap { tier in
                     PriceTable.price(tier: tier, in: storefront).map {
                         ConnectCatalogResources.pricePoint(
-                            type: "subscriptionPricePoints", product: ConnectID.product(product),
-                            storefront: storefront, minorUnits: $0, money: money)
+                            type: face.pricePointType, product: ConnectID.product(product), storefront: storefront,
+                            minorUnits: $0, money: money)
                     }
                 }
             }
             return .ok(try call.writer.page(points, handledFilters: ["territory", "planType"]))
         }
-        routes.add(.get, "/v1/subscriptionPricePoints/{id}") { call in
-            let (product, storefront, amount) = try await pricePoint(call.id)
-            return .ok(
-                call.writer.single(
-                    ConnectCatalogResources.pricePoint(
-                        type: "subscriptionPricePoints", product: ConnectID.product(product), storefront: storefront,
-                        minorUnits: amount, money: try await connectMoney())))
-        }
-        routes.add(.get, "/v1/subscriptionPricePoints/{id}/equalizations") { call in
-            let (product, storefront, amount) = try await pricePoint(call.id)
+        routes.add(.get, "/v1/\(face.pricePointType)/{id}/equalizations") { call in
+            let (product, storefront, amount) = try await pricePoint(call.id, face)
             let money = try await connectMoney()
-            let owner = call.query.list("filter[subscription]")?.first ?? ConnectID.product(product)
+            let owner = call.query.list("filter[\(face.ownerRelationship)]")?.first ?? ConnectID.product(product)
             let tier = PriceTable.tier(matching: amount, in: storefront)
             let points = storefronts(call.query.list("filter[territory]")).compactMap { other -> ConnectResource? in
                 guard other.code != storefront.code, let tier, let price = PriceTable.price(tier: tier, in: other)
                 else { return nil }
                 return ConnectCatalogResources.pricePoint(
-                    type: "subscriptionPricePoints", product: owner, storefront: other, minorUnits: price, money: money)
+                    type: face.pricePointType, product: owner, storefront: other, minorUnits: price, money: money)
             }
-            return .ok(try call.writer.page(points, handledFilters: ["territory", "subscription", "planType"]))
+            return .ok(
+                try call.writer.page(points, handledFilters: ["territory", face.ownerRelationship, "planType"]))
+        }
+    }
+
+    func addSubscriptionPriceRoutes(to routes: ConnectRouter) {
+        addPricePointRoutes(.subscriptions, to: routes)
+        routes.add(.get, "/v1/subscriptionPricePoints/{id}") { call in
+            let (product, storefront, amount) = try await pricePoint(call.id, .subscriptions)
+            return .ok(
+                call.writer.single(
+                    ConnectCatalogResources.pricePoint(
+                        type: "subscriptionPricePoints", product: ConnectID.product(product), storefront: storefront,
+                        minorUnits: amount, money: try await connectMoney())))
         }
         routes.add(.post, "/v1/subscriptionPrices") { call in
             let body = try await call.body()
@@ -146,12 +152,12 @@ extension ConnectCatalogController {
         return prices
     }
 
-    /// The subscription, storefront and amount a price point's id names; 404 when it names none.
-    private func pricePoint(_ id: String) async throws -> (Product, Storefront, Int) {
-        let notFound = ConnectAPIError.notFound("subscriptionPricePoints", id)
+    /// The product, storefront and amount a price point's id names; 404 when it names none.
+    private func pricePoint(_ id: String, _ face: ProductFace) async throws -> (Product, Storefront, Int) {
+        let notFound = ConnectAPIError.notFound(face.pricePointType, id)
         guard let point = ConnectID.pricePoint(id) else { throw notFound }
         do {
-            let (product, _) = try await product(point.product, .subscriptions)
+            let (product, _) = try await product(point.product, face)
             return (product, point.storefront, point.minorUnits)
         } catch is ConnectAPIError {
             throw notFound

@@ -19,6 +19,7 @@ struct ConnectCatalogController {
         addSubscriptionPriceRoutes(to: routes)
         addOfferRoutes(to: routes)
         addInAppPurchaseRoutes(to: routes)
+        addInAppPurchasePriceRoutes(to: routes)
     }
 
     // MARK: Apps and territories
@@ -35,6 +36,37 @@ struct ConnectCatalogController {
         routes.add(.get, "/v1/apps/{id}/subscriptionGroups") { call in
             let app = try await app(call.id)
             return .ok(try call.writer.page(try await groupResources(of: app)))
+        }
+        routes.add(.get, "/v1/apps/{id}/subscriptionGracePeriod") { call in
+            .ok(call.writer.single(ConnectCatalogResources.gracePeriod(try await app(call.id))))
+        }
+        routes.add(.get, "/v1/subscriptionGracePeriods/{id}") { call in
+            .ok(call.writer.single(ConnectCatalogResources.gracePeriod(try await gracePeriodApp(call.id))))
+        }
+        routes.add(.patch, "/v1/subscriptionGracePeriods/{id}") { call in
+            let body = try await call.body()
+            let app = try await gracePeriodApp(call.id)
+            let optIn = body.attribute("optIn")?.boolValue ?? (app.billingGracePeriodDays != nil)
+            if let sandbox = body.attribute("sandboxOptIn")?.boolValue, sandbox != optIn {
+                throw ConnectAPIError.entity(
+                    "ENTITY_ERROR.ATTRIBUTE.INVALID",
+                    "Kiosk has one billing grace period for both environments: give 'sandboxOptIn' the value of "
+                        + "'optIn'.", pointer: "/data/attributes/sandboxOptIn")
+            }
+            if body.string("renewalType") == "PAID_TO_PAID_ONLY" {
+                throw ConnectAPIError.entity(
+                    "ENTITY_ERROR.ATTRIBUTE.INVALID",
+                    "Kiosk's grace period covers every renewal (ALL_RENEWALS), free-trial conversions included.",
+                    pointer: "/data/attributes/renewalType")
+            }
+            let named = body.string("duration").flatMap { name in
+                ConnectCatalogResources.gracePeriodDurations.first { $0.1 == name }?.0
+            }
+            let days = optIn ? (named ?? app.billingGracePeriodDays ?? 16) : nil
+            let changed = try await catalog.setBillingGracePeriod(bundleId: app.bundleId, days: days)
+            return .changed(
+                call.writer.single(ConnectCatalogResources.gracePeriod(changed)),
+                audit: ("app.grace-period", "\(app.bundleId) \(days.map { "\($0) days" } ?? "off")"))
         }
         routes.add(.get, "/v1/territories") { call in
             .ok(try call.writer.page(Storefront.all.map(ConnectCatalogResources.territory)))
@@ -55,6 +87,15 @@ struct ConnectCatalogController {
         let products = try await catalog.products(bundleId: app.bundleId)
         return try await catalog.groups(bundleId: app.bundleId).map { group in
             ConnectCatalogResources.group(group, subscriptions: members(of: group, in: products))
+        }
+    }
+
+    /// The app whose grace period `id` names (a grace period's id is its app's).
+    private func gracePeriodApp(_ id: String) async throws -> App {
+        do {
+            return try await app(id)
+        } catch is ConnectAPIError {
+            throw ConnectAPIError.notFound("subscriptionGracePeriods", id)
         }
     }
 

@@ -73,16 +73,20 @@ struct ProductFace: Sendable {
     let ownerRelationship: String
     /// `subscriptionSubmissions`, `inAppPurchaseSubmissions`: the type, and its path under `/v1`.
     let submissionType: String
+    /// `subscriptionPricePoints`, `inAppPurchasePricePoints`.
+    let pricePointType: String
     let sells: @Sendable (ProductType) -> Bool
 
     static let subscriptions = ProductFace(
         type: "subscriptions", path: "/v1/subscriptions", localizationType: "subscriptionLocalizations",
         localizationsRelationship: "subscriptionLocalizations", ownerRelationship: "subscription",
-        submissionType: "subscriptionSubmissions", sells: { $0 == .autoRenewable })
+        submissionType: "subscriptionSubmissions", pricePointType: "subscriptionPricePoints",
+        sells: { $0 == .autoRenewable })
     static let inAppPurchases = ProductFace(
         type: "inAppPurchases", path: "/v2/inAppPurchases", localizationType: "inAppPurchaseLocalizations",
         localizationsRelationship: "inAppPurchaseLocalizations", ownerRelationship: "inAppPurchaseV2",
-        submissionType: "inAppPurchaseSubmissions", sells: { $0 != .autoRenewable })
+        submissionType: "inAppPurchaseSubmissions", pricePointType: "inAppPurchasePricePoints",
+        sells: { $0 != .autoRenewable })
 
     /// The product as this face's resource.
     func resource(_ product: Product, group: SubscriptionGroup?) -> ConnectResource {
@@ -105,6 +109,24 @@ enum ConnectCatalogResources {
                 "subscriptionStatusUrlVersionForSandbox": app.sandboxNotificationURLs.isEmpty ? nil : .string("V2"),
             ])
     }
+
+    /// The app's billing grace period; Kiosk has one for both environments, over every renewal.
+    static func gracePeriod(_ app: App) -> ConnectResource {
+        let on = app.billingGracePeriodDays != nil
+        return ConnectResource(
+            type: "subscriptionGracePeriods", id: String(app.id),
+            attributes: [
+                "optIn": .bool(on), "sandboxOptIn": .bool(on), "renewalType": .string("ALL_RENEWALS"),
+                "duration": app.billingGracePeriodDays.flatMap { days in
+                    gracePeriodDurations.first { $0.0 == days }.map { .string($0.1) }
+                },
+            ])
+    }
+
+    /// Apple's grace period `duration` names, by days.
+    static let gracePeriodDurations: [(Int, String)] = [
+        (3, "THREE_DAYS"), (16, "SIXTEEN_DAYS"), (28, "TWENTY_EIGHT_DAYS"),
+    ]
 
     static func territory(_ storefront: Storefront) -> ConnectResource {
         ConnectResource(

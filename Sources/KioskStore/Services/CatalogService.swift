@@ -71,6 +71,27 @@ public struct CatalogService: Sendable {
         }
     }
 
+    /// Apple's billing grace period lengths, in days.
+    static let gracePeriodDays = [3, 16, 28]
+
+    /// Turns the app's billing grace period on (3, 16 or 28 days) or off (nil); renewals that fail from then on use
+    /// it, in both environments.
+    public func setBillingGracePeriod(bundleId: String, days: Int?) async throws -> App {
+        if let days, !Self.gracePeriodDays.contains(days) {
+            throw KioskError(
+                .invalidGracePeriod, "A billing grace period lasts 3, 16 or 28 days, not \(days).", field: "days",
+                fix: "Send 3, 16, 28, or null to turn it off.")
+        }
+        let now = clock.now()
+        return try await database.transaction { tx in
+            var app = try await Self.requireApp(bundleId, in: tx)
+            app.billingGracePeriodDays = days
+            app.updatedAt = now
+            try await tx.updateApp(app)
+            return app
+        }
+    }
+
     /// Generates (or regenerates, replacing the old one) the app-specific shared secret.
     public func regenerateSharedSecret(bundleId: String) async throws -> App {
         let now = clock.now()

@@ -36,9 +36,6 @@ struct SubscriptionTestControls: Sendable {
         }
     }
 
-    /// Apple's billing grace period lengths.
-    static let gracePeriodDays = [3, 16, 28]
-
     func gracePeriod(bundleId: String) async throws -> TestGracePeriod {
         try await store.database.transaction { tx in
             TestGracePeriod(days: try await CatalogService.requireApp(bundleId, in: tx).billingGracePeriodDays)
@@ -47,19 +44,9 @@ struct SubscriptionTestControls: Sendable {
 
     /// Turns the app's billing grace period on (3, 16 or 28 days) or off (nil); failures from then on use it.
     func setGracePeriod(bundleId: String, _ request: TestGracePeriod) async throws -> TestGracePeriod {
-        if let days = request.days, !Self.gracePeriodDays.contains(days) {
-            throw KioskError(
-                .invalidGracePeriod, "A billing grace period lasts 3, 16 or 28 days, not \(days).", field: "days",
-                fix: "Send 3, 16, 28, or null to turn it off.")
-        }
-        let now = store.clocks.base.now()
-        return try await store.database.transaction { tx in
-            var app = try await CatalogService.requireApp(bundleId, in: tx)
-            app.billingGracePeriodDays = request.days
-            app.updatedAt = now
-            try await tx.updateApp(app)
-            return TestGracePeriod(days: app.billingGracePeriodDays)
-        }
+        let catalog = CatalogService(database: store.database, clock: store.clocks.base)
+        let app = try await catalog.setBillingGracePeriod(bundleId: bundleId, days: request.days)
+        return TestGracePeriod(days: app.billingGracePeriodDays)
     }
 
     func act(bundleId: String, originalTransactionId: Int64, _ request: TestSubscriptionRequest) async throws
