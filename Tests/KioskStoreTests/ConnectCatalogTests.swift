@@ -685,8 +685,36 @@ import Testing
             #expect(
                 (Self.firstError(withoutPeriod)["source"] as? [String: String])?["pointer"]
                     == "/data/attributes/subscriptionPeriod")
-            let deleted = try await manager.send(.DELETE, "/v1/subscriptionGroups/{id}", id: groupId)
-            #expect(deleted.status == 204, "\(deleted.text)")
+            // A level at Int.max would make "the level after the lowest" overflow; it is refused, and the next
+            // subscription still gets its level.
+            func subscription(_ productId: String, level: Int? = nil) -> [String: Any] {
+                var attributes: [String: Any] = [
+                    "productId": productId, "name": productId, "subscriptionPeriod": "ONE_MONTH",
+                ]
+                attributes["groupLevel"] = level
+                return [
+                    "data": [
+                        "type": "subscriptions", "attributes": attributes,
+                        "relationships": ["group": Self.relationship("subscriptionGroups", groupId)],
+                    ]
+                ]
+            }
+            let huge = try await manager.send(
+                .POST, "/v1/subscriptions", json: subscription("com.example.huge", level: Int.max))
+            #expect(huge.status == 409, "\(huge.text)")
+            let first = try await manager.send(.POST, "/v1/subscriptions", json: subscription("com.example.first"))
+            let firstId = try #require(Self.data(first)["id"] as? String, "\(first.text)")
+            let raised = try await manager.send(
+                .PATCH, "/v1/subscriptions/{id}", id: firstId,
+                json: ["data": ["type": "subscriptions", "id": firstId, "attributes": ["groupLevel": Int.max]]])
+            #expect(raised.status == 409, "\(raised.text)")
+            let second = try await manager.send(.POST, "/v1/subscriptions", json: subscription("com.example.second"))
+            #expect(Self.attributes(second)["groupLevel"] as? Int == 2, "\(second.text)")
+            for id in [firstId, try #require(Self.data(second)["id"] as? String)] {
+                #expect(try await manager.send(.DELETE, "/v1/subscriptions/{id}", id: id).status == 204)
+            }
+            let health = try await store.request(.GET, "/health")
+            #expect(health.status == 200, "the store still answers: \(health.text)")
 
             // A resource Kiosk does not serve yet answers as Apple does for one it does not have.
             let token = try manager.key.token(now: Date(), lifetime: 600)

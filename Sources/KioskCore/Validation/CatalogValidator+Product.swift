@@ -172,12 +172,14 @@ extension CatalogValidator {
         let typeName = product.type.appleName
         if product.type == .autoRenewable {
             if let subscription = product.subscription {
-                if subscription.level < 1 {
+                if !CatalogValidator.subscriptionLevels.contains(subscription.level) {
                     errors.append(
                         KioskError(
                             .invalidSubscriptionLevel,
-                            "The subscription level is \(subscription.level); levels start at 1 (the highest).",
-                            field: "\(field).subscription.level", fix: "Give a level of 1 or more."))
+                            "The subscription level is \(subscription.level); levels run from 1 (the highest) to "
+                                + "\(CatalogValidator.subscriptionLevels.upperBound).",
+                            field: "\(field).subscription.level",
+                            fix: "Give a level from 1 to \(CatalogValidator.subscriptionLevels.upperBound)."))
                 }
             } else {
                 errors.append(

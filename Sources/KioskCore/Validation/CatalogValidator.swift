@@ -13,6 +13,9 @@ public enum CatalogValidator {
     public static let bundleIdMaxLength = 155
     /// App Store Connect's longest product id.
     public static let productIdMaxLength = 100
+    /// The levels a subscription may have in its group: 1 (the highest) up to far more products than a group holds,
+    /// so "the level after the lowest" can never overflow.
+    public static let subscriptionLevels = 1...10_000
     /// App Store Connect's longest in-app purchase reference name.
     public static let referenceNameMaxLength = 64
     /// App Store Connect's longest app name.
