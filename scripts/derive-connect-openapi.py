@@ -82,6 +82,41 @@ POST /v1/inAppPurchaseLocalizations
 GET /v1/inAppPurchaseLocalizations/{id}
 PATCH /v1/inAppPurchaseLocalizations/{id}
 DELETE /v1/inAppPurchaseLocalizations/{id}
+GET /v1/subscriptions/{id}/relationships/introductoryOffers
+GET /v1/subscriptions/{id}/relationships/promotionalOffers
+GET /v1/subscriptions/{id}/relationships/prices
+GET /v1/subscriptions/{id}/relationships/pricePoints
+GET /v1/subscriptionPricePoints/{id}/relationships/equalizations
+GET /v1/inAppPurchasePricePoints/{id}/relationships/equalizations
+GET /v2/inAppPurchases/{id}/relationships/pricePoints
+GET /v2/inAppPurchases/{id}/relationships/iapPriceSchedule
+GET /v1/inAppPurchasePriceSchedules/{id}/relationships/baseTerritory
+GET /v1/inAppPurchasePriceSchedules/{id}/relationships/manualPrices
+GET /v1/inAppPurchasePriceSchedules/{id}/relationships/automaticPrices
+PATCH /v1/subscriptionPromotionalOffers/{id}
+GET /v1/subscriptionPromotionalOffers/{id}/prices
+GET /v1/subscriptionPromotionalOffers/{id}/relationships/prices
+GET /v1/subscriptions/{id}/winBackOffers
+GET /v1/subscriptions/{id}/relationships/winBackOffers
+POST /v1/winBackOffers
+GET /v1/winBackOffers/{id}
+PATCH /v1/winBackOffers/{id}
+DELETE /v1/winBackOffers/{id}
+GET /v1/winBackOffers/{id}/prices
+GET /v1/winBackOffers/{id}/relationships/prices
+POST /v1/subscriptionAvailabilities
+GET /v1/subscriptionAvailabilities/{id}
+GET /v1/subscriptionAvailabilities/{id}/availableTerritories
+GET /v1/subscriptionAvailabilities/{id}/relationships/availableTerritories
+GET /v1/subscriptions/{id}/subscriptionAvailability
+GET /v1/subscriptions/{id}/relationships/subscriptionAvailability
+POST /v1/inAppPurchaseAvailabilities
+GET /v1/inAppPurchaseAvailabilities/{id}
+GET /v1/inAppPurchaseAvailabilities/{id}/availableTerritories
+GET /v1/inAppPurchaseAvailabilities/{id}/relationships/availableTerritories
+GET /v2/inAppPurchases/{id}/inAppPurchaseAvailability
+GET /v2/inAppPurchases/{id}/relationships/inAppPurchaseAvailability
+POST /v1/subscriptionGroupSubmissions
 """
 
 

@@ -190,13 +190,15 @@ public struct ProductChanges: Codable, Sendable {
     public var winBackOffers: [WinBackOffer]?
     /// The monthly plan with a 12-month commitment; one whose pricing is empty removes the plan.
     public var monthlyPlan: MonthlyPlan?
+    /// The territories the product is offered in (every territory where it has a price when never set).
+    public var territoryAvailability: TerritoryAvailability?
 
     public init(
         referenceName: String? = nil, pricing: Pricing? = nil, localizations: [ProductLocalization]? = nil,
         clearedForSale: Bool? = nil, familyShareable: Bool? = nil, subscription: SubscriptionPlacement? = nil,
         duration: SubscriptionDuration? = nil, introductoryOffers: [IntroductoryOffer]? = nil,
         promotionalOffers: [PromotionalOffer]? = nil, winBackOffers: [WinBackOffer]? = nil,
-        monthlyPlan: MonthlyPlan? = nil
+        monthlyPlan: MonthlyPlan? = nil, territoryAvailability: TerritoryAvailability? = nil
     ) {
         self.referenceName = referenceName
         self.pricing = pricing
@@ -209,6 +211,7 @@ public struct ProductChanges: Codable, Sendable {
         self.promotionalOffers = promotionalOffers
         self.winBackOffers = winBackOffers
         self.monthlyPlan = monthlyPlan
+        self.territoryAvailability = territoryAvailability
     }
 }
 

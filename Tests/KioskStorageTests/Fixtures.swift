@@ -77,6 +77,8 @@ enum Fixtures {
                     waitBetweenOffersInMonths: 3, startDate: created, endDate: updated, priority: .high
                 ),
             ],
+            territoryAvailability: TerritoryAvailability(
+                territories: ["USA", "JPN", "DEU"], availableInNewTerritories: false),
             createdAt: created, updatedAt: updated
         )
     }

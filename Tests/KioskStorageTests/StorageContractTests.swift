@@ -47,8 +47,8 @@ struct StorageContractTests {
 
     @Test(arguments: TestEngine.all)
     func productRoundTrip(engine: TestEngine) async throws {
-        // Proves a product with localizations, custom prices and offers (with their prices) reads back equal,
-        // and that an update replaces its children rather than adding to them.
+        // Proves a product with localizations, custom prices, offers (with their prices) and a territory
+        // availability reads back equal, and that an update replaces its children rather than adding to them.
         try await engine.withDatabase { database, _ in
             let product = Fixtures.product()
             let simple = Product(
@@ -78,6 +78,7 @@ struct StorageContractTests {
             draft.winBackOffers[0].pricing.customPrices = ["JPN": 300]
             draft.winBackOffers[0].timeSinceLastSubscribedInMonths.maximum = nil
             draft.winBackOffers[0].endDate = nil
+            draft.territoryAvailability?.territories.remove("JPN")
             draft.subscription = nil
             draft.duration = nil
             let changed = draft

@@ -22,6 +22,8 @@ public struct Product: Codable, Sendable, Hashable {
     /// A one-year auto-renewable's monthly plan with a 12-month commitment, beside the up-front price; nil when it
     /// bills up front only.
     public var monthlyPlan: MonthlyPlan?
+    /// The territories the product is offered in; nil for every territory where it has a price.
+    public var territoryAvailability: TerritoryAvailability?
     public var createdAt: Date
     public var updatedAt: Date
     /// Set when the developer deleted the product; the row stays so the id is never reused.
@@ -33,8 +35,8 @@ public struct Product: Codable, Sendable, Hashable {
         reviewState: ReviewState = .missingMetadata, familyShareable: Bool = false,
         subscription: SubscriptionMembership? = nil, duration: SubscriptionDuration? = nil,
         introductoryOffers: [IntroductoryOffer] = [], promotionalOffers: [PromotionalOffer] = [],
-        winBackOffers: [WinBackOffer] = [], monthlyPlan: MonthlyPlan? = nil, createdAt: Date, updatedAt: Date,
-        deletedAt: Date? = nil
+        winBackOffers: [WinBackOffer] = [], monthlyPlan: MonthlyPlan? = nil,
+        territoryAvailability: TerritoryAvailability? = nil, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil
     ) {
         self.appId = appId
         self.productId = productId
@@ -51,6 +53,7 @@ public struct Product: Codable, Sendable, Hashable {
         self.promotionalOffers = promotionalOffers
         self.winBackOffers = winBackOffers
         self.monthlyPlan = monthlyPlan
+        self.territoryAvailability = territoryAvailability
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt

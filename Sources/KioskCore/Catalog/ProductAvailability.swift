@@ -99,6 +99,14 @@ public struct ProductAvailability: Codable, Sendable, Hashable {
                         + "), so the store offers no products at all: a products request returns zero products.",
                     fix: "Run `\(PaidAppsAgreement.Requirement.command(supplying: agreementNeeds))`."))
         }
+        if let territories = product.territoryAvailability, !territories.includes(storefront) {
+            reasons.append(
+                UnavailabilityReason(
+                    code: "not_available_in_territory",
+                    message: "The product \(id) is not offered in \(storefront.name) (\(storefront.code)): its "
+                        + "availability lists \(territories.territories.count) other territories.",
+                    fix: "Add \(storefront.code) to the product's available territories."))
+        }
         if product.pricing.price(in: storefront) == nil {
             reasons.append(
                 UnavailabilityReason(

@@ -88,10 +88,11 @@ extension CatalogDocument.ProductEntry: Codable {
     private enum Keys: String, CodingKey {
         case productId, referenceName, type, pricing, localizations, clearedForSale, familyShareable, reviewState
         case subscription, duration, introductoryOffers, promotionalOffers, winBackOffers, monthlyPlan
+        case territoryAvailability
     }
 
-    /// Reads a product entry; `reviewState`, `subscription`, `duration`, the offer lists and `monthlyPlan` are
-    /// optional.
+    /// Reads a product entry; `reviewState`, `subscription`, `duration`, the offer lists, `monthlyPlan` and
+    /// `territoryAvailability` are optional.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         let reviewState: ReviewState? =
@@ -117,7 +118,9 @@ extension CatalogDocument.ProductEntry: Codable {
                 [PromotionalOfferCoding].self, forKey: .promotionalOffers)?.map(\.value) ?? [],
             winBackOffers: try container.decodeIfPresent(
                 [WinBackOfferCoding].self, forKey: .winBackOffers)?.map(\.value) ?? [],
-            monthlyPlan: try container.decodeIfPresent(MonthlyPlanCoding.self, forKey: .monthlyPlan)?.value)
+            monthlyPlan: try container.decodeIfPresent(MonthlyPlanCoding.self, forKey: .monthlyPlan)?.value,
+            territoryAvailability: try container.decodeIfPresent(
+                TerritoryAvailability.self, forKey: .territoryAvailability))
     }
 
     /// Writes the product entry, leaving out optional keys that are empty.
@@ -143,6 +146,7 @@ extension CatalogDocument.ProductEntry: Codable {
             try container.encode(winBackOffers.map(WinBackOfferCoding.init), forKey: .winBackOffers)
         }
         try container.encodeIfPresent(monthlyPlan.map(MonthlyPlanCoding.init), forKey: .monthlyPlan)
+        try container.encodeIfPresent(territoryAvailability, forKey: .territoryAvailability)
     }
 }
 

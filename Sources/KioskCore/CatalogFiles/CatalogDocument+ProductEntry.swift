@@ -49,6 +49,8 @@ extension CatalogDocument {
         public var winBackOffers: [WinBackOffer]
         /// The monthly plan with a 12-month commitment of a one-year auto-renewable.
         public var monthlyPlan: MonthlyPlan?
+        /// The territories the product is offered in; nil for every territory where it has a price.
+        public var territoryAvailability: TerritoryAvailability?
 
         /// A product entry; localizations and offers are put in the file's deterministic order.
         public init(
@@ -56,7 +58,8 @@ extension CatalogDocument {
             localizations: [ProductLocalization] = [], clearedForSale: Bool = true, familyShareable: Bool = false,
             reviewState: ReviewState? = nil, subscription: Membership? = nil, duration: SubscriptionDuration? = nil,
             introductoryOffers: [IntroductoryOffer] = [], promotionalOffers: [PromotionalOffer] = [],
-            winBackOffers: [WinBackOffer] = [], monthlyPlan: MonthlyPlan? = nil
+            winBackOffers: [WinBackOffer] = [], monthlyPlan: MonthlyPlan? = nil,
+            territoryAvailability: TerritoryAvailability? = nil
         ) {
             self.productId = productId
             self.referenceName = referenceName
@@ -72,6 +75,7 @@ extension CatalogDocument {
             self.promotionalOffers = promotionalOffers.sorted { $0.identifier < $1.identifier }
             self.winBackOffers = winBackOffers.sorted { $0.identifier < $1.identifier }
             self.monthlyPlan = monthlyPlan
+            self.territoryAvailability = territoryAvailability
         }
 
         /// The entry that describes an existing product.
@@ -89,7 +93,8 @@ extension CatalogDocument {
                 clearedForSale: product.clearedForSale, familyShareable: product.familyShareable,
                 reviewState: product.reviewState, subscription: membership, duration: product.duration,
                 introductoryOffers: product.introductoryOffers, promotionalOffers: product.promotionalOffers,
-                winBackOffers: product.winBackOffers, monthlyPlan: product.monthlyPlan)
+                winBackOffers: product.winBackOffers, monthlyPlan: product.monthlyPlan,
+                territoryAvailability: product.territoryAvailability)
         }
 
         /// Whether importing this entry over `current` (the entry of the stored product) would change nothing.
@@ -117,7 +122,8 @@ extension CatalogDocument {
                 reviewState: reviewState ?? defaultReviewState, familyShareable: familyShareable,
                 subscription: try membership(groupId: groupId), duration: duration,
                 introductoryOffers: introductoryOffers, promotionalOffers: promotionalOffers,
-                winBackOffers: winBackOffers, monthlyPlan: monthlyPlan, createdAt: now, updatedAt: now)
+                winBackOffers: winBackOffers, monthlyPlan: monthlyPlan, territoryAvailability: territoryAvailability,
+                createdAt: now, updatedAt: now)
         }
 
         /// `existing` updated to what this entry says; app, creation time and (when the entry names none) review
@@ -141,6 +147,7 @@ extension CatalogDocument {
             product.promotionalOffers = promotionalOffers
             product.winBackOffers = winBackOffers
             product.monthlyPlan = monthlyPlan
+            product.territoryAvailability = territoryAvailability
             product.updatedAt = now
             return product
         }

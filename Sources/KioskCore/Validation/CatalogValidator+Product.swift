@@ -38,7 +38,23 @@ extension CatalogValidator {
         errors += validateTypeRules(of: product, field: field)
         errors += validateOffers(of: product, field: field)
         errors += validateMonthlyPlan(of: product, field: field)
+        errors += validateTerritoryAvailability(of: product, field: field)
         return errors
+    }
+
+    /// Checks that every territory an availability lists is one of the storefront table's.
+    static func validateTerritoryAvailability(of product: Product, field: String) -> [KioskError] {
+        guard let availability = product.territoryAvailability else { return [] }
+        let unknown = availability.territories.filter { Storefront.named($0) == nil }.sorted()
+        guard !unknown.isEmpty else { return [] }
+        return [
+            KioskError(
+                .unknownStorefront,
+                "\(unknown.prefix(5).map { "'\($0.prefix(8))'" }.joined(separator: ", ")) "
+                    + (unknown.count == 1 ? "is not a territory." : "are not territories."),
+                field: "\(field).territoryAvailability.territories",
+                fix: "Name territories by their alpha-3 codes, such as USA or FRA (GET /v1/territories lists them).")
+        ]
     }
 
     /// Checks a monthly plan as App Store Connect does (Apple's "Supporting monthly subscriptions with a 12-month

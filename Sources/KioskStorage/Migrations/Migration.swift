@@ -5,6 +5,6 @@ extension Migration {
     static let all: [Migration] = [
         .catalog, .purchases, .verification, .subscriptions, .identity, .transactionRevisions, .winBackOffers,
         .accounts, .dueOrder, .money, .teamKeys, .exchangeRates, .console, .consoleUsers, .checkRuns,
-        .retentionMessaging, .consent, .commitmentBilling, .performanceTestRuns,
+        .retentionMessaging, .consent, .commitmentBilling, .performanceTestRuns, .territoryAvailability,
     ]
 }

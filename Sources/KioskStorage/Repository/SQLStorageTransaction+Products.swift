@@ -50,7 +50,7 @@ extension SQLStorageTransaction {
         // Offer prices go with their offers (ON DELETE CASCADE).
         let tables = [
             "product_localizations", "product_prices", "introductory_offers", "promotional_offers", "win_back_offers",
-            "billing_plans",
+            "billing_plans", "product_territories",
         ]
         for table in tables {
             try await session.run("DELETE FROM \(ident: table) WHERE \(key)")
@@ -132,6 +132,15 @@ extension SQLStorageTransaction {
             }
         }
         try await insertWinBackOffers(of: product)
+        if let availability = product.territoryAvailability {
+            try await session.run(
+                """
+                INSERT INTO product_territories (app_id, product_id, territories, available_in_new_territories)
+                VALUES (\(bind: appId), \(bind: productId), \(bind: availability.territories.sorted().joined(separator: ",")),
+                    \(bind: availability.availableInNewTerritories))
+                """
+            )
+        }
         if let plan = product.monthlyPlan {
             let type = BillingPlanType.monthly.rawValue
             try await session.run(
@@ -260,6 +269,14 @@ extension SQLStorageTransaction {
                     customPrices: planPrices[PriceOwner(productId: productId, key: type)] ?? [:]))
         }
 
+        var territories: [String: TerritoryAvailability] = [:]
+        for row in try await session.all("SELECT * FROM product_territories WHERE \(filter)") {
+            let codes = try row.decode(column: "territories", as: String.self)
+            territories[try row.decode(column: "product_id", as: String.self)] = TerritoryAvailability(
+                territories: Set(codes.split(separator: ",").map(String.init)),
+                availableInNewTerritories: try row.decode(column: "available_in_new_territories", as: Bool.self))
+        }
+
         return try rows.map { row in
             let productId = try row.decode(column: "product_id", as: String.self)
             let groupId = try row.optional("subscription_group_id", as: Int64.self)
@@ -296,6 +313,7 @@ extension SQLStorageTransaction {
                 promotionalOffers: (promotional[productId] ?? []).sorted { $0.identifier < $1.identifier },
                 winBackOffers: (winBack[productId] ?? []).sorted { $0.identifier < $1.identifier },
                 monthlyPlan: monthlyPlans[productId],
+                territoryAvailability: territories[productId],
                 createdAt: try row.date("created_at"),
                 updatedAt: try row.date("updated_at"),
                 deletedAt: try row.optionalDate("deleted_at")

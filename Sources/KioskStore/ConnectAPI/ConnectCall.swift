@@ -155,6 +155,37 @@ struct ConnectRouter {
     }
 }
 
+extension ConnectRouter {
+    /// Serves a relationship both ways Apple does: `owner/{id}/name`, the related resources (a page, or one), and
+    /// `owner/{id}/relationships/name`, their linkage only. `handledFilters` are the `filter[…]` that `related`
+    /// applied itself. A to-one relationship that holds nothing is 404, as for a resource that does not exist.
+    func addRelated(
+        _ owner: String, _ name: String, handledFilters: Set<String> = [],
+        _ related: @escaping @Sendable (ConnectCall) async throws -> ConnectRelationship.Related
+    ) {
+        add(.get, "\(owner)/{id}/\(name)") { call in
+            switch try await related(call) {
+            case .many(let resources): return .ok(try call.writer.page(resources, handledFilters: handledFilters))
+            case .one(let resource?): return .ok(call.writer.single(resource))
+            case .one(nil): throw Self.holdsNothing(name, call)
+            }
+        }
+        add(.get, "\(owner)/{id}/relationships/\(name)") { call in
+            switch try await related(call) {
+            case .many(let resources): return .ok(try call.writer.linkagePage(resources))
+            case .one(let resource?): return .ok(call.writer.linkage(resource))
+            case .one(nil): throw Self.holdsNothing(name, call)
+            }
+        }
+    }
+
+    private static func holdsNothing(_ name: String, _ call: ConnectCall) -> ConnectAPIError {
+        ConnectAPIError(
+            status: .notFound, code: "NOT_FOUND", title: "The specified resource does not exist",
+            detail: "'\(call.id.prefix(80))' has no \(name).")
+    }
+}
+
 extension ConnectAPIError {
     /// A POST names what it relates to only in its body, so what it names and does not exist is Apple's 409
     /// `ENTITY_ERROR.RELATIONSHIP.INVALID`, not a 404 (which would say the path does not exist).

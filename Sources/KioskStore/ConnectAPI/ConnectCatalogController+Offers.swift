@@ -9,9 +9,10 @@ extension ConnectCatalogController {
     func addOfferRoutes(to routes: ConnectRouter) {
         addIntroductoryOfferRoutes(to: routes)
         addPromotionalOfferRoutes(to: routes)
+        addWinBackOfferRoutes(to: routes)
     }
 
-    /// A subscription's offers and prices, as relationships, for the ones `query` includes (built only then).
+    /// A subscription's offers, prices and availability, as relationships, for the ones `query` includes (built only then).
     func includedRelationships(of product: Product, _ query: ConnectQuery) async throws -> [ConnectRelationship] {
         var relationships: [ConnectRelationship] = []
         if query.includes("introductoryOffers") {
@@ -27,15 +28,24 @@ extension ConnectCatalogController {
         if query.includes("prices") {
             relationships.append(ConnectRelationship(name: "prices", related: .many(try await prices(of: product))))
         }
+        if query.includes("winBackOffers") {
+            relationships.append(
+                ConnectRelationship(name: "winBackOffers", related: .many(try await winBackOffers(of: product))))
+        }
+        if query.includes("subscriptionAvailability") {
+            relationships.append(
+                ConnectRelationship(
+                    name: "subscriptionAvailability",
+                    related: .one(Self.availability(of: product, type: "subscriptionAvailabilities"))))
+        }
         return relationships
     }
 
     // MARK: Introductory offers
 
     private func addIntroductoryOfferRoutes(to routes: ConnectRouter) {
-        routes.add(.get, "/v1/subscriptions/{id}/introductoryOffers") { call in
-            let (product, _) = try await product(call.id, .subscriptions)
-            return .ok(try call.writer.page(try await introductoryOffers(of: product)))
+        routes.addRelated("/v1/subscriptions", "introductoryOffers") { call in
+            .many(try await introductoryOffers(of: try await product(call.id, .subscriptions).0))
         }
         routes.add(.post, "/v1/subscriptionIntroductoryOffers") { call in
             let body = try await call.body()
@@ -142,26 +152,14 @@ extension ConnectCatalogController {
     // MARK: Promotional offers
 
     private func addPromotionalOfferRoutes(to routes: ConnectRouter) {
-        routes.add(.get, "/v1/subscriptions/{id}/promotionalOffers") { call in
-            let (product, _) = try await product(call.id, .subscriptions)
-            return .ok(try call.writer.page(try await promotionalOffers(of: product)))
+        routes.addRelated("/v1/subscriptions", "promotionalOffers") { call in
+            .many(try await promotionalOffers(of: try await product(call.id, .subscriptions).0))
         }
         routes.add(.post, "/v1/subscriptionPromotionalOffers") { call in
             let body = try await call.body()
             let (product, app) = try await product(body.relationship("subscription") ?? "", .subscriptions)
             var schedule = try Self.schedule(body)
-            if schedule.paymentMode != .freeTrial {
-                schedule.pricing = Pricing(
-                    customPrices: try includedPrices(
-                        body, named: "prices", pricePoint: "subscriptionPricePoint", for: product))
-                guard !schedule.pricing.customPrices.isEmpty else {
-                    throw ConnectAPIError.entity(
-                        "ENTITY_ERROR.RELATIONSHIP.REQUIRED",
-                        "A promotional offer that is not a free trial needs its prices: name them in 'prices' and "
-                            + "include each as a subscriptionPromotionalOfferPrices resource with its territory and "
-                            + "price point.", pointer: "/data/relationships/prices")
-                }
-            }
+            schedule.pricing = try offerPricing(body, schedule, for: product, "subscriptionPromotionalOfferPrices")
             let offer = PromotionalOffer(
                 identifier: body.string("offerCode") ?? "", referenceName: body.string("name") ?? "",
                 schedule: schedule)
@@ -191,6 +189,38 @@ extension ConnectCatalogController {
             guard let offer else { throw ConnectAPIError.notFound("subscriptionPromotionalOffers", call.id) }
             return .ok(call.writer.single(offer))
         }
+        routes.add(.patch, "/v1/subscriptionPromotionalOffers/{id}") { call in
+            let body = try await call.body()
+            let (product, app, identifier) = try await promotionalOffer(call.id)
+            let changed = try await catalog.modifyProduct(bundleId: app.bundleId, productId: product.productId) {
+                stored in
+                ProductChanges(
+                    promotionalOffers: try stored.promotionalOffers.map { offer in
+                        guard offer.identifier == identifier, body.data["relationships"]?["prices"] != nil else {
+                            return offer
+                        }
+                        var changed = offer
+                        changed.schedule.pricing = try offerPricing(
+                            body, offer.schedule, for: stored, "subscriptionPromotionalOfferPrices")
+                        return changed
+                    })
+            }
+            let offer = try await promotionalOffers(of: changed).first { $0.id == call.id }
+            guard let offer else { throw ConnectAPIError.notFound("subscriptionPromotionalOffers", call.id) }
+            return .changed(
+                call.writer.single(offer),
+                audit: ("product.promotional-offer", "\(app.bundleId)/\(product.productId)/\(identifier) prices"))
+        }
+        routes.addRelated("/v1/subscriptionPromotionalOffers", "prices") { call in
+            let (product, _, identifier) = try await promotionalOffer(call.id)
+            guard let offer = product.promotionalOffers.first(where: { $0.identifier == identifier }) else {
+                throw ConnectAPIError.notFound("subscriptionPromotionalOffers", call.id)
+            }
+            return .many(
+                Self.offerPrices(
+                    "subscriptionPromotionalOfferPrices", of: call.id, offer.schedule, product,
+                    try await connectMoney()))
+        }
         routes.add(.delete, "/v1/subscriptionPromotionalOffers/{id}") { call in
             let (product, app, identifier) = try await promotionalOffer(call.id)
             _ = try await catalog.modifyProduct(bundleId: app.bundleId, productId: product.productId) { stored in
@@ -202,26 +232,8 @@ extension ConnectCatalogController {
 
     private func promotionalOffers(of product: Product) async throws -> [ConnectResource] {
         let money = try await connectMoney()
-        let owner = ConnectID.product(product)
         return product.promotionalOffers.map { offer in
             let id = Self.promotionalOfferId(product, offer.identifier)
-            let prices = Storefront.all.compactMap { storefront -> ConnectResource? in
-                guard offer.paymentMode != .freeTrial, let amount = offer.pricing.price(in: storefront) else {
-                    return nil
-                }
-                return ConnectResource(
-                    type: "subscriptionPromotionalOfferPrices", id: "\(id)~\(storefront.code)", attributes: [:],
-                    relationships: [
-                        ConnectRelationship(
-                            name: "territory", related: .one(ConnectCatalogResources.territory(storefront))),
-                        ConnectRelationship(
-                            name: "subscriptionPricePoint",
-                            related: .one(
-                                ConnectCatalogResources.pricePoint(
-                                    type: "subscriptionPricePoints", product: owner, storefront: storefront,
-                                    minorUnits: amount, money: money))),
-                    ])
-            }
             var attributes = Self.scheduleAttributes(offer.schedule)
             attributes["name"] = .string(offer.referenceName)
             attributes["offerCode"] = .string(offer.identifier)
@@ -231,9 +243,52 @@ extension ConnectCatalogController {
                     ConnectRelationship(
                         name: "subscription",
                         related: .one(ConnectCatalogResources.subscription(product, group: nil))),
-                    ConnectRelationship(name: "prices", related: .many(prices)),
+                    ConnectRelationship(
+                        name: "prices",
+                        related: .many(
+                            Self.offerPrices(
+                                "subscriptionPromotionalOfferPrices", of: id, offer.schedule, product, money))),
                 ])
         }
+    }
+
+    /// An offer's price in each territory that has one (none for a free trial), as `type` resources
+    /// (`OFFER~USA`), each with its territory and price point.
+    static func offerPrices(
+        _ type: String, of offerId: String, _ schedule: OfferSchedule, _ product: Product, _ money: ConnectMoney
+    ) -> [ConnectResource] {
+        guard schedule.paymentMode != .freeTrial else { return [] }
+        return Storefront.all.compactMap { storefront -> ConnectResource? in
+            guard let amount = schedule.pricing.price(in: storefront) else { return nil }
+            return ConnectResource(
+                type: type, id: "\(offerId)~\(storefront.code)", attributes: [:],
+                relationships: [
+                    ConnectRelationship(
+                        name: "territory", related: .one(ConnectCatalogResources.territory(storefront))),
+                    ConnectRelationship(
+                        name: "subscriptionPricePoint",
+                        related: .one(
+                            ConnectCatalogResources.pricePoint(
+                                type: "subscriptionPricePoints", product: ConnectID.product(product),
+                                storefront: storefront, minorUnits: amount, money: money))),
+                ])
+        }
+    }
+
+    /// The prices of an offer that is not a free trial, from the body's `prices` and the resources it includes;
+    /// 409 when it names none.
+    func offerPricing(_ body: ConnectBody, _ schedule: OfferSchedule, for product: Product, _ type: String) throws
+        -> Pricing
+    {
+        guard schedule.paymentMode != .freeTrial else { return Pricing() }
+        let prices = try includedPrices(body, named: "prices", pricePoint: "subscriptionPricePoint", for: product)
+        guard !prices.isEmpty else {
+            throw ConnectAPIError.entity(
+                "ENTITY_ERROR.RELATIONSHIP.REQUIRED",
+                "An offer that is not a free trial needs its prices: name them in 'prices' and include each as a "
+                    + "\(type) resource with its territory and price point.", pointer: "/data/relationships/prices")
+        }
+        return Pricing(customPrices: prices)
     }
 
     /// `1400000001-com.example.plus~promo~comeback`.
@@ -242,8 +297,18 @@ extension ConnectCatalogController {
     }
 
     private func promotionalOffer(_ id: String) async throws -> (Product, App, String) {
-        let notFound = ConnectAPIError.notFound("subscriptionPromotionalOffers", id)
-        let parts = id.components(separatedBy: "~promo~")
+        try await identifiedOffer(id, "subscriptionPromotionalOffers", kind: "promo") {
+            $0.promotionalOffers.map(\.identifier)
+        }
+    }
+
+    /// The product, app and offer identifier an offer's id (`PRODUCT~kind~IDENTIFIER`) names; 404 as a `type`
+    /// when the product has no offer of that identifier among `identifiers`.
+    func identifiedOffer(
+        _ id: String, _ type: String, kind: String, identifiers: (Product) -> [String]
+    ) async throws -> (Product, App, String) {
+        let notFound = ConnectAPIError.notFound(type, id)
+        let parts = id.components(separatedBy: "~\(kind)~")
         guard parts.count == 2 else { throw notFound }
         let (product, app): (Product, App)
         do {
@@ -251,7 +316,7 @@ extension ConnectCatalogController {
         } catch is ConnectAPIError {
             throw notFound
         }
-        guard product.promotionalOffers.contains(where: { $0.identifier == parts[1] }) else { throw notFound }
+        guard identifiers(product).contains(parts[1]) else { throw notFound }
         return (product, app, parts[1])
     }
 
@@ -286,8 +351,9 @@ extension ConnectCatalogController {
         ("FREE_TRIAL", .freeTrial), ("PAY_AS_YOU_GO", .payAsYouGo), ("PAY_UP_FRONT", .payUpFront),
     ]
 
-    /// The schedule a body's `duration`, `offerMode` and `numberOfPeriods` give (the contract has checked the names).
-    private static func schedule(_ body: ConnectBody) throws -> OfferSchedule {
+    /// The schedule a body's `duration`, `offerMode` and `numberOfPeriods` (or what `periods` names) give; the
+    /// contract has checked the names.
+    static func schedule(_ body: ConnectBody, periods: String = "numberOfPeriods") throws -> OfferSchedule {
         guard let period = offerDurations.first(where: { $0.0 == body.string("duration") })?.1,
             let mode = offerModes.first(where: { $0.0 == body.string("offerMode") })?.1
         else {
@@ -296,11 +362,13 @@ extension ConnectCatalogController {
                 pointer: "/data/attributes")
         }
         return OfferSchedule(
-            paymentMode: mode, period: period, numberOfPeriods: body.attribute("numberOfPeriods")?.intValue ?? 1)
+            paymentMode: mode, period: period, numberOfPeriods: body.attribute(periods)?.intValue ?? 1)
     }
 
-    private static func scheduleAttributes(_ schedule: OfferSchedule) -> [String: JSONValue] {
-        var attributes: [String: JSONValue] = ["numberOfPeriods": .integer(schedule.numberOfPeriods)]
+    static func scheduleAttributes(_ schedule: OfferSchedule, periods: String = "numberOfPeriods") -> [String:
+        JSONValue]
+    {
+        var attributes: [String: JSONValue] = [periods: .integer(schedule.numberOfPeriods)]
         if let duration = offerDurations.first(where: { $0.1 == schedule.period })?.0 {
             attributes["duration"] = .string(duration)
         }

@@ -41,21 +41,15 @@ extension ConnectCatalogController {
         routes.add(.get, "/v1/inAppPurchasePriceSchedules/{id}") { call in
             .ok(call.writer.single(try await schedule(of: try await scheduledProduct(call.id))))
         }
-        routes.add(.get, "/v2/inAppPurchases/{id}/iapPriceSchedule") { call in
-            let (product, _) = try await product(call.id, .inAppPurchases)
-            return .ok(call.writer.single(try await schedule(of: product)))
+        routes.addRelated("/v2/inAppPurchases", "iapPriceSchedule") { call in
+            .one(try await schedule(of: try await product(call.id, .inAppPurchases).0))
         }
-        routes.add(.get, "/v1/inAppPurchasePriceSchedules/{id}/baseTerritory") { call in
-            let product = try await scheduledProduct(call.id)
-            guard let base = Self.baseTerritory(of: product) else {
-                throw ConnectAPIError.notFound("territories", "base territory of \(call.id)")
-            }
-            return .ok(call.writer.single(ConnectCatalogResources.territory(base)))
+        routes.addRelated("/v1/inAppPurchasePriceSchedules", "baseTerritory") { call in
+            .one(Self.baseTerritory(of: try await scheduledProduct(call.id)).map(ConnectCatalogResources.territory))
         }
         for (name, manual) in [("manualPrices", true), ("automaticPrices", false)] {
-            routes.add(.get, "/v1/inAppPurchasePriceSchedules/{id}/\(name)") { call in
-                let product = try await scheduledProduct(call.id)
-                return .ok(try call.writer.page(try await prices(of: product, manual: manual)))
+            routes.addRelated("/v1/inAppPurchasePriceSchedules", name) { call in
+                .many(try await prices(of: try await scheduledProduct(call.id), manual: manual))
             }
         }
     }

@@ -11,7 +11,7 @@ import KioskProtocol
 extension ConnectCatalogController {
     /// A product's price points in each territory, and a price point's equalizations, for both faces.
     func addPricePointRoutes(_ face: ProductFace, to routes: ConnectRouter) {
-        routes.add(.get, "\(face.path)/{id}/pricePoints") { call in
+        routes.addRelated(face.path, "pricePoints", handledFilters: ["territory", "planType"]) { call in
             let (product, _) = try await product(call.id, face)
             let money = try await connectMoney()
             let points = storefronts(call.query.list("filter[territory]")).flatMap { storefront in
@@ -23,9 +23,12 @@ extension ConnectCatalogController {
                     }
                 }
             }
-            return .ok(try call.writer.page(points, handledFilters: ["territory", "planType"]))
+            return .many(points)
         }
-        routes.add(.get, "/v1/\(face.pricePointType)/{id}/equalizations") { call in
+        routes.addRelated(
+            "/v1/\(face.pricePointType)", "equalizations",
+            handledFilters: ["territory", face.ownerRelationship, "planType"]
+        ) { call in
             let (product, storefront, amount) = try await pricePoint(call.id, face)
             let money = try await connectMoney()
             let owner = call.query.list("filter[\(face.ownerRelationship)]")?.first ?? ConnectID.product(product)
@@ -36,8 +39,7 @@ extension ConnectCatalogController {
                 return ConnectCatalogResources.pricePoint(
                     type: face.pricePointType, product: owner, storefront: other, minorUnits: price, money: money)
             }
-            return .ok(
-                try call.writer.page(points, handledFilters: ["territory", face.ownerRelationship, "planType"]))
+            return .many(points)
         }
     }
 
@@ -90,9 +92,8 @@ extension ConnectCatalogController {
                 call.writer.single(price),
                 audit: ("product.price", "\(app.bundleId)/\(product.productId)/\(code)"))
         }
-        routes.add(.get, "/v1/subscriptions/{id}/prices") { call in
-            let (product, _) = try await product(call.id, .subscriptions)
-            return .ok(try call.writer.page(try await prices(of: product)))
+        routes.addRelated("/v1/subscriptions", "prices") { call in
+            .many(try await prices(of: try await product(call.id, .subscriptions).0))
         }
         routes.add(.delete, "/v1/subscriptionPrices/{id}") { call in
             let notFound = ConnectAPIError.notFound("subscriptionPrices", call.id)
@@ -173,16 +174,7 @@ extension ConnectCatalogController {
     /// Kiosk changes prices at once: a start date after today (UTC) is refused, not silently brought forward.
     private func checkStartsNow(_ startDate: String?) throws {
         guard let startDate else { return }
-        let formatter = DateFormatter()
-        formatter.calendar = Calendar(identifier: .iso8601)
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        guard startDate.count == 10, let date = formatter.date(from: startDate) else {
-            throw ConnectAPIError.entity(
-                "ENTITY_ERROR.ATTRIBUTE.INVALID", "'\(startDate.prefix(20))' is not a date such as 2026-12-01.",
-                pointer: "/data/attributes/startDate")
-        }
+        let date = try ConnectDay.date(startDate, pointer: "/data/attributes/startDate")
         guard date <= clock.now() else {
             throw ConnectAPIError.entity(
                 "ENTITY_ERROR.ATTRIBUTE.INVALID",

@@ -123,13 +123,8 @@ extension ConnectCatalogController {
             _ = try await catalog.deleteProduct(bundleId: app.bundleId, productId: product.productId)
             return .deleted(audit: ("product.delete", "\(app.bundleId)/\(product.productId)"))
         }
-        routes.add(.get, "\(face.path)/{id}/\(face.localizationsRelationship)") { call in
-            let (product, _) = try await product(call.id, face)
-            return .ok(try call.writer.page(localizations(of: product, face)))
-        }
-        routes.add(.get, "\(face.path)/{id}/relationships/\(face.localizationsRelationship)") { call in
-            let (product, _) = try await product(call.id, face)
-            return .ok(try call.writer.linkagePage(localizations(of: product, face)))
+        routes.addRelated(face.path, face.localizationsRelationship) { call in
+            .many(localizations(of: try await product(call.id, face).0, face))
         }
         let localizationPath = "/v1/\(face.localizationType)"
         routes.add(.post, localizationPath) { call in

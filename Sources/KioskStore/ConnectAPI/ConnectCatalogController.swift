@@ -20,6 +20,7 @@ struct ConnectCatalogController {
         addOfferRoutes(to: routes)
         addInAppPurchaseRoutes(to: routes)
         addInAppPurchasePriceRoutes(to: routes)
+        addAvailabilityRoutes(to: routes)
     }
 
     // MARK: Apps and territories
@@ -137,19 +138,39 @@ struct ConnectCatalogController {
             try await catalog.deleteGroup(bundleId: app.bundleId, id: group.id)
             return .deleted(audit: ("group.delete", "\(app.bundleId)/\(group.id)"))
         }
-        routes.add(.get, "/v1/subscriptionGroups/{id}/subscriptions") { call in
-            let (group, app) = try await group(call.id)
-            let subscriptions = try await members(of: group, app).map {
-                ConnectCatalogResources.subscription($0, group: group)
+        routes.add(.post, "/v1/subscriptionGroupSubmissions") { call in
+            let body = try await call.body()
+            let (group, app) = try await group(body.relationship("subscriptionGroup") ?? "")
+            let members = try await members(of: group, app)
+            let incomplete = members.filter { $0.reviewState == .missingMetadata }.map(\.productId)
+            guard incomplete.isEmpty else {
+                throw ConnectAPIError.entity(
+                    "ENTITY_ERROR",
+                    "Nothing was submitted: \(incomplete.joined(separator: ", ")) "
+                        + (incomplete.count == 1 ? "is" : "are") + " missing metadata (a localization and a price).",
+                    pointer: "/data/relationships/subscriptionGroup")
             }
-            return .ok(try call.writer.page(subscriptions))
+            let ready = members.filter { [.readyToSubmit, .rejected].contains($0.reviewState) }
+            guard !ready.isEmpty else {
+                throw ConnectAPIError.entity(
+                    "ENTITY_ERROR",
+                    "Nothing was submitted: subscription group \(group.id) has no subscription ready to submit.",
+                    pointer: "/data/relationships/subscriptionGroup")
+            }
+            for product in ready {
+                _ = try await catalog.review(bundleId: app.bundleId, productId: product.productId, action: .submit)
+            }
+            return .created(
+                call.writer.single(
+                    ConnectResource(type: "subscriptionGroupSubmissions", id: String(group.id), attributes: [:])),
+                audit: (
+                    "group.review", "\(app.bundleId)/\(group.id): \(ready.map(\.productId).joined(separator: ", "))"
+                ))
         }
-        routes.add(.get, "/v1/subscriptionGroups/{id}/relationships/subscriptions") { call in
+        routes.addRelated("/v1/subscriptionGroups", "subscriptions") { call in
             let (group, app) = try await group(call.id)
-            let subscriptions = try await members(of: group, app).map {
-                ConnectCatalogResources.subscription($0, group: nil)
-            }
-            return .ok(try call.writer.linkagePage(subscriptions))
+            return .many(
+                try await members(of: group, app).map { ConnectCatalogResources.subscription($0, group: group) })
         }
     }
 
@@ -184,13 +205,8 @@ struct ConnectCatalogController {
     // MARK: Subscription group localizations
 
     private func addGroupLocalizationRoutes(to routes: ConnectRouter) {
-        routes.add(.get, "/v1/subscriptionGroups/{id}/subscriptionGroupLocalizations") { call in
-            let (group, _) = try await group(call.id)
-            return .ok(try call.writer.page(groupLocalizations(group)))
-        }
-        routes.add(.get, "/v1/subscriptionGroups/{id}/relationships/subscriptionGroupLocalizations") { call in
-            let (group, _) = try await group(call.id)
-            return .ok(try call.writer.linkagePage(groupLocalizations(group)))
+        routes.addRelated("/v1/subscriptionGroups", "subscriptionGroupLocalizations") { call in
+            .many(groupLocalizations(try await group(call.id).0))
         }
         routes.add(.post, "/v1/subscriptionGroupLocalizations") { call in
             let body = try await call.body()

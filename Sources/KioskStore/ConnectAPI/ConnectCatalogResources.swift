@@ -51,6 +51,31 @@ extension ConnectID {
     }
 }
 
+/// Apple's `date` attributes (`2026-12-01`): a day, read and written as its UTC midnight.
+enum ConnectDay {
+    private static var formatter: DateFormatter {
+        let formatter = DateFormatter()
+        formatter.calendar = Calendar(identifier: .iso8601)
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter
+    }
+
+    /// The UTC midnight `text` names; 409 pointing at `pointer` when it is not such a date.
+    static func date(_ text: String, pointer: String) throws -> Date {
+        guard text.count == 10, let date = formatter.date(from: text) else {
+            throw ConnectAPIError.entity(
+                "ENTITY_ERROR.ATTRIBUTE.INVALID", "'\(text.prefix(20))' is not a date such as 2026-12-01.",
+                pointer: pointer)
+        }
+        return date
+    }
+
+    /// `2026-12-01`: the UTC day of `date`.
+    static func text(_ date: Date) -> String { formatter.string(from: date) }
+}
+
 /// What proceeds depend on: each storefront's tax rule in force and the commission (15% in the Small Business
 /// Program, else 30%).
 struct ConnectMoney: Sendable {

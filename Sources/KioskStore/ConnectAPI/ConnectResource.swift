@@ -75,6 +75,11 @@ struct ConnectDocumentWriter {
         return .object(["data": .array(page.map(\.linkage)), "links": links, "meta": paging])
     }
 
+    /// `{"data": {"type", "id"}, "links": {"self"}}`, for a to-one `…/relationships/name`.
+    func linkage(_ resource: ConnectResource) -> JSONValue {
+        .object(["data": resource.linkage, "links": .object(["self": .string(base + selfLink)])])
+    }
+
     /// The resources `filter[…]` keeps, in the order `sort` asks. `filter[name]` keeps those whose attribute (or,
     /// for `filter[id]`, id; for a relationship, the related resource's id) is one of the values;
     /// `filter[relationship.name]` those with a related resource whose attribute is. A resource without that

@@ -159,6 +159,7 @@ extension CatalogService {
         if let value = changes.promotionalOffers { product.promotionalOffers = value }
         if let value = changes.winBackOffers { product.winBackOffers = value }
         if let value = changes.monthlyPlan { product.monthlyPlan = value.pricing.isEmpty ? nil : value }
+        if let value = changes.territoryAvailability { product.territoryAvailability = value }
         if let placement = changes.subscription {
             let group = try await resolveGroup(placement, app: app, in: tx)
             product.subscription = SubscriptionMembership(groupId: group.id, level: placement.level)

@@ -1,0 +1,294 @@
+import Foundation
+import KioskCore
+import KioskStore
+import KioskTesting
+import Testing
+
+/// Win-back offers, promotional offer prices, territory availability and group submissions through the App Store
+/// Connect API: what a script sets there is what the store then lists and sells, and every answer matches Apple's
+/// schemas (``ConnectCatalogTests/Client`` checks each one).
+@Suite struct ConnectOfferAndAvailabilityTests {
+    typealias Client = ConnectCatalogTests.Client
+
+    static func relationship(_ type: String, _ id: String) -> [String: Any] {
+        ConnectCatalogTests.relationship(type, id)
+    }
+
+    /// The id of `TestStore.monthly`'s price point at `price` in `territory`.
+    static func pricePoint(_ client: Client, _ subscription: String, _ territory: String, _ price: String)
+        async throws -> String
+    {
+        let points = try await client.send(
+            .GET, "/v1/subscriptions/{id}/pricePoints", id: subscription, query: "filter[territory]=\(territory)")
+        let point = (points.json["data"] as? [[String: Any]])?.first {
+            ($0["attributes"] as? [String: Any])?["customerPrice"] as? String == price
+        }
+        return try #require(point?["id"] as? String, "\(territory) \(price) in \(points.text)")
+    }
+
+    /// `{"data": [linkages], "included": [prices]}` parts of a body that prices an offer in each territory given.
+    static func prices(_ type: String, _ points: [String: String]) -> (
+        linkage: [[String: Any]], included: [[String: Any]]
+    ) {
+        let sorted = points.sorted { $0.key < $1.key }
+        return (
+            sorted.map { ["type": type, "id": "${\($0.key)}"] },
+            sorted.map { territory, point in
+                [
+                    "type": type, "id": "${\(territory)}",
+                    "relationships": [
+                        "territory": relationship("territories", territory),
+                        "subscriptionPricePoint": relationship("subscriptionPricePoints", point),
+                    ],
+                ]
+            }
+        )
+    }
+
+    static func ids(_ answer: TestStore.Answer, _ key: String = "data") -> [String] {
+        (answer.json[key] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+    }
+
+    static func total(_ answer: TestStore.Answer) -> Int? {
+        ((answer.json["meta"] as? [String: Any])?["paging"] as? [String: Any])?["total"] as? Int
+    }
+
+    static func monthlyId(_ client: Client) async throws -> String {
+        let apps = try await client.send(.GET, "/v1/apps", query: "filter[bundleId]=\(TestStore.bundleId)")
+        let appId = try #require(ids(apps).first, "\(apps.text)")
+        return "\(appId)-\(TestStore.monthly)"
+    }
+
+    @Test func aWinBackOfferMadeThroughTheAPIIsListedToCustomers() async throws {
+        try await withTestStore { store in
+            try await store.prepareSubscriptionCatalog()
+            let client = try await Client.make(store, role: "APP_MANAGER")
+            let subscription = try await Self.monthlyId(client)
+            let usa = try await Self.pricePoint(client, subscription, "USA", "0.99")
+            let prices = Self.prices("winBackOfferPrices", ["USA": usa])
+            func offer(_ attributes: [String: Any]) -> [String: Any] {
+                var all: [String: Any] = [
+                    "referenceName": "Come back", "offerId": "come_back", "duration": "ONE_MONTH",
+                    "offerMode": "PAY_AS_YOU_GO", "periodCount": 2,
+                    "customerEligibilityPaidSubscriptionDurationInMonths": 1,
+                    "customerEligibilityTimeSinceLastSubscribedInMonths": ["minimum": 1, "maximum": 6],
+                    "startDate": "2020-01-01", "priority": "NORMAL",
+                ]
+                all.merge(attributes) { $1 }
+                return [
+                    "data": [
+                        "type": "winBackOffers", "attributes": all,
+                        "relationships": [
+                            "subscription": Self.relationship("subscriptions", subscription),
+                            "prices": ["data": prices.linkage],
+                        ],
+                    ],
+                    "included": prices.included,
+                ]
+            }
+            let monthlyPlan = try await client.send(
+                .POST, "/v1/winBackOffers", json: offer(["targetSubscriptionPlanType": "MONTHLY"]))
+            #expect(monthlyPlan.status == 409, "\(monthlyPlan.text)")
+            let created = try await client.send(.POST, "/v1/winBackOffers", json: offer([:]))
+            #expect(created.status == 201, "\(created.text)")
+            let id = try #require(ConnectCatalogTests.data(created)["id"] as? String, "\(created.text)")
+            let twice = try await client.send(.POST, "/v1/winBackOffers", json: offer([:]))
+            #expect(twice.status == 409, "one offer per identifier: \(twice.text)")
+
+            let listed = try await client.send(
+                .GET, "/v1/subscriptions/{id}/winBackOffers", id: subscription, query: "include=prices")
+            #expect(Self.ids(listed) == [id], "\(listed.text)")
+            #expect(Self.ids(listed, "included") == ["\(id)~USA"], "\(listed.text)")
+            let linkage = try await client.send(
+                .GET, "/v1/subscriptions/{id}/relationships/winBackOffers", id: subscription)
+            #expect(Self.ids(linkage) == [id], "\(linkage.text)")
+            let offerPrices = try await client.send(
+                .GET, "/v1/winBackOffers/{id}/prices", id: id, query: "include=subscriptionPricePoint")
+            #expect(Self.ids(offerPrices) == ["\(id)~USA"] && Self.ids(offerPrices, "included") == [usa])
+
+            let backwards = try await client.send(
+                .PATCH, "/v1/winBackOffers/{id}", id: id,
+                json: ["data": ["type": "winBackOffers", "id": id, "attributes": ["endDate": "2019-06-01"]]])
+            #expect(backwards.status == 409, "an end before the start: \(backwards.text)")
+            let changed = try await client.send(
+                .PATCH, "/v1/winBackOffers/{id}", id: id,
+                json: [
+                    "data": [
+                        "type": "winBackOffers", "id": id,
+                        "attributes": ["priority": "HIGH", "customerEligibilityWaitBetweenOffersInMonths": 3],
+                    ]
+                ])
+            #expect(changed.status == 200, "\(changed.text)")
+            #expect(ConnectCatalogTests.attributes(changed)["priority"] as? String == "HIGH", "\(changed.text)")
+
+            // The store lists the offer to customers, at the price set, with what the PATCH changed.
+            let token = try await store.signIn()
+            let products = try await store.client(
+                .POST, "/products", token: token, json: ["identifiers": [TestStore.monthly]])
+            let info = try #require((products.json["products"] as? [[String: Any]])?.first, "\(products.text)")
+            let winBack = try #require((info["winBackOffers"] as? [[String: Any]])?.first, "\(products.text)")
+            #expect(winBack["identifier"] as? String == "come_back", "\(products.text)")
+            #expect((winBack["price"] as? [String: Any])?["minorUnits"] as? Int == 99, "\(products.text)")
+            let admin = try await store.request(
+                .GET, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.monthly)")
+            let stored = (admin.json["winBackOffers"] as? [[String: Any]])?.first
+            #expect(stored?["priority"] as? String == "high" && stored?["waitBetweenOffersInMonths"] as? Int == 3)
+
+            #expect(try await client.send(.DELETE, "/v1/winBackOffers/{id}", id: id).status == 204)
+            let gone = try await client.send(.GET, "/v1/winBackOffers/{id}", id: id)
+            #expect(gone.status == 404, "\(gone.text)")
+        }
+    }
+
+    @Test func aPromotionalOffersPricesChangeWithAPatch() async throws {
+        try await withTestStore { store in
+            try await store.prepareSubscriptionCatalog()
+            let client = try await Client.make(store, role: "ADMIN")
+            let subscription = try await Self.monthlyId(client)
+            let first = Self.prices(
+                "subscriptionPromotionalOfferPrices",
+                ["USA": try await Self.pricePoint(client, subscription, "USA", "0.99")])
+            let created = try await client.send(
+                .POST, "/v1/subscriptionPromotionalOffers",
+                json: [
+                    "data": [
+                        "type": "subscriptionPromotionalOffers",
+                        "attributes": [
+                            "name": "Stay", "offerCode": "stay", "duration": "ONE_MONTH", "offerMode": "PAY_AS_YOU_GO",
+                            "numberOfPeriods": 1,
+                        ],
+                        "relationships": [
+                            "subscription": Self.relationship("subscriptions", subscription),
+                            "prices": ["data": first.linkage],
+                        ],
+                    ],
+                    "included": first.included,
+                ])
+            #expect(created.status == 201, "\(created.text)")
+            let id = try #require(ConnectCatalogTests.data(created)["id"] as? String)
+            let second = Self.prices(
+                "subscriptionPromotionalOfferPrices",
+                [
+                    "USA": try await Self.pricePoint(client, subscription, "USA", "1.99"),
+                    "GBR": try await Self.pricePoint(client, subscription, "GBR", "1.99"),
+                ])
+            let patched = try await client.send(
+                .PATCH, "/v1/subscriptionPromotionalOffers/{id}", id: id,
+                json: [
+                    "data": [
+                        "type": "subscriptionPromotionalOffers", "id": id,
+                        "relationships": ["prices": ["data": second.linkage]],
+                    ],
+                    "included": second.included,
+                ])
+            #expect(patched.status == 200, "\(patched.text)")
+            let prices = try await client.send(
+                .GET, "/v1/subscriptionPromotionalOffers/{id}/prices", id: id, query: "include=subscriptionPricePoint")
+            #expect(Self.ids(prices) == ["\(id)~GBR", "\(id)~USA"], "\(prices.text)")
+            let charged = (prices.json["included"] as? [[String: Any]] ?? []).compactMap {
+                ($0["attributes"] as? [String: Any])?["customerPrice"] as? String
+            }
+            #expect(charged == ["1.99", "1.99"], "\(prices.text)")
+            let linkage = try await client.send(
+                .GET, "/v1/subscriptionPromotionalOffers/{id}/relationships/prices", id: id)
+            #expect(Self.total(linkage) == 2, "\(linkage.text)")
+            let admin = try await store.request(
+                .GET, "/admin/v1/apps/\(TestStore.bundleId)/products/\(TestStore.monthly)")
+            let stored = (admin.json["promotionalOffers"] as? [[String: Any]])?.first
+            #expect(
+                (stored?["pricing"] as? [String: Any])?["customPrices"] as? [String: Int] == ["USA": 199, "GBR": 199],
+                "\(admin.text)")
+        }
+    }
+
+    @Test func anInAppPurchaseLeftOutOfATerritoryIsNotSoldThere() async throws {
+        try await withTestStore { store in
+            try await store.prepareSubscriptionCatalog()
+            try await store.createTester("uk@example.com", settings: ["storefront": "GBR"])
+            let client = try await Client.make(store, role: "APP_MANAGER")
+            let monthly = try await Self.monthlyId(client)
+            let coins = monthly.replacingOccurrences(of: TestStore.monthly, with: TestStore.coins)
+
+            // Never set: offered everywhere, and new territories are added.
+            let everywhere = try await client.send(
+                .GET, "/v1/subscriptions/{id}/subscriptionAvailability", id: monthly,
+                query: "include=availableTerritories&limit[availableTerritories]=5")
+            #expect(
+                ConnectCatalogTests.attributes(everywhere)["availableInNewTerritories"] as? Bool == true,
+                "\(everywhere.text)")
+            let all = try await client.send(
+                .GET, "/v1/subscriptionAvailabilities/{id}/availableTerritories", id: monthly, query: "limit=1")
+            #expect(Self.total(all) == Storefront.all.count, "\(all.text)")
+
+            func availability(_ territories: [String]) -> [String: Any] {
+                [
+                    "data": [
+                        "type": "inAppPurchaseAvailabilities", "attributes": ["availableInNewTerritories": false],
+                        "relationships": [
+                            "inAppPurchase": Self.relationship("inAppPurchases", coins),
+                            "availableTerritories": [
+                                "data": territories.map { ["type": "territories", "id": $0] }
+                            ],
+                        ],
+                    ]
+                ]
+            }
+            let unknown = try await client.send(.POST, "/v1/inAppPurchaseAvailabilities", json: availability(["XXX"]))
+            #expect(unknown.status == 409, "\(unknown.text)")
+            let set = try await client.send(
+                .POST, "/v1/inAppPurchaseAvailabilities", json: availability(["USA", "CAN"]))
+            #expect(set.status == 201, "\(set.text)")
+            let read = try await client.send(
+                .GET, "/v2/inAppPurchases/{id}/inAppPurchaseAvailability", id: coins,
+                query: "include=availableTerritories")
+            #expect(Set(Self.ids(read, "included")) == ["USA", "CAN"], "\(read.text)")
+            #expect(ConnectCatalogTests.attributes(read)["availableInNewTerritories"] as? Bool == false)
+            let linkage = try await client.send(
+                .GET, "/v2/inAppPurchases/{id}/relationships/inAppPurchaseAvailability", id: coins)
+            #expect(ConnectCatalogTests.data(linkage)["id"] as? String == coins, "\(linkage.text)")
+
+            let british = try await store.signIn("uk@example.com")
+            let refused = try await store.pay(TestStore.coins, token: british)
+            #expect(refused.errorCode == "product_not_available", "\(refused.text)")
+            #expect(refused.transactionId == nil)
+            let listed = try await store.client(
+                .POST, "/products", token: british, json: ["identifiers": [TestStore.coins]])
+            #expect((listed.json["products"] as? [Any])?.isEmpty == true, "\(listed.text)")
+            let american = try await store.signIn()
+            #expect(try await store.pay(TestStore.coins, token: american).transactionId != nil)
+
+            // The catalog file carries the availability, so an export imported elsewhere keeps it.
+            let exported = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)/catalog")
+            let entry = (exported.json["products"] as? [[String: Any]])?.first {
+                $0["productId"] as? String == TestStore.coins
+            }
+            let territories = (entry?["territoryAvailability"] as? [String: Any])?["territories"] as? [String]
+            #expect(territories == ["CAN", "USA"], "\(exported.text.prefix(2000))")
+        }
+    }
+
+    @Test func aGroupSubmissionSubmitsItsSubscriptionsOnce() async throws {
+        try await withTestStore { store in
+            try await store.prepareSubscriptionCatalog()
+            let client = try await Client.make(store, role: "APP_MANAGER")
+            let monthly = try await Self.monthlyId(client)
+            let appId = String(monthly.prefix { $0 != "-" })
+            let groups = try await client.send(.GET, "/v1/apps/{id}/subscriptionGroups", id: appId)
+            let group = try #require(Self.ids(groups).first, "\(groups.text)")
+            let body: [String: Any] = [
+                "data": [
+                    "type": "subscriptionGroupSubmissions",
+                    "relationships": ["subscriptionGroup": Self.relationship("subscriptionGroups", group)],
+                ]
+            ]
+            let submitted = try await client.send(.POST, "/v1/subscriptionGroupSubmissions", json: body)
+            #expect(submitted.status == 201, "\(submitted.text)")
+            let state = try await client.send(.GET, "/v1/subscriptions/{id}", id: monthly)
+            #expect(ConnectCatalogTests.attributes(state)["state"] as? String == "WAITING_FOR_REVIEW", "\(state.text)")
+            let again = try await client.send(.POST, "/v1/subscriptionGroupSubmissions", json: body)
+            #expect(again.status == 409, "\(again.text)")
+            let detail = ConnectCatalogTests.firstError(again)["detail"] as? String ?? ""
+            #expect(detail.hasPrefix("Nothing was submitted"), "\(again.text)")
+        }
+    }
+}
