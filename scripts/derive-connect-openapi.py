@@ -116,6 +116,24 @@ GET /v1/inAppPurchaseAvailabilities/{id}/availableTerritories
 GET /v1/inAppPurchaseAvailabilities/{id}/relationships/availableTerritories
 GET /v2/inAppPurchases/{id}/inAppPurchaseAvailability
 GET /v2/inAppPurchases/{id}/relationships/inAppPurchaseAvailability
+GET /v1/subscriptions/{id}/offerCodes
+GET /v1/subscriptions/{id}/relationships/offerCodes
+POST /v1/subscriptionOfferCodes
+GET /v1/subscriptionOfferCodes/{id}
+PATCH /v1/subscriptionOfferCodes/{id}
+GET /v1/subscriptionOfferCodes/{id}/prices
+GET /v1/subscriptionOfferCodes/{id}/relationships/prices
+GET /v1/subscriptionOfferCodes/{id}/oneTimeUseCodes
+GET /v1/subscriptionOfferCodes/{id}/relationships/oneTimeUseCodes
+GET /v1/subscriptionOfferCodes/{id}/customCodes
+GET /v1/subscriptionOfferCodes/{id}/relationships/customCodes
+POST /v1/subscriptionOfferCodeOneTimeUseCodes
+GET /v1/subscriptionOfferCodeOneTimeUseCodes/{id}
+PATCH /v1/subscriptionOfferCodeOneTimeUseCodes/{id}
+GET /v1/subscriptionOfferCodeOneTimeUseCodes/{id}/values
+POST /v1/subscriptionOfferCodeCustomCodes
+GET /v1/subscriptionOfferCodeCustomCodes/{id}
+PATCH /v1/subscriptionOfferCodeCustomCodes/{id}
 POST /v1/subscriptionGroupSubmissions
 """
 

@@ -38,6 +38,10 @@ public enum IdentifierSequence: String, Sendable, CaseIterable {
     /// `webOrderLineItemId`s of subscription periods, one sequence for both environments; the first is
     /// 8_000_000_000_000_001.
     case webOrderLineItemId = "web_order_line_item_id"
+    /// App Store Connect offer codes (``OfferCodeCampaign``); the first is 6_100_000_001.
+    case offerCodeCampaignId = "offer_code_campaign_id"
+    /// Their batches of one-time codes and custom codes (``OfferCodeBatch``); the first is 6_200_000_001.
+    case offerCodeBatchId = "offer_code_batch_id"
     /// Not an identifier: the version of the rows the store's read cache copies (apps, products, sessions,
     /// settings), bumped by every transaction that writes them.
     case cachedRowsVersion = "cached_rows_version"
@@ -99,6 +103,33 @@ public protocol CatalogRepository: Sendable {
     func offerCodes(appId: App.ID, productId: String?) async throws -> [OfferCode]
     /// Marks the code redeemed by `accountId` unless it was redeemed before; false (and nothing changes) then.
     func redeemOfferCode(_ code: String, accountId: UUID, at date: Date) async throws -> Bool
+    func insertOfferCodeCampaign(_ campaign: OfferCodeCampaign) async throws
+    func setOfferCodeCampaignActive(id: OfferCodeCampaign.ID, active: Bool) async throws
+    func offerCodeCampaign(id: OfferCodeCampaign.ID) async throws -> OfferCodeCampaign?
+    /// A product's campaigns, oldest first.
+    func offerCodeCampaigns(appId: App.ID, productId: String) async throws -> [OfferCodeCampaign]
+    func insertOfferCodeBatch(_ batch: OfferCodeBatch) async throws
+    func setOfferCodeBatchActive(id: OfferCodeBatch.ID, active: Bool) async throws
+    func offerCodeBatch(id: OfferCodeBatch.ID) async throws -> OfferCodeBatch?
+    /// A campaign's batches, oldest first.
+    func offerCodeBatches(campaignId: OfferCodeCampaign.ID) async throws -> [OfferCodeBatch]
+    /// The app's batch whose custom code is `code` (upper case).
+    func customCodeBatch(appId: App.ID, code: String) async throws -> OfferCodeBatch?
+    /// A batch's one-time codes, by code.
+    func offerCodes(batchId: OfferCodeBatch.ID) async throws -> [OfferCode]
+    /// Counts `accountId`'s redemption of a custom code, unless every code was redeemed or the account redeemed it
+    /// before (then nothing changes).
+    func redeemCustomCode(batchId: OfferCodeBatch.ID, accountId: UUID, at date: Date) async throws
+        -> CustomCodeRedemption
+}
+
+/// What redeeming a custom offer code did.
+public enum CustomCodeRedemption: Sendable, Equatable {
+    case redeemed
+    /// The account redeemed this code before.
+    case alreadyRedeemed
+    /// As many customers as the batch has codes redeemed it.
+    case noneLeft
 }
 
 /// Accounts (sandbox testers and customers) and their client sessions.
@@ -270,7 +301,7 @@ public protocol TransactionRepository: Sendable {
     func saveConsumptionReport(_ report: ConsumptionReport) async throws
     func consumptionReport(transactionId: Int64, environment: StoreEnvironment) async throws -> ConsumptionReport?
     /// Records the transaction that the payment redeeming the code answered.
-    func setOfferCodeTransaction(_ code: String, transactionId: Int64) async throws
+    func setOfferCodeTransaction(_ code: String, appId: App.ID, accountId: UUID, transactionId: Int64) async throws
 }
 
 /// Money events (sales, refunds), tax rules and exchange rates.

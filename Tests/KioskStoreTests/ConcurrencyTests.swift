@@ -85,6 +85,53 @@ import Testing
         }
     }
 
+    /// A custom offer code raced by more customers than it has redemptions is redeemed exactly that many times:
+    /// every purchase has read the code with redemptions left and waits to count its own; under the batch's row
+    /// lock the later ones find none left, fail with `offer_code_redeemed` and charge nothing.
+    @Test(arguments: TestDatabase.available)
+    func concurrentPurchasesRedeemACustomCodeAsOftenAsItHasCodes(database: TestDatabase) async throws {
+        let clock = ManualClock(SubscriptionPurchaseTests.start)
+        try await database.withFreshDatabase { url in
+            try await withTestStore(databaseURL: url, clock: clock) { store in
+                try await store.prepareSubscriptionCatalog()
+                let client = try await ConnectCatalogTests.Client.make(store, role: "APP_MANAGER", clock: clock)
+                let subscription = try await ConnectOfferAndAvailabilityTests.monthlyId(client)
+                let campaign = try await client.send(
+                    .POST, "/v1/subscriptionOfferCodes",
+                    json: ConnectOfferAndAvailabilityTests.offerCode(
+                        "Launch", ["NEW"], mode: "FREE_TRIAL", price: nil, subscription: subscription))
+                let campaignId = try #require(ConnectCatalogTests.data(campaign)["id"] as? String, "\(campaign.text)")
+                let type = "subscriptionOfferCodeCustomCodes"
+                let made = try await client.send(
+                    .POST, "/v1/\(type)",
+                    json: ConnectOfferAndAvailabilityTests.codes(
+                        type, of: campaignId, ["customCode": "LAUNCH", "numberOfCodes": 2]))
+                #expect(made.status == 201, "\(made.text)")
+                let buyers = PostgresTestSlots.storePoolSize
+                var signedIn: [String] = []
+                for index in 0..<buyers {
+                    try await store.createTester("buyer\(index)@example.com")
+                    signedIn.append(try await store.signIn("buyer\(index)@example.com"))
+                }
+                let tokens = signedIn
+                let (answers, _) = try await whileHeld(
+                    url, table: "offer_code_batches", mode: "EXCLUSIVE", waiting: buyers
+                ) {
+                    tokens.map { token in
+                        { try await OfferCodeTests.pay(TestStore.monthly, code: "LAUNCH", token: token, store: store) }
+                    }
+                }
+                let states = answers.map { $0.json["state"] as? String }
+                #expect(states.filter { $0 == "purchased" }.count == 2, "\(answers.map(\.text))")
+                let refused = answers.filter { $0.json["state"] as? String == "failed" }
+                #expect(refused.count == buyers - 2, "\(answers.map(\.text))")
+                for answer in refused {
+                    #expect(answer.errorCode == "offer_code_redeemed" && answer.transactionId == nil, "\(answer.text)")
+                }
+            }
+        }
+    }
+
     /// A retention offer accepted by several cancellations at once is redeemed by exactly one: each read the offer
     /// as eligible and waits for the subscription's row; under its lock the others find an offer pending and are
     /// refused, charging and notifying nothing.

@@ -15,8 +15,12 @@ import Testing
     struct Client {
         let store: TestStore
         let key: ConnectKey
+        /// The store's clock, which checks each token's expiry.
+        var clock: any KioskClock = SystemClock()
 
-        static func make(_ store: TestStore, role: String) async throws -> Client {
+        static func make(_ store: TestStore, role: String, clock: any KioskClock = SystemClock()) async throws
+            -> Client
+        {
             let created = try await store.request(
                 .POST, "/admin/v1/api-keys", json: ["roles": [role], "name": "ci-\(role.lowercased())"])
             #expect(created.status == 201, "\(created.text)")
@@ -25,7 +29,8 @@ import Testing
                 key: ConnectKey(
                     id: try #require(created.json["keyId"] as? String),
                     privateKeyPEM: try #require(created.json["privateKey"] as? String),
-                    issuer: try #require(created.json["issuerId"] as? String)))
+                    issuer: try #require(created.json["issuerId"] as? String)),
+                clock: clock)
         }
 
         /// Sends `method operation` with `id` in place of `{id}` and `query` after it; checks the answer against the
@@ -41,7 +46,7 @@ import Testing
             }
             let answer = try await store.request(
                 method, path + (query.isEmpty ? "" : "?" + query), json: json, body: rawBody,
-                token: .some(try key.token(now: Date(), lifetime: 600)),
+                token: .some(try key.token(now: clock.now(), lifetime: 600)),
                 headers: rawBody == nil ? [:] : ["Content-Type": "application/json"])
             let contract = ConnectContract.served
             let served = try #require(contract.operations["\(method.rawValue) \(operation)"], "\(operation)")

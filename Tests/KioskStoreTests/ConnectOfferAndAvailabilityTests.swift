@@ -291,4 +291,144 @@ import Testing
             #expect(detail.hasPrefix("Nothing was submitted"), "\(again.text)")
         }
     }
+
+    /// An offer code's body: terms priced at `price` in the United States (none for a free trial), for `customers`.
+    static func offerCode(
+        _ name: String, _ customers: [String], mode: String, price: String?, subscription: String
+    ) -> [String: Any] {
+        let prices = Self.prices("subscriptionOfferCodePrices", price.map { ["USA": $0] } ?? [:])
+        return [
+            "data": [
+                "type": "subscriptionOfferCodes",
+                "attributes": [
+                    "name": name, "customerEligibilities": customers, "offerEligibility": "REPLACE_INTRO_OFFERS",
+                    "duration": "ONE_MONTH", "offerMode": mode, "numberOfPeriods": mode == "FREE_TRIAL" ? 1 : 2,
+                ],
+                "relationships": [
+                    "subscription": relationship("subscriptions", subscription), "prices": ["data": prices.linkage],
+                ],
+            ],
+            "included": prices.included,
+        ]
+    }
+
+    static func codes(_ type: String, of campaign: String, _ attributes: [String: Any]) -> [String: Any] {
+        [
+            "data": [
+                "type": type, "attributes": attributes,
+                "relationships": ["offerCode": relationship("subscriptionOfferCodes", campaign)],
+            ]
+        ]
+    }
+
+    /// Three offer codes made through the API — one-time codes for new customers (sandbox and production batches),
+    /// a custom code one new customer may redeem, a free month for lapsed customers — are each redeemed only by the
+    /// customers, environment and number they are for, and a redeemed code's price continues at renewal.
+    @Test(arguments: TestDatabase.available)
+    func offerCodesAreRedeemedByTheCustomersTheyAreFor(database: TestDatabase) async throws {
+        let clock = ManualClock(SubscriptionPurchaseTests.start)
+        try await withTestStore(engine: database, clock: clock) { store in
+            try await store.prepareSubscriptionCatalog()
+            for email in ["second@example.com", "third@example.com"] { try await store.createTester(email) }
+            let client = try await Client.make(store, role: "APP_MANAGER", clock: clock)
+            let subscription = try await Self.monthlyId(client)
+            let cents99 = try await Self.pricePoint(client, subscription, "USA", "0.99")
+            let cents199 = try await Self.pricePoint(client, subscription, "USA", "1.99")
+            var campaigns: [String: String] = [:]
+            for (name, customers, mode, price) in [
+                ("Holiday", ["NEW"], "PAY_AS_YOU_GO", cents99), ("Friends", ["NEW"], "PAY_AS_YOU_GO", cents199),
+                ("Lapsed", ["EXPIRED"], "FREE_TRIAL", nil),
+            ] as [(String, [String], String, String?)] {
+                let created = try await client.send(
+                    .POST, "/v1/subscriptionOfferCodes",
+                    json: Self.offerCode(name, customers, mode: mode, price: price, subscription: subscription))
+                #expect(created.status == 201, "\(created.text)")
+                campaigns[name] = ConnectCatalogTests.data(created)["id"] as? String
+            }
+            let holiday = try #require(campaigns["Holiday"])
+            let oneTime = "subscriptionOfferCodeOneTimeUseCodes"
+            let sandboxBatch = try await client.send(
+                .POST, "/v1/\(oneTime)",
+                json: Self.codes(
+                    oneTime, of: holiday,
+                    ["numberOfCodes": 2, "expirationDate": "2030-01-01", "environment": "SANDBOX"]))
+            #expect(sandboxBatch.status == 201, "\(sandboxBatch.text)")
+            let productionBatch = try await client.send(
+                .POST, "/v1/\(oneTime)",
+                json: Self.codes(oneTime, of: holiday, ["numberOfCodes": 1, "expirationDate": "2030-01-01"]))
+            #expect(ConnectCatalogTests.attributes(productionBatch)["environment"] as? String == "PRODUCTION")
+            let custom = "subscriptionOfferCodeCustomCodes"
+            for (campaign, code, count, status) in [
+                ("Friends", "FRIENDS26", 1, 201), ("Lapsed", "friends26", 5, 409), ("Lapsed", "COMEBACK", 5, 201),
+            ] {
+                let made = try await client.send(
+                    .POST, "/v1/\(custom)",
+                    json: Self.codes(
+                        custom, of: try #require(campaigns[campaign]), ["customCode": code, "numberOfCodes": count]))
+                #expect(made.status == status, "\(code): \(made.text)")
+            }
+
+            let read = try await client.send(
+                .GET, "/v1/subscriptionOfferCodes/{id}", id: holiday, query: "include=oneTimeUseCodes,prices")
+            let counts = ConnectCatalogTests.attributes(read)
+            #expect(
+                counts["totalNumberOfCodes"] as? Int == 3 && counts["sandboxCodeCount"] as? Int == 2, "\(read.text)")
+            #expect(Self.ids(read, "included").count == 3, "two batches and a price: \(read.text)")
+            let listed = try await client.send(.GET, "/v1/subscriptions/{id}/offerCodes", id: subscription)
+            #expect(Self.total(listed) == 3, "\(listed.text)")
+            let sandboxCodes = try await Self.values(sandboxBatch, client)
+            let productionCodes = try await Self.values(productionBatch, client)
+            #expect(sandboxCodes.count == 2 && productionCodes.count == 1)
+
+            let first = try await store.signIn()
+            let second = try await store.signIn("second@example.com")
+            let third = try await store.signIn("third@example.com")
+            let bought = try await OfferCodeTests.pay(
+                TestStore.monthly, code: sandboxCodes[0], token: first, store: store)
+            #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+            let transaction = try await SubscriptionPurchaseTests.transaction(
+                SubscriptionPurchaseTests.signedTransaction(bought), store: store, clock: clock)
+            #expect(transaction.offerType == 3 && transaction.offerIdentifier == "Holiday" && transaction.price == 990)
+            for (token, code, refusal) in [
+                (first, "COMEBACK", "offer_code_ineligible"),  // subscribed: not EXPIRED
+                (second, productionCodes[0], "offer_code_inactive"),  // a production code in the sandbox
+            ] {
+                let answer = try await OfferCodeTests.pay(TestStore.monthly, code: code, token: token, store: store)
+                #expect(answer.errorCode == refusal && answer.transactionId == nil, "\(code): \(answer.text)")
+            }
+            let friend = try await OfferCodeTests.pay(TestStore.monthly, code: "friends26", token: second, store: store)
+            #expect(friend.json["state"] as? String == "purchased", "\(friend.text)")
+            let turnedOff = try await client.send(
+                .PATCH, "/v1/subscriptionOfferCodes/{id}", id: holiday,
+                json: ["data": ["type": "subscriptionOfferCodes", "id": holiday, "attributes": ["active": false]]])
+            #expect(ConnectCatalogTests.attributes(turnedOff)["active"] as? Bool == false, "\(turnedOff.text)")
+            for (code, refusal) in [
+                ("FRIENDS26", "offer_code_redeemed"),  // its one redemption is used
+                (sandboxCodes[1], "offer_code_inactive"),  // its offer code was turned off
+                ("COMEBACK", "offer_code_ineligible"),  // never subscribed: not EXPIRED
+            ] {
+                let answer = try await OfferCodeTests.pay(TestStore.monthly, code: code, token: third, store: store)
+                #expect(answer.errorCode == refusal && answer.transactionId == nil, "\(code): \(answer.text)")
+            }
+
+            // A month on, both renewals continue their code's price: 0.99 from the one-time code, 1.99 from the
+            // custom code (whose offer code has no code rows of its own).
+            let advanced = try await store.advanceSandboxClock("5m")
+            #expect(advanced.json["renewed"] as? Int == 2, "\(advanced.text)")
+            #expect(try await store.subscriptionPeriods(clock: clock).map(\.price) == [990, 990])
+            let (renewed, _) = try await ConnectCatalogTests.charged(
+                TestStore.monthly, tester: "second@example.com", store: store)
+            #expect(renewed == 199)
+        }
+    }
+
+    /// The codes of a one-time codes batch, from its `values` file (one code per line).
+    static func values(_ batch: TestStore.Answer, _ client: Client) async throws -> [String] {
+        let id = try #require(ConnectCatalogTests.data(batch)["id"] as? String, "\(batch.text)")
+        let file = try await client.store.request(
+            .GET, "/v1/subscriptionOfferCodeOneTimeUseCodes/\(id)/values",
+            token: .some(try client.key.token(now: client.clock.now(), lifetime: 600)))
+        #expect(file.status == 200 && file.header("Content-Type") == "text/csv", "\(file.text)")
+        return file.text.split(separator: "\n").map(String.init)
+    }
 }

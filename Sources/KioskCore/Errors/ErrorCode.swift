@@ -196,6 +196,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
     case notRefunded = "not_refunded"
     case notShareable = "not_shareable"
     case notificationNotFound = "notification_not_found"
+    case offerCodeIneligible = "offer_code_ineligible"
+    case offerCodeInactive = "offer_code_inactive"
     case offerCodeRedeemed = "offer_code_redeemed"
     case offerCodeUnknown = "offer_code_unknown"
     case offerCodeWrongProduct = "offer_code_wrong_product"
@@ -341,6 +343,7 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
             .winBackNothingEnded, .winBackOfferInactive, .winBackPaidTooLittle, .winBackStillSubscribed,
             .winBackTooLate, .winBackTooSoon, .winBackWaitBetweenOffers, .badRequest, .storeRefused, .invalidSignature,
             .ineligibleForOffer, .invalidOfferSignature, .missingOfferParams, .noOfferPrice, .offerCodeRedeemed,
+            .offerCodeIneligible, .offerCodeInactive,
             .offerCodeUnknown, .offerCodeWrongProduct, .offerConflict, .offerNonceReused, .offerNotApplicable,
             .offerSignatureExpired, .offerSignatureMismatch, .offerTransactionNotCustomers, .unknownOffer,
             .unknownOfferKey, .missingProductId, .quantityNotAllowed,

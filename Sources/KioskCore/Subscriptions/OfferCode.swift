@@ -12,6 +12,8 @@ public struct OfferCode: ScheduledOffer, Codable, Sendable, Hashable {
     public var schedule: OfferSchedule
     public var createdAt: Date
     public var redemption: Redemption?
+    /// The App Store Connect batch (``OfferCodeBatch``) the code belongs to; nil for a code made by Kiosk's own API.
+    public var batchId: OfferCodeBatch.ID?
 
     /// Who redeemed the code, when, and the transaction the payment answered.
     public struct Redemption: Codable, Sendable, Hashable {
@@ -29,7 +31,7 @@ public struct OfferCode: ScheduledOffer, Codable, Sendable, Hashable {
 
     public init(
         code: String, appId: App.ID, productId: String, referenceName: String, schedule: OfferSchedule,
-        createdAt: Date, redemption: Redemption? = nil
+        createdAt: Date, redemption: Redemption? = nil, batchId: OfferCodeBatch.ID? = nil
     ) {
         self.code = code
         self.appId = appId
@@ -38,6 +40,7 @@ public struct OfferCode: ScheduledOffer, Codable, Sendable, Hashable {
         self.schedule = schedule
         self.createdAt = createdAt
         self.redemption = redemption
+        self.batchId = batchId
     }
 
     /// The letters codes are made of: no 0/O, 1/I/L that a customer could mistype.

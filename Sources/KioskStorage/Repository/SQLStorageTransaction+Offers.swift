@@ -27,10 +27,10 @@ extension SQLStorageTransaction {
         return try await session.first(
             """
             INSERT INTO offer_codes (code, app_id, product_id, reference_name, payment_mode, period, number_of_periods,
-                pricing_json, created_at)
+                pricing_json, created_at, batch_id)
             VALUES (\(bind: code.code), \(bind: code.appId), \(bind: code.productId), \(bind: code.referenceName),
                 \(bind: code.paymentMode.rawValue), \(bind: code.period.iso8601), \(bind: code.numberOfPeriods),
-                \(bind: pricing), \(bind: code.createdAt.millisecondsSince1970))
+                \(bind: pricing), \(bind: code.createdAt.millisecondsSince1970), \(bind: code.batchId))
             ON CONFLICT (code) DO NOTHING
             RETURNING code
             """
@@ -59,29 +59,45 @@ extension SQLStorageTransaction {
         ) != nil
     }
 
-    func setOfferCodeTransaction(_ code: String, transactionId: Int64) async throws {
-        let row = try await session.first(
+    func setOfferCodeTransaction(_ code: String, appId: App.ID, accountId: UUID, transactionId: Int64) async throws {
+        let oneTime = try await session.first(
             """
             UPDATE offer_codes SET redeemed_transaction_id = \(bind: transactionId)
             WHERE code = \(bind: code) AND redeemed_at IS NOT NULL
             RETURNING code
             """
         )
-        try requireUpdated(row, "redeemed offer code \(code)")
+        guard oneTime == nil else { return }
+        let custom = try await session.first(
+            """
+            UPDATE offer_code_redemptions SET transaction_id = \(bind: transactionId)
+            WHERE account_id = \(bind: Self.text(accountId)) AND batch_id IN (
+                SELECT id FROM offer_code_batches WHERE app_id = \(bind: appId) AND custom_code = \(bind: code))
+            RETURNING batch_id
+            """
+        )
+        try requireUpdated(custom, "redeemed offer code \(code)")
     }
 
-    private static func decodeOfferCode(_ row: any SQLRow) throws -> OfferCode {
+    /// An offer's schedule from a row's `payment_mode`, `period`, `number_of_periods` and `pricing_json`.
+    static func offerSchedule(_ row: any SQLRow, table: String) throws -> OfferSchedule {
         let periodText = try row.decode(column: "period", as: String.self)
         guard let period = OfferPeriod(iso8601: periodText) else {
-            throw StorageError.engine(message: "offer_codes holds the period '\(periodText)', which is not ISO 8601")
+            throw StorageError.engine(message: "\(table) holds the period '\(periodText)', which is not ISO 8601")
         }
         let pricingText = try row.decode(column: "pricing_json", as: String.self)
         let pricing: Pricing
         do {
             pricing = try JSONDecoder().decode(Pricing.self, from: Data(pricingText.utf8))
         } catch {
-            throw StorageError.engine(message: "offer_codes holds a pricing that is not valid JSON: \(pricingText)")
+            throw StorageError.engine(message: "\(table) holds a pricing that is not valid JSON: \(pricingText)")
         }
+        return OfferSchedule(
+            paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self), period: period,
+            numberOfPeriods: try row.decode(column: "number_of_periods", as: Int.self), pricing: pricing)
+    }
+
+    static func decodeOfferCode(_ row: any SQLRow) throws -> OfferCode {
         var redemption: OfferCode.Redemption?
         if let redeemedAt = try row.optionalDate("redeemed_at"),
             let accountId = try row.optionalUUID("redeemed_account_id")
@@ -95,9 +111,7 @@ extension SQLStorageTransaction {
             appId: try row.decode(column: "app_id", as: Int64.self),
             productId: try row.decode(column: "product_id", as: String.self),
             referenceName: try row.decode(column: "reference_name", as: String.self),
-            schedule: OfferSchedule(
-                paymentMode: try row.enumeration("payment_mode", as: OfferPaymentMode.self), period: period,
-                numberOfPeriods: try row.decode(column: "number_of_periods", as: Int.self), pricing: pricing),
-            createdAt: try row.date("created_at"), redemption: redemption)
+            schedule: try offerSchedule(row, table: "offer_codes"), createdAt: try row.date("created_at"),
+            redemption: redemption, batchId: try row.optional("batch_id", as: Int64.self))
     }
 }

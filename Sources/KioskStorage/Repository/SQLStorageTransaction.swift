@@ -23,6 +23,8 @@ struct SQLStorageTransaction: StorageTransaction {
         case .queueEntry: 1
         case .webOrderLineItemId: 8_000_000_000_000_001
         case .cachedRowsVersion: 1
+        case .offerCodeCampaignId: 6_100_000_001
+        case .offerCodeBatchId: 6_200_000_001
         }
     }
 

@@ -71,6 +71,8 @@ struct ConnectBody: Sendable {
 struct ConnectAnswer: Sendable {
     var status: HTTPResponse.Status = .ok
     var document: JSONValue?
+    /// A `text/csv` body, for the operations whose answer is a file (one-time offer codes).
+    var csv: String?
     /// The audit log's action and target, such as `("product.create", "com.example.app/pro.monthly")`.
     var audit: (action: String, target: String)?
 
@@ -88,8 +90,14 @@ struct ConnectAnswer: Sendable {
         ConnectAnswer(status: .noContent, audit: audit)
     }
 
+    static func file(csv: String) -> ConnectAnswer { ConnectAnswer(csv: csv) }
+
     func response() throws -> Response {
         var headers = HTTPFields()
+        if let csv {
+            headers[.contentType] = "text/csv"
+            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: csv)))
+        }
         guard let document else { return Response(status: status, headers: headers) }
         headers[.contentType] = "application/json"
         let data = try JSONEncoder.connect.encode(document)

@@ -10,6 +10,7 @@ extension ConnectCatalogController {
         addIntroductoryOfferRoutes(to: routes)
         addPromotionalOfferRoutes(to: routes)
         addWinBackOfferRoutes(to: routes)
+        addOfferCodeRoutes(to: routes)
     }
 
     /// A subscription's offers, prices and availability, as relationships, for the ones `query` includes (built only then).
@@ -31,6 +32,14 @@ extension ConnectCatalogController {
         if query.includes("winBackOffers") {
             relationships.append(
                 ConnectRelationship(name: "winBackOffers", related: .many(try await winBackOffers(of: product))))
+        }
+        if query.includes("offerCodes") {
+            let app = try await app(String(product.appId))
+            var campaigns: [ConnectResource] = []
+            for campaign in try await catalog.offerCodeCampaigns(bundleId: app.bundleId, productId: product.productId) {
+                campaigns.append(try await campaignResource(campaign, product))
+            }
+            relationships.append(ConnectRelationship(name: "offerCodes", related: .many(campaigns)))
         }
         if query.includes("subscriptionAvailability") {
             relationships.append(

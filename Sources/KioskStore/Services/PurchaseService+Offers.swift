@@ -355,36 +355,109 @@ extension PurchaseService {
         return eligible.isEmpty ? nil : eligible.map(\.identifier)
     }
 
-    /// Redeems a one-time offer code for `product`: the code exists in the app, is for this product and was never
-    /// redeemed; it is then marked redeemed by the account in the purchase's database transaction. Any failure is
-    /// a ``PurchaseRefusal`` with `SKError` `invalidOfferIdentifier` (`invalidOfferPrice` when the offer has no
-    /// price in the storefront).
+    /// Redeems an offer code for `product`: a one-time code of the app, for this product and never redeemed, or a
+    /// custom code of the app with redemptions left that this account never redeemed. A code of an App Store
+    /// Connect offer code (``OfferCodeCampaign``) must also be active, unexpired, for this environment (one-time
+    /// codes) and for customers with the account's history in the group. The redemption is recorded in the
+    /// purchase's database transaction. Any failure is a ``PurchaseRefusal`` with `SKError`
+    /// `invalidOfferIdentifier` (`invalidOfferPrice` when the offer has no price in the storefront).
     func offerCodeTerms(
         _ text: String, product: Product, client: ClientSession, now: Date, in tx: any StorageTransaction
     ) async throws -> OfferTerms {
         let text = Self.normalizedOfferCode(text)
-        guard let code = try await tx.offerCode(text), code.appId == client.app.id else {
+        if let code = try await tx.offerCode(text), code.appId == client.app.id {
+            try Self.checkOfferCodeProduct(text, code.productId, product)
+            if let batchId = code.batchId, let batch = try await tx.offerCodeBatch(id: batchId) {
+                _ = try await redeemableCampaign(batch, code: text, product: product, client: client, now: now, in: tx)
+            }
+            let terms = try Self.offerCodeTerms(text, code.schedule, identifier: code.referenceName, client: client)
+            guard try await tx.redeemOfferCode(text, accountId: client.account.id, at: now) else {
+                throw PurchaseRefusal(
+                    error: Self.offerCodeRefusal(
+                        .invalidOfferIdentifier, .offerCodeRedeemed, "The offer code '\(text)' was already redeemed."))
+            }
+            return terms
+        }
+        guard let batch = try await tx.customCodeBatch(appId: client.app.id, code: text) else {
             throw PurchaseRefusal(
                 error: Self.offerCodeRefusal(
                     .invalidOfferIdentifier, .offerCodeUnknown, "\(client.app.bundleId) has no offer code '\(text)'."
                 ))
         }
-        guard code.productId == product.productId else {
+        let campaign = try await redeemableCampaign(
+            batch, code: text, product: product, client: client, now: now, in: tx)
+        let terms = try Self.offerCodeTerms(text, campaign.schedule, identifier: campaign.name, client: client)
+        switch try await tx.redeemCustomCode(batchId: batch.id, accountId: client.account.id, at: now) {
+        case .redeemed:
+            return terms
+        case .alreadyRedeemed:
             throw PurchaseRefusal(
                 error: Self.offerCodeRefusal(
+                    .invalidOfferIdentifier, .offerCodeRedeemed,
+                    "This account already redeemed the offer code '\(text)'; each customer redeems it once."))
+        case .noneLeft:
+            throw PurchaseRefusal(
+                error: Self.offerCodeRefusal(
+                    .invalidOfferIdentifier, .offerCodeRedeemed,
+                    "The offer code '\(text)' was redeemed by as many customers as it has codes "
+                        + "(\(batch.numberOfCodes))."))
+        }
+    }
+
+    /// The campaign of a batch whose code the account may redeem now: campaign and batch active, the codes
+    /// unexpired and for this environment, and the account one of the customers the campaign is for.
+    private func redeemableCampaign(
+        _ batch: OfferCodeBatch, code: String, product: Product, client: ClientSession, now: Date,
+        in tx: any StorageTransaction
+    ) async throws -> OfferCodeCampaign {
+        guard let campaign = try await tx.offerCodeCampaign(id: batch.campaignId) else {
+            throw PurchaseRefusal(
+                error: Self.offerCodeRefusal(
+                    .invalidOfferIdentifier, .offerCodeUnknown, "\(client.app.bundleId) has no offer code '\(code)'."))
+        }
+        try Self.checkOfferCodeProduct(code, campaign.productId, product)
+        guard campaign.active, batch.isRedeemable(at: now, in: client.environment) else {
+            let reason =
+                !campaign.active || !batch.active
+                ? "was turned off"
+                : batch.environment.map { $0 != client.environment } ?? false
+                    ? "is for the \(batch.environment?.rawValue ?? "") environment" : "has expired"
+            throw PurchaseRefusal(
+                error: Self.offerCodeRefusal(
+                    .invalidOfferIdentifier, .offerCodeInactive, "The offer code '\(code)' \(reason)."))
+        }
+        let history = try await Self.winBackHistory(
+            group: product.subscription?.groupId ?? 0, accountId: client.account.id, appId: client.app.id,
+            environment: client.environment, in: tx)
+        let status = OfferCodeCampaign.eligibility(of: history)
+        guard campaign.eligibilities.contains(status) else {
+            let wanted = campaign.eligibilities.map(\.rawValue).sorted().joined(separator: ", ")
+            throw PurchaseRefusal(
+                error: Self.offerCodeRefusal(
+                    .invalidOfferIdentifier, .offerCodeIneligible,
+                    "The offer code '\(code)' is for \(wanted) customers; this account is \(status.rawValue) in "
+                        + "the subscription group."))
+        }
+        return campaign
+    }
+
+    private static func checkOfferCodeProduct(_ code: String, _ productId: String, _ product: Product) throws {
+        guard productId == product.productId else {
+            throw PurchaseRefusal(
+                error: offerCodeRefusal(
                     .invalidOfferIdentifier, .offerCodeWrongProduct,
-                    "The offer code '\(text)' is for \(code.productId), not \(product.productId)."))
+                    "The offer code '\(code)' is for \(productId), not \(product.productId)."))
         }
-        guard let terms = code.schedule.terms(.offerCode, identifier: code.referenceName, in: client.storefront) else {
+    }
+
+    private static func offerCodeTerms(
+        _ code: String, _ schedule: OfferSchedule, identifier: String, client: ClientSession
+    ) throws -> OfferTerms {
+        guard let terms = schedule.terms(.offerCode, identifier: identifier, in: client.storefront) else {
             throw PurchaseRefusal(
-                error: Self.offerCodeRefusal(
+                error: offerCodeRefusal(
                     .invalidOfferPrice, .noOfferPrice,
-                    "The offer code '\(text)' has no price in \(client.storefront.code)."))
-        }
-        guard try await tx.redeemOfferCode(text, accountId: client.account.id, at: now) else {
-            throw PurchaseRefusal(
-                error: Self.offerCodeRefusal(
-                    .invalidOfferIdentifier, .offerCodeRedeemed, "The offer code '\(text)' was already redeemed."))
+                    "The offer code '\(code)' has no price in \(client.storefront.code)."))
         }
         return terms
     }
@@ -397,7 +470,7 @@ extension PurchaseService {
     static func offerCodeRefusal(_ code: StoreKitErrorCode, _ reason: ErrorCode, _ message: String) -> KioskError {
         KioskError(
             reason, message, field: "offerCode",
-            fix: "Nothing was charged; check the code, each code can be redeemed once.",
+            fix: "Nothing was charged; check the code: each code is redeemed once, while its offer is active.",
             storeKitCode: code.rawValue)
     }
 

@@ -54,7 +54,8 @@ extension PurchaseService {
             payment, product: product, client: client, now: now, offer: offer, in: tx)
         if let offerCode = offer.offerCode {
             try await tx.setOfferCodeTransaction(
-                Self.normalizedOfferCode(offerCode), transactionId: purchase.transaction.id)
+                Self.normalizedOfferCode(offerCode), appId: client.app.id, accountId: client.account.id,
+                transactionId: purchase.transaction.id)
         }
         return purchase
     }

@@ -229,7 +229,8 @@ struct SubscriptionLifecycle: Sendable {
     }
 
     /// What one more period of a continuing offer costs in `storefront`: the product's introductory or promotional
-    /// offer, or the terms of the offer code or retention offer it was redeemed with.
+    /// offer, or the terms of the offer code (one-time, or an App Store Connect offer code's) or retention offer it
+    /// was redeemed with.
     static func continuedOfferPrice(
         _ offer: AppliedOffer, product: Product, storefront: Storefront, in tx: any StorageTransaction
     ) async throws -> Int? {
@@ -241,8 +242,12 @@ struct SubscriptionLifecycle: Sendable {
         }
         guard offer.type == .offerCode else { return product.price(of: offer, in: storefront) }
         if offer.paymentMode == .freeTrial { return 0 }
-        return try await tx.offerCodes(appId: product.appId, productId: product.productId)
-            .first { $0.referenceName == offer.identifier }?.pricing.price(in: storefront)
+        // A custom code's campaign has no code rows of its own: its terms are the campaign's.
+        let code = try await tx.offerCodes(appId: product.appId, productId: product.productId)
+            .first { $0.referenceName == offer.identifier }?.schedule
+        let campaign = try await tx.offerCodeCampaigns(appId: product.appId, productId: product.productId)
+            .first { $0.name == offer.identifier }?.schedule
+        return (code ?? campaign)?.pricing.price(in: storefront)
     }
 
     /// Charges the next period, which starts at `at`, on the `terms` Core decided
