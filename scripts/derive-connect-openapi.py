@@ -134,6 +134,24 @@ GET /v1/subscriptionOfferCodeOneTimeUseCodes/{id}/values
 POST /v1/subscriptionOfferCodeCustomCodes
 GET /v1/subscriptionOfferCodeCustomCodes/{id}
 PATCH /v1/subscriptionOfferCodeCustomCodes/{id}
+GET /v2/inAppPurchases/{id}/offerCodes
+GET /v2/inAppPurchases/{id}/relationships/offerCodes
+POST /v1/inAppPurchaseOfferCodes
+GET /v1/inAppPurchaseOfferCodes/{id}
+PATCH /v1/inAppPurchaseOfferCodes/{id}
+GET /v1/inAppPurchaseOfferCodes/{id}/prices
+GET /v1/inAppPurchaseOfferCodes/{id}/relationships/prices
+GET /v1/inAppPurchaseOfferCodes/{id}/oneTimeUseCodes
+GET /v1/inAppPurchaseOfferCodes/{id}/relationships/oneTimeUseCodes
+GET /v1/inAppPurchaseOfferCodes/{id}/customCodes
+GET /v1/inAppPurchaseOfferCodes/{id}/relationships/customCodes
+POST /v1/inAppPurchaseOfferCodeOneTimeUseCodes
+GET /v1/inAppPurchaseOfferCodeOneTimeUseCodes/{id}
+PATCH /v1/inAppPurchaseOfferCodeOneTimeUseCodes/{id}
+GET /v1/inAppPurchaseOfferCodeOneTimeUseCodes/{id}/values
+POST /v1/inAppPurchaseOfferCodeCustomCodes
+GET /v1/inAppPurchaseOfferCodeCustomCodes/{id}
+PATCH /v1/inAppPurchaseOfferCodeCustomCodes/{id}
 POST /v1/subscriptionGroupSubmissions
 """
 

@@ -312,11 +312,13 @@ import Testing
         ]
     }
 
+    /// A body creating codes of `type` for the offer code `campaign` (a subscription's unless `type` says otherwise).
     static func codes(_ type: String, of campaign: String, _ attributes: [String: Any]) -> [String: Any] {
-        [
+        let campaignType = type.hasPrefix("inAppPurchase") ? "inAppPurchaseOfferCodes" : "subscriptionOfferCodes"
+        return [
             "data": [
                 "type": type, "attributes": attributes,
-                "relationships": ["offerCode": relationship("subscriptionOfferCodes", campaign)],
+                "relationships": ["offerCode": relationship(campaignType, campaign)],
             ]
         ]
     }
@@ -422,11 +424,93 @@ import Testing
         }
     }
 
+    /// An in-app purchase's offer code made through the API sells one item at its price to the customers it is for
+    /// (here: those who never paid in the app), as Apple's offer type 3 with the discount type `ONE_TIME`.
+    @Test func anInAppPurchaseOfferCodeSellsOneItemToNonSpenders() async throws {
+        let clock = ManualClock(SubscriptionPurchaseTests.start)
+        try await withTestStore(clock: clock) { store in
+            try await store.preparePurchaseCatalog()
+            let client = try await Client.make(store, role: "APP_MANAGER", clock: clock)
+            let apps = try await client.send(.GET, "/v1/apps", query: "filter[bundleId]=\(TestStore.bundleId)")
+            let coins = "\(try #require(Self.ids(apps).first))-\(TestStore.coins)"
+            let points = try await client.send(
+                .GET, "/v2/inAppPurchases/{id}/pricePoints", id: coins, query: "filter[territory]=USA")
+            let point = (points.json["data"] as? [[String: Any]])?.first {
+                ($0["attributes"] as? [String: Any])?["customerPrice"] as? String == "0.99"
+            }
+            let pointId = try #require(point?["id"] as? String, "\(points.text)")
+            func offerCode(_ customers: [String]) -> [String: Any] {
+                [
+                    "data": [
+                        "type": "inAppPurchaseOfferCodes",
+                        "attributes": ["name": "Welcome", "customerEligibilities": customers],
+                        "relationships": [
+                            "inAppPurchase": Self.relationship("inAppPurchases", coins),
+                            "prices": ["data": [["type": "inAppPurchaseOfferPrices", "id": "${usa}"]]],
+                        ],
+                    ],
+                    "included": [
+                        [
+                            "type": "inAppPurchaseOfferPrices", "id": "${usa}",
+                            "relationships": [
+                                "territory": Self.relationship("territories", "USA"),
+                                "pricePoint": Self.relationship("inAppPurchasePricePoints", pointId),
+                            ],
+                        ]
+                    ],
+                ]
+            }
+            let subscribers = try await client.send(.POST, "/v1/inAppPurchaseOfferCodes", json: offerCode(["NEW"]))
+            #expect(subscribers.status == 409, "NEW is a subscription's kind of customer: \(subscribers.text)")
+            let created = try await client.send(
+                .POST, "/v1/inAppPurchaseOfferCodes", json: offerCode(["NON_SPENDER"]))
+            #expect(created.status == 201, "\(created.text)")
+            let campaign = try #require(ConnectCatalogTests.data(created)["id"] as? String)
+            let custom = try await client.send(
+                .POST, "/v1/inAppPurchaseOfferCodeCustomCodes",
+                json: Self.codes(
+                    "inAppPurchaseOfferCodeCustomCodes", of: campaign, ["customCode": "WELCOME", "numberOfCodes": 10]))
+            #expect(custom.status == 201, "\(custom.text)")
+            let oneTime = try await client.send(
+                .POST, "/v1/inAppPurchaseOfferCodeOneTimeUseCodes",
+                json: Self.codes(
+                    "inAppPurchaseOfferCodeOneTimeUseCodes", of: campaign,
+                    ["numberOfCodes": 1, "expirationDate": "2030-01-01", "environment": "SANDBOX"]))
+            #expect(oneTime.status == 201, "\(oneTime.text)")
+            let listed = try await client.send(
+                .GET, "/v2/inAppPurchases/{id}/offerCodes", id: coins,
+                query: "include=customCodes,oneTimeUseCodes,prices")
+            #expect(Self.ids(listed) == [campaign] && Self.ids(listed, "included").count == 3, "\(listed.text)")
+
+            let token = try await store.signIn()
+            let three = try await store.client(
+                .POST, "/payments", token: token,
+                json: [
+                    "productId": TestStore.coins, "quantity": 3, "idempotencyKey": UUID().uuidString,
+                    "offerCode": "WELCOME",
+                ])
+            #expect(three.errorCode == "quantity_not_allowed" && three.transactionId == nil, "\(three.text)")
+            let bought = try await OfferCodeTests.pay(TestStore.coins, code: "welcome", token: token, store: store)
+            #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+            let signed = try #require(SubscriptionPurchaseTests.signedTransaction(bought), "\(bought.text)")
+            try await AppleVerifier.expectAccepts([signed], kind: .transaction, store: store)
+            let transaction = try await SubscriptionPurchaseTests.transaction(signed, store: store, clock: clock)
+            #expect(transaction.offerType == 3 && transaction.offerIdentifier == "Welcome")
+            #expect(transaction.offerDiscountType == "ONE_TIME" && transaction.offerPeriod == nil)
+            #expect(transaction.price == 990 && transaction.expiresDate == nil)
+
+            // Having paid, the tester is an active spender: a code for non-spenders is refused and charges nothing.
+            let codes = try await Self.values(oneTime, client)
+            let again = try await OfferCodeTests.pay(TestStore.coins, code: codes[0], token: token, store: store)
+            #expect(again.errorCode == "offer_code_ineligible" && again.transactionId == nil, "\(again.text)")
+        }
+    }
+
     /// The codes of a one-time codes batch, from its `values` file (one code per line).
     static func values(_ batch: TestStore.Answer, _ client: Client) async throws -> [String] {
         let id = try #require(ConnectCatalogTests.data(batch)["id"] as? String, "\(batch.text)")
         let file = try await client.store.request(
-            .GET, "/v1/subscriptionOfferCodeOneTimeUseCodes/\(id)/values",
+            .GET, "/v1/\(ConnectCatalogTests.data(batch)["type"] as? String ?? "")/\(id)/values",
             token: .some(try client.key.token(now: client.clock.now(), lifetime: 600)))
         #expect(file.status == 200 && file.header("Content-Type") == "text/csv", "\(file.text)")
         return file.text.split(separator: "\n").map(String.init)

@@ -114,11 +114,12 @@ public enum SubscriptionEventReport {
         for occurrence in occurrences {
             guard let (name, reason) = event(occurrence) else { continue }
             let offer = occurrence.offer
+            let offerLength = offer?.period.map(offerDuration) ?? ""
             let row = [
                 day(occurrence.date), name, occurrence.appName, String(occurrence.appAppleId),
                 occurrence.subscriptionName, String(occurrence.subscriptionAppleId), String(occurrence.groupId),
                 SalesSummaryReport.period(occurrence.duration), offer.map { offerType($0.paymentMode) } ?? "",
-                offer.map { offerDuration($0.period) } ?? "", "", "", "", occurrence.proceedsReason ?? "",
+                offerLength, "", "", "", occurrence.proceedsReason ?? "",
                 occurrence.offerName ?? "", offer?.type == .promotional ? offer?.identifier ?? "" : "",
                 String(occurrence.consecutivePaidPeriods), day(occurrence.originalStartDate), "", "", "",
                 SalesSummaryReport.countryCode(occurrence.storefront), "", "", "", reason, "",

@@ -121,15 +121,20 @@ public struct AppliedOffer: Codable, Sendable, Hashable {
     /// The promotional offer's identifier or the offer code's reference; nil for introductory offers.
     public var identifier: String?
     public var paymentMode: OfferPaymentMode
-    /// One period of the offer, ISO 8601 (`P1M`): Apple's `offerPeriod`.
-    public var period: String
+    /// One period of the offer, ISO 8601 (`P1M`): Apple's `offerPeriod`; nil for an offer on a one-time purchase
+    /// (an in-app purchase's offer code), which has one price and no period.
+    public var period: String?
 
-    public init(type: OfferType, identifier: String? = nil, paymentMode: OfferPaymentMode, period: String) {
+    public init(type: OfferType, identifier: String? = nil, paymentMode: OfferPaymentMode, period: String?) {
         self.type = type
         self.identifier = identifier
         self.paymentMode = paymentMode
         self.period = period
     }
+
+    /// Apple's `offerDiscountType`: the payment mode's name (`PAY_AS_YOU_GO`), or `ONE_TIME` for an offer on a
+    /// one-time purchase.
+    public var discountType: String { period == nil ? "ONE_TIME" : paymentMode.appleName }
 }
 
 /// One entry of an account's payment queue for one app (see `KioskProtocol.QueueEntry` for the wire form).

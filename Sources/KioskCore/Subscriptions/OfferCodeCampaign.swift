@@ -15,6 +15,15 @@ public struct OfferCodeCampaign: Codable, Sendable, Hashable {
         case existing = "EXISTING"
         /// Subscribed in the group before; nothing active now.
         case expired = "EXPIRED"
+        /// An in-app purchase's offer code: never paid for anything in the app.
+        case nonSpender = "NON_SPENDER"
+        /// Paid for something in the app within ``OfferCodeCampaign/activeSpenderDays``.
+        case activeSpender = "ACTIVE_SPENDER"
+        /// Paid for something in the app, longer ago than that.
+        case churnedSpender = "CHURNED_SPENDER"
+
+        /// The kinds of customer an auto-renewable's offer code is for; the others are an in-app purchase's.
+        public static let subscriberKinds: Set<Eligibility> = [.new, .existing, .expired]
     }
 
     /// Whether a new customer also gets the introductory offer (Apple's `offerEligibility`). Kiosk keeps the
@@ -48,6 +57,19 @@ public struct OfferCodeCampaign: Codable, Sendable, Hashable {
         self.schedule = schedule
         self.active = active
         self.createdAt = createdAt
+    }
+
+    /// How recently a customer paid to count as an active spender. Apple does not publish its window; Kiosk uses a
+    /// year of the environment's clock.
+    public static let activeSpenderDays = 365
+
+    /// The spender an account is, from its transactions in the app: paid (a price above zero, not revoked) never,
+    /// within ``activeSpenderDays`` of `now`, or before that.
+    public static func spender(of transactions: [StoreTransaction], now: Date) -> Eligibility {
+        let paid = transactions.filter { $0.priceMinorUnits > 0 && $0.revocationDate == nil }.map(\.purchaseDate)
+        guard let latest = paid.max() else { return .nonSpender }
+        return now.timeIntervalSince(latest) <= TimeInterval(activeSpenderDays) * 86_400
+            ? .activeSpender : .churnedSpender
     }
 
     /// The eligibility of an account with `history` in the product's group.

@@ -87,6 +87,16 @@ public struct OfferTerms: Sendable, Hashable {
         applied = AppliedOffer(type: type, identifier: identifier, paymentMode: paymentMode, period: period.iso8601)
     }
 
+    /// The terms of an offer on a one-time purchase (an in-app purchase's offer code): one price, no period.
+    public static func oneTime(identifier: String, priceMinorUnits: Int) -> OfferTerms {
+        var terms = OfferTerms(
+            type: .offerCode, identifier: identifier, paymentMode: .payUpFront,
+            period: OfferPeriod(count: 1, unit: .day),
+            numberOfPeriods: 1, offerPrice: priceMinorUnits)
+        terms.applied.period = nil
+        return terms
+    }
+
     /// When the charged part of the offer, starting at `start`, ends.
     public func end(from start: Date, environment: StoreEnvironment) -> Date {
         var end = start

@@ -139,7 +139,7 @@ extension SQLStorageTransaction {
             else { throw StorageError.engine(message: "subscription row has an unknown offer type or discount type") }
             offer = AppliedOffer(
                 type: offerType, identifier: try row.optional("offer_identifier", as: String.self), paymentMode: mode,
-                period: try row.decode(column: "offer_period", as: String.self))
+                period: try row.optional("offer_period", as: String.self))
         }
         return StoreSubscription(
             environment: try row.enumeration("environment", as: StoreEnvironment.self),

@@ -205,6 +205,6 @@ extension SQLStorageTransaction {
         else { throw StorageError.engine(message: "transaction row has an unknown offer type or discount type") }
         return AppliedOffer(
             type: offerType, identifier: try row.optional("offer_identifier", as: String.self), paymentMode: mode,
-            period: try row.decode(column: "offer_period", as: String.self))
+            period: try row.optional("offer_period", as: String.self))
     }
 }

@@ -37,7 +37,7 @@ extension ConnectCatalogController {
             let app = try await app(String(product.appId))
             var campaigns: [ConnectResource] = []
             for campaign in try await catalog.offerCodeCampaigns(bundleId: app.bundleId, productId: product.productId) {
-                campaigns.append(try await campaignResource(campaign, product))
+                campaigns.append(try await campaignResource(campaign, product, .subscriptions))
             }
             relationships.append(ConnectRelationship(name: "offerCodes", related: .many(campaigns)))
         }
@@ -228,7 +228,7 @@ extension ConnectCatalogController {
             return .many(
                 Self.offerPrices(
                     "subscriptionPromotionalOfferPrices", of: call.id, offer.schedule, product,
-                    try await connectMoney()))
+                    try await connectMoney(), face: .subscriptions))
         }
         routes.add(.delete, "/v1/subscriptionPromotionalOffers/{id}") { call in
             let (product, app, identifier) = try await promotionalOffer(call.id)
@@ -256,15 +256,18 @@ extension ConnectCatalogController {
                         name: "prices",
                         related: .many(
                             Self.offerPrices(
-                                "subscriptionPromotionalOfferPrices", of: id, offer.schedule, product, money))),
+                                "subscriptionPromotionalOfferPrices", of: id, offer.schedule, product, money,
+                                face: .subscriptions))),
                 ])
         }
     }
 
     /// An offer's price in each territory that has one (none for a free trial), as `type` resources
-    /// (`OFFER~USA`), each with its territory and price point.
+    /// (`OFFER~USA`), each with its territory and price point (as `face` names it: a subscription's offers relate to
+    /// `subscriptionPricePoint`, an in-app purchase's to `pricePoint`).
     static func offerPrices(
-        _ type: String, of offerId: String, _ schedule: OfferSchedule, _ product: Product, _ money: ConnectMoney
+        _ type: String, of offerId: String, _ schedule: OfferSchedule, _ product: Product, _ money: ConnectMoney,
+        face: ProductFace
     ) -> [ConnectResource] {
         guard schedule.paymentMode != .freeTrial else { return [] }
         return Storefront.all.compactMap { storefront -> ConnectResource? in
@@ -275,10 +278,10 @@ extension ConnectCatalogController {
                     ConnectRelationship(
                         name: "territory", related: .one(ConnectCatalogResources.territory(storefront))),
                     ConnectRelationship(
-                        name: "subscriptionPricePoint",
+                        name: face.offerPricePointRelationship,
                         related: .one(
                             ConnectCatalogResources.pricePoint(
-                                type: "subscriptionPricePoints", product: ConnectID.product(product),
+                                type: face.pricePointType, product: ConnectID.product(product),
                                 storefront: storefront, minorUnits: amount, money: money))),
                 ])
         }
@@ -286,11 +289,13 @@ extension ConnectCatalogController {
 
     /// The prices of an offer that is not a free trial, from the body's `prices` and the resources it includes;
     /// 409 when it names none.
-    func offerPricing(_ body: ConnectBody, _ schedule: OfferSchedule, for product: Product, _ type: String) throws
-        -> Pricing
-    {
+    func offerPricing(
+        _ body: ConnectBody, _ schedule: OfferSchedule, for product: Product, _ type: String,
+        face: ProductFace = .subscriptions
+    ) throws -> Pricing {
         guard schedule.paymentMode != .freeTrial else { return Pricing() }
-        let prices = try includedPrices(body, named: "prices", pricePoint: "subscriptionPricePoint", for: product)
+        let prices = try includedPrices(
+            body, named: "prices", pricePoint: face.offerPricePointRelationship, for: product)
         guard !prices.isEmpty else {
             throw ConnectAPIError.entity(
                 "ENTITY_ERROR.RELATIONSHIP.REQUIRED",

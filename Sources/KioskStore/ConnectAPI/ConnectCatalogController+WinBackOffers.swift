@@ -79,7 +79,9 @@ extension ConnectCatalogController {
                 throw ConnectAPIError.notFound("winBackOffers", call.id)
             }
             return .many(
-                Self.offerPrices("winBackOfferPrices", of: call.id, offer.schedule, product, try await connectMoney()))
+                Self.offerPrices(
+                    "winBackOfferPrices", of: call.id, offer.schedule, product, try await connectMoney(),
+                    face: .subscriptions))
         }
     }
 
@@ -107,7 +109,9 @@ extension ConnectCatalogController {
                 relationships: [
                     ConnectRelationship(
                         name: "prices",
-                        related: .many(Self.offerPrices("winBackOfferPrices", of: id, offer.schedule, product, money)))
+                        related: .many(
+                            Self.offerPrices(
+                                "winBackOfferPrices", of: id, offer.schedule, product, money, face: .subscriptions)))
                 ])
         }
     }

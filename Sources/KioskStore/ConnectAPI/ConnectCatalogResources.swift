@@ -100,18 +100,20 @@ struct ProductFace: Sendable {
     let submissionType: String
     /// `subscriptionPricePoints`, `inAppPurchasePricePoints`.
     let pricePointType: String
+    /// How an offer's price names its price point: `subscriptionPricePoint`, `pricePoint`.
+    let offerPricePointRelationship: String
     let sells: @Sendable (ProductType) -> Bool
 
     static let subscriptions = ProductFace(
         type: "subscriptions", path: "/v1/subscriptions", localizationType: "subscriptionLocalizations",
         localizationsRelationship: "subscriptionLocalizations", ownerRelationship: "subscription",
         submissionType: "subscriptionSubmissions", pricePointType: "subscriptionPricePoints",
-        sells: { $0 == .autoRenewable })
+        offerPricePointRelationship: "subscriptionPricePoint", sells: { $0 == .autoRenewable })
     static let inAppPurchases = ProductFace(
         type: "inAppPurchases", path: "/v2/inAppPurchases", localizationType: "inAppPurchaseLocalizations",
         localizationsRelationship: "inAppPurchaseLocalizations", ownerRelationship: "inAppPurchaseV2",
         submissionType: "inAppPurchaseSubmissions", pricePointType: "inAppPurchasePricePoints",
-        sells: { $0 != .autoRenewable })
+        offerPricePointRelationship: "pricePoint", sells: { $0 != .autoRenewable })
 
     /// The product as this face's resource.
     func resource(_ product: Product, group: SubscriptionGroup?) -> ConnectResource {

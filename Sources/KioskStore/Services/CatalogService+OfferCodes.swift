@@ -76,7 +76,9 @@ extension CatalogService {
 /// Offer codes as App Store Connect models them (``OfferCodeCampaign``): the terms and the customers they are
 /// for, then batches of one-time codes and custom codes that redeem them.
 extension CatalogService {
-    /// Creates an offer code for an auto-renewable product of the app: active, with no codes yet.
+    /// Creates an offer code for a product of the app, active and with no codes yet: for an auto-renewable, offer
+    /// terms for NEW, EXISTING or EXPIRED subscribers; for a one-time purchase, a price (a schedule paying up front
+    /// once) for NON_SPENDER, ACTIVE_SPENDER or CHURNED_SPENDER customers.
     public func createOfferCodeCampaign(
         bundleId: String, productId: String, name: String, eligibilities: Set<OfferCodeCampaign.Eligibility>,
         introductoryOfferRule: OfferCodeCampaign.IntroductoryOfferRule, schedule: OfferSchedule
@@ -90,7 +92,23 @@ extension CatalogService {
         let now = clock.now()
         return try await database.transaction { tx in
             let app = try await Self.requireApp(bundleId, in: tx)
-            try await Self.requireAutoRenewable(productId, app: app, in: tx)
+            guard let product = try await tx.product(appId: app.id, productId: productId), product.deletedAt == nil
+            else {
+                throw KioskError(
+                    .productNotFound, "\(app.bundleId) has no product '\(productId)'.", field: "productId",
+                    fix: "Check the product id with `kiosk products list --app \(app.bundleId)`.")
+            }
+            let kinds =
+                product.type == .autoRenewable
+                ? OfferCodeCampaign.Eligibility.subscriberKinds
+                : Set(OfferCodeCampaign.Eligibility.allCases).subtracting(OfferCodeCampaign.Eligibility.subscriberKinds)
+            if let wrong = eligibilities.subtracting(kinds).first {
+                throw KioskError(
+                    .unknownField,
+                    "\(wrong.rawValue) customers are not a kind an offer code of \(product.type.appleName) is for.",
+                    field: "customerEligibilities",
+                    fix: "Choose among \(kinds.map(\.rawValue).sorted().joined(separator: ", ")).")
+            }
             let campaign = OfferCodeCampaign(
                 id: try await tx.nextIdentifier(.offerCodeCampaignId), appId: app.id, productId: productId,
                 name: name, eligibilities: eligibilities, introductoryOfferRule: introductoryOfferRule,

@@ -370,7 +370,8 @@ extension PurchaseService {
             if let batchId = code.batchId, let batch = try await tx.offerCodeBatch(id: batchId) {
                 _ = try await redeemableCampaign(batch, code: text, product: product, client: client, now: now, in: tx)
             }
-            let terms = try Self.offerCodeTerms(text, code.schedule, identifier: code.referenceName, client: client)
+            let terms = try Self.offerCodeTerms(
+                text, code.schedule, identifier: code.referenceName, product: product, client: client)
             guard try await tx.redeemOfferCode(text, accountId: client.account.id, at: now) else {
                 throw PurchaseRefusal(
                     error: Self.offerCodeRefusal(
@@ -386,7 +387,8 @@ extension PurchaseService {
         }
         let campaign = try await redeemableCampaign(
             batch, code: text, product: product, client: client, now: now, in: tx)
-        let terms = try Self.offerCodeTerms(text, campaign.schedule, identifier: campaign.name, client: client)
+        let terms = try Self.offerCodeTerms(
+            text, campaign.schedule, identifier: campaign.name, product: product, client: client)
         switch try await tx.redeemCustomCode(batchId: batch.id, accountId: client.account.id, at: now) {
         case .redeemed:
             return terms
@@ -426,17 +428,25 @@ extension PurchaseService {
                 error: Self.offerCodeRefusal(
                     .invalidOfferIdentifier, .offerCodeInactive, "The offer code '\(code)' \(reason)."))
         }
-        let history = try await Self.winBackHistory(
-            group: product.subscription?.groupId ?? 0, accountId: client.account.id, appId: client.app.id,
-            environment: client.environment, in: tx)
-        let status = OfferCodeCampaign.eligibility(of: history)
+        let status: OfferCodeCampaign.Eligibility
+        if product.type == .autoRenewable {
+            status = OfferCodeCampaign.eligibility(
+                of: try await Self.winBackHistory(
+                    group: product.subscription?.groupId ?? 0, accountId: client.account.id, appId: client.app.id,
+                    environment: client.environment, in: tx))
+        } else {
+            status = OfferCodeCampaign.spender(
+                of: try await tx.transactions(
+                    accountId: client.account.id, appId: client.app.id, environment: client.environment),
+                now: now)
+        }
         guard campaign.eligibilities.contains(status) else {
             let wanted = campaign.eligibilities.map(\.rawValue).sorted().joined(separator: ", ")
             throw PurchaseRefusal(
                 error: Self.offerCodeRefusal(
                     .invalidOfferIdentifier, .offerCodeIneligible,
-                    "The offer code '\(code)' is for \(wanted) customers; this account is \(status.rawValue) in "
-                        + "the subscription group."))
+                    "The offer code '\(code)' is for \(wanted) customers; this account is \(status.rawValue)"
+                        + (product.type == .autoRenewable ? " in the subscription group." : " in the app.")))
         }
         return campaign
     }
@@ -450,10 +460,17 @@ extension PurchaseService {
         }
     }
 
+    /// The terms a code of `schedule` gets: a subscription's offer period, or one price for a one-time purchase.
     private static func offerCodeTerms(
-        _ code: String, _ schedule: OfferSchedule, identifier: String, client: ClientSession
+        _ code: String, _ schedule: OfferSchedule, identifier: String, product: Product, client: ClientSession
     ) throws -> OfferTerms {
-        guard let terms = schedule.terms(.offerCode, identifier: identifier, in: client.storefront) else {
+        let terms =
+            product.type == .autoRenewable
+            ? schedule.terms(.offerCode, identifier: identifier, in: client.storefront)
+            : schedule.pricing.price(in: client.storefront).map {
+                OfferTerms.oneTime(identifier: identifier, priceMinorUnits: $0)
+            }
+        guard let terms else {
             throw PurchaseRefusal(
                 error: offerCodeRefusal(
                     .invalidOfferPrice, .noOfferPrice,

@@ -26,12 +26,12 @@ extension PurchaseService {
         _ payment: Payment, product: Product, client: ClientSession, now: Date, offer: RequestedOffer = .none,
         in tx: any StorageTransaction
     ) async throws -> CompletedPurchase {
-        if let field = offer.fields.first, product.type != .autoRenewable {
+        if let field = offer.fields.first(where: { $0 != "offerCode" }), product.type != .autoRenewable {
             throw PurchaseRefusal(
                 error: Self.offerRefusal(
                     .invalidOfferIdentifier, .offerNotApplicable,
                     "\(product.productId) is not an auto-renewable subscription; only those have introductory, "
-                        + "promotional and win-back offers and offer codes.", field: field))
+                        + "promotional and win-back offers.", field: field))
         }
         if offer.count > 1 {
             throw PurchaseRefusal(
@@ -44,7 +44,24 @@ extension PurchaseService {
             try Self.checkMonthlyPlan(of: product, offer: offer, storefront: client.storefront)
         }
         guard product.type == .autoRenewable else {
-            let transaction = try await ledger.charge(payment, product: product, client: client, now: now, in: tx)
+            var redeemed: OfferTerms?
+            if let offerCode = offer.offerCode {
+                guard payment.quantity == 1 else {
+                    throw PurchaseRefusal(
+                        error: Self.offerRefusal(
+                            .invalidOfferIdentifier, .quantityNotAllowed,
+                            "An offer code buys one item; this payment asks for \(payment.quantity).",
+                            field: "quantity"))
+                }
+                redeemed = try await offerCodeTerms(offerCode, product: product, client: client, now: now, in: tx)
+            }
+            let transaction = try await ledger.charge(
+                payment, product: product, client: client, now: now, offer: redeemed, in: tx)
+            if let offerCode = offer.offerCode {
+                try await tx.setOfferCodeTransaction(
+                    Self.normalizedOfferCode(offerCode), appId: client.app.id, accountId: client.account.id,
+                    transactionId: transaction.id)
+            }
             let notification = try await notifications.create(
                 NotificationContent(type: .oneTimeCharge, transaction: transaction), app: client.app,
                 environment: client.environment, now: now, in: tx)

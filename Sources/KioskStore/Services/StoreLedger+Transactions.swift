@@ -68,8 +68,8 @@ extension StoreLedger {
                 applicationUsername: payment.applicationUsername,
                 appAccountToken: payment.appAccountToken
                     ?? payment.applicationUsername.flatMap(UUID.init(uuidString:)),
-                expiresDate: (commitment == nil ? offer?.end(from: now, environment: client.environment) : nil)
-                    ?? periodEnd,
+                expiresDate: product.type != .autoRenewable || commitment != nil
+                    ? periodEnd : offer?.end(from: now, environment: client.environment) ?? periodEnd,
                 reason: .purchase, offer: commitment == nil ? offer?.applied : nil, commitment: commitment),
             id: id, webOrderLineItemId: webOrderLineItemId)
         try await tx.insertTransaction(transaction)
@@ -131,7 +131,7 @@ extension StoreLedger {
             storefrontId: String(transaction.storefrontId), transactionReason: transaction.transactionReason.rawValue,
             currency: transaction.currency,
             price: Self.milliunits(transaction.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2),
-            offerDiscountType: transaction.offer?.paymentMode.appleName, offerPeriod: transaction.offer?.period,
+            offerDiscountType: transaction.offer?.discountType, offerPeriod: transaction.offer?.period,
             appTransactionId: String(
                 PurchaseService.appTransactionId(
                     environment: transaction.environment, appId: transaction.appId, accountId: transaction.accountId)),

@@ -161,7 +161,7 @@ struct SubscriptionService: Sendable {
             recentSubscriptionStartDate: Self.recentStart(of: periods)?.millisecondsSince1970,
             renewalDate: ended ? nil : subscription.expiresAt.millisecondsSince1970,
             currency: storefront?.currency.code ?? latest.currency, renewalPrice: renewalPrice,
-            offerDiscountType: offer?.paymentMode.appleName, eligibleWinBackOfferIds: winBackOfferIds,
+            offerDiscountType: offer?.discountType, eligibleWinBackOfferIds: winBackOfferIds,
             appAccountToken: latest.appAccountToken?.uuidString.lowercased(), offerPeriod: offer?.period,
             renewalBillingPlanType: (ended ? subscription.renewalBillingPlan : subscription.nextBillingPlan).rawValue,
             commitmentInfo: commitmentInfo)

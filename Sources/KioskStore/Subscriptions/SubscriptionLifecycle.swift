@@ -274,7 +274,7 @@ struct SubscriptionLifecycle: Sendable {
             try await offer.asyncMap {
                 try await Self.continuedOfferPrice($0, product: product, storefront: storefront, in: tx)
             } ?? nil
-        let offerPeriodEnd = offer.flatMap { OfferPeriod(iso8601: $0.period) }?.end(
+        let offerPeriodEnd = offer?.period.flatMap { OfferPeriod(iso8601: $0) }?.end(
             from: at, environment: subscription.environment)
         let id = try await context.work.identifier(
             subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId, in: tx)
