@@ -251,6 +251,13 @@ let package = Package(
             path: "Examples/CoinShop",
             swiftSettings: swiftSettings
         ),
+        // The README's KioskKit code, compiled with every build so the README never shows code that does not build.
+        .target(
+            name: "ReadmeShop",
+            dependencies: ["KioskKit", .product(name: "X509", package: "swift-certificates")],
+            path: "Examples/ReadmeShop",
+            swiftSettings: swiftSettings
+        ),
         // Benchmarks: ratios against baselines measured in the same run (`swift run -c release kiosk-bench`).
         .executableTarget(
             name: "kiosk-bench",

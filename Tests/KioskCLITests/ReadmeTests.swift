@@ -48,6 +48,19 @@ import Testing
         }
     }
 
+    /// The README's Swift block is `Examples/ReadmeShop/Shop.swift`, which every `swift build` compiles: the README
+    /// never shows KioskKit code that does not build.
+    @Test func theReadmesSwiftIsTheExampleThatBuilds() throws {
+        let readme = try String(contentsOf: Self.checkout.appendingPathComponent("README.md"), encoding: .utf8)
+        let example = try String(
+            contentsOf: Self.checkout.appendingPathComponent("Examples/ReadmeShop/Shop.swift"), encoding: .utf8)
+        let blocks = readme.components(separatedBy: "```swift\n").dropFirst().compactMap {
+            $0.components(separatedBy: "```\n").first
+        }
+        #expect(blocks.count == 1, "the README shows one Swift block")
+        #expect(blocks.first == example, "the README's Swift block is Examples/ReadmeShop/Shop.swift, verbatim")
+    }
+
     /// Each README section and how long its commands took, from the script's `README-SECTION` lines.
     static func sectionTimes(in output: String, ended: Date) -> String {
         let marks: [(String, Double)] = output.split(separator: "\n").compactMap { line in
