@@ -77,6 +77,10 @@ import X509
         let untrusting = try await CoinShop.run(["products"], server: server, device: device)
         #expect(untrusting.status != 0)
         #expect(untrusting.stderr.contains("TLS certificate does not lead to a trusted root"), "\(untrusting.stderr)")
+        // It names what the shop's user types (the flag, the variable), not KioskKit's configuration property.
+        #expect(
+            untrusting.stderr.contains("pass --tls-root (or set KIOSK_TLS_ROOT to)")
+                && !untrusting.stderr.contains("Configuration.tlsTrustRoots"), "\(untrusting.stderr)")
         let userToken = try await KioskProcess.run(["merchant", "token", "--config", config, "--user", "alice"])
         #expect(userToken.status == 0, "\(userToken.stderr)")
         let bought = try await CoinShop.run(
