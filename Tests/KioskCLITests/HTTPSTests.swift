@@ -60,6 +60,11 @@ import X509
                 "--notification-url", "https://127.0.0.1:\(merchantPort)/merchant/v1/notifications",
             ], environment: trusted)
         #expect(initialized.status == 0, "\(initialized.stderr)")
+        // The Next line serves the merchant where the store was told to send, with the certificate beside the root.
+        #expect(
+            initialized.stdout.contains(
+                "Next: kiosk merchant serve --config \(config) --port \(merchantPort) --tls-certificate \(certificate) "
+                    + "--tls-key \(key)"), "\(initialized.stdout)")
         let written = try String(contentsOfFile: config, encoding: .utf8)
         #expect(written.contains("\"tlsRootCertificates\""), "\(written)")
         let merchant = try await ServeProcess.listening(

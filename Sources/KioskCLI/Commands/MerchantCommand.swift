@@ -171,7 +171,10 @@ struct MerchantCommand: AsyncParsableCommand {
                             + "--notification-url, or `kiosk apps update \(app) --sandbox-notification-url "
                             + "\(merchantURL)\(MerchantPaths.notifications)`.")
                 }
-                lines.append(Self.next(config: output, merchantURL: merchantURL))
+                lines.append(
+                    Self.next(
+                        config: output, merchantURL: merchantURL,
+                        tlsRoot: connection.tlsRoot ?? ProcessInfo.processInfo.environment["KIOSK_TLS_ROOT"]))
                 for line in lines { print(line) }
             }
         }
@@ -205,14 +208,34 @@ struct MerchantCommand: AsyncParsableCommand {
 
         /// The command that serves the merchant where the store was told to send: its port when not the default,
         /// and the TLS flags when the URL is https.
-        static func next(config: String, merchantURL: String) -> String {
+        static func next(config: String, merchantURL: String, tlsRoot: String? = nil) -> String {
             let components = URLComponents(string: merchantURL)
             let https = components?.scheme == "https"
             let port = components?.port ?? (https ? 443 : 80)
             var command = "kiosk merchant serve --config \(config)"
             if port != defaultPort { command += " --port \(port)" }
-            if https { command += " --tls-certificate CERTIFICATE.pem --tls-key KEY.pem" }
+            if https {
+                let (certificate, key) = issuedCertificate(besideRoot: tlsRoot) ?? ("CERTIFICATE.pem", "KEY.pem")
+                command += " --tls-certificate \(certificate) --tls-key \(key)"
+            }
             return "Next: \(command)   (serves \(merchantURL))"
+        }
+
+        /// The certificate and key `kiosk certs tls` issued beside the TLS root `root` (its folder holds the root,
+        /// then `<name>.pem` and `<name>.key`), when there is exactly one.
+        static func issuedCertificate(besideRoot root: String?) -> (String, String)? {
+            guard let root else { return nil }
+            let folder = URL(fileURLWithPath: root).deletingLastPathComponent()
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return nil }
+            let issued = names.filter { name in
+                name.hasSuffix(".pem") && name != URL(fileURLWithPath: root).lastPathComponent
+                    && names.contains(String(name.dropLast(4)) + ".key")
+            }
+            guard issued.count == 1, let name = issued.first else { return nil }
+            return (
+                folder.appendingPathComponent(name).path,
+                folder.appendingPathComponent(String(name.dropLast(4)) + ".key").path
+            )
         }
 
         /// The In-App Purchase key id the configuration at `file` names for `bundleId` at the store `store`, if the
