@@ -5,12 +5,13 @@ import NIOHTTPTypes
 
 extension HTTPTimeouts {
     /// Hummingbird's HTTP/1.1 server with these timeouts, over TLS when `tls` is given: `idle` is Hummingbird's own
-    /// `idleTimeout`, `body` a ``RequestBodyDeadline``.
+    /// `idleTimeout`, `body` a ``RequestBodyDeadline``; a ``ClientHangUp`` tells endless answers when to end.
     package func server(tls: ServerTLS? = nil) throws -> HTTPServerBuilder {
         let body = TimeAmount(body)
         let http: HTTPServerBuilder = .http1(
             configuration: .init(
-                additionalChannelHandlers: [RequestBodyDeadline(timeout: body)], idleTimeout: TimeAmount(idle)))
+                additionalChannelHandlers: [RequestBodyDeadline(timeout: body), ClientHangUp()],
+                idleTimeout: TimeAmount(idle)))
         return try tls?.wrapping(http) ?? http
     }
 }

@@ -48,18 +48,27 @@ public struct TestRevocationResponse: Codable, Sendable, Hashable {
     public var revocationReason: Int?
     /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
     public var revocationType: RevocationType?
+    /// What was refunded, in integer minor units of ``currency``.
     public var refundedMinorUnits: Int
+    /// The ISO 4217 code of the transaction's price and of ``refundedMinorUnits``; absent from older stores.
+    public var currency: String?
     /// The transaction's JWS as it is now.
     public var signedTransaction: String
-    /// The notification sent (or, for a repeated control, sent the first time).
+    /// The notification made (or, for a repeated control, made the first time).
     public var notificationType: NotificationType
     public var notificationUUID: String
+    /// How the notification's delivery stood when the store answered: `pending` (queued, sent right after),
+    /// `delivered`, `failed`, or `unconfigured` (the app has no notification URL for the environment: nothing is
+    /// sent). Absent from older stores.
+    public var notificationState: String?
+    /// Delivery attempts made when the store answered (0 for `unconfigured`, and for one just queued).
+    public var notificationAttempts: Int?
 
     public init(
         transactionId: String, productId: String, revocationDate: Int64?, revocationReason: Int?,
-        revocationType: RevocationType?, refundedMinorUnits: Int, signedTransaction: String,
+        revocationType: RevocationType?, refundedMinorUnits: Int, currency: String? = nil, signedTransaction: String,
         notificationType: NotificationType,
-        notificationUUID: String
+        notificationUUID: String, notificationState: String? = nil, notificationAttempts: Int? = nil
     ) {
         self.transactionId = transactionId
         self.productId = productId
@@ -67,9 +76,12 @@ public struct TestRevocationResponse: Codable, Sendable, Hashable {
         self.revocationReason = revocationReason
         self.revocationType = revocationType
         self.refundedMinorUnits = refundedMinorUnits
+        self.currency = currency
         self.signedTransaction = signedTransaction
         self.notificationType = notificationType
         self.notificationUUID = notificationUUID
+        self.notificationState = notificationState
+        self.notificationAttempts = notificationAttempts
     }
 }
 

@@ -118,8 +118,11 @@ public struct TestTransactionInfo: Codable, Sendable, Hashable {
     public var productId: String
     public var quantity: Int
     public var purchaseDate: Int64
-    /// Integer minor units of `currency`.
+    /// Integer minor units of `currency`. Not the JWS's `price`, which is in milli-units (×1000 of the currency's
+    /// unit); ``priceMinorUnits`` says the same under a name that says so.
     public var price: Int
+    /// The same as ``price``, named for its unit (absent from older stores).
+    public var priceMinorUnits: Int?
     public var currency: String
     public var storefront: String
     /// False while an unfinished queue entry still shows it to the app.
@@ -137,6 +140,7 @@ public struct TestTransactionInfo: Codable, Sendable, Hashable {
         self.quantity = quantity
         self.purchaseDate = purchaseDate
         self.price = price
+        self.priceMinorUnits = price
         self.currency = currency
         self.storefront = storefront
         self.finished = finished

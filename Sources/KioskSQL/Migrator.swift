@@ -14,13 +14,22 @@ struct Migrator: Sendable {
     let clock: any KioskClock
     let logger: Logger
 
-    /// Applies every pending migration through `runner`.
+    /// Applies every pending migration through `runner`: each is logged at debug, and the run as one info line
+    /// (a first start applies every migration, and a line each would bury what the store prints next).
     func migrate(_ runner: some SQLTransactionRunner, lock: SQLQueryString?) async throws {
-        while let applied = try await runner.withSession({ session in
+        var applied: [Migration] = []
+        while let next = try await runner.withSession({ session in
             try await applyNext(session, lock: lock)
         }) {
-            logger.info("applied migration", metadata: ["version": "\(applied.version)", "name": "\(applied.name)"])
+            logger.debug("applied migration", metadata: ["version": "\(next.version)", "name": "\(next.name)"])
+            applied.append(next)
         }
+        guard let first = applied.first, let last = applied.last else { return }
+        logger.info(
+            "applied \(applied.count) migration\(applied.count == 1 ? "" : "s")",
+            metadata: [
+                "versions": "\(first.version == last.version ? "\(last.version)" : "\(first.version)–\(last.version)")"
+            ])
     }
 
     /// Applies the oldest pending migration, if any, inside `session`'s transaction; returns it.

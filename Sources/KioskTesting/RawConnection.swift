@@ -22,7 +22,8 @@ public func withRawConnection<T>(port: Int, _ body: (RawConnection) async throws
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .connect(host: "127.0.0.1", port: port) { channel in
             channel.eventLoop.makeCompletedFuture {
-                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                    wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
             }
         }
     return try await channel.executeThenClose { inbound, outbound in
@@ -59,6 +60,12 @@ public final class RawConnection {
         } catch let error as ChannelError where error == .ioOnClosedChannel || error == .outputClosed {
             return
         }
+    }
+
+    /// Stops sending: the connection's sending side closes (TCP's FIN) while its receiving side stays open, as a
+    /// client that has nothing more to ask does.
+    public func finishSending() {
+        outbound.finish()
     }
 
     /// Waits until the server closes the connection, and returns what it sent meanwhile as text.

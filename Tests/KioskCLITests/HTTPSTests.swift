@@ -60,6 +60,11 @@ import X509
                 "--notification-url", "https://127.0.0.1:\(merchantPort)/merchant/v1/notifications",
             ], environment: trusted)
         #expect(initialized.status == 0, "\(initialized.stderr)")
+        // The Next line serves the merchant where the store was told to send, with the certificate beside the root.
+        #expect(
+            initialized.stdout.contains(
+                "Next: kiosk merchant serve --config \(config) --port \(merchantPort) --tls-certificate \(certificate) "
+                    + "--tls-key \(key)"), "\(initialized.stdout)")
         let written = try String(contentsOfFile: config, encoding: .utf8)
         #expect(written.contains("\"tlsRootCertificates\""), "\(written)")
         let merchant = try await ServeProcess.listening(
@@ -77,6 +82,10 @@ import X509
         let untrusting = try await CoinShop.run(["products"], server: server, device: device)
         #expect(untrusting.status != 0)
         #expect(untrusting.stderr.contains("TLS certificate does not lead to a trusted root"), "\(untrusting.stderr)")
+        // It names what the shop's user types (the flag, the variable), not KioskKit's configuration property.
+        #expect(
+            untrusting.stderr.contains("pass --tls-root (or set KIOSK_TLS_ROOT to)")
+                && !untrusting.stderr.contains("Configuration.tlsTrustRoots"), "\(untrusting.stderr)")
         let userToken = try await KioskProcess.run(["merchant", "token", "--config", config, "--user", "alice"])
         #expect(userToken.status == 0, "\(userToken.stderr)")
         let bought = try await CoinShop.run(

@@ -61,7 +61,7 @@ import Testing
                 Self.lines(listed.stdout) == [
                     "KIND ID STOREFRONT MODE PERIOD PRICE NAME",
                     "introductory - all free_trial 1 × P1W free -",
-                    "promotional winback all pay_as_you_go 3 × P1M USA 49 (minor units) Come back",
+                    "promotional winback all pay_as_you_go 3 × P1M USD 0.49 in USA Come back",
                 ], "\(listed.stdout)")
 
             let shown = try await kiosk(store, "products", "show", "--app", Self.app, Self.monthly)
@@ -70,7 +70,7 @@ import Testing
                 shown.stdout.contains(
                     """
                     Introductory:    every storefront: free_trial, 1 × P1W, free
-                    Promotional:     winback (Come back): pay_as_you_go, 3 × P1M, USA 49 (minor units)
+                    Promotional:     winback (Come back): pay_as_you_go, 3 × P1M, USD 0.49 in USA
                     """), "\(shown.stdout)")
             let json = try await kiosk(store, "products", "show", "--app", Self.app, Self.monthly, "--json")
             #expect(json.status == 0, "\(json.stderr)")
@@ -89,7 +89,7 @@ import Testing
             #expect(updated.status == 0, "\(updated.stderr)")
             #expect(
                 Self.lines(updated.stdout).contains(
-                    "promotional winback all pay_up_front 1 × P3M tier 2, USA 49 (minor units) Come back"),
+                    "promotional winback all pay_up_front 1 × P3M tier 2, USD 0.49 in USA Come back"),
                 "the tier joins the custom price, as `products update` does: \(updated.stdout)")
 
             let removed = try await kiosk(
@@ -127,12 +127,12 @@ import Testing
             #expect(
                 Self.lines(listed.stdout) == [
                     "KIND ID STOREFRONT MODE PERIOD PRICE NAME",
-                    "win-back back_half all pay_as_you_go 2 × P1M USA 49 (minor units) Half price (\(rules))",
+                    "win-back back_half all pay_as_you_go 2 × P1M USD 0.49 in USA Half price (\(rules))",
                 ], "\(listed.stdout)")
             let shown = try await kiosk(store, "products", "show", "--app", Self.app, Self.monthly)
             #expect(
                 shown.stdout.contains(
-                    "Win-back:        back_half (Half price): pay_as_you_go, 2 × P1M, USA 49 (minor units); \(rules)"),
+                    "Win-back:        back_half (Half price): pay_as_you_go, 2 × P1M, USD 0.49 in USA; \(rules)"),
                 "\(shown.stdout)")
 
             let updated = try await KioskProcess.run(

@@ -60,7 +60,8 @@ import Testing
             let listed = try await kiosk(
                 store, "test", "transactions", "--app", app, "--tester", "kid@example.com")
             #expect(listed.status == 0, "\(listed.stderr)")
-            #expect(listed.stdout.contains("2000000000000001") && listed.stdout.contains("297"), "\(listed.stdout)")
+            #expect(
+                listed.stdout.contains("2000000000000001") && listed.stdout.contains("USD 2.97"), "\(listed.stdout)")
             let cleared = try await kiosk(store, "test", "clear", "--app", app, "--tester", "kid@example.com")
             #expect(cleared.status == 0, "\(cleared.stderr)")
             #expect(cleared.stdout.contains("Deleted 2 transaction(s)"), "\(cleared.stdout)")

@@ -41,10 +41,11 @@ import Testing
             #expect(refunded.status == 0, "\(refunded.stderr)")
             #expect(
                 refunded.stdout.hasPrefix(
-                    "Refunded transaction 2000000000000001 (com.example.coins.100) in part, 49 minor units, reason 0: "
+                    "Refunded transaction 2000000000000001 (com.example.coins.100) in part, USD 0.49, reason 0: "
                         + "its devices see it revoked at their next sync"),
                 "\(refunded.stdout)")
-            #expect(refunded.stdout.contains("the app's server was sent REFUND (notification "), "\(refunded.stdout)")
+            // The app has no notification URL: the store keeps REFUND unconfigured and sends nothing, and says so.
+            Self.expectNotSent("REFUND", in: refunded.stdout, app: app)
             let again = try await kiosk(["test", "refund", "--app", app, "2000000000000001", "--percentage", "50"])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stdout == refunded.stdout, "a repeated refund answers the same")
@@ -90,6 +91,35 @@ import Testing
             #expect(
                 resent.stderr.hasPrefix("error: ") && resent.stderr.contains("notification URL")
                     && resent.stderr.contains("\n  fix: "), "\(resent.stderr)")
+
+            // A refund request of another purchase: CONSUMPTION_REQUEST is not sent either, and the CLI says so.
+            #expect(
+                try await kiosk([
+                    "test", "buy", "--app", app, "--tester", "kid@example.com", "--product", "com.example.coins.100",
+                ]).status == 0)
+            let transactions = try await kiosk(["test", "transactions", "--app", app, "--tester", "kid@example.com"])
+            #expect(transactions.status == 0, "\(transactions.stderr)")
+            #expect(
+                transactions.stdout.contains("USD 0.99") && !transactions.stdout.contains("minor units"),
+                "prices in the currency: \(transactions.stdout)")
+            let requested = try await kiosk([
+                "test", "request-refund", "--app", app, "--tester", "kid@example.com", "--product",
+                "com.example.coins.100",
+            ])
+            #expect(requested.status == 0, "\(requested.stderr)")
+            Self.expectNotSent("CONSUMPTION_REQUEST", in: requested.stdout, app: app)
         }
+    }
+
+    /// Checks that `output` says the notification `type` was not sent for want of a sandbox URL, and how to set
+    /// one, instead of claiming the app's server was sent it.
+    static func expectNotSent(_ type: String, in output: String, app: String) {
+        #expect(!output.contains("was sent"), "nothing was sent: \(output)")
+        #expect(
+            output.contains("\(type) (notification ")
+                && output.contains(
+                    ") was not sent: the app has no sandbox notification URL — set one with "
+                        + "`kiosk apps update \(app) --sandbox-notification-url URL`"),
+            "\(output)")
     }
 }

@@ -48,3 +48,16 @@ struct CurrencyFormattingTests {
         }
     }
 }
+
+@Suite("Amounts as people read them")
+struct CurrencyTextTests {
+    // Proves an amount for people is the code and the currency's decimal, never a bare count of minor units, and
+    // that a currency without minor digits (JPY) prints none.
+    @Test(arguments: [
+        (49, "USD", "USD 0.49"), (120, "JPY", "JPY 120"), (-99, "USD", "USD -0.99"), (600, "CNY", "CNY 6.00"),
+        (1_250, "XTS", "XTS 12.50"),
+    ])
+    func text(minorUnits: Int, code: String, expected: String) {
+        #expect(Currency.text(minorUnits: minorUnits, code: code) == expected)
+    }
+}

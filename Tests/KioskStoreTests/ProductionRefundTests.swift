@@ -77,6 +77,12 @@ import Testing
                 ["accounts", "refund", transactionId, "--app", TestStore.bundleId, "--percentage", "25"] + connection)
             #expect(
                 refunded.status == 0 && refunded.stdout.contains("in part"), "\(refunded.stdout) \(refunded.stderr)")
+            // The app has no production notification URL: REFUND is not sent, and the line says so and how to fix it.
+            #expect(
+                refunded.stdout.contains(
+                    ") was not sent: the app has no production notification URL — set one with "
+                        + "`kiosk apps update \(TestStore.bundleId) --production-notification-url URL`"),
+                "\(refunded.stdout)")
             let reversed = try await KioskProcess.run(
                 ["accounts", "reverse-refund", transactionId, "--app", TestStore.bundleId] + connection)
             #expect(reversed.stdout.contains("Reversed the refund"), "\(reversed.stdout) \(reversed.stderr)")

@@ -41,10 +41,14 @@ struct PriceOptions: ParsableArguments {
         return (storefront.code, amount)
     }
 
-    /// A pricing as the CLI prints it: `tier 3, USA 99 (minor units)`.
+    /// A pricing as the CLI prints it: `tier 3, USD 0.49 in USA`, each custom price in its storefront's currency.
     static func describe(_ pricing: Pricing) -> String {
         ([pricing.tier.map { "tier \($0)" }].compactMap { $0 }
-            + pricing.customPrices.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) (minor units)" })
+            + pricing.customPrices.sorted { $0.key < $1.key }.map { code, minorUnits in
+                let amount =
+                    Storefront.named(code)?.currency.text(minorUnits: minorUnits) ?? "\(minorUnits) in minor units"
+                return "\(amount) in \(code)"
+            })
             .joined(separator: ", ")
     }
 }

@@ -165,5 +165,7 @@ private func refundControl(
     let answer = try await connection.client.post(
         route.path(app, transactionId),
         raw: try body.map { try JSONEncoder().encode($0) } ?? Data("{}".utf8))
-    try connection.print(answer) { answer in [echo(of: action, try answer.decode(TestRevocationResponse.self))] }
+    try connection.print(answer) { answer in
+        [echo(of: action, try answer.decode(TestRevocationResponse.self), app: app, environment: "production")]
+    }
 }

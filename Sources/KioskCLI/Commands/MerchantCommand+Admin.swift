@@ -171,12 +171,35 @@ extension MerchantCommand {
                 counted(report.storeTransactions, "store transaction"), counted(report.grants, "grant"),
                 counted(report.findings.count, "finding"),
             ]
-            if report.repaired {
-                summary.append("repaired")
-            } else if !report.findings.isEmpty {
-                summary.append("not repaired (run again with --repair)")
-            }
             lines.append(summary.joined(separator: ", "))
+            if report.repaired {
+                lines += repairLines(report.findings)
+            } else if !report.findings.isEmpty {
+                lines.append("Nothing repaired: run again with --repair.")
+            }
+            return lines
+        }
+
+        /// What `--repair` did, counted from each finding's `repair`: what it repaired, what another path had
+        /// already done, and what it could not repair and why (a finding it left has no `repair`).
+        static func repairLines(_ findings: [MerchantReconcileReport.Finding]) -> [String] {
+            guard !findings.isEmpty else { return ["Nothing to repair."] }
+            let repaired = findings.filter { ["granted", "revoked", "reinstated"].contains($0.repair ?? "") }
+            let meanwhile = findings.filter {
+                ["already_granted", "granted_to_another_user"].contains($0.repair ?? "")
+            }
+            let left = findings.filter { $0.repair == nil }
+            var parts = ["Repaired \(repaired.count) of \(counted(findings.count, "finding"))"]
+            if !meanwhile.isEmpty { parts.append("\(meanwhile.count) had been granted meanwhile") }
+            if !left.isEmpty { parts.append("\(left.count) could not be repaired") }
+            var lines = [parts.joined(separator: "; ") + "."]
+            for (kind, group) in Dictionary(grouping: left, by: \.kind).sorted(by: { $0.key < $1.key }) {
+                let why =
+                    kind == "no_user"
+                    ? "no order or earlier grant names whose purchase it is; it is granted when the app sends it"
+                    : group[0].detail
+                lines.append("  \(group.count) \(kind): \(why)")
+            }
             return lines
         }
 
@@ -188,7 +211,11 @@ extension MerchantCommand {
 
 /// `--merchant`, `--admin-token`, `--config` and `--json`, shared by the commands that ask a running merchant.
 struct MerchantConnectionOptions: ParsableArguments {
-    @Option(help: "The merchant's URL (default: KIOSK_MERCHANT_URL or http://127.0.0.1:8090).")
+    @Option(
+        help: """
+            The merchant's URL (default: KIOSK_MERCHANT_URL, else the publicURL of --config, else \
+            http://127.0.0.1:8090).
+            """)
     var merchant: String?
 
     @Option(help: "The merchant's admin token (default: KIOSK_MERCHANT_ADMIN_TOKEN, or the one in --config).")
@@ -201,15 +228,16 @@ struct MerchantConnectionOptions: ParsableArguments {
     var json = false
 
     /// The client: an explicit --admin-token wins, then --config, then KIOSK_MERCHANT_ADMIN_TOKEN, then
-    /// KIOSK_MERCHANT_CONFIG.
+    /// KIOSK_MERCHANT_CONFIG. The merchant's URL: --merchant, then KIOSK_MERCHANT_URL, then the configuration's
+    /// publicURL (which `kiosk merchant init` writes).
     func client() throws -> MerchantClient {
         let environment = ProcessInfo.processInfo.environment
         var token = adminToken
         var publicURL: String?
         var roots = try environmentTLSRoots(environment)
-        if token == nil, let config {
+        if let config {
             let loaded = try loadMerchantConfiguration(config)
-            token = loaded.raw.adminToken
+            if token == nil { token = loaded.raw.adminToken }
             publicURL = loaded.raw.publicURL
             roots += loaded.tlsRoots
         }

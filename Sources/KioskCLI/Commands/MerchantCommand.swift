@@ -37,7 +37,19 @@ struct MerchantCommand: AsyncParsableCommand {
                 http://127.0.0.1:8090/merchant/v1/notifications.
                 """)
         var notificationUrl: String?
-        @Flag(help: "Overwrite an existing configuration (and its key and PEMs).") var force = false
+        @Option(
+            help: """
+                The merchant's own URL, kept in the configuration (publicURL) so explain and reconcile find it \
+                (default: the scheme, host and port of --notification-url; without either, none is kept and \
+                http://127.0.0.1:8090 is assumed).
+                """)
+        var merchantUrl: String?
+        @Flag(
+            help: """
+                Overwrite an existing configuration (and its PEMs); the In-App Purchase key it named is revoked and \
+                a new one made.
+                """)
+        var force = false
         @Flag(
             help: """
                 The app passes each user's id (a UUID) as the purchase's appAccountToken: grant what the store tells \
@@ -75,6 +87,9 @@ struct MerchantCommand: AsyncParsableCommand {
                         )
                     }
                 }
+                let merchantURL = try Self.merchantURL(merchantUrl, notificationURL: notificationUrl)
+                // The key the configuration being replaced named, revoked once the new one is written.
+                let previousKey = force ? Self.previousKey(in: file, bundleId: app, store: client.server) : nil
                 let directory = file.deletingLastPathComponent()
                 var configuration: MerchantConfiguration
                 do {
@@ -84,6 +99,9 @@ struct MerchantCommand: AsyncParsableCommand {
                 } catch let error as KioskError {
                     throw CLIError(error)
                 }
+                // Kept when a flag named where the merchant is; otherwise the defaults of serve and of explain and
+                // reconcile already agree (127.0.0.1:8090), and a merchant served elsewhere names its own address.
+                if merchantUrl != nil || notificationUrl != nil { configuration.publicURL = merchantURL }
                 if usersByAppAccountToken {
                     for index in configuration.apps.indices { configuration.apps[index].usersByAppAccountToken = true }
                 }
@@ -103,8 +121,16 @@ struct MerchantCommand: AsyncParsableCommand {
                         message: "Cannot write \(file.path): \(error.localizedDescription)", field: "--output",
                         fix: "Check the folder exists and is writable.")
                 }
+                let newKeyId = configuration.apps.first?.serverAPIKey?.keyId
+                var replaced: String?
+                if let previousKey, previousKey != newKeyId {
+                    replaced = await Self.revoke(previousKey, app: app, client: client)
+                }
                 if connection.json {
-                    printJSON(["configuration": file.path, "adminToken": configuration.adminToken])
+                    var printed = ["configuration": file.path, "adminToken": configuration.adminToken]
+                    printed["merchantURL"] = merchantURL
+                    if let previousKey, replaced != nil { printed["revokedKeyId"] = previousKey }
+                    printJSON(printed)
                     return
                 }
                 let settings = configuration.apps.first
@@ -113,10 +139,15 @@ struct MerchantCommand: AsyncParsableCommand {
                     "Wrote \(file.path) for \(app)",
                     "  store:        \(client.server)",
                     "  roots:        \(roots.joined(separator: ", "))",
+                    "  merchant:     \(merchantURL) "
+                        + (configuration.publicURL == nil
+                            ? "(the default of serve, explain and reconcile)"
+                            : "(publicURL: where explain and reconcile reach it)"),
                     "  Server API:   key \(settings?.serverAPIKey?.keyId ?? "?") in \(keyFile) (mode 0600)",
                     "  admin token:  \(configuration.adminToken)",
                     "                (the merchant's admin routes: explain, reconcile; also in the file, mode 0600)",
                 ]
+                if let replaced { lines.insert("                \(replaced)", at: 5) }
                 if let tlsRoots = configuration.tlsRootCertificates {
                     lines.insert(
                         "  TLS root:     \(tlsRoots.joined(separator: ", ")) (trusted for the https store)", at: 3)
@@ -138,10 +169,102 @@ struct MerchantCommand: AsyncParsableCommand {
                     lines.append(
                         "The store sends this merchant no notifications yet (refunds, renewals): run init with "
                             + "--notification-url, or `kiosk apps update \(app) --sandbox-notification-url "
-                            + "http://127.0.0.1:8090\(MerchantPaths.notifications)`.")
+                            + "\(merchantURL)\(MerchantPaths.notifications)`.")
                 }
-                lines.append("Next: kiosk merchant serve --config \(output)")
+                lines.append(
+                    Self.next(
+                        config: output, merchantURL: merchantURL,
+                        tlsRoot: connection.tlsRoot ?? ProcessInfo.processInfo.environment["KIOSK_TLS_ROOT"]))
                 for line in lines { print(line) }
+            }
+        }
+
+        /// The port `kiosk merchant serve` listens on when given none.
+        static let defaultPort = 8090
+
+        /// The merchant's own URL (scheme, host and port, no path): `--merchant-url`, else where
+        /// `--notification-url` points, else the loopback address and ``defaultPort``.
+        static func merchantURL(_ given: String?, notificationURL: String?) throws -> String {
+            if let given {
+                guard var components = URLComponents(string: given),
+                    ["http", "https"].contains(components.scheme ?? ""),
+                    components.host?.isEmpty == false
+                else {
+                    throw CLIError(
+                        message: "'\(given)' is not an http(s) URL.", field: "--merchant-url",
+                        fix: "Use where the merchant is reached, e.g. http://127.0.0.1:\(defaultPort).")
+                }
+                while components.path.hasSuffix("/") { components.path.removeLast() }
+                return components.string ?? given
+            }
+            guard let notificationURL, var components = URLComponents(string: notificationURL) else {
+                return "http://127.0.0.1:\(defaultPort)"
+            }
+            components.path = ""
+            components.query = nil
+            components.fragment = nil
+            return components.string ?? "http://127.0.0.1:\(defaultPort)"
+        }
+
+        /// The command that serves the merchant where the store was told to send: its port when not the default,
+        /// and the TLS flags when the URL is https.
+        static func next(config: String, merchantURL: String, tlsRoot: String? = nil) -> String {
+            let components = URLComponents(string: merchantURL)
+            let https = components?.scheme == "https"
+            let port = components?.port ?? (https ? 443 : 80)
+            var command = "kiosk merchant serve --config \(config)"
+            if port != defaultPort { command += " --port \(port)" }
+            if https {
+                let (certificate, key) = issuedCertificate(besideRoot: tlsRoot) ?? ("CERTIFICATE.pem", "KEY.pem")
+                command += " --tls-certificate \(certificate) --tls-key \(key)"
+            }
+            return "Next: \(command)   (serves \(merchantURL))"
+        }
+
+        /// The certificate and key `kiosk certs tls` issued beside the TLS root `root` (its folder holds the root,
+        /// then `<name>.pem` and `<name>.key`), when there is exactly one.
+        static func issuedCertificate(besideRoot root: String?) -> (String, String)? {
+            guard let root else { return nil }
+            let folder = URL(fileURLWithPath: root).deletingLastPathComponent()
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return nil }
+            let issued = names.filter { name in
+                name.hasSuffix(".pem") && name != URL(fileURLWithPath: root).lastPathComponent
+                    && names.contains(String(name.dropLast(4)) + ".key")
+            }
+            guard issued.count == 1, let name = issued.first else { return nil }
+            return (
+                folder.appendingPathComponent(name).path,
+                folder.appendingPathComponent(String(name.dropLast(4)) + ".key").path
+            )
+        }
+
+        /// The In-App Purchase key id the configuration at `file` names for `bundleId` at the store `store`, if the
+        /// file is one.
+        static func previousKey(in file: URL, bundleId: String, store: String) -> String? {
+            guard let data = try? Data(contentsOf: file),
+                let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let apps = document["apps"] as? [[String: Any]]
+            else { return nil }
+            let trimmed = { (url: String) in url.hasSuffix("/") ? String(url.dropLast()) : url }
+            for app in apps where app["bundleId"] as? String == bundleId {
+                // A key of another store is not this store's to revoke.
+                if let kept = app["store"] as? String, trimmed(kept) != trimmed(store) { continue }
+                if let key = (app["serverAPIKey"] as? [String: Any])?["keyId"] as? String { return key }
+            }
+            return nil
+        }
+
+        /// Revokes the key the replaced configuration named; says what became of it (nil when the store knows no
+        /// such key any more, e.g. revoked by hand).
+        static func revoke(_ keyId: String, app: String, client: AdminClient) async -> String? {
+            do {
+                _ = try await client.delete(AdminRoutes.key.path(app, keyId))
+                return "(replaces key \(keyId), now revoked: its tokens stop working)"
+            } catch let error as CLIError where error.code == "key_not_found" {
+                return nil
+            } catch {
+                return "(the previous key \(keyId) could not be revoked: revoke it with `kiosk keys revoke --app "
+                    + "\(app) \(keyId)`)"
             }
         }
     }

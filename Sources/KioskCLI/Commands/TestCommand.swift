@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskCore
 import KioskProtocol
 
 /// `kiosk test …`: the sandbox test controls (SKTestSession's powers) against a running store.
@@ -178,10 +179,10 @@ struct TestCommand: AsyncParsableCommand {
                 try options.connection.print(answer) { answer in
                     var table = TextTable("TRANSACTION", "PRODUCT", "QTY", "PRICE", "FINISHED")
                     for transaction in try answer.decode(TestTransactionsResponse.self).transactions {
-                        let currency = transaction.currency
                         table.add(
                             transaction.transactionId, transaction.productId, String(transaction.quantity),
-                            "\(transaction.price) (minor units of \(currency))", transaction.finished ? "yes" : "no")
+                            Currency.text(minorUnits: transaction.price, code: transaction.currency),
+                            transaction.finished ? "yes" : "no")
                     }
                     return table.lines
                 }

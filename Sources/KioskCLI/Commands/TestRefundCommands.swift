@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskCore
 import KioskProtocol
 
 /// `kiosk test refund|decline-refund|reverse-refund|revoke|request-refund|notifications|resend-notification|
@@ -110,9 +111,16 @@ extension TestCommand {
                     TestControlRoutes.resendNotification.path(options.app, uuid))
                 try options.connection.print(answer) { answer in
                     let notification = try answer.decode(TestNotificationInfo.self)
+                    let outcome =
+                        switch notification.state {
+                        case "delivered": "the app's server accepted it"
+                        case "unconfigured": "not sent: the app has no notification URL for it"
+                        default: "the app's server did not accept it (\(notification.state))"
+                        }
+                    let attempts = notification.attempts
                     return [
-                        "Resent \(notification.notificationType) \(notification.notificationUUID): "
-                            + "\(notification.state), \(notification.attempts) attempt(s) in all."
+                        "Sent \(notification.notificationType) \(notification.notificationUUID) again: \(outcome); "
+                            + "\(attempts) attempt\(attempts == 1 ? "" : "s") in all."
                     ]
                 }
             }
@@ -223,20 +231,26 @@ private func revise(_ command: some TransactionControl, _ action: String, body: 
             raw: try body.map { try JSONEncoder().encode($0) } ?? Data("{}".utf8))
         try options.connection.print(answer) { answer in
             let revised = try answer.decode(TestRevocationResponse.self)
-            return [echo(of: action, revised)]
+            return [echo(of: action, revised, app: options.app)]
         }
     }
 }
 
-/// What a refund or revocation changed, who hears of it and when, in one line.
-func echo(of action: String, _ revised: TestRevocationResponse) -> String {
+/// What a refund or revocation changed, who hears of it and when, in one line. `environment` is `sandbox` or
+/// `production`, the environment of the app's notification URL the store sends to.
+func echo(of action: String, _ revised: TestRevocationResponse, app: String, environment: String = "sandbox")
+    -> String
+{
     let transaction = "transaction \(revised.transactionId) (\(revised.productId))"
-    let notified = "the app's server was sent \(revised.notificationType) (notification \(revised.notificationUUID))."
+    let notified = notificationOutcome(revised, app: app, environment: environment)
     let devices = "its devices see it revoked at their next sync (AppStore.sync, or at once if listening)"
     switch action {
     case "refund":
         let how = revised.revocationType == .refundProrated ? "in part" : "in full"
-        return "Refunded \(transaction) \(how), \(revised.refundedMinorUnits) minor units, reason "
+        let amount =
+            revised.currency.map { Currency.text(minorUnits: revised.refundedMinorUnits, code: $0) }
+            ?? "\(revised.refundedMinorUnits) in minor units"
+        return "Refunded \(transaction) \(how), \(amount), reason "
             + "\(revised.revocationReason ?? 0): \(devices); \(notified)"
     case "revoke":
         return "Revoked \(transaction) from a family member: \(devices); \(notified)"
@@ -248,5 +262,29 @@ func echo(of action: String, _ revised: TestRevocationResponse) -> String {
     default:
         return "The customer asked for a refund of \(transaction): \(notified) Answer it with the Server API's "
             + "Send Consumption Information."
+    }
+}
+
+/// What became of the notification a refund or revocation made, as the store's answer says: never "sent" when
+/// the app has no notification URL (the store keeps it `unconfigured`, with no attempt).
+func notificationOutcome(_ revised: TestRevocationResponse, app: String, environment: String) -> String {
+    let notification = "\(revised.notificationType) (notification \(revised.notificationUUID))"
+    let log =
+        "`kiosk test notifications --app \(app)\(environment == "sandbox" ? "" : " --environment \(environment)")`"
+    switch revised.notificationState {
+    case "unconfigured":
+        return "\(notification) was not sent: the app has no \(environment) notification URL — set one with "
+            + "`kiosk apps update \(app) --\(environment)-notification-url URL` and resend it "
+            + "(`kiosk test resend-notification --app \(app) \(revised.notificationUUID)`)."
+    case "delivered":
+        return "the app's server received \(notification)."
+    case "failed":
+        let attempts = revised.notificationAttempts ?? 0
+        return "\(notification) did not reach the app's server (\(attempts) attempt\(attempts == 1 ? "" : "s")); "
+            + "\(log) shows its delivery."
+    case "pending":
+        return "\(notification) is on its way to the app's server; \(log) shows its delivery."
+    default:
+        return "the store made \(notification); \(log) shows its delivery."
     }
 }

@@ -1,4 +1,23 @@
 extension Currency {
+    /// The currency with this ISO 4217 code as Kiosk's storefronts use it (JPY with no digits after the point), or
+    /// nil for a code no built-in storefront uses.
+    public static func named(_ code: String) -> Currency? {
+        Storefront.all.first { $0.currency.code == code }?.currency
+    }
+
+    /// `minorUnits` as people read an amount: the currency's code, then the decimal ("USD 0.49", "JPY 120",
+    /// "USD -0.99"). The one way Kiosk writes an amount for people (the CLI, the console, messages); JSON keeps
+    /// integers in fields whose names say they are minor units.
+    public func text(minorUnits: Int) -> String {
+        "\(code) \(decimalString(minorUnits: minorUnits))"
+    }
+
+    /// `minorUnits` of the currency `code` as people read it ("USD 0.49"): ``text(minorUnits:)`` of the currency
+    /// ``named(_:)``, two digits after the point for a code no storefront uses.
+    public static func text(minorUnits: Int, code: String) -> String {
+        (named(code) ?? Currency(code: code, minorUnitExponent: 2)).text(minorUnits: minorUnits)
+    }
+
     /// `minorUnits` as a plain decimal string with the currency's digits: 99 USD → "0.99", 120 JPY → "120".
     public func decimalString(minorUnits: Int) -> String {
         guard minorUnitExponent > 0 else { return String(minorUnits) }

@@ -164,17 +164,24 @@ extension CatalogValidator {
                 errors.append(
                     KioskError(
                         .invalidPriceAmount,
-                        "The custom price in \(storefront.code) is \(amount) minor units, more than any price can be.",
-                        field: path, fix: "Give a price of at most \(Pricing.maximumMinorUnits) minor units."))
+                        "The custom price in \(storefront.code) is \(storefront.currency.text(minorUnits: amount)) "
+                            + "(\(amount) in minor units), more than any price can be.",
+                        field: path,
+                        fix: "Give a price of at most "
+                            + "\(storefront.currency.text(minorUnits: Pricing.maximumMinorUnits)).")
+                )
             }
             if amount <= 0 {
                 errors.append(
                     KioskError(
                         .invalidPriceAmount,
-                        "The custom price in \(storefront.code) is \(amount) minor units; a price must be positive.",
+                        "The custom price in \(storefront.code) is \(storefront.currency.text(minorUnits: amount)); "
+                            + "a price must be positive.",
                         field: path,
                         fix: "Give the price in minor units of \(storefront.currency.code), e.g. "
-                            + "\(PriceTable.price(tier: 1, in: storefront) ?? 1) for tier 1's amount."))
+                            + "\(PriceTable.price(tier: 1, in: storefront) ?? 1) for tier 1's "
+                            + "\(storefront.currency.text(minorUnits: PriceTable.price(tier: 1, in: storefront) ?? 1))."
+                    ))
             }
         }
         return errors

@@ -40,8 +40,10 @@ public final class KioskStoreClient: Sendable {
         // The updates stream sends a keep-alive comment every ~15 s; silence for longer (45 s, or the request timeout
         // when that is longer) means a dead connection.
         let readTimeout = max(Duration.seconds(45), configuration.requestTimeout)
+        // Fail fast: a connection that cannot be made (a refused port, a certificate of an untrusted root) is
+        // reported at once rather than retried until the 10 s connect timeout; the payment queue retries on its own.
         let http = try JSONHTTPClient.makeHTTPClient(
-            trusting: configuration.tlsTrustRoots, readTimeout: TimeAmount(clamping: readTimeout))
+            trusting: configuration.tlsTrustRoots, readTimeout: TimeAmount(clamping: readTimeout), failFast: true)
         let api = StoreAPI(
             http: http, serverURL: configuration.serverURL, sandbox: configuration.environment == .sandbox,
             requestTimeout: TimeAmount(clamping: configuration.requestTimeout))

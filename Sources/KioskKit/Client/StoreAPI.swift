@@ -151,8 +151,7 @@ struct StoreAPI: Sendable {
         if TLSTrust.isUntrustedCertificate(error) {
             return KioskKitError(
                 code: .network,
-                message: "The store's TLS certificate does not lead to a trusted root; give the client the Kiosk TLS "
-                    + "root (Configuration.tlsTrustRoots) or install it on the device.",
+                message: "The store's TLS certificate does not lead to a trusted root. " + TLSTrust.untrustedFix,
                 cause: error)
         }
         return KioskKitError(

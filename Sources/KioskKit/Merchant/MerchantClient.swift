@@ -56,7 +56,8 @@ public final class MerchantClient: Sendable {
         while server.hasSuffix("/") { server.removeLast() }
         self.server = server
         self.requestTimeout = TimeAmount(clamping: requestTimeout)
-        self.http = try JSONHTTPClient.makeHTTPClient(trusting: tlsTrustRoots, readTimeout: self.requestTimeout)
+        self.http = try JSONHTTPClient.makeHTTPClient(
+            trusting: tlsTrustRoots, readTimeout: self.requestTimeout, failFast: true)
     }
 
     /// Shuts the HTTP client down. The client is unusable after.
@@ -231,7 +232,12 @@ public final class MerchantClient: Sendable {
         } catch {
             switch error {
             case .cancelled: throw CancellationError()
-            case .untrustedCertificate(let cause), .unreachable(let cause):
+            case .untrustedCertificate(let cause):
+                throw MerchantClientError(
+                    code: "network",
+                    message: "The merchant's TLS certificate at \(url) does not lead to a trusted root.",
+                    fix: TLSTrust.untrustedFix, cause: cause)
+            case .unreachable(let cause):
                 throw MerchantClientError(
                     code: "network", message: "No answer from the merchant to \(method) \(url).",
                     fix: "Check the merchant's URL and that it is running.", cause: cause)

@@ -97,7 +97,10 @@ extension NotificationsPage.Notification {
         self.init(
             uuid: notification.uuid, type: notification.notificationType.rawValue,
             subtype: notification.subtype?.rawValue, state: notification.state.rawValue,
-            attempts: notification.attemptCount, created: ConsoleController.time(notification.createdAt),
+            // The deliveries listed beside the count are every POST, resends included, which the scheduled
+            // attempt count leaves out: the count shown is the one listed.
+            attempts: max(notification.attemptCount, deliveries.count),
+            created: ConsoleController.time(notification.createdAt),
             nextAttempt: notification.nextAttemptAt.map(ConsoleController.time),
             transactionId: notification.transactionId.map(String.init), deliveries: deliveries)
     }

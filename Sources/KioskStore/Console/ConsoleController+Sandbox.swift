@@ -11,7 +11,8 @@ extension ConsoleController {
             let clock = sandboxClock.current()
             return renderer.page(
                 SandboxPage(
-                    now: clock.date, frozen: clock.frozen, offset: Self.duration(milliseconds: clock.offsetMilliseconds)
+                    now: Self.time(Date(millisecondsSince1970: clock.now)), frozen: clock.frozen,
+                    offset: Self.duration(milliseconds: clock.offsetMilliseconds)
                 ), title: "Sandbox", section: "Sandbox", session: context.consoleSession)
         }
         pages.post("sandbox/clock") { request, context in
@@ -21,7 +22,7 @@ extension ConsoleController {
                     TestClockRequest(
                         action: action, by: form["by"].map(TestClockAmount.text),
                         to: form["to"].map(TestClockAmount.text)))
-                return ("\(action) → \(changed.date)", "/console/sandbox")
+                return ("\(action) → \(Self.time(Date(millisecondsSince1970: changed.now)))", "/console/sandbox")
             }
         }
         pages.post("testers/:email/subscriptions/:originalTransactionId") { request, context in

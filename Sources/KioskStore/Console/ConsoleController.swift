@@ -228,10 +228,9 @@ struct ConsoleController {
         return formatter.string(from: date) + " UTC"
     }
 
+    /// An amount as the console writes it, as the CLI does: "USD 0.99".
     static func amount(_ minorUnits: Int, _ currency: String) -> String {
-        let exponent = Storefront.all.first { $0.currency.code == currency }?.currency.minorUnitExponent ?? 2
-        return Currency(code: currency, minorUnitExponent: exponent).decimalString(minorUnits: minorUnits) + " "
-            + currency
+        Currency.text(minorUnits: minorUnits, code: currency)
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskCore
 import KioskHTTP
+import NIOCore
 
 /// The request context of every Kiosk route: ISO 8601 JSON, and the body limit of the route's family.
 public struct KioskRequestContext: RequestContext, BodyLimitedContext {
@@ -16,9 +17,12 @@ public struct KioskRequestContext: RequestContext, BodyLimitedContext {
     var consoleSession: ConsoleSession?
     /// The largest body the route reads: ``StoreBodyLimits/other`` unless the route's family sets its own.
     public var maxUploadSize = StoreBodyLimits.other
+    /// The connection the request came on (the updates stream ends when its client hangs up).
+    public let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        channel = source.channel
     }
 
     public var requestDecoder: JSONDecoder { .kiosk }

@@ -65,7 +65,9 @@ struct StoreKitController {
         client.get("updates") { request, context in
             let client = try context.requireClient()
             let cursor = try UpdatesStream.cursor(of: request)
-            return UpdatesStream(purchases: purchases, feed: feed, client: client, cursor: cursor).response()
+            let hangUp = await ClientHangUp.hangUp(on: context.channel)
+            return UpdatesStream(purchases: purchases, feed: feed, client: client, cursor: cursor, hangUp: hangUp)
+                .response()
         }
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import KioskCore
 import KioskProtocol
+import NIOCore
 import ServiceLifecycle
 
 /// `GET …/updates`: the account's queue entries as server-sent events, from a resumable cursor.
@@ -11,7 +12,9 @@ import ServiceLifecycle
 /// opened are sent, one `event: caught-up`, `data: {"cursor": N}` lets a syncing client stop reading. The stream
 /// answers at once when this process changes the queue (`QueueFeed`), polls every `pollInterval` for changes other
 /// replicas made, and sends a `: keep-alive` comment when quiet for `keepAliveInterval`. It ends when the client
-/// goes away or the store shuts down; the client reconnects with `?after=` or `Last-Event-ID`.
+/// goes away (``ClientHangUp``: at its FIN or TLS `close_notify`, not at the next write that fails, so a TLS client
+/// closing does not wait for the store's answer to its `close_notify`) or the store shuts down; the client
+/// reconnects with `?after=` or `Last-Event-ID`.
 struct UpdatesStream: Sendable {
     static let pollInterval: Duration = .seconds(2)
     static let keepAliveInterval: Duration = .seconds(15)
@@ -21,6 +24,8 @@ struct UpdatesStream: Sendable {
     let feed: QueueFeed
     let client: ClientSession
     let cursor: Int64
+    /// Completes when the client hangs up; nil where nothing tells (router tests).
+    let hangUp: EventLoopFuture<Void>?
 
     /// The cursor from `?after=N`, else `Last-Event-ID`, else 0 (everything).
     static func cursor(of request: Request) throws -> Int64 {
@@ -43,6 +48,7 @@ struct UpdatesStream: Sendable {
             body: ResponseBody { writer in
                 let (wakeups, continuation) = AsyncStream.makeStream(
                     of: Void.self, bufferingPolicy: .bufferingNewest(1))
+                hangUp?.whenComplete { _ in continuation.finish() }
                 try await withGracefulShutdownHandler {
                     try await stream(to: &writer, wakeups: wakeups, continuation: continuation)
                 } onGracefulShutdown: {

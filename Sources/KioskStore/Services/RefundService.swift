@@ -211,7 +211,9 @@ public struct RefundService: Sendable {
             transactionId: String(transaction.id), productId: transaction.productId,
             revocationDate: transaction.revocationDate?.millisecondsSince1970,
             revocationReason: transaction.revocationReason, revocationType: transaction.revocationType,
-            refundedMinorUnits: transaction.refundedMinorUnits, signedTransaction: transaction.signedTransaction,
-            notificationType: notification.notificationType, notificationUUID: notification.uuid)
+            refundedMinorUnits: transaction.refundedMinorUnits, currency: transaction.currency,
+            signedTransaction: transaction.signedTransaction, notificationType: notification.notificationType,
+            notificationUUID: notification.uuid, notificationState: notification.state.rawValue,
+            notificationAttempts: notification.attemptCount)
     }
 }

@@ -99,10 +99,12 @@ struct StoreBootstrap {
         }
     }
 
-    /// The database URL without its password.
+    /// The database URL with its password masked as `•••`. URLComponents percent-encodes what it is given (the
+    /// bullets would print as `%E2%80%A2…`), so an ASCII stand-in goes in and the bullets replace it after.
     static func redacted(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "•••"
-        return components.string ?? url
+        let standIn = "KIOSKPASSWORDMASK"
+        components.password = standIn
+        return components.string?.replacingOccurrences(of: ":\(standIn)@", with: ":•••@") ?? url
     }
 }

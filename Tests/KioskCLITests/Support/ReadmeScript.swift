@@ -15,8 +15,9 @@ import Foundation
 /// - `swift build …` and `swift test` lines are passed over (the test runs the build under test, and is itself that
 ///   `swift test`); `swift run NAME` runs the built `NAME`, and `$PWD/.build/debug` is the build's folder;
 /// - ports 8080 and 8090 are the store's and the merchant's free ports (`KIOSK_PORT`, `KIOSK_SERVER`,
-///   `KIOSK_MERCHANT_PORT`, `KIOSK_MERCHANT_URL` name them for commands' defaults), `/tmp/` is a folder inside the
-///   directory, `Examples/` is the checkout's, and `kiosk_…` is the admin token the store printed.
+///   `KIOSK_MERCHANT_PORT` name them for commands' defaults; `explain` and `reconcile` find the merchant from the
+///   `publicURL` `merchant init` keeps), `/tmp/` is a folder inside the directory, `Examples/` is the checkout's,
+///   and `kiosk_…` is the admin token the store printed.
 struct ReadmeScript {
     /// A fenced block of the README.
     struct Block: Equatable {
@@ -84,7 +85,7 @@ struct ReadmeScript {
             README_PYTHON=\(quoted(setting.python ?? ""))
             README_ADMIN_TOKEN=""
             export KIOSK_PORT=\(setting.storePort) KIOSK_SERVER=http://127.0.0.1:\(setting.storePort)
-            export KIOSK_MERCHANT_PORT=\(setting.merchantPort) KIOSK_MERCHANT_URL=http://127.0.0.1:\(setting.merchantPort)
+            export KIOSK_MERCHANT_PORT=\(setting.merchantPort)
             mkdir -p "$README_DIR/tmp" "$README_DIR/logs"
             trap 'status=$?; jobs -p | xargs -r kill 2>/dev/null; wait 2>/dev/null; exit $status' EXIT
             trap 'exit 143' TERM INT
