@@ -167,7 +167,7 @@ extension MerchantCommand {
                 }
                 lines += table.trimmedLines
             }
-            var summary = [
+            let summary = [
                 counted(report.storeTransactions, "store transaction"), counted(report.grants, "grant"),
                 counted(report.findings.count, "finding"),
             ]
