@@ -14,7 +14,7 @@ import Testing
         ConnectCatalogTests.relationship(type, id)
     }
 
-    /// The id of `TestStore.monthly`'s price point at `price` in `territory`.
+    /// The id of the subscription's price point at `price` (as Apple writes it, `0.99`) in `territory`.
     static func pricePoint(_ client: Client, _ subscription: String, _ territory: String, _ price: String)
         async throws -> String
     {

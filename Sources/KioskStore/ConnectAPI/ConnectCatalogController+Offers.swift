@@ -85,10 +85,8 @@ extension ConnectCatalogController {
                 }
                 return ProductChanges(introductoryOffers: stored.introductoryOffers + [offer])
             }
-            let created = try await introductoryOffers(of: changed).first {
-                $0.id == Self.introductoryOfferId(changed, offer.storefront)
-            }
-            guard let created else { throw ConnectAPIError.notFound("subscriptionIntroductoryOffers", "") }
+            let created = try await introductoryOffers(of: changed).named(
+                Self.introductoryOfferId(changed, offer.storefront), type: "subscriptionIntroductoryOffers")
             return .created(
                 call.writer.single(created),
                 audit: ("product.introductory-offer", "\(app.bundleId)/\(product.productId)"))
@@ -97,10 +95,8 @@ extension ConnectCatalogController {
             let body = try await call.body()
             try Self.refuseDates(body)
             let (product, _, storefront) = try await introductoryOffer(call.id)
-            let offer = try await introductoryOffers(of: product).first {
-                $0.id == Self.introductoryOfferId(product, storefront)
-            }
-            guard let offer else { throw ConnectAPIError.notFound("subscriptionIntroductoryOffers", call.id) }
+            let offer = try await introductoryOffers(of: product).named(
+                Self.introductoryOfferId(product, storefront), type: "subscriptionIntroductoryOffers")
             return .ok(call.writer.single(offer))
         }
         routes.add(.delete, "/v1/subscriptionIntroductoryOffers/{id}") { call in
@@ -182,20 +178,16 @@ extension ConnectCatalogController {
                 }
                 return ProductChanges(promotionalOffers: stored.promotionalOffers + [offer])
             }
-            let created = try await promotionalOffers(of: changed).first {
-                $0.id == Self.promotionalOfferId(changed, offer.identifier)
-            }
-            guard let created else { throw ConnectAPIError.notFound("subscriptionPromotionalOffers", "") }
+            let created = try await promotionalOffers(of: changed).named(
+                Self.promotionalOfferId(changed, offer.identifier), type: "subscriptionPromotionalOffers")
             return .created(
                 call.writer.single(created),
                 audit: ("product.promotional-offer", "\(app.bundleId)/\(product.productId)/\(offer.identifier)"))
         }
         routes.add(.get, "/v1/subscriptionPromotionalOffers/{id}") { call in
             let (product, _, identifier) = try await promotionalOffer(call.id)
-            let offer = try await promotionalOffers(of: product).first {
-                $0.id == Self.promotionalOfferId(product, identifier)
-            }
-            guard let offer else { throw ConnectAPIError.notFound("subscriptionPromotionalOffers", call.id) }
+            let offer = try await promotionalOffers(of: product).named(
+                Self.promotionalOfferId(product, identifier), type: "subscriptionPromotionalOffers")
             return .ok(call.writer.single(offer))
         }
         routes.add(.patch, "/v1/subscriptionPromotionalOffers/{id}") { call in
@@ -214,8 +206,7 @@ extension ConnectCatalogController {
                         return changed
                     })
             }
-            let offer = try await promotionalOffers(of: changed).first { $0.id == call.id }
-            guard let offer else { throw ConnectAPIError.notFound("subscriptionPromotionalOffers", call.id) }
+            let offer = try await promotionalOffers(of: changed).named(call.id, type: "subscriptionPromotionalOffers")
             return .changed(
                 call.writer.single(offer),
                 audit: ("product.promotional-offer", "\(app.bundleId)/\(product.productId)/\(identifier) prices"))

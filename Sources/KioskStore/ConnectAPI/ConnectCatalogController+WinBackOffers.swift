@@ -35,18 +35,15 @@ extension ConnectCatalogController {
                 stored in
                 ProductChanges(winBackOffers: stored.winBackOffers + [offer])
             }
-            let created = try await winBackOffers(of: changed).first {
-                $0.id == Self.winBackOfferId(changed, offer.identifier)
-            }
-            guard let created else { throw ConnectAPIError.notFound("winBackOffers", offer.identifier) }
+            let created = try await winBackOffers(of: changed).named(
+                Self.winBackOfferId(changed, offer.identifier), type: "winBackOffers")
             return .created(
                 call.writer.single(created),
                 audit: ("product.win-back-offer", "\(app.bundleId)/\(product.productId)/\(offer.identifier)"))
         }
         routes.add(.get, "/v1/winBackOffers/{id}") { call in
             let (product, _, _) = try await winBackOffer(call.id)
-            let offer = try await winBackOffers(of: product).first { $0.id == call.id }
-            guard let offer else { throw ConnectAPIError.notFound("winBackOffers", call.id) }
+            let offer = try await winBackOffers(of: product).named(call.id, type: "winBackOffers")
             return .ok(call.writer.single(offer))
         }
         routes.add(.patch, "/v1/winBackOffers/{id}") { call in
@@ -60,8 +57,7 @@ extension ConnectCatalogController {
                         offer.identifier == identifier ? try Self.changed(offer, by: body) : offer
                     })
             }
-            let offer = try await winBackOffers(of: changed).first { $0.id == call.id }
-            guard let offer else { throw ConnectAPIError.notFound("winBackOffers", call.id) }
+            let offer = try await winBackOffers(of: changed).named(call.id, type: "winBackOffers")
             return .changed(
                 call.writer.single(offer),
                 audit: ("product.win-back-offer", "\(app.bundleId)/\(product.productId)/\(identifier)"))

@@ -27,6 +27,14 @@ struct ConnectResource: Sendable {
     static func versionPrefix(of type: String) -> String { type == "inAppPurchases" ? "/v2" : "/v1" }
 }
 
+extension [ConnectResource] {
+    /// The resource whose id is `id`; Apple's 404 for a `type` that does not exist otherwise.
+    func named(_ id: String, type: String) throws -> ConnectResource {
+        guard let resource = first(where: { $0.id == id }) else { throw ConnectAPIError.notFound(type, id) }
+        return resource
+    }
+}
+
 /// A relationship of a resource and the resources it holds, built with the resource.
 struct ConnectRelationship: Sendable {
     enum Related: Sendable {

@@ -367,7 +367,12 @@ extension PurchaseService {
         let text = Self.normalizedOfferCode(text)
         if let code = try await tx.offerCode(text), code.appId == client.app.id {
             try Self.checkOfferCodeProduct(text, code.productId, product)
-            if let batchId = code.batchId, let batch = try await tx.offerCodeBatch(id: batchId) {
+            if let batchId = code.batchId {
+                // A code of an App Store Connect offer code answers to its batch and campaign; one without them is
+                // no code at all, never a code free of their rules.
+                guard let batch = try await tx.offerCodeBatch(id: batchId) else {
+                    throw Self.unknownOfferCode(text, client: client)
+                }
                 _ = try await redeemableCampaign(batch, code: text, product: product, client: client, now: now, in: tx)
             }
             let terms = try Self.offerCodeTerms(
@@ -380,10 +385,7 @@ extension PurchaseService {
             return terms
         }
         guard let batch = try await tx.customCodeBatch(appId: client.app.id, code: text) else {
-            throw PurchaseRefusal(
-                error: Self.offerCodeRefusal(
-                    .invalidOfferIdentifier, .offerCodeUnknown, "\(client.app.bundleId) has no offer code '\(text)'."
-                ))
+            throw Self.unknownOfferCode(text, client: client)
         }
         let campaign = try await redeemableCampaign(
             batch, code: text, product: product, client: client, now: now, in: tx)
@@ -413,9 +415,7 @@ extension PurchaseService {
         in tx: any StorageTransaction
     ) async throws -> OfferCodeCampaign {
         guard let campaign = try await tx.offerCodeCampaign(id: batch.campaignId) else {
-            throw PurchaseRefusal(
-                error: Self.offerCodeRefusal(
-                    .invalidOfferIdentifier, .offerCodeUnknown, "\(client.app.bundleId) has no offer code '\(code)'."))
+            throw Self.unknownOfferCode(code, client: client)
         }
         try Self.checkOfferCodeProduct(code, campaign.productId, product)
         guard campaign.active, batch.isRedeemable(at: now, in: client.environment) else {
@@ -477,6 +477,12 @@ extension PurchaseService {
                     "The offer code '\(code)' has no price in \(client.storefront.code)."))
         }
         return terms
+    }
+
+    private static func unknownOfferCode(_ code: String, client: ClientSession) -> PurchaseRefusal {
+        PurchaseRefusal(
+            error: offerCodeRefusal(
+                .invalidOfferIdentifier, .offerCodeUnknown, "\(client.app.bundleId) has no offer code '\(code)'."))
     }
 
     /// Codes are typed by people: spaces around them and lower case do not matter.
