@@ -181,7 +181,7 @@ public enum CheckRunner {
         }
         // Whatever the story left held is dropped, so the next story starts clean.
         relay.reset()
-        try? await run.settle()
+        try? await run.settle(run.store)
         result.steps = run.steps
         result.notChecked = run.notChecked
         result.notes = run.notes

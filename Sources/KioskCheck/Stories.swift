@@ -477,7 +477,7 @@ private let faultStories: [Story] = [
             _ = try await other.updateApp(AppUpdateBody(sandboxNotificationURLs: [run.relay.url]))
         }
         do {
-            try await run.step("the user buys \(coins.productId) in the other app") {
+            try await run.step("the user buys \(coins.productId) in the other app", app: other) {
                 _ = try await other.purchase(
                     TestPurchaseRequest(tester: run.tester, productId: coins.productId, appAccountToken: run.user))
             }

@@ -168,16 +168,17 @@ final class StoryRun: @unchecked Sendable {
 
     // MARK: Steps
 
-    /// Runs one step: its action, then waits until the store delivered what it caused, and checks how the server
-    /// answered each delivery (2xx within `answerWithin`; forged ones and the relay's own faults aside).
+    /// Runs one step: its action, then waits until the store delivered what it caused (the notifications of `app`,
+    /// the story's app unless named), and checks how the server answered each delivery (2xx within `answerWithin`;
+    /// forged ones and the relay's own faults aside).
     @discardableResult
-    func step<T>(_ title: String, _ action: () async throws -> T) async throws -> T {
+    func step<T>(_ title: String, app: CheckStore? = nil, _ action: () async throws -> T) async throws -> T {
         let before = relay.deliveries.count
         var record = StepRecord(title: title)
         defer { steps.append(record) }
         do {
             let value = try await action()
-            try await settle()
+            try await settle(app ?? store)
             record.deliveries = deliveries(since: before)
             if let bad = record.deliveries.first(where: { !$0.forged && $0.handling != "down" && !answeredWell($0) }) {
                 throw StoryFailure(
@@ -196,12 +197,12 @@ final class StoryRun: @unchecked Sendable {
         return (200..<300).contains(status) && Double(delivery.milliseconds) <= answerWithin * 1000
     }
 
-    /// Waits until the store has tried every notification it made at least once (the relay answers only after the
-    /// server did), within 30 s.
-    func settle() async throws {
+    /// Waits until the store has tried every notification it made for `app` at least once (the relay answers only
+    /// after the server did), within 30 s.
+    func settle(_ app: CheckStore) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
-            let waiting = try await store.notifications().filter { $0.state == "pending" && $0.attempts == 0 }
+            let waiting = try await app.notifications().filter { $0.state == "pending" && $0.attempts == 0 }
             if waiting.isEmpty { return }
             if ContinuousClock.now > deadline {
                 throw CheckError(
