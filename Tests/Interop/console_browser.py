@@ -114,6 +114,19 @@ def fill(driver, values):
             field.send_keys(value)
 
 
+def in_view(driver, css):
+    """Whether the element is inside the window as the page stands: a message out of sight is no message."""
+    return driver.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return r.top >= 0 && r.bottom <= window.innerHeight", css)
+
+
+def notice(driver):
+    """The notice at the top of the page: what the last action did."""
+    found = driver.find_elements(By.ID, "notice")
+    return found[0].text if found else ""
+
+
 def click_through(driver, element):
     """Clicks something that loads a page, and returns once the new page has replaced the old one and loaded:
     a click returns before the browser has navigated, so reading the page right after it could see the old one.
@@ -149,14 +162,22 @@ def run(driver, base, args):
     fill(driver, {"bundleId": APP, "name": "Coin Game"})
     submit(driver, "new-app")
     check(driver.current_url.endswith("/console/apps/" + APP), "creating an app opens its page")
+    check("Created the app Coin Game" in notice(driver), "creating an app says so at the top of its page")
+    # The header holds the navigation and the sign-out form on one line at 1280 pixels (a scroll bar included).
+    header = driver.find_element(By.CSS_SELECTOR, "header.top").rect
+    parts = [e.rect for e in driver.find_elements(By.CSS_SELECTOR, "header.top nav li, header.top .signout")]
+    seen["header"] = {"height": header["height"], "bottoms": sorted({round(p["y"] + p["height"]) for p in parts})}
+    check(all(p["y"] + p["height"] <= 50 for p in parts), f"the header fits one line at 1280 px ({seen['header']})")
     fill(driver, {"productId": "100 coins", "referenceName": "100 coins", "displayName": "100 Coins",
                   "description": "A small pile of coins"})
     submit(driver, "new-product")
     seen["productIdError"] = text(driver, "#productId-error")
     check("only letters, digits" in seen["productIdError"], "a bad product id is refused at its field")
+    check(driver.current_url.endswith("#new-product") and in_view(driver, "#productId-error"),
+          "the refused form is scrolled into view, its error in sight")
     fill(driver, {"productId": PRODUCT})
     submit(driver, "new-product")
-    check(driver.current_url.endswith("/products/" + PRODUCT), "creating a product opens its page")
+    check(driver.current_url.split("#")[0].endswith("/products/" + PRODUCT), "creating a product opens its page")
     reasons = [e.get_attribute("data-code") for e in driver.find_elements(By.CSS_SELECTOR, "#availability-sandbox .reason")]
     seen["sandboxReasons"] = reasons
     check(reasons == ["agreement_not_active"], "the sandbox names the agreement as the one reason")
@@ -181,6 +202,12 @@ def run(driver, base, args):
     submit(driver, "agreement")
     seen["agreement"] = text(driver, "#agreement-status")
     check("is active" in seen["agreement"], "the completed agreement is active")
+    # Changing one part keeps the rest on file: the legal name alone, the tax form still the one given.
+    fill(driver, {"legalName": "Coin Game Limited"})
+    submit(driver, "agreement")
+    check("is active" in text(driver, "#agreement-status"), "changing only the legal name keeps the agreement")
+    check(Select(driver.find_element(By.ID, "taxForm")).first_selected_option.text == "W-8BEN-E",
+          "the tax form select shows the form on file")
     check("•••• 6819" in text(driver, "#bank-account"), "the bank account is shown masked")
     check("60161331926819" not in driver.page_source, "the full account number appears nowhere")
     shot(driver, args, "agreements")
@@ -198,6 +225,9 @@ def run(driver, base, args):
     submit(driver, "new-tester")
     check(TESTER in driver.title, "creating a tester opens their page")
     submit(driver, "buy")
+    seen["buyNotice"] = notice(driver)
+    check("bought" in seen["buyNotice"] and "no money moved" in seen["buyNotice"],
+          "a purchase is confirmed at the top, and says the payment was simulated")
     rows = driver.find_elements(By.CSS_SELECTOR, "table.timeline tbody tr")
     check(len(rows) == 1, "the purchase is on the tester's timeline")
     transaction_id = rows[0].get_attribute("id").removeprefix("transaction-")
@@ -217,6 +247,10 @@ def run(driver, base, args):
     click_through(driver, driver.find_element(By.CSS_SELECTOR, "form[role=search] button"))
     click_through(driver, driver.find_element(By.LINK_TEXT, TESTER))
     click_through(driver, driver.find_element(By.CSS_SELECTOR, f"#transaction-{transaction_id} form button"))
+    seen["refundNotice"] = notice(driver)
+    check(seen["refundNotice"].startswith("Refunded USD ")
+          and ("received REFUND" in seen["refundNotice"] or "on its way" in seen["refundNotice"]),
+          "a refund says what was refunded and where its notification stands")
     seen["refunded"] = text(driver, f"#transaction-{transaction_id} .bad")
     check(seen["refunded"].startswith("refunded"), "the refund shows on the timeline")
     shot(driver, args, "customer")
@@ -227,6 +261,7 @@ def run(driver, base, args):
     check(len(rows) == 1, "the REFUND notification is in the log")
     click_through(driver, rows[0].find_element(By.CSS_SELECTOR, "button"))
     check("/console/notifications" in driver.current_url, "resending returns to the log")
+    check(notice(driver).startswith("Sent REFUND"), "a resend says what became of it")
     shot(driver, args, "notifications")
 
     # A .storekit file Xcode wrote, uploaded from the import form's file picker (multipart/form-data, no script);
@@ -285,6 +320,14 @@ def run(driver, base, args):
     submit(driver, "advance")
     seen["sandboxNow"] = [before_now, text(driver, "#sandbox-now")]
     check(seen["sandboxNow"][0] != seen["sandboxNow"][1], "advancing moves the sandbox clock")
+    check("The sandbox clock now reads" in notice(driver), "the clock's move is confirmed at the top")
+    # A refused form answers on its own page: the refusal at the top, no dead end.
+    fill(driver, {"by": "soon"})
+    submit(driver, "advance")
+    refusal = driver.find_elements(By.ID, "refusal")
+    seen["clockRefusal"] = refusal[0].text if refusal else ""
+    check(driver.title.startswith("Sandbox") and seen["clockRefusal"].startswith("Not done")
+          and in_view(driver, "#refusal"), "a refused clock change is shown on the Sandbox page itself")
 
     # A team key's private half is shown once, at creation.
     click_through(driver, driver.find_element(By.LINK_TEXT, "Keys"))

@@ -17,12 +17,15 @@ import Testing
         var location: String? { headers.first(name: "Location") }
     }
 
-    /// A browser-like client that keeps the console cookie and does not follow redirects.
+    /// A browser-like client that keeps the console's cookies and does not follow redirects.
     final class Visitor: @unchecked Sendable {
         let store: TestStore
         let http = HTTPClient(
             eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        /// The session cookie (`name=value`).
         var cookie: String?
+        /// The cookie that carries an action's notice to the next page (`name=value`).
+        var noticeCookie: String?
 
         init(_ store: TestStore) { self.store = store }
 
@@ -53,15 +56,18 @@ import Testing
             var request = HTTPClientRequest(url: store.baseURL + path)
             request.method = method
             for (name, value) in headers { request.headers.add(name: name, value: value) }
-            if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+            let cookies = [cookie, noticeCookie].compactMap { $0 }
+            if !cookies.isEmpty { request.headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }
             if let form {
                 request.headers.add(name: "Content-Type", value: contentType)
                 request.body = .bytes(ByteBuffer(string: form))
             }
             let response = try await http.execute(request, timeout: .seconds(120))
             let body = try await response.body.collect(upTo: 8 << 20)
-            if let set = response.headers.first(name: "Set-Cookie"), let pair = set.split(separator: ";").first {
-                cookie = pair.hasSuffix("=") ? nil : String(pair)
+            for set in response.headers["Set-Cookie"] {
+                guard let pair = set.split(separator: ";").first else { continue }
+                let value = pair.hasSuffix("=") ? nil : String(pair)
+                if pair.hasPrefix("kiosk_notice=") { noticeCookie = value } else { cookie = value }
             }
             return Page(status: Int(response.status.code), headers: response.headers, text: String(buffer: body))
         }

@@ -29,9 +29,7 @@ public struct PaidAppsAgreement: Codable, Sendable, Hashable {
 
         /// The requirements in a sentence: "a bank account and tax information".
         public static func sentence(_ requirements: [Requirement]) -> String {
-            let names = requirements.map(\.displayName)
-            guard let last = names.last, names.count > 1 else { return names.first ?? "nothing" }
-            return names.dropLast().joined(separator: ", ") + " and " + last
+            requirements.map(\.displayName).sentence()
         }
 
         /// The `kiosk agreements accept` command that supplies `requirements`.

@@ -13,3 +13,17 @@ public enum ReviewEvent: String, Codable, Sendable, CaseIterable, Hashable {
     /// The developer put a removed product back on sale.
     case restoreToSale = "restore_to_sale"
 }
+
+extension ReviewEvent {
+    /// What the event does to a product, as a person says it after "can be": "submitted for review".
+    public var done: String {
+        switch self {
+        case .metadataChanged: "edited"
+        case .submit: "submitted for review"
+        case .approve: "approved"
+        case .reject: "rejected"
+        case .removeFromSale: "removed from sale"
+        case .restoreToSale: "restored to sale"
+        }
+    }
+}

@@ -23,19 +23,19 @@ extension ReviewState {
         if let next = nextState(after: event, metadataComplete: metadataComplete) {
             return .success(next)
         }
-        let allowed = allowedEvents(metadataComplete: metadataComplete).map(\.rawValue)
+        let allowed = allowedEvents(metadataComplete: metadataComplete)
         let fix: String
         let couldSubmit = self == .missingMetadata || self == .readyToSubmit || self == .rejected
         if event == .submit, !metadataComplete, couldSubmit {
             fix = "Complete the product's metadata (a localization and a price) before submitting it."
         } else {
-            fix = "From \(displayName), allowed events are: \(allowed.joined(separator: ", "))."
+            fix = "Use one of the actions a product that is \(displayName) allows."
         }
         return .failure(
             KioskError(
                 .invalidReviewTransition,
-                "A product in state \(displayName) (\(rawValue)) cannot take the event \(event.rawValue); "
-                    + "allowed: \(allowed.joined(separator: ", ")).",
+                "A product that is \(displayName) cannot be \(event.done); it can be "
+                    + allowed.map(\.done).sentence("or") + ".",
                 field: "reviewState", fix: fix))
     }
 

@@ -11,7 +11,9 @@ extension ConsoleController {
         pages.post("apps") { request, context in
             try await action(request, context, audit: "app.create") { form in
                 let app = try await catalog.createApp(bundleId: form["bundleId"] ?? "", name: form["name"] ?? "")
-                return (app.bundleId, "/console/apps/\(app.bundleId)")
+                return ConsoleOutcome(
+                    target: app.bundleId, redirect: "/console/apps/\(app.bundleId)",
+                    notice: "Created the app \(app.name) (\(app.bundleId)). Next: add its products below.")
             }
         }
         pages.get("apps/:bundleId") { request, context in
@@ -21,7 +23,9 @@ extension ConsoleController {
             let bundleId = try context.parameters.require("bundleId")
             return try await action(request, context, audit: "app.regenerate-shared-secret") { _ in
                 _ = try await catalog.regenerateSharedSecret(bundleId: bundleId)
-                return (bundleId, "/console/apps/\(bundleId)")
+                return ConsoleOutcome(
+                    target: bundleId, redirect: "/console/apps/\(bundleId)",
+                    notice: "Made a new shared secret for \(bundleId); the old one no longer verifies receipts.")
             }
         }
         pages.post("apps/:bundleId/notification-urls") { request, context in
@@ -33,10 +37,15 @@ extension ConsoleController {
                         $0.trimmingCharacters(in: .whitespaces)
                     }.filter { !$0.isEmpty }
                 }
-                _ = try await catalog.updateApp(
+                let app = try await catalog.updateApp(
                     bundleId: bundleId, name: nil, productionNotificationURLs: urls("productionURLs"),
                     sandboxNotificationURLs: urls("sandboxURLs"))
-                return (bundleId, "/console/apps/\(bundleId)")
+                func count(_ urls: [String]) -> String { urls.isEmpty ? "none" : "\(urls.count)" }
+                return ConsoleOutcome(
+                    target: bundleId, redirect: "/console/apps/\(bundleId)",
+                    notice:
+                        "Saved the notification URLs of \(bundleId): production \(count(app.productionNotificationURLs)), "
+                        + "sandbox \(count(app.sandboxNotificationURLs)).")
             }
         }
         pages.post("apps/:bundleId/products") { request, context in
@@ -63,8 +72,13 @@ extension ConsoleController {
                         changes.pricing = Pricing(tier: tier, customPrices: current.customPrices)
                     }
                 }
-                _ = try await catalog.updateProduct(bundleId: bundleId, productId: productId, changes: changes)
-                return ("\(bundleId)/\(productId)", "/console/apps/\(bundleId)/products/\(productId)")
+                let product = try await catalog.updateProduct(
+                    bundleId: bundleId, productId: productId, changes: changes)
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(productId)", redirect: Self.productPath(bundleId, productId),
+                    notice: "Saved \(productId): \(product.clearedForSale ? "cleared" : "not cleared") for sale"
+                        + (product.pricing.tier.map { ", price tier \($0)" } ?? "")
+                        + "; review state \(product.reviewState.displayName).")
             }
         }
         pages.post("apps/:bundleId/products/:productId/localizations") { request, context in
@@ -76,10 +90,10 @@ extension ConsoleController {
                     localization: ProductLocalization(
                         locale: form["locale"] ?? "", displayName: form["displayName"] ?? "",
                         description: form["description"] ?? ""))
-                return (
-                    "\(bundleId)/\(productId) \(form["locale"] ?? "")",
-                    "/console/apps/\(bundleId)/products/\(productId)"
-                )
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(productId) \(form["locale"] ?? "")",
+                    redirect: Self.productPath(bundleId, productId),
+                    notice: "Saved the \(form["locale"] ?? "") localization of \(productId).")
             }
         }
         pages.post("apps/:bundleId/products/:productId/introductory-offer") { request, context in
@@ -98,7 +112,14 @@ extension ConsoleController {
                 }
                 _ = try await catalog.updateProduct(
                     bundleId: bundleId, productId: productId, changes: ProductChanges(introductoryOffers: offers))
-                return ("\(bundleId)/\(productId)", "/console/apps/\(bundleId)/products/\(productId)")
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(productId)", redirect: Self.productPath(bundleId, productId),
+                    notice: offers.isEmpty
+                        ? "Removed the introductory offer of \(productId)."
+                        : "Saved the introductory offer of \(productId): "
+                            + Self.terms(
+                                offers[0].paymentMode, offers[0].numberOfPeriods, offers[0].period, offers[0].pricing)
+                            + ".")
             }
         }
         pages.post("apps/:bundleId/products/:productId/review") { request, context in
@@ -108,10 +129,11 @@ extension ConsoleController {
                 guard let action = ReviewAction(rawValue: form["action"] ?? "") else {
                     throw KioskError(.invalidAction, "Choose a review action.", field: "action")
                 }
-                _ = try await catalog.review(bundleId: bundleId, productId: productId, action: action)
-                return (
-                    "\(bundleId)/\(productId) \(action.rawValue)", "/console/apps/\(bundleId)/products/\(productId)"
-                )
+                let product = try await catalog.review(bundleId: bundleId, productId: productId, action: action)
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(productId) \(action.rawValue)",
+                    redirect: Self.productPath(bundleId, productId),
+                    notice: "\(productId) was \(action.event.done); it is now \(product.reviewState.displayName).")
             }
         }
     }
@@ -269,9 +291,8 @@ extension ConsoleController {
                     ProductPage.Localization(
                         locale: $0.locale, displayName: $0.displayName, description: $0.description)
                 },
-                reviewActions: ReviewAction.allCases.map {
-                    ProductPage.ReviewChoice(value: $0.rawValue, name: Self.label($0))
-                },
+                reviewActions: Self.reviewChoices(product), reviewable: !Self.reviewChoices(product).isEmpty,
+                submitNeeds: Self.submitNeeds(product),
                 storefronts: ConsoleStorefrontOption.all(selected: storefrontCode)),
             title: product.referenceName, section: "Apps", session: context.consoleSession)
     }
@@ -291,6 +312,24 @@ extension ConsoleController {
             offer.waitBetweenOffersInMonths.map { "\($0) months between offers" },
             offer.priority == .high ? "high priority" : nil,
         ].compactMap { $0 }.joined(separator: ", ")
+    }
+
+    /// The review actions the product's state allows now, as buttons.
+    static func reviewChoices(_ product: Product) -> [ProductPage.ReviewChoice] {
+        let allowed = product.reviewState.allowedEvents(metadataComplete: product.hasCompleteMetadata())
+        return ReviewAction.allCases.filter { allowed.contains($0.event) }.map {
+            ProductPage.ReviewChoice(value: $0.rawValue, name: Self.label($0))
+        }
+    }
+
+    /// What the product lacks before it can be submitted for review; nil when nothing, or when its state is past
+    /// submitting.
+    static func submitNeeds(_ product: Product) -> String? {
+        guard [.missingMetadata, .rejected].contains(product.reviewState), !product.hasCompleteMetadata() else {
+            return nil
+        }
+        return "To submit it for review, complete its metadata: a localization and a price in every storefront it is "
+            + "sold in (the availability above names what is missing)."
     }
 
     static func label(_ action: ReviewAction) -> String {
@@ -442,6 +481,11 @@ struct ProductPage: ConsoleView {
     var availability: [Availability]
     var prices: [Price]
     var localizations: [Localization]
+    /// The review actions the product's state allows.
     var reviewActions: [ReviewChoice]
+    /// Whether any review action is allowed.
+    var reviewable: Bool
+    /// What the product lacks before it can be submitted, when that is what stops it.
+    var submitNeeds: String?
     var storefronts: [ConsoleStorefrontOption]
 }

@@ -33,7 +33,10 @@ extension ConsoleController {
                         [SubscriptionGroupLocalization(locale: form["locale"] ?? "en_US", name: $0)]
                     }
                         ?? [])
-                return ("\(bundleId) \(group.referenceName)", "/console/apps/\(bundleId)/catalog")
+                return ConsoleOutcome(
+                    target: "\(bundleId) \(group.referenceName)", redirect: "/console/apps/\(bundleId)/catalog",
+                    notice: "Created the subscription group \(group.referenceName) (id \(group.id)). Next: add its "
+                        + "subscriptions below.")
             }
         }
         pages.post("apps/:bundleId/subscriptions") { request, context in
@@ -59,7 +62,10 @@ extension ConsoleController {
                 let product = try await catalog.createProduct(
                     bundleId: bundleId, productId: form["productId"] ?? "", type: .autoRenewable,
                     referenceName: form["referenceName"] ?? "", changes: changes)
-                return ("\(bundleId)/\(product.productId)", "/console/apps/\(bundleId)/products/\(product.productId)")
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(product.productId)", redirect: Self.productPath(bundleId, product.productId),
+                    notice: "Created the subscription \(product.productId); review state "
+                        + "\(product.reviewState.displayName).")
             }
         }
         pages.post("apps/:bundleId/offer-codes") { request, context in
@@ -72,10 +78,11 @@ extension ConsoleController {
                     numberOfPeriods: try ConsoleForm.integer(form["numberOfPeriods"], field: "numberOfPeriods") ?? 1,
                     pricing: Pricing(tier: try ConsoleForm.integer(form["tier"], field: "tier")),
                     count: try ConsoleForm.integer(form["count"], field: "count") ?? 1)
-                return (
-                    "\(codes.count) codes for \(bundleId)/\(form["productId"] ?? "")",
-                    "/console/apps/\(bundleId)/catalog"
-                )
+                return ConsoleOutcome(
+                    target: "\(codes.count) codes for \(bundleId)/\(form["productId"] ?? "")",
+                    redirect: "/console/apps/\(bundleId)/catalog",
+                    notice: "Made \(codes.count) one-time offer \(codes.count == 1 ? "code" : "codes") for "
+                        + "\(form["productId"] ?? ""); they are listed under Offer codes.")
             }
         }
         let imports = pages.add(middleware: BodyLimitMiddleware(3 * StoreBodyLimits.catalogImport))

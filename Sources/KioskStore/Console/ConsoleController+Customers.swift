@@ -31,7 +31,9 @@ extension ConsoleController {
                 let account = try await accounts.createAccount(
                     .sandbox, email: form["email"] ?? "",
                     changes: AccountChanges(password: form["password"], storefront: form["storefront"]))
-                return (account.email, Self.customerPath(account.email))
+                return ConsoleOutcome(
+                    target: account.email, redirect: Self.customerPath(account.email),
+                    notice: "Created the sandbox tester \(account.email) in storefront \(account.storefront).")
             }
         }
         pages.post("testers/:email/purchases") { request, context in
@@ -46,7 +48,18 @@ extension ConsoleController {
                 let entry = try await testControls.purchase(
                     bundleId: choice[0],
                     TestPurchaseRequest(tester: email, productId: choice[1], idempotencyKey: form["idempotencyKey"]))
-                return ("\(email) bought \(choice[1]) (\(entry.state.rawValue))", Self.customerPath(email))
+                let notice =
+                    switch (entry.transaction, entry.error) {
+                    case (.some(let transaction), _):
+                        "\(email) bought \(choice[1]): transaction \(transaction.transactionId) "
+                            + "(a simulated payment; no money moved)."
+                    case (nil, .some(let error)): "\(choice[1]) was not charged: \(error.message)"
+                    case (nil, nil): "\(choice[1]) is \(entry.state.rawValue): nothing was charged yet."
+                    }
+                return ConsoleOutcome(
+                    target: "\(email) bought \(choice[1]) (\(entry.state.rawValue))",
+                    redirect: Self.customerPath(email),
+                    notice: notice)
             }
         }
         pages.post("testers/:email/transactions/:transactionId/:action") { request, context in
@@ -55,26 +68,32 @@ extension ConsoleController {
             let action = try context.parameters.require("action")
             return try await self.action(request, context, audit: "test.\(action)") { form in
                 let bundleId = form["bundleId"] ?? ""
+                let revised: TestRevocationResponse
                 switch action {
                 case "refund":
-                    _ = try await refunds.refund(
+                    revised = try await refunds.refund(
                         bundleId: bundleId, transactionId: transactionId, try Self.refundRequest(form))
                 case "request-refund":
-                    _ = try await refunds.requestRefund(
+                    revised = try await refunds.requestRefund(
                         bundleId: bundleId, transactionId: transactionId,
                         TestRefundRequestRequest(reason: form["consumptionReason"]))
                 case "decline-refund":
-                    _ = try await refunds.declineRefund(bundleId: bundleId, transactionId: transactionId)
+                    revised = try await refunds.declineRefund(bundleId: bundleId, transactionId: transactionId)
                 case "reverse-refund":
-                    _ = try await refunds.reverseRefund(bundleId: bundleId, transactionId: transactionId)
+                    revised = try await refunds.reverseRefund(bundleId: bundleId, transactionId: transactionId)
                 case "revoke":
-                    _ = try await refunds.revoke(bundleId: bundleId, transactionId: transactionId)
+                    revised = try await refunds.revoke(bundleId: bundleId, transactionId: transactionId)
                 default:
                     throw KioskError(
                         .unknownAction, "'\(action.prefix(20))' is not something a transaction can be made to do.",
                         field: "action", fix: "Use the buttons on the customer's page.")
                 }
-                return ("transaction \(transactionId) of \(email)", Self.customerPath(email))
+                let (sent, link) = Self.notificationNotice(
+                    revised.notificationType, state: revised.notificationState,
+                    attempts: revised.notificationAttempts, bundleId: bundleId, environment: .sandbox)
+                return ConsoleOutcome(
+                    target: "transaction \(transactionId) of \(email)", redirect: Self.customerPath(email),
+                    notice: Self.revision(action, revised) + " " + sent, link: link)
             }
         }
     }
@@ -86,21 +105,40 @@ extension ConsoleController {
             let transactionId = try context.parameters.require("transactionId", as: Int64.self)
             let action = try context.parameters.require("action")
             return try await self.action(request, context, audit: "refund.\(action.prefix(20))") { form in
+                let revised: TestRevocationResponse
                 switch action {
                 case "refund":
-                    _ = try await refunds.refund(
+                    revised = try await refunds.refund(
                         bundleId: bundleId, transactionId: transactionId, try Self.refundRequest(form),
                         environment: .production)
                 case "reverse-refund":
-                    _ = try await refunds.reverseRefund(
+                    revised = try await refunds.reverseRefund(
                         bundleId: bundleId, transactionId: transactionId, environment: .production)
                 default:
                     throw KioskError(
                         .unknownAction, "'\(action.prefix(20))' is not something a purchase can be made to do.",
                         field: "action", fix: "Use the buttons on the customer's page.")
                 }
-                return ("\(bundleId) transaction \(transactionId)", Self.safeNext(form["back"]))
+                let (sent, link) = Self.notificationNotice(
+                    revised.notificationType, state: revised.notificationState,
+                    attempts: revised.notificationAttempts, bundleId: bundleId, environment: .production)
+                return ConsoleOutcome(
+                    target: "\(bundleId) transaction \(transactionId)", redirect: Self.safeNext(form["back"]),
+                    notice: Self.revision(action, revised) + " " + sent, link: link)
             }
+        }
+    }
+
+    /// What a refund control did to the transaction, in a sentence.
+    static func revision(_ action: String, _ revised: TestRevocationResponse) -> String {
+        let transaction = "transaction \(revised.transactionId) (\(revised.productId))"
+        switch action {
+        case "refund":
+            return "Refunded \(Self.amount(revised.refundedMinorUnits, revised.currency ?? "")) of \(transaction)."
+        case "reverse-refund": return "Reversed the refund of \(transaction)."
+        case "revoke": return "Revoked \(transaction) (Family Sharing ended)."
+        case "decline-refund": return "Declined the refund of \(transaction): nothing changes for the customer."
+        default: return "The customer asked for a refund of \(transaction)."
         }
     }
 

@@ -44,7 +44,11 @@ extension ConsoleController {
             let keyId = try context.parameters.require("keyId")
             return try await action(request, context, audit: "key.revoke") { _ in
                 _ = try await catalog.revokeKey(bundleId: bundleId, keyId: keyId)
-                return ("\(bundleId) \(keyId)", "/console/keys")
+                return ConsoleOutcome(
+                    target: "\(bundleId) \(keyId)", redirect: "/console/keys",
+                    notice:
+                        "Revoked the In-App Purchase key \(keyId) of \(bundleId): tokens it signs are refused from now on."
+                )
             }
         }
         pages.post("keys/team") { request, context in
@@ -62,7 +66,9 @@ extension ConsoleController {
             let keyId = try context.parameters.require("keyId")
             return try await action(request, context, audit: "team-key.revoke") { _ in
                 _ = try await team.revokeTeamKey(id: keyId)
-                return (keyId, "/console/keys")
+                return ConsoleOutcome(
+                    target: keyId, redirect: "/console/keys",
+                    notice: "Revoked the App Store Connect API key \(keyId): tokens it signs are refused from now on.")
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import KioskCore
+import KioskProtocol
 
 /// The notification delivery log per app and environment, with each notification's attempts and a resend.
 extension ConsoleController {
@@ -35,19 +36,62 @@ extension ConsoleController {
                     environments: StoreEnvironment.allCases.map {
                         ConsoleOption(value: $0.rawValue, selected: $0 == environment)
                     },
-                    type: type, bundleId: bundleId, notifications: rows, empty: rows.isEmpty),
+                    environment: environment.rawValue, type: type, bundleId: bundleId, notifications: rows,
+                    empty: rows.isEmpty),
                 title: "Notifications", section: "Notifications", session: context.consoleSession)
         }
         pages.post("notifications/:bundleId/:uuid/resend") { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let uuid = try context.parameters.require("uuid")
             return try await action(request, context, audit: "notification.resend") { form in
-                let sent = try await notifications.resend(bundleId: bundleId, uuid: uuid)
-                return (
-                    "\(sent.notificationType) \(uuid)",
-                    "/console/notifications?app=\(bundleId)&environment=\(sent.environment.lowercased())"
-                )
+                let sent: TestNotificationInfo
+                do {
+                    sent = try await notifications.resend(bundleId: bundleId, uuid: uuid)
+                } catch let error as KioskError where error.code == .noNotificationUrl {
+                    throw ConsoleRefusal(
+                        error, fix: "Set a notification URL for the environment, then resend it.",
+                        link: Self.notificationURLsForm(bundleId))
+                }
+                let outcome =
+                    switch sent.state {
+                    case "delivered": "the app's server accepted it"
+                    default: "the app's server did not accept it (\(sent.state))"
+                    }
+                return ConsoleOutcome(
+                    target: "\(sent.notificationType) \(uuid)",
+                    redirect: "/console/notifications?app=\(bundleId)&environment=\(sent.environment.lowercased())",
+                    notice: "Sent \(sent.notificationType.rawValue) \(uuid) again: \(outcome); \(sent.attempts) "
+                        + "attempt\(sent.attempts == 1 ? "" : "s") in all.")
             }
+        }
+    }
+
+    /// The app page's form that sets its notification URLs.
+    static func notificationURLsForm(_ bundleId: String) -> ConsoleNotice.Link {
+        ConsoleNotice.Link(path: "/console/apps/\(bundleId)#notification-urls", text: "Set it on the app's page.")
+    }
+
+    /// What became of the notification an action made, as a sentence, and the console page that shows its delivery
+    /// or sets the URL it lacked: never "sent" when the app has no notification URL.
+    static func notificationNotice(
+        _ type: NotificationType, state: String?, attempts: Int?, bundleId: String, environment: StoreEnvironment
+    ) -> (text: String, link: ConsoleNotice.Link) {
+        let log = ConsoleNotice.Link(
+            path: "/console/notifications?app=\(bundleId)&environment=\(environment.rawValue)",
+            text: "See its delivery.")
+        switch state {
+        case "unconfigured":
+            return (
+                "\(type.rawValue) was not sent: \(bundleId) has no \(environment.rawValue) notification URL; once "
+                    + "one is set, resend it from Notifications.", notificationURLsForm(bundleId)
+            )
+        case "delivered":
+            return ("The app's server received \(type.rawValue).", log)
+        case "failed":
+            let count = attempts ?? 0
+            return ("\(type.rawValue) did not reach the app's server (\(count) attempt\(count == 1 ? "" : "s")).", log)
+        default:
+            return ("\(type.rawValue) is on its way to the app's server.", log)
         }
     }
 }
@@ -84,6 +128,8 @@ struct NotificationsPage: ConsoleView {
 
     var apps: [AppChoice]
     var environments: [ConsoleOption]
+    /// The environment shown.
+    var environment: String
     /// The notification type shown, as typed; empty for every type.
     var type: String
     /// The app shown; nil when the store has none.

@@ -21,7 +21,9 @@ extension ConsoleController {
                 _ = try await catalog.modifyProduct(bundleId: bundleId, productId: productId) { product in
                     ProductChanges(promotionalOffers: Self.replacing(offer, in: product.promotionalOffers))
                 }
-                return ("\(bundleId)/\(productId) \(identifier)", Self.productPath(bundleId, productId))
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(productId) \(identifier)", redirect: Self.productPath(bundleId, productId),
+                    notice: "Saved the promotional offer \(identifier) of \(productId).")
             }
         }
         pages.post("apps/:bundleId/products/:productId/win-back-offers") { request, context in
@@ -44,7 +46,9 @@ extension ConsoleController {
                 _ = try await catalog.modifyProduct(bundleId: bundleId, productId: productId) { product in
                     ProductChanges(winBackOffers: Self.replacing(offer, in: product.winBackOffers))
                 }
-                return ("\(bundleId)/\(productId) \(identifier)", Self.productPath(bundleId, productId))
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(productId) \(identifier)", redirect: Self.productPath(bundleId, productId),
+                    notice: "Saved the win-back offer \(identifier) of \(productId): \(Self.eligibility(offer)).")
             }
         }
         pages.post("apps/:bundleId/products/:productId/offers/:identifier/remove") { request, context in
@@ -64,7 +68,9 @@ extension ConsoleController {
                         promotionalOffers: product.promotionalOffers.filter { $0.identifier != identifier },
                         winBackOffers: product.winBackOffers.filter { $0.identifier != identifier })
                 }
-                return ("\(bundleId)/\(productId) \(identifier)", Self.productPath(bundleId, productId))
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(productId) \(identifier)", redirect: Self.productPath(bundleId, productId),
+                    notice: "Removed the offer \(identifier) from \(productId).")
             }
         }
         pages.post("apps/:bundleId/products/:productId/level") { request, context in
@@ -80,7 +86,10 @@ extension ConsoleController {
                     }
                     return ProductChanges(subscription: SubscriptionPlacement(groupId: groupId, level: level))
                 }
-                return ("\(bundleId)/\(product.productId) level \(level)", "/console/apps/\(bundleId)/catalog")
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(product.productId) level \(level)",
+                    redirect: "/console/apps/\(bundleId)/catalog",
+                    notice: "Moved \(product.productId) to level \(level) of its group.")
             }
         }
         pages.post("apps/:bundleId/subscription-groups/:groupId/localizations") { request, context in
@@ -93,7 +102,10 @@ extension ConsoleController {
                 _ = try await catalog.updateGroup(
                     bundleId: bundleId, id: groupId, referenceName: nil,
                     localizations: group.localizations.filter { $0.locale != localization.locale } + [localization])
-                return ("\(bundleId) group \(groupId) \(localization.locale)", "/console/apps/\(bundleId)/catalog")
+                return ConsoleOutcome(
+                    target: "\(bundleId) group \(groupId) \(localization.locale)",
+                    redirect: "/console/apps/\(bundleId)/catalog",
+                    notice: "Saved the \(localization.locale) name of \(group.referenceName): \(localization.name).")
             }
         }
     }

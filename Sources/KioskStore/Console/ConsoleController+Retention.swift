@@ -38,9 +38,12 @@ extension ConsoleController {
                     RetentionReviewRequest(
                         environment: environment, imageIdentifier: kind == "image" ? form["identifier"] : nil,
                         messageIdentifier: kind == "message" ? form["identifier"] : nil, state: form["state"] ?? ""))
-                return (
-                    "\(bundleId) \(reviewed.environment) \(reviewed.kind) \(reviewed.identifier) \(reviewed.state)",
-                    Self.retentionPath(bundleId, reviewed.environment)
+                return ConsoleOutcome(
+                    target:
+                        "\(bundleId) \(reviewed.environment) \(reviewed.kind) \(reviewed.identifier) \(reviewed.state)",
+                    redirect: Self.retentionPath(bundleId, reviewed.environment),
+                    notice:
+                        "The \(reviewed.kind) \(reviewed.identifier) (\(reviewed.environment)) is now \(reviewed.state)."
                 )
             }
         }
@@ -56,7 +59,10 @@ extension ConsoleController {
                         period: form["period"] ?? "",
                         numberOfPeriods: try ConsoleForm.integer(form["periods"], field: "periods"),
                         pricing: tier.map { Pricing(tier: $0) }))
-                return ("\(bundleId)/\(offer.productId) \(offer.identifier)", Self.retentionPath(bundleId, "sandbox"))
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(offer.productId) \(offer.identifier)",
+                    redirect: Self.retentionPath(bundleId, "sandbox"),
+                    notice: "Saved the retention offer \(offer.identifier) of \(offer.productId).")
             }
         }
         pages.post("apps/:bundleId/retention/offers/:productId/:identifier/remove") { request, context in
@@ -66,7 +72,9 @@ extension ConsoleController {
             return try await action(request, context, audit: "retention.remove-offer") { _ in
                 try await retention.deleteRetentionOffer(
                     bundleId: bundleId, productId: productId, identifier: identifier)
-                return ("\(bundleId)/\(productId) \(identifier)", Self.retentionPath(bundleId, "sandbox"))
+                return ConsoleOutcome(
+                    target: "\(bundleId)/\(productId) \(identifier)", redirect: Self.retentionPath(bundleId, "sandbox"),
+                    notice: "Removed the retention offer \(identifier) of \(productId).")
             }
         }
     }

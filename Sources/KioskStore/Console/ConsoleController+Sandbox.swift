@@ -22,7 +22,11 @@ extension ConsoleController {
                     TestClockRequest(
                         action: action, by: form["by"].map(TestClockAmount.text),
                         to: form["to"].map(TestClockAmount.text)))
-                return ("\(action) → \(Self.time(Date(millisecondsSince1970: changed.now)))", "/console/sandbox")
+                let now = Self.time(Date(millisecondsSince1970: changed.now))
+                return ConsoleOutcome(
+                    target: "\(action) → \(now)", redirect: "/console/sandbox",
+                    notice: "The sandbox clock now reads \(now); what fell due on the way (renewals, retries, "
+                        + "expiries) was processed.")
             }
         }
         pages.post("testers/:email/subscriptions/:originalTransactionId") { request, context in
@@ -35,7 +39,10 @@ extension ConsoleController {
                     bundleId: form["bundleId"] ?? "", originalTransactionId: original,
                     TestSubscriptionRequest(
                         action: action, requestIdentifier: form["requestIdentifier"].flatMap(UUID.init(uuidString:))))
-                return ("\(action) subscription \(original) of \(email)", Self.customerPath(email))
+                return ConsoleOutcome(
+                    target: "\(action) subscription \(original) of \(email)", redirect: Self.customerPath(email),
+                    notice: "Did \(action.replacingOccurrences(of: "-", with: " ")) on subscription \(original); its "
+                        + "state and notifications are below.")
             }
         }
     }

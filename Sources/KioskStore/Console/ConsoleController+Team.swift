@@ -32,7 +32,10 @@ extension ConsoleController {
                 }
                 let user = try await team.updateConsoleUser(
                     email: email, name: nil, roles: Self.roles(in: form), disabled: disabled)
-                return (Self.describe(user), "/console/team")
+                return ConsoleOutcome(
+                    target: Self.describe(user), redirect: "/console/team",
+                    notice: "Saved \(user.email): roles \(user.roles.map(\.title).joined(separator: ", "))"
+                        + (user.disabledAt != nil ? ", disabled." : ", enabled."))
             }
         }
         pages.post("team/:email/reset-password") { request, context in

@@ -27,14 +27,18 @@ extension ConsoleController {
                     changes: AccountChanges(
                         paymentOutcome: outcome, interruptPurchases: form["interruptPurchases"] == "on",
                         askToBuy: form["askToBuy"] == "on", renewalRate: rate))
-                return (email, Self.customerPath(email))
+                return ConsoleOutcome(
+                    target: email, redirect: Self.customerPath(email),
+                    notice: "Saved the settings of \(email); they apply to the next purchase and renewal.")
             }
         }
         pages.post("testers/:email/clear-purchase-history") { request, context in
             let email = try Self.email(context)
             return try await action(request, context, audit: "tester.clear-purchase-history") { _ in
                 _ = try await accounts.clearPurchaseHistory(email: email)
-                return (email, Self.customerPath(email))
+                return ConsoleOutcome(
+                    target: email, redirect: Self.customerPath(email),
+                    notice: "Cleared the purchase history of \(email): the tester can buy everything again.")
             }
         }
         pages.post("testers/:email/payments/:paymentId") { request, context in
@@ -45,7 +49,11 @@ extension ConsoleController {
                     throw KioskError(.invalidDecision, "Approve or decline the payment.", field: "decision")
                 }
                 _ = try await testControls.decide(bundleId: form["bundleId"] ?? "", paymentId: paymentId, decision)
-                return ("\(decision.rawValue) payment \(paymentId) of \(email)", Self.customerPath(email))
+                return ConsoleOutcome(
+                    target: "\(decision.rawValue) payment \(paymentId) of \(email)", redirect: Self.customerPath(email),
+                    notice: decision == .approve
+                        ? "Approved the payment \(paymentId) of \(email): it is charged (simulated; no money moved)."
+                        : "Declined the payment \(paymentId) of \(email): nothing was charged.")
             }
         }
     }

@@ -24,14 +24,26 @@ struct ConsoleController {
     let renderer: ConsoleRenderer
     let adminTokenSHA256: String
     let signInThrottle = ConsoleSignInThrottle()
+    /// Draws a refused form's page again, with the refusal at its top.
+    let redraw = ConsoleRedraw()
     let clock: any KioskClock
     /// Apps' retention messaging (`ConsoleController+Retention.swift`).
     var retention: RetentionService?
 
     func addRoutes(to router: Router<KioskRequestContext>) {
         router.get("/") { _, _ in Response.redirect(to: "/console", type: .normal) }
-        let console = router.group("console").add(middleware: ConsolePageMiddleware(renderer: renderer))
-            .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
+        addConsoleRoutes(to: router)
+        // A refused form's page is drawn again through the console's own routes, without the store's others.
+        let consoleOnly = Router(context: KioskRequestContext.self)
+        addConsoleRoutes(to: consoleOnly)
+        redraw.set(consoleOnly.buildResponder())
+    }
+
+    private func addConsoleRoutes(to router: Router<KioskRequestContext>) {
+        let console = router.group("console").add(
+            middleware: ConsolePageMiddleware(renderer: renderer, secure: sessions.secure)
+        )
+        .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
         console.get("console.css") { _, _ in
             try ConsoleRenderer.asset("console.css", contentType: "text/css; charset=utf-8")
         }
@@ -205,21 +217,44 @@ struct ConsoleController {
     }
 
     /// Performs a posted action: reads the form (checking its CSRF token), runs `body`, writes the audit entry and
-    /// redirects to the page it returns. A refusal is shown with what to do and a way back to the form's page.
+    /// redirects to the page it returns, which shows the outcome's notice at its top. A refusal draws the form's own
+    /// page again with the refusal at its top (``refused(_:back:_:_:)``).
     func action(
         _ request: Request, _ context: KioskRequestContext, audit action: String,
-        _ body: (ConsoleForm) async throws -> (target: String, redirect: String)
+        _ body: (ConsoleForm) async throws -> ConsoleOutcome
     ) async throws -> Response {
         let form = try await ConsoleForm.read(request, context: context)
         do {
-            let (target, redirect) = try await body(form)
-            try await audit(context.consoleSession, action, target)
-            return Response.redirect(to: redirect, type: .normal)
+            let outcome = try await body(form)
+            try await audit(context.consoleSession, action, outcome.target)
+            var response = Response.redirect(to: outcome.redirect, type: .normal)
+            response.headers[.setCookie] = ConsoleFlash.cookie(
+                ConsoleNotice(outcome.notice, link: outcome.link), secure: sessions.secure)
+            return response
         } catch let error as KioskError {
-            return renderer.page(
-                ErrorPage(error, back: Self.safeNext(form["back"])), title: "Not done", section: "",
-                session: context.consoleSession, status: error.status)
+            return await refused(ConsoleRefusal(error), back: form["back"], request, context)
+        } catch let refusal as ConsoleRefusal {
+            return await refused(refusal, back: form["back"], request, context)
         }
+    }
+
+    /// The page a refused form came from (`back`, else the page the browser names as the referrer), drawn again with
+    /// the refusal at its top and the refusal's status; when that page cannot be drawn, the refusal on a page of its
+    /// own with a link back.
+    func refused(
+        _ refusal: ConsoleRefusal, back: String?, _ request: Request, _ context: KioskRequestContext
+    ) async -> Response {
+        let path = Self.safeNext(back ?? Self.referrerPath(request))
+        if let page = await redraw.page(path, refusal: refusal, after: request, context: context) { return page }
+        return renderer.page(
+            ErrorPage(message: refusal.message, fix: refusal.fix, code: refusal.code, back: path), title: "Not done",
+            section: "", session: context.consoleSession, status: HTTPResponse.Status(code: refusal.status))
+    }
+
+    /// The path and query of the page the browser says the request came from.
+    static func referrerPath(_ request: Request) -> String? {
+        guard let referrer = request.headers[.referer], let url = URLComponents(string: referrer) else { return nil }
+        return url.percentEncodedPath + (url.percentEncodedQuery.map { "?\($0)" } ?? "")
     }
 
     static func time(_ date: Date) -> String {
@@ -232,6 +267,16 @@ struct ConsoleController {
     static func amount(_ minorUnits: Int, _ currency: String) -> String {
         Currency.text(minorUnits: minorUnits, code: currency)
     }
+}
+
+/// What a console action did: the audit log's target, the page to return to, and the sentence that page shows at
+/// its top — what was done, and what was not.
+struct ConsoleOutcome {
+    var target: String
+    var redirect: String
+    var notice: String
+    /// Where to go next, when the notice says something is left to do.
+    var link: ConsoleNotice.Link? = nil
 }
 
 /// The sign-in page: a console user's form, and the admin token's (open while the store has no console users yet).

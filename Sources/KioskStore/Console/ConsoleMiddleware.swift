@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import KioskCore
 import KioskHTTP
@@ -9,13 +10,17 @@ import MultipartKit
 struct ConsolePageMiddleware: RouterMiddleware {
     typealias Context = KioskRequestContext
     let renderer: ConsoleRenderer
+    /// Whether cookies are sent over HTTPS only.
+    let secure: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
+        // The notice of the action that redirected here is shown once, by the page the browser then gets.
+        let notice = request.method == .get ? ConsoleFlash.notice(cookieHeader: request.headers[.cookie]) : nil
         var response: Response
         do {
-            response = try await next(request, context)
+            response = try await ConsoleFlash.$notice.withValue(notice) { try await next(request, context) }
         } catch let error as KioskError {
             response = renderer.page(
                 ErrorPage(error), title: "Something went wrong", section: "", session: context.consoleSession,
@@ -32,6 +37,9 @@ struct ConsolePageMiddleware: RouterMiddleware {
         response.headers[.init("X-Content-Type-Options")!] = "nosniff"
         response.headers[.init("Referrer-Policy")!] = "same-origin"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        if notice != nil, !(300..<400).contains(response.status.code) {
+            response.headers.append(HTTPField(name: .setCookie, value: ConsoleFlash.clearingCookie(secure: secure)))
+        }
         return response
     }
 }

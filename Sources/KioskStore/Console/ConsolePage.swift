@@ -33,6 +33,10 @@ struct ConsoleLayout: Decodable {
     /// `{{#can.manageCatalog}}…{{/can.manageCatalog}}` shows a form only to those it would not refuse.
     var can: ConsolePermissions
     var nav: [Section]
+    /// What the operator's last action did, shown at the top of the page.
+    var notice: ConsoleNotice?
+    /// The refusal of the form this page was drawn again for, shown at the top of the page.
+    var refusal: ConsoleRefusal?
 
     /// The layout of a page titled `title`, in the navigation's `section`, for `session` (nil on the sign-in page).
     init(title: String, section: String, session: ConsoleSession?) {
@@ -42,6 +46,8 @@ struct ConsoleLayout: Decodable {
         signedIn = session != nil
         let permissions = session?.permissions ?? []
         can = ConsolePermissions(permissions)
+        notice = ConsoleFlash.notice
+        refusal = ConsoleFlash.refusal
         // Until a temporary password is replaced, no page but the account page opens: the navigation shows none.
         let sections = session?.mustChangePassword == true ? [] : ConsoleRenderer.sections
         nav = sections.filter { entry in
