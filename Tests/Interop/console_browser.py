@@ -181,6 +181,9 @@ def run(driver, base, args):
     reasons = [e.get_attribute("data-code") for e in driver.find_elements(By.CSS_SELECTOR, "#availability-sandbox .reason")]
     seen["sandboxReasons"] = reasons
     check(reasons == ["agreement_not_active"], "the sandbox names the agreement as the one reason")
+    check("kiosk " not in text(driver, "#availability-sandbox")
+          and driver.find_elements(By.CSS_SELECTOR, '#availability-sandbox a[href="/console/agreements"]'),
+          "the fix links to the console's own Agreements page, not to a CLI command")
     shot(driver, args, "product-unavailable")
     fill(driver, {"loc-locale": "fr_FR", "loc-displayName": "100 pièces", "loc-description": "Un petit tas de pièces"})
     submit(driver, "localization")
@@ -240,6 +243,9 @@ def run(driver, base, args):
     bars = [int(b.get_attribute("data-value")) for b in driver.find_elements(By.CSS_SELECTOR, "#units-chart .bar")]
     check(sum(bars) == after, "the chart's bars add up to the total")
     shot(driver, args, "money")
+    driver.get(base + "/console/money")
+    check("the sandbox has" in text(driver, "#sandbox-hint"),
+          "an empty production Money page points to the sandbox's test purchases")
 
     # Find the customer by transaction id, and refund from their page.
     driver.get(base + "/console/customers")

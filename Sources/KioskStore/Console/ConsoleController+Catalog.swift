@@ -244,10 +244,11 @@ extension ConsoleController {
             availability.append(
                 ProductPage.Availability(
                     environment: environment.rawValue, available: result.isAvailable,
-                    reasons: result.reasons.map {
-                        ProductPage.Reason(
-                            message: $0.message, fix: $0.fix, code: $0.code,
-                            page: $0.code == "agreement_not_active" ? "/console/agreements" : nil)
+                    reasons: result.reasons.map { reason in
+                        let form = Self.consoleFix(reason.code)
+                        return ProductPage.Reason(
+                            message: reason.message, fix: form == nil ? reason.fix : nil, code: reason.code,
+                            page: form?.path, pageText: form?.text)
                     }))
         }
         let proceeds = try await money.proceeds(of: product)
@@ -312,6 +313,22 @@ extension ConsoleController {
             offer.waitBetweenOffersInMonths.map { "\($0) months between offers" },
             offer.priority == .high ? "high priority" : nil,
         ].compactMap { $0 }.joined(separator: ", ")
+    }
+
+    /// The console's own form that fixes an availability reason, in place of the CLI's or the API's fix.
+    static func consoleFix(_ code: String) -> ConsoleNotice.Link? {
+        switch code {
+        case "agreement_not_active":
+            ConsoleNotice.Link(path: "/console/agreements", text: "Complete it on the Agreements page.")
+        case "not_cleared_for_sale": ConsoleNotice.Link(path: "#edit-product", text: "Tick “Cleared for sale” above.")
+        case "missing_metadata":
+            ConsoleNotice.Link(path: "#localization", text: "Add what is missing above: a localization, a price tier.")
+        case "review_findings": ConsoleNotice.Link(path: "#localization", text: "Correct its texts above.")
+        case "not_approved":
+            ConsoleNotice.Link(path: "#review-actions", text: "Submit it for review below, and approve it.")
+        case "removed_from_sale": ConsoleNotice.Link(path: "#review-actions", text: "Restore it to sale below.")
+        default: nil
+        }
     }
 
     /// The review actions the product's state allows now, as buttons.
@@ -431,10 +448,12 @@ struct ProductPage: ConsoleView {
     /// Why the product is not for sale, and what to do about it.
     struct Reason: Decodable {
         var message: String
-        var fix: String
+        /// The CLI's or the API's fix, when the console has no form of its own for it.
+        var fix: String?
         var code: String
-        /// The console page where it is fixed, when there is one.
+        /// The console page or form where it is fixed, when there is one, and what to do there.
         var page: String?
+        var pageText: String?
     }
 
     struct Price: Decodable {

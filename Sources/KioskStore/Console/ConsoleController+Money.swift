@@ -34,13 +34,21 @@ extension ConsoleController {
                 ? ConsoleChart.bars(
                     days.map { (label: String($0.suffix(5)), value: proceedsByDay[$0] ?? 0) },
                     title: "Proceeds per day, US cents at the configured exchange rates", id: "proceeds-chart") : nil
+            let totalUnits = byDay.points.reduce(0) { $0.saturatingAdding($1.units) }
+            // An empty production page after a sandbox walkthrough says where the test purchases are.
+            var sandboxUnits: Int?
+            if environment == .production, totalUnits == 0 {
+                let sandbox = try await money.moneySeries(environment: .sandbox, from: from, to: to, by: .day)
+                let units = sandbox.points.reduce(0) { $0.saturatingAdding($1.units) }
+                sandboxUnits = units > 0 ? units : nil
+            }
             return renderer.page(
                 MoneyPage(
                     chart: chart, proceedsChart: proceedsChart, sandbox: environment == .sandbox,
                     environments: StoreEnvironment.allCases.map {
                         ConsoleOption(value: $0.rawValue, selected: $0 == environment)
                     },
-                    totalUnits: byDay.points.reduce(0) { $0.saturatingAdding($1.units) },
+                    totalUnits: totalUnits, sandboxUnits: sandboxUnits,
                     byProduct: byProduct.points.map(MoneyPage.Row.init),
                     byStorefront: byStorefront.points.map(MoneyPage.Row.init),
                     unconverted: byDay.unconverted.joined(separator: ", ").nonEmpty,
@@ -91,6 +99,8 @@ struct MoneyPage: ConsoleView {
     var sandbox: Bool
     var environments: [ConsoleOption]
     var totalUnits: Int
+    /// The sandbox's units in the same days, when production has none and the sandbox has some.
+    var sandboxUnits: Int?
     var byProduct: [Row]
     var byStorefront: [Row]
     /// The currencies that have no exchange rate, in a line.
