@@ -16,7 +16,8 @@ import Testing
             AccountPage.self, AgreementsPage.self, AppPage.self, AppsPage.self, AuditPage.self, CatalogPage.self,
             CheckPage.self, ChecksPage.self, CustomerPage.self, CustomersPage.self, ErrorPage.self, HealthPage.self,
             KeyCreatedPage.self, KeysPage.self, MoneyPage.self, NotificationsPage.self, OverviewPage.self,
-            ProductPage.self, RetentionPage.self, SandboxPage.self, SignInPage.self, TeamPage.self,
+            ProductPage.self, RetentionPage.self, SandboxPage.self, SignInPage.self, SubscriptionsPage.self,
+            TeamPage.self,
             TeamPasswordPage.self,
         ]
     }

@@ -123,6 +123,26 @@ extension SQLStorageTransaction {
         .map(Self.decodeTransaction)
     }
 
+    func subscriptionChains(environment: StoreEnvironment, from start: Date, to end: Date) async throws
+        -> [StoreTransaction]
+    {
+        let renewable = ProductType.autoRenewable.rawValue
+        return try await session.all(
+            """
+            SELECT * FROM transactions WHERE environment = \(bind: environment.rawValue)
+                AND product_type = \(bind: renewable) AND purchase_date < \(bind: end.millisecondsSince1970)
+                AND original_transaction_id IN (
+                    SELECT original_transaction_id FROM transactions
+                    WHERE environment = \(bind: environment.rawValue) AND product_type = \(bind: renewable)
+                        AND purchase_date < \(bind: end.millisecondsSince1970)
+                        AND (expires_date >= \(bind: start.millisecondsSince1970)
+                            OR revocation_date >= \(bind: start.millisecondsSince1970)))
+            ORDER BY purchase_date, id
+            """
+        )
+        .map(Self.decodeTransaction)
+    }
+
     func deleteTransaction(id: StoreTransaction.ID, environment: StoreEnvironment) async throws -> Int {
         // A restored entry's `transaction_id` is the original purchase it restores, so this one condition takes
         // both the entries that show the transaction and the restores of it.

@@ -17,6 +17,7 @@ enum ConsoleAccess {
         "notifications": Rule(change: .resendNotifications), "refunds": Rule(change: .refundCustomers),
         "agreements": Rule(read: .manageAgreements, change: .manageAgreements),
         "money": Rule(read: .readSales, change: .readSales),
+        "subscriptions": Rule(read: .readSales, change: .readSales),
         "keys": Rule(read: .manageKeys, change: .manageKeys),
         "audit": Rule(read: .readAuditLog, change: .readAuditLog),
         "team": Rule(read: .manageTeam, change: .manageTeam),

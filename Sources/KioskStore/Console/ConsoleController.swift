@@ -66,6 +66,7 @@ struct ConsoleController {
         addCustomerRoutes(to: pages)
         addNotificationRoutes(to: pages)
         addMoneyRoutes(to: pages)
+        addSubscriptionRoutes(to: pages)
         addHealthRoutes(to: pages)
         addSandboxRoutes(to: pages)
         addKeyRoutes(to: pages)

@@ -172,7 +172,8 @@ struct ConsoleRenderer: Sendable {
         ("/console", "Overview"), ("/console/apps", "Apps"), ("/console/agreements", "Agreements"),
         ("/console/customers", "Customers"), ("/console/sandbox", "Sandbox"),
         ("/console/notifications", "Notifications"), ("/console/checks", "Checks"),
-        ("/console/money", "Money"), ("/console/keys", "Keys"), ("/console/team", "Team"),
+        ("/console/money", "Money"), ("/console/subscriptions", "Subscriptions"),
+        ("/console/keys", "Keys"), ("/console/team", "Team"),
         ("/console/audit", "Audit log"), ("/console/health", "Health"),
     ]
 }
