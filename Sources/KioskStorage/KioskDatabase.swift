@@ -297,7 +297,7 @@ public protocol TransactionRepository: Sendable {
     /// The app's transactions that continue `originalTransactionId` (itself included), by id.
     func transactions(originalTransactionId: Int64, appId: App.ID, environment: StoreEnvironment) async throws
         -> [StoreTransaction]
-    /// Every transaction bought before `end` of the auto-renewable subscriptions that had a period ending, or a
+    /// Every transaction bought at or before `end` of the auto-renewable subscriptions that had a period ending, or a
     /// refund, at or after `start`: what the subscriptions dashboard counts in `start..<end`, each subscription's
     /// chain whole (its earlier periods too), by purchase date then id.
     func subscriptionChains(environment: StoreEnvironment, from start: Date, to end: Date) async throws

@@ -313,6 +313,14 @@ def run(driver, base, args):
     seen["clubTransactions"] = len(club)
     check(len(club) == 2, "renewing now adds a renewal to the timeline")
     check("com.example.coins.club.monthly" in text(driver, "ul.entitlements"), "the subscription is an entitlement")
+    # The subscriptions dashboard counts it, drawn from the ledger.
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Subscriptions"))
+    driver.get(base + "/console/subscriptions?environment=sandbox")
+    seen["activeSubscriptions"] = text(driver, "#total-active")
+    seen["dashboard"] = driver.find_element(By.TAG_NAME, "main").text[:1500]
+    check(seen["activeSubscriptions"] == "1", "the dashboard counts the tester's active subscription")
+    shot(driver, args, "subscriptions")
+    driver.get(base + "/console/customers/sandbox/" + TESTER)
 
     # The tester's settings: Ask to Buy on (the app's next purchase will wait for approval on this page).
     driver.find_element(By.ID, "askToBuy").click()

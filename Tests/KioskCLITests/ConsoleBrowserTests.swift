@@ -57,7 +57,7 @@ import Testing
                 #expect(sink.uuids.count >= 1, "the resent notification reached the receiver")
                 for page in [
                     "overview", "product-unavailable", "agreements", "money", "customer", "notifications", "catalog",
-                    "audit", "team", "account", "checks",
+                    "audit", "team", "account", "checks", "subscriptions",
                 ] {
                     #expect(FileManager.default.fileExists(atPath: "\(screenshots)/\(page).png"), "\(page).png")
                 }

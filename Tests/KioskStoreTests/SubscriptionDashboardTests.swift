@@ -43,6 +43,23 @@ import Testing
         }
     }
 
+    // Proves a subscription bought at the very instant the page is read counts: the store's clock does not move
+    // between the two (a manual clock, as in every test and the browser's walkthrough), and a period bought at
+    // `now` is bought by then.
+    @Test(arguments: TestDatabase.available)
+    func aSubscriptionBoughtThisInstantIsActive(database: TestDatabase) async throws {
+        try await withTestStore(engine: database, clock: ManualClock(Self.start)) { store in
+            try await Self.prepareCatalog(store)
+            let bought = try await store.pay(Self.yearly, token: try await store.signIn("c@example.com"))
+            #expect(bought.transactionId != nil, "\(bought.text)")
+            let visitor = ConsoleTests.Visitor(store)
+            _ = try await visitor.signIn()
+            let page = try await visitor.get("/console/subscriptions?environment=sandbox")
+            #expect(Self.cell("total-active", in: page.text) == "1", "\(page.text)")
+            #expect(Self.cell("total-mrr", in: page.text) == "USD 9.99", "\(page.text)")
+        }
+    }
+
     // Proves the page is in the navigation after Money and needs what Money needs to read.
     @Test func pageIsASectionThatNeedsReadSales() {
         let paths = ConsoleRenderer.sections.map(\.path)

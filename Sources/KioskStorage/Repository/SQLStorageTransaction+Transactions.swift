@@ -130,11 +130,11 @@ extension SQLStorageTransaction {
         return try await session.all(
             """
             SELECT * FROM transactions WHERE environment = \(bind: environment.rawValue)
-                AND product_type = \(bind: renewable) AND purchase_date < \(bind: end.millisecondsSince1970)
+                AND product_type = \(bind: renewable) AND purchase_date <= \(bind: end.millisecondsSince1970)
                 AND original_transaction_id IN (
                     SELECT original_transaction_id FROM transactions
                     WHERE environment = \(bind: environment.rawValue) AND product_type = \(bind: renewable)
-                        AND purchase_date < \(bind: end.millisecondsSince1970)
+                        AND purchase_date <= \(bind: end.millisecondsSince1970)
                         AND (expires_date >= \(bind: start.millisecondsSince1970)
                             OR revocation_date >= \(bind: start.millisecondsSince1970)))
             ORDER BY purchase_date, id
