@@ -9,9 +9,12 @@ import Testing
 import X509
 
 /// A merchant's notification endpoint for tests: a small Hummingbird server on 127.0.0.1 and a free port that
-/// records every `signedPayload` POSTed to `/notifications` and answers `status`.
+/// records every `signedPayload` POSTed to `/notifications` and answers `status`; `/moved` answers a 307 to
+/// `/notifications`.
 struct NotificationReceiver: Sendable {
     let url: String
+    /// The URL that redirects to ``url``.
+    var movedURL: String { url.replacingOccurrences(of: "/notifications", with: "/moved") }
     private let received: Received
 
     /// What arrived, in order.
@@ -107,6 +110,10 @@ func withNotificationReceiver<T: Sendable>(
         let decoded = try await request.decode(as: SignedPayloadBody.self, context: context)
         received.append(decoded.signedPayload, contentType: request.headers[.contentType] ?? "")
         return Response(status: answering())
+    }
+    // A URL that moved: a receiver that follows redirects would deliver here to /notifications.
+    router.post("moved") { _, _ -> Response in
+        Response(status: .temporaryRedirect, headers: [.location: "/notifications"])
     }
     var logger = Logger(label: "notification-receiver")
     logger.logLevel = .warning

@@ -193,6 +193,26 @@ import Testing
         }
     }
 
+    /// A notification URL that answers a redirect is a failed attempt, as at Apple: the store does not follow it (a
+    /// followed 307 would re-send the POST to an address no one configured; a 302 would turn it into a GET).
+    @Test func aRedirectIsAFailedAttemptNotFollowed() async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(clock: clock) { store in
+                let key = try await Self.prepare(store, urls: [receiver.movedURL])
+                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
+                #expect(requested.status == 200, "\(requested.text)")
+                await store.built.context.notifications.deliverDue(.sandbox)
+                #expect(receiver.payloads.isEmpty, "the redirect was not followed to /notifications")
+                let history = try await Self.history(store, key: key, clock: clock, onlyFailures: true)
+                let attempts = history.first?["sendAttempts"] as? [[String: Any]] ?? []
+                #expect(
+                    attempts.compactMap { $0["sendAttemptResult"] as? String } == ["UNSUCCESSFUL_HTTP_RESPONSE_CODE"],
+                    "\(history)")
+            }
+        }
+    }
+
     /// An app with sandbox notification URLs and a Server API key.
     static func prepare(_ store: TestStore, urls: [String]) async throws -> ServerAPIKey {
         try await store.createApp()

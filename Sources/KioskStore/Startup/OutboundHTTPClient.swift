@@ -3,23 +3,18 @@ import KioskSigning
 import ServiceLifecycle
 import X509
 
-/// The HTTP client the store calls out with (notifications to the apps' servers): the shared one, or, when the
-/// store was given roots to trust (the Kiosk TLS root of a merchant served over HTTPS), one of its own that trusts
-/// them besides the system's, shut down when the store stops.
+/// The HTTP client the store calls out with (notifications and real-time requests to the apps' servers), its own,
+/// shut down when the store stops. It follows no redirect, as Apple does not: a followed 3xx would turn the POST into
+/// a GET to an address no one configured. With roots to trust (the Kiosk TLS root of a merchant served over HTTPS),
+/// it trusts them besides the system's.
 struct OutboundHTTPClient: Service {
     let client: HTTPClient
-    private let owned: Bool
 
     init(trusting roots: [Certificate]) throws {
-        guard !roots.isEmpty else {
-            client = .shared
-            owned = false
-            return
-        }
         var configuration = HTTPClient.Configuration()
-        try configuration.trust(roots)
+        configuration.redirectConfiguration = .disallow
+        if !roots.isEmpty { try configuration.trust(roots) }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        owned = true
     }
 
     func run() async throws {
@@ -27,8 +22,5 @@ struct OutboundHTTPClient: Service {
         try await shutdown()
     }
 
-    /// Shuts an own client down (the shared one stays).
-    func shutdown() async throws {
-        if owned { try await client.shutdown() }
-    }
+    func shutdown() async throws { try await client.shutdown() }
 }
