@@ -34,6 +34,27 @@ import Testing
         }
     }
 
+    // Proves a name a spreadsheet would run as a formula reaches the report as text (a leading '), while amounts and
+    // refunds' negative units stay numbers, and a tab in a name cannot split a cell.
+    @Test func cellsAreSafeToOpenInASpreadsheet() throws {
+        let span = try #require(ReportFrequency.daily.span(named: "2026-11-24"))
+        var products = Self.products
+        products["1/coins"] = .init(
+            referenceName: "=HYPERLINK(\"http://evil.example\")\tx", bundleId: "com.example.app", appleIdentifier: 42,
+            duration: nil)
+        let report = SalesSummaryReport.make(
+            events: [Self.event(1), Self.event(2, units: -1, kind: .refund)], span: span, developer: "@SUM(1+1)",
+            products: products)
+        let rows = Self.rows(report)
+        let column = { (name: String) in try #require(SalesSummaryReport.columns.firstIndex(of: name)) }
+        let (title, developer, units) = (try column("Title"), try column("Developer"), try column("Units"))
+        #expect(rows.allSatisfy { $0.count == SalesSummaryReport.columns.count }, "\(rows)")
+        #expect(Set(rows.map { $0[title] }) == [#"'=HYPERLINK("http://evil.example") x"#])
+        #expect(Set(rows.map { $0[developer] }) == ["'@SUM(1+1)"])
+        #expect(rows.map { $0[units] }.sorted() == ["-1", "1"], "negative units stay a number")
+        #expect(SalesSummaryReport.line(["-0.99", "+1 gem", "-2+3", "plain"]) == "-0.99\t'+1 gem\t'-2+3\tplain")
+    }
+
     // Proves a payment of the monthly plan is a row of its own whose Period is the month it paid for, beside the
     // one-year subscription's up-front sales, and that its renewals sum like any.
     @Test func monthlyPlanPaymentsAreOneMonthRows() throws {

@@ -67,12 +67,12 @@ public enum FinancialReport {
             totalUnits = totalUnits.saturatingAdding(quantity)
             totalAmount = totalAmount.saturatingAdding(extended)
             rows.append(
-                [
+                SalesSummaryReport.line([
                     SalesSummaryReport.date(month.start), SalesSummaryReport.date(month.end.addingTimeInterval(-1)), "",
                     "", key[0], String(quantity), SalesSummaryReport.amount(share, in: key[6]),
                     SalesSummaryReport.amount(extended, in: key[6]), key[6], key[1], key[2],
                     developer, key[3], developer, "", key[4], "", key[5], "", "", key[8], key[6],
-                ].joined(separator: "\t"))
+                ]))
         }
         var lines = [columns.joined(separator: "\t")] + rows.sorted()
         lines.append("")

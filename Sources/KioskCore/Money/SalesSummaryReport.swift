@@ -117,6 +117,17 @@ public enum SalesSummaryReport {
         }
     }
 
+    /// A report's row as a line of tab-separated cells, each cell safe to open in a spreadsheet: text a spreadsheet
+    /// would run as a formula (starting with `=`, `+`, `-` or `@`, and not a number) gets a leading `'`, and tabs and
+    /// line breaks become spaces. Names come from whoever edits the catalog; a report goes to whoever reads money.
+    public static func line(_ cells: some Sequence<String>) -> String {
+        cells.map { cell in
+            var text = cell.replacing(/[\t\r\n]/, with: " ")
+            if let first = text.first, "=+-@".contains(first), Double(text) == nil { text = "'" + text }
+            return text
+        }.joined(separator: "\t")
+    }
+
     /// The report of `events` in `span` (production events only; others are skipped), `developer` in its Developer
     /// column, `products` keyed by "appId/productId". Rows are sorted, so one ledger always gives the same file.
     public static func make(
@@ -157,7 +168,7 @@ public enum SalesSummaryReport {
         let lines = units.map { key, count in
             var row = key.dropLast() as ArraySlice
             row[7] = String(count)
-            return row.joined(separator: "\t")
+            return line(row)
         }
         return ([columns.joined(separator: "\t")] + lines.sorted()).joined(separator: "\n") + "\n"
     }

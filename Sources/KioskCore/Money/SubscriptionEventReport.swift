@@ -127,7 +127,7 @@ public enum SubscriptionEventReport {
             quantities[row, default: 0] += 1
         }
         let rows = quantities.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { row, quantity in
-            (row + [String(quantity)]).joined(separator: "\t")
+            SalesSummaryReport.line(row + [String(quantity)])
         }
         return (([columns.joined(separator: "\t")] + rows).joined(separator: "\n") + "\n", rows.count)
     }
