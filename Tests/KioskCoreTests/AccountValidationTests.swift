@@ -4,6 +4,23 @@ import Testing
 
 @Suite("Account and app validation")
 struct AccountValidationTests {
+    // Proves a console password follows OWASP ASVS level 2: 12 characters or more, not the email or its name part,
+    // not a common word dressed up with digits or punctuation, not digits alone or a repeated character.
+    @Test(
+        arguments: [
+            ("correct-horse", nil), ("four unrelated words", nil), ("Password24!", "password_too_short"),
+            ("Password2024!", "password_too_common"), ("123456789012", "password_too_common"),
+            ("qwertyuiop12", "password_too_common"), ("aaaaaaaaaaaa", "password_too_common"),
+            ("ababababababab", "password_too_common"), ("dee.veloper-2026", "password_contains_email"),
+            ("my DEE.VELOPER@example.com", "password_contains_email"), ("short", "password_too_short"),
+        ] as [(String, String?)])
+    func consolePasswords(_ password: String, _ code: String?) {
+        let errors = CatalogValidator.validateConsolePassword(
+            password, email: "Dee.Veloper@example.com", field: "newPassword")
+        #expect(errors.map(\.code.rawValue) == (code.map { [$0] } ?? []), "\(password)")
+        #expect(errors.allSatisfy { $0.field == "newPassword" && $0.fix?.isEmpty == false })
+    }
+
     // Proves ordinary addresses, plus-tags, subdomains and a 254-character address are accepted.
     @Test(arguments: [
         "tester@example.com", "first.last+iap@mail.example.co.uk", "a@b.cn", "o'neil_1@x-y.io",

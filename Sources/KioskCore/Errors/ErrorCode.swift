@@ -36,6 +36,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
     case missingSubscriptionGroup = "missing_subscription_group"
     case offersRequireAutoRenewable = "offers_require_auto_renewable"
     case passwordTooLong = "password_too_long"
+    case passwordTooCommon = "password_too_common"
+    case passwordContainsEmail = "password_contains_email"
     case passwordTooShort = "password_too_short"
     case storekitExportFailed = "storekit_export_failed"
     case taxFormMismatch = "tax_form_mismatch"
@@ -328,6 +330,7 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
             .missingGroupName, .missingLocalization, .missingOfferPrice, .missingProduct, .missingRoles,
             .missingSubscriptionGroup, .missingTester, .noProducts, .notASubscription, .notAutoRenewable,
             .offersRequireAutoRenewable, .ownAdminAccess, .passwordHashParameters, .passwordTooLong, .passwordTooShort,
+            .passwordTooCommon, .passwordContainsEmail,
             .passwordUnchanged, .passwordsDiffer, .productIdImmutable, .receiptRefused, .signingCertificateInvalid,
             .signingChainDiffers, .signingChainIncomplete, .signingChainInvalid, .signingDirectoryNotDirectory,
             .signingFileUnreadable, .signingIdentityCorrupt, .signingIdentityKeyWrong, .signingIdentityMissing,

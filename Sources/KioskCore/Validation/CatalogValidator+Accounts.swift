@@ -29,6 +29,54 @@ extension CatalogValidator {
         return []
     }
 
+    /// The shortest console password accepted: OWASP ASVS 4.0 level 2 asks for 12 characters (V2.1.1).
+    public static let consolePasswordMinLength = 12
+    /// Words that, with digits and punctuation around them, make the passwords tried first ("Password2024!"). This
+    /// is a short list of the commonest, not a breach corpus: Kiosk looks nothing up.
+    static let commonPasswordWords: Set<String> = [
+        "password", "passwort", "passw", "qwerty", "qwertyuiop", "qwertz", "azerty", "asdfgh", "asdfghjkl", "zxcvbn",
+        "letmein", "welcome", "admin", "administrator", "root", "iloveyou", "monkey", "dragon", "football", "baseball",
+        "sunshine", "princess", "abc", "abcdef", "abcdefgh", "kiosk", "changeme", "secret", "login", "master",
+        "shadow", "trustno", "test", "guest", "user", "summer", "winter", "spring", "autumn",
+    ]
+
+    /// Checks a console password as OWASP ASVS level 2 asks: 12–128 characters, not the email or its name part,
+    /// and not one of the passwords tried first (a common word with digits or punctuation around it, digits
+    /// alone, one or two characters repeated).
+    public static func validateConsolePassword(_ password: String, email: String, field: String) -> [KioskError] {
+        if password.count < consolePasswordMinLength {
+            return [
+                KioskError(
+                    .passwordTooShort,
+                    "The password has \(password.count) characters; a console account needs at least "
+                        + "\(consolePasswordMinLength).",
+                    field: field, fix: "Choose a passphrase of \(consolePasswordMinLength) or more characters.")
+            ]
+        }
+        if let tooLong = validatePassword(password, field: field).first { return [tooLong] }
+        let lower = password.lowercased()
+        let address = email.lowercased()
+        let name = address.split(separator: "@").first.map(String.init) ?? ""
+        if lower.contains(address) || (name.count >= 3 && lower.contains(name)) {
+            return [
+                KioskError(
+                    .passwordContainsEmail, "The password contains the account's email address or its name part.",
+                    field: field, fix: "Choose a password that does not contain \(address).")
+            ]
+        }
+        let letters = String(lower.filter(\.isLetter))
+        if Set(lower).count <= 2 || letters.isEmpty || commonPasswordWords.contains(letters) {
+            return [
+                KioskError(
+                    .passwordTooCommon,
+                    "The password is one of those tried first (a common word, digits alone, or "
+                        + "a repeated character).", field: field,
+                    fix: "Choose a passphrase of a few unrelated words.")
+            ]
+        }
+        return []
+    }
+
     /// Checks an email address against a practical RFC 5322 subset: `local@domain.tld`, one `@`, no spaces, a local
     /// part of 1–64 of the usual atom characters without leading, trailing or double dots, a domain of at least two
     /// labels (letters, digits, inner hyphens) ending in a top-level domain of two or more letters; ≤ 254 characters.

@@ -39,7 +39,10 @@ extension TeamService {
         try CatalogRules.validateEmail(email, field: "email")
         try CatalogRules.validateName(name, what: "name", field: "name")
         try Self.requireRoles(roles)
-        if let password { try CatalogRules.validatePassword(password, field: "password") }
+        if let password {
+            try CatalogValidator.require(
+                CatalogValidator.validateConsolePassword(password, email: email, field: "password"))
+        }
         let temporaryPassword = password == nil ? Self.temporaryPassword() : nil
         let hash = try await PasswordHasher().hashOffCooperativePool(password ?? temporaryPassword ?? "")
         let user = ConsoleUser(
@@ -59,6 +62,18 @@ extension TeamService {
     /// Every console user, by email.
     public func consoleUsers() async throws -> [ConsoleUser] {
         try await database.transaction { tx in try await tx.consoleUsers() }
+    }
+
+    /// Ends console sessions on every replica: `key` names one session (`session:NONCE`) or every session of a person
+    /// issued until now (`subject:SUBJECT`); `keptUntil` is when the last session it ends would have expired.
+    public func endConsoleSessions(_ key: String, keptUntil: Date) async throws {
+        let now = clock.now()
+        try await database.transaction { tx in try await tx.endConsoleSessions(key, at: now, keptUntil: keptUntil) }
+    }
+
+    /// The latest end recorded for any of `keys` (a session's and its person's); nil when none.
+    public func consoleSessionsEnded(_ keys: [String]) async throws -> Date? {
+        try await database.transaction { tx in try await tx.consoleSessionsEnded(keys) }
     }
 
     /// The user with `email`, if there is one.
@@ -96,7 +111,7 @@ extension TeamService {
     /// The user's own change of password: the current one must be right, and the new one differ from it. Ends
     /// their other sessions.
     public func changeConsolePassword(email: String, current: String, new: String) async throws -> ConsoleUser {
-        try CatalogRules.validatePassword(new, field: "newPassword")
+        try CatalogValidator.require(CatalogValidator.validateConsolePassword(new, email: email, field: "newPassword"))
         guard let user = try await consoleUser(email: email),
             await PasswordHasher().verifyOffCooperativePool(current, against: user.passwordHash)
         else {
