@@ -364,6 +364,11 @@ public protocol TeamRepository: Sendable {
     func consoleUser(email: String) async throws -> ConsoleUser?
     /// Every console user, by email.
     func consoleUsers() async throws -> [ConsoleUser]
+    /// Records that the console sessions `key` names ended at `endedAt` (a later end replaces an earlier one), kept
+    /// until `expiresAt`; forgets the records whose sessions have all expired by `endedAt`.
+    func endConsoleSessions(_ key: String, at endedAt: Date, keptUntil expiresAt: Date) async throws
+    /// The latest end recorded under any of `keys`; nil when none.
+    func consoleSessionsEnded(_ keys: [String]) async throws -> Date?
 }
 
 extension TransactionRepository {

@@ -131,7 +131,8 @@ public func buildStore(
         subscriptions: subscriptionControls, notifications: notifications,
         metrics: metrics, database: bootstrap.database,
         sessions: ConsoleSessions(
-            secret: consoleSecret, adminTokenSHA256: bootstrap.adminTokenSHA256, secure: configuration.tls != nil),
+            secret: consoleSecret, adminTokenSHA256: bootstrap.adminTokenSHA256, identityKey: bootstrap.identityKey,
+            secure: configuration.tls != nil),
         renderer: try await ConsoleRenderer.load(), adminTokenSHA256: bootstrap.adminTokenSHA256, clock: clock,
         retention: retention
     ).addRoutes(to: router)

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import KioskCore
+import KioskSigning
 import KioskTesting
 import NIOCore
 import NIOHTTP1
@@ -119,6 +121,57 @@ import Testing
         }
     }
 
+    /// "Sign out everywhere" ends every session of that person, in every browser, and none begun after it.
+    @Test func signingOutEverywhereEndsEverySessionOfThatPerson() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
+        try await withTestStore(clock: clock) { store in
+            let laptop = Visitor(store)
+            let phone = Visitor(store)
+            let bob = Visitor(store)
+            for visitor in [laptop, phone] { _ = try await visitor.signIn(as: "Ann") }
+            _ = try await bob.signIn(as: "Bob")
+            clock.advance(by: 1)
+            let ended = try await phone.post(
+                "/console/account/sign-out-everywhere", "csrf=\(try await phone.csrf("/console/account"))")
+            #expect(ended.status == 303 && ended.location == "/console/sign-in")
+            #expect(try await laptop.get("/console").status == 303, "Ann's other browser is signed out")
+            #expect(try await bob.get("/console").status == 200, "Bob's session is his own")
+            clock.advance(by: 1)
+            _ = try await laptop.signIn(as: "Ann")
+            #expect(try await laptop.get("/console").status == 200, "a session begun afterwards works")
+            let audit = try await bob.get("/console/audit").text
+            #expect(audit.contains("<td><code>sign-out-everywhere</code></td>"), "\(audit)")
+        }
+    }
+
+    /// Whoever reads the database (a backup, a read replica, a DBA) has the session secret and the admin token's hash,
+    /// but not the identity key, which stays outside it: a cookie signed with the two alone is no session, an hour's
+    /// or ten years'.
+    @Test func theDatabaseAloneCannotForgeASession() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
+        try await withTestStore(clock: clock) { store in
+            let secret = try await store.built.context.database.transaction { tx in
+                try await tx.setting("console_session_secret")
+            }
+            let key = SymmetricKey(
+                data: SHA256.hash(
+                    data: Data("\(try #require(secret))|\(SecretGenerator.sha256Hex(store.adminToken))".utf8)))
+            func cookie(expiry: Int64, key: SymmetricKey) -> String {
+                let subject = Data("token:Mallory".utf8).map { String(format: "%02x", $0) }.joined()
+                let fields = "\(expiry).00112233445566778899aabbccddeeff.\(subject)"
+                let mac = Data(HMAC<SHA256>.authenticationCode(for: Data(fields.utf8), using: key))
+                return "kiosk_console=\(fields).\(mac.map { String(format: "%02x", $0) }.joined())"
+            }
+            let forger = Visitor(store)
+            let now: Int64 = 1_790_000_000
+            for expiry in [now + 3600, now + 10 * 365 * 86_400] {
+                forger.cookie = cookie(expiry: expiry, key: key)
+                let page = try await forger.get("/console/keys")
+                #expect(page.status == 303 && page.location?.hasPrefix("/console/sign-in") == true, "\(expiry)")
+            }
+        }
+    }
+
     @Test func formsNeedTheirSessionsCSRFTokenAndSignOutEndsTheSession() async throws {
         try await withTestStore { store in
             let ann = Visitor(store)
@@ -136,12 +189,22 @@ import Testing
             let made = try await ann.post("/console/apps", "bundleId=com.example.a&name=A&csrf=\(annsToken)")
             #expect(made.status == 303 && made.location == "/console/apps/com.example.a")
             let audit = try await ann.get("/console/audit").text
-            #expect(audit.contains("<td>Ann</td><td><code>app.create</code></td><td>com.example.a</td>"), "\(audit)")
+            #expect(
+                audit.contains("<td>Ann (admin token)</td><td><code>app.create</code></td><td>com.example.a</td>"),
+                "the audit log marks what was done with the admin token: \(audit)")
 
+            let annsCookie = ann.cookie
             let signedOut = try await ann.post("/console/sign-out", "csrf=\(annsToken)")
             #expect(
                 signedOut.status == 303 && signedOut.headers.first(name: "Set-Cookie")?.contains("Max-Age=0") == true)
             #expect(try await ann.get("/console").status == 303)
+            // The old cookie, kept or copied, opens nothing: signing out ended the session in the store.
+            ann.cookie = annsCookie
+            let replayed = try await ann.get("/console")
+            #expect(replayed.status == 303 && replayed.location?.hasPrefix("/console/sign-in") == true)
+            #expect(
+                try await ann.post("/console/apps", "bundleId=com.example.b&name=B&csrf=\(annsToken)").status == 303)
+            #expect(try await store.request(.GET, "/admin/v1/apps/com.example.b").status == 404)
             #expect(try await bob.get("/console").status == 200, "one operator signing out leaves the other's session")
         }
     }
@@ -288,6 +351,21 @@ import Testing
                 #expect(
                     refused.status == 403 && refused.text.contains("cross_site_form") && fromElsewhere.cookie == nil)
             }
+            // A browser that sends no Sec-Fetch-Site still names the form's origin: another one is refused too.
+            for origin in [
+                "http://evil.example", "null", store.baseURL.replacingOccurrences(of: "127.0.0.1", with: "localhost"),
+            ] {
+                let refused = try await fromElsewhere.send(
+                    .POST, "/console/sign-in", form: "name=Eve&token=\(store.adminToken)", headers: [("Origin", origin)]
+                )
+                #expect(
+                    refused.status == 403 && refused.text.contains("cross_site_form") && fromElsewhere.cookie == nil,
+                    "\(origin)")
+            }
+            let ownOrigin = try await Visitor(store).send(
+                .POST, "/console/sign-in", form: "name=Eve&token=\(store.adminToken)",
+                headers: [("Origin", store.baseURL)])
+            #expect(ownOrigin.status == 303, "the store's own origin signs in")
             let sameOrigin = try await fromElsewhere.send(
                 .POST, "/console/sign-in", form: "name=Eve&token=\(store.adminToken)",
                 headers: [("Sec-Fetch-Site", "same-origin")])

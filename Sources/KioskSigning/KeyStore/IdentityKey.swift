@@ -44,6 +44,12 @@ public struct IdentityKey: Sendable {
         self.init(key: SymmetricKey(data: bytes), source: source)
     }
 
+    /// A key for `purpose` derived from this one (HKDF-SHA256 with `salt`): what else the store signs takes part in
+    /// the secret kept outside the database, as the console's sessions do.
+    public func derivedKey(for purpose: String, salt: Data) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: salt, info: Data(purpose.utf8), outputByteCount: 32)
+    }
+
     /// The text form: base64 of the key's bytes.
     public var base64: String {
         key.withUnsafeBytes { Data($0).base64EncodedString() }

@@ -39,6 +39,25 @@ extension SQLStorageTransaction {
         ).map { try $0.uuid("account_id") }
     }
 
+    func endConsoleSessions(_ key: String, at endedAt: Date, keptUntil expiresAt: Date) async throws {
+        let ended = endedAt.millisecondsSince1970
+        try await session.run("DELETE FROM console_session_ends WHERE expires_at < \(bind: ended)")
+        try await session.run(
+            """
+            INSERT INTO console_session_ends (key, ended_at, expires_at)
+            VALUES (\(bind: key), \(bind: ended), \(bind: expiresAt.millisecondsSince1970))
+            ON CONFLICT (key) DO UPDATE SET ended_at = excluded.ended_at, expires_at = excluded.expires_at
+            """
+        )
+    }
+
+    func consoleSessionsEnded(_ keys: [String]) async throws -> Date? {
+        guard !keys.isEmpty else { return nil }
+        let row = try await session.first(
+            "SELECT MAX(ended_at) AS ended FROM console_session_ends WHERE key IN (\(binds: keys))")
+        return try row?.decode(column: "ended", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+    }
+
     func insertAuditEntry(_ entry: AuditEntry) async throws {
         try await session.run(
             """

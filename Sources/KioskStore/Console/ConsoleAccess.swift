@@ -34,6 +34,7 @@ enum ConsoleAccess {
 
     /// Pages a user with a temporary password may still open: choosing their own password, and signing out.
     static func allowedWithTemporaryPassword(_ path: String) -> Bool {
-        ["/console/account", "/console/account/password", "/console/sign-out"].contains(path)
+        ["/console/account", "/console/account/password", "/console/account/sign-out-everywhere", "/console/sign-out"]
+            .contains(path)
     }
 }

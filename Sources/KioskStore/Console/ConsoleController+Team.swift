@@ -46,6 +46,17 @@ extension ConsoleController {
             return temporaryPasswordPage(reset.user, password: reset.temporaryPassword ?? "", context)
         }
         pages.get("account") { _, context in accountPage(context) }
+        pages.post("account/sign-out-everywhere") { request, context in
+            _ = try await ConsoleForm.read(request, context: context)
+            if let session = context.consoleSession {
+                try await team.endConsoleSessions(
+                    "subject:\(session.subject)", keptUntil: clock.now().addingTimeInterval(ConsoleSessions.lifetime))
+                try await audit(session, "sign-out-everywhere", session.auditActor)
+            }
+            var response = Response.redirect(to: "/console/sign-in", type: .normal)
+            response.headers[.setCookie] = sessions.clearingCookie
+            return response
+        }
         pages.post("account/password") { request, context in
             let form = try await ConsoleForm.read(request, context: context)
             guard let session = context.consoleSession, let user = session.user else {

@@ -55,6 +55,11 @@ struct ConsoleController {
             middleware: ConsoleAuthMiddleware(sessions: sessions, team: team, renderer: renderer, clock: clock))
         pages.post("sign-out") { request, context in
             _ = try await ConsoleForm.read(request, context: context)
+            // Ended in the database too: the cookie, kept or copied, opens nothing on any replica.
+            if let session = context.consoleSession {
+                try await team.endConsoleSessions("session:\(session.nonce)", keptUntil: session.expiresAt)
+                try await audit(session, "sign-out", "console")
+            }
             var response = Response.redirect(to: "/console/sign-in", type: .normal)
             response.headers[.setCookie] = sessions.clearingCookie
             return response
@@ -159,8 +164,14 @@ struct ConsoleController {
                 next: next, error: "That is not the admin token. Use the one `kiosk serve` printed at first start.",
                 status: .unauthorized)
         }
-        let (_, cookie) = sessions.issue(actor: name, user: nil, now: clock.now())
-        try await audit(actor: name, "sign-in", "console (admin token)")
+        guard try await team.consoleUser(email: name.lowercased()) == nil else {
+            return try await signInPage(
+                next: next,
+                error: "\(name) is a console user's email: sign in with their password, or give your own name with the "
+                    + "admin token.", status: .badRequest)
+        }
+        let (session, cookie) = sessions.issue(actor: name, user: nil, now: clock.now())
+        try await audit(actor: session.auditActor, "sign-in", "console")
         var response = Response.redirect(to: next, type: .normal)
         response.headers[.setCookie] = cookie
         return response
@@ -209,7 +220,7 @@ struct ConsoleController {
 
     /// Records that the session's operator did `action` to `target`.
     func audit(_ session: ConsoleSession?, _ action: String, _ target: String) async throws {
-        try await audit(actor: session?.actor ?? "?", action, target)
+        try await audit(actor: session?.auditActor ?? "?", action, target)
     }
 
     /// Records that `actor` did `action` to `target`.

@@ -61,7 +61,8 @@ struct ConsoleAuthMiddleware: RouterMiddleware {
         guard
             let session = try await sessions.session(
                 cookieHeader: request.headers[.cookie], now: clock.now(),
-                user: { try await team.consoleUser(email: $0) })
+                user: { try await team.consoleUser(email: $0) }),
+            try await team.consoleSessionsEnded(session.endKeys).map({ session.issuedAt > $0 }) ?? true
         else {
             let back = request.method == .get ? path : "/console"
             return Response.redirect(to: "/console/sign-in?next=" + ConsoleForm.percentEncoded(back), type: .normal)
@@ -106,7 +107,12 @@ struct ConsoleForm: Sendable {
         // Browsers say where a form was sent from; one sent from another site is refused before it is read. This
         // also covers sign-in, which has no session (and so no CSRF token) yet: no site can sign a visitor in to an
         // account of its choosing.
-        if let site = request.headers[.init("Sec-Fetch-Site")!], ["cross-site", "same-site"].contains(site) {
+        let site = request.headers[.init("Sec-Fetch-Site")!]
+        // A browser that sends no Sec-Fetch-Site (older ones, some privacy modes) still sends Origin with a POST.
+        let foreign =
+            site.map { ["cross-site", "same-site"].contains($0) }
+            ?? request.headers[.origin].map { !Self.isOrigin($0, of: request) } ?? false
+        if foreign {
             throw KioskError(
                 .crossSiteForm, "This form was sent from another site, so it was refused.",
                 fix: "Open the console at its own address and send the form from there.")
@@ -125,6 +131,19 @@ struct ConsoleForm: Sendable {
             }
         }
         return form
+    }
+
+    /// Whether `origin` (an `Origin` header) is the console's own: the host the request was sent to, and its port
+    /// when the request names one (a proxy that passes `$host` drops it). "null" (a sandboxed or local page) is no
+    /// origin of the console's.
+    static func isOrigin(_ origin: String, of request: Request) -> Bool {
+        guard let url = URLComponents(string: origin), let scheme = url.scheme, let host = url.host,
+            let authority = request.head.authority,
+            let requested = URLComponents(string: "\(scheme)://\(authority)"), let requestedHost = requested.host,
+            host.lowercased() == requestedHost.lowercased()
+        else { return false }
+        let defaultPort = scheme == "https" ? 443 : 80
+        return requested.port.map { $0 == (url.port ?? defaultPort) } ?? true
     }
 
     /// A whole number typed into a form field; nil when the field was left empty.

@@ -14,10 +14,20 @@ struct ConsoleSession: Sendable {
     /// Random per session; the CSRF token is derived from it.
     var nonce: String
     var csrfToken: String
+    /// Whom the cookie names: `user:STAMP:EMAIL` or `token:NAME`.
+    var subject: String
+
+    /// When the session began.
+    var issuedAt: Date { expiresAt.addingTimeInterval(-ConsoleSessions.lifetime) }
+    /// The keys under which its end is recorded: this session's, and every session of its person's.
+    var endKeys: [String] { ["session:\(nonce)", "subject:\(subject)"] }
 
     var permissions: Set<ConsolePermission> { user?.permissions ?? Set(ConsolePermission.allCases) }
     /// The user still has the temporary password the store made, and must choose their own first.
     var mustChangePassword: Bool { user?.passwordIsTemporary ?? false }
+    /// Who the audit log names: the user's email, or "Ada (admin token)" — a name typed with the admin token is
+    /// never taken for a console user's.
+    var auditActor: String { user == nil ? "\(actor) (admin token)" : actor }
     /// "Ada Lovelace (Admin, Finance)" or "Ada (admin token)", for the page header.
     var signature: String {
         guard let user else { return "\(actor) (admin token)" }
@@ -27,10 +37,13 @@ struct ConsoleSession: Sendable {
 
 /// Issues and checks console session cookies. A cookie is `expiry.nonce.subject.mac`, the subject naming a console
 /// user (`user:email`) or an operator who gave the admin token (`token:name`), signed with HMAC-SHA256 under a key
-/// derived from a random secret kept in the database (so every replica accepts it) and the admin token's hash (so a
-/// new admin token ends every session). A user's subject also carries a stamp of their password hash
+/// derived (HKDF) from the identity key, which stays outside the database (so reading the database — a backup, a
+/// replica, a DBA — is not enough to forge a session), a random secret kept in the database and the admin token's
+/// hash (so a new admin token ends every session); every replica has all three, so every replica accepts it. A user's subject also carries a stamp of their password hash
 /// (`user:stamp:email`), so a new password ends their other sessions; the user is read at every request, so a
-/// disabled user or a changed role takes effect at once. Nothing is stored per session.
+/// disabled user or a changed role takes effect at once. Signing out records the session's end in the database
+/// (`console_session_ends`), so every replica refuses its cookie from then on; "sign out everywhere" records the
+/// end of every session of that person begun until then.
 struct ConsoleSessions: Sendable {
     static let cookieName = "kiosk_console"
     /// How long a session lasts from sign-in.
@@ -44,8 +57,9 @@ struct ConsoleSessions: Sendable {
     /// Whether cookies carry `Secure` (the store serves HTTPS).
     let secure: Bool
 
-    init(secret: String, adminTokenSHA256: String, secure: Bool) {
-        key = SymmetricKey(data: SHA256.hash(data: Data("\(secret)|\(adminTokenSHA256)".utf8)))
+    init(secret: String, adminTokenSHA256: String, identityKey: IdentityKey, secure: Bool) {
+        key = identityKey.derivedKey(
+            for: "kiosk console sessions", salt: Data("\(secret)|\(adminTokenSHA256)".utf8))
         self.secure = secure
     }
 
@@ -55,11 +69,14 @@ struct ConsoleSessions: Sendable {
         let expiresAt = now.addingTimeInterval(Self.lifetime)
         let nonce = SecretGenerator.hex(byteCount: 16)
         let subject = user.map { "user:\(Self.stamp($0)):\($0.email)" } ?? "token:\(actor)"
-        // Whole seconds through the never-trapping milliseconds, whatever the injected clock says.
-        let fields = "\(expiresAt.millisecondsSince1970 / 1000).\(nonce).\(Self.hex(Data(subject.utf8)))"
+        // Milliseconds, never trapping whatever the injected clock says, so a session begun after a "sign out
+        // everywhere" is told from those it ended.
+        let expiry = expiresAt.millisecondsSince1970
+        let fields = "\(expiry).\(nonce).\(Self.hex(Data(subject.utf8)))"
         let value = "\(fields).\(mac(fields))"
         let session = ConsoleSession(
-            actor: user?.email ?? actor, user: user, expiresAt: expiresAt, nonce: nonce, csrfToken: csrfToken(nonce))
+            actor: user?.email ?? actor, user: user, expiresAt: Date(millisecondsSince1970: expiry), nonce: nonce,
+            csrfToken: csrfToken(nonce), subject: subject)
         return (session, cookie(value, maxAge: Int(Self.lifetime)))
     }
 
@@ -82,21 +99,23 @@ struct ConsoleSessions: Sendable {
             AdminAuthMiddleware.constantTimeEquals(mac(parts[0...2].joined(separator: ".")), String(parts[3])),
             let expiry = Int64(parts[0]), let subjectData = Self.bytes(fromHex: parts[2])
         else { return nil }
-        let expiresAt = Date(timeIntervalSince1970: TimeInterval(expiry))
+        let expiresAt = Date(millisecondsSince1970: expiry)
         let subject = String(decoding: subjectData, as: UTF8.self)
         let nonce = String(parts[1])
-        guard expiresAt > now else { return nil }
+        // No session outlives its lifetime from now: a later expiry is no cookie this store issued.
+        guard expiresAt > now, expiresAt <= now.addingTimeInterval(Self.lifetime + 1) else { return nil }
         if subject.hasPrefix("token:") {
             return ConsoleSession(
                 actor: String(subject.dropFirst(6)), user: nil, expiresAt: expiresAt, nonce: nonce,
-                csrfToken: csrfToken(nonce))
+                csrfToken: csrfToken(nonce), subject: subject)
         }
         let userParts = subject.split(separator: ":", maxSplits: 2)
         guard userParts.count == 3, userParts[0] == "user", let user = try await user(String(userParts[2])),
             user.disabledAt == nil, Self.stamp(user) == userParts[1]
         else { return nil }
         return ConsoleSession(
-            actor: user.email, user: user, expiresAt: expiresAt, nonce: nonce, csrfToken: csrfToken(nonce))
+            actor: user.email, user: user, expiresAt: expiresAt, nonce: nonce, csrfToken: csrfToken(nonce),
+            subject: subject)
     }
 
     /// The CSRF token of the session with `nonce`: an HMAC, so it cannot be guessed or taken from another session.

@@ -40,6 +40,8 @@ struct SigningIdentityStartup {
         /// Where the identity key came from; nil when none was needed.
         var keySource: String?
         var keyGenerated = false
+        /// The identity key the chains are sealed with.
+        var key: IdentityKey?
     }
 
     func run() async throws -> Outcome {
@@ -127,6 +129,7 @@ struct SigningIdentityStartup {
             try await adopt(record, environment: environment, key: key, into: &outcome)
         }
         outcome.keySource = key?.source
+        outcome.key = key
         return outcome
     }
 

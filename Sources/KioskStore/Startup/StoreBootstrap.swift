@@ -20,6 +20,8 @@ struct StoreBootstrap {
         /// The CA keys per environment, for the OCSP responder (absent for operator chains without them).
         var authorityKeys: [StoreEnvironment: SigningKeyStore.AuthorityKeys]
         var adminTokenSHA256: String
+        /// The identity key (outside the database): the console's session key is derived from it.
+        var identityKey: IdentityKey
         var report: StartupReport
     }
 
@@ -51,9 +53,16 @@ struct StoreBootstrap {
                 ocspBaseURL: SigningProfile.ocspBaseURL(publicURL: configuration.effectivePublicURL),
                 newAdminToken: newToken,
                 adminTokenFromConfiguration: configuration.adminToken != nil, issuerId: try await catalog.issuerId())
+            guard let identityKey = identity.key else {
+                throw KioskError(
+                    .signingIdentityMissing, "The store started without the identity key its signing chains need.",
+                    fix: "Give the key with --identity-key-file or KIOSK_IDENTITY_KEY, or keep <data-dir>/identity.key."
+                )
+            }
             return Result(
                 database: database, signing: try StoreSigning(identities: identity.identities),
-                authorityKeys: identity.authorityKeys, adminTokenSHA256: tokenHash, report: report)
+                authorityKeys: identity.authorityKeys, adminTokenSHA256: tokenHash, identityKey: identityKey,
+                report: report)
         } catch {
             try? await database.close()
             throw error
