@@ -1,4 +1,5 @@
 import Foundation
+import KioskStore
 import KioskTesting
 import Testing
 
@@ -117,6 +118,16 @@ import Testing
             let closedOnly = try await visitor.send(
                 .POST, page, form: "nonsense\r\n--x--\r\n", contentType: "multipart/form-data; boundary=x")
             #expect(closedOnly.status == 400)
+            // One limit for a catalog file, as the admin API's (16 MiB): the console's form takes no more, however
+            // the file comes in.
+            let oversized = String(repeating: " ", count: StoreBodyLimits.catalogImport) + "{}"
+            for parts in [[("upload", "big.storekit", oversized), ("file", nil, "")], [("file", nil, oversized)]] {
+                let refused = try await visitor.postMultipart(page, [("csrf", nil, csrf)] + parts)
+                #expect(refused.status == 413 && refused.text.contains("16 MiB"), "\(refused.status)")
+            }
+            let api = try await store.request(
+                .POST, "/admin/v1/apps/com.example.app/catalog", body: Data(oversized.utf8))
+            #expect(api.status == 413, "\(api.text)")
         }
     }
 

@@ -85,7 +85,8 @@ extension ConsoleController {
                         + "\(form["productId"] ?? ""); they are listed under Offer codes.")
             }
         }
-        let imports = pages.add(middleware: BodyLimitMiddleware(3 * StoreBodyLimits.catalogImport))
+        // One limit for a catalog file wherever it comes in: the admin API's, plus room for the form around it.
+        let imports = pages.add(middleware: BodyLimitMiddleware(StoreBodyLimits.catalogImport + 65_536))
         imports.post("apps/:bundleId/catalog") { request, context in
             let bundleId = try context.parameters.require("bundleId")
             let form = try await ConsoleForm.read(request, context: context)
@@ -95,6 +96,9 @@ extension ConsoleController {
             let data = Data((chosen ?? form.fields["file"] ?? "").utf8)
             guard !data.isEmpty else {
                 throw KioskError(.missingFile, "Choose or paste a catalog file first.", field: "file")
+            }
+            guard data.count <= StoreBodyLimits.catalogImport else {
+                throw KioskError.bodyTooLarge(limit: StoreBodyLimits.catalogImport)
             }
             let summary = try await catalog.importCatalog(
                 bundleId: bundleId, file: try CatalogController.file(data, format: nil, of: app))
