@@ -111,6 +111,11 @@ struct ConsoleController {
             return try await signInPage(
                 next: next, error: "The store is checking many sign-ins at this moment; try again in a few seconds.",
                 status: .tooManyRequests)
+        case .emailBusy:
+            return try await signInPage(
+                next: next,
+                error: "A password for \(key.prefix(64)) is being checked right now; try again in a second.",
+                status: .tooManyRequests)
         case .lockedOut(let until):
             return try await signInPage(
                 next: next,
@@ -125,7 +130,7 @@ struct ConsoleController {
         } catch {
             // The store could not read the account (its database is down, say): that is its failure, not a wrong
             // password, and no attempt of the person signing in.
-            await signInThrottle.abandon()
+            await signInThrottle.abandon(email: key)
             throw error
         }
         // A decoy hash for unknown emails, so the time taken does not tell which emails have accounts.
