@@ -228,6 +228,35 @@ import Testing
         }
     }
 
+    /// The current password on the account page is a credential check like sign-in's: five wrong ones lock it, even
+    /// against the right one, so a session left open does not let anyone guess the password behind it.
+    @Test func wrongCurrentPasswordsLockTheAccountPage() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
+        try await withTestStore(clock: clock) { store in
+            _ = try await store.request(
+                .POST, "/admin/v1/console-users",
+                json: ["email": "ann@example.com", "name": "Ann", "roles": ["SALES"], "password": "right-password"])
+            let visitor = Visitor(store)
+            #expect(
+                try await visitor.post("/console/sign-in", "email=ann%40example.com&password=right-password").status
+                    == 303)
+            let csrf = try await visitor.csrf("/console/account")
+            func change(_ current: String) async throws -> ConsoleTests.Page {
+                try await visitor.post(
+                    "/console/account/password",
+                    "csrf=\(csrf)&currentPassword=\(current)&newPassword=new-passphrase&confirmPassword=new-passphrase")
+            }
+            for _ in 0..<5 {
+                let wrong = try await change("wrong")
+                #expect(wrong.status >= 400 && wrong.text.contains("current password is not right"), "\(wrong.status)")
+            }
+            let locked = try await change("right-password")
+            #expect(locked.status == 403 && locked.text.contains("Too many wrong passwords"), "\(locked.text)")
+            clock.advance(by: 15 * 60 + 1)
+            #expect(try await change("right-password").status == 303)
+        }
+    }
+
     /// The admin API: hashes never leave the store, bodies are checked field by field, emails are case-blind.
     @Test(arguments: TestDatabase.available)
     func consoleUsersThroughTheAdminAPI(database: TestDatabase) async throws {

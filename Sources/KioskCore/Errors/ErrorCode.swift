@@ -211,6 +211,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
     case offerSignatureMismatch = "offer_signature_mismatch"
     case offerTransactionNotCustomers = "offer_transaction_not_customers"
     case ownAdminAccess = "own_admin_access"
+    /// Too many wrong passwords for the account, or one being checked at this moment.
+    case tooManyAttempts = "too_many_attempts"
     case passwordUnchanged = "password_unchanged"
     case passwordsDiffer = "passwords_differ"
     case paymentDeclined = "payment_declined"
@@ -371,7 +373,7 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
             .storeUnavailable, .storeUnreachable, .storeUntrusted, .unexpectedStoreAnswer, .verificationUnavailable:
             .unavailable
         case .accountWrongEnvironment, .crossSiteForm, .csrfTokenInvalid, .invalidDownloadUrl, .notEntitled,
-            .orderOfAnotherUser, .transactionOfAnotherUser:
+            .orderOfAnotherUser, .transactionOfAnotherUser, .tooManyAttempts:
             .forbidden
         case .invalidAdminToken, .invalidCredentials, .missingAdminToken, .missingSession, .missingUserToken,
             .sessionInvalid, .invalidToken, .tokenExpired:

@@ -68,9 +68,33 @@ extension ConsoleController {
                         .passwordsDiffer, "The two new passwords differ.", field: "confirmPassword",
                         fix: "Type the same new password twice.")
                 }
-                let changed = try await team.changeConsolePassword(
-                    email: user.email, current: form.fields["currentPassword"] ?? "",
-                    new: form.fields["newPassword"] ?? "")
+                // The current password is a credential check like sign-in's: the same throttle counts it.
+                switch await signInThrottle.begin(email: user.email, now: clock.now()) {
+                case .proceed: break
+                case .lockedOut(let until):
+                    throw KioskError(
+                        .tooManyAttempts,
+                        "Too many wrong passwords for \(user.email). Try again after \(Self.time(until)).",
+                        field: "currentPassword")
+                case .emailBusy, .busy:
+                    throw KioskError(
+                        .tooManyAttempts, "A password for \(user.email) is being checked right now; try again.",
+                        field: "currentPassword")
+                }
+                let changed: ConsoleUser
+                do {
+                    changed = try await team.changeConsolePassword(
+                        email: user.email, current: form.fields["currentPassword"] ?? "",
+                        new: form.fields["newPassword"] ?? "")
+                } catch let error as KioskError {
+                    await signInThrottle.end(
+                        email: user.email, succeeded: error.code != .wrongPassword, now: clock.now())
+                    throw error
+                } catch {
+                    await signInThrottle.abandon(email: user.email)
+                    throw error
+                }
+                await signInThrottle.end(email: user.email, succeeded: true, now: clock.now())
                 try await audit(session, "console-user.change-password", changed.email)
                 // The password is part of the session, so this browser gets a new one; others are signed out.
                 var response = Response.redirect(to: "/console", type: .normal)
