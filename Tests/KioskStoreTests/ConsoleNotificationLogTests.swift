@@ -34,6 +34,19 @@ import Testing
                     "/console/notifications?app=\(TestStore.bundleId)&environment=sandbox")
                 #expect(page.status == 200)
                 Self.expectAttempts(in: page.text, count: 2)
+
+                // Where each attempt went and what it answered is for those who manage the app (they set the URLs);
+                // a read-only role sees the count, not the addresses and answers.
+                _ = try await store.request(
+                    .POST, "/admin/v1/console-users",
+                    json: [
+                        "email": "ads@example.com", "name": "Ads", "roles": ["MARKETING"], "password": "long-enough-1",
+                    ])
+                let reader = ConsoleTests.Visitor(store)
+                _ = try await reader.post("/console/sign-in", "email=ads%40example.com&password=long-enough-1")
+                let read = try await reader.get("/console/notifications?app=\(TestStore.bundleId)&environment=sandbox")
+                #expect(read.status == 200 && read.text.contains("<td>2</td>"), "\(read.text)")
+                #expect(!read.text.contains(receiver.url), "no delivery address for a read-only role")
             }
         }
     }
