@@ -58,6 +58,9 @@ import Testing
         let upFront = AppliedOffer(type: .introductory, paymentMode: .payUpFront, period: "P1M")
         #expect(monthly("yearly", price: 900, offer: upFront, days: 89) == 3_000_000)
         #expect(monthly("monthly", price: 0, offer: Self.trial) == 0)
+        // A period no calendar holds is a vanishing monthly price, never an overflow that stops the page.
+        let endless = AppliedOffer(type: .introductory, paymentMode: .payAsYouGo, period: "P\(Int.max)D")
+        #expect(monthly("yearly", price: 100, offer: endless) == 0)
     }
 
     // Proves the instant rules: the latest period bought counts, until it expires or is refunded; an upgraded

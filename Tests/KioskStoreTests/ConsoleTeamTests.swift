@@ -208,9 +208,7 @@ import Testing
     @Test func wrongPasswordsLockAnEmailForAWhile() async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
         try await withTestStore(clock: clock) { store in
-            _ = try await store.request(
-                .POST, "/admin/v1/console-users",
-                json: ["email": "ann@example.com", "name": "Ann", "roles": ["SALES"], "password": "right-password"])
+            try await Self.addAnn(store)
             let visitor = Visitor(store)
             for _ in 0..<5 {
                 #expect(
@@ -228,14 +226,20 @@ import Testing
         }
     }
 
+    /// Ann, a Sales console user whose password is `right-password`.
+    static func addAnn(_ store: TestStore) async throws {
+        let added = try await store.request(
+            .POST, "/admin/v1/console-users",
+            json: ["email": "ann@example.com", "name": "Ann", "roles": ["SALES"], "password": "right-password"])
+        #expect(added.status == 201, "\(added.text)")
+    }
+
     /// The current password on the account page is a credential check like sign-in's: five wrong ones lock it, even
     /// against the right one, so a session left open does not let anyone guess the password behind it.
     @Test func wrongCurrentPasswordsLockTheAccountPage() async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
         try await withTestStore(clock: clock) { store in
-            _ = try await store.request(
-                .POST, "/admin/v1/console-users",
-                json: ["email": "ann@example.com", "name": "Ann", "roles": ["SALES"], "password": "right-password"])
+            try await Self.addAnn(store)
             let visitor = Visitor(store)
             #expect(
                 try await visitor.post("/console/sign-in", "email=ann%40example.com&password=right-password").status

@@ -142,14 +142,17 @@ public struct SubscriptionMetrics: Codable, Sendable, Hashable {
                 // Paid up front, the price covers every offer period: as many as fit between purchase and expiry.
                 let one = period.end(from: transaction.purchaseDate, environment: transaction.environment)
                     .timeIntervalSince(transaction.purchaseDate)
-                let covered = expires.timeIntervalSince(transaction.purchaseDate) / max(1, one)
-                count = count.saturatingMultiplied(by: max(1, Int(clamping: Int64(covered.rounded()))))
+                let covered = (expires.timeIntervalSince(transaction.purchaseDate) / max(1, one)).rounded()
+                // A stored period is the store's own, but a count no calendar holds must not trap the page.
+                let periods = covered.isFinite ? Int(max(1, min(covered, 1_000_000))) : 1
+                count = count.saturatingMultiplied(by: periods)
             }
+            let twelfths = count.saturatingMultiplied(by: 12)
             return switch period.unit {
-            case .day: (12 * count, 365)
-            case .week: (12 * count, 52)
+            case .day: (twelfths, 365)
+            case .week: (twelfths, 52)
             case .month: (count, 1)
-            case .year: (12 * count, 1)
+            case .year: (twelfths, 1)
             }
         }
         return switch duration {

@@ -106,7 +106,7 @@ extension SubscriptionsPage.Row {
     /// "2 of 3 (66.7%)", or "0 of 0" when there is nothing to share.
     static func share(_ part: Int, of whole: Int) -> String {
         guard whole > 0 else { return "\(part) of 0" }
-        let tenths = Int(Proceeds.rounded(Int128(part) * 1_000, dividedBy: Int128(whole)))
+        let tenths = Int(clamping: Proceeds.rounded(Int128(part) * 1_000, dividedBy: Int128(whole)))
         return "\(part) of \(whole) (\(tenths / 10).\(tenths % 10)%)"
     }
 }
