@@ -22,14 +22,12 @@ enum ConsoleFlash {
         var notice = notice
         if notice.text.count > maxLength { notice.text = String(notice.text.prefix(maxLength - 1)) + "…" }
         let json = (try? JSONEncoder().encode(notice)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        return attributes("\(cookieName)=\(ConsoleForm.percentEncoded(json))", maxAge: 60, secure: secure)
+        return ConsoleSessions.setCookie(cookieName, ConsoleForm.percentEncoded(json), maxAge: 60, secure: secure)
     }
 
     /// The `Set-Cookie` value that drops the notice once a page showed it.
-    static func clearingCookie(secure: Bool) -> String { attributes("\(cookieName)=", maxAge: 0, secure: secure) }
-
-    private static func attributes(_ value: String, maxAge: Int, secure: Bool) -> String {
-        "\(value); Path=/console; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    static func clearingCookie(secure: Bool) -> String {
+        ConsoleSessions.setCookie(cookieName, "", maxAge: 0, secure: secure)
     }
 
     /// The notice a request's `Cookie` header carries; nil when none, or when it is not one this console wrote (its

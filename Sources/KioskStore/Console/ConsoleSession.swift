@@ -131,8 +131,13 @@ struct ConsoleSessions: Sendable {
     }
 
     private func cookie(_ value: String, maxAge: Int) -> String {
-        "\(Self.cookieName)=\(value); Path=/console; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
-            + (secure ? "; Secure" : "")
+        Self.setCookie(Self.cookieName, value, maxAge: maxAge, secure: secure)
+    }
+
+    /// A `Set-Cookie` value for the console: its paths only, out of scripts' and other sites' reach, `Secure` over
+    /// HTTPS.
+    static func setCookie(_ name: String, _ value: String, maxAge: Int, secure: Bool) -> String {
+        "\(name)=\(value); Path=/console; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
     }
 
     static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
