@@ -39,7 +39,9 @@ public func buildStore(
 ) async throws -> BuiltStore {
     let bootstrap = try await StoreBootstrap(configuration: configuration, clock: clock, logger: logger).run()
     let serverAPIKeys = ServerAPIKeyCache()
-    let catalog = CatalogService(database: bootstrap.database, clock: clock, serverAPIKeys: serverAPIKeys)
+    let catalog = CatalogService(
+        database: bootstrap.database, clock: clock, serverAPIKeys: serverAPIKeys,
+        outboundPolicy: configuration.outboundURLs)
     let accounts = AccountService(database: bootstrap.database, clock: clock)
     let team = TeamService(database: bootstrap.database, clock: clock)
     let money = MoneyService(database: bootstrap.database, clock: clock)
@@ -50,7 +52,7 @@ public func buildStore(
     let metrics = StoreMetrics(registry: registry)
     let notifications = NotificationService(
         database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, metrics: metrics, logger: logger,
-        http: outbound.client)
+        http: outbound.client, policy: configuration.outboundURLs)
     let context = StoreContext(
         database: bootstrap.database, clocks: clocks, signing: bootstrap.signing, feed: QueueFeed(),
         notifications: notifications, metrics: metrics, logger: logger)
@@ -65,11 +67,18 @@ public func buildStore(
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: ConnectAPIUnservedMiddleware())
-    HealthController(database: bootstrap.database, registry: registry, metrics: metrics, clocks: clocks)
-        .addRoutes(to: router)
+    let throttle = TokenGuessThrottle()
+    HealthController(
+        database: bootstrap.database, registry: registry, metrics: metrics, clocks: clocks,
+        metricsTokenSHA256s: [bootstrap.adminTokenSHA256]
+            + [configuration.metricsToken].compactMap { $0 }.map {
+                SecretGenerator.sha256Hex($0)
+            }, throttle: throttle
+    ).addRoutes(to: router)
+    let adminAuth = AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256, throttle: throttle, clock: clock)
 
     let admin = router.group(KioskRoute.API.admin.routerGroup).add(
-        middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256)
+        middleware: adminAuth
     )
     .add(middleware: BodyLimitMiddleware(StoreBodyLimits.console)).add(middleware: QueryTextMiddleware())
     AppsController(catalog: catalog).addRoutes(to: admin)
@@ -87,7 +96,7 @@ public func buildStore(
     OfferCodesController(catalog: catalog).addRoutes(to: admin)
     CheckRunsController(team: team).addRoutes(to: admin)
     let testControlRoutes = router.group(KioskRoute.API.testControls.routerGroup)
-        .add(middleware: AdminAuthMiddleware(tokenSHA256: bootstrap.adminTokenSHA256))
+        .add(middleware: adminAuth)
         .add(middleware: QueryTextMiddleware())
     TestControlsController(testControls: testControls, refunds: refunds).addRoutes(to: testControlRoutes)
     let lifecycle = SubscriptionLifecycle(store: context)
@@ -100,7 +109,7 @@ public func buildStore(
     }
     let retention = RetentionService(
         context: context, purchases: purchases, lifecycle: lifecycle, http: outbound.client,
-        budget: configuration.realtimeRetentionBudget)
+        policy: configuration.outboundURLs, budget: configuration.realtimeRetentionBudget)
     RetentionController(retention: retention).addRoutes(to: admin)
     for environment in StoreEnvironment.allCases {
         StoreKitController(purchases: purchases, retention: retention, feed: context.feed, environment: environment)
@@ -133,7 +142,8 @@ public func buildStore(
         sessions: ConsoleSessions(
             secret: consoleSecret, adminTokenSHA256: bootstrap.adminTokenSHA256, identityKey: bootstrap.identityKey,
             secure: configuration.tls != nil),
-        renderer: try await ConsoleRenderer.load(), adminTokenSHA256: bootstrap.adminTokenSHA256, clock: clock,
+        renderer: try await ConsoleRenderer.load(), adminTokenSHA256: bootstrap.adminTokenSHA256,
+        tokenThrottle: throttle, clock: clock,
         retention: retention
     ).addRoutes(to: router)
     OCSPController(status: certificateStatus).addRoutes(to: router)

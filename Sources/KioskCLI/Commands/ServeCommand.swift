@@ -39,8 +39,30 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var databasePoolSize: String?
 
-    @Option(help: "Use this admin token instead of a generated one (KIOSK_ADMIN_TOKEN).")
+    @Option(
+        help: """
+            Use this admin token instead of a generated one (KIOSK_ADMIN_TOKEN). A flag shows in the process list: \
+            prefer --admin-token-file or the variable.
+            """)
     var adminToken: String?
+
+    @Option(help: "A file whose first line is the admin token to use (KIOSK_ADMIN_TOKEN_FILE).")
+    var adminTokenFile: String?
+
+    @Option(
+        help: """
+            A file whose first line is a token that reads /metrics besides the admin token, for Prometheus \
+            (KIOSK_METRICS_TOKEN_FILE, or the token in KIOSK_METRICS_TOKEN).
+            """)
+    var metricsTokenFile: String?
+
+    @Option(
+        help: """
+            Where notifications and real-time requests may go: any (default; loopback included, for development) \
+            or public-https (https to public addresses only, checked when set and before each request) \
+            (KIOSK_OUTBOUND_URLS).
+            """)
+    var outboundUrls: String?
 
     @Option(
         help: """
@@ -139,7 +161,28 @@ struct ServeCommand: AsyncParsableCommand {
         if let sizeText = databasePoolSize ?? environment["KIOSK_DATABASE_POOL_SIZE"] {
             configuration.databasePoolSize = try parsePoolSize(sizeText)
         }
-        configuration.adminToken = adminToken ?? environment["KIOSK_ADMIN_TOKEN"]
+        configuration.adminToken =
+            try adminToken
+            ?? (adminTokenFile ?? environment["KIOSK_ADMIN_TOKEN_FILE"]).map {
+                try Self.token(inFile: $0, field: "--admin-token-file")
+            } ?? environment["KIOSK_ADMIN_TOKEN"]
+        configuration.metricsToken =
+            try (metricsTokenFile ?? environment["KIOSK_METRICS_TOKEN_FILE"]).map {
+                try Self.token(inFile: $0, field: "--metrics-token-file")
+            } ?? environment["KIOSK_METRICS_TOKEN"]
+        if let token = configuration.metricsToken, token.count < 16 {
+            throw CLIError(
+                message: "The metrics token must be at least 16 characters long.", field: "--metrics-token-file",
+                fix: "Use a long random token, e.g. from `openssl rand -hex 32`.")
+        }
+        if let policyText = outboundUrls ?? environment["KIOSK_OUTBOUND_URLS"] {
+            guard let policy = OutboundURLPolicy(rawValue: policyText.lowercased()) else {
+                throw CLIError(
+                    message: "'\(policyText.prefix(64))' is not an outbound URL policy.", field: "--outbound-urls",
+                    fix: "Use any (the default) or public-https.")
+            }
+            configuration.outboundURLs = policy
+        }
         do {
             if let path = identityKeyFile ?? environment["KIOSK_IDENTITY_KEY_FILE"] {
                 configuration.identityKey = try IdentityKey.read(from: path)
@@ -209,5 +252,18 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.schedulerInterval = .milliseconds(Int64((seconds * 1000).rounded()))
         }
         return configuration
+    }
+
+    /// The first line of the file at `path`, without surrounding white space: a token kept out of the process list.
+    static func token(inFile path: String, field: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let line = text.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces),
+            !line.isEmpty
+        else {
+            throw CLIError(
+                message: "\(path) could not be read as a token file.", field: field,
+                fix: "Give a readable UTF-8 file whose first line is the token.")
+        }
+        return line
     }
 }

@@ -54,6 +54,12 @@ public struct ServerConfiguration: Sendable {
     /// How long the store waits for an app's Get Retention Message endpoint before it shows the default message:
     /// Apple's 700 ms unless set (tests give endpoints on a loaded machine longer).
     public var realtimeRetentionBudget: Duration
+    /// Where notifications and real-time requests may go (`KIOSK_OUTBOUND_URLS`, `--outbound-urls`): anywhere (the
+    /// development default), or public https addresses only.
+    public var outboundURLs: OutboundURLPolicy
+    /// A token that reads `/metrics` besides the admin token (`KIOSK_METRICS_TOKEN`, `--metrics-token-file`), for a
+    /// Prometheus that should not hold the admin token.
+    public var metricsToken: String?
 
     /// How the store writes its log (`--log-format`).
     public typealias LogFormat = KioskHTTP.LogFormat
@@ -75,7 +81,9 @@ public struct ServerConfiguration: Sendable {
         timeouts: HTTPTimeouts = HTTPTimeouts(),
         tls: ServerTLS? = nil,
         tlsTrustRoots: [Certificate] = [],
-        realtimeRetentionBudget: Duration = .milliseconds(700)
+        realtimeRetentionBudget: Duration = .milliseconds(700),
+        outboundURLs: OutboundURLPolicy = .any,
+        metricsToken: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -94,6 +102,8 @@ public struct ServerConfiguration: Sendable {
         self.tls = tls
         self.tlsTrustRoots = tlsTrustRoots
         self.realtimeRetentionBudget = realtimeRetentionBudget
+        self.outboundURLs = outboundURLs
+        self.metricsToken = metricsToken
     }
 
     /// The database URL in effect: the configured one, or the SQLite file in the data directory.

@@ -76,8 +76,10 @@ extension RetentionService {
         // The race in `call` keeps to the budget; the deadline only makes sure the request ends soon after.
         let deadline = NIODeadline.now() + .milliseconds(Int64(Self.milliseconds(budget)) + 1000)
         switch await SignedPayloadPost.send(
-            signedPayload, to: url, with: http, deadline: deadline, keepingUpTo: Self.answerMaxBytes)
+            signedPayload, to: url, with: http, policy: policy, deadline: deadline, keepingUpTo: Self.answerMaxBytes)
         {
+        case .refused(let reason):
+            return .failed(.other, httpStatus: nil, reason: "not sent: \(reason)")
         case .failed(let result):
             return .failed(result, httpStatus: nil, reason: "the request failed: \(result.rawValue)")
         case .tooLarge(let status):

@@ -21,6 +21,8 @@ public struct RetentionService: Service {
     let lifecycle: SubscriptionLifecycle
     /// Calls the developers' endpoints (the store's outbound client, which trusts the Kiosk TLS root when given).
     let http: HTTPClient
+    /// Where real-time requests may go (`--outbound-urls`).
+    let policy: OutboundURLPolicy
     /// How long the store waits for a Get Retention Message endpoint: Apple's 700 ms unless configured.
     let budget: Duration
     private let started: AsyncStream<String>
@@ -37,12 +39,13 @@ public struct RetentionService: Service {
 
     init(
         context: StoreContext, purchases: PurchaseService, lifecycle: SubscriptionLifecycle, http: HTTPClient,
-        budget: Duration = RetentionService.appleBudget
+        policy: OutboundURLPolicy = .any, budget: Duration = RetentionService.appleBudget
     ) {
         self.context = context
         self.purchases = purchases
         self.lifecycle = lifecycle
         self.http = http
+        self.policy = policy
         self.budget = budget
         (started, startedContinuation) = AsyncStream.makeStream(of: String.self)
     }
@@ -258,6 +261,7 @@ public struct RetentionService: Service {
     /// Configure Realtime URL: `url` passed its checks (https, at most 256 characters); a production URL needs a
     /// performance test of the sandbox endpoint that passed.
     func configureRealtimeURL(_ url: String, caller: ServerAPICaller) async throws {
+        if let refusal = policy.refusal(toSet: url) { throw ServerAPIError.badRequestRealtimeURL(refusal) }
         let environment = caller.environment
         let now = clocks.now(environment)
         try await database.transaction { tx in

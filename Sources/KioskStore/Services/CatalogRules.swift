@@ -38,9 +38,15 @@ enum CatalogRules {
         try CatalogValidator.require(CatalogValidator.validatePassword(password, field: field))
     }
 
-    static func validateNotificationURLs(_ urls: [String], field: String) throws {
+    /// Each URL is an absolute http(s) URL, and one the operator's `policy` lets the store send to.
+    static func validateNotificationURLs(_ urls: [String], field: String, policy: OutboundURLPolicy) throws {
         for (index, url) in urls.enumerated() {
             try CatalogValidator.require(CatalogValidator.validateNotificationURL(url, field: "\(field)[\(index)]"))
+            if let refusal = policy.refusal(toSet: url) {
+                throw KioskError(
+                    .invalidNotificationUrl, "'\(url)' is not allowed: \(refusal).", field: "\(field)[\(index)]",
+                    fix: "Give the https URL of a server on the public Internet; the operator allows no other.")
+            }
         }
     }
 

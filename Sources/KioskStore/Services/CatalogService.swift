@@ -10,13 +10,17 @@ public struct CatalogService: Sendable {
     let clock: any KioskClock
     /// What the Server API's authentication keeps of keys; a revoked key is dropped from it.
     let serverAPIKeys: ServerAPIKeyCache
+    /// Which notification URLs may be set (`--outbound-urls`).
+    let outboundPolicy: OutboundURLPolicy
 
     public init(
-        database: any KioskDatabase, clock: any KioskClock, serverAPIKeys: ServerAPIKeyCache = ServerAPIKeyCache()
+        database: any KioskDatabase, clock: any KioskClock, serverAPIKeys: ServerAPIKeyCache = ServerAPIKeyCache(),
+        outboundPolicy: OutboundURLPolicy = .any
     ) {
         self.database = database
         self.clock = clock
         self.serverAPIKeys = serverAPIKeys
+        self.outboundPolicy = outboundPolicy
     }
 
     // MARK: Apps
@@ -53,10 +57,12 @@ public struct CatalogService: Sendable {
     ) async throws -> App {
         if let name { try CatalogRules.validateAppName(name, field: "name") }
         if let productionNotificationURLs {
-            try CatalogRules.validateNotificationURLs(productionNotificationURLs, field: "productionNotificationURLs")
+            try CatalogRules.validateNotificationURLs(
+                productionNotificationURLs, field: "productionNotificationURLs", policy: outboundPolicy)
         }
         if let sandboxNotificationURLs {
-            try CatalogRules.validateNotificationURLs(sandboxNotificationURLs, field: "sandboxNotificationURLs")
+            try CatalogRules.validateNotificationURLs(
+                sandboxNotificationURLs, field: "sandboxNotificationURLs", policy: outboundPolicy)
         }
         let now = clock.now()
         return try await database.transaction { tx in

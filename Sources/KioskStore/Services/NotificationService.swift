@@ -63,6 +63,8 @@ public struct NotificationService: Service {
     let logger: Logger
     /// POSTs the notifications (one that trusts the Kiosk TLS root when the store was given it).
     let http: HTTPClient
+    /// Where notifications may go (`--outbound-urls`).
+    let policy: OutboundURLPolicy
     private let due: AsyncStream<StoreEnvironment>
     private let dueContinuation: AsyncStream<StoreEnvironment>.Continuation
     /// One delivery round per environment at a time in this process, so ``deliverDue(_:)`` returns only after
@@ -85,7 +87,7 @@ public struct NotificationService: Service {
 
     public init(
         database: any KioskDatabase, clocks: StoreClocks, signing: StoreSigning, metrics: StoreMetrics,
-        logger: Logger, http: HTTPClient = .shared
+        logger: Logger, http: HTTPClient = .shared, policy: OutboundURLPolicy = .any
     ) {
         self.database = database
         self.metrics = metrics
@@ -93,6 +95,7 @@ public struct NotificationService: Service {
         self.signing = signing
         self.logger = logger
         self.http = http
+        self.policy = policy
         (due, dueContinuation) = AsyncStream.makeStream(of: StoreEnvironment.self)
         rounds = Dictionary(uniqueKeysWithValues: StoreEnvironment.allCases.map { ($0, AsyncSerialLock()) })
     }
@@ -312,11 +315,16 @@ public struct NotificationService: Service {
 
     /// POSTs `{"signedPayload":"…"}` to `url`; returns Apple's `sendAttemptResult` and the HTTP status, if any.
     private func post(_ signedPayload: String, to url: String) async -> (NotificationAttempt.Result, Int?) {
-        switch await SignedPayloadPost.send(signedPayload, to: url, with: http, deadline: .now() + Self.timeout) {
+        switch await SignedPayloadPost.send(
+            signedPayload, to: url, with: http, policy: policy, deadline: .now() + Self.timeout)
+        {
         case .answered(let status, _), .tooLarge(let status):
             return ((200...206).contains(status) ? .success : .unsuccessfulHTTPResponseCode, status)
         case .failed(let result):
             return (result, nil)
+        case .refused(let reason):
+            logger.warning("Notification not sent", metadata: ["url": "\(url)", "reason": "\(reason)"])
+            return (.other, nil)
         }
     }
 }

@@ -14,14 +14,17 @@ enum SignedPayloadPost {
         case tooLarge(status: Int)
         /// No HTTP answer.
         case failed(NotificationAttempt.Result)
+        /// Not sent: the operator's outbound policy forbids the URL, for the reason given.
+        case refused(String)
     }
 
-    /// POSTs `signedPayload` to `url` before `deadline`; keeps at most `maxBytes` of the answer's body, or with nil
-    /// reads and drops it.
+    /// POSTs `signedPayload` to `url` before `deadline`, unless `policy` forbids it; keeps at most `maxBytes` of the
+    /// answer's body, or with nil reads and drops it.
     static func send(
-        _ signedPayload: String, to url: String, with http: HTTPClient, deadline: NIODeadline,
-        keepingUpTo maxBytes: Int? = nil
+        _ signedPayload: String, to url: String, with http: HTTPClient, policy: OutboundURLPolicy,
+        deadline: NIODeadline, keepingUpTo maxBytes: Int? = nil
     ) async -> Answer {
+        if let refusal = await policy.refusal(toSend: url) { return .refused(refusal) }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

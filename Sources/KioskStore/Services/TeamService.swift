@@ -47,7 +47,7 @@ extension TeamService {
         let hash = try await PasswordHasher().hashOffCooperativePool(password ?? temporaryPassword ?? "")
         let user = ConsoleUser(
             email: email.lowercased(), name: name, roles: Self.sorted(roles), passwordHash: hash,
-            passwordIsTemporary: password == nil, createdAt: clock.now())
+            passwordIsTemporary: password == nil, passwordSetAt: clock.now(), createdAt: clock.now())
         try await database.transaction { tx in
             if try await tx.consoleUser(email: user.email) != nil {
                 throw KioskError(
@@ -101,9 +101,11 @@ extension TeamService {
     public func resetConsoleUserPassword(email: String) async throws -> ConsoleUserWithPassword {
         let temporaryPassword = Self.temporaryPassword()
         let hash = try await PasswordHasher().hashOffCooperativePool(temporaryPassword)
+        let now = clock.now()
         let user = try await changeConsoleUser(email: email) { user in
             user.passwordHash = hash
             user.passwordIsTemporary = true
+            user.passwordSetAt = now
         }
         return ConsoleUserWithPassword(user: user, temporaryPassword: temporaryPassword)
     }
@@ -125,9 +127,11 @@ extension TeamService {
                 fix: "Choose a password you have not used here.")
         }
         let hash = try await PasswordHasher().hashOffCooperativePool(new)
+        let now = clock.now()
         return try await changeConsoleUser(email: email) { user in
             user.passwordHash = hash
             user.passwordIsTemporary = false
+            user.passwordSetAt = now
         }
     }
 
