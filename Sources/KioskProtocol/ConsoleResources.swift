@@ -460,6 +460,8 @@ public struct ConsoleUserResource: Codable, Sendable {
     /// "active", "disabled", or "invited" (a temporary password not yet replaced).
     public var status: String
     public var createdAt: Date
+    /// When the temporary password stops signing in; only while the status is "invited".
+    public var temporaryPasswordExpiresAt: Date?
     public var temporaryPassword: String?
 
     public init(_ user: ConsoleUser, temporaryPassword: String? = nil) {
@@ -468,6 +470,7 @@ public struct ConsoleUserResource: Codable, Sendable {
         roles = user.roles
         status = user.disabledAt != nil ? "disabled" : user.passwordIsTemporary ? "invited" : "active"
         createdAt = user.createdAt
+        temporaryPasswordExpiresAt = user.disabledAt == nil ? user.temporaryPasswordExpiresAt : nil
         self.temporaryPassword = temporaryPassword
     }
 }

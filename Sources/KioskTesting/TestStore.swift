@@ -52,7 +52,7 @@ public struct TestStore: Sendable {
         }
     }
 
-    /// Sends a request to the store. Admin paths get the admin token unless `token` says otherwise
+    /// Sends a request to the store. Admin paths and `/metrics` get the admin token unless `token` says otherwise
     /// (pass `.some(nil)` to send none).
     public func request(
         _ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, body: Data? = nil,
@@ -60,7 +60,7 @@ public struct TestStore: Sendable {
     ) async throws -> Answer {
         try await sendTestRequest(
             method, baseURL + path, json: json, body: body,
-            bearer: token ?? (path.hasPrefix("/admin/") ? adminToken : nil), headers: headers)
+            bearer: token ?? (path.hasPrefix("/admin/") || path == "/metrics" ? adminToken : nil), headers: headers)
     }
 }
 

@@ -138,3 +138,67 @@ import Testing
         #expect(try await store.terminate() == 0)
     }
 }
+
+extension ServeCommandTests {
+    /// Secrets come from files or the environment, never only from flags the process list shows: the admin token
+    /// from `--admin-token-file`, the metrics token from `KIOSK_METRICS_TOKEN_FILE`; `/metrics` then answers that
+    /// token and refuses none. A bad policy or an unreadable file is explained.
+    @Test func tokensComeFromFilesAndMetricsNeedOne() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kiosk-token-files-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let adminFile = directory.appendingPathComponent("admin-token")
+        let metricsFile = directory.appendingPathComponent("metrics-token")
+        try "kiosk_admin_token_from_a_file_0123\n".write(to: adminFile, atomically: true, encoding: .utf8)
+        try "metrics_token_from_a_file_456789\n".write(to: metricsFile, atomically: true, encoding: .utf8)
+        let data = directory.appendingPathComponent("data").path
+
+        let policy = try await KioskProcess.run(["serve", "--data-dir", data, "--outbound-urls", "intranet"])
+        #expect(policy.status == 1)
+        #expect(
+            policy.stderr
+                == "error: 'intranet' is not an outbound URL policy.\n  at:  --outbound-urls\n  fix: Use any (the "
+                + "default) or public-https.\n", "\(policy.stderr)")
+        let missing = try await KioskProcess.run(
+            ["serve", "--data-dir", data, "--admin-token-file", directory.appendingPathComponent("nope").path])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("could not be read as a token file.\n  at:  --admin-token-file\n"))
+
+        let server = try ServeProcess(
+            [
+                "--port", "0", "--data-dir", data, "--log-level", "warning", "--admin-token-file", adminFile.path,
+                "--outbound-urls", "public-https",
+            ],
+            environment: ["KIOSK_METRICS_TOKEN_FILE": metricsFile.path])
+        let listening = try await server.waitForLine(containing: "listening on http://")
+        let baseURL = try #require(listening.split(separator: " ").last.map(String.init))
+        #expect(!server.lines.contains { $0.contains("kiosk_admin_token_from_a_file") }, "a given token is not printed")
+        let apps = try await KioskProcess.run(
+            ["apps", "list", "--server", baseURL],
+            environment: ["KIOSK_ADMIN_TOKEN": "kiosk_admin_token_from_a_file_0123"])
+        #expect(apps.status == 0, "\(apps.stderr)")
+        func metrics(_ token: String?) async throws -> UInt {
+            var request = HTTPClientRequest(url: baseURL + "/metrics")
+            if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+            let answer = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+            _ = try await answer.body.collect(upTo: 1 << 20)
+            return answer.status.code
+        }
+        #expect(try await metrics(nil) == 401)
+        #expect(try await metrics("metrics_token_from_a_file_456789") == 200)
+        let admin = ["KIOSK_ADMIN_TOKEN": "kiosk_admin_token_from_a_file_0123", "KIOSK_SERVER": baseURL]
+        let created = try await KioskProcess.run(
+            ["apps", "create", "--bundle-id", "com.example.app", "--name", "Example"], environment: admin)
+        #expect(created.status == 0, "\(created.stderr)")
+        let refused = try await KioskProcess.run(
+            ["apps", "update", "com.example.app", "--production-notification-url", "http://127.0.0.1:9/apple"],
+            environment: admin)
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.contains("this store sends only to https URLs (--outbound-urls public-https)"),
+            "\(refused.stderr)")
+        #expect(refused.stderr.contains("at:  --production-notification-url"), "\(refused.stderr)")
+        #expect(try await server.terminate() == 0)
+    }
+}

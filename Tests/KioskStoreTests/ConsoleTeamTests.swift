@@ -340,3 +340,57 @@ import Testing
         }
     }
 }
+
+extension ConsoleTeamTests {
+    /// A temporary password signs in for 72 hours on the store's clock, then no more: the page says when it expired
+    /// and what to do; the Team page and the admin API show the expiry; a reset gives 72 new hours.
+    @Test(arguments: TestDatabase.available)
+    func temporaryPasswordsExpireAfter72Hours(database: TestDatabase) async throws {
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let clock = ManualClock(start)
+        try await withTestStore(engine: database, clock: clock) { store in
+            let created = try await store.request(
+                .POST, "/admin/v1/console-users",
+                json: ["email": "dev@example.com", "name": "Dev", "roles": ["DEVELOPER"]])
+            #expect(created.status == 201, "\(created.text)")
+            let temporary = try #require(created.json["temporaryPassword"] as? String)
+            let expiry = start.addingTimeInterval(72 * 3600)
+            #expect(
+                created.json["temporaryPasswordExpiresAt"] as? String == ISO8601DateFormatter().string(from: expiry))
+            let admin = Visitor(store)
+            _ = try await admin.signIn(as: "Ann")
+            #expect(try await admin.get("/console/team").text.contains("invited (temporary password until "))
+
+            clock.set(expiry.addingTimeInterval(-1))
+            let inTime = Visitor(store)
+            let signedIn = try await inTime.post(
+                "/console/sign-in", "email=dev%40example.com&password=\(Self.encoded(temporary))")
+            #expect(signedIn.status == 303 && signedIn.location == "/console/account", "\(signedIn.text.prefix(300))")
+
+            clock.set(expiry)
+            let late = Visitor(store)
+            let refused = try await late.post(
+                "/console/sign-in", "email=dev%40example.com&password=\(Self.encoded(temporary))")
+            #expect(refused.status == 403, "\(refused.text.prefix(300))")
+            #expect(refused.text.contains("Your temporary password expired at"), "\(refused.text)")
+            #expect(refused.text.contains("Ask an Admin to reset your password"), "\(refused.text)")
+            #expect(late.cookie == nil, "no session was started")
+            // Three days on, the first session has long ended: the Admin signs in again.
+            _ = try await admin.signIn(as: "Ann")
+            #expect(try await admin.get("/console/team").text.contains("temporary password expired: reset it"))
+
+            let csrf = try await admin.csrf("/console/team")
+            let reset = try await admin.post("/console/team/dev@example.com/reset-password", "csrf=\(csrf)")
+            let fresh = Self.temporaryPassword(reset)
+            #expect(reset.status == 201 && fresh.count == 19)
+            let listed = try await store.request(.GET, "/admin/v1/console-users")
+            let user = (listed.json["users"] as? [[String: Any]])?.first { $0["email"] as? String == "dev@example.com" }
+            #expect(
+                user?["temporaryPasswordExpiresAt"] as? String
+                    == ISO8601DateFormatter().string(from: expiry.addingTimeInterval(72 * 3600)))
+            let again = try await Visitor(store).post(
+                "/console/sign-in", "email=dev%40example.com&password=\(Self.encoded(fresh))")
+            #expect(again.status == 303, "the reset password signs in: \(again.text.prefix(300))")
+        }
+    }
+}

@@ -11,20 +11,32 @@ public struct ConsoleUser: Codable, Sendable, Hashable {
     public var passwordHash: String
     /// The password was made by the store (on creation or reset) and must be replaced at the next sign-in.
     public var passwordIsTemporary: Bool
+    /// When the password was last set (made by the store, or chosen); nil for users from before this was kept.
+    public var passwordSetAt: Date?
     public var disabledAt: Date?
     public var createdAt: Date
 
+    /// How long a temporary password signs in: 72 hours, then an Admin resets it (OWASP ASVS 2.3.1).
+    public static let temporaryPasswordLifetime: TimeInterval = 72 * 3600
+
     public init(
         email: String, name: String, roles: [TeamRole], passwordHash: String, passwordIsTemporary: Bool,
-        disabledAt: Date? = nil, createdAt: Date
+        passwordSetAt: Date? = nil, disabledAt: Date? = nil, createdAt: Date
     ) {
         self.email = email
         self.name = name
         self.roles = roles
         self.passwordHash = passwordHash
         self.passwordIsTemporary = passwordIsTemporary
+        self.passwordSetAt = passwordSetAt
         self.disabledAt = disabledAt
         self.createdAt = createdAt
+    }
+
+    /// When the temporary password stops signing in; nil when the password is the user's own.
+    public var temporaryPasswordExpiresAt: Date? {
+        guard passwordIsTemporary else { return nil }
+        return (passwordSetAt ?? createdAt).addingTimeInterval(Self.temporaryPasswordLifetime)
     }
 
     /// What the user's roles allow together.

@@ -8,9 +8,11 @@ extension SQLStorageTransaction {
     func insertConsoleUser(_ user: ConsoleUser) async throws {
         try await session.run(
             """
-            INSERT INTO console_users (email, name, roles, password_hash, password_is_temporary, disabled_at, created_at)
+            INSERT INTO console_users (
+                email, name, roles, password_hash, password_is_temporary, password_set_at, disabled_at, created_at)
             VALUES (\(bind: user.email), \(bind: user.name), \(bind: Self.rolesText(user.roles)),
                 \(bind: user.passwordHash), \(bind: user.passwordIsTemporary),
+                \(bind: user.passwordSetAt?.millisecondsSince1970),
                 \(bind: user.disabledAt?.millisecondsSince1970), \(bind: user.createdAt.millisecondsSince1970))
             """
         )
@@ -21,6 +23,7 @@ extension SQLStorageTransaction {
             """
             UPDATE console_users SET name = \(bind: user.name), roles = \(bind: Self.rolesText(user.roles)),
                 password_hash = \(bind: user.passwordHash), password_is_temporary = \(bind: user.passwordIsTemporary),
+                password_set_at = \(bind: user.passwordSetAt?.millisecondsSince1970),
                 disabled_at = \(bind: user.disabledAt?.millisecondsSince1970)
             WHERE email = \(bind: user.email)
             RETURNING email
@@ -44,6 +47,7 @@ extension SQLStorageTransaction {
             roles: try roles(row, in: "console_users"),
             passwordHash: try row.decode(column: "password_hash", as: String.self),
             passwordIsTemporary: try row.decode(column: "password_is_temporary", as: Bool.self),
+            passwordSetAt: try row.optionalDate("password_set_at"),
             disabledAt: try row.optionalDate("disabled_at"), createdAt: try row.date("created_at"))
     }
 }

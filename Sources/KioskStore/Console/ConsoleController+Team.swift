@@ -119,7 +119,7 @@ extension ConsoleController {
                 users: users.map { user in
                     TeamPage.User(
                         email: user.email, name: user.name,
-                        status: user.disabledAt != nil ? "disabled" : user.passwordIsTemporary ? "invited" : "active",
+                        status: Self.status(of: user, now: clock.now()),
                         disabled: user.disabledAt != nil,
                         roles: TeamRole.allCases.map { role in
                             TeamPage.Role(value: role.rawValue, title: role.title, checked: user.roles.contains(role))
@@ -237,4 +237,16 @@ struct AccountPage: ConsoleView {
     var error_currentPassword: String?
     var error_newPassword: String?
     var error_confirmPassword: String?
+}
+
+extension ConsoleController {
+    /// The Team page's word for where a user stands: disabled, invited (until the temporary password expires),
+    /// invitation expired, or active.
+    static func status(of user: ConsoleUser, now: Date) -> String {
+        if user.disabledAt != nil { return "disabled" }
+        guard let expiry = user.temporaryPasswordExpiresAt else { return "active" }
+        return expiry > now
+            ? "invited (temporary password until \(time(expiry)))"
+            : "temporary password expired: reset it to invite again"
+    }
 }

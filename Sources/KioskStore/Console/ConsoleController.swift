@@ -23,6 +23,8 @@ struct ConsoleController {
     let sessions: ConsoleSessions
     let renderer: ConsoleRenderer
     let adminTokenSHA256: String
+    /// Counts wrong admin tokens per client address, with the admin API's.
+    let tokenThrottle: TokenGuessThrottle
     let signInThrottle = ConsoleSignInThrottle()
     /// Draws a refused form's page again, with the refusal at its top.
     let redraw = ConsoleRedraw()
@@ -99,7 +101,10 @@ struct ConsoleController {
     func signIn(_ request: Request, context: KioskRequestContext) async throws -> Response {
         let form = try await ConsoleForm.read(request, context: context)
         let next = Self.safeNext(form["next"])
-        if form.fields["token"] != nil { return try await signInWithAdminToken(form, next: next) }
+        if form.fields["token"] != nil {
+            return try await signInWithAdminToken(
+                form, from: TokenGuessThrottle.address(of: context.channel), next: next)
+        }
         guard let email = form["email"], email.utf8.count <= CatalogValidator.emailMaxLength,
             let password = form.fields["password"], password.utf8.count <= 4 * CatalogValidator.passwordMaxLength
         else {
@@ -145,6 +150,13 @@ struct ConsoleController {
             return try await signInPage(
                 next: next, error: "Your console account is disabled. Ask an Admin to enable it.", status: .forbidden)
         }
+        if let expiry = user.temporaryPasswordExpiresAt, clock.now() >= expiry {
+            return try await signInPage(
+                next: next,
+                error: "Your temporary password expired at \(Self.time(expiry)) and no longer signs in. Ask an Admin "
+                    + "to reset your password on the Team page: you get a new one, valid for 72 hours.",
+                status: .forbidden)
+        }
         let (_, cookie) = sessions.issue(actor: user.email, user: user, now: clock.now())
         try await audit(actor: user.email, "sign-in", "console")
         var response = Response.redirect(to: user.passwordIsTemporary ? "/console/account" : next, type: .normal)
@@ -153,7 +165,8 @@ struct ConsoleController {
     }
 
     /// Checks the admin token and starts an Admin's session in the name the operator gave.
-    private func signInWithAdminToken(_ form: ConsoleForm, next: String) async throws -> Response {
+    private func signInWithAdminToken(_ form: ConsoleForm, from address: String, next: String) async throws -> Response
+    {
         guard let name = form["name"], name.count <= ConsoleSessions.actorMaxLength,
             !name.unicodeScalars.contains(where: \.isControl)
         else {
@@ -162,9 +175,17 @@ struct ConsoleController {
                 error: "Give your name (1–\(ConsoleSessions.actorMaxLength) characters): the audit log "
                     + "records who did what.", status: .badRequest)
         }
-        guard let token = form["token"], token.utf8.count <= 512,
-            AdminAuthMiddleware.constantTimeEquals(SecretGenerator.sha256Hex(token), adminTokenSHA256)
-        else {
+        let token = form["token"] ?? ""
+        let right: Bool
+        do {
+            right = try await tokenThrottle.check(from: address, now: clock.now()) {
+                token.utf8.count <= 512
+                    && AdminAuthMiddleware.constantTimeEquals(SecretGenerator.sha256Hex(token), adminTokenSHA256)
+            }
+        } catch let error as KioskError {
+            return try await signInPage(next: next, error: error.message, status: .forbidden)
+        }
+        guard right else {
             return try await signInPage(
                 next: next, error: "That is not the admin token. Use the one `kiosk serve` printed at first start.",
                 status: .unauthorized)

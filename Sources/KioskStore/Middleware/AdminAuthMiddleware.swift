@@ -3,12 +3,14 @@ import Hummingbird
 import KioskCore
 import KioskSigning
 
-/// Lets a request through only with `Authorization: Bearer <admin token>`. The store keeps only the
-/// token's SHA-256, so the comparison is between hashes.
+/// Lets a request through only with `Authorization: Bearer <admin token>`. The store keeps only the token's
+/// SHA-256, so the comparison is between hashes. Wrong tokens are counted per client address by `throttle`.
 struct AdminAuthMiddleware: RouterMiddleware {
     typealias Context = KioskRequestContext
 
     let tokenSHA256: String
+    let throttle: TokenGuessThrottle
+    let clock: any KioskClock
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -20,14 +22,16 @@ struct AdminAuthMiddleware: RouterMiddleware {
                 fix: "Send 'Authorization: Bearer <token>' (the CLI reads --token or KIOSK_ADMIN_TOKEN).")
         }
         let prefix = "Bearer "
-        guard header.hasPrefix(prefix),
-            Self.constantTimeEquals(SecretGenerator.sha256Hex(String(header.dropFirst(prefix.count))), tokenSHA256)
-        else {
+        let sent = header.hasPrefix(prefix) ? SecretGenerator.sha256Hex(String(header.dropFirst(prefix.count))) : ""
+        let right = try await throttle.check(from: TokenGuessThrottle.address(of: context.channel), now: clock.now()) {
+            Self.constantTimeEquals(sent, tokenSHA256)
+        }
+        guard right else {
             throw KioskError(
                 .invalidAdminToken, "The admin token is wrong.",
                 field: "Authorization",
                 fix:
-                    "Use the token `kiosk serve` printed at first start, or restart it with --admin-token to set a new one."
+                    "Use the token `kiosk serve` printed at first start, or restart it with --admin-token-file to set a new one."
             )
         }
         return try await next(request, context)
