@@ -85,6 +85,8 @@ public protocol CatalogRepository: Sendable {
     func product(appId: App.ID, productId: String) async throws -> Product?
     /// All products of an app, deleted ones included, ordered by product id.
     func products(appId: App.ID) async throws -> [Product]
+    /// How many products the app has, deleted ones included (their ids stay reserved).
+    func productCount(appId: App.ID) async throws -> Int
     func insertGroup(_ group: SubscriptionGroup) async throws
     func updateGroup(_ group: SubscriptionGroup) async throws
     func deleteGroup(id: SubscriptionGroup.ID) async throws

@@ -213,6 +213,7 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
     case ownAdminAccess = "own_admin_access"
     /// Too many wrong passwords for the account, or one being checked at this moment.
     case tooManyAttempts = "too_many_attempts"
+    case tooManyProducts = "too_many_products"
     case passwordUnchanged = "password_unchanged"
     case passwordsDiffer = "passwords_differ"
     case paymentDeclined = "payment_declined"
@@ -356,6 +357,7 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable, Custom
             .invalidInput
         case .accountStorefrontUnknown, .alreadyExists, .alreadyRevoked, .alreadySubscribed, .clockMovesBack,
             .duplicateBundleId, .duplicateConsoleUser, .duplicateGroup, .duplicateProductId, .groupNotEmpty,
+            .tooManyProducts,
             .idempotencyKeyReused, .insufficientBalance, .insufficientFunds, .invalidReviewTransition,
             .noConsumptionRequest, .noNotificationUrl, .noPriceInStorefront, .noPriceIncreasePending, .notRefunded,
             .notShareable, .paymentDeclined, .paymentNotWaiting, .productIdDeleted, .productNotAvailable,

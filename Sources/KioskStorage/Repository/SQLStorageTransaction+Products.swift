@@ -68,6 +68,11 @@ extension SQLStorageTransaction {
         try await cached(.products(appId)) { try await loadProducts(appId: appId, productId: nil) } ?? []
     }
 
+    func productCount(appId: App.ID) async throws -> Int {
+        let row = try await session.first("SELECT COUNT(*) AS n FROM products WHERE app_id = \(bind: appId)")
+        return Int(try row?.decode(column: "n", as: Int64.self) ?? 0)
+    }
+
     // MARK: Writing children
 
     private func insertChildren(of product: Product) async throws {

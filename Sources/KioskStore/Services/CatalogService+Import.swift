@@ -38,10 +38,24 @@ extension CatalogService {
     ///
     /// Every problem is reported at once, at its path in the user's file; what only App Store review would refuse
     /// (``CatalogValidator/reviewRuleCodes``) imports with a warning instead.
+    ///
+    /// A file naming more products than an app may hold is refused before the database is touched, so a huge file
+    /// cannot hold the store's writer.
     package func importCatalog(bundleId: String, file: CatalogFileImport) async throws -> CatalogImportSummary {
+        let named = Set(file.document.products.map(\.productId))
+        if named.count > Self.maxProductsPerApp {
+            throw KioskError(
+                .tooManyProducts,
+                "The file names \(named.count) products; an app holds at most \(Self.maxProductsPerApp) in-app "
+                    + "purchases (App Store Connect's limit). Nothing was imported.",
+                field: "products", fix: "Split the catalog across apps, or remove products from the file.")
+        }
         let now = clock.now()
         return try await database.transaction { tx in
             let app = try await Self.requireApp(bundleId, in: tx)
+            let existing = Set(try await tx.products(appId: app.id).map(\.productId))
+            try Self.requireRoom(
+                for: named.subtracting(existing).count, besides: existing.count, bundleId: bundleId)
             var run = ImportRun(file: file)
             var groups = try await tx.groups(appId: app.id)
             for (index, entry) in file.document.subscriptionGroups.enumerated() {

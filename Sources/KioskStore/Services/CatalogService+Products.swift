@@ -14,6 +14,7 @@ extension CatalogService {
             if let existing = try await tx.product(appId: app.id, productId: productId) {
                 throw Self.reusedProductId(existing, bundleId: bundleId)
             }
+            try Self.requireRoom(for: 1, besides: try await tx.productCount(appId: app.id), bundleId: bundleId)
             var product = Product(
                 appId: app.id, productId: productId, referenceName: referenceName, type: type, createdAt: now,
                 updatedAt: now)
@@ -235,5 +236,23 @@ extension ReviewAction {
         case .removeFromSale: .removeFromSale
         case .restoreToSale: .restoreToSale
         }
+    }
+}
+
+extension CatalogService {
+    /// App Store Connect's limit: 10,000 in-app purchases per app, subscriptions included (removed ones count too:
+    /// their ids stay taken).
+    public static let maxProductsPerApp = 10_000
+
+    /// Throws `too_many_products` unless `adding` more products fit beside the app's `existing` ones.
+    static func requireRoom(for adding: Int, besides existing: Int, bundleId: String) throws {
+        guard adding > 0, existing + adding > maxProductsPerApp else { return }
+        throw KioskError(
+            .tooManyProducts,
+            "\(bundleId) has \(existing) products; \(adding) more would pass App Store Connect's limit of "
+                + "\(maxProductsPerApp) in-app purchases per app. Nothing was created.",
+            field: "products",
+            fix: "Remove products from the file, or use another app: deleted products count too, as their ids stay "
+                + "taken.")
     }
 }
