@@ -24,6 +24,7 @@ import time
 import uuid
 import zlib
 
+from apple_enums import enforce_on
 from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient
 from appstoreserverlibrary.models.BulletPoint import BulletPoint
 from appstoreserverlibrary.models.DefaultConfigurationRequest import DefaultConfigurationRequest
@@ -69,6 +70,7 @@ def main() -> int:
     client = AppStoreServerAPIClient(
         key, arguments.key_id, arguments.issuer_id, arguments.bundle_id, ENVIRONMENTS[arguments.environment])
     client._base_url = arguments.base_url
+    enforce_on(client)
     sandbox = arguments.environment == "Sandbox"
     image, bullet, message, plain = uuid.uuid4(), uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
     summary = {"image": str(image), "bullet": str(bullet), "message": str(message), "plain": str(plain)}

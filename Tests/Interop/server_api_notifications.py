@@ -21,6 +21,7 @@ import os
 import time
 import uuid
 
+from apple_enums import enforce_on
 from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
@@ -59,6 +60,7 @@ def main() -> int:
     client = AppStoreServerAPIClient(
         key, arguments.key_id, arguments.issuer_id, arguments.bundle_id, ENVIRONMENTS[arguments.environment])
     client._base_url = arguments.base_url
+    enforce_on(client)
     summary = {}
 
     all_statuses = client.get_all_subscription_statuses(arguments.transaction_id)

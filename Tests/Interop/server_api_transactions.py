@@ -21,6 +21,7 @@ import uuid
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from apple_enums import enforce_on
 from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient, GetTransactionHistoryVersion
 from appstoreserverlibrary.models.AccountTenure import AccountTenure
 from appstoreserverlibrary.models.ConsumptionRequest import ConsumptionRequest
@@ -54,7 +55,7 @@ def client_for(arguments: argparse.Namespace, key: bytes) -> AppStoreServerAPICl
     client = AppStoreServerAPIClient(
         key, arguments.key_id, arguments.issuer_id, arguments.bundle_id, ENVIRONMENTS[arguments.environment])
     client._base_url = arguments.base_url
-    return client
+    return enforce_on(client)
 
 
 def payload(jws: str) -> dict:

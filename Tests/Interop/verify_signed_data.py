@@ -8,7 +8,8 @@ library POSTs an OCSP request (SHA-256 CertID) to the URL in the intermediate's 
 AuthorityInformationAccess extension, i.e. to the Kiosk store that signed the data.
 
 On success it prints the decoded object as JSON and exits 0. When the verifier refuses the data it prints
-`VerificationException <STATUS>` and exits 1. Any other failure (bad arguments, unreadable files, a payload
+`VerificationException <STATUS>` and exits 1; when an enum-typed field holds a value that is not a member of Apple's
+enum (which Apple's model keeps as a raw value) it prints `UnknownEnumValue <field>=<value>, …` and exits 3. Any other failure (bad arguments, unreadable files, a payload
 the library cannot decode into its model) exits 2.
 
 Usage:
@@ -20,6 +21,7 @@ import argparse
 import json
 import sys
 
+from apple_enums import unknown_enum_values
 from appstoreserverlibrary.models.AppTransaction import AppTransaction
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.JWSRenewalInfoDecodedPayload import JWSRenewalInfoDecodedPayload
@@ -71,6 +73,10 @@ def main() -> int:
     except VerificationException as error:
         print(f"VerificationException {error.status.name}")
         return 1
+    unknown = unknown_enum_values(decoded)
+    if unknown:
+        print("UnknownEnumValue " + ", ".join(unknown))
+        return 3
     print(json.dumps(_get_cattrs_converter(model).unstructure(decoded), sort_keys=True, default=str))
     return 0
 

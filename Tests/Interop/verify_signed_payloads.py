@@ -6,13 +6,15 @@ Reads a JSON file: {"rootDer": "<base64 DER>", "environment": "Sandbox"|"Product
 "appAppleId": 1400000001, "payloads": [{"kind": "notification"|"transaction"|"renewal"|"app-transaction"|"realtime-request",
 "jws": "..."}]}. Prints a JSON list, one entry per payload in order: {"decoded": {...}} with the object Apple's
 model decoded (unstructured: the JSON field names, absent fields left out), or {"error": "<why>"} when the verifier
-refused it or its model could not decode it. Exits 0 when it could read its input, 2 otherwise.
+refused it, its model could not decode it, or an enum-typed field holds a value that is not a member of Apple's enum
+(`UnknownEnumValue notificationType='DID_RENEWW'`). Exits 0 when it could read its input, 2 otherwise.
 """
 
 import base64
 import json
 import sys
 
+from apple_enums import unknown_enum_values
 from appstoreserverlibrary.models.AppTransaction import AppTransaction
 from appstoreserverlibrary.models.DecodedRealtimeRequestBody import DecodedRealtimeRequestBody
 from appstoreserverlibrary.models.Environment import Environment
@@ -50,6 +52,10 @@ def main() -> int:
         method_name, model = KINDS[payload["kind"]]
         try:
             decoded = getattr(verifier, method_name)(payload["jws"])
+            unknown = unknown_enum_values(decoded)
+            if unknown:
+                results.append({"error": "UnknownEnumValue " + ", ".join(unknown)})
+                continue
             results.append({"decoded": _get_cattrs_converter(model).unstructure(decoded)})
         except VerificationException as error:
             results.append({"error": f"VerificationException {error.status.name}"})

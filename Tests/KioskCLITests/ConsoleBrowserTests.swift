@@ -54,7 +54,15 @@ import Testing
                 #expect(agreement.json["status"] as? String == "active", "\(agreement.text)")
                 let evil = try await store.request(.GET, "/admin/v1/apps/com.example.evil")
                 #expect(evil.status == 404, "the form without a CSRF token created nothing")
-                #expect(sink.uuids.count >= 1, "the resent notification reached the receiver")
+                // The REFUND reached the receiver once when sent and once more when resent: two attempts, both
+                // received, the same notification each time.
+                let refunds = (notifications.json["notifications"] as? [[String: Any]] ?? []).filter {
+                    $0["notificationType"] as? String == "REFUND"
+                }
+                #expect(refunds.count == 1, "\(notifications.text)")
+                let refundUUID = try #require(refunds.first?["notificationUUID"] as? String, "\(notifications.text)")
+                #expect(refunds.first?["attempts"] as? Int == 2, "\(notifications.text)")
+                #expect(sink.uuids.filter { $0 == refundUUID }.count == 2, "\(sink.uuids)")
                 for page in [
                     "overview", "product-unavailable", "agreements", "money", "customer", "notifications", "catalog",
                     "audit", "team", "account", "checks", "subscriptions",

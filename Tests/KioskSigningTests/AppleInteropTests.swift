@@ -50,11 +50,12 @@ struct AppleInteropTests {
         var price = 990
         var currency = "USD"
         var appTransactionId = "704289572311289000"
+        var offerType: Int?
     }
 
     /// Signs both payload kinds with a fresh chain for `environment` and writes the root DER; returns the files.
     func signedFiles(
-        environment: StoreEnvironment,
+        environment: StoreEnvironment, notificationType: String = "TEST", offerType: Int? = nil,
         in directory: TemporaryDirectory
     ) throws -> (root: String, notification: String, transaction: String, identity: SigningIdentity) {
         let now = Date()
@@ -62,12 +63,12 @@ struct AppleInteropTests {
         let identity = try SigningIdentity.generate(environment: environment, now: now)
         let signer = JWSSigner(identity: identity)
         let notification = Notification(
-            signedDate: milliseconds,
+            notificationType: notificationType, signedDate: milliseconds,
             data: .init(appAppleId: Self.appAppleId, bundleId: Self.bundleId, environment: environment.appleName)
         )
         let transaction = Transaction(
             bundleId: Self.bundleId, purchaseDate: milliseconds - 5_000, originalPurchaseDate: milliseconds - 5_000,
-            signedDate: milliseconds, environment: environment.appleName
+            signedDate: milliseconds, environment: environment.appleName, offerType: offerType
         )
         let root = directory.appending("root-\(environment.rawValue).der")
         try Data(identity.rootDER).write(to: URL(fileURLWithPath: root))
@@ -138,6 +139,32 @@ struct AppleInteropTests {
             root: files.root, environment: .sandbox, kind: "transaction", jwsFile: tamperedFile)
         #expect(tampered.status == 1, "\(tampered.output)")
         #expect(tampered.output.contains("VERIFICATION_FAILURE"), "\(tampered.output)")
+    }
+
+    // Proves the check refuses what Apple's model keeps but does not know: a notification type outside
+    // NotificationTypeV2 and an offerType outside OfferType, signed by a trusted chain, exit 3 naming the field.
+    @Test func appleVocabularyRefusesUnknownEnumValues() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let files = try signedFiles(
+            environment: .sandbox, notificationType: "DID_RENEWW", offerType: 7, in: directory)
+        let notification = try await runVerifier(
+            root: files.root, environment: .sandbox, kind: "notification", jwsFile: files.notification)
+        #expect(notification.status == 3, "\(notification.output)")
+        #expect(notification.output == "UnknownEnumValue notificationType='DID_RENEWW'\n", "\(notification.output)")
+        let transaction = try await runVerifier(
+            root: files.root, environment: .sandbox, kind: "transaction", jwsFile: files.transaction)
+        #expect(transaction.status == 3, "\(transaction.output)")
+        #expect(transaction.output == "UnknownEnumValue offerType=7\n", "\(transaction.output)")
+
+        let known = try signedFiles(environment: .sandbox, notificationType: "DID_RENEW", offerType: 4, in: directory)
+        let renewal = try await runVerifier(
+            root: known.root, environment: .sandbox, kind: "notification", jwsFile: known.notification)
+        #expect(renewal.status == 0, "\(renewal.output)")
+        let winBack = try await runVerifier(
+            root: known.root, environment: .sandbox, kind: "transaction", jwsFile: known.transaction)
+        #expect(winBack.status == 0, "\(winBack.output)")
+        #expect(winBack.output.contains(#""offerType": 4"#), "\(winBack.output)")
     }
 
     private func base64(fromURL text: String) -> String {

@@ -175,7 +175,7 @@ struct PurchaseStorageTests {
         try await database.close()
         #expect(tester?.id == testerId && tester?.paymentOutcome == .decline)
         #expect(tester?.sandbox?.interruptPurchases == true && tester?.sandbox?.renewalRate == .monthlyEvery5Minutes)
-        #expect(tester?.sandbox?.purchaseHistoryClearedAt != nil)
+        #expect(tester?.sandbox?.purchaseHistoryClearedAt == Date(millisecondsSince1970: 42))
         #expect(customer?.id == customerId && customer?.storefront == "FRA" && customer?.sandbox == nil)
     }
 

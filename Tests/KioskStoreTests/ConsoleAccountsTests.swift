@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KioskCore
 import KioskTesting
 import Testing
 
@@ -8,7 +9,8 @@ import Testing
     /// sandbox settings and clear their purchase history, and their email is unique (case-insensitively).
     @Test(arguments: TestDatabase.available)
     func sandboxTesters(database: TestDatabase) async throws {
-        try await withStore(database) { store in
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
+        try await withTestStore(engine: database, clock: clock) { store in
             let created = try await store.request(
                 .POST, "/admin/v1/testers",
                 json: [
@@ -45,8 +47,12 @@ import Testing
             #expect(updated.json["renewalRate"] as? String == "3m")
             #expect(updated.json["storefront"] as? String == "JPN")
 
+            clock.advance(by: 90)
             let cleared = try await store.request(.POST, "/admin/v1/testers/tester@example.com/clear-purchase-history")
-            #expect(cleared.json["purchaseHistoryClearedAt"] != nil)
+            #expect(cleared.status == 200, "\(cleared.text)")
+            #expect(cleared.json["purchaseHistoryClearedAt"] as? String == "2026-09-21T14:14:50Z", "\(cleared.text)")
+            let reread = try await store.request(.GET, "/admin/v1/testers/tester@example.com")
+            #expect(reread.json["purchaseHistoryClearedAt"] as? String == "2026-09-21T14:14:50Z", "\(reread.text)")
 
             let deleted = try await store.request(.DELETE, "/admin/v1/testers/tester@example.com")
             #expect(deleted.status == 204)

@@ -107,8 +107,16 @@ import Testing
             #expect(!setCookie.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
             let page = try await visitor.get("/console/apps")
             #expect(page.status == 200 && page.text.contains("<h1>Apps</h1>"))
-            for header in ["Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy"] {
-                #expect(page.headers.first(name: header) != nil, "\(header)")
+            // No script, frame, plugin or foreign resource may run or load; forms post only to the store.
+            for (header, value) in [
+                (
+                    "Content-Security-Policy",
+                    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+                        + "frame-ancestors 'none'; base-uri 'none'"
+                ),
+                ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"),
+            ] {
+                #expect(page.headers.first(name: header) == value, "\(header)")
             }
             #expect(page.headers.first(name: "Cache-Control") == "no-store")
 

@@ -6,13 +6,14 @@ import Testing
 /// schemathesis (PyPI) fuzzes the store from its own OpenAPI document: requests built from every operation's schema,
 /// its examples and their edge cases (out-of-range numbers, huge and odd strings, wrong types, missing fields), with
 /// the admin token, against a store holding an app, products, a tester and purchases. No answer may be a server
-/// error, and the store must still answer `/health` afterwards.
+/// error, each must have a status, content type and body the document declares, and the store must still answer
+/// `/health` afterwards.
 @Suite(
     .enabled(
         if: TestEnvironment.runs(.python),
         "set KIOSK_TEST_PYTHON to a python with schemathesis (.ci/run installs .ci/requirements.txt)"))
 struct FuzzTests {
-    @Test func schemathesisFindsNoServerError() async throws {
+    @Test func schemathesisFindsEveryAnswerAsTheDocumentSaysIt() async throws {
         try await withTestStore { store in
             try await store.preparePurchaseCatalog()
             let token = try await store.signIn()
@@ -36,9 +37,52 @@ struct FuzzTests {
                 #expect(generated >= least, "\(run.output)")
                 total += generated
             }
-            print("FuzzTests: schemathesis sent \(total) requests to the store, none answered 5xx")
+            print("FuzzTests: schemathesis sent \(total) requests to the store; every answer conformed")
             let health = try await store.request(.GET, "/health")
             #expect(health.status == 200, "\(health.text)")
+        }
+    }
+
+    /// Apple's endpoints the store serves as Apple documents them (`Resources/AppleOpenAPI/apple-server-api.yaml`,
+    /// written from Apple's documentation): `verifyReceipt` and the App Store Server API.
+    static let appleDocument = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Resources/AppleOpenAPI/apple-server-api.yaml")
+
+    /// Apple's document describes exactly the store's routes of `verifyReceipt` (the POST Apple documents) and the
+    /// App Store Server API; the Retention Messaging API, another of Apple's APIs, has tests of its own.
+    @Test func applesDocumentDescribesTheServedRoutes() async throws {
+        let described = openAPIOperations(in: try String(contentsOf: Self.appleDocument, encoding: .utf8))
+        let served = OpenAPIContractTests.appleOperations.filter {
+            $0.contains(" /inApps/") && !$0.contains("/messaging/")
+        }
+        #expect(described.count == 18)
+        #expect(described == served.union(["POST /verifyReceipt"]), "\(described.symmetricDifference(served))")
+        try await withTestStore { store in
+            let routes = Set(store.built.routes)
+            #expect(described.subtracting(routes).sorted() == [], "described operations the store does not serve")
+            let sandbox = Set(described.map { $0.replacingOccurrences(of: " /", with: " /sandbox/") })
+            #expect(sandbox.subtracting(routes).sorted() == [], "operations the sandbox does not serve")
+        }
+    }
+
+    /// schemathesis against the sandbox's `verifyReceipt` and App Store Server API from Apple's document, with a
+    /// Server API token of the app, against a store with a purchase: no server error, and every answer's status,
+    /// content type and body as Apple documents them. The per-key rate limit is lifted: it would answer 429s to a
+    /// fuzzer, which is the limit working, not the endpoints.
+    @Test func schemathesisFindsApplesEndpointsAsAppleDocumentsThem() async throws {
+        try await withTestStore(serverAPIRequestsPerSecond: 1_000_000) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            #expect(try await store.pay(TestStore.coins, token: token).status == 200)
+            let key = try await store.createServerAPIKey()
+            let run = try await Schemathesis.run(
+                document: Self.appleDocument.path,
+                headers: ["Authorization": "Bearer \(try key.token(expiresIn: 1_200))"],
+                baseURL: store.baseURL + "/sandbox")
+            #expect(run.status == 0, "\(run.output)")
+            let generated = try #require(run.generated, "\(run.output)")
+            #expect(generated >= 300, "\(run.output)")
+            print("FuzzTests: schemathesis sent \(generated) requests to Apple's endpoints; every answer conformed")
         }
     }
 
@@ -55,11 +99,7 @@ struct FuzzTests {
             let run = try await Schemathesis.run(
                 document: store.baseURL + "/app-store-connect-openapi.json",
                 headers: ["Authorization": "Bearer \(try key.token(now: Date(), lifetime: 1_200))"],
-                baseURL: store.baseURL,
-                checks: [
-                    "not_a_server_error", "status_code_conformance", "content_type_conformance",
-                    "response_schema_conformance",
-                ])
+                baseURL: store.baseURL)
             #expect(run.status == 0, "\(run.output)")
             let generated = try #require(run.generated, "\(run.output)")
             #expect(generated >= 300, "\(run.output)")

@@ -115,9 +115,12 @@ import Testing
             let unknown = try await store.request(
                 .PUT, "/admin/v1/tax-rules/XYZ", json: ["pricesIncludeTax": true, "rateBasisPoints": 100])
             #expect(unknown.status == 400 && unknown.errorCode == "unknown_storefront", "\(unknown.text)")
-            for query in ["from=2026-09-20", "from=2026-09-20&to=2028-01-01", "from=yesterday&to=2026-09-30"] {
+            for (query, code) in [
+                ("from=2026-09-20", "invalid_date"), ("from=2026-09-20&to=2028-01-01", "invalid_span"),
+                ("from=yesterday&to=2026-09-30", "invalid_date"),
+            ] {
                 let refused = try await store.request(.GET, "/admin/v1/money/events?" + query)
-                #expect(refused.status == 400, "\(query): \(refused.text)")
+                #expect(refused.status == 400 && refused.errorCode == code, "\(query): \(refused.text)")
             }
         }
     }
@@ -156,9 +159,12 @@ import Testing
 
             let empty = try await store.request(.GET, "/admin/v1/reports/sales?frequency=monthly&date=2026-08")
             #expect(empty.status == 200 && empty.text.split(separator: "\n").count == 1, "\(empty.text)")
-            for query in ["frequency=hourly&date=2026-09-21", "frequency=daily&date=2026-09-31", "frequency=daily"] {
+            for (query, code) in [
+                ("frequency=hourly&date=2026-09-21", "invalid_frequency"),
+                ("frequency=daily&date=2026-09-31", "invalid_report_date"), ("frequency=daily", "invalid_report_date"),
+            ] {
                 let refused = try await store.request(.GET, "/admin/v1/reports/sales?" + query)
-                #expect(refused.status == 400, "\(query): \(refused.text)")
+                #expect(refused.status == 400 && refused.errorCode == code, "\(query): \(refused.text)")
             }
         }
     }
@@ -213,7 +219,8 @@ import Testing
                 #expect(download.status == 200 && download.text == api, "\(path): \(download.text)")
                 #expect(download.headers.first(name: "Content-Disposition")?.contains(filename) == true, "\(path)")
             }
-            #expect(try await visitor.get("/console/money/subscription-events.tsv?date=09-21").status == 400)
+            let badDay = try await visitor.get("/console/money/subscription-events.tsv?date=09-21")
+            #expect(badDay.status == 400 && badDay.text.contains("is not a day."), "\(badDay.text)")
             #expect(try await visitor.get("/console/money").text.contains("subscription-events.tsv?date="))
 
             let quiet = try await store.request(.GET, "/admin/v1/reports/subscription-events?date=2026-09-20")
@@ -251,12 +258,14 @@ import Testing
             let rates = try await store.request(.GET, "/admin/v1/exchange-rates")
             #expect((rates.json["rates"] as? [[String: Any]])?.count == 1, "\(rates.text)")
 
-            for (path, body) in [
-                ("gbp", ["usdPerUnit": "1.2345678"]), ("gbp", ["usdPerUnit": "-1"]), ("usd", ["usdPerUnit": "1"]),
-                ("XYZ", ["usdPerUnit": "1"]),
+            for (path, body, code) in [
+                ("gbp", ["usdPerUnit": "1.2345678"], "invalid_exchange_rate"),
+                ("gbp", ["usdPerUnit": "-1"], "invalid_exchange_rate"),
+                ("usd", ["usdPerUnit": "1"], "unknown_currency"),
+                ("XYZ", ["usdPerUnit": "1"], "unknown_currency"),
             ] {
                 let refused = try await store.request(.PUT, "/admin/v1/exchange-rates/" + path, json: body)
-                #expect(refused.status == 400, "\(path) \(body): \(refused.text)")
+                #expect(refused.status == 400 && refused.errorCode == code, "\(path) \(body): \(refused.text)")
             }
             // The largest price a catalog takes, ten at once, at the largest rate: the dollars hold at their bound.
             let largest = try await store.request(

@@ -10,11 +10,13 @@ import X509
 
 /// A merchant's notification endpoint for tests: a small Hummingbird server on 127.0.0.1 and a free port that
 /// records every `signedPayload` POSTed to `/notifications` and answers `status`; `/moved` answers a 307 to
-/// `/notifications`.
+/// `/notifications`; `/slow` records the payload too but answers only when the receiver stops.
 struct NotificationReceiver: Sendable {
     let url: String
     /// The URL that redirects to ``url``.
     var movedURL: String { url.replacingOccurrences(of: "/notifications", with: "/moved") }
+    /// The URL that takes each notification and never answers while the test runs: the store's deadline decides.
+    var slowURL: String { url.replacingOccurrences(of: "/notifications", with: "/slow") }
     private let received: Received
 
     /// What arrived, in order.
@@ -41,6 +43,11 @@ struct NotificationReceiver: Sendable {
                 return Array(payloads[checked...])
             }
         }
+
+        private var stopped = false
+        /// Whether the receiver stopped (a held answer may go now).
+        var isStopped: Bool { lock.withLock { stopped } }
+        func stop() { lock.withLock { stopped = true } }
 
         func removeAll() {
             lock.withLock {
@@ -111,6 +118,12 @@ func withNotificationReceiver<T: Sendable>(
         received.append(decoded.signedPayload, contentType: request.headers[.contentType] ?? "")
         return Response(status: answering())
     }
+    router.post("slow") { request, context -> Response in
+        let decoded = try await request.decode(as: SignedPayloadBody.self, context: context)
+        received.append(decoded.signedPayload, contentType: request.headers[.contentType] ?? "")
+        while !received.isStopped { try? await Task.sleep(for: .milliseconds(20)) }
+        return Response(status: .ok)
+    }
     // A URL that moved: a receiver that follows redirects would deliver here to /notifications.
     router.post("moved") { _, _ -> Response in
         Response(status: .temporaryRedirect, headers: [.location: "/notifications"])
@@ -124,7 +137,9 @@ func withNotificationReceiver<T: Sendable>(
             onServerRunning: { await onServerRunning($0.localAddress?.port ?? 0) }, logger: logger)
         return ((), application)
     } _: { _, port in
-        try await body(NotificationReceiver(url: "http://127.0.0.1:\(port)/notifications", received: received))
+        defer { received.stop() }
+        return try await body(
+            NotificationReceiver(url: "http://127.0.0.1:\(port)/notifications", received: received))
     }
 }
 

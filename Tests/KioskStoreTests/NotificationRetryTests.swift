@@ -62,6 +62,74 @@ import Testing
         }
     }
 
+    /// A receiver that never takes the notification gets Apple's whole schedule, the first attempt and five retries
+    /// at +1, +13, +37, +85 and +157 hours, none early and none after the last; the notification then stays failed.
+    @Test(arguments: TestDatabase.available)
+    func retriesEndAfterApplesFifthRetry(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver(status: .serviceUnavailable) { receiver in
+            try await withTestStore(engine: database, clock: clock) { store in
+                let key = try await Self.prepare(store, urls: [receiver.url])
+                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
+                #expect(requested.status == 200, "\(requested.text)")
+                let notifications = store.built.context.notifications
+                await notifications.deliverDue(.sandbox)
+                #expect(receiver.payloads.count == 1)
+                let schedule: [Double] = [0, 1, 13, 37, 85, 157]
+                for (index, hours) in schedule.enumerated().dropFirst() {
+                    clock.set(Self.start.addingTimeInterval(hours * Self.hour - 60))
+                    await notifications.deliverDue(.sandbox)
+                    #expect(receiver.payloads.count == index, "nothing is sent before +\(hours) h")
+                    clock.set(Self.start.addingTimeInterval(hours * Self.hour))
+                    await notifications.deliverDue(.sandbox)
+                    #expect(receiver.payloads.count == index + 1, "the retry due at +\(hours) h")
+                }
+                // 25 days on (the history below reads the last 30).
+                clock.set(Self.start.addingTimeInterval(600 * Self.hour))
+                await notifications.deliverDue(.sandbox)
+                #expect(receiver.payloads.count == 6, "no attempt after the fifth retry")
+
+                let base = "/sandbox/test/v1/apps/\(TestStore.bundleId)/notifications"
+                let listed = try await store.request(.GET, base, token: .some(store.adminToken))
+                let stored = try #require((listed.json["notifications"] as? [[String: Any]])?.first, "\(listed.text)")
+                #expect(stored["state"] as? String == "failed" && stored["attempts"] as? Int == 6, "\(listed.text)")
+                let failures = try await Self.history(store, key: key, clock: clock, onlyFailures: true)
+                let attempts = try #require(failures.first?["sendAttempts"] as? [[String: Any]], "\(failures)")
+                #expect(
+                    attempts.compactMap { ($0["attemptDate"] as? NSNumber)?.int64Value }
+                        == schedule.map { Self.start.addingTimeInterval($0 * Self.hour).millisecondsSince1970 })
+                #expect(
+                    attempts.compactMap { $0["sendAttemptResult"] as? String }
+                        == Array(repeating: "UNSUCCESSFUL_HTTP_RESPONSE_CODE", count: 6))
+            }
+        }
+    }
+
+    /// A receiver that does not answer within the store's deadline (5 s) is a failed attempt, `TIMED_OUT`, and is
+    /// retried on the schedule like any other failure.
+    @Test(arguments: TestDatabase.available)
+    func aReceiverThatTimesOutIsAFailedAttempt(database: TestDatabase) async throws {
+        let clock = ManualClock(Self.start)
+        try await withNotificationReceiver { receiver in
+            try await withTestStore(engine: database, clock: clock) { store in
+                let key = try await Self.prepare(store, urls: [receiver.slowURL])
+                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
+                #expect(requested.status == 200, "\(requested.text)")
+                let notifications = store.built.context.notifications
+                await notifications.deliverDue(.sandbox)
+                clock.set(Self.start.addingTimeInterval(Self.hour))
+                await notifications.deliverDue(.sandbox)
+                #expect(receiver.payloads.count == 2, "the notification arrived twice, never answered in time")
+                let failures = try await Self.history(store, key: key, clock: clock, onlyFailures: true)
+                let attempts = try #require(failures.first?["sendAttempts"] as? [[String: Any]], "\(failures)")
+                #expect(
+                    attempts.compactMap { ($0["attemptDate"] as? NSNumber)?.int64Value }
+                        == [0, 1].map { Self.start.addingTimeInterval($0 * Self.hour).millisecondsSince1970 })
+                #expect(attempts.compactMap { $0["sendAttemptResult"] as? String } == ["TIMED_OUT", "TIMED_OUT"])
+            }
+        }
+    }
+
     /// With sandbox retries off (like Apple's sandbox) a failed notification gets one attempt and stays failed.
     @Test(arguments: TestDatabase.available)
     func sandboxRetriesCanBeTurnedOff(database: TestDatabase) async throws {

@@ -108,9 +108,8 @@ import Testing
                 return !["displayPrice", "locale", "referenceName"].contains(path.split(separator: "/").last ?? "")
             }
             #expect(changed.isEmpty, "changed on export: \(changed.keys.sorted())")
-            #expect(
-                (written["version"] as? [String: Any])?["major"] as? Int == (file["version"] as? [String: Any])?[
-                    "major"] as? Int)
+            let major = try #require((file["version"] as? [String: Any])?["major"] as? Int, "\(corpus.file)")
+            #expect((written["version"] as? [String: Any])?["major"] as? Int == major)
 
             // The export imports into another app as the same catalog.
             try await store.createApp("com.example.copy", name: "Copy")
@@ -120,7 +119,8 @@ import Testing
             let first = try await store.request(.GET, "/admin/v1/apps/\(TestStore.bundleId)/catalog")
             let second = try await store.request(.GET, "/admin/v1/apps/com.example.copy/catalog")
             for key in ["products", "subscriptionGroups"] {
-                #expect(first.json[key] as? NSArray == second.json[key] as? NSArray, "\(key)")
+                let original = try #require(first.json[key] as? NSArray, "\(first.text)")
+                #expect(second.json[key] as? NSArray == original, "\(key): \(second.text)")
             }
         }
     }

@@ -2,7 +2,8 @@
 /// what is wrong and a `fix` saying what to do. Part of `ProductAvailability`.
 public struct UnavailabilityReason: Codable, Sendable, Hashable {
     /// Stable snake_case code: `product_deleted`, `wrong_app`, `not_cleared_for_sale`, `missing_metadata`,
-    /// `not_approved`, `removed_from_sale`, `review_findings`, `agreement_not_active` or `no_price_in_storefront`.
+    /// `not_approved`, `removed_from_sale`, `review_findings`, `agreement_not_active`, `not_available_in_territory`
+    /// or `no_price_in_storefront`.
     public var code: String
     /// What is wrong, for people.
     public var message: String

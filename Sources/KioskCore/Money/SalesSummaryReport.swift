@@ -147,14 +147,17 @@ public enum SalesSummaryReport {
                 default: ""
                 }
             // Amounts are per unit; proceeds that do not divide evenly go to rows one minor unit apart, so units
-            // times amounts add up to the ledger exactly.
+            // times amounts add up to the ledger exactly. As Apple writes refunds: negative units and customer
+            // price, positive proceeds.
             for (count, proceeds) in perUnit(event.amounts.proceedsMinorUnits, units: event.units) {
                 let row = [
                     "APPLE", "US", event.productId, developer, product?.referenceName ?? event.productId, "",
                     typeIdentifier(event.productType), "", amount(proceeds, in: event.currency), date(span.start),
                     date(span.end.addingTimeInterval(-1)), event.currency, countryCode(event.storefront),
                     event.currency, product.map { String($0.appleIdentifier) } ?? "",
-                    amount(event.amounts.customerPriceMinorUnits / event.units, in: event.currency), "",
+                    amount(
+                        event.amounts.customerPriceMinorUnits / event.units * event.units.signum(), in: event.currency),
+                    "",
                     product?.bundleId ?? "",
                     subscription, event.productType == .autoRenewable ? billedPeriod(event, product?.duration) : "",
                     "", "", "",

@@ -1,0 +1,52 @@
+import Foundation
+import KioskTestSupport
+import Testing
+
+/// `kiosk-bench` run as built (the debug build in CI) with its smallest settings, so a change that breaks a
+/// benchmark fails here rather than on the next manual run. Each benchmark must print its line with a rate and a
+/// ratio; no figure is judged (a smoke run measures nothing worth comparing).
+@Suite(.runsServers) struct BenchSmokeTests {
+    /// Each report line kiosk-bench prints with one SQLite store, `--renewals 10` (1, 3 and 10 due at once).
+    static let benchmarks = [
+        "JWS sign (", "product aggregate insert (SQLite, FULL sync)", "POST product (validate + commit + answer)",
+        "purchase over HTTP (SQLite: charge+JWS+queue)", "verifyReceipt (app receipt, 8 in flight)",
+        "Get Transaction Info (JWT auth, 8 in flight)", "JWS verify (SignedDataVerifier, transaction)",
+        "merchant delivery, fresh transaction (SQLite)", "merchant delivery, replayed transaction (SQLite)",
+        "renewals, 1 due at once (SQLite)", "renewals, 3 due at once (SQLite)", "renewals, 10 due at once (SQLite)",
+    ]
+    /// With wrk on the PATH, the load section's report lines; without it, its one "skipped" line.
+    static let loadBenchmarks = [
+        "GET /health (64 connections)", "purchase, fresh keys (SQLite, 64 connections)",
+        "verifyReceipt (64 connections)", "Get Transaction Info (64 connections)",
+    ]
+
+    @Test func everyBenchmarkPrintsARateAndARatio() async throws {
+        let result = try await KioskProcess.run(
+            ["--seconds", "0.1", "--renewals", "10"], executable: KioskProcess.builtExecutable(named: "kiosk-bench"),
+            timeout: 600)
+        #expect(result.status == 0, "\(result.stdout)\n-- stderr:\n\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let reports = lines.compactMap(Self.report)
+        let withWrk = !lines.contains { $0.hasPrefix("64 connections: skipped") }
+        let expected = Self.benchmarks + (withWrk ? Self.loadBenchmarks : [])
+        #expect(reports.count == expected.count, "\(result.stdout)")
+        for name in expected {
+            let matching = reports.filter { $0.name.hasPrefix(name) }
+            #expect(matching.count == 1, "\(name): \(matching) in\n\(result.stdout)")
+            for report in matching {
+                #expect(report.rate > 0 && report.baseline > 0 && report.ratio > 0, "\(report)")
+            }
+        }
+    }
+
+    /// A report line: `name  123/s  vs baseline  456/s  ratio 0.270`, the load rows with latencies after each rate
+    /// (`107/s p99 102.98 ms`) and after the ratio.
+    static func report(_ line: String) -> (name: String, rate: Double, baseline: Double, ratio: Double)? {
+        let pattern =
+            /^\s*(?<name>\S.*?)\s+(?<rate>\d+)\/s.*?\s{2}vs\s.+?\s(?<baseline>\d+)\/s.*?\s{2}ratio (?<ratio>[0-9.]+)/
+        guard let match = line.firstMatch(of: pattern), let rate = Double(match.rate),
+            let baseline = Double(match.baseline), let ratio = Double(match.ratio)
+        else { return nil }
+        return (String(match.name), rate, baseline, ratio)
+    }
+}
