@@ -17,11 +17,17 @@ struct CampaignSettings: Sendable {
     /// The store's and the merchant's databases: PostgreSQL schemas of their own under this URL; nil for SQLite
     /// files in their data folders.
     var postgres: (store: String, merchant: String)?
+    /// Power cuts of the machine the store and the merchant run on, instead of kills of one process.
+    var powerCut: PowerCutSettings?
 }
 
 /// The kill campaign: a store, a merchant and the example app as real processes, and trial after trial one of
 /// them killed with SIGKILL somewhere in a purchase, a renewal, a refund or a notification's retry; the killed one
 /// is started again, the system settles, and every invariant is checked against the store's truth.
+///
+/// In a power-cut campaign, each trial cuts the power of the machine the store and the merchant run on instead
+/// (their data on a LazyFS mount, ``Machine``): both die, what they never fsynced is lost, they start again, and
+/// every purchase the store answered and every grant the merchant acknowledged must still be there.
 final class Campaign: @unchecked Sendable {
     static let bundleId = "com.example.chaos"
     static let coins = "\(bundleId).coins"
@@ -40,8 +46,12 @@ final class Campaign: @unchecked Sendable {
     private let controls: Endpoint
     /// Where the store sends the app's notifications: the merchant, or (while a notification step sets up its
     /// failed delivery) a path of the merchant that answers 404.
-    private let notificationURL: String
-    private let refusingNotificationURL: String
+    private var notificationURL: String
+    private var refusingNotificationURL: String
+    private let machine: Machine?
+    private let acknowledged = Acknowledged()
+    /// What the last power cut's check found lost.
+    private var lostInCut: [Violation] = []
     private var invariants: Invariants!
     private var customers: [Customer] = []
     private var app: App!
@@ -55,17 +65,21 @@ final class Campaign: @unchecked Sendable {
         self.settings = settings
         plan = CampaignPlan(seed: settings.seed)
         report = Report(
-            seed: settings.seed, engine: settings.postgres == nil ? "SQLite" : "PostgreSQL", planned: settings.trials)
+            seed: settings.seed, engine: settings.postgres == nil ? "SQLite" : "PostgreSQL", planned: settings.trials,
+            powerCut: settings.powerCut != nil)
         var configuration = HTTPClient.Configuration()
         // A server that is down refuses at once instead of being retried until the deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let folder = settings.directory
+        machine = settings.powerCut.map { Machine($0, directory: folder) }
+        // What the servers keep: on the machine's mount in a power-cut campaign.
+        let data = machine?.root ?? folder
         store = Server(
             party: .store, port: try freeLoopbackPort(), command: ["serve"],
             arguments: [
-                "--data-dir", folder.appendingPathComponent("store").path, "--admin-token", Self.adminToken,
+                "--data-dir", data.appendingPathComponent("store").path, "--admin-token", Self.adminToken,
                 "--log-level", "warning",
                 // Reconciliation reads whole histories through the Server API after every trial.
                 "--server-api-rate-limit", "100000",
@@ -74,7 +88,7 @@ final class Campaign: @unchecked Sendable {
         merchant = Server(
             party: .merchant, port: try freeLoopbackPort(), command: ["merchant", "serve"],
             arguments: [
-                "--config", folder.appendingPathComponent("merchant/merchant.json").path, "--log-level", "warning",
+                "--config", data.appendingPathComponent("merchant/merchant.json").path, "--log-level", "warning",
             ] + (settings.postgres.map { ["--database", $0.merchant, "--database-pool-size", "2"] } ?? []),
             log: folder.appendingPathComponent("merchant.log"), executable: settings.kiosk)
         controls = Endpoint(base: store.url, token: Self.adminToken, http: http)
@@ -85,11 +99,22 @@ final class Campaign: @unchecked Sendable {
     /// Sets everything up, runs the trials, and stops the servers; `progress` hears a line per trial.
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Report {
         do {
+            try FileManager.default.createDirectory(at: settings.directory, withIntermediateDirectories: true)
+            try await machine?.start()
             try await start()
             try await withKillingProxy(to: store.url, routes: ["/merchant/": merchant.url], killAt: nil) { proxy in
                 self.app = App(
                     executable: self.settings.coinShop, proxy: proxy, bundleId: Self.bundleId,
                     password: Self.password, running: self.runningApps)
+                if self.machine != nil {
+                    // The proxy hears every answer: the store's to the app, the merchant's to the app and (its
+                    // notifications sent through the proxy too) to the store.
+                    let acknowledged = self.acknowledged
+                    proxy.observe { acknowledged.observe(method: $0, path: $1, request: $2, status: $3, answer: $4) }
+                    self.notificationURL = "\(proxy.url)\(MerchantPaths.notifications)"
+                    self.refusingNotificationURL = "\(proxy.url)\(MerchantPaths.notifications)-paused"
+                    try await self.setNotificationURL(self.notificationURL)
+                }
                 try await self.warmUp(progress: progress)
                 for index in 0..<self.settings.trials {
                     progress(try await self.trial(index))
@@ -100,6 +125,7 @@ final class Campaign: @unchecked Sendable {
             throw error
         }
         await stop()
+        report.acknowledged(purchases: acknowledged.purchases.count, grants: acknowledged.grants.count)
         return report
     }
 
@@ -108,12 +134,14 @@ final class Campaign: @unchecked Sendable {
         runningApps.killAll()
         store.kill()
         merchant.kill()
+        machine?.abandon()
     }
 
     /// Stops both servers gracefully, and the campaign's HTTP client.
     private func stop() async {
         try? await merchant.stop()
         try? await store.stop()
+        await machine?.stop()
         try? await http.shutdown()
     }
 
@@ -122,7 +150,6 @@ final class Campaign: @unchecked Sendable {
     /// The store with the shop (coins, an ad-free subscription, testers on a one-hour month, the clock frozen),
     /// the merchant configured by `kiosk merchant init`, a user token per customer.
     private func start() async throws {
-        try FileManager.default.createDirectory(at: settings.directory, withIntermediateDirectories: true)
         try await store.start()
         let localized = { (name: String) in [["locale": "en_US", "displayName": name, "description": "\(name)."]] }
         try await controls.perform(.POST, AdminRoutes.apps.path(), json: ["bundleId": Self.bundleId, "name": "Chaos"])
@@ -153,7 +180,7 @@ final class Campaign: @unchecked Sendable {
         }
         try await controls.perform(.POST, TestControlRoutes.clock.path(), json: ["action": "freeze"])
 
-        let configuration = settings.directory.appendingPathComponent("merchant/merchant.json")
+        let configuration = (machine?.root ?? settings.directory).appendingPathComponent("merchant/merchant.json")
         try FileManager.default.createDirectory(
             at: configuration.deletingLastPathComponent(), withIntermediateDirectories: true)
         let initialized = try await kiosk([
@@ -212,7 +239,7 @@ final class Campaign: @unchecked Sendable {
 
     /// Runs trial `index` and answers its progress line.
     private func trial(_ index: Int) async throws -> String {
-        let trial = plan.trial(index)
+        let trial = machine == nil ? plan.trial(index) : plan.powerCut(index)
         var random = plan.random(forTrial: index)
         let customer = customers[Int.random(in: 0..<customers.count, using: &random)]
         var phase = ContinuousClock.now
@@ -236,6 +263,8 @@ final class Campaign: @unchecked Sendable {
         timed(.settle)
         var violations = try await invariants.check(customers)
         timed(.check)
+        let lost = lostInCut
+        lostInCut = []
         var resettles = 0
         while !violations.isEmpty && resettles < 2 {
             // Something may still be on its way (an app's last request, a notification): settle everyone once
@@ -245,6 +274,7 @@ final class Campaign: @unchecked Sendable {
             violations = try await invariants.check(customers)
             timed(.check)
         }
+        violations = lost + violations
         let outcome = run.outcome ?? .missed("no kill")
         let new = report.record(trial, outcome, violations: violations, resettles: resettles)
         var line =
@@ -400,6 +430,8 @@ final class Campaign: @unchecked Sendable {
             /// The proxy kills the app at one of its requests.
             case request(RequestKill)
             case delay(Duration)
+            /// The machine's power is cut.
+            case powerCut(Duration)
         }
         var party: Party
         var how: How
@@ -409,6 +441,7 @@ final class Campaign: @unchecked Sendable {
             case .crashPoint(let point): "crash point \(point)"
             case .request(let request): "at its \(request.description)"
             case .delay(let delay): "after \(milliseconds(delay))"
+            case .powerCut(let delay): "power cut after \(milliseconds(delay))"
             }
         }
     }
@@ -422,6 +455,8 @@ final class Campaign: @unchecked Sendable {
         let atDelivery = Bool.random(using: &random)
         let time = Int.random(in: 1...max(1, action.notifications), using: &random)
         switch (trial.party, trial.mechanism) {
+        case (_, .powerCut):
+            return Kill(party: .machine, how: .powerCut(windows.step(trial.step) * fraction))
         case (.app, .point):
             let moment: KillingProxy.Moment = beforeForwarding ? .beforeForwarding : .afterAnswer
             return Kill(party: .app, how: .request(RequestKill(number: number, moment: moment)))
@@ -437,7 +472,7 @@ final class Campaign: @unchecked Sendable {
                 case .refund, .notification: CrashPoint.notificationDelivered
                 }
             return Kill(party: .store, how: .crashPoint(point.rawValue))
-        case (.merchant, .point):
+        case (_, .point):  // the merchant: the machine only ever has its power cut
             if trial.step == .purchase && atDelivery {
                 return Kill(party: .merchant, how: .crashPoint(CrashPoint.deliveryCommitted.rawValue))
             }
@@ -507,6 +542,12 @@ final class Campaign: @unchecked Sendable {
             server.kill()
             try await recover(server)
             return during ? .during(how) : .after(how)
+        case .powerCut(let delay):
+            try await Task.sleep(until: started + delay, clock: .continuous)
+            let during = !done.isSet
+            let how = "power cut after \(milliseconds(delay))"
+            let discarded = try await powerCut()
+            return during ? .during("\(how); \(discarded)") : .after("\(how); \(discarded)")
         case .crashPoint(let point):
             let server = server(kill.party)
             while server.isRunning && !done.isSet { try await Task.sleep(for: .milliseconds(5)) }
@@ -518,6 +559,27 @@ final class Campaign: @unchecked Sendable {
             try await recover(server)
             return .during("at \(point)")
         }
+    }
+
+    /// Cuts the machine's power: SIGKILL to the store, the merchant and the database at once, what they never
+    /// fsynced discarded, all started again; then, before any request reaches them (the proxy holds the app's and
+    /// the store's notifications), checks that every acknowledged purchase and grant survived. Answers what the
+    /// layer discarded.
+    private func powerCut() async throws -> String {
+        guard let machine else { throw ChaosError("a power cut with no machine") }
+        app.proxy.hold()
+        store.kill()
+        merchant.kill()
+        try await machine.killDatabase()
+        try await store.waitUntilDead()
+        try await merchant.waitUntilDead()
+        let discarded = try await machine.cut()
+        try await store.start()
+        try await merchant.start()
+        lostInCut = try await invariants.survived(acknowledged, customers)
+        for server in [store, merchant] { app.proxy.forward(prefix: server.routePrefix, to: server.url) }
+        app.proxy.release()
+        return discarded
     }
 
     /// Starts a killed server again on its port and data, and lets the app's held requests through to it.

@@ -25,7 +25,12 @@ struct Report: Sendable {
     let seed: UInt64
     let engine: String
     let planned: Int
+    /// A power-cut campaign's report: the machine's cuts, and what was acknowledged before them.
+    let powerCut: Bool
     private(set) var trials = 0
+    /// What the servers acknowledged in a power-cut campaign (answered purchases, acknowledged grants).
+    private(set) var acknowledgedPurchases = 0
+    private(set) var acknowledgedGrants = 0
     private(set) var kills: [Party: [Step: (during: Int, after: Int, missed: Int)]] = [:]
     private(set) var violations: [Violation.Kind: Set<String>] = [:]
     /// Trials whose checks passed only after the system was settled once more (an app or a notification that
@@ -46,10 +51,19 @@ struct Report: Sendable {
         case check
     }
 
-    init(seed: UInt64, engine: String, planned: Int) {
+    init(seed: UInt64, engine: String, planned: Int, powerCut: Bool = false) {
         self.seed = seed
         self.engine = engine
         self.planned = planned
+        self.powerCut = powerCut
+    }
+
+    /// The parties killed: the three processes, or the machine.
+    var parties: [Party] { powerCut ? [.machine] : Party.processes }
+
+    mutating func acknowledged(purchases: Int, grants: Int) {
+        acknowledgedPurchases = purchases
+        acknowledgedGrants = grants
     }
 
     /// Records trial `plan`'s kill and what the checks after it found; answers the violations seen for the first
@@ -105,7 +119,7 @@ struct Report: Sendable {
             "kills (during the step + after it, and missed):",
             pad("", 10) + Step.allCases.map { pad($0.rawValue, 16) }.joined() + "total",
         ]
-        for party in Party.allCases {
+        for party in parties {
             let cells = Step.allCases.map { step -> String in
                 let tally = kills[party, default: [:]][step, default: (0, 0, 0)]
                 let missed = tally.missed > 0 ? ", \(tally.missed) missed" : ""
@@ -114,10 +128,17 @@ struct Report: Sendable {
             lines.append(pad(party.rawValue, 10) + cells.joined() + String(killed(party)))
         }
         lines.append(
-            "killed: " + Party.allCases.map { "\($0.rawValue) \(killed($0))" }.joined(separator: ", "))
+            "killed: " + parties.map { "\($0.rawValue) \(killed($0))" }.joined(separator: ", "))
+        if powerCut {
+            lines.append("answered purchases: \(acknowledgedPurchases), acknowledged grants: \(acknowledgedGrants)")
+            lines.append("lost answered purchases: \(count(.lostPurchase))")
+            lines.append("lost acknowledged grants: \(count(.lostAcknowledgement))")
+        }
         lines.append("lost grants: \(count(.lostGrant))")
         lines.append("duplicated grants: \(count(.duplicatedGrant))")
-        let others = Violation.Kind.allCases.filter { $0 != .lostGrant && $0 != .duplicatedGrant }
+        let others = Violation.Kind.allCases.filter {
+            ![.lostGrant, .duplicatedGrant, .lostPurchase, .lostAcknowledgement].contains($0)
+        }
         lines.append("other violations: \(others.map(count).reduce(0, +))")
         for kind in others where count(kind) > 0 { lines.append("  \(kind.rawValue): \(count(kind))") }
         if resettled > 0 {
