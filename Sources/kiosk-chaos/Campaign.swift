@@ -1,9 +1,12 @@
+import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 import KioskTestSupport
 import KioskTesting
+import Logging
 import Synchronization
 
 /// What a campaign runs with.
@@ -19,6 +22,16 @@ struct CampaignSettings: Sendable {
     var postgres: (store: String, merchant: String)?
     /// Power cuts of the machine the store and the merchant run on, instead of kills of one process.
     var powerCut: PowerCutSettings?
+    /// A broken promise planted in the merchant's ledger before a last check, which must find it.
+    var plant: Plant?
+}
+
+/// What `--plant` breaks in the merchant's ledger, to prove the checks catch it.
+enum Plant: String, Sendable, CaseIterable, ExpressibleByArgument {
+    /// A granted purchase's grant and history removed.
+    case lostGrant = "lost-grant"
+    /// A granted purchase's grant line written twice.
+    case duplicateGrant = "duplicate-grant"
 }
 
 /// The kill campaign: a store, a merchant and the example app as real processes, and trial after trial one of
@@ -119,6 +132,7 @@ final class Campaign: @unchecked Sendable {
                 for index in 0..<self.settings.trials {
                     progress(try await self.trial(index))
                 }
+                if let plant = self.settings.plant { progress(try await self.plant(plant)) }
             }
         } catch {
             await stop()
@@ -247,24 +261,32 @@ final class Campaign: @unchecked Sendable {
             report.spent(ContinuousClock.now - phase, on: name)
             phase = ContinuousClock.now
         }
-        let action = try await prepare(trial.step, for: customer, random: &random)
+        lostInCut = []
+        var action = try await prepare(trial.step, for: customer, random: &random)
         var aiming = plan.random(forTrial: index, purpose: .kill)
-        let kill = aim(trial, action, random: &aiming)
-        if case .crashPoint(let point) = kill.how {
-            let server = server(trial.party)
-            try await server.restart(crashAt: point)
-            app.proxy.forward(prefix: server.routePrefix, to: server.url)
-        }
+        var kill = aim(trial, action, random: &aiming)
+        try await arm(kill)
         timed(.prepare)
-        let run = try await perform(action, kill: kill)
+        var run = try await perform(action, kill: kill)
         if !run.wasCutShort { windows.measured(trial.step, run) }
         timed(.step)
+        // A kill that missed its step (the step ended first, or never reached the crash point) is aimed again at
+        // the step run anew; one that still misses after that is counted as missed, and fails the campaign.
+        var reaims = 0
+        while !run.wasCutShort && reaims < Self.reaims {
+            reaims += 1
+            try await settle(customer)
+            action = try await prepare(trial.step, for: customer, random: &random)
+            kill = kill.reaimed(after: run)
+            try await arm(kill)
+            run = try await perform(action, kill: kill)
+            timed(.step)
+        }
         try await settle(customer)
         timed(.settle)
         var violations = try await invariants.check(customers)
         timed(.check)
         let lost = lostInCut
-        lostInCut = []
         var resettles = 0
         while !violations.isEmpty && resettles < 2 {
             // Something may still be on its way (an app's last request, a notification): settle everyone once
@@ -276,10 +298,12 @@ final class Campaign: @unchecked Sendable {
         }
         violations = lost + violations
         let outcome = run.outcome ?? .missed("no kill")
-        let new = report.record(trial, outcome, violations: violations, resettles: resettles)
+        let new = report.record(
+            trial, outcome, crashPoint: kill.crashPoint, reaims: reaims, violations: violations, resettles: resettles)
         var line =
             "[\(index + 1)/\(settings.trials)] \(trial.party.rawValue) × \(trial.step.rawValue), \(kill.description): "
             + "\(outcome.description); \(customer.userId), \(action.detail)"
+        if reaims > 0 { line += "; aimed \(reaims + 1) times" }
         if resettles > 0 { line += "; settled \(resettles + 1) times" }
         if !violations.isEmpty {
             line += "\n  VIOLATIONS in trial \(index + 1) of seed \(settings.seed):"
@@ -291,6 +315,58 @@ final class Campaign: @unchecked Sendable {
     }
 
     private func server(_ party: Party) -> Server { party == .store ? store : merchant }
+
+    /// How many times a kill that missed its step is aimed again.
+    static let reaims = 3
+
+    /// Starts the server a crash-point kill names armed with its point.
+    private func arm(_ kill: Kill) async throws {
+        guard case .crashPoint(let point) = kill.how else { return }
+        let server = server(kill.party)
+        try await server.restart(crashAt: point)
+        app.proxy.forward(prefix: server.routePrefix, to: server.url)
+    }
+
+    /// Breaks the merchant's ledger as `plant` says (on the first customer's first unrefunded coins) and checks
+    /// once more; answers the progress line. The checks must find exactly the planted violation.
+    private func plant(_ plant: Plant) async throws -> String {
+        let customer = customers[0]
+        let target = try await invariants.storeTransactions(of: [customer])[customer, default: []]
+            .filter { !$0.revoked && $0.productId == Self.coins }.map(\.id).sorted().first
+        guard let target else { throw ChaosError("nothing to plant a \(plant.rawValue) on") }
+        let url =
+            settings.postgres?.merchant
+            ?? "sqlite://"
+            + (machine?.root ?? settings.directory).appendingPathComponent("merchant/merchant.sqlite").path
+        var logger = Logger(label: "kiosk-chaos-plant")
+        logger.logLevel = .warning
+        let database = try await DatabaseOpener.open(url: url, migrations: [], poolSize: 1, logger: logger)
+        do {
+            try await database.withSession { session in
+                switch plant {
+                case .lostGrant:
+                    try await session.run("DELETE FROM ledger_events WHERE transaction_id = \(bind: target)")
+                    try await session.run("DELETE FROM grants WHERE transaction_id = \(bind: target)")
+                case .duplicateGrant:
+                    try await session.run(
+                        """
+                        INSERT INTO ledger_events
+                            (user_id, at, environment, transaction_id, product_id, kind, source, detail, state_change)
+                        SELECT user_id, at, environment, transaction_id, product_id, kind, source, detail, state_change
+                        FROM ledger_events WHERE transaction_id = \(bind: target) AND kind = 'granted'
+                        """)
+                }
+            }
+            try await database.close()
+        } catch {
+            try? await database.close()
+            throw error
+        }
+        let violations = try await invariants.check(customers)
+        report.found(violations)
+        return "planted a \(plant.rawValue) on \(target); the checks found:\n"
+            + violations.map { "    \($0)" }.joined(separator: "\n")
+    }
 
     /// A step about to run: what the app does meanwhile, and the campaign's own part (a clock advance, a refund).
     struct Action: Sendable {
@@ -436,6 +512,26 @@ final class Campaign: @unchecked Sendable {
         var party: Party
         var how: How
 
+        /// The crash point's name (without `#n`), for a crash-point kill.
+        var crashPoint: String? {
+            guard case .crashPoint(let point) = how else { return nil }
+            return point.split(separator: "#").first.map(String.init)
+        }
+
+        /// Aimed again after it missed `run`: half the delay, at most the app's last request, the same crash point.
+        func reaimed(after run: StepRun) -> Kill {
+            var kill = self
+            switch how {
+            case .delay(let delay): kill.how = .delay(delay / 2)
+            case .powerCut(let delay): kill.how = .powerCut(delay / 2)
+            case .request(var request):
+                request.number = min(request.number, max(1, run.app.requests))
+                kill.how = .request(request)
+            case .crashPoint: break
+            }
+            return kill
+        }
+
         var description: String {
             switch how {
             case .crashPoint(let point): "crash point \(point)"
@@ -576,7 +672,7 @@ final class Campaign: @unchecked Sendable {
         let discarded = try await machine.cut()
         try await store.start()
         try await merchant.start()
-        lostInCut = try await invariants.survived(acknowledged, customers)
+        lostInCut += try await invariants.survived(acknowledged, customers)
         for server in [store, merchant] { app.proxy.forward(prefix: server.routePrefix, to: server.url) }
         app.proxy.release()
         return discarded

@@ -64,6 +64,11 @@ struct KioskChaos: AsyncParsableCommand {
             With --power-cut: run the store and the merchant on a PostgreSQL of the machine's own, its data             directory on the FUSE layer, from this bin folder (e.g. /usr/lib/postgresql/15/bin). Default: SQLite.
             """)
     var postgresBin: String?
+    @Option(
+        help: ArgumentHelp(
+            "Break the merchant's ledger after the last trial (lost-grant, duplicate-grant) and check once more: "
+                + "the checks' own test.", visibility: .hidden))
+    var plant: Plant?
 
     func validate() throws {
         guard trials >= 1 else { throw ValidationError("--trials must be at least 1.") }
@@ -105,6 +110,7 @@ struct KioskChaos: AsyncParsableCommand {
                     TestDatabaseEngine.url($0.base, schema: $0.merchant)
                 )
             })
+        settings.plant = plant
         if powerCut {
             let script =
                 lazyfs

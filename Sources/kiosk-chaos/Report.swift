@@ -33,6 +33,10 @@ struct Report: Sendable {
     private(set) var acknowledgedGrants = 0
     private(set) var kills: [Party: [Step: (during: Int, after: Int, missed: Int)]] = [:]
     private(set) var violations: [Violation.Kind: Set<String>] = [:]
+    /// Per crash point aimed at (its name without `#n`): how many trials aimed at it, and in how many it fired.
+    private(set) var crashPoints: [String: (aimed: Int, fired: Int)] = [:]
+    /// Trials whose kill missed its step at first and was aimed again.
+    private(set) var reaimed = 0
     /// Trials whose checks passed only after the system was settled once more (an app or a notification that
     /// needed another round), not violations.
     private(set) var resettled = 0
@@ -68,11 +72,19 @@ struct Report: Sendable {
 
     /// Records trial `plan`'s kill and what the checks after it found; answers the violations seen for the first
     /// time.
-    mutating func record(_ plan: TrialPlan, _ outcome: KillOutcome, violations found: [Violation], resettles: Int)
-        -> [Violation]
-    {
+    mutating func record(
+        _ plan: TrialPlan, _ outcome: KillOutcome, crashPoint: String?, reaims: Int, violations found: [Violation],
+        resettles: Int
+    ) -> [Violation] {
         trials += 1
         if resettles > 0 { resettled += 1 }
+        if reaims > 0 { reaimed += 1 }
+        if let crashPoint {
+            var tally = crashPoints[crashPoint, default: (0, 0)]
+            tally.aimed += 1
+            if case .during = outcome { tally.fired += 1 }
+            crashPoints[crashPoint] = tally
+        }
         var tally = kills[plan.party, default: [:]][plan.step, default: (0, 0, 0)]
         switch outcome {
         case .during: tally.during += 1
@@ -80,6 +92,12 @@ struct Report: Sendable {
         case .missed: tally.missed += 1
         }
         kills[plan.party, default: [:]][plan.step] = tally
+        return self.found(found)
+    }
+
+    /// Takes in violations found; answers those seen for the first time.
+    @discardableResult
+    mutating func found(_ found: [Violation]) -> [Violation] {
         var new: [Violation] = []
         for violation in found where violations[violation.kind, default: []].insert(violation.subject).inserted {
             new.append(violation)
@@ -96,7 +114,13 @@ struct Report: Sendable {
 
     func count(_ kind: Violation.Kind) -> Int { violations[kind]?.count ?? 0 }
 
-    var isClean: Bool { violations.values.allSatisfy(\.isEmpty) }
+    /// Kills that did not land during their step, even aimed again: after it ended, or not at all.
+    var missedKills: Int {
+        kills.values.flatMap(\.values).reduce(0) { $0 + $1.after + $1.missed }
+    }
+
+    /// No violation, and every kill landed during its step (every crash point aimed at fired).
+    var isClean: Bool { violations.values.allSatisfy(\.isEmpty) && missedKills == 0 }
 
     var elapsed: Duration { ContinuousClock.now - started }
 
@@ -134,6 +158,14 @@ struct Report: Sendable {
             lines.append("lost answered purchases: \(count(.lostPurchase))")
             lines.append("lost acknowledged grants: \(count(.lostAcknowledgement))")
         }
+        lines.append("re-aimed kills: \(reaimed)")
+        lines.append("kills that missed their step: \(missedKills)")
+        if !crashPoints.isEmpty {
+            lines.append(
+                "crash points fired/aimed: "
+                    + crashPoints.keys.sorted().map { "\($0) \(crashPoints[$0]!.fired)/\(crashPoints[$0]!.aimed)" }
+                    .joined(separator: ", "))
+        }
         lines.append("lost grants: \(count(.lostGrant))")
         lines.append("duplicated grants: \(count(.duplicatedGrant))")
         let others = Violation.Kind.allCases.filter {
@@ -145,7 +177,11 @@ struct Report: Sendable {
             lines.append("trials whose checks passed only after settling once more: \(resettled)")
         }
         lines.append(
-            isClean ? "result: every charged payment granted exactly once" : "result: VIOLATIONS (seed \(seed))")
+            !violations.values.allSatisfy(\.isEmpty)
+                ? "result: VIOLATIONS (seed \(seed))"
+                : missedKills > 0
+                    ? "result: KILLS MISSED THEIR STEP (seed \(seed))"
+                    : "result: every charged payment granted exactly once")
         return lines
     }
 }
