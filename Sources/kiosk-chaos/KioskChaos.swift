@@ -27,7 +27,9 @@ struct KioskChaos: AsyncParsableCommand {
             the step's measured duration, starts it again on the same data, lets the app and the store's \
             notifications finish what was interrupted, and checks against the store's transactions that each one \
             is granted exactly once in the merchant's ledger, each refund is taken back, each balance is what the \
-            ledger says, and the merchant's reconciliation finds nothing. Exits non-zero on any violation.
+            ledger says, and the merchant's reconciliation finds nothing. A kill that missed its step (or a crash \
+            point the step never reached) is aimed again at the step run anew, up to three times. Exits non-zero on \
+            any violation, and on a kill that still missed.
             """)
 
     @Option(help: "How many trials to run.")
@@ -52,7 +54,10 @@ struct KioskChaos: AsyncParsableCommand {
     var keep = false
     @Flag(
         help: """
-            Cut the power instead of killing one process: the store's and the merchant's data are on a FUSE layer             (scripts/lazyfs.py, run as root) that keeps what was written but not fsynced in memory; each trial kills             both servers (and their PostgreSQL) at a random moment of its step, drops that memory, starts them             again, and checks every purchase the store answered and every grant the merchant acknowledged survived.
+            Cut the power instead of killing one process: the store's and the merchant's data are on a FUSE layer \
+            (scripts/lazyfs.py, run as root) that keeps what was written but not fsynced in memory; each trial kills \
+            both servers (and their PostgreSQL) at a random moment of its step, drops that memory, starts them \
+            again, and checks every purchase the store answered and every grant the merchant acknowledged survived.
             """)
     var powerCut = false
     @Option(help: "With --power-cut: a Python with fusepy (Debian's python3-fusepy).")
@@ -61,7 +66,8 @@ struct KioskChaos: AsyncParsableCommand {
     var lazyfs: String?
     @Option(
         help: """
-            With --power-cut: run the store and the merchant on a PostgreSQL of the machine's own, its data             directory on the FUSE layer, from this bin folder (e.g. /usr/lib/postgresql/15/bin). Default: SQLite.
+            With --power-cut: run the store and the merchant on a PostgreSQL of the machine's own, its data \
+            directory on the FUSE layer, from this bin folder (e.g. /usr/lib/postgresql/15/bin). Default: SQLite.
             """)
     var postgresBin: String?
     @Option(
