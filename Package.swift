@@ -281,9 +281,10 @@ let package = Package(
             name: "kiosk-chaos",
             dependencies: [
                 "KioskHTTPClient",
-                "KioskCore", "KioskProtocol", "KioskTestSupport", "KioskTesting",
+                "KioskCore", "KioskProtocol", "KioskSQL", "KioskTestSupport", "KioskTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

@@ -26,6 +26,12 @@ public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvert
     case connectPython
     /// `KIOSK_TEST_BROWSER_PYTHON`: a Python with Selenium, driving Debian's `chromium` through `chromedriver`.
     case browser
+    /// `KIOSK_TEST_FUSE_PYTHON`: a Python with fusepy (Debian's `python3-fusepy`), for the power-cut tests'
+    /// FUSE layer, `scripts/lazyfs.py` (which also needs root and `/dev/fuse`).
+    case fusePython
+    /// PostgreSQL's programs (`initdb`, `postgres`): the newest `/usr/lib/postgresql/*/bin`, where Debian puts
+    /// them, for a test that runs a server of its own.
+    case postgresPrograms
 
     public var description: String {
         switch self {
@@ -35,6 +41,8 @@ public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvert
         case .nginx: "nginx on PATH or /usr/sbin/nginx"
         case .connectPython: "Python with PyPI's appstoreconnect (KIOSK_TEST_CONNECT_PYTHON)"
         case .browser: "Python with Selenium, and chromium with chromedriver (KIOSK_TEST_BROWSER_PYTHON)"
+        case .fusePython: "Python with fusepy (KIOSK_TEST_FUSE_PYTHON)"
+        case .postgresPrograms: "PostgreSQL's programs in /usr/lib/postgresql/*/bin"
         }
     }
 }
@@ -56,6 +64,11 @@ public enum TestEnvironment {
         case .python: return nonEmpty("KIOSK_TEST_PYTHON")
         case .connectPython: return nonEmpty("KIOSK_TEST_CONNECT_PYTHON")
         case .browser: return nonEmpty("KIOSK_TEST_BROWSER_PYTHON")
+        case .fusePython: return nonEmpty("KIOSK_TEST_FUSE_PYTHON")
+        case .postgresPrograms:
+            let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+            return versions.compactMap(Int.init).sorted().reversed().map { "/usr/lib/postgresql/\($0)/bin" }
+                .first { FileManager.default.isExecutableFile(atPath: "\($0)/initdb") }
         case .openssl:
             return executable("openssl", path: environment["PATH"])
         case .nginx:

@@ -35,6 +35,12 @@ public final class KillingProxy: Sendable {
     /// to kill the client at.
     public typealias Rule = @Sendable (_ method: String, _ path: String) -> Moment?
 
+    /// Hears each request the proxy relayed an answer to (not an event stream): `METHOD`, path, the request's
+    /// body, the answer's status and body, once the whole answer is on its way back to the client.
+    public typealias Observer =
+        @Sendable (_ method: String, _ path: String, _ request: Data, _ status: Int, _ answer: Data)
+        -> Void
+
     /// `http://127.0.0.1:<port>`: give it to the client as its server (and as its merchant, with routes).
     public let url: String
     /// The path prefixes that go to a server of their own, longest first; every other path goes to the server
@@ -46,6 +52,9 @@ public final class KillingProxy: Sendable {
         /// The server behind each prefix, and whether it is down (it failed to answer, and took no new request).
         var upstreams: [String: String]
         var down: Set<String> = []
+        /// Every request waits before it is forwarded (``hold()``).
+        var held = false
+        var observer: Observer?
         var rule: Rule?
         var client: Int32?
         var killedAt: String?
@@ -75,12 +84,30 @@ public final class KillingProxy: Sendable {
         }
     }
 
+    /// Holds every request from now until ``release()``: none reaches a server meanwhile (a power cut's check
+    /// reads the servers before anyone could write to them again).
+    public func hold() { state.withLock { $0.held = true } }
+
+    /// Lets the held requests through.
+    public func release() { state.withLock { $0.held = false } }
+
+    /// The observer of the answers from now on (nil: none).
+    public func observe(_ observer: Observer?) { state.withLock { $0.observer = observer } }
+
+    fileprivate var observer: Observer? { state.withLock { $0.observer } }
+
     /// The server of `route`; while it is down, waits until ``forward(prefix:to:)`` names one or (looking every
-    /// half second) it answers `isUp` again.
+    /// half second) it answers `isUp` again, and while requests are held, until ``release()``.
     fileprivate func upstream(_ route: String, isUp: (String) async -> Bool) async -> String {
         var polls = 0
         while true {
-            let (upstream, down) = state.withLock { ($0.upstreams[route] ?? "", $0.down.contains(route)) }
+            let (upstream, down, held) = state.withLock {
+                ($0.upstreams[route] ?? "", $0.down.contains(route), $0.held)
+            }
+            if held {
+                try? await Task.sleep(for: .milliseconds(20))
+                continue
+            }
             if !down { return upstream }
             polls += 1
             if polls % 25 == 0, await isUp(upstream) {
@@ -240,6 +267,14 @@ public func withKillingProxy<T: Sendable>(
                 if let field = HTTPField.Name(fieldName) { headers.append(HTTPField(name: field, value: value)) }
             }
             let isEventStream = answer.headers["content-type"].contains { $0.hasPrefix("text/event-stream") }
+            if !isEventStream, let observer = proxy.observer {
+                let body = try await answer.body.collect(upTo: 16 * 1024 * 1024)
+                observer(
+                    request.method.rawValue, request.uri.path, Data(payload.readableBytesView), Int(answer.status.code),
+                    Data(body.readableBytesView))
+                return Response(
+                    status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: body))
+            }
             return Response(
                 status: .init(code: Int(answer.status.code)), headers: headers,
                 body: isEventStream

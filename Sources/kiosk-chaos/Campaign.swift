@@ -1,9 +1,12 @@
+import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import KioskCore
 import KioskProtocol
+import KioskSQL
 import KioskTestSupport
 import KioskTesting
+import Logging
 import Synchronization
 
 /// What a campaign runs with.
@@ -17,11 +20,27 @@ struct CampaignSettings: Sendable {
     /// The store's and the merchant's databases: PostgreSQL schemas of their own under this URL; nil for SQLite
     /// files in their data folders.
     var postgres: (store: String, merchant: String)?
+    /// Power cuts of the machine the store and the merchant run on, instead of kills of one process.
+    var powerCut: PowerCutSettings?
+    /// A broken promise planted in the merchant's ledger before a last check, which must find it.
+    var plant: Plant?
+}
+
+/// What `--plant` breaks in the merchant's ledger, to prove the checks catch it.
+enum Plant: String, Sendable, CaseIterable, ExpressibleByArgument {
+    /// A granted purchase's grant and history removed.
+    case lostGrant = "lost-grant"
+    /// A granted purchase's grant line written twice.
+    case duplicateGrant = "duplicate-grant"
 }
 
 /// The kill campaign: a store, a merchant and the example app as real processes, and trial after trial one of
 /// them killed with SIGKILL somewhere in a purchase, a renewal, a refund or a notification's retry; the killed one
 /// is started again, the system settles, and every invariant is checked against the store's truth.
+///
+/// In a power-cut campaign, each trial cuts the power of the machine the store and the merchant run on instead
+/// (their data on a LazyFS mount, ``Machine``): both die, what they never fsynced is lost, they start again, and
+/// every purchase the store answered and every grant the merchant acknowledged must still be there.
 final class Campaign: @unchecked Sendable {
     static let bundleId = "com.example.chaos"
     static let coins = "\(bundleId).coins"
@@ -40,8 +59,12 @@ final class Campaign: @unchecked Sendable {
     private let controls: Endpoint
     /// Where the store sends the app's notifications: the merchant, or (while a notification step sets up its
     /// failed delivery) a path of the merchant that answers 404.
-    private let notificationURL: String
-    private let refusingNotificationURL: String
+    private var notificationURL: String
+    private var refusingNotificationURL: String
+    private let machine: Machine?
+    private let acknowledged = Acknowledged()
+    /// What the last power cut's check found lost.
+    private var lostInCut: [Violation] = []
     private var invariants: Invariants!
     private var customers: [Customer] = []
     private var app: App!
@@ -55,17 +78,21 @@ final class Campaign: @unchecked Sendable {
         self.settings = settings
         plan = CampaignPlan(seed: settings.seed)
         report = Report(
-            seed: settings.seed, engine: settings.postgres == nil ? "SQLite" : "PostgreSQL", planned: settings.trials)
+            seed: settings.seed, engine: settings.postgres == nil ? "SQLite" : "PostgreSQL", planned: settings.trials,
+            powerCut: settings.powerCut != nil)
         var configuration = HTTPClient.Configuration()
         // A server that is down refuses at once instead of being retried until the deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let folder = settings.directory
+        machine = settings.powerCut.map { Machine($0, directory: folder) }
+        // What the servers keep: on the machine's mount in a power-cut campaign.
+        let data = machine?.root ?? folder
         store = Server(
             party: .store, port: try freeLoopbackPort(), command: ["serve"],
             arguments: [
-                "--data-dir", folder.appendingPathComponent("store").path, "--admin-token", Self.adminToken,
+                "--data-dir", data.appendingPathComponent("store").path, "--admin-token", Self.adminToken,
                 "--log-level", "warning",
                 // Reconciliation reads whole histories through the Server API after every trial.
                 "--server-api-rate-limit", "100000",
@@ -74,7 +101,7 @@ final class Campaign: @unchecked Sendable {
         merchant = Server(
             party: .merchant, port: try freeLoopbackPort(), command: ["merchant", "serve"],
             arguments: [
-                "--config", folder.appendingPathComponent("merchant/merchant.json").path, "--log-level", "warning",
+                "--config", data.appendingPathComponent("merchant/merchant.json").path, "--log-level", "warning",
             ] + (settings.postgres.map { ["--database", $0.merchant, "--database-pool-size", "2"] } ?? []),
             log: folder.appendingPathComponent("merchant.log"), executable: settings.kiosk)
         controls = Endpoint(base: store.url, token: Self.adminToken, http: http)
@@ -85,21 +112,34 @@ final class Campaign: @unchecked Sendable {
     /// Sets everything up, runs the trials, and stops the servers; `progress` hears a line per trial.
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Report {
         do {
+            try FileManager.default.createDirectory(at: settings.directory, withIntermediateDirectories: true)
+            try await machine?.start()
             try await start()
             try await withKillingProxy(to: store.url, routes: ["/merchant/": merchant.url], killAt: nil) { proxy in
                 self.app = App(
                     executable: self.settings.coinShop, proxy: proxy, bundleId: Self.bundleId,
                     password: Self.password, running: self.runningApps)
+                if self.machine != nil {
+                    // The proxy hears every answer: the store's to the app, the merchant's to the app and (its
+                    // notifications sent through the proxy too) to the store.
+                    let acknowledged = self.acknowledged
+                    proxy.observe { acknowledged.observe(method: $0, path: $1, request: $2, status: $3, answer: $4) }
+                    self.notificationURL = "\(proxy.url)\(MerchantPaths.notifications)"
+                    self.refusingNotificationURL = "\(proxy.url)\(MerchantPaths.notifications)-paused"
+                    try await self.setNotificationURL(self.notificationURL)
+                }
                 try await self.warmUp(progress: progress)
                 for index in 0..<self.settings.trials {
                     progress(try await self.trial(index))
                 }
+                if let plant = self.settings.plant { progress(try await self.plant(plant)) }
             }
         } catch {
             await stop()
             throw error
         }
         await stop()
+        report.acknowledged(purchases: acknowledged.purchases.count, grants: acknowledged.grants.count)
         return report
     }
 
@@ -108,12 +148,14 @@ final class Campaign: @unchecked Sendable {
         runningApps.killAll()
         store.kill()
         merchant.kill()
+        machine?.abandon()
     }
 
     /// Stops both servers gracefully, and the campaign's HTTP client.
     private func stop() async {
         try? await merchant.stop()
         try? await store.stop()
+        await machine?.stop()
         try? await http.shutdown()
     }
 
@@ -122,7 +164,6 @@ final class Campaign: @unchecked Sendable {
     /// The store with the shop (coins, an ad-free subscription, testers on a one-hour month, the clock frozen),
     /// the merchant configured by `kiosk merchant init`, a user token per customer.
     private func start() async throws {
-        try FileManager.default.createDirectory(at: settings.directory, withIntermediateDirectories: true)
         try await store.start()
         let localized = { (name: String) in [["locale": "en_US", "displayName": name, "description": "\(name)."]] }
         try await controls.perform(.POST, AdminRoutes.apps.path(), json: ["bundleId": Self.bundleId, "name": "Chaos"])
@@ -153,7 +194,7 @@ final class Campaign: @unchecked Sendable {
         }
         try await controls.perform(.POST, TestControlRoutes.clock.path(), json: ["action": "freeze"])
 
-        let configuration = settings.directory.appendingPathComponent("merchant/merchant.json")
+        let configuration = (machine?.root ?? settings.directory).appendingPathComponent("merchant/merchant.json")
         try FileManager.default.createDirectory(
             at: configuration.deletingLastPathComponent(), withIntermediateDirectories: true)
         let initialized = try await kiosk([
@@ -212,7 +253,7 @@ final class Campaign: @unchecked Sendable {
 
     /// Runs trial `index` and answers its progress line.
     private func trial(_ index: Int) async throws -> String {
-        let trial = plan.trial(index)
+        let trial = machine == nil ? plan.trial(index) : plan.powerCut(index)
         var random = plan.random(forTrial: index)
         let customer = customers[Int.random(in: 0..<customers.count, using: &random)]
         var phase = ContinuousClock.now
@@ -220,22 +261,32 @@ final class Campaign: @unchecked Sendable {
             report.spent(ContinuousClock.now - phase, on: name)
             phase = ContinuousClock.now
         }
-        let action = try await prepare(trial.step, for: customer, random: &random)
+        lostInCut = []
+        var action = try await prepare(trial.step, for: customer, random: &random)
         var aiming = plan.random(forTrial: index, purpose: .kill)
-        let kill = aim(trial, action, random: &aiming)
-        if case .crashPoint(let point) = kill.how {
-            let server = server(trial.party)
-            try await server.restart(crashAt: point)
-            app.proxy.forward(prefix: server.routePrefix, to: server.url)
-        }
+        var kill = aim(trial, action, random: &aiming)
+        try await arm(kill)
         timed(.prepare)
-        let run = try await perform(action, kill: kill)
+        var run = try await perform(action, kill: kill)
         if !run.wasCutShort { windows.measured(trial.step, run) }
         timed(.step)
+        // A kill that missed its step (the step ended first, or never reached the crash point) is aimed again at
+        // the step run anew; one that still misses after that is counted as missed, and fails the campaign.
+        var reaims = 0
+        while !run.wasCutShort && reaims < Self.reaims {
+            reaims += 1
+            try await settle(customer)
+            action = try await prepare(trial.step, for: customer, random: &random)
+            kill = kill.reaimed(after: run)
+            try await arm(kill)
+            run = try await perform(action, kill: kill)
+            timed(.step)
+        }
         try await settle(customer)
         timed(.settle)
         var violations = try await invariants.check(customers)
         timed(.check)
+        let lost = lostInCut
         var resettles = 0
         while !violations.isEmpty && resettles < 2 {
             // Something may still be on its way (an app's last request, a notification): settle everyone once
@@ -245,11 +296,14 @@ final class Campaign: @unchecked Sendable {
             violations = try await invariants.check(customers)
             timed(.check)
         }
+        violations = lost + violations
         let outcome = run.outcome ?? .missed("no kill")
-        let new = report.record(trial, outcome, violations: violations, resettles: resettles)
+        let new = report.record(
+            trial, outcome, crashPoint: kill.crashPoint, reaims: reaims, violations: violations, resettles: resettles)
         var line =
             "[\(index + 1)/\(settings.trials)] \(trial.party.rawValue) × \(trial.step.rawValue), \(kill.description): "
             + "\(outcome.description); \(customer.userId), \(action.detail)"
+        if reaims > 0 { line += "; aimed \(reaims + 1) times" }
         if resettles > 0 { line += "; settled \(resettles + 1) times" }
         if !violations.isEmpty {
             line += "\n  VIOLATIONS in trial \(index + 1) of seed \(settings.seed):"
@@ -261,6 +315,58 @@ final class Campaign: @unchecked Sendable {
     }
 
     private func server(_ party: Party) -> Server { party == .store ? store : merchant }
+
+    /// How many times a kill that missed its step is aimed again.
+    static let reaims = 3
+
+    /// Starts the server a crash-point kill names armed with its point.
+    private func arm(_ kill: Kill) async throws {
+        guard case .crashPoint(let point) = kill.how else { return }
+        let server = server(kill.party)
+        try await server.restart(crashAt: point)
+        app.proxy.forward(prefix: server.routePrefix, to: server.url)
+    }
+
+    /// Breaks the merchant's ledger as `plant` says (on the first customer's first unrefunded coins) and checks
+    /// once more; answers the progress line. The checks must find exactly the planted violation.
+    private func plant(_ plant: Plant) async throws -> String {
+        let customer = customers[0]
+        let target = try await invariants.storeTransactions(of: [customer])[customer, default: []]
+            .filter { !$0.revoked && $0.productId == Self.coins }.map(\.id).sorted().first
+        guard let target else { throw ChaosError("nothing to plant a \(plant.rawValue) on") }
+        let url =
+            settings.postgres?.merchant
+            ?? "sqlite://"
+            + (machine?.root ?? settings.directory).appendingPathComponent("merchant/merchant.sqlite").path
+        var logger = Logger(label: "kiosk-chaos-plant")
+        logger.logLevel = .warning
+        let database = try await DatabaseOpener.open(url: url, migrations: [], poolSize: 1, logger: logger)
+        do {
+            try await database.withSession { session in
+                switch plant {
+                case .lostGrant:
+                    try await session.run("DELETE FROM ledger_events WHERE transaction_id = \(bind: target)")
+                    try await session.run("DELETE FROM grants WHERE transaction_id = \(bind: target)")
+                case .duplicateGrant:
+                    try await session.run(
+                        """
+                        INSERT INTO ledger_events
+                            (user_id, at, environment, transaction_id, product_id, kind, source, detail, state_change)
+                        SELECT user_id, at, environment, transaction_id, product_id, kind, source, detail, state_change
+                        FROM ledger_events WHERE transaction_id = \(bind: target) AND kind = 'granted'
+                        """)
+                }
+            }
+            try await database.close()
+        } catch {
+            try? await database.close()
+            throw error
+        }
+        let violations = try await invariants.check(customers)
+        report.found(violations)
+        return "planted a \(plant.rawValue) on \(target); the checks found:\n"
+            + violations.map { "    \($0)" }.joined(separator: "\n")
+    }
 
     /// A step about to run: what the app does meanwhile, and the campaign's own part (a clock advance, a refund).
     struct Action: Sendable {
@@ -400,15 +506,38 @@ final class Campaign: @unchecked Sendable {
             /// The proxy kills the app at one of its requests.
             case request(RequestKill)
             case delay(Duration)
+            /// The machine's power is cut.
+            case powerCut(Duration)
         }
         var party: Party
         var how: How
+
+        /// The crash point's name (without `#n`), for a crash-point kill.
+        var crashPoint: String? {
+            guard case .crashPoint(let point) = how else { return nil }
+            return point.split(separator: "#").first.map(String.init)
+        }
+
+        /// Aimed again after it missed `run`: half the delay, at most the app's last request, the same crash point.
+        func reaimed(after run: StepRun) -> Kill {
+            var kill = self
+            switch how {
+            case .delay(let delay): kill.how = .delay(delay / 2)
+            case .powerCut(let delay): kill.how = .powerCut(delay / 2)
+            case .request(var request):
+                request.number = min(request.number, max(1, run.app.requests))
+                kill.how = .request(request)
+            case .crashPoint: break
+            }
+            return kill
+        }
 
         var description: String {
             switch how {
             case .crashPoint(let point): "crash point \(point)"
             case .request(let request): "at its \(request.description)"
             case .delay(let delay): "after \(milliseconds(delay))"
+            case .powerCut(let delay): "power cut after \(milliseconds(delay))"
             }
         }
     }
@@ -422,6 +551,8 @@ final class Campaign: @unchecked Sendable {
         let atDelivery = Bool.random(using: &random)
         let time = Int.random(in: 1...max(1, action.notifications), using: &random)
         switch (trial.party, trial.mechanism) {
+        case (_, .powerCut):
+            return Kill(party: .machine, how: .powerCut(windows.step(trial.step) * fraction))
         case (.app, .point):
             let moment: KillingProxy.Moment = beforeForwarding ? .beforeForwarding : .afterAnswer
             return Kill(party: .app, how: .request(RequestKill(number: number, moment: moment)))
@@ -437,7 +568,7 @@ final class Campaign: @unchecked Sendable {
                 case .refund, .notification: CrashPoint.notificationDelivered
                 }
             return Kill(party: .store, how: .crashPoint(point.rawValue))
-        case (.merchant, .point):
+        case (_, .point):  // the merchant: the machine only ever has its power cut
             if trial.step == .purchase && atDelivery {
                 return Kill(party: .merchant, how: .crashPoint(CrashPoint.deliveryCommitted.rawValue))
             }
@@ -507,6 +638,12 @@ final class Campaign: @unchecked Sendable {
             server.kill()
             try await recover(server)
             return during ? .during(how) : .after(how)
+        case .powerCut(let delay):
+            try await Task.sleep(until: started + delay, clock: .continuous)
+            let during = !done.isSet
+            let how = "power cut after \(milliseconds(delay))"
+            let discarded = try await powerCut()
+            return during ? .during("\(how); \(discarded)") : .after("\(how); \(discarded)")
         case .crashPoint(let point):
             let server = server(kill.party)
             while server.isRunning && !done.isSet { try await Task.sleep(for: .milliseconds(5)) }
@@ -518,6 +655,27 @@ final class Campaign: @unchecked Sendable {
             try await recover(server)
             return .during("at \(point)")
         }
+    }
+
+    /// Cuts the machine's power: SIGKILL to the store, the merchant and the database at once, what they never
+    /// fsynced discarded, all started again; then, before any request reaches them (the proxy holds the app's and
+    /// the store's notifications), checks that every acknowledged purchase and grant survived. Answers what the
+    /// layer discarded.
+    private func powerCut() async throws -> String {
+        guard let machine else { throw ChaosError("a power cut with no machine") }
+        app.proxy.hold()
+        store.kill()
+        merchant.kill()
+        try await machine.killDatabase()
+        try await store.waitUntilDead()
+        try await merchant.waitUntilDead()
+        let discarded = try await machine.cut()
+        try await store.start()
+        try await merchant.start()
+        lostInCut += try await invariants.survived(acknowledged, customers)
+        for server in [store, merchant] { app.proxy.forward(prefix: server.routePrefix, to: server.url) }
+        app.proxy.release()
+        return discarded
     }
 
     /// Starts a killed server again on its port and data, and lets the app's held requests through to it.

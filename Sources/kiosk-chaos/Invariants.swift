@@ -50,6 +50,10 @@ struct Violation: Sendable, Hashable, CustomStringConvertible {
         case balance = "balance differs from the ledger"
         case unfinished = "left unfinished by the app"
         case reconciliation = "reconciliation finding"
+        /// A purchase the store answered to the app, gone after a power cut.
+        case lostPurchase = "answered purchase lost"
+        /// A grant (or its refund) the merchant acknowledged, gone after a power cut.
+        case lostAcknowledgement = "acknowledged grant lost"
     }
 
     var kind: Kind
@@ -170,6 +174,34 @@ struct Invariants {
                     detail: "\(finding.kind)\(finding.detail.map { ": \($0)" } ?? "")"))
         }
         return violations
+    }
+
+    /// What a power cut lost of what was acknowledged before it: each purchase the store answered must still be
+    /// in the store, each transaction the merchant acknowledged still in a ledger (revoked, if one of the
+    /// acknowledgements was of its refund).
+    func survived(_ acknowledged: Acknowledged, _ customers: [Customer]) async throws -> [Violation] {
+        let stored = Set(try await storeTransactions(of: customers).values.flatMap { $0.map(\.id) })
+        var ledgers: [String: UserLedger] = [:]
+        for customer in customers {
+            let ledger = try await ledger(of: customer)
+            for id in ledger.events.keys { ledgers[id] = ledger }
+        }
+        var lost: [Violation] = []
+        for id in acknowledged.purchases.sorted() where !stored.contains(id) {
+            lost.append(.init(kind: .lostPurchase, subject: id, detail: "the store answered it; gone after the cut"))
+        }
+        for (id, refunded) in acknowledged.grants.sorted(by: { $0.key < $1.key }) {
+            if ledgers[id] == nil {
+                lost.append(
+                    .init(kind: .lostAcknowledgement, subject: id, detail: "the merchant took it; gone after the cut"))
+            } else if refunded && ledgers[id]?.isRevoked(id) != true {
+                lost.append(
+                    .init(
+                        kind: .lostAcknowledgement, subject: id,
+                        detail: "the merchant took its refund; granted again after the cut"))
+            }
+        }
+        return lost
     }
 
     /// The merchant's reconciliation; one that fails (the merchant could not reach a store just started again) is

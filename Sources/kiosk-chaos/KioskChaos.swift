@@ -4,6 +4,11 @@
 // the merchant's ledger.
 //
 //     swift run -c release kiosk-chaos --trials 1000 [--seed S] [--postgres-url postgres://…]
+//
+// With --power-cut, each trial cuts the power of the machine the store and the merchant run on instead (their
+// data on scripts/lazyfs.py's FUSE layer, which loses what was never fsynced):
+//
+//     swift run -c release kiosk-chaos --power-cut --trials 100 [--postgres-bin /usr/lib/postgresql/15/bin]
 
 import ArgumentParser
 import Foundation
@@ -22,7 +27,9 @@ struct KioskChaos: AsyncParsableCommand {
             the step's measured duration, starts it again on the same data, lets the app and the store's \
             notifications finish what was interrupted, and checks against the store's transactions that each one \
             is granted exactly once in the merchant's ledger, each refund is taken back, each balance is what the \
-            ledger says, and the merchant's reconciliation finds nothing. Exits non-zero on any violation.
+            ledger says, and the merchant's reconciliation finds nothing. A kill that missed its step (or a crash \
+            point the step never reached) is aimed again at the step run anew, up to three times. Exits non-zero on \
+            any violation, and on a kill that still missed.
             """)
 
     @Option(help: "How many trials to run.")
@@ -45,9 +52,38 @@ struct KioskChaos: AsyncParsableCommand {
     var workDir: String?
     @Flag(help: "Keep the work folder and the PostgreSQL schemas after a clean run too.")
     var keep = false
+    @Flag(
+        help: """
+            Cut the power instead of killing one process: the store's and the merchant's data are on a FUSE layer \
+            (scripts/lazyfs.py, run as root) that keeps what was written but not fsynced in memory; each trial kills \
+            both servers (and their PostgreSQL) at a random moment of its step, drops that memory, starts them \
+            again, and checks every purchase the store answered and every grant the merchant acknowledged survived.
+            """)
+    var powerCut = false
+    @Option(help: "With --power-cut: a Python with fusepy (Debian's python3-fusepy).")
+    var fusePython = "/usr/bin/python3"
+    @Option(help: "With --power-cut: the FUSE layer (default: scripts/lazyfs.py of this checkout).")
+    var lazyfs: String?
+    @Option(
+        help: """
+            With --power-cut: run the store and the merchant on a PostgreSQL of the machine's own, its data \
+            directory on the FUSE layer, from this bin folder (e.g. /usr/lib/postgresql/15/bin). Default: SQLite.
+            """)
+    var postgresBin: String?
+    @Option(
+        help: ArgumentHelp(
+            "Break the merchant's ledger after the last trial (lost-grant, duplicate-grant) and check once more: "
+                + "the checks' own test.", visibility: .hidden))
+    var plant: Plant?
 
     func validate() throws {
         guard trials >= 1 else { throw ValidationError("--trials must be at least 1.") }
+        if powerCut && postgresUrl != nil {
+            throw ValidationError("--power-cut runs a PostgreSQL of its own on the FUSE layer: use --postgres-bin.")
+        }
+        if !powerCut && (postgresBin != nil || lazyfs != nil) {
+            throw ValidationError("--postgres-bin and --lazyfs go with --power-cut.")
+        }
         guard (1...20).contains(customers) else { throw ValidationError("--customers must be 1–20.") }
     }
 
@@ -72,7 +108,7 @@ struct KioskChaos: AsyncParsableCommand {
             let run = "chaos_\(seed)_" + UUID().uuidString.lowercased().prefix(8)
             return (store: "\(run)_store", merchant: "\(run)_merchant", base: base)
         }
-        let settings = CampaignSettings(
+        var settings = CampaignSettings(
             trials: trials, seed: seed, customers: customers, kiosk: kiosk, coinShop: coinShop, directory: directory,
             postgres: schemas.map {
                 (
@@ -80,9 +116,23 @@ struct KioskChaos: AsyncParsableCommand {
                     TestDatabaseEngine.url($0.base, schema: $0.merchant)
                 )
             })
+        settings.plant = plant
+        if powerCut {
+            let script =
+                lazyfs
+                ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("scripts/lazyfs.py").path
+            let postgres = try postgresBin.map { (bin: URL(fileURLWithPath: $0), port: try freeLoopbackPort()) }
+            settings.powerCut = PowerCutSettings(
+                python: URL(fileURLWithPath: fusePython), lazyFS: URL(fileURLWithPath: script), postgres: postgres)
+            settings.postgres = postgres.map {
+                let base = "postgres://kiosk@127.0.0.1:\($0.port)/postgres"
+                return (TestDatabaseEngine.url(base, schema: "store"), TestDatabaseEngine.url(base, schema: "merchant"))
+            }
+        }
         emit(
-            "kiosk-chaos: \(trials) trials, seed \(seed) (replay with --seed \(seed)), "
-                + "\(postgresUrl == nil ? "SQLite" : "PostgreSQL"), work folder \(directory.path)")
+            "kiosk-chaos: \(trials) \(powerCut ? "power cuts" : "trials"), seed \(seed) (replay with --seed \(seed)), "
+                + "\(settings.postgres == nil ? "SQLite" : "PostgreSQL"), work folder \(directory.path)")
         let campaign = try Campaign(settings)
         // Stopped from outside (^C, a test's timeout): no server or app outlives the campaign.
         let stops = [SIGINT, SIGTERM].map { number in

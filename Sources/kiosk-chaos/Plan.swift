@@ -1,9 +1,12 @@
 import KioskCore
 
 /// The three processes of a purchase: the app (`coin-shop`), the store (`kiosk serve`), the merchant
-/// (`kiosk merchant serve`).
+/// (`kiosk merchant serve`); and, in a power-cut campaign, the whole machine the store and the merchant run on.
 enum Party: String, CaseIterable, Sendable {
-    case app, store, merchant
+    case app, store, merchant, machine
+
+    /// The processes the kill campaign kills one at a time.
+    static let processes: [Party] = [.app, .store, .merchant]
 }
 
 /// What the system is doing when a process is killed.
@@ -27,6 +30,8 @@ enum Mechanism: String, Sendable {
     case point
     /// After a random delay within the step's measured duration.
     case delay
+    /// A power cut of the machine after a random delay within the step's measured duration.
+    case powerCut
 }
 
 /// One trial's kill: which process, in which step, how.
@@ -45,11 +50,11 @@ struct TrialPlan: Sendable {
 /// the earlier trials met.
 struct CampaignPlan: Sendable {
     let seed: UInt64
-    static let blockSize = Party.allCases.count * Step.allCases.count
+    static let blockSize = Party.processes.count * Step.allCases.count
 
     func trial(_ index: Int) -> TrialPlan {
         var random = SplitMix64(seed: seed, stream: index / Self.blockSize, salt: 0xB10C)
-        let parties = Party.allCases
+        let parties = Party.processes
         // Per process: the order of the four steps, and of its mechanisms (one of each per pair of kills).
         var steps: [Party: [Step]] = [:]
         var mechanisms: [Party: [Mechanism]] = [:]
@@ -64,6 +69,13 @@ struct CampaignPlan: Sendable {
         for _ in 0...round { order = parties.shuffled(using: &random) }
         let party = order[position % parties.count]
         return TrialPlan(party: party, step: steps[party]![round], mechanism: mechanisms[party]![round])
+    }
+
+    /// Power-cut trial `index`: every 4 consecutive trials (from the first) cut the power once in each step.
+    func powerCut(_ index: Int) -> TrialPlan {
+        var random = SplitMix64(seed: seed, stream: index / Step.allCases.count, salt: 0xC07)
+        let steps = Step.allCases.shuffled(using: &random)
+        return TrialPlan(party: .machine, step: steps[index % steps.count], mechanism: .powerCut)
     }
 
     /// What a trial's own choices are for: the step (customer, product, refund), or the kill (delay, request,

@@ -1,7 +1,9 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import KioskTestSupport
 import KioskTesting
+import Logging
 import Testing
 
 #if canImport(Glibc)
@@ -107,6 +109,11 @@ import Testing
                 #expect(
                     first.wasKilled && status == SIGKILL,
                     "killed at its crash point")
+                // Between the kill and the restart, the store's database already holds the charge: one payment,
+                // purchased, and its transaction.
+                let stored = try await Self.payments(
+                    databaseURL ?? "sqlite://" + directory.appendingPathComponent("kiosk.sqlite").path)
+                #expect(stored == ["purchased 1"], "committed before the kill: \(stored)")
 
                 let second = try ServeProcess(serve)
                 let secondURL = try await second.baseURL()
@@ -118,6 +125,30 @@ import Testing
                 #expect(transactions.count == 1 && transactions.allSatisfy { $0.finished }, "\(transactions)")
                 #expect(try await second.terminate() == 0)
             }
+        }
+    }
+
+    /// Each payment in the store's database as `state n`, n its transactions (read with no store running).
+    static func payments(_ url: String) async throws -> [String] {
+        var logger = Logger(label: "crash-payments")
+        logger.logLevel = .warning
+        let database = try await DatabaseOpener.open(url: url, migrations: [], poolSize: 1, logger: logger)
+        do {
+            let rows = try await database.withSession { session in
+                try await session.all(
+                    """
+                    SELECT p.state AS state, COUNT(t.id) AS charged FROM payments p
+                    LEFT JOIN transactions t ON t.environment = p.environment AND t.id = p.transaction_id
+                    GROUP BY p.id, p.state
+                    """)
+            }
+            try await database.close()
+            return try rows.map {
+                "\(try $0.decode(column: "state", as: String.self)) \(try $0.decode(column: "charged", as: Int64.self))"
+            }
+        } catch {
+            try? await database.close()
+            throw error
         }
     }
 }
