@@ -87,6 +87,10 @@ public protocol CatalogRepository: Sendable {
     func products(appId: App.ID) async throws -> [Product]
     /// How many products the app has, deleted ones included (their ids stay reserved).
     func productCount(appId: App.ID) async throws -> Int
+    /// One page of the app's products that are not deleted, ordered by product id.
+    func liveProducts(appId: App.ID, limit: Int, offset: Int) async throws -> [Product]
+    /// How many of the app's products are not deleted.
+    func liveProductCount(appId: App.ID) async throws -> Int
     func insertGroup(_ group: SubscriptionGroup) async throws
     func updateGroup(_ group: SubscriptionGroup) async throws
     func deleteGroup(id: SubscriptionGroup.ID) async throws

@@ -50,3 +50,40 @@ import Testing
         }
     }
 }
+
+extension ProductLimitTests {
+    /// The console's app page lists 100 products at a time, in product id order, with where the page is and links to
+    /// its neighbours; the overview counts an app's products without listing them. A page past the end says so.
+    @Test func theAppPageListsAHundredProductsAtATime() async throws {
+        try await withTestStore { store in
+            try await store.createApp()
+            try await store.createProduct("com.example.coins")
+            let bulk = try await Self.bulkCatalog(store, count: 250)
+            let imported = try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/catalog", body: bulk)
+            #expect(imported.status == 200, "\(imported.text.prefix(300))")
+            let visitor = ConsoleTests.Visitor(store)
+            _ = try await visitor.signIn(as: "Ann")
+
+            let first = try await visitor.get("/console/apps/\(TestStore.bundleId)").text
+            #expect(first.components(separatedBy: "<tr><td><a href=\"/console/apps/").count - 1 == 100)
+            #expect(first.contains("Products 1–100 of 251."), "\(first)")
+            #expect(first.contains("?page=2#products\">Next page</a>") && !first.contains("Previous page"))
+            #expect(first.contains(">com.example.bulk.0<") && !first.contains(">com.example.coins<"))
+
+            let last = try await visitor.get("/console/apps/\(TestStore.bundleId)?page=3").text
+            #expect(last.components(separatedBy: "<tr><td><a href=\"/console/apps/").count - 1 == 51)
+            #expect(last.contains("Products 201–251 of 251."), "\(last)")
+            #expect(last.contains("?page=2#products\">Previous page</a>") && !last.contains("Next page"))
+            #expect(last.contains(">com.example.coins<"), "the last in product id order")
+
+            let beyond = try await visitor.get("/console/apps/\(TestStore.bundleId)?page=99999999999999999999").text
+            #expect(beyond.contains("Products 1–100 of 251."), "an unreadable page number shows the first page")
+            let past = try await visitor.get("/console/apps/\(TestStore.bundleId)?page=7").text
+            #expect(past.contains("No products on page 7: there are 251."), "\(past)")
+            #expect(past.contains("?page=3#products\">Previous page</a>"))
+
+            let overview = try await visitor.get("/console").text
+            #expect(overview.contains("251"), "the overview counts them")
+        }
+    }
+}

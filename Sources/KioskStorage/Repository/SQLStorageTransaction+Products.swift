@@ -218,6 +218,26 @@ extension SQLStorageTransaction {
             } else {
                 "app_id = \(bind: appId)"
             }
+        return try await loadProducts(filter)
+    }
+
+    func liveProducts(appId: App.ID, limit: Int, offset: Int) async throws -> [Product] {
+        try await loadProducts(
+            """
+            app_id = \(bind: appId) AND product_id IN (
+                SELECT product_id FROM products WHERE app_id = \(bind: appId) AND deleted_at IS NULL
+                ORDER BY product_id LIMIT \(bind: limit) OFFSET \(bind: offset))
+            """)
+    }
+
+    func liveProductCount(appId: App.ID) async throws -> Int {
+        let row = try await session.first(
+            "SELECT COUNT(*) AS n FROM products WHERE app_id = \(bind: appId) AND deleted_at IS NULL")
+        return Int(try row?.decode(column: "n", as: Int64.self) ?? 0)
+    }
+
+    /// The products `filter` selects, with their localizations, prices and offers, ordered by product id.
+    private func loadProducts(_ filter: SQLQueryString) async throws -> [Product] {
         let rows = try await session.all("SELECT * FROM products WHERE \(filter)")
         guard !rows.isEmpty else { return [] }
 

@@ -17,7 +17,8 @@ extension ConsoleController {
             }
         }
         pages.get("apps/:bundleId") { request, context in
-            try await appPage(try context.parameters.require("bundleId"), context)
+            let page = request.uri.queryParameters.get("page").flatMap { Int($0) }.map { min(max($0, 1), 1_000_000) }
+            return try await appPage(try context.parameters.require("bundleId"), context, page: page ?? 1)
         }
         pages.post("apps/:bundleId/shared-secret") { request, context in
             let bundleId = try context.parameters.require("bundleId")
@@ -148,12 +149,16 @@ extension ConsoleController {
     }
 
     /// An app's page; after a refused new product, with what was typed in `form` and the refusal at its `field`.
+    /// How many products the app page lists at once.
+    static let productsPerPage = 100
+
     func appPage(
-        _ bundleId: String, _ context: KioskRequestContext, form: ConsoleForm? = nil,
+        _ bundleId: String, _ context: KioskRequestContext, page: Int = 1, form: ConsoleForm? = nil,
         error: (field: String, message: String)? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let app = try await catalog.app(bundleId: bundleId)
-        let products = try await catalog.products(bundleId: bundleId)
+        let (products, total) = try await catalog.productPage(
+            bundleId: bundleId, page: page, size: Self.productsPerPage)
         let usa = Storefront.named("USA")
         let keys = try await catalog.keys(bundleId: bundleId)
         let (agreement, _) = try await catalog.agreement()
@@ -177,7 +182,8 @@ extension ConsoleController {
                 bundleId: app.bundleId, appId: String(app.id), sharedSecret: secret, hasSharedSecret: secret != nil,
                 productionURLs: app.productionNotificationURLs.joined(separator: "\n").nonEmpty,
                 sandboxURLs: app.sandboxNotificationURLs.joined(separator: "\n").nonEmpty,
-                products: productRows, noProducts: productRows.isEmpty,
+                products: productRows, noProducts: total == 0,
+                pager: AppPage.Pager(page: page, size: Self.productsPerPage, shown: productRows.count, total: total),
                 keys: keys.map { AppPage.Key(id: $0.id, name: $0.name, revoked: $0.revokedAt != nil) },
                 types: ProductType.allCases.map {
                     ConsoleOption(value: $0.rawValue, selected: $0.rawValue == chosenType)
@@ -396,6 +402,24 @@ struct AppPage: ConsoleView {
         var revoked: Bool
     }
 
+    /// "Products 101–200 of 10,000", with the neighbouring pages.
+    struct Pager: Decodable {
+        var summary: String
+        var previous: Int?
+        var next: Int?
+
+        init?(page: Int, size: Int, shown: Int, total: Int) {
+            guard total > size || page > 1 else { return nil }
+            let first = (page - 1) * size + 1
+            summary =
+                shown == 0
+                ? "No products on page \(page): there are \(total)."
+                : "Products \(first)–\(first + shown - 1) of \(total)."
+            previous = page > 1 ? min(page - 1, max(1, (total + size - 1) / size)) : nil
+            next = page * size < total ? page + 1 : nil
+        }
+    }
+
     var bundleId: String
     var appId: String
     /// Shown only to those who may change the catalog.
@@ -406,6 +430,8 @@ struct AppPage: ConsoleView {
     var sandboxURLs: String?
     var products: [Product]
     var noProducts: Bool
+    /// Where this page of products is in the whole list; nil when one page holds them all.
+    var pager: Pager?
     var keys: [Key]
     var types: [ConsoleOption]
     /// A refusal of the new product that names no field.

@@ -217,10 +217,9 @@ struct ConsoleController {
     // MARK: Overview and audit log
 
     func overview(_ context: KioskRequestContext) async throws -> Response {
-        var rows: [OverviewPage.App] = []
-        for app in try await catalog.apps() {
-            let products = try await catalog.products(bundleId: app.bundleId)
-            rows.append(OverviewPage.App(name: app.name, bundleId: app.bundleId, products: products.count))
+        let counts = try await catalog.liveProductCounts()
+        let rows = try await catalog.apps().map { app in
+            OverviewPage.App(name: app.name, bundleId: app.bundleId, products: counts[app.bundleId] ?? 0)
         }
         let (agreement, _) = try await catalog.agreement()
         let testers = try await accounts.accounts(.sandbox)

@@ -32,6 +32,27 @@ extension CatalogService {
         }
     }
 
+    /// Page `page` (from 1) of the app's products that are not deleted, `size` to a page, and how many there are.
+    public func productPage(bundleId: String, page: Int, size: Int) async throws -> (products: [Product], total: Int) {
+        try await database.transaction { tx in
+            let app = try await Self.requireApp(bundleId, in: tx)
+            let offset = (max(page, 1) - 1).multipliedReportingOverflow(by: size)
+            let products =
+                offset.overflow
+                ? [] : try await tx.liveProducts(appId: app.id, limit: size, offset: offset.partialValue)
+            return (products, try await tx.liveProductCount(appId: app.id))
+        }
+    }
+
+    /// How many products each app has that are not deleted, by bundle id.
+    public func liveProductCounts() async throws -> [String: Int] {
+        try await database.transaction { tx in
+            var counts: [String: Int] = [:]
+            for app in try await tx.apps() { counts[app.bundleId] = try await tx.liveProductCount(appId: app.id) }
+            return counts
+        }
+    }
+
     public func product(bundleId: String, productId: String) async throws -> Product {
         try await database.transaction { tx in
             let app = try await Self.requireApp(bundleId, in: tx)
