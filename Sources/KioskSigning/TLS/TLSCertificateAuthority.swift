@@ -138,7 +138,7 @@ public struct TLSCertificateAuthority: Sendable {
 
     /// A host as a subject alternative name: an IP address when it parses as one, else a DNS name.
     static func subjectAlternativeName(_ host: String) throws -> GeneralName {
-        if let address = IPAddressBytes(host) { return .ipAddress(ASN1OctetString(contentBytes: address.bytes[...])) }
+        if let address = IPAddress(host) { return .ipAddress(ASN1OctetString(contentBytes: address.bytes[...])) }
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
         let valid =
             host.count <= 253 && !labels.isEmpty
@@ -159,22 +159,5 @@ public struct TLSCertificateAuthority: Sendable {
     private static func writeSecret(_ text: String, to file: URL) throws {
         try Data((text + "\n").utf8).write(to: file, options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-    }
-}
-
-/// The bytes of an IPv4 or IPv6 address literal.
-private struct IPAddressBytes {
-    var bytes: [UInt8]
-
-    init?(_ text: String) {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            bytes = withUnsafeBytes(of: &v4) { Array($0) }
-        } else if inet_pton(AF_INET6, text, &v6) == 1 {
-            bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        } else {
-            return nil
-        }
     }
 }

@@ -59,31 +59,8 @@ public enum OutboundURLPolicy: String, Sendable, CaseIterable {
     }
 }
 
-/// An IPv4 or IPv6 address, as its bytes, and whether the public Internet routes to it.
-struct IPAddress: Equatable, CustomStringConvertible {
-    /// 4 bytes for IPv4, 16 for IPv6.
-    let bytes: [UInt8]
-
-    init?(_ text: String) {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            bytes = withUnsafeBytes(of: &v4) { Array($0) }
-        } else if inet_pton(AF_INET6, text, &v6) == 1 {
-            bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        } else {
-            return nil
-        }
-    }
-
-    init(bytes: [UInt8]) { self.bytes = bytes }
-
-    var description: String {
-        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
-        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-            .joined(separator: ":")
-    }
-
+/// Whether the public Internet routes to an address, and what a host name resolves to.
+extension IPAddress {
     /// False for the ranges IANA's special-purpose registries keep off the public Internet (RFC 6890 and after).
     var isPublic: Bool {
         if bytes.count == 4 { return !Self.specialIPv4.contains { Self.matches(bytes, $0.prefix, $0.length) } }
