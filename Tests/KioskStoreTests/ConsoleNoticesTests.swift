@@ -1,6 +1,8 @@
+import AsyncHTTPClient
 import Foundation
 import KioskCore
 import KioskTesting
+import NIOCore
 import Testing
 
 /// Every console action answers on the page it returns to: what was done in a notice at the top (shown once), and a
@@ -124,5 +126,43 @@ import Testing
             String($0.prefix { $0 != "\"" })
         }
         #expect(shown == actions, "\(html)")
+    }
+}
+
+extension ConsoleNoticesTests {
+    /// A form whose bytes are not UTF-8 (a Latin-1 "é" in a name, as an old client may send) is refused whole and
+    /// says why, for urlencoded and multipart bodies alike, instead of storing the name with a replacement
+    /// character.
+    @Test func formsThatAreNotUTF8AreRefusedWhole() async throws {
+        try await withTestStore { store in
+            let visitor = ConsoleTests.Visitor(store)
+            _ = try await visitor.signIn(as: "Ann")
+            let csrf = try await visitor.csrf("/console/apps")
+            let cookie = try #require(visitor.cookie)
+            var urlencoded = Data("csrf=\(csrf)&bundleId=com.example.cafe&name=Caf".utf8)
+            urlencoded.append(0xE9)
+            let boundary = "kiosk-boundary"
+            var multipart = Data(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"bundleId\"\r\n\r\ncom.example.cafe\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nCaf"
+                    .utf8)
+            multipart.append(0xE9)
+            multipart.append(Data("\r\n--\(boundary)--\r\n".utf8))
+            for (body, type) in [
+                (urlencoded, "application/x-www-form-urlencoded"),
+                (multipart, "multipart/form-data; boundary=\(boundary)"),
+            ] {
+                var request = HTTPClientRequest(url: store.baseURL + "/console/apps")
+                request.method = .POST
+                request.headers.add(name: "Cookie", value: cookie)
+                request.headers.add(name: "Content-Type", value: type)
+                request.body = .bytes(ByteBuffer(bytes: body))
+                let answer = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+                let text = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+                #expect(answer.status.code == 400, "\(type): \(text.prefix(300))")
+                #expect(text.contains("The form holds bytes that are not UTF-8 text, so nothing in it was saved."))
+            }
+            let apps = try await store.request(.GET, "/admin/v1/apps")
+            #expect(!apps.text.contains("com.example.cafe"), "\(apps.text)")
+        }
     }
 }

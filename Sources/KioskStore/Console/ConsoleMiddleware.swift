@@ -119,9 +119,13 @@ struct ConsoleForm: Sendable {
         }
         let body = try await request.collectBody(context: context)
         let contentType = request.headers[.contentType] ?? ""
-        let form =
-            contentType.lowercased().hasPrefix("multipart/form-data")
-            ? try parseMultipart(body, contentType: contentType) : try parse(String(decoding: body, as: UTF8.self))
+        let form: ConsoleForm
+        if contentType.lowercased().hasPrefix("multipart/form-data") {
+            form = try parseMultipart(body, contentType: contentType)
+        } else {
+            guard let text = String(validating: body, as: UTF8.self) else { throw notUTF8 }
+            form = try parse(text)
+        }
         if let session = context.consoleSession {
             guard let token = form.fields["csrf"], AdminAuthMiddleware.constantTimeEquals(token, session.csrfToken)
             else {
@@ -189,6 +193,7 @@ struct ConsoleForm: Sendable {
         var name: String?
         var value = ByteBuffer()
         var tooMany = false
+        var notText = false
         let parser = MultipartParser(boundary: boundary)
         parser.onHeader = { header, text in
             guard header.lowercased() == "content-disposition" else { return }
@@ -198,16 +203,26 @@ struct ConsoleForm: Sendable {
         parser.onPartComplete = {
             if let name {
                 tooMany = tooMany || fields.count >= maxFields
-                fields[name] = String(buffer: value)
+                guard let text = String(validating: value.readableBytesView, as: UTF8.self) else {
+                    notText = true
+                    return
+                }
+                fields[name] = text
             }
             name = nil
             value.clear()
         }
         do { try parser.execute(Array(body)) } catch { throw unreadable }
+        if notText { throw notUTF8 }
         // A body cut short (no closing delimiter) would lose its last part without a word: refuse it whole.
         guard !tooMany, body.range(of: Data("--\(boundary)--".utf8)) != nil else { throw unreadable }
         return ConsoleForm(fields: fields)
     }
+
+    /// A form whose bytes are not UTF-8 text: refused whole, never stored with replacement characters.
+    static let notUTF8 = KioskError(
+        .invalidForm, "The form holds bytes that are not UTF-8 text, so nothing in it was saved.",
+        fix: "Send the form from the console's page; for a file, save it as UTF-8 first.")
 
     private static func decode(_ text: Substring) -> String? {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
