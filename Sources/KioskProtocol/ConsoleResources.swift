@@ -93,9 +93,14 @@ public struct ProductResource: Codable, Sendable {
 
 public struct ProductList: Codable, Sendable {
     public var products: [ProductResource]
+    /// With `limit`: how many products are not deleted, and the offset of the next page (none after the last).
+    public var total: Int?
+    public var nextOffset: Int?
 
-    public init(products: [ProductResource]) {
+    public init(products: [ProductResource], total: Int? = nil, nextOffset: Int? = nil) {
         self.products = products
+        self.total = total
+        self.nextOffset = nextOffset
     }
 }
 

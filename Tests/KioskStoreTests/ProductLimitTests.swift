@@ -84,6 +84,27 @@ extension ProductLimitTests {
 
             let overview = try await visitor.get("/console").text
             #expect(overview.contains("251"), "the overview counts them")
+
+            // The admin API pages the same list with limit and offset.
+            let path = "/admin/v1/apps/\(TestStore.bundleId)/products"
+            let firstPage = try await store.request(.GET, path + "?limit=100")
+            #expect((firstPage.json["products"] as? [[String: Any]])?.count == 100, "\(firstPage.text.prefix(200))")
+            #expect(firstPage.json["total"] as? Int == 251 && firstPage.json["nextOffset"] as? Int == 100)
+            let lastPage = try await store.request(.GET, path + "?limit=100&offset=200")
+            let lastIds = (lastPage.json["products"] as? [[String: Any]])?.compactMap { $0["productId"] as? String }
+            #expect(lastIds?.count == 51 && lastIds?.last == "com.example.coins", "\(lastPage.text.prefix(200))")
+            #expect(lastPage.json["nextOffset"] == nil && lastPage.json["total"] as? Int == 251)
+            let whole = try await store.request(.GET, path)
+            #expect((whole.json["products"] as? [[String: Any]])?.count == 251 && whole.json["total"] == nil)
+            for (query, field) in [
+                ("?limit=0", "limit"), ("?limit=10&offset=-1", "offset"),
+                ("?limit=99999999999999999999", "limit"), ("?limit=10&includeDeleted=true", "includeDeleted"),
+            ] {
+                let refused = try await store.request(.GET, path + query)
+                let error = refused.json["error"] as? [String: Any]
+                #expect(refused.status == 400, "\(query): \(refused.text)")
+                #expect(error?["code"] as? String == "invalid_value" && error?["field"] as? String == field, "\(query)")
+            }
         }
     }
 }

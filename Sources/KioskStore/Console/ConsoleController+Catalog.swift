@@ -158,7 +158,7 @@ extension ConsoleController {
     ) async throws -> Response {
         let app = try await catalog.app(bundleId: bundleId)
         let (products, total) = try await catalog.productPage(
-            bundleId: bundleId, page: page, size: Self.productsPerPage)
+            bundleId: bundleId, offset: (page - 1) * Self.productsPerPage, limit: Self.productsPerPage)
         let usa = Storefront.named("USA")
         let keys = try await catalog.keys(bundleId: bundleId)
         let (agreement, _) = try await catalog.agreement()

@@ -32,14 +32,14 @@ extension CatalogService {
         }
     }
 
-    /// Page `page` (from 1) of the app's products that are not deleted, `size` to a page, and how many there are.
-    public func productPage(bundleId: String, page: Int, size: Int) async throws -> (products: [Product], total: Int) {
+    /// Up to `limit` of the app's products that are not deleted, from `offset` in product id order, and how many
+    /// there are.
+    public func productPage(bundleId: String, offset: Int, limit: Int) async throws -> (
+        products: [Product], total: Int
+    ) {
         try await database.transaction { tx in
             let app = try await Self.requireApp(bundleId, in: tx)
-            let offset = (max(page, 1) - 1).multipliedReportingOverflow(by: size)
-            let products =
-                offset.overflow
-                ? [] : try await tx.liveProducts(appId: app.id, limit: size, offset: offset.partialValue)
+            let products = try await tx.liveProducts(appId: app.id, limit: limit, offset: offset)
             return (products, try await tx.liveProductCount(appId: app.id))
         }
     }
