@@ -10,6 +10,12 @@ import attr
 from appstoreserverlibrary.models.LibraryUtility import metadata_key, metadata_type_key
 
 
+# Values Apple defined after the pinned library's enums were written, which Kiosk sends on purpose: `offerType` 5,
+# a retention offer the App Store showed a subscriber about to cancel (WWDC26, "Explore Retention Messaging in App
+# Store Server API"; Sources/KioskCore/Retention/RetentionMessaging.swift). Anything else outside the enums is refused.
+NEWER_THAN_THE_LIBRARY = {"offerType": {5}}
+
+
 def unknown_enum_values(value, path: str = "") -> list:
     """Each enum-typed field under `value` whose raw value is not a member of its enum, as `path.field=raw`."""
     if isinstance(value, list):
@@ -21,7 +27,7 @@ def unknown_enum_values(value, path: str = "") -> list:
         child = getattr(value, attribute.name)
         if attribute.metadata.get(metadata_type_key) == "raw":
             name = attribute.metadata[metadata_key]
-            if child is not None and getattr(value, name) is None:
+            if child is not None and getattr(value, name) is None and child not in NEWER_THAN_THE_LIBRARY.get(name, ()):
                 found.append(f"{path}{name}={child!r}")
         elif attribute.metadata.get(metadata_type_key) != "main":
             found += unknown_enum_values(child, f"{path}{attribute.name}.")
