@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskSigning
+import KioskStore
 import KioskTesting
 import Testing
 
@@ -21,10 +22,7 @@ import Testing
             receiver in
             try await withTestStore(engine: database, clock: clock) { store in
                 let key = try await Self.prepare(store, urls: [receiver.url])
-                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
-                #expect(requested.status == 200, "\(requested.text)")
-                let notifications = store.built.context.notifications
-                await notifications.deliverDue(.sandbox)
+                let notifications = try await Self.sendTestNotification(store, key: key, clock: clock)
                 #expect(receiver.payloads.count == 1)
                 let failures = try await Self.history(store, key: key, clock: clock, onlyFailures: true)
                 #expect(failures.count == 1)
@@ -70,10 +68,7 @@ import Testing
         try await withNotificationReceiver(status: .serviceUnavailable) { receiver in
             try await withTestStore(engine: database, clock: clock) { store in
                 let key = try await Self.prepare(store, urls: [receiver.url])
-                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
-                #expect(requested.status == 200, "\(requested.text)")
-                let notifications = store.built.context.notifications
-                await notifications.deliverDue(.sandbox)
+                let notifications = try await Self.sendTestNotification(store, key: key, clock: clock)
                 #expect(receiver.payloads.count == 1)
                 let schedule: [Double] = [0, 1, 13, 37, 85, 157]
                 for (index, hours) in schedule.enumerated().dropFirst() {
@@ -113,10 +108,7 @@ import Testing
         try await withNotificationReceiver { receiver in
             try await withTestStore(engine: database, clock: clock) { store in
                 let key = try await Self.prepare(store, urls: [receiver.slowURL])
-                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
-                #expect(requested.status == 200, "\(requested.text)")
-                let notifications = store.built.context.notifications
-                await notifications.deliverDue(.sandbox)
+                let notifications = try await Self.sendTestNotification(store, key: key, clock: clock)
                 clock.set(Self.start.addingTimeInterval(Self.hour))
                 await notifications.deliverDue(.sandbox)
                 #expect(receiver.payloads.count == 2, "the notification arrived twice, never answered in time")
@@ -141,10 +133,7 @@ import Testing
                     .PATCH, "/admin/v1/apps/\(TestStore.bundleId)", json: ["sandboxNotificationRetries": false])
                 #expect(off.status == 200, "\(off.text)")
                 #expect(off.json["sandboxNotificationRetries"] as? Bool == false)
-                let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
-                #expect(requested.status == 200, "\(requested.text)")
-                let notifications = store.built.context.notifications
-                await notifications.deliverDue(.sandbox)
+                let notifications = try await Self.sendTestNotification(store, key: key, clock: clock)
                 clock.set(Self.start.addingTimeInterval(200 * Self.hour))
                 await notifications.deliverDue(.sandbox)
                 #expect(receiver.payloads.count == 1)
@@ -282,6 +271,18 @@ import Testing
     }
 
     /// An app with sandbox notification URLs and a Server API key.
+    /// Requests Apple's test notification and lets the store make its first attempt; answers the store's
+    /// notification service, to make the attempts that fall due later.
+    static func sendTestNotification(_ store: TestStore, key: ServerAPIKey, clock: ManualClock) async throws
+        -> NotificationService
+    {
+        let requested = try await store.inApps(.POST, "/inApps/v1/notifications/test", key: key, clock: clock)
+        #expect(requested.status == 200, "\(requested.text)")
+        let notifications = store.built.context.notifications
+        await notifications.deliverDue(.sandbox)
+        return notifications
+    }
+
     static func prepare(_ store: TestStore, urls: [String]) async throws -> ServerAPIKey {
         try await store.createApp()
         try await store.setNotificationURLs(urls)

@@ -83,7 +83,9 @@ extension ProductLimitTests {
             #expect(past.contains("?page=3#products\">Previous page</a>"))
 
             let overview = try await visitor.get("/console").text
-            #expect(overview.contains("251"), "the overview counts them")
+            #expect(
+                overview.contains("<td><code>\(TestStore.bundleId)</code></td><td>251</td>"), "the overview counts them"
+            )
 
             // The admin API pages the same list with limit and offset.
             let path = "/admin/v1/apps/\(TestStore.bundleId)/products"

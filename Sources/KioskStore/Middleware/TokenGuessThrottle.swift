@@ -42,7 +42,9 @@ actor TokenGuessThrottle {
     }
 
     static func lockedOut(until: Date, now: Date) -> KioskError {
-        let minutes = max(1, Int((until.timeIntervalSince(now) / 60).rounded(.up)))
+        // Clamped to the window before the conversion, so no clock can make it trap.
+        let seconds = min(max(until.timeIntervalSince(now), 60), window)
+        let minutes = Int((seconds / 60).rounded(.up))
         return KioskError(
             .tooManyAttempts,
             "Too many wrong tokens came from this address: it is refused for \(minutes) more minute(s), "
