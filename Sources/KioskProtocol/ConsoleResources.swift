@@ -205,9 +205,14 @@ public struct TesterResource: Codable, Sendable {
 
 public struct TesterList: Codable, Sendable {
     public var testers: [TesterResource]
+    /// With `limit`: how many there are, and the offset of the next page (none after the last).
+    public var total: Int?
+    public var nextOffset: Int?
 
-    public init(testers: [TesterResource]) {
+    public init(testers: [TesterResource], total: Int? = nil, nextOffset: Int? = nil) {
         self.testers = testers
+        self.total = total
+        self.nextOffset = nextOffset
     }
 }
 
@@ -314,9 +319,14 @@ public struct AccountResource: Codable, Sendable {
 
 public struct AccountList: Codable, Sendable {
     public var accounts: [AccountResource]
+    /// With `limit`: how many there are, and the offset of the next page (none after the last).
+    public var total: Int?
+    public var nextOffset: Int?
 
-    public init(accounts: [AccountResource]) {
+    public init(accounts: [AccountResource], total: Int? = nil, nextOffset: Int? = nil) {
         self.accounts = accounts
+        self.total = total
+        self.nextOffset = nextOffset
     }
 }
 

@@ -148,8 +148,11 @@ public protocol AccountRepository: Sendable {
     func accounts(ids: [Account.ID], environment: StoreEnvironment) async throws -> [Account]
     /// `email` is compared lower-cased.
     func account(email: String, environment: StoreEnvironment) async throws -> Account?
-    /// The environment's accounts, ordered by email.
-    func accounts(environment: StoreEnvironment) async throws -> [Account]
+    /// Up to `limit` (nil: all) of the environment's accounts from `offset`, ordered by email in the database's
+    /// collation, so that pages follow one another on either engine.
+    func accounts(environment: StoreEnvironment, limit: Int?, offset: Int) async throws -> [Account]
+    /// How many accounts the environment has.
+    func accountCount(environment: StoreEnvironment) async throws -> Int
     func insertSession(_ session: StoreSession) async throws
     func session(tokenHash: String) async throws -> StoreSession?
     func deleteSession(tokenHash: String) async throws

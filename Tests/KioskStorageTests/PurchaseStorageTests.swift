@@ -22,7 +22,8 @@ struct PurchaseStorageTests {
             try await database.transaction { transaction async throws in
                 #expect(try await transaction.account(id: grace.id, environment: .production) == grace)
                 #expect(try await transaction.account(email: "GRACE@Example.COM", environment: .production) == grace)
-                #expect(try await transaction.accounts(environment: .production) == [alan, grace])
+                #expect(
+                    try await transaction.accounts(environment: .production, limit: nil, offset: 0) == [alan, grace])
                 // Many at once, as a renewal batch reads them: unknown ids and other environments skipped.
                 let many = try await transaction.accounts(ids: [grace.id, alan.id, UUID()], environment: .production)
                 #expect(Set(many) == [grace, alan])
@@ -47,7 +48,10 @@ struct PurchaseStorageTests {
                 try await database.transaction {
                     try await $0.account(email: "nobody@example.com", environment: .production)
                 } == nil)
-            #expect(try await database.transaction { try await $0.accounts(environment: .production) } == [alan])
+            #expect(
+                try await database.transaction {
+                    try await $0.accounts(environment: .production, limit: nil, offset: 0)
+                } == [alan])
             await expectNoSuchRow("customer \(grace.id)") {
                 try await database.transaction { try await $0.updateAccount(changed) }
             }
@@ -66,7 +70,10 @@ struct PurchaseStorageTests {
                     try await $0.insertAccount(Fixtures.customer(email: "Grace@EXAMPLE.com"))
                 }
             }
-            #expect(try await database.transaction { try await $0.accounts(environment: .production) } == [grace])
+            #expect(
+                try await database.transaction {
+                    try await $0.accounts(environment: .production, limit: nil, offset: 0)
+                } == [grace])
             let tester = Fixtures.tester(email: "GRACE@example.com")
             try await database.transaction { try await $0.insertAccount(tester) }
             #expect(

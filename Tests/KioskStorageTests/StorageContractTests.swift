@@ -136,7 +136,24 @@ struct StorageContractTests {
             #expect(
                 try await database.transaction { try await $0.account(email: "ADA@Example.com", environment: .sandbox) }
                     == ada)
-            #expect(try await database.transaction { try await $0.accounts(environment: .sandbox) } == [ada, bob])
+            #expect(
+                try await database.transaction { try await $0.accounts(environment: .sandbox, limit: nil, offset: 0) }
+                    == [ada, bob])
+            // Pages follow one another and the count is the whole environment's.
+            let cyd = Fixtures.tester(email: "cyd@example.com")
+            try await database.transaction { try await $0.insertAccount(cyd) }
+            let (first, second, count) = try await database.transaction { tx in
+                (
+                    try await tx.accounts(environment: .sandbox, limit: 2, offset: 0),
+                    try await tx.accounts(environment: .sandbox, limit: 2, offset: 2),
+                    try await tx.accountCount(environment: .sandbox)
+                )
+            }
+            #expect(first == [ada, bob])
+            #expect(second == [cyd])
+            #expect(count == 3)
+            #expect(try await database.transaction { try await $0.accountCount(environment: .production) } == 0)
+            try await database.transaction { try await $0.deleteAccount(id: cyd.id) }
             #expect(
                 try await database.transaction { try await $0.account(id: ada.id, environment: .production) } == nil)
 
@@ -151,7 +168,9 @@ struct StorageContractTests {
 
             try await database.transaction { try await $0.deleteAccount(id: ada.id) }
             #expect(try await database.transaction { try await $0.account(id: ada.id, environment: .sandbox) } == nil)
-            #expect(try await database.transaction { try await $0.accounts(environment: .sandbox) } == [bob])
+            #expect(
+                try await database.transaction { try await $0.accounts(environment: .sandbox, limit: nil, offset: 0) }
+                    == [bob])
         }
     }
 
@@ -468,7 +487,9 @@ struct StorageContractTests {
                 try await database.transaction { try await $0.updateAccount(tester) }
             }
             let apps = try await database.transaction { try await $0.apps() }
-            let testers = try await database.transaction { try await $0.accounts(environment: .sandbox) }
+            let testers = try await database.transaction {
+                try await $0.accounts(environment: .sandbox, limit: nil, offset: 0)
+            }
             #expect(apps.isEmpty && testers.isEmpty, "nothing was written: \(apps) \(testers)")
         }
     }

@@ -73,9 +73,20 @@ extension SQLStorageTransaction {
         ).map(Self.decodeAccount)
     }
 
-    func accounts(environment: StoreEnvironment) async throws -> [Account] {
-        try await session.all("SELECT * FROM accounts WHERE environment = \(bind: environment.rawValue)")
-            .map(Self.decodeAccount).sorted { $0.email < $1.email }
+    func accounts(environment: StoreEnvironment, limit: Int?, offset: Int) async throws -> [Account] {
+        // No limit is the largest one both engines take (SQLite has no OFFSET without LIMIT, PostgreSQL no LIMIT -1).
+        try await session.all(
+            """
+            SELECT * FROM accounts WHERE environment = \(bind: environment.rawValue) ORDER BY email
+            LIMIT \(bind: limit ?? Int.max) OFFSET \(bind: offset)
+            """
+        ).map(Self.decodeAccount)
+    }
+
+    func accountCount(environment: StoreEnvironment) async throws -> Int {
+        let row = try await session.first(
+            "SELECT COUNT(*) AS n FROM accounts WHERE environment = \(bind: environment.rawValue)")
+        return Int(try row?.decode(column: "n", as: Int64.self) ?? 0)
     }
 
     private static func decodeAccount(_ row: any SQLRow) throws -> Account {

@@ -17,8 +17,8 @@ extension ConsoleController {
             }
         }
         pages.get("apps/:bundleId") { request, context in
-            let page = request.uri.queryParameters.get("page").flatMap { Int($0) }.map { min(max($0, 1), 1_000_000) }
-            return try await appPage(try context.parameters.require("bundleId"), context, page: page ?? 1)
+            try await appPage(
+                try context.parameters.require("bundleId"), context, page: ConsolePager.page(of: request))
         }
         pages.post("apps/:bundleId/shared-secret") { request, context in
             let bundleId = try context.parameters.require("bundleId")
@@ -148,10 +148,10 @@ extension ConsoleController {
             title: "Apps", section: "Apps", session: context.consoleSession)
     }
 
-    /// An app's page; after a refused new product, with what was typed in `form` and the refusal at its `field`.
     /// How many products the app page lists at once.
     static let productsPerPage = 100
 
+    /// An app's page; after a refused new product, with what was typed in `form` and the refusal at its `field`.
     func appPage(
         _ bundleId: String, _ context: KioskRequestContext, page: Int = 1, form: ConsoleForm? = nil,
         error: (field: String, message: String)? = nil, status: HTTPResponse.Status = .ok
@@ -183,7 +183,9 @@ extension ConsoleController {
                 productionURLs: app.productionNotificationURLs.joined(separator: "\n").nonEmpty,
                 sandboxURLs: app.sandboxNotificationURLs.joined(separator: "\n").nonEmpty,
                 products: productRows, noProducts: total == 0,
-                pager: AppPage.Pager(page: page, size: Self.productsPerPage, shown: productRows.count, total: total),
+                pager: ConsolePager(
+                    "Products", page: page, size: Self.productsPerPage, shown: productRows.count, total: total
+                ) { "/console/apps/\(app.bundleId)?page=\($0)#products" },
                 keys: keys.map { AppPage.Key(id: $0.id, name: $0.name, revoked: $0.revokedAt != nil) },
                 types: ProductType.allCases.map {
                     ConsoleOption(value: $0.rawValue, selected: $0.rawValue == chosenType)
@@ -402,24 +404,6 @@ struct AppPage: ConsoleView {
         var revoked: Bool
     }
 
-    /// "Products 101–200 of 10,000", with the neighbouring pages.
-    struct Pager: Decodable {
-        var summary: String
-        var previous: Int?
-        var next: Int?
-
-        init?(page: Int, size: Int, shown: Int, total: Int) {
-            guard total > size || page > 1 else { return nil }
-            let first = (page - 1) * size + 1
-            summary =
-                shown == 0
-                ? "No products on page \(page): there are \(total)."
-                : "Products \(first)–\(first + shown - 1) of \(total)."
-            previous = page > 1 ? min(page - 1, max(1, (total + size - 1) / size)) : nil
-            next = page * size < total ? page + 1 : nil
-        }
-    }
-
     var bundleId: String
     var appId: String
     /// Shown only to those who may change the catalog.
@@ -431,7 +415,7 @@ struct AppPage: ConsoleView {
     var products: [Product]
     var noProducts: Bool
     /// Where this page of products is in the whole list; nil when one page holds them all.
-    var pager: Pager?
+    var pager: ConsolePager?
     var keys: [Key]
     var types: [ConsoleOption]
     /// A refusal of the new product that names no field.

@@ -10,7 +10,10 @@ extension ConsoleController {
         pages.get("customers") { request, context in
             let query = request.uri.queryParameters.get("q") ?? ""
             let matches = query.isEmpty ? [] : try await accounts.findCustomers(query)
-            let testers = try await accounts.accounts(.sandbox)
+            let page = ConsolePager.page(of: request)
+            let (testers, total) = try await accounts.accountPage(
+                .sandbox, offset: (page - 1) * Self.testersPerPage, limit: Self.testersPerPage)
+            let search = query.isEmpty ? "" : "q=\(ConsoleForm.percentEncoded(query))&"
             return renderer.page(
                 CustomersPage(
                     q: query, searched: !query.isEmpty, noMatch: !query.isEmpty && matches.isEmpty,
@@ -20,6 +23,9 @@ extension ConsoleController {
                             matchedBy: $0.matchedBy)
                     },
                     testers: testers.map { CustomersPage.Tester(email: $0.email, storefront: $0.storefront) },
+                    pager: ConsolePager(
+                        "Testers", page: page, size: Self.testersPerPage, shown: testers.count, total: total
+                    ) { "/console/customers?\(search)page=\($0)#testers" },
                     storefronts: ConsoleStorefrontOption.all(selected: "USA")),
                 title: "Customers", section: "Customers", session: context.consoleSession)
         }
@@ -160,6 +166,9 @@ extension ConsoleController {
         }
     }
 
+    /// How many sandbox testers the customers page lists at once.
+    static let testersPerPage = 100
+
     /// A customer's page: a sandbox tester's unless `environment` says otherwise.
     static func customerPath(_ email: String, _ environment: StoreEnvironment = .sandbox) -> String {
         "/console/customers/\(environment.rawValue)/" + ConsoleForm.percentEncoded(email)
@@ -280,6 +289,8 @@ struct CustomersPage: ConsoleView {
     var noMatch: Bool
     var matches: [Match]
     var testers: [Tester]
+    /// Where this page of testers is in the whole list; nil when one page holds them all.
+    var pager: ConsolePager?
     var storefronts: [ConsoleStorefrontOption]
 }
 

@@ -222,10 +222,10 @@ struct ConsoleController {
             OverviewPage.App(name: app.name, bundleId: app.bundleId, products: counts[app.bundleId] ?? 0)
         }
         let (agreement, _) = try await catalog.agreement()
-        let testers = try await accounts.accounts(.sandbox)
+        let testers = try await accounts.accountCount(.sandbox)
         return renderer.page(
             OverviewPage(
-                apps: rows, hasApps: !rows.isEmpty, testers: testers.count,
+                apps: rows, hasApps: !rows.isEmpty, testers: testers,
                 agreementActive: agreement.status == .active,
                 agreementMissing: PaidAppsAgreement.Requirement.sentence(agreement.missing)),
             title: "Overview", section: "Overview", session: context.consoleSession)

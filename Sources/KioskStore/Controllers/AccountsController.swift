@@ -13,11 +13,12 @@ struct AccountsController {
         addRoutes(
             to: group, routes: (AdminRoutes.testers, AdminRoutes.tester), environment: .sandbox, body: TesterBody.self,
             resource: TesterResource.init,
-            list: TesterList.init(testers:), noun: ("A tester's", "tester"))
+            list: TesterList.init(testers:total:nextOffset:), noun: ("A tester's", "tester"))
         addRoutes(
             to: group, routes: (AdminRoutes.accounts, AdminRoutes.account), environment: .production,
             body: AccountBody.self,
-            resource: AccountResource.init, list: AccountList.init(accounts:), noun: ("An account's", "account"))
+            resource: AccountResource.init, list: AccountList.init(accounts:total:nextOffset:),
+            noun: ("An account's", "account"))
         group.post(AdminRoutes.clearPurchaseHistory.routerPath) { _, context in
             TesterResource(try await accounts.clearPurchaseHistory(email: try context.parameters.require("email")))
         }
@@ -26,12 +27,16 @@ struct AccountsController {
     private func addRoutes<Body: AccountRequestBody, Resource: ResponseEncodable, List: ResponseEncodable>(
         to group: RouterGroup<KioskRequestContext>, routes: (list: KioskRoute, one: KioskRoute),
         environment: StoreEnvironment, body: Body.Type,
-        resource: @escaping @Sendable (Account) -> Resource, list: @escaping @Sendable ([Resource]) -> List,
+        resource: @escaping @Sendable (Account) -> Resource, list: @escaping @Sendable ([Resource], Int?, Int?) -> List,
         noun: (possessive: String, name: String)
     ) {
         let accounts = accounts
-        group.get(routes.list.routerPath) { _, _ in
-            list(try await accounts.accounts(environment).map(resource))
+        group.get(routes.list.routerPath) { request, _ in
+            let page = try PageQuery(request)
+            let (found, total) = try await accounts.accountPage(
+                environment, offset: page?.offset ?? 0, limit: page?.limit)
+            return list(
+                found.map(resource), page.map { _ in total }, page?.nextOffset(shown: found.count, total: total))
         }
         group.post(routes.list.routerPath) { request, context in
             let body = try await request.decodeJSON(as: Body.self, context: context)

@@ -14,20 +14,17 @@ struct ProductsController {
             let bundleId = try context.parameters.require("bundleId")
             let query = request.uri.queryParameters
             let includeDeleted = query.get("includeDeleted").map { $0.lowercased() == "true" } ?? false
-            if let limitText = query.get("limit") {
-                let limit = try Self.pageNumber(limitText, field: "limit", in: 1...1000)
-                let offset = try query.get("offset").map { try Self.pageNumber($0, field: "offset", in: 0...1_000_000) }
+            if let page = try PageQuery(request) {
                 guard !includeDeleted else {
                     throw KioskError(
                         .invalidValue, "Pages list the products that are not deleted.", field: "includeDeleted",
                         fix: "Leave out includeDeleted with limit, or leave out limit to list every product.")
                 }
-                let start = offset ?? 0
                 let (products, total) = try await catalog.productPage(
-                    bundleId: bundleId, offset: start, limit: limit)
+                    bundleId: bundleId, offset: page.offset, limit: page.limit)
                 return ProductList(
                     products: products.map { ProductResource($0) }, total: total,
-                    nextOffset: start + products.count < total ? start + products.count : nil)
+                    nextOffset: page.nextOffset(shown: products.count, total: total))
             }
             return ProductList(
                 products: try await catalog.products(bundleId: bundleId, includeDeleted: includeDeleted).map {
@@ -160,18 +157,5 @@ struct ProductsController {
 
     private func missing(_ field: String) -> KioskError {
         KioskError(.missingField, "The field '\(field)' is required.", field: field, fix: "Add '\(field)'.")
-    }
-}
-
-extension ProductsController {
-    /// A paging parameter: a whole number within `range`, else 400 `invalid_value` naming the field.
-    static func pageNumber(_ text: String, field: String, in range: ClosedRange<Int>) throws -> Int {
-        guard let number = Int(text), range.contains(number) else {
-            throw KioskError(
-                .invalidValue,
-                "'\(text.prefix(20))' is not a \(field) from \(range.lowerBound) to \(range.upperBound).",
-                field: field, fix: "Give a whole number from \(range.lowerBound) to \(range.upperBound).")
-        }
-        return number
     }
 }

@@ -69,8 +69,22 @@ extension AccountService {
         }
     }
 
-    public func accounts(_ environment: StoreEnvironment) async throws -> [Account] {
-        try await database.transaction { tx in try await tx.accounts(environment: environment) }
+    /// How many accounts the environment has.
+    public func accountCount(_ environment: StoreEnvironment) async throws -> Int {
+        try await database.transaction { tx in try await tx.accountCount(environment: environment) }
+    }
+
+    /// Up to `limit` (nil: all) of the environment's accounts from `offset`, ordered by email, and how many there
+    /// are.
+    public func accountPage(_ environment: StoreEnvironment, offset: Int = 0, limit: Int?) async throws -> (
+        accounts: [Account], total: Int
+    ) {
+        try await database.transaction { tx in
+            let accounts = try await tx.accounts(environment: environment, limit: limit, offset: offset)
+            let total =
+                limit == nil && offset == 0 ? accounts.count : try await tx.accountCount(environment: environment)
+            return (accounts, total)
+        }
     }
 
     public func account(_ environment: StoreEnvironment, email: String) async throws -> Account {
