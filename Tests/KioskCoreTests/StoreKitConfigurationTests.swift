@@ -80,6 +80,24 @@ struct StoreKitConfigurationTests {
         #expect(second == first)
     }
 
+    // The store keeps only what the catalog does not model of an upload: what is kept, written and read back as
+    // the store does, gives the export the same file as the whole upload, and none of the catalog's texts.
+    @Test func unmodeledPartsKeepWhatTheExportNeeds() throws {
+        let original = try Self.read(try Self.sampleText()).configuration
+        let stored = try original.unmodeledParts.encode()
+        let kept = try StoreKitConfiguration.read(from: stored).configuration
+        let export = try StoreKitConfiguration(document: try Self.importSample())
+        #expect(try export.keeping(from: kept).encode() == export.keeping(from: original).encode())
+        let storedText = String(decoding: stored, as: UTF8.self)
+        for entry in original.allProducts {
+            #expect(!storedText.contains("\"\(entry.referenceName)\""), "\(entry.productID)")
+            for localization in entry.localizations where !localization.description.isEmpty {
+                #expect(!storedText.contains(localization.description), "\(entry.productID)")
+            }
+        }
+        #expect(stored.count < (try Self.sampleData()).count)
+    }
+
     // Exporting the same catalog twice gives identical bytes, with ids that look like Xcode's.
     @Test func exportIsDeterministicAndXcodeShaped() throws {
         let document = try Self.importSample()

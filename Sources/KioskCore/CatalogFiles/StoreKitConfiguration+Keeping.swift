@@ -55,6 +55,33 @@ extension StoreKitConfiguration {
         return merged
     }
 
+    /// What ``keeping(from:)`` needs of this file, for the store to keep in place of the whole upload: the file
+    /// without what the catalog holds of each product (its reference name, price, and localized names and
+    /// descriptions).
+    public var unmodeledParts: StoreKitConfiguration {
+        func strip(_ entry: ProductEntry) -> ProductEntry {
+            var entry = entry
+            entry.referenceName = ""
+            entry.displayPrice = ""
+            entry.localizations = entry.localizations.map { localization in
+                var localization = localization
+                localization.displayName = ""
+                localization.description = ""
+                return localization
+            }
+            return entry
+        }
+        var parts = self
+        parts.products = products.map(strip)
+        parts.nonRenewingSubscriptions = nonRenewingSubscriptions.map(strip)
+        parts.subscriptionGroups = subscriptionGroups.map { group in
+            var group = group
+            group.subscriptions = group.subscriptions.map(strip)
+            return group
+        }
+        return parts
+    }
+
     /// Every product of the file, whatever list it is in.
     var allProducts: [ProductEntry] {
         products + nonRenewingSubscriptions + subscriptionGroups.flatMap(\.subscriptions)

@@ -21,7 +21,7 @@ extension CatalogService {
         return export.keeping(from: original)
     }
 
-    /// Where the store keeps an app's last imported `.storekit` file.
+    /// Where the store keeps what the catalog does not model of an app's last imported `.storekit` file.
     private static func storeKitFileKey(_ app: App) -> String { "storekit-file:\(app.id)" }
 
     /// The app's whole catalog as a Kiosk catalog document (deleted products left out).
@@ -150,7 +150,7 @@ extension CatalogService {
             if let combined = KioskError.combined(run.errors) { throw combined }
             if let original = file.storeKitFile {
                 try await tx.setSetting(
-                    Self.storeKitFileKey(app), to: String(decoding: original.encode(), as: UTF8.self))
+                    Self.storeKitFileKey(app), to: String(decoding: original.unmodeledParts.encode(), as: UTF8.self))
             }
             run.summary.warnings = file.warnings + run.warnings
             return run.summary
