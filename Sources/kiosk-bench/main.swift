@@ -1,10 +1,10 @@
 // kiosk-bench: measures the store's costly steps against baselines taken in the same run, and prints ratios.
 //
-//     swift run -c release kiosk-bench [--seconds 2] [--renewals 100000] [--only sign,purchase,…]
+//     swift run -c release kiosk-bench [--seconds 2] [--renewals 100000] [--catalog 100000] [--only sign,purchase,…]
 //
-// Sections run in order 1–6, then 8 (the merchant), 9 (64 connections, with wrk) and 7 (renewals, the longest);
-// `--only` names the ones to run (sign, product, console, purchase, verify, jws, merchant, load, renewals) and
-// `--renewals 0` skips renewals.
+// Sections run in order 1–6, then 8 (the merchant), 9 (64 connections, with wrk), 10 (a large catalog) and 7
+// (renewals, the longest); `--only` names the ones to run (sign, product, console, purchase, verify, jws, merchant,
+// load, catalog, renewals); `--renewals 0` and `--catalog 0` skip theirs.
 //
 // Each line compares an operation with the cheapest thing it cannot avoid (a bare P-256 signature, a one-row
 // commit, the health endpoint), so numbers stay comparable across machines and runs.
@@ -44,8 +44,8 @@ func report(_ name: String, _ measured: Double, baselineName: String, _ baseline
 
 let arguments = CommandLine.arguments
 let usage = """
-    usage: kiosk-bench [--seconds 2] [--renewals 100000] [--only sign,product,console,purchase,verify,jws,merchant,\
-    load,renewals]
+    usage: kiosk-bench [--seconds 2] [--renewals 100000] [--catalog 100000] [--only sign,product,console,purchase,\
+    verify,jws,merchant,load,catalog,renewals]
 
     """
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -54,7 +54,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 }
 // Every flag is known and takes a value: a mistyped one stops the run instead of starting a long default one.
 for (index, argument) in arguments.enumerated().dropFirst() where index % 2 == 1 {
-    guard ["--seconds", "--renewals", "--only"].contains(argument), index + 1 < arguments.count else {
+    guard ["--seconds", "--renewals", "--catalog", "--only"].contains(argument), index + 1 < arguments.count else {
         FileHandle.standardError.write(Data("kiosk-bench: unexpected '\(argument)'\n\(usage)".utf8))
         exit(64)
     }
@@ -77,7 +77,9 @@ func option<Number: LosslessStringConvertible & Comparable>(
 let seconds = option("--seconds", in: 0.1...3_600.0, default: 2.0)
 
 /// The sections a run measures, by name.
-let sectionNames = ["sign", "product", "console", "purchase", "verify", "jws", "merchant", "load", "renewals"]
+let sectionNames = [
+    "sign", "product", "console", "purchase", "verify", "jws", "merchant", "load", "catalog", "renewals",
+]
 let chosenSections: Set<String> = {
     guard let index = arguments.firstIndex(of: "--only") else { return Set(sectionNames) }
     let names = index + 1 < arguments.count ? arguments[index + 1].split(separator: ",").map(String.init) : []
@@ -285,6 +287,13 @@ if wanted("load") {
             }
         }
     }
+}
+
+// 10. A large catalog: every console page and admin list that shows products, timed with `--catalog` products in
+// the store (10,000 to an app), and the time each app's import takes.
+let catalogSize = option("--catalog", in: 0...1_000_000, default: 100_000)
+if wanted("catalog") && catalogSize > 0 {
+    try await benchmarkLargeCatalog(products: catalogSize)
 }
 
 // 7. Renewals: how fast the scheduler renews subscriptions that all fall due at once, at three sizes per engine; the

@@ -20,9 +20,17 @@ import Testing
         "verifyReceipt (64 connections)", "Get Transaction Info (64 connections)",
     ]
 
+    /// The pages and lists the large-catalog section times.
+    static let catalogPages = [
+        "console overview", "console app page, first 100 products", "console app page 50", "console product page",
+        "console customers", "admin apps", "admin products, limit 100 offset 5000", "admin one product",
+        "admin catalog export, JSON", "admin catalog export, .storekit",
+    ]
+
     @Test func everyBenchmarkPrintsARateAndARatio() async throws {
         let result = try await KioskProcess.run(
-            ["--seconds", "0.1", "--renewals", "10"], executable: KioskProcess.builtExecutable(named: "kiosk-bench"),
+            ["--seconds", "0.1", "--renewals", "10", "--catalog", "150"],
+            executable: KioskProcess.builtExecutable(named: "kiosk-bench"),
             timeout: 600)
         #expect(result.status == 0, "\(result.stdout)\n-- stderr:\n\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -30,6 +38,15 @@ import Testing
         let withWrk = !lines.contains { $0.hasPrefix("64 connections: skipped") }
         let expected = Self.benchmarks + (withWrk ? Self.loadBenchmarks : [])
         #expect(reports.count == expected.count, "\(result.stdout)")
+        // The large-catalog section prints an import line, one timed line per page and the memory line.
+        #expect(
+            lines.contains { $0.hasPrefix("import 150 products in 1 app(s) (SQLite, one request per app): median ") })
+        for page in Self.catalogPages {
+            #expect(
+                lines.contains { $0.hasPrefix(page) && $0.contains(" ms ") && $0.contains(" KiB ") },
+                "\(page) in\n\(result.stdout)")
+        }
+        #expect(lines.contains { $0.hasPrefix("resident memory with 150 products in the store: ") })
         for name in expected {
             let matching = reports.filter { $0.name.hasPrefix(name) }
             #expect(matching.count == 1, "\(name): \(matching) in\n\(result.stdout)")
