@@ -157,7 +157,9 @@ private func runTestStore<T: Sendable>(
     defer { if dataDirectory == nil { try? FileManager.default.removeItem(at: directory) } }
     let token = "kiosk_test_admin_token_0123456789"
     var logger = Logger(label: "kiosk-test")
-    logger.logLevel = .warning
+    // KIOSK_TEST_LOG_LEVEL=trace shows every SQL statement the store runs.
+    logger.logLevel =
+        ProcessInfo.processInfo.environment["KIOSK_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
     return try await withLoopbackServer(port: port, logger: logger, name: "store") { number, onServerRunning in
         var configuration = ServerConfiguration(
             host: "127.0.0.1", port: number, dataDirectory: directory, databaseURL: databaseURL,

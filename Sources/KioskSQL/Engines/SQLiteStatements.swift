@@ -37,6 +37,7 @@ struct SQLiteStatements: SQLDatabase {
     /// Binds, steps and hands each result row to `onRow`, on this thread.
     private func executeNow(_ query: any SQLKit.SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (sql, binds) = serialize(query)
+        logger.trace("SQL statement", metadata: ["sql": "\(sql)"])
         let arguments = StatementArguments(try binds.map(Self.databaseValue))
         let rows = try queue.inDatabase { database -> [SQLiteResultRow] in
             let statement = try database.cachedStatement(sql: sql)

@@ -53,9 +53,12 @@ extension CatalogService {
         let now = clock.now()
         return try await database.transaction { tx in
             let app = try await Self.requireApp(bundleId, in: tx)
-            let existing = Set(try await tx.products(appId: app.id).map(\.productId))
+            // Every product of the app in one read: a read per entry cost 10,000 queries for a full catalog.
+            let stored = Dictionary(
+                try await tx.products(appId: app.id).map { ($0.productId, $0) }, uniquingKeysWith: { first, _ in first }
+            )
             try Self.requireRoom(
-                for: named.subtracting(existing).count, besides: existing.count, bundleId: bundleId)
+                for: named.subtracting(stored.keys).count, besides: stored.count, bundleId: bundleId)
             var run = ImportRun(file: file)
             var groups = try await tx.groups(appId: app.id)
             for (index, entry) in file.document.subscriptionGroups.enumerated() {
@@ -91,7 +94,7 @@ extension CatalogService {
             for (index, entry) in file.document.products.enumerated() {
                 let label = "product:\(entry.productId)"
                 let fallback = "products[\(index)]"
-                let existing = try await tx.product(appId: app.id, productId: entry.productId)
+                let existing = stored[entry.productId]
                 if let existing {
                     guard existing.deletedAt == nil else {
                         run.fail(
