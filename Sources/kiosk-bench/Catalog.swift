@@ -5,6 +5,7 @@ import KioskProtocol
 import KioskTestSupport
 import KioskTesting
 import NIOCore
+import Synchronization
 
 /// A large catalog: `total` products, 10,000 to an app (App Store Connect's limit), each app's imported in one
 /// request through the admin API; then every console page and admin list that shows the catalog, timed with all of
@@ -15,6 +16,10 @@ func benchmarkLargeCatalog(products total: Int) async throws {
         let perApp = 10_000
         let apps = (0..<max(1, (total + perApp - 1) / perApp)).map { "com.example.catalog\($0)" }
         var importMilliseconds: [Double] = []
+        var longestWaits: [Double] = []
+        let probe = try await store.request(
+            .POST, AdminRoutes.apps.path(), json: ["bundleId": "com.example.probe", "name": "Probe"])
+        precondition(probe.status == 201, "app creation failed: \(probe.text)")
         for (index, bundleId) in apps.enumerated() {
             let created = try await store.request(
                 .POST, AdminRoutes.apps.path(), json: ["bundleId": bundleId, "name": "Catalog \(index)"])
@@ -34,14 +39,21 @@ func benchmarkLargeCatalog(products total: Int) async throws {
                 })
             let body = try JSONEncoder().encode(document)
             let started = ContinuousClock.now
-            let imported = try await store.request(.POST, AdminRoutes.catalog.path(bundleId), body: body)
+            let (imported, longestWait) = try await whileWriting(store) {
+                try await store.request(.POST, AdminRoutes.catalog.path(bundleId), body: body)
+            }
             importMilliseconds.append(milliseconds(since: started))
+            longestWaits.append(longestWait)
             precondition(imported.status == 200, "import failed: \(imported.text.prefix(500))")
         }
         emit(
             String(
                 format: "import %d products in %d app(s) (SQLite, one request per app): median %.0f ms, max %.0f ms",
                 total, apps.count, median(importMilliseconds), importMilliseconds.max() ?? 0))
+        emit(
+            String(
+                format: "  a one-row write during an import: longest %.0f ms (median over the imports %.0f ms)",
+                longestWaits.max() ?? 0, median(longestWaits)))
 
         var signIn = HTTPClientRequest(url: store.baseURL + "/console/sign-in")
         signIn.method = .POST
@@ -80,6 +92,37 @@ func benchmarkLargeCatalog(products total: Int) async throws {
         }
         emit("resident memory with \(total) products in the store: \(residentMegabytes()) MB")
     }
+}
+
+/// Runs `work` while renaming an app over and over through the admin API (a one-row write each), and returns its
+/// result with the longest one of those writes took: how long `work` kept other writers waiting.
+private func whileWriting<T: Sendable>(_ store: TestStore, _ work: @escaping @Sendable () async throws -> T)
+    async throws -> (T, Double)
+{
+    let done = Mutex(false)
+    async let longest: Double = {
+        var longest = 0.0
+        var number = 0
+        while !done.withLock({ $0 }) {
+            number += 1
+            let started = ContinuousClock.now
+            let renamed = try await store.request(
+                .PATCH, AdminRoutes.app.path("com.example.probe"), json: ["name": "Probe \(number)"])
+            precondition(renamed.status == 200, "rename failed: \(renamed.text)")
+            longest = max(longest, milliseconds(since: started))
+        }
+        return longest
+    }()
+    let result: T
+    do {
+        result = try await work()
+    } catch {
+        done.withLock { $0 = true }
+        _ = try? await longest
+        throw error
+    }
+    done.withLock { $0 = true }
+    return (result, try await longest)
 }
 
 /// The median time of five `GET path`s, and the size of the answer.

@@ -41,6 +41,7 @@ import Testing
         // The large-catalog section prints an import line, one timed line per page and the memory line.
         #expect(
             lines.contains { $0.hasPrefix("import 150 products in 1 app(s) (SQLite, one request per app): median ") })
+        #expect(lines.contains { $0.hasPrefix("  a one-row write during an import: longest ") })
         for page in Self.catalogPages {
             #expect(
                 lines.contains { $0.hasPrefix(page) && $0.contains(" ms ") && $0.contains(" KiB ") },
