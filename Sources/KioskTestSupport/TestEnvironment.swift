@@ -32,6 +32,8 @@ public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvert
     /// PostgreSQL's programs (`initdb`, `postgres`): the newest `/usr/lib/postgresql/*/bin`, where Debian puts
     /// them, for a test that runs a server of its own.
     case postgresPrograms
+    /// `wrk` on `PATH` (Debian's `wrk`): `kiosk-bench`'s 64-connection section.
+    case wrk
 
     public var description: String {
         switch self {
@@ -43,6 +45,7 @@ public enum TestRequirement: String, Sendable, CaseIterable, CustomStringConvert
         case .browser: "Python with Selenium, and chromium with chromedriver (KIOSK_TEST_BROWSER_PYTHON)"
         case .fusePython: "Python with fusepy (KIOSK_TEST_FUSE_PYTHON)"
         case .postgresPrograms: "PostgreSQL's programs in /usr/lib/postgresql/*/bin"
+        case .wrk: "wrk on PATH"
         }
     }
 }
@@ -71,6 +74,8 @@ public enum TestEnvironment {
                 .first { FileManager.default.isExecutableFile(atPath: "\($0)/initdb") }
         case .openssl:
             return executable("openssl", path: environment["PATH"])
+        case .wrk:
+            return executable("wrk", path: environment["PATH"])
         case .nginx:
             return executable("nginx", path: environment["PATH"])
                 ?? (FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : nil)

@@ -80,10 +80,10 @@ extension AccountService {
         accounts: [Account], total: Int
     ) {
         try await database.transaction { tx in
-            let accounts = try await tx.accounts(environment: environment, limit: limit, offset: offset)
-            let total =
-                limit == nil && offset == 0 ? accounts.count : try await tx.accountCount(environment: environment)
-            return (accounts, total)
+            (
+                try await tx.accounts(environment: environment, limit: limit, offset: offset),
+                try await tx.accountCount(environment: environment)
+            )
         }
     }
 
