@@ -50,6 +50,11 @@ public struct SQLSession: Sendable {
 public protocol SQLTransactionRunner: Sendable {
     /// Runs `body` between `BEGIN` and `COMMIT`, rolling back if it throws or the commit fails.
     func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T
+
+    /// Runs `body` in a read-only transaction, which neither waits for nor holds up writers: on SQLite on one of the
+    /// reader connections beside the one writer, on PostgreSQL as a `READ ONLY` transaction. A statement that writes
+    /// fails (`StorageError.engine`) on both.
+    func withReadSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T
 }
 
 extension SQLRow {

@@ -42,6 +42,12 @@ struct StoreDatabase: KioskDatabase {
         }
     }
 
+    func read<T: Sendable>(_ body: @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
+        try await sql.withReadSession { session in
+            try await body(SQLStorageTransaction(session: session, reads: CachedReads(cache: cache)))
+        }
+    }
+
     func ping() async throws { try await sql.ping() }
 
     var poolUse: DatabasePoolUse { sql.poolUse }

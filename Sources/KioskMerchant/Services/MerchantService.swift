@@ -232,9 +232,10 @@ public struct MerchantService: Sendable {
             now: now)
     }
 
-    /// The user's entitlement grants, their subscriptions' renewal states and balances, read in one transaction.
+    /// The user's entitlement grants, their subscriptions' renewal states and balances, read in one read-only
+    /// transaction (beside deliveries that write, not after them).
     private func userLedger(userId: String) async throws -> ([GrantRecord], [RenewalState], [BalanceSummary]) {
-        try await database.withSession { session in
+        try await database.withReadSession { session in
             let ledger = GrantLedger(session: session)
             let grants = try await ledger.entitlementGrants(userId: userId)
             var renewals: [RenewalState] = []

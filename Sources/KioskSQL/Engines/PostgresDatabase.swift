@@ -121,21 +121,34 @@ public final class PostgresDatabase: SQLDatabaseEngine {
     public var poolUse: DatabasePoolUse { sessions.use(size: poolSize) }
 
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
+        try await withSession(begin: "BEGIN", body)
+    }
+
+    public func withReadSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
+        try await withSession(begin: "BEGIN READ ONLY", body)
+    }
+
+    private func withSession<T: Sendable>(
+        begin: SQLQueryString, _ body: @Sendable (SQLSession) async throws -> T
+    ) async throws -> T {
         do {
-            return try await sessions.counting { started in try await transaction(started: started, body) }
+            return try await sessions.counting { started in
+                try await transaction(begin: begin, started: started, body)
+            }
         } catch {
             throw translate(error)
         }
     }
 
-    /// One transaction on a connection from the pool; `started` once the connection is held.
+    /// One transaction, opened by `begin`, on a connection from the pool; `started` once the connection is held.
     private func transaction<T: Sendable>(
-        started: @escaping @Sendable () -> Void, _ body: @Sendable (SQLSession) async throws -> T
+        begin: SQLQueryString, started: @escaping @Sendable () -> Void,
+        _ body: @Sendable (SQLSession) async throws -> T
     ) async throws -> T {
         try await client.withConnection { connection in
             started()
             let session = SQLSession(sql: connection.sql(queryLogLevel: .trace), translate: translate)
-            try await session.run("BEGIN")
+            try await session.run(begin)
             let value: T
             do {
                 value = try await body(session)

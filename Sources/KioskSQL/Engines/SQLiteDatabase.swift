@@ -18,6 +18,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
 
     private let queue: DatabaseQueue
     private let sql: SQLiteStatements
+    /// Read-only connections to the same file; nil for an in-memory database, whose reads run on the writer.
+    private let readers: SQLiteReaders?
     private let lock = AsyncSerialLock()
     private let commits = GroupCommit()
     private let sessions = SessionCounter()
@@ -29,8 +31,12 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     /// on a loaded machine can hold the lock for seconds and failing a purchase costs more than waiting.
     package static let busyTimeoutMilliseconds = 30_000
 
-    private init(queue: DatabaseQueue, logger: Logger, constraintName: @escaping @Sendable (String) -> String) {
+    private init(
+        queue: DatabaseQueue, readers: SQLiteReaders?, logger: Logger,
+        constraintName: @escaping @Sendable (String) -> String
+    ) {
         self.queue = queue
+        self.readers = readers
         self.sql = SQLiteStatements(queue: queue, logger: logger)
         self.logger = logger
         self.constraintName = constraintName
@@ -56,14 +62,27 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         } catch {
             throw Self.translate(error, constraintName: constraintName)
         }
-        let database = SQLiteDatabase(queue: queue, logger: logger, constraintName: constraintName)
+        let writer = SQLiteDatabase(queue: queue, readers: nil, logger: logger, constraintName: constraintName)
         do {
-            try await database.configure(inMemory: path == nil)
+            try await writer.configure(inMemory: path == nil)
         } catch {
-            try? await database.close()
+            try? await writer.close()
             throw error
         }
-        return database
+        // Readers open once the writer has put the file in WAL mode, which lets them read beside it.
+        guard let path else { return writer }
+        do {
+            let readers = try SQLiteReaders(
+                path: path, count: SQLiteReaders.count, logger: logger,
+                pragmas: [
+                    ("busy_timeout", "\(busyTimeoutMilliseconds)"), ("cache_size", "\(cacheSizeKiB)"),
+                    ("mmap_size", "\(mmapBytes)"),
+                ])
+            return SQLiteDatabase(queue: queue, readers: readers, logger: logger, constraintName: constraintName)
+        } catch {
+            try? await writer.close()
+            throw Self.translate(error, constraintName: constraintName)
+        }
     }
 
     /// Sets the pragmas and reads each back: a layer that silently resets `synchronous` must not go unnoticed.
@@ -203,6 +222,24 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         }
     }
 
+    public func withReadSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
+        guard let readers else { return try await withSession(body) }
+        try Task.checkCancellation()
+        return try await readers.withConnection { connection in
+            let session = SQLSession(sql: connection, translate: translate)
+            // A deferred `BEGIN`: the snapshot is the last commit when the first statement reads.
+            try await session.run("BEGIN")
+            do {
+                let value = try await body(session)
+                try await session.runShielded("COMMIT")
+                return value
+            } catch {
+                await rollback(session)
+                throw error
+            }
+        }
+    }
+
     /// Reads `user_version` without waiting for the running transaction: a read between its statements on the same
     /// connection is harmless, and `/health` must not queue behind a batch of renewals.
     public func ping() async throws {
@@ -213,8 +250,9 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         }
     }
 
-    /// Closes the connection after any running transaction.
+    /// Closes the connections after any running transaction.
     public func close() async throws {
+        try await readers?.close()
         try await lock.withLock {
             do {
                 try queue.close()

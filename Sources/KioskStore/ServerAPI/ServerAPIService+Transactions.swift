@@ -11,8 +11,7 @@ extension ServerAPIService {
     static let pageSize = 20
 
     func transactionInfo(_ id: Int64, caller: ServerAPICaller) async throws -> TransactionInfoResponse {
-        let transaction = try await database.transaction { tx in try await Self.transaction(id, caller: caller, in: tx)
-        }
+        let transaction = try await database.read { tx in try await Self.transaction(id, caller: caller, in: tx) }
         return TransactionInfoResponse(signedTransactionInfo: transaction.signedTransaction)
     }
 
@@ -49,7 +48,7 @@ extension ServerAPIService {
         anyTransactionId: Int64, _ request: ServerAPIHistoryRequest, excludeFinishedConsumables: Bool,
         caller: ServerAPICaller
     ) async throws -> ([StoreTransaction], revision: String, hasMore: Bool) {
-        let rows = try await database.transaction { tx -> [StoreTransaction] in
+        let rows = try await database.read { tx -> [StoreTransaction] in
             let accountId = try await Self.customer(anyTransactionId, caller: caller, in: tx)
             if request.matchesNothing { return [] }
             let cleared = try await tx.account(id: accountId, environment: caller.environment)?.sandbox?

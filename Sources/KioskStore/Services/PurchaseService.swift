@@ -90,7 +90,7 @@ extension PurchaseService {
     /// Finds the session of a bearer token in `environment`, with its account and app.
     public func client(token: String, environment: StoreEnvironment) async throws -> ClientSession {
         let hash = SecretGenerator.sha256Hex(token)
-        let found = try await database.transaction { tx -> (StoreSession, StoreAccount, App)? in
+        let found = try await database.read { tx -> (StoreSession, StoreAccount, App)? in
             guard let session = try await tx.session(tokenHash: hash), session.environment == environment,
                 let app = try await tx.app(id: session.appId)
             else { return nil }

@@ -50,10 +50,9 @@ struct ReceiptValidation: Sendable {
             request.receiptBytes,
             verify: { environment, bytes in await signing.appReceiptVerifier(environment).verify(bytes) })
         let now = clock.now()
-        let lookup = try await database.transaction {
-            tx -> Lookup<(App, [StoreTransaction], Set<Int64>, [StoreSubscription])> in
+        let lookup = try await look { tx -> Lookup<(App, [StoreTransaction], Set<Int64>, [StoreSubscription])> in
             let app = try await requireApp(receipt.bundleId, in: tx)
-            if let armed = try await armedFailure(app: app, in: tx) { return .armed(armed) }
+            if try await hasArmedFailure(app, in: tx) { return .armed(app.id) }
             let holdsSubscription = receipt.inApp.contains { $0.productType == .autoRenewableSubscription }
             try checkSharedSecret(request.password, of: app, required: holdsSubscription)
             guard let accountId = try await accountId(of: receipt.inApp.map(\.transactionId), app: app, in: tx) else {
@@ -68,7 +67,7 @@ struct ReceiptValidation: Sendable {
                 accountId: accountId, appId: app.id, environment: environment)
             return .found((app, transactions, Set(unfinished), subscriptions))
         }
-        let (app, transactions, unfinished, rows) = try lookup.found()
+        let (app, transactions, unfinished, rows) = lookup
         let byId = Dictionary(uniqueKeysWithValues: transactions.map { (String($0.id), $0) })
         var answer = VerifyReceiptResponse(
             status: VerifyReceiptStatus.valid.rawValue, environment: environment.appleName,
@@ -107,10 +106,9 @@ struct ReceiptValidation: Sendable {
                 await signing.transactionReceiptVerifier(environment).verify(Data(bytes).base64EncodedString())
             })
         let now = clock.now()
-        let lookup = try await database.transaction {
-            tx -> Lookup<(StoreTransaction, StoreTransaction, String, StoreSubscription?)> in
+        let lookup = try await look { tx -> Lookup<(StoreTransaction, StoreTransaction, String, StoreSubscription?)> in
             let app = try await requireApp(receipt.bundleId, in: tx)
-            if let armed = try await armedFailure(app: app, in: tx) { return .armed(armed) }
+            if try await hasArmedFailure(app, in: tx) { return .armed(app.id) }
             try checkSharedSecret(request.password, of: app, required: receipt.expiresDate != nil)
             guard let id = Int64(receipt.transactionId),
                 let transaction = try await tx.transaction(id: id, environment: environment),
@@ -130,7 +128,7 @@ struct ReceiptValidation: Sendable {
                     subscription
                 ))
         }
-        let (transaction, latest, bundleId, subscription) = try lookup.found()
+        let (transaction, latest, bundleId, subscription) = lookup
         var answer = LegacyVerifyReceiptResponse(
             status: VerifyReceiptStatus.valid.rawValue,
             receipt: ReceiptFields.legacyReceipt(receipt, transaction: transaction), message: "The receipt is valid.")
@@ -184,26 +182,41 @@ struct ReceiptValidation: Sendable {
         }
     }
 
-    /// What a database read found, or the status of a failure the sandbox test controls armed. An armed failure
-    /// is returned, not thrown, so that using it up commits.
+    /// What a read found, or that the sandbox test controls armed a failure for the app.
     private enum Lookup<Found: Sendable>: Sendable {
         case found(Found)
-        case armed(Int)
+        case armed(App.ID)
+    }
 
-        func found() throws -> Found {
-            switch self {
-            case .found(let found): return found
-            case .armed(let status):
-                throw Failure(
-                    status: status, message: "The sandbox test controls armed this failure (`kiosk test fail-next`).")
+    /// Runs `body` in a read-only transaction, beside the writer. An armed failure the read saw is used up in a
+    /// write of its own and answered (thrown as its status); if another request used it up first, the read runs
+    /// again.
+    private func look<Found: Sendable>(
+        _ body: @escaping @Sendable (any StorageTransaction) async throws -> Lookup<Found>
+    )
+        async throws -> Found
+    {
+        while true {
+            switch try await database.read(body) {
+            case .found(let found):
+                return found
+            case .armed(let appId):
+                let status = try await database.transaction { tx in
+                    try await tx.consumeArmedFailure(appId: appId, api: .verifyReceipt)
+                }
+                if let status {
+                    throw Failure(
+                        status: status,
+                        message: "The sandbox test controls armed this failure (`kiosk test fail-next`).")
+                }
             }
         }
     }
 
-    /// Uses up one `verifyReceipt` failure the sandbox test controls armed for the app; returns its status.
-    private func armedFailure(app: App, in tx: any StorageTransaction) async throws -> Int? {
-        guard environment == .sandbox else { return nil }
-        return try await tx.consumeArmedFailure(appId: app.id, api: .verifyReceipt)
+    /// Whether the sandbox test controls armed a `verifyReceipt` failure for the app.
+    private func hasArmedFailure(_ app: App, in tx: any StorageTransaction) async throws -> Bool {
+        guard environment == .sandbox else { return false }
+        return try await tx.armedFailures(appId: app.id).contains { $0.api == .verifyReceipt && $0.remaining > 0 }
     }
 
     private func requireApp(_ bundleId: String, in tx: any StorageTransaction) async throws -> App {
