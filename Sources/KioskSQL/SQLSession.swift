@@ -22,7 +22,9 @@ public struct SQLSession: Sendable {
     }
 
     /// Runs a statement in a task of its own, so the caller's cancellation cannot stop it: for `COMMIT` and
-    /// `ROLLBACK`, which must reach the database once a transaction is open, or it would stay open.
+    /// `ROLLBACK`, which must reach the database once a transaction is open, or it would stay open. PostgreSQL's
+    /// driver stops a cancelled task's query; SQLite's statements run inline and ignore cancellation, so its engine
+    /// runs them directly.
     public func runShielded(_ query: SQLQueryString) async throws {
         try await Task { try await run(query) }.value
     }

@@ -117,7 +117,7 @@ public struct NotificationService: Service {
     func signed(
         _ content: NotificationContent, app: App, environment: StoreEnvironment, testToken: String? = nil, now: Date
     ) throws -> ServerNotification {
-        let uuid = UUID().uuidString.lowercased()
+        let uuid = UUID.random().uuidString.lowercased()
         // With nowhere to send it, it is born `unconfigured`: a delivery round would only write that state later,
         // in a durable commit of its own (a second fsync per purchase when one client buys).
         let configured = !app.notificationURLs(for: environment).isEmpty

@@ -145,7 +145,7 @@ extension PurchaseService {
                 return try await ledger.latestEntry(of: existing, in: tx)
             }
             var payment = Payment(
-                id: UUID(), environment: client.environment, accountId: client.account.id, appId: client.app.id,
+                id: UUID.random(), environment: client.environment, accountId: client.account.id, appId: client.app.id,
                 idempotencyKey: order.idempotencyKey, productId: order.productId, quantity: order.quantity,
                 applicationUsername: order.applicationUsername, appAccountToken: order.appAccountToken,
                 state: .deferred, createdAt: now, updatedAt: now, billingPlan: order.billingPlan)

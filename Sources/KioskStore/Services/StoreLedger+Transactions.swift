@@ -189,9 +189,18 @@ extension StoreLedger {
 
     /// A 10-character invoice number like Apple's order ids (`MK5TTTVWJH`).
     static func orderId() -> String {
-        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-        return String((0..<10).map { _ in alphabet.randomElement()! })
+        // Ten letters of a 32-letter alphabet are 50 random bits: one number from the system's generator, five bits a
+        // letter, instead of one system call per letter.
+        var bits = UInt64.random(in: 0...UInt64.max)
+        var letters: [Character] = []
+        for _ in 0..<10 {
+            letters.append(orderIdAlphabet[Int(bits & 31)])
+            bits >>= 5
+        }
+        return String(letters)
     }
+
+    private static let orderIdAlphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
 
     // The two places queue records are made: for a payment, and about a transaction no payment asked for (a
     // renewal, a restore, a revocation or its reversal).
