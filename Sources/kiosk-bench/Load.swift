@@ -37,19 +37,26 @@ func load(seconds: Double, concurrency: Int, _ request: @escaping @Sendable () a
                 return measured
             }
         }
-        return try await group.reduce(into: [Duration]()) { $0 += $1 }.sorted()
+        return try await group.reduce(into: [Duration]()) { $0 += $1 }
     }
-    let elapsed = clock.now - start
-    func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    return LoadResult(latencies: latencies, elapsed: clock.now - start)
+}
+
+extension LoadResult {
+    /// The rate and percentiles of requests that took `latencies`, all within `elapsed`.
+    init(latencies unsorted: [Duration], elapsed: Duration) {
+        let latencies = unsorted.sorted()
+        func milliseconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        }
+        func percentile(_ fraction: Double) -> Double {
+            latencies.isEmpty
+                ? 0 : milliseconds(latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))])
+        }
+        self.init(
+            requestsPerSecond: Double(latencies.count) / max(milliseconds(elapsed) / 1000, 0.001),
+            p50Milliseconds: percentile(0.50), p99Milliseconds: percentile(0.99))
     }
-    func percentile(_ fraction: Double) -> Double {
-        latencies.isEmpty
-            ? 0 : milliseconds(latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))])
-    }
-    return LoadResult(
-        requestsPerSecond: Double(latencies.count) / (milliseconds(elapsed) / 1000),
-        p50Milliseconds: percentile(0.50), p99Milliseconds: percentile(0.99))
 }
 
 func report(_ name: String, _ measured: LoadResult, baselineName: String, _ baseline: LoadResult) {

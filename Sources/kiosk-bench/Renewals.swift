@@ -11,14 +11,19 @@ import NIOCore
 /// sandbox clock past their period end, and measures how fast the store renews them all — each renewal one signed
 /// transaction, a queue entry, a DID_RENEW notification and the subscription's next job — against a one-row commit on
 /// the same database. Run at several sizes, the time per renewal shows whether the cost grows linearly.
+///
+/// Meanwhile one client reads a transaction through the Server API, one request after another: `readsDuring` is how
+/// long a read waits while renewal batches hold the writer. `cpu` is what the process used while the renewals ran
+/// (those reads included).
 func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
-    renewalsPerSecond: Double, commitsPerSecond: Double
+    renewalsPerSecond: Double, commitsPerSecond: Double, readsDuring: LoadResult, cpu: Duration
 ) {
-    try await withTestStore(databaseURL: databaseURL) { store in
+    try await withTestStore(databaseURL: databaseURL, serverAPIRequestsPerSecond: 1_000_000) { store in
         let bundleId = "com.example.renew"
         let productId = "com.example.renew.monthly"
         let template = try await store.firstSubscription(bundleId: bundleId, productId: productId)
         try await store.built.database.seedSubscriptions(count - 1, copying: template)
+        let reader = try await VerificationFixture(store)
 
         let database = store.built.database
         var commitNumber = 0
@@ -28,13 +33,27 @@ func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
             try await database.transaction { tx in try await tx.setSetting("bench", to: value) }
         }
 
-        let start = ContinuousClock.now
+        let clock = ContinuousClock()
+        let start = clock.now
+        let cpuStart = processCPUTime()
+        let reads = Task {
+            var latencies: [Duration] = []
+            while !Task.isCancelled {
+                let began = clock.now
+                try await get(reader.transactionInfoURL, headers: [("Authorization", "Bearer \(reader.bearer)")])
+                latencies.append(clock.now - began)
+            }
+            return latencies
+        }
         let answer = try await advanceSandboxClock(store, by: "5m")
-        let elapsed = ContinuousClock.now - start
+        let elapsed = clock.now - start
+        let cpu = processCPUTime() - cpuStart
+        reads.cancel()
+        let readsDuring = LoadResult(latencies: try await reads.value, elapsed: elapsed)
         let renewed = answer["renewed"] as? Int ?? -1
         precondition(renewed == count, "expected \(count) renewals, the store reports: \(answer)")
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return (Double(count) / seconds, commits)
+        return (Double(count) / seconds, commits, readsDuring, cpu)
     }
 }
 

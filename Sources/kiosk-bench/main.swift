@@ -32,6 +32,26 @@ func rate(seconds: Double, _ body: () async throws -> Void) async throws -> Doub
     return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
 }
 
+/// CPU time this process has used so far (user and system, every thread): the server and the bench's own client.
+/// On a machine whose disk and neighbours make rates vary by a third from run to run, CPU per operation is the steadier
+/// figure to compare before and after a change.
+func processCPUTime() -> Duration {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    let microseconds =
+        Int64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000
+        + Int64(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+    return .microseconds(microseconds)
+}
+
+/// `  CPU per <what>: 812 µs (…)`: `used` (a difference of ``processCPUTime()``) over `operations`.
+func reportCPU(per what: String, operations: Double, used: Duration) {
+    let microseconds = Double(used.components.seconds) * 1e6 + Double(used.components.attoseconds) / 1e12
+    emit(
+        "  CPU per \(what): "
+            + String(format: "%.0f µs (server and client, this process)", microseconds / max(operations, 1)))
+}
+
 func report(_ name: String, _ measured: Double, baselineName: String, _ baseline: Double) {
     func pad(_ text: String, _ width: Int) -> String {
         text + String(repeating: " ", count: max(0, width - text.count))
@@ -179,14 +199,18 @@ where wanted("purchase") && (engine == "SQLite" || url != nil) {
             let value = String(commitNumber)
             try await database.transaction { tx in try await tx.setSetting("bench", to: value) }
         }
+        var purchases = 0
+        let cpuStart = processCPUTime()
         let purchase = try await rate(seconds: seconds) {
             let answer = try await store.request(
                 .POST, "/sandbox/storekit/v1/payments",
                 json: ["productId": "com.example.coins", "quantity": 1, "idempotencyKey": UUID().uuidString],
                 token: .some(token))
             precondition(answer.json["state"] as? String == "purchased", "purchase failed: \(answer.text)")
+            purchases += 1
         }
         report("purchase over HTTP (\(engine): charge+JWS+queue)", purchase, baselineName: "one-row commit", commit)
+        reportCPU(per: "purchase", operations: Double(purchases), used: processCPUTime() - cpuStart)
     }
 }
 
@@ -306,8 +330,14 @@ where wanted("renewals") && renewalCount > 0 && (engine == "SQLite" || url != ni
         let schemaURL = url.map {
             $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))"
         }
-        let (renewals, commits) = try await benchmarkRenewals(databaseURL: schemaURL, count: count)
+        let (renewals, commits, reads, cpu) = try await benchmarkRenewals(databaseURL: schemaURL, count: count)
         report("renewals, \(count) due at once (\(engine))", renewals, baselineName: "one-row commit", commits)
+        reportCPU(per: "renewal", operations: Double(count), used: cpu)
+        emit(
+            "  a Server API read meanwhile (one in flight): "
+                + String(
+                    format: "%.0f/s p50 %.2f ms p99 %.2f ms", reads.requestsPerSecond, reads.p50Milliseconds,
+                    reads.p99Milliseconds))
         perRenewal.append((count, 1_000_000 / renewals))
     }
     if let first = perRenewal.first, let last = perRenewal.last {
