@@ -37,7 +37,7 @@ func rate(seconds: Double, _ body: () async throws -> Void) async throws -> Doub
 /// figure to compare before and after a change.
 func processCPUTime() -> Duration {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     let microseconds =
         Int64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000
         + Int64(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
