@@ -13,10 +13,9 @@ import NIOCore
 /// the same database. Run at several sizes, the time per renewal shows whether the cost grows linearly.
 ///
 /// Meanwhile one client reads a transaction through the Server API, one request after another: `readsDuring` is how
-/// long a read waits while renewal batches hold the writer. `cpu` is what the process used while the renewals ran
-/// (those reads included).
+/// long a read waits while renewal batches hold the writer.
 func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
-    renewalsPerSecond: Double, commitsPerSecond: Double, readsDuring: LoadResult, cpu: Duration
+    renewalsPerSecond: Double, commitsPerSecond: Double, readsDuring: LoadResult
 ) {
     try await withTestStore(databaseURL: databaseURL, serverAPIRequestsPerSecond: 1_000_000) { store in
         let bundleId = "com.example.renew"
@@ -35,7 +34,6 @@ func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
 
         let clock = ContinuousClock()
         let start = clock.now
-        let cpuStart = processCPUTime()
         let reads = Task {
             var latencies: [Duration] = []
             while !Task.isCancelled {
@@ -51,13 +49,12 @@ func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
         }
         let answer = try await advanceSandboxClock(store, by: "5m")
         let elapsed = clock.now - start
-        let cpu = processCPUTime() - cpuStart
         reads.cancel()
         let readsDuring = LoadResult(latencies: try await reads.value, elapsed: elapsed)
         let renewed = answer["renewed"] as? Int ?? -1
         precondition(renewed == count, "expected \(count) renewals, the store reports: \(answer)")
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return (Double(count) / seconds, commits, readsDuring, cpu)
+        return (Double(count) / seconds, commits, readsDuring)
     }
 }
 

@@ -330,9 +330,8 @@ where wanted("renewals") && renewalCount > 0 && (engine == "SQLite" || url != ni
         let schemaURL = url.map {
             $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))"
         }
-        let (renewals, commits, reads, cpu) = try await benchmarkRenewals(databaseURL: schemaURL, count: count)
+        let (renewals, commits, reads) = try await benchmarkRenewals(databaseURL: schemaURL, count: count)
         report("renewals, \(count) due at once (\(engine))", renewals, baselineName: "one-row commit", commits)
-        reportCPU(per: "renewal", operations: Double(count), used: cpu)
         emit(
             "  a Server API read meanwhile (one in flight): "
                 + String(
