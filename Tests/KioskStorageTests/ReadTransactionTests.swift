@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskSQL
 import Testing
 
 @testable import KioskStorage
