@@ -202,6 +202,47 @@ struct VerifyReceiptTests {
         }
     }
 
+    /// A renewal is stored without an iOS 6-style receipt (signing one took a sixth of a renewal's CPU): one is
+    /// signed when asked for, and says the same as a stored one would: through the updates stream a device reads, and
+    /// as `verifyReceipt`'s `latest_receipt`, each verifies as the renewal.
+    @Test(arguments: TestDatabase.available)
+    func aRenewalsReceiptIsSignedWhenAskedFor(database: TestDatabase) async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
+        try await withTestStore(engine: database, clock: clock) { store in
+            try await store.prepareSubscriptionCatalog()
+            let secret = try #require(
+                try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json[
+                    "sharedSecret"]
+                    as? String)
+            let token = try await store.signIn()
+            let bought = try await store.pay(TestStore.monthly, token: token)
+            let boughtId = try #require(bought.transactionId)
+            let transactionReceipt = try #require(
+                (bought.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
+            #expect(try await store.advanceSandboxClock("301").json["renewed"] as? Int == 1)
+
+            let renewed = try await store.verifyReceipt(["receipt-data": transactionReceipt, "password": secret])
+            #expect(renewed.json["status"] as? Int == 0, "\(renewed.text)")
+            let renewalId = try #require(
+                (renewed.json["latest_receipt_info"] as? [String: Any])?["transaction_id"] as? String)
+            #expect(renewalId != boughtId)
+            let latestReceipt = try #require(renewed.json["latest_receipt"] as? String)
+            let latest = try await store.verifyReceipt(["receipt-data": latestReceipt, "password": secret])
+            #expect(latest.json["status"] as? Int == 0, "\(latest.text)")
+            #expect((latest.json["receipt"] as? [String: Any])?["transaction_id"] as? String == renewalId)
+            #expect((latest.json["receipt"] as? [String: Any])?["original_transaction_id"] as? String == boughtId)
+
+            let (entries, _) = try await store.readUpdatesUntilCaughtUp(token: token, after: 0)
+            let renewal = try #require(
+                entries.compactMap { $0["transaction"] as? [String: Any] }.first {
+                    $0["transactionId"] as? String == renewalId
+                }, "\(entries)")
+            let deviceReceipt = try #require(renewal["transactionReceipt"] as? String)
+            let verified = try await store.verifyReceipt(["receipt-data": deviceReceipt, "password": secret])
+            #expect((verified.json["receipt"] as? [String: Any])?["transaction_id"] as? String == renewalId)
+        }
+    }
+
     /// A subscription that ended: the app receipt still answers 0 (its renewal info says it will not renew),
     /// the iOS 6-style receipt answers 21006 with the receipt decoded and `latest_expired_receipt_info`.
     @Test(arguments: TestDatabase.available)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A charge the store recorded: the durable fact behind every `purchased`. Signed once, when created; the JWS
-/// and the iOS 6-style receipt are stored with it.
+/// A charge the store recorded: the durable fact behind every `purchased`. Signed when created and again when it
+/// changes; the JWS is stored with it, and the iOS 6-style receipt too, except a renewal's, made when asked for.
 public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
     /// Apple-style numeric transaction id, unique per environment and never reused.
     public var id: Int64
@@ -53,7 +53,8 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
     public var revision: Int64
     /// Compact JWS in Apple's `JWSTransactionDecodedPayload` shape.
     public var signedTransaction: String
-    /// Base64 iOS 6-style transaction receipt.
+    /// Base64 iOS 6-style transaction receipt; empty for a renewal, whose receipt is signed when a device or
+    /// `verifyReceipt` asks for it (the store's `StoreLedger.receipt(of:bundleId:signing:)`).
     public var transactionReceipt: String
 
     public init(

@@ -90,7 +90,13 @@ extension PurchaseService {
         let transactions = try await database.transaction { tx in try await visibleTransactions(client: client, in: tx)
         }
         let current = StoreTransaction.currentEntitlements(among: transactions, at: now)
-        return EntitlementsResponse(transactions: current.map { StoreLedger.info($0) })
+        return EntitlementsResponse(
+            transactions: try current.map {
+                StoreLedger.info(
+                    $0,
+                    receipt: try StoreLedger.receipt(
+                        of: $0, bundleId: client.app.bundleId, signing: ledger.context.signing))
+            })
     }
 
 }

@@ -146,8 +146,28 @@ extension StoreLedger {
                     totalBillingPeriods: $0.totalBillingPeriods)
             }, kioskRevision: transaction.revision)
         transaction.signedTransaction = try context.signing.sign(payload, environment: transaction.environment)
-        transaction.transactionReceipt = try context.signing.sign(
-            Self.transactionReceipt(of: transaction, bundleId: bundleId))
+        // A purchase's receipt is answered with it; a renewal's is made when a device or `verifyReceipt` asks for it
+        // (``receipt(of:bundleId:signing:)``), which most never do: signing it took a sixth of a renewal's CPU, and storing
+        // it 4 KB of every renewal's row.
+        transaction.transactionReceipt =
+            transaction.transactionReason == .renewal
+            ? "" : try context.signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
+    }
+
+    /// The transaction's iOS 6-style receipt: the one stored with it, or, for a renewal (stored without one), one
+    /// signed now. Its fields come from the transaction alone, so every copy says the same.
+    static func receipt(of transaction: StoreTransaction, bundleId: String, signing: StoreSigning) throws -> String {
+        guard transaction.transactionReceipt.isEmpty else { return transaction.transactionReceipt }
+        return try signing.sign(transactionReceipt(of: transaction, bundleId: bundleId))
+    }
+
+    /// ``receipt(of:bundleId:signing:)``, reading the app's bundle id only when a receipt must be signed.
+    func receipt(of transaction: StoreTransaction, in tx: any StorageTransaction) async throws -> String {
+        guard transaction.transactionReceipt.isEmpty else { return transaction.transactionReceipt }
+        guard let app = try await tx.app(id: transaction.appId) else {
+            throw StorageError.engine(message: "transaction \(transaction.id) lost its app \(transaction.appId)")
+        }
+        return try Self.receipt(of: transaction, bundleId: app.bundleId, signing: context.signing)
     }
 
     /// Apple's `revocationPercentage` (milliunits of a percent) of a revoked transaction: how much of its price
@@ -250,9 +270,11 @@ extension StoreLedger {
             try await record.transactionId.asyncMap {
                 try await tx.transaction(id: $0, environment: record.environment)
             } ?? nil
-        let info = transaction.map { transaction in
-            record.restoreTransactionId.map { Self.info(transaction, restoredAs: $0, at: record.createdAt) }
-                ?? Self.info(transaction)
+        let info = try await transaction.asyncMap { transaction in
+            let receipt = try await receipt(of: transaction, in: tx)
+            return record.restoreTransactionId.map {
+                Self.info(transaction, receipt: receipt, restoredAs: $0, at: record.createdAt)
+            } ?? Self.info(transaction, receipt: receipt)
         }
         let error = record.errorCode.map { code in
             StoreKitErrorInfo(
@@ -279,17 +301,20 @@ extension StoreLedger {
         }
     }
 
-    static func info(_ transaction: StoreTransaction) -> TransactionInfo {
+    /// The wire form of a transaction, with its `receipt` (``receipt(of:bundleId:signing:)``).
+    static func info(_ transaction: StoreTransaction, receipt: String) -> TransactionInfo {
         TransactionInfo(
             transactionId: String(transaction.id), originalTransactionId: String(transaction.originalTransactionId),
             purchaseDate: transaction.purchaseDate.millisecondsSince1970,
             originalPurchaseDate: transaction.originalPurchaseDate.millisecondsSince1970,
-            signedTransaction: transaction.signedTransaction, transactionReceipt: transaction.transactionReceipt)
+            signedTransaction: transaction.signedTransaction, transactionReceipt: receipt)
     }
 
     /// A restored transaction: a new identifier and date; the original is the restored purchase. Its signed forms
     /// are the original purchase's (StoreKit 2 has no restored transactions of its own).
-    static func info(_ transaction: StoreTransaction, restoredAs id: Int64, at date: Date) -> TransactionInfo {
+    static func info(_ transaction: StoreTransaction, receipt: String, restoredAs id: Int64, at date: Date)
+        -> TransactionInfo
+    {
         TransactionInfo(
             transactionId: String(id), originalTransactionId: String(transaction.id),
             purchaseDate: date.millisecondsSince1970,

@@ -137,7 +137,7 @@ struct ReceiptValidation: Sendable {
         let latestFields = ReceiptFields.legacyReceipt(latestReceipt, transaction: latest)
         let expired = latest.expiresDate.map { $0 <= now } ?? false
         let willRenew = subscription.map { $0.autoRenewEnabled && $0.state != .expired && $0.state != .revoked }
-        answer.latestReceipt = latest.transactionReceipt
+        answer.latestReceipt = try StoreLedger.receipt(of: latest, bundleId: bundleId, signing: signing)
         answer.autoRenewProductId = subscription?.autoRenewProductId ?? latest.productId
         answer.autoRenewStatus = willRenew == true ? 1 : 0
         answer.expirationIntent = subscription?.expirationIntent.map { String($0) }
