@@ -53,6 +53,30 @@ final class GroupCommit: Sendable {
 
     private let state = Mutex(State())
 
+    /// Runs `body` in a batch run by `batch` (see ``run(_:batch:)``) and returns its value: the body's error if it
+    /// threw, else the batch's if the batch failed. `started` runs when the body's turn comes.
+    func perform<T: Sendable>(
+        started: @escaping @Sendable () -> Void = {}, _ body: @Sendable (SQLSession) async throws -> T,
+        batch: ([Work]) async -> Void
+    ) async throws -> T {
+        try await withoutActuallyEscaping(body) { body in
+            let outcome = Outcome<T>()
+            let work = Work { session in
+                started()
+                do {
+                    outcome.result = .success(try await body(session))
+                    return true
+                } catch {
+                    outcome.result = .failure(error)
+                    return false
+                }
+            }
+            // The body runs before `run` returns; nothing keeps it afterwards.
+            await run(work, batch: batch)
+            return try outcome.value(committed: work.commitError)
+        }
+    }
+
     /// Runs `work` in a batch: at once, leading a batch of whatever waits, when no batch is running; otherwise
     /// after waiting to be taken along, or to lead the next batch. Returns once `work`'s batch has finished.
     func run(_ work: Work, batch: ([Work]) async -> Void) async {

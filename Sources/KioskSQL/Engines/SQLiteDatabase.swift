@@ -136,37 +136,17 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         }
     }
 
-    /// Runs `body` in a transaction. Transactions that arrive while others run share one commit
-    /// (``GroupCommit``): each body in its own savepoint, so one that throws undoes only its own writes, and each
-    /// caller answered only once the shared `COMMIT` is durable.
     /// One writer connection runs the sessions of a group commit in turn.
     public var poolUse: DatabasePoolUse { sessions.use(size: 1) }
 
+    /// Runs `body` in a transaction. Transactions that arrive while others run share one commit
+    /// (``GroupCommit``): each body in its own savepoint, so one that throws undoes only its own writes, and each
+    /// caller answered only once the shared `COMMIT` is durable.
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         // A task cancelled before its turn gives it back before starting anything.
         try Task.checkCancellation()
-        return try await sessions.counting { started in try await groupCommitted(started: started, body) }
-    }
-
-    /// Runs `body` in the next group commit's transaction; `started` when its turn comes.
-    private func groupCommitted<T: Sendable>(
-        started: @escaping @Sendable () -> Void, _ body: @Sendable (SQLSession) async throws -> T
-    ) async throws -> T {
-        try await withoutActuallyEscaping(body) { body in
-            let outcome = GroupCommit.Outcome<T>()
-            let work = GroupCommit.Work { session in
-                started()
-                do {
-                    outcome.result = .success(try await body(session))
-                    return true
-                } catch {
-                    outcome.result = .failure(error)
-                    return false
-                }
-            }
-            // The body runs before `run` returns; nothing keeps it afterwards.
-            await commits.run(work) { batch in await runBatch(batch) }
-            return try outcome.value(committed: work.commitError)
+        return try await sessions.counting { started in
+            try await commits.perform(started: started, body) { batch in await runBatch(batch) }
         }
     }
 
@@ -227,19 +207,7 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     public func withReadSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         guard let readers else { return try await withSession(body) }
         try Task.checkCancellation()
-        return try await readers.withConnection { connection in
-            let session = SQLSession(sql: connection, translate: translate)
-            // A deferred `BEGIN`: the snapshot is the last commit when the first statement reads.
-            try await session.run("BEGIN")
-            do {
-                let value = try await body(session)
-                try await session.run("COMMIT")
-                return value
-            } catch {
-                await rollback(session)
-                throw error
-            }
-        }
+        return try await readers.read(translate: translate, body)
     }
 
     /// Reads `user_version` without waiting for the running transaction: a read between its statements on the same
