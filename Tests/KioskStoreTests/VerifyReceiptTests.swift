@@ -209,16 +209,8 @@ struct VerifyReceiptTests {
     func aRenewalsReceiptIsSignedWhenAskedFor(database: TestDatabase) async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
         try await withTestStore(engine: database, clock: clock) { store in
-            try await store.prepareSubscriptionCatalog()
-            let secret = try #require(
-                try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json[
-                    "sharedSecret"]
-                    as? String)
-            let token = try await store.signIn()
-            let bought = try await store.pay(TestStore.monthly, token: token)
+            let (secret, token, bought, transactionReceipt) = try await store.buyMonthlyWithSharedSecret()
             let boughtId = try #require(bought.transactionId)
-            let transactionReceipt = try #require(
-                (bought.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
             #expect(try await store.advanceSandboxClock("301").json["renewed"] as? Int == 1)
 
             let renewed = try await store.verifyReceipt(["receipt-data": transactionReceipt, "password": secret])
@@ -249,15 +241,7 @@ struct VerifyReceiptTests {
     func expiredSubscriptions(database: TestDatabase) async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
         try await withTestStore(engine: database, clock: clock) { store in
-            try await store.prepareSubscriptionCatalog()
-            let secret = try #require(
-                try await store.request(.POST, "/admin/v1/apps/\(TestStore.bundleId)/shared-secret").json[
-                    "sharedSecret"]
-                    as? String)
-            let token = try await store.signIn()
-            let bought = try await store.pay(TestStore.monthly, token: token)
-            let transactionReceipt = try #require(
-                (bought.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
+            let (secret, token, bought, transactionReceipt) = try await store.buyMonthlyWithSharedSecret()
             let receipt = try await store.appReceipt(token: token)
 
             let active = try await store.verifyReceipt(["receipt-data": transactionReceipt, "password": secret])
@@ -319,6 +303,21 @@ struct VerifyReceiptTests {
 }
 
 extension TestStore {
+    /// The subscription catalog with a shared secret, and a tester who bought the monthly plan: the secret, the
+    /// tester's session token, the purchase's answer and its iOS 6-style receipt.
+    func buyMonthlyWithSharedSecret() async throws -> (
+        secret: String, token: String, bought: Answer, transactionReceipt: String
+    ) {
+        try await prepareSubscriptionCatalog()
+        let secret = try #require(
+            try await request(.POST, "/admin/v1/apps/\(Self.bundleId)/shared-secret").json["sharedSecret"] as? String)
+        let token = try await signIn()
+        let bought = try await pay(Self.monthly, token: token)
+        let transactionReceipt = try #require(
+            (bought.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
+        return (secret, token, bought, transactionReceipt)
+    }
+
     /// POSTs a `verifyReceipt` body to the sandbox (or production) endpoint.
     func verifyReceipt(_ body: [String: Any], sandbox: Bool = true) async throws -> Answer {
         try await request(.POST, sandbox ? "/sandbox/verifyReceipt" : "/verifyReceipt", json: body)
