@@ -165,6 +165,8 @@ import Testing
             try await expectAPIError(store.serverAPI(.GET, "/inApps/v2/refund/lookup/x1", key: key), 400, 4_000_006)
 
             let orderId = try await storedTransaction(store, coins).orderId
+            // Ten letters and digits, like Apple's `MK5TTTVWJH`, without the easily confused 0, 1, I and O.
+            #expect(orderId.wholeMatch(of: /[A-HJ-NP-Z2-9]{10}/) != nil, "\(orderId)")
             let found = try await store.serverAPI(.GET, "/inApps/v1/lookup/\(orderId)", key: key)
             #expect(found.status == 200, "\(found.text)")
             #expect(found.json["status"] as? Int == 0)
