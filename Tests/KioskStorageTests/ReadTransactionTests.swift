@@ -11,8 +11,8 @@ struct ReadTransactionTests {
     @Test(arguments: TestEngine.all)
     func aReadRunsWhileAWriteIsOpenAndSeesOnlyWhatCommitted(engine: TestEngine) async throws {
         // Proves a read neither waits for an open write transaction nor sees its uncommitted change, and sees it once
-        // it commits. Without reader connections the read would queue behind the write, which waits for the read:
-        // the test would never end.
+        // it commits. Without reader connections the read would queue behind the write, which waits for the read; a
+        // minute's guard then fails the test instead of leaving it hanging.
         try await engine.withDatabase { database, _ in
             try await database.transaction { tx in try await tx.setSetting("probe", to: "committed") }
             let (written, writtenSignal) = AsyncStream.makeStream(of: Void.self)
@@ -23,13 +23,29 @@ struct ReadTransactionTests {
                 for await _ in release { break }
             }
             for await _ in written { break }
-            let during = try await database.read { try await $0.setting("probe") }
-            #expect(during == "committed")
-            releaseSignal.yield()
+            let during = try await withThrowingTaskGroup(of: ReadDuringWrite.self) { group in
+                group.addTask { .read(try await database.read { try await $0.setting("probe") }) }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(60))
+                    return .stillWaiting
+                }
+                let first = try await group.next()
+                // Let the writer commit either way, so a read stuck behind it ends and the group can finish.
+                releaseSignal.yield()
+                group.cancelAll()
+                return first
+            }
+            #expect(during == .read("committed"), "a read waited a minute for a write transaction held open")
             try await writer
             let after = try await database.read { try await $0.setting("probe") }
             #expect(after == "uncommitted")
         }
+    }
+
+    /// What a read made while a write is held open came to first: its value, or a minute of waiting.
+    private enum ReadDuringWrite: Equatable, Sendable {
+        case read(String?)
+        case stillWaiting
     }
 
     @Test(arguments: TestEngine.all)

@@ -370,4 +370,30 @@ struct VerifyReceiptTestControlTests {
             #expect(third.json["is-retryable"] == nil)
         }
     }
+
+    /// An armed failure is seen in a read and used up in a write of its own: requests racing for the armed failures
+    /// get each one exactly once, however they interleave, and every other request is answered normally.
+    @Test(arguments: TestDatabase.available)
+    func armedFailuresAreUsedOnceByConcurrentRequests(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            _ = try await store.pay(TestStore.removeAds, token: token)
+            let receipt = try await store.appReceipt(token: token)
+            let armed = try await store.request(
+                .PUT, "/sandbox/test/v1/apps/\(TestStore.bundleId)/failures",
+                json: ["api": "verifyReceipt", "count": 3, "error": "21100"], token: .some(store.adminToken))
+            #expect(armed.status == 200, "\(armed.text)")
+
+            let statuses = try await withThrowingTaskGroup(of: Int?.self) { group in
+                for _ in 0..<12 {
+                    group.addTask { try await store.verifyReceipt(["receipt-data": receipt]).json["status"] as? Int }
+                }
+                return try await group.reduce(into: [Int?]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 21100 }.count == 3, "\(statuses)")
+            #expect(statuses.filter { $0 == 0 }.count == 9, "\(statuses)")
+            #expect(try await store.verifyReceipt(["receipt-data": receipt]).json["status"] as? Int == 0)
+        }
+    }
 }

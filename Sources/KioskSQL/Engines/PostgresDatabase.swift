@@ -121,14 +121,15 @@ public final class PostgresDatabase: SQLDatabaseEngine {
     public var poolUse: DatabasePoolUse { sessions.use(size: poolSize) }
 
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
-        try await withSession(begin: "BEGIN", body)
+        try await counted(begin: "BEGIN", body)
     }
 
     public func withReadSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
-        try await withSession(begin: "BEGIN READ ONLY", body)
+        try await counted(begin: "BEGIN READ ONLY", body)
     }
 
-    private func withSession<T: Sendable>(
+    /// A transaction opened by `begin`, counted in ``poolUse`` while it waits and runs.
+    private func counted<T: Sendable>(
         begin: SQLQueryString, _ body: @Sendable (SQLSession) async throws -> T
     ) async throws -> T {
         do {

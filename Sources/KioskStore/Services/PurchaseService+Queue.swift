@@ -94,8 +94,7 @@ extension PurchaseService {
             transactions: try current.map {
                 StoreLedger.info(
                     $0,
-                    receipt: try StoreLedger.receipt(
-                        of: $0, bundleId: client.app.bundleId, signing: ledger.context.signing))
+                    receipt: try StoreLedger.receipt(of: $0, bundleId: client.app.bundleId, signing: context.signing))
             })
     }
 

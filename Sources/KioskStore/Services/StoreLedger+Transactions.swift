@@ -147,8 +147,8 @@ extension StoreLedger {
             }, kioskRevision: transaction.revision)
         transaction.signedTransaction = try context.signing.sign(payload, environment: transaction.environment)
         // A purchase's receipt is answered with it; a renewal's is made when a device or `verifyReceipt` asks for it
-        // (``receipt(of:bundleId:signing:)``), which most never do: signing it took a sixth of a renewal's CPU, and storing
-        // it 4 KB of every renewal's row.
+        // (``receipt(of:bundleId:signing:)``), which most never do: signing it took a sixth of a renewal's CPU, and
+        // storing it 4 KB of every renewal's row.
         transaction.transactionReceipt =
             transaction.transactionReason == .renewal
             ? "" : try context.signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
