@@ -23,6 +23,43 @@ struct SQLiteEngineTests {
         }
     }
 
+    @Test
+    func theLogIsCopiedBackBesideTheWriterAndStaysBounded() async throws {
+        // Proves the write-ahead log is copied back into the file on the checkpointer's own connection rather than
+        // inside the writer's commits (SQLite's automatic checkpoint would have run in 20 of them), and that the log
+        // file never grows past the checkpointer's limit and the transaction that crossed it: 40 transactions of 500
+        // one-page rows.
+        try await TestEngine.sqlite.withDatabase { database, url in
+            let sqlite = try #require((database as? StoreDatabase)?.sql as? SQLiteDatabase)
+            guard case .sqliteFile(let path) = try DatabaseLocation(url: url) else {
+                Issue.record("TestEngine.sqlite gave \(url), not a file")
+                return
+            }
+            try await sqlite.withSession { try await $0.run("CREATE TABLE pages (bytes BLOB NOT NULL)") }
+            for _ in 0..<40 {
+                try await sqlite.withSession { session in
+                    try await session.run(
+                        """
+                        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+                        INSERT INTO pages SELECT randomblob(4000) FROM n
+                        """)
+                }
+            }
+            await sqlite.checkpointsFinished()
+            let checkpoints = sqlite.checkpoints
+            #expect(checkpoints.beside >= 1)
+            #expect(checkpoints.byWriter <= 20_000 / Int(SQLiteCheckpointer.limit) + 1)
+            let logBytes = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+            // A log frame is a page and its 24-byte header; the log has a 32-byte header.
+            let framesAtMost = Int(SQLiteCheckpointer.limit) + 2 * 520
+            #expect(logBytes <= 32 + framesAtMost * (4_096 + 24))
+            let rows = try await sqlite.withReadSession { session in
+                try await session.first("SELECT COUNT(*) AS n FROM pages")?.decode(column: "n", as: Int.self)
+            }
+            #expect(rows == 20_000)
+        }
+    }
+
     @Test(arguments: ["sqlite:///", "", "/"])
     func everyFileURLFormOpens(prefix: String) async throws {
         // Proves `sqlite:///absolute`, a plain absolute path, and `sqlite://` + a path all open the same file.

@@ -20,6 +20,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     private let sql: SQLiteStatements
     /// Read-only connections to the same file; nil for an in-memory database, whose reads run on the writer.
     private let readers: SQLiteReaders?
+    /// Copies the log back into the file beside the writer; nil for an in-memory database, which has no log.
+    private let checkpointer: SQLiteCheckpointer?
     private let lock = AsyncSerialLock()
     private let commits = GroupCommit()
     private let sessions = SessionCounter()
@@ -32,11 +34,12 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     package static let busyTimeoutMilliseconds = 30_000
 
     private init(
-        queue: DatabaseQueue, readers: SQLiteReaders?, logger: Logger,
+        queue: DatabaseQueue, readers: SQLiteReaders?, checkpointer: SQLiteCheckpointer?, logger: Logger,
         constraintName: @escaping @Sendable (String) -> String
     ) {
         self.queue = queue
         self.readers = readers
+        self.checkpointer = checkpointer
         self.sql = SQLiteStatements(queue: queue, logger: logger)
         self.logger = logger
         self.constraintName = constraintName
@@ -62,24 +65,32 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         } catch {
             throw Self.translate(error, constraintName: constraintName)
         }
-        let writer = SQLiteDatabase(queue: queue, readers: nil, logger: logger, constraintName: constraintName)
+        let writer = SQLiteDatabase(
+            queue: queue, readers: nil, checkpointer: nil, logger: logger, constraintName: constraintName)
         do {
             try await writer.configure(inMemory: path == nil)
         } catch {
             try? await writer.close()
             throw error
         }
-        // Readers open once the writer has put the file in WAL mode, which lets them read beside it.
+        // Readers and the checkpointer open once the writer has put the file in WAL mode, which lets them work beside
+        // it.
         guard let path else { return writer }
+        var readers: SQLiteReaders?
         do {
-            let readers = try SQLiteReaders(
+            readers = try SQLiteReaders(
                 path: path, count: SQLiteReaders.count, logger: logger,
                 pragmas: [
                     ("busy_timeout", "\(busyTimeoutMilliseconds)"), ("cache_size", "\(cacheSizeKiB)"),
                     ("mmap_size", "\(mmapBytes)"),
                 ])
-            return SQLiteDatabase(queue: queue, readers: readers, logger: logger, constraintName: constraintName)
+            let checkpointer = try SQLiteCheckpointer(path: path, logger: logger)
+            try queue.inDatabase { checkpointer.install(on: $0) }
+            return SQLiteDatabase(
+                queue: queue, readers: readers, checkpointer: checkpointer, logger: logger,
+                constraintName: constraintName)
         } catch {
+            try? await readers?.close()
             try? await writer.close()
             throw Self.translate(error, constraintName: constraintName)
         }
@@ -220,11 +231,22 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         }
     }
 
-    /// Closes the connections after any running transaction.
+    /// How many checkpoints copied the log back into the file, beside the writer and inside its commits.
+    package var checkpoints: SQLiteCheckpointer.Counts { checkpointer?.counts ?? .init() }
+
+    /// Returns once the checkpoints asked for so far have ended; for tests.
+    package func checkpointsFinished() async { await checkpointer?.finished() }
+
+    /// Closes the connections after any running transaction; the writer's last, so that its `close` copies the log
+    /// into the file and removes it.
     public func close() async throws {
         try await readers?.close()
         try await lock.withLock {
             do {
+                if let checkpointer {
+                    try queue.inDatabase { checkpointer.uninstall(from: $0) }
+                    try await checkpointer.close()
+                }
                 try queue.close()
             } catch {
                 throw translate(error)
