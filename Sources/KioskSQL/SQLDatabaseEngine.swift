@@ -11,6 +11,9 @@ public protocol SQLDatabaseEngine: SQLTransactionRunner {
     func ping() async throws
     /// How many sessions run and wait now, and how many may run at once.
     var poolUse: DatabasePoolUse { get }
+    /// SQLite: pages this process's writer has appended to the write-ahead log since the database opened, a measure
+    /// of what commits cost the disk; nil on PostgreSQL and for an in-memory database.
+    var logPagesWritten: Int? { get }
     /// Closes connections. Call once, at shutdown.
     func close() async throws
 }

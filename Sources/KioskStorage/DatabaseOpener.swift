@@ -52,5 +52,7 @@ struct StoreDatabase: KioskDatabase {
 
     var poolUse: DatabasePoolUse { sql.poolUse }
 
+    var logPagesWritten: Int? { sql.logPagesWritten }
+
     func close() async throws { try await sql.close() }
 }

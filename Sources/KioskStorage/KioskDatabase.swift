@@ -23,6 +23,9 @@ public protocol KioskDatabase: Sendable {
     /// How many transactions run and wait for a connection now (for `/metrics`).
     var poolUse: DatabasePoolUse { get }
 
+    /// SQLite: pages written to the write-ahead log since the database opened (for `/metrics`); nil on PostgreSQL.
+    var logPagesWritten: Int? { get }
+
     /// Closes connections. Call once, at shutdown.
     func close() async throws
 }

@@ -15,7 +15,7 @@ import NIOCore
 /// Meanwhile one client reads a transaction through the Server API, one request after another: `readsDuring` is how
 /// long a read waits while renewal batches hold the writer.
 func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
-    renewalsPerSecond: Double, commitsPerSecond: Double, readsDuring: LoadResult
+    renewalsPerSecond: Double, commitsPerSecond: Double, readsDuring: LoadResult, logPages: Double?
 ) {
     try await withTestStore(databaseURL: databaseURL, serverAPIRequestsPerSecond: 1_000_000) { store in
         let bundleId = "com.example.renew"
@@ -32,6 +32,7 @@ func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
             try await database.transaction { tx in try await tx.setSetting("bench", to: value) }
         }
 
+        let pagesBefore = try await logPagesWritten(store)
         let clock = ContinuousClock()
         let start = clock.now
         let reads = Task {
@@ -54,7 +55,9 @@ func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
         let renewed = answer["renewed"] as? Int ?? -1
         precondition(renewed == count, "expected \(count) renewals, the store reports: \(answer)")
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return (Double(count) / seconds, commits, readsDuring)
+        let pagesAfter = try await logPagesWritten(store)
+        let logPages = pagesBefore.flatMap { before in pagesAfter.map { ($0 - before) / Double(count) } }
+        return (Double(count) / seconds, commits, readsDuring, logPages)
     }
 }
 

@@ -44,6 +44,22 @@ func processCPUTime() -> Duration {
     return .microseconds(microseconds)
 }
 
+/// `kiosk_database_log_pages_total` from the store's `/metrics`: nil on PostgreSQL, which does not report it.
+func logPagesWritten(_ store: TestStore) async throws -> Double? {
+    let metrics = try await store.request(.GET, "/metrics").text
+    let line = metrics.split(separator: "\n").first { $0.hasPrefix("kiosk_database_log_pages_total ") }
+    return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+}
+
+/// `  log pages per <what>: 32.3 (…)`: what each operation wrote to SQLite's write-ahead log since `before` (a
+/// ``logPagesWritten(_:)``); nothing on PostgreSQL. A count, so unlike the rates it does not move with the machine.
+func reportLogPages(per what: String, operations: Int, _ store: TestStore, since before: Double?) async throws {
+    guard let before, let after = try await logPagesWritten(store), operations > 0 else { return }
+    emit(
+        "  log pages per \(what): "
+            + String(format: "%.1f (4 KiB each, SQLite's write-ahead log)", (after - before) / Double(operations)))
+}
+
 /// `  CPU per <what>: 812 µs (…)`: `used` (a difference of ``processCPUTime()``) over `operations`.
 func reportCPU(per what: String, operations: Double, used: Duration) {
     let microseconds = Double(used.components.seconds) * 1e6 + Double(used.components.attoseconds) / 1e12
@@ -200,6 +216,7 @@ where wanted("purchase") && (engine == "SQLite" || url != nil) {
             try await database.transaction { tx in try await tx.setSetting("bench", to: value) }
         }
         var purchases = 0
+        let pagesBefore = try await logPagesWritten(store)
         let cpuStart = processCPUTime()
         let purchase = try await rate(seconds: seconds) {
             let answer = try await store.request(
@@ -211,6 +228,7 @@ where wanted("purchase") && (engine == "SQLite" || url != nil) {
         }
         report("purchase over HTTP (\(engine): charge+JWS+queue)", purchase, baselineName: "one-row commit", commit)
         reportCPU(per: "purchase", operations: Double(purchases), used: processCPUTime() - cpuStart)
+        try await reportLogPages(per: "purchase", operations: purchases, store, since: pagesBefore)
     }
 }
 
@@ -330,13 +348,16 @@ where wanted("renewals") && renewalCount > 0 && (engine == "SQLite" || url != ni
         let schemaURL = url.map {
             $0 + ($0.contains("?") ? "&" : "?") + "schema=kiosk_bench_\(UInt32.random(in: 0...UInt32.max))"
         }
-        let (renewals, commits, reads) = try await benchmarkRenewals(databaseURL: schemaURL, count: count)
+        let (renewals, commits, reads, logPages) = try await benchmarkRenewals(databaseURL: schemaURL, count: count)
         report("renewals, \(count) due at once (\(engine))", renewals, baselineName: "one-row commit", commits)
         emit(
             "  a Server API read meanwhile (one in flight): "
                 + String(
                     format: "%.0f/s p50 %.2f ms p99 %.2f ms", reads.requestsPerSecond, reads.p50Milliseconds,
                     reads.p99Milliseconds))
+        if let logPages {
+            emit("  log pages per renewal: " + String(format: "%.1f (4 KiB each, SQLite's write-ahead log)", logPages))
+        }
         perRenewal.append((count, 1_000_000 / renewals))
     }
     if let first = perRenewal.first, let last = perRenewal.last {

@@ -47,6 +47,9 @@ struct SQLiteEngineTests {
             }
             await sqlite.checkpointsFinished()
             let checkpoints = sqlite.checkpoints
+            // Each row fills a page of its own.
+            #expect(checkpoints.pagesLogged >= 20_000)
+            #expect(sqlite.logPagesWritten == checkpoints.pagesLogged)
             #expect(checkpoints.beside >= 1)
             #expect(checkpoints.byWriter <= 20_000 / Int(SQLiteCheckpointer.limit) + 1)
             let logBytes = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)

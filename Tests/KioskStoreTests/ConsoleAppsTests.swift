@@ -164,4 +164,28 @@ import Testing
             }
         }
     }
+
+    /// On SQLite `/metrics` counts the pages commits wrote to the write-ahead log, and a purchase adds to them; on
+    /// PostgreSQL, whose server counts its own WAL for every client, the series is absent.
+    @Test(arguments: TestDatabase.available)
+    func metricsCountTheLogPagesCommitsWrote(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let before = try await Self.logPages(store)
+            _ = try await store.pay(TestStore.coins, token: token, key: "tap-1")
+            let after = try await Self.logPages(store)
+            switch database {
+            case .sqlite: #expect(try #require(after) > #require(before))
+            case .postgres: #expect(before == nil && after == nil)
+            }
+        }
+    }
+
+    /// `kiosk_database_log_pages_total` from `/metrics`; nil when the store does not report it.
+    private static func logPages(_ store: TestStore) async throws -> Double? {
+        let metrics = try await store.request(.GET, "/metrics").text
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("kiosk_database_log_pages_total ") }
+        return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+    }
 }

@@ -120,6 +120,9 @@ public final class PostgresDatabase: SQLDatabaseEngine {
 
     public var poolUse: DatabasePoolUse { sessions.use(size: poolSize) }
 
+    /// PostgreSQL's own statistics (`pg_stat_wal`) count its WAL, for every client of the server.
+    public var logPagesWritten: Int? { nil }
+
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         try await counted(begin: "BEGIN", body)
     }

@@ -20,17 +20,21 @@ package final class SQLiteCheckpointer: Sendable {
     /// The log's length, in pages, at which the writer copies the rest itself (32 MiB of 4 KiB pages).
     static let limit: Int32 = 8_000
 
-    /// How many checkpoints ran, and where.
+    /// How many checkpoints ran, and where, and how many pages the writer appended to the log.
     package struct Counts: Sendable, Equatable {
         /// Checkpoints run on this thread, beside the writer.
         package var beside = 0
         /// Checkpoints the writer ran inside a commit, the log having reached ``limit``.
         package var byWriter = 0
+        /// Pages the writer's commits appended to the log, over all its restarts.
+        package var pagesLogged = 0
     }
 
     private struct State {
         /// Pages of the current log known to be copied; 0 when the log has started again.
         var copied: Int32 = 0
+        /// SQLite's count of pages the writer wrote, at the last commit.
+        var pagesWritten: Int32 = 0
         /// A checkpoint is queued or running on `thread`.
         var scheduled = false
         var counts = Counts()
@@ -53,7 +57,18 @@ package final class SQLiteCheckpointer: Sendable {
     /// `SQLiteDatabase` owns both and uninstalls the hook before either closes, so the unretained pointer never
     /// outlives this object.
     func install(on writer: Database) {
+        let pagesWritten = Self.pagesWritten(by: writer.sqliteConnection)
+        state.withLock { $0.pagesWritten = pagesWritten }
         sqlite3_wal_hook(writer.sqliteConnection, walHook, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// SQLite's count of the pages `connection` wrote (in WAL mode, to the log), on the connection's thread: a 32-bit
+    /// counter, so only its differences are added up.
+    private static func pagesWritten(by connection: OpaquePointer?) -> Int32 {
+        var pages: Int32 = 0
+        var highest: Int32 = 0
+        sqlite3_db_status(connection, SQLITE_DBSTATUS_CACHE_WRITE, &pages, &highest, 0)
+        return pages
     }
 
     /// Puts SQLite's automatic checkpoint back on the writer (so its last `close` still copies and removes the log).
@@ -63,7 +78,10 @@ package final class SQLiteCheckpointer: Sendable {
 
     /// Called on the writer's thread after each commit, the write lock released, with the log's length in pages.
     fileprivate func committed(logPages: Int32, writer: OpaquePointer?, name: UnsafePointer<CChar>?) {
+        let pagesWritten = Self.pagesWritten(by: writer)
         let startNow = state.withLock { state -> Bool in
+            state.counts.pagesLogged += Int(UInt32(bitPattern: pagesWritten &- state.pagesWritten))
+            state.pagesWritten = pagesWritten
             // A log shorter than what was copied has started again.
             if logPages < state.copied { state.copied = 0 }
             guard !state.scheduled, logPages < Self.limit, logPages - state.copied >= Self.threshold else {

@@ -234,6 +234,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     /// How many checkpoints copied the log back into the file, beside the writer and inside its commits.
     package var checkpoints: SQLiteCheckpointer.Counts { checkpointer?.counts ?? .init() }
 
+    public var logPagesWritten: Int? { checkpointer?.counts.pagesLogged }
+
     /// Returns once the checkpoints asked for so far have ended; for tests.
     package func checkpointsFinished() async { await checkpointer?.finished() }
 

@@ -3,14 +3,18 @@ import KioskCore
 import KioskHTTP
 import KioskStorage
 import Prometheus
+import Synchronization
 
 /// The store's life signs at `/metrics`, beside the HTTP series: what happened, counted in this process once it
 /// committed (payments by outcome, server notifications created by type — purchases, renewals, refunds and the rest
 /// as the merchant hears of them — and delivery attempts by result), and how the backlog stands, read from the
 /// database at each scrape so every replica reports the same (undelivered notifications, the oldest one's age, and
-/// how late the renewal scheduler is), and the database pool's use in this process.
+/// how late the renewal scheduler is), the database pool's use in this process, and on SQLite the pages its commits
+/// wrote.
 public struct StoreMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
+    /// The log pages already added to their counter, so that each scrape adds what is new.
+    private let logPagesCounted = CountedSoFar()
 
     /// Counts payments made, by environment and outcome (`purchased`, `failed`, `deferred`…).
     func paid(_ payments: [Payment]) {
@@ -55,6 +59,14 @@ public struct StoreMetrics: Sendable {
     func refresh(database: any KioskDatabase, clocks: StoreClocks) async throws {
         let pool = database.poolUse
         registry.recordDatabasePool(size: pool.size, inUse: pool.inUse, waiting: pool.waiting)
+        if let pages = database.logPagesWritten {
+            registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "database_log_pages", "total",
+                    "SQLite: pages this process's commits wrote to the write-ahead log (4 KiB each), what they cost "
+                        + "the disk.")
+            ).increment(by: Int64(logPagesCounted.add(upTo: pages)))
+        }
         for environment in StoreEnvironment.allCases {
             let now = clocks.now(environment)
             let (backlog, earliestDue) = try await database.transaction { tx in
@@ -87,5 +99,18 @@ public struct StoreMetrics: Sendable {
 
     private static func descriptor(_ name: String, _ unit: String?, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "kiosk", subsystem: nil, metricName: name, unitName: unit, helpText: help)
+    }
+}
+
+/// A running total read from elsewhere, and how much of it a counter has been given.
+private final class CountedSoFar: Sendable {
+    private let counted = Mutex(0)
+
+    /// Notes `total` and returns how much it grew since the last call (never less than 0).
+    func add(upTo total: Int) -> Int {
+        counted.withLock { counted in
+            defer { counted = max(counted, total) }
+            return max(0, total - counted)
+        }
     }
 }
