@@ -26,6 +26,10 @@ extension SQLStorageTransaction {
         }
     }
 
+    /// The pending state as an SQL literal: the due index holds only pending notifications, and an engine uses it
+    /// only for a query that names the state itself (migration 24).
+    static let pendingNotification: SQLQueryString = "\(unsafeRaw: "'\(ServerNotification.State.pending.rawValue)'")"
+
     func notification(uuid: String) async throws -> ServerNotification? {
         try await session.first("SELECT * FROM notifications WHERE uuid = \(bind: uuid)").map(Self.decodeNotification)
     }
@@ -75,7 +79,7 @@ extension SQLStorageTransaction {
         let claimed = try await session.all(
             """
             SELECT * FROM notifications WHERE environment = \(bind: environment.rawValue)
-                AND state = \(bind: ServerNotification.State.pending.rawValue)
+                AND state = \(Self.pendingNotification)
                 AND next_attempt_at IS NOT NULL AND next_attempt_at <= \(bind: dueBy.millisecondsSince1970)
                 AND (leased_until IS NULL OR leased_until <= \(bind: now.millisecondsSince1970))
             ORDER BY next_attempt_at, uuid

@@ -10,7 +10,7 @@ extension SQLStorageTransaction {
         let row = try await session.first(
             """
             SELECT COUNT(*) AS waiting, MIN(created_at) AS oldest FROM notifications
-            WHERE environment = \(bind: environment.rawValue) AND state = \(bind: ServerNotification.State.pending.rawValue)
+            WHERE environment = \(bind: environment.rawValue) AND state = \(Self.pendingNotification)
             """
         )
         let oldest = try row?.decode(column: "oldest", as: Int64?.self)
