@@ -452,7 +452,8 @@ extension ReplicaTests {
     /// sink received as many notifications as the database holds.
     static func waitForDeliveries(_ database: any SQLDatabaseEngine, renewals: Int, sink: NotificationSink) async throws
     {
-        try await waitUntil("\(renewals) renewals, every notification delivered") {
+        var seen = ""
+        try await waitUntil("\(renewals) renewals, every notification delivered", seen: { seen }) {
             let counts = try await database.withSession { session in
                 (
                     try await session.first(
@@ -462,9 +463,18 @@ extension ReplicaTests {
                         "SELECT COUNT(*) AS n FROM notifications WHERE state <> 'delivered'"
                     )?.decode(column: "n", as: Int64.self),
                     try await session.first("SELECT COUNT(*) AS n FROM notifications")?.decode(
-                        column: "n", as: Int64.self)
+                        column: "n", as: Int64.self),
+                    try await session.all(
+                        "SELECT result, COUNT(*) AS n FROM notification_attempts GROUP BY result ORDER BY result"
+                    ).map {
+                        "\(try $0.decode(column: "result", as: String.self)) \(try $0.decode(column: "n", as: Int64.self))"
+                    }
                 )
             }
+            seen =
+                "\(counts.0.map(String.init) ?? "?") renewals, \(counts.1.map(String.init) ?? "?") of "
+                + "\(counts.2.map(String.init) ?? "?") notifications undelivered, \(sink.uuids.count) received, "
+                + "attempts by result: \(counts.3)"
             return counts.0 == Int64(renewals) && counts.1 == 0 && counts.2 == Int64(sink.uuids.count)
         }
     }
@@ -529,15 +539,16 @@ extension ReplicaTests {
 
     /// Polls `condition` until it holds, for at most `seconds`, and looks once more after the deadline (a slow
     /// machine's late wake-up must not fail a condition that holds by then).
+    /// `seen` says, when it does not hold, what the last look found.
     static func waitUntil(
-        _ what: String, seconds: Double = 300, _ condition: () async throws -> Bool
+        _ what: String, seconds: Double = 300, seen: () -> String = { "" }, _ condition: () async throws -> Bool
     ) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try await condition() { return }
             try await Task.sleep(for: .milliseconds(200))
         }
-        try #require(try await condition(), "waited \(seconds) s for \(what)")
+        try #require(try await condition(), "waited \(seconds) s for \(what); \(seen())")
     }
 
     /// An HTTP answer: status, body, the body as JSON.
