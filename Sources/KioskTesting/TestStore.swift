@@ -62,6 +62,14 @@ public struct TestStore: Sendable {
             method, baseURL + path, json: json, body: body,
             bearer: token ?? (path.hasPrefix("/admin/") || path == "/metrics" ? adminToken : nil), headers: headers)
     }
+
+    /// The value of an unlabelled series in `/metrics` (`kiosk_database_log_pages_total`, say); nil when the store
+    /// does not report it.
+    public func metric(_ name: String) async throws -> Double? {
+        let metrics = try await request(.GET, "/metrics").text
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+    }
 }
 
 /// Sends one request with an optional bearer token and JSON body, and collects the whole answer.

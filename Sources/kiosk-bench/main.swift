@@ -46,9 +46,7 @@ func processCPUTime() -> Duration {
 
 /// `kiosk_database_log_pages_total` from the store's `/metrics`: nil on PostgreSQL, which does not report it.
 func logPagesWritten(_ store: TestStore) async throws -> Double? {
-    let metrics = try await store.request(.GET, "/metrics").text
-    let line = metrics.split(separator: "\n").first { $0.hasPrefix("kiosk_database_log_pages_total ") }
-    return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+    try await store.metric("kiosk_database_log_pages_total")
 }
 
 /// `  log pages per <what>: 32.3 (…)`: what each operation wrote to SQLite's write-ahead log since `before` (a

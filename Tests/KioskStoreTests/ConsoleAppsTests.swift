@@ -172,20 +172,13 @@ import Testing
         try await withStore(database) { store in
             try await store.preparePurchaseCatalog()
             let token = try await store.signIn()
-            let before = try await Self.logPages(store)
+            let before = try await store.metric("kiosk_database_log_pages_total")
             _ = try await store.pay(TestStore.coins, token: token, key: "tap-1")
-            let after = try await Self.logPages(store)
+            let after = try await store.metric("kiosk_database_log_pages_total")
             switch database {
             case .sqlite: #expect(try #require(after) > #require(before))
             case .postgres: #expect(before == nil && after == nil)
             }
         }
-    }
-
-    /// `kiosk_database_log_pages_total` from `/metrics`; nil when the store does not report it.
-    private static func logPages(_ store: TestStore) async throws -> Double? {
-        let metrics = try await store.request(.GET, "/metrics").text
-        let line = metrics.split(separator: "\n").first { $0.hasPrefix("kiosk_database_log_pages_total ") }
-        return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
     }
 }

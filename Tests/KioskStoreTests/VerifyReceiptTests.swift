@@ -93,10 +93,7 @@ struct VerifyReceiptTests {
     @Test(arguments: TestDatabase.available)
     func badInputAnswersItsStatus(database: TestDatabase) async throws {
         try await withStore(database) { store in
-            try await store.preparePurchaseCatalog()
-            let token = try await store.signIn()
-            _ = try await store.pay(TestStore.removeAds, token: token)
-            let receipt = try await store.appReceipt(token: token)
+            let receipt = try await store.removeAdsReceipt()
 
             let notJSON = try await store.request(.POST, "/sandbox/verifyReceipt", body: Data("receipt".utf8))
             #expect(notJSON.status == 200)
@@ -318,6 +315,21 @@ extension TestStore {
         return (secret, token, bought, transactionReceipt)
     }
 
+    /// The purchase catalog and a tester who bought Remove Ads: that tester's app receipt, base64.
+    func removeAdsReceipt() async throws -> String {
+        try await preparePurchaseCatalog()
+        let token = try await signIn()
+        _ = try await pay(Self.removeAds, token: token)
+        return try await appReceipt(token: token)
+    }
+
+    /// Arms the app's next `count` `verifyReceipt` answers to be `error`, through the sandbox test controls.
+    func armVerifyReceiptFailures(count: Int, error: String) async throws -> Answer {
+        try await request(
+            .PUT, "/sandbox/test/v1/apps/\(Self.bundleId)/failures",
+            json: ["api": "verifyReceipt", "count": count, "error": error], token: .some(adminToken))
+    }
+
     /// POSTs a `verifyReceipt` body to the sandbox (or production) endpoint.
     func verifyReceipt(_ body: [String: Any], sandbox: Bool = true) async throws -> Answer {
         try await request(.POST, sandbox ? "/sandbox/verifyReceipt" : "/verifyReceipt", json: body)
@@ -345,20 +357,11 @@ struct VerifyReceiptTestControlTests {
     @Test(arguments: TestDatabase.available)
     func armedStatusesAnswerOnceEach(database: TestDatabase) async throws {
         try await withStore(database) { store in
-            try await store.preparePurchaseCatalog()
-            let token = try await store.signIn()
-            _ = try await store.pay(TestStore.removeAds, token: token)
-            let receipt = try await store.appReceipt(token: token)
-            let path = "/sandbox/test/v1/apps/\(TestStore.bundleId)/failures"
-
-            let bad = try await store.request(
-                .PUT, path, json: ["api": "verifyReceipt", "count": 1, "error": "21003"], token: .some(store.adminToken)
-            )
+            let receipt = try await store.removeAdsReceipt()
+            let bad = try await store.armVerifyReceiptFailures(count: 1, error: "21003")
             #expect(bad.status == 400)
             #expect(bad.errorField == "error")
-            let armed = try await store.request(
-                .PUT, path, json: ["api": "verifyReceipt", "count": 2, "error": "21100"], token: .some(store.adminToken)
-            )
+            let armed = try await store.armVerifyReceiptFailures(count: 2, error: "21100")
             #expect(armed.status == 200, "\(armed.text)")
 
             let first = try await store.verifyReceipt(["receipt-data": receipt])
@@ -376,13 +379,8 @@ struct VerifyReceiptTestControlTests {
     @Test(arguments: TestDatabase.available)
     func armedFailuresAreUsedOnceByConcurrentRequests(database: TestDatabase) async throws {
         try await withStore(database) { store in
-            try await store.preparePurchaseCatalog()
-            let token = try await store.signIn()
-            _ = try await store.pay(TestStore.removeAds, token: token)
-            let receipt = try await store.appReceipt(token: token)
-            let armed = try await store.request(
-                .PUT, "/sandbox/test/v1/apps/\(TestStore.bundleId)/failures",
-                json: ["api": "verifyReceipt", "count": 3, "error": "21100"], token: .some(store.adminToken))
+            let receipt = try await store.removeAdsReceipt()
+            let armed = try await store.armVerifyReceiptFailures(count: 3, error: "21100")
             #expect(armed.status == 200, "\(armed.text)")
 
             let statuses = try await withThrowingTaskGroup(of: Int?.self) { group in
