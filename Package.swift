@@ -42,7 +42,6 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.14.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.25.0"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.33.0"),
-        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.0"),
     ],
     targets: [
         // Domain types and rules; no I/O.
@@ -73,7 +72,6 @@ let package = Package(
             dependencies: [
                 "KioskCore",
                 .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),

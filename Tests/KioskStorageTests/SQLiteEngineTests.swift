@@ -91,7 +91,7 @@ struct SQLiteEngineTests {
         // busy timeout make the second wait instead of failing.
         try await TestEngine.sqlite.withDatabase { first, url in
             let second = try await DatabaseOpener.open(url: url, logger: TestEngine.logger)
-            // The second database is closed however the test ends: SQLiteNIO asserts on unclosed connections.
+            // The second database is closed however the test ends, so its connections do not outlive the file.
             do {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (index, database) in [first, second, first, second].enumerated() {
@@ -113,6 +113,62 @@ struct SQLiteEngineTests {
                 throw error
             }
             try await second.close()
+        }
+    }
+
+    @Test
+    func boundValuesReadBackAsTheyWereBoundAndOtherTypesAreRefused() async throws {
+        // Proves the engine's own value conversion (it replaced SQLiteKit's): integers, booleans and text are stored as
+        // SQLite integers and text (what SQLiteKit stored, so existing files read the same), read back as Int64, Int,
+        // Bool and String, and NULL as an optional's nil; reading NULL as a non-optional fails, and so does binding
+        // a type Kiosk never binds (a Double), by name, instead of storing it in some encoding.
+        try await TestEngine.sqlite.withDatabase { database, _ in
+            let sqlite = try #require((database as? StoreDatabase)?.sql as? SQLiteDatabase)
+            try await sqlite.withSession { session in
+                try await session.run(
+                    "CREATE TABLE kinds (big INTEGER, small INTEGER, flag INTEGER, name TEXT, gap INTEGER)")
+                try await session.run(
+                    """
+                    INSERT INTO kinds
+                    VALUES (\(bind: Int64.max), \(bind: -7), \(bind: true), \(bind: "Ünïcode ✓"), \(bind: Int64?.none))
+                    """)
+            }
+            let stored = try await sqlite.withReadSession { session in
+                let types = try #require(
+                    try await session.first(
+                        """
+                        SELECT typeof(big) || typeof(small) || typeof(flag) || typeof(name) || typeof(gap) AS kinds
+                        FROM kinds
+                        """))
+                let row = try #require(try await session.first("SELECT * FROM kinds"))
+                return (
+                    kinds: try types.decode(column: "kinds", as: String.self),
+                    big: try row.decode(column: "big", as: Int64.self),
+                    small: try row.decode(column: "small", as: Int.self),
+                    flag: try row.decode(column: "flag", as: Bool.self),
+                    name: try row.decode(column: "name", as: String.self),
+                    optionalName: try row.decode(column: "name", as: String?.self),
+                    gap: try row.decode(column: "gap", as: Int64?.self),
+                    gapAsNumber: Result { try row.decode(column: "gap", as: Int64.self) }.map { _ in "read" },
+                    nameAsNumber: Result { try row.decode(column: "name", as: Int64.self) }.map { _ in "read" }
+                )
+            }
+            #expect(stored.kinds == "integerintegerintegertextnull")
+            #expect(stored.big == Int64.max)
+            #expect(stored.small == -7)
+            #expect(stored.flag)
+            #expect(stored.name == "Ünïcode ✓")
+            #expect(stored.optionalName == "Ünïcode ✓")
+            #expect(stored.gap == nil)
+            #expect(throws: DecodingError.self) { try stored.gapAsNumber.get() }
+            #expect(throws: DecodingError.self) { try stored.nameAsNumber.get() }
+            var refusal = ""
+            do {
+                try await sqlite.withSession { try await $0.run("INSERT INTO kinds (big) VALUES (\(bind: 1.5))") }
+            } catch {
+                refusal = "\(error)"
+            }
+            #expect(refusal.contains("cannot bind a value of type Double"))
         }
     }
 }

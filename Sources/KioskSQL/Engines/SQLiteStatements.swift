@@ -4,7 +4,6 @@ import Logging
 import NIOCore
 import NIOPosix
 import SQLKit
-import SQLiteKit
 
 /// SQLKit's view of the embedded engine's one connection: each statement runs at once on the calling thread
 /// (prepared once and kept in GRDB's statement cache), with no hop to another thread and back.
@@ -57,21 +56,23 @@ struct SQLiteStatements: SQLDatabase {
         for row in rows { onRow(row) }
     }
 
-    /// A bound value as SQLite stores it, the way SQLiteKit encodes it (so both drivers store the same bytes).
-    /// The common types (and their optionals: a nil of any optional type casts to each, and is NULL) directly;
-    /// anything else through SQLiteKit's Codable encoder, which a profile showed costly for every nullable column.
+    /// A bound value as SQLite stores it: integers, text, and booleans as the integers 0 and 1 (the values SQLiteKit,
+    /// this engine's former driver, stored); a nil of any optional type casts to each case, and is NULL. Kiosk's
+    /// statements bind nothing else, so any other type is a mistake in Kiosk, reported rather than stored in an
+    /// encoding of its own.
     private static func databaseValue(_ bind: any Encodable & Sendable) throws -> DatabaseValue {
         switch bind {
         case let value as Int64?: value?.databaseValue ?? .null
         case let value as Int?: value.map { Int64($0).databaseValue } ?? .null
         case let value as String?: value?.databaseValue ?? .null
         case let value as Bool?: value.map { Int64($0 ? 1 : 0).databaseValue } ?? .null
-        default: try SQLiteResultRow.databaseValue(SQLiteDataEncoder().encode(bind))
+        default:
+            throw StorageError.engine(message: "Kiosk cannot bind a value of type \(type(of: bind)) on SQLite")
         }
     }
 }
 
-/// One result row, copied out of the statement, decoding columns as SQLiteKit does.
+/// One result row, copied out of the statement.
 struct SQLiteResultRow: SQLRow {
     let columns: [String]
     let values: [DatabaseValue]
@@ -80,25 +81,33 @@ struct SQLiteResultRow: SQLRow {
 
     func contains(column: String) -> Bool { columns.contains(column) }
 
-    /// True for NULL, and for a column the row does not have (as SQLiteKit answers).
+    /// True for NULL, and for a column the row does not have (as SQLKit's rows answer).
     func decodeNil(column: String) throws -> Bool {
         guard let index = columns.firstIndex(of: column) else { return true }
         return values[index].isNull
     }
 
+    /// The column as `D`: integers as `Int64`, `Int` (when it fits) or `Bool` (non-zero is true), text as `String`,
+    /// NULL as an optional's nil, and each of these as its optional. Kiosk reads nothing else.
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
         let value = try value(column)
-        // The common cases directly; anything else through SQLiteKit's decoder, as before.
         switch value.storage {
         case .int64(let number):
             if let result = number as? D { return result }
-            if D.self == Int.self, let result = Int(exactly: number) as? D { return result }
-            if D.self == Bool.self, let result = (number != 0) as? D { return result }
+            if let result = Int(exactly: number).flatMap({ $0 as? D }) { return result }
+            if let result = (number != 0) as? D { return result }
         case .string(let text):
             if let result = text as? D { return result }
-        default: break
+        case .null:
+            if let optional = D.self as? any ExpressibleByNilLiteral.Type,
+                let result = optional.init(nilLiteral: ()) as? D
+            {
+                return result
+            }
+        case .double, .blob: break
         }
-        return try SQLiteDataDecoder().decode(D.self, from: Self.sqliteData(value))
+        throw DecodingError.typeMismatch(
+            D.self, .init(codingPath: [], debugDescription: "The column \(column) holds \(value), not \(D.self)."))
     }
 
     private func value(_ column: String) throws -> DatabaseValue {
@@ -106,25 +115,5 @@ struct SQLiteResultRow: SQLRow {
             throw StorageError.engine(message: "the result has no column \(column)")
         }
         return values[index]
-    }
-
-    static func databaseValue(_ data: SQLiteData) -> DatabaseValue {
-        switch data {
-        case .integer(let value): Int64(value).databaseValue
-        case .float(let value): value.databaseValue
-        case .text(let value): value.databaseValue
-        case .blob(let buffer): Data(buffer.readableBytesView).databaseValue
-        case .null: .null
-        }
-    }
-
-    static func sqliteData(_ value: DatabaseValue) -> SQLiteData {
-        switch value.storage {
-        case .int64(let value): .integer(Int(value))
-        case .double(let value): .float(value)
-        case .string(let value): .text(value)
-        case .blob(let data): .blob(ByteBuffer(bytes: data))
-        case .null: .null
-        }
     }
 }
