@@ -171,4 +171,38 @@ struct SQLiteEngineTests {
             #expect(refusal.contains("cannot bind a value of type Double"))
         }
     }
+
+    @Test
+    func aRenewalBatchsReadsFindTheirRowsByKey() async throws {
+        // Proves the reads a renewal batch and a notification round make search an index by more than the environment:
+        // every row of a store is in one of two environments, so a search by `environment` alone reads half the table
+        // (the batch's account read did that, through the email index, 7 ms for 128 of 14,000 accounts), and a scan
+        // reads all of it.
+        try await TestEngine.sqlite.withDatabase { database, _ in
+            let sqlite = try #require((database as? StoreDatabase)?.sql as? SQLiteDatabase)
+            let customers = (0..<3).map { Fixtures.customer(email: "c\($0)@example.com") }
+            try await database.transaction { tx in
+                for customer in customers { try await tx.insertAccount(customer) }
+            }
+            let plans = try await sqlite.queryPlans {
+                try await database.transaction { tx in
+                    let due = try await tx.claimDueSubscriptions(
+                        environment: .production, dueBy: Fixtures.created, limit: 128)
+                    _ = try await tx.accounts(ids: customers.map(\.id), environment: .production)
+                    _ = try await tx.transactions(originalTransactionIds: [1, 2, 3], environment: .production)
+                    _ = try await tx.claimDueNotifications(
+                        environment: .production, dueBy: Fixtures.created, now: Fixtures.created,
+                        leaseUntil: Fixtures.created, limit: 64)
+                    #expect(due.isEmpty)
+                }
+            }
+            #expect(plans.count >= 4, "the statements traced: \(plans.keys.sorted())")
+            for (sql, plan) in plans {
+                for step in plan {
+                    let scans = step.hasPrefix("SCAN ") && !step.hasPrefix("SCAN CONSTANT")
+                    #expect(!scans && !step.hasSuffix("(environment=?)"), "\(step) for \(sql)")
+                }
+            }
+        }
+    }
 }

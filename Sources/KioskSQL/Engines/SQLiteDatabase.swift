@@ -127,6 +127,32 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         }
     }
 
+    /// The plan SQLite chose (`EXPLAIN QUERY PLAN`, a line per step) for each distinct statement `body` ran on the
+    /// writer, by its SQL; for tests that pin how a statement finds its rows.
+    package func queryPlans(during body: () async throws -> Void) async throws -> [String: [String]] {
+        /// Touched only on the connection's queue: by the trace as statements run, then by the plans below.
+        final class Statements { var sql: Set<String> = [] }
+        let statements = Statements()
+        queue.inDatabase { database in
+            database.trace(options: .statement) { event in
+                if case .statement(let statement) = event { statements.sql.insert(statement.sql) }
+            }
+        }
+        defer { queue.inDatabase { $0.trace(options: .statement, nil) } }
+        try await body()
+        return try queue.inDatabase { database in
+            var plans: [String: [String]] = [:]
+            for sql in statements.sql {
+                let explain = try database.makeStatement(sql: "EXPLAIN QUERY PLAN " + sql)
+                // Its parameters stay unbound (NULL): SQLite plans a statement before it sees their values.
+                explain.setUncheckedArguments([])
+                let plan = try Row.fetchAll(explain).map { $0["detail"] as String }
+                if !plan.isEmpty { plans[sql] = plan }
+            }
+            return plans
+        }
+    }
+
     /// The current value of `PRAGMA name`, as text; for the startup checks and tests.
     package func pragma(_ name: String) async throws -> String {
         try await runPragma("PRAGMA \(name)") ?? ""

@@ -56,12 +56,11 @@ extension SQLStorageTransaction {
 
     func accounts(ids: [Account.ID], environment: StoreEnvironment) async throws -> [Account] {
         guard !ids.isEmpty else { return [] }
-        return try await session.all(
-            """
-            SELECT * FROM accounts
-            WHERE environment = \(bind: environment.rawValue) AND id IN (\(binds: ids.map(Self.text)))
-            """
-        ).map(Self.decodeAccount)
+        // By id alone, the environment checked here: with `environment = ?` in the query, SQLite searched the email
+        // index by its first column and read every account of the environment (7 ms for a renewal batch's 128 of
+        // 14,000), where the primary key finds each in a few page reads.
+        return try await session.all("SELECT * FROM accounts WHERE id IN (\(binds: ids.map(Self.text)))")
+            .map(Self.decodeAccount).filter { $0.environment == environment }
     }
 
     func account(email: String, environment: StoreEnvironment) async throws -> Account? {
