@@ -256,6 +256,7 @@ public protocol SubscriptionRepository: Sendable {
         async throws -> [StoreTransaction]
     /// Throws `uniqueViolation` when the subscription (environment, original transaction id) exists.
     func insertSubscription(_ subscription: StoreSubscription) async throws
+    /// Writes the subscription's state over its row; its app, account, group and creation stay as inserted.
     func updateSubscription(_ subscription: StoreSubscription) async throws
     func subscription(originalTransactionId: Int64, environment: StoreEnvironment) async throws -> StoreSubscription?
     /// Every subscription of one account in one app, by original transaction id.

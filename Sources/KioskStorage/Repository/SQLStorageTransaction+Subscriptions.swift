@@ -38,11 +38,11 @@ extension SQLStorageTransaction {
     }
 
     func updateSubscription(_ subscription: StoreSubscription) async throws {
+        // Not its app, account, group or creation, which are fixed when it is inserted: SQLite rewrites the entry of
+        // every index that has a column the statement sets, changed or not, and subscriptions_account_idx has three.
         let row = try await session.first(
             """
-            UPDATE subscriptions SET app_id = \(bind: subscription.appId),
-                account_id = \(bind: Self.text(subscription.accountId)), group_id = \(bind: subscription.groupId),
-                product_id = \(bind: subscription.productId),
+            UPDATE subscriptions SET product_id = \(bind: subscription.productId),
                 latest_transaction_id = \(bind: subscription.latestTransactionId),
                 auto_renew_product_id = \(bind: subscription.autoRenewProductId),
                 auto_renew_enabled = \(bind: subscription.autoRenewEnabled),
@@ -61,7 +61,6 @@ extension SQLStorageTransaction {
                 offer_discount_type = \(bind: subscription.offer?.paymentMode.rawValue),
                 offer_period = \(bind: subscription.offer?.period),
                 offer_periods_remaining = \(bind: subscription.offerPeriodsRemaining),
-                created_at = \(bind: subscription.createdAt.millisecondsSince1970),
                 updated_at = \(bind: subscription.updatedAt.millisecondsSince1970),
                 commitment_period = \(bind: subscription.commitment?.billingPeriodNumber),
                 commitment_periods = \(bind: subscription.commitment?.totalBillingPeriods),
