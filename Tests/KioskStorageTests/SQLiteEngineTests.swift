@@ -149,8 +149,8 @@ struct SQLiteEngineTests {
                     name: try row.decode(column: "name", as: String.self),
                     optionalName: try row.decode(column: "name", as: String?.self),
                     gap: try row.decode(column: "gap", as: Int64?.self),
-                    gapAsNumber: Result { try row.decode(column: "gap", as: Int64.self) }.map { _ in "read" },
-                    nameAsNumber: Result { try row.decode(column: "name", as: Int64.self) }.map { _ in "read" }
+                    gapAsNumber: Result { try row.decode(column: "gap", as: Int64.self) },
+                    nameAsNumber: Result { try row.decode(column: "name", as: Int64.self) }
                 )
             }
             #expect(stored.kinds == "integerintegerintegertextnull")
@@ -186,14 +186,13 @@ struct SQLiteEngineTests {
             }
             let plans = try await sqlite.queryPlans {
                 try await database.transaction { tx in
-                    let due = try await tx.claimDueSubscriptions(
+                    _ = try await tx.claimDueSubscriptions(
                         environment: .production, dueBy: Fixtures.created, limit: 128)
                     _ = try await tx.accounts(ids: customers.map(\.id), environment: .production)
                     _ = try await tx.transactions(originalTransactionIds: [1, 2, 3], environment: .production)
                     _ = try await tx.claimDueNotifications(
                         environment: .production, dueBy: Fixtures.created, now: Fixtures.created,
                         leaseUntil: Fixtures.created, limit: 64)
-                    #expect(due.isEmpty)
                 }
             }
             #expect(plans.count >= 4, "the statements traced: \(plans.keys.sorted())")

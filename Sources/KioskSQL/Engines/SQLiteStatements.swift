@@ -81,7 +81,7 @@ struct SQLiteResultRow: SQLRow {
 
     func contains(column: String) -> Bool { columns.contains(column) }
 
-    /// True for NULL, and for a column the row does not have (as SQLKit's rows answer).
+    /// True for NULL, and for a column the row does not have (an optional property the query did not select).
     func decodeNil(column: String) throws -> Bool {
         guard let index = columns.firstIndex(of: column) else { return true }
         return values[index].isNull
