@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import KioskCore
 import SwiftASN1
-import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
 /// Checks a leaf and intermediate against trusted roots the way Apple's verifiers do: RFC 5280 path
@@ -98,23 +97,16 @@ enum ChainValidator {
 
 /// The chains one verifier validated, with the interval their path is valid in, so verifying many payloads or
 /// receipts signed by one chain validates it once. Keyed by what identifies the chain exactly (the `x5c` text, or
-/// the certificates themselves). Bounded: past ``capacity`` it starts over.
-final class ValidatedChainCache<Key: Hashable & Sendable>: Sendable {
-    private let entries = Mutex<[Key: ChainValidator.ValidatedChain]>([:])
-    private static var capacity: Int { 64 }
+/// the certificates themselves).
+typealias ValidatedChainCache<Key: Hashable & Sendable> = BoundedCache<Key, ChainValidator.ValidatedChain>
+
+extension BoundedCache where Value == ChainValidator.ValidatedChain {
+    /// A cache of the 64 chains validated last: Kiosk signs with one chain per environment at a time.
+    convenience init() { self.init(capacity: 64) }
 
     /// The chain validated under `key`, if `time` lies within its path's validity.
     func chain(for key: Key, at time: Date) -> ChainValidator.ValidatedChain? {
-        entries.withLock { entries in
-            guard let chain = entries[key], chain.validity.contains(time) else { return nil }
-            return chain
-        }
-    }
-
-    func insert(_ chain: ChainValidator.ValidatedChain, for key: Key) {
-        entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll() }
-            entries[key] = chain
-        }
+        guard let chain = self[key], chain.validity.contains(time) else { return nil }
+        return chain
     }
 }

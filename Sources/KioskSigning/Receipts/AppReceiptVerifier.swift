@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import X509
 
@@ -9,6 +10,10 @@ import X509
 /// under RFC 5280 **at the receipt creation date** (attribute 12, the only field read before), with Apple's marker
 /// extensions, as ``JWSVerifier`` checks a JWS chain; last, a payload that decodes as an ``AppReceipt``. So a
 /// receipt signed while the leaf was valid stays verifiable after the leaf expires.
+///
+/// The answer depends on nothing but the receipt's bytes and the roots, so a verifier remembers the receipts it
+/// accepted (the last 1,024, by the SHA-256 of their bytes): apps send the same receipt again and again, and a
+/// receipt seen before is answered without parsing its container or checking its signature again.
 ///
 /// ```swift
 /// let verifier = AppReceiptVerifier(rootCertificates: [identity.root])
@@ -22,6 +27,8 @@ public struct AppReceiptVerifier: Sendable {
     public let rootCertificates: [Certificate]
     /// Keep one verifier to validate each signing chain once.
     private let validatedChains = ValidatedChainCache<[Certificate]>()
+    /// The receipts this verifier accepted, by the SHA-256 of their DER bytes.
+    private let verifiedReceipts = BoundedCache<SHA256Digest, AppReceipt>(capacity: 1_024)
 
     /// Creates a verifier trusting exactly these roots (for Kiosk, the exported root of one environment).
     public init(rootCertificates: [Certificate]) {
@@ -40,6 +47,14 @@ public struct AppReceiptVerifier: Sendable {
     ///
     /// - Returns: `.verified` with the decoded receipt, or `.invalid` with the first reason it was refused.
     public func verify(_ receiptDER: [UInt8]) async -> ReceiptVerificationResult<AppReceipt> {
+        let digest = SHA256.hash(data: receiptDER)
+        if let known = verifiedReceipts[digest] { return .verified(known) }
+        let result = await verifyNow(receiptDER)
+        if case .verified(let receipt) = result { verifiedReceipts.insert(receipt, for: digest) }
+        return result
+    }
+
+    private func verifyNow(_ receiptDER: [UInt8]) async -> ReceiptVerificationResult<AppReceipt> {
         let container: SignedReceiptContainer
         do {
             container = try SignedReceiptContainer(derEncoded: receiptDER)
