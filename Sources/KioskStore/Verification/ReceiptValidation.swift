@@ -60,6 +60,10 @@ struct ReceiptValidation: Sendable {
             }
             try await requireAccount(accountId, in: tx)
             let transactions = try await tx.transactions(accountId: accountId, appId: app.id, environment: environment)
+            // The unfinished queue and the subscriptions feed only the answer's subscription fields.
+            guard transactions.contains(where: { $0.productType == .autoRenewable }) else {
+                return .found((app, transactions, [], []))
+            }
             let unfinished = try await tx.unfinishedQueueRecords(
                 accountId: accountId, appId: app.id, environment: environment
             ).compactMap(\.transactionId)
