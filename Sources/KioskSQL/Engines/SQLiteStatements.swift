@@ -47,13 +47,29 @@ struct SQLiteStatements: SQLDatabase {
             }
             let columns = statement.columnNames
             var rows: [SQLiteResultRow] = []
-            let cursor = try Row.fetchCursor(statement)
-            while let row = try cursor.next() {
-                rows.append(SQLiteResultRow(columns: columns, values: row.map(\.1)))
-            }
+            try ValuesCursor(statement).forEach { rows.append(SQLiteResultRow(columns: columns, values: $0)) }
             return rows
         }
         for row in rows { onRow(row) }
+    }
+
+    /// Steps a statement whose arguments are bound, copying each row's values out as it goes. GRDB's `Row` cursor
+    /// first maps every column's lowercased name to its index, which Kiosk never asks for: with reading the values
+    /// through a key path, a fifth of the time `verifyReceipt` spent in its SQL statements.
+    private final class ValuesCursor: DatabaseCursor {
+        typealias Element = [DatabaseValue]
+        let _statement: Statement
+        var _isDone = false
+        private let columnCount: CInt
+
+        init(_ statement: Statement) {
+            _statement = statement
+            columnCount = CInt(statement.columnCount)
+        }
+
+        func _element(sqliteStatement: SQLiteStatement) -> [DatabaseValue] {
+            (0..<columnCount).map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0) }
+        }
     }
 
     /// A bound value as SQLite stores it: integers, text, and booleans as the integers 0 and 1 (the values SQLiteKit,
