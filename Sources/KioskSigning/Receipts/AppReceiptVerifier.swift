@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KioskCore
 import X509
 
 /// Verifies app receipts made by ``AppReceiptSigner`` the way a device or a merchant server checks Apple's.

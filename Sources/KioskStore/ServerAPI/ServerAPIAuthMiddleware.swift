@@ -43,9 +43,10 @@ struct ServerAPIAuthMiddleware: RouterMiddleware {
             throw ServerAPIUnauthorized(reason: "no bearer token")
         }
         let text = String(authorization.dropFirst("Bearer ".count))
+        let verified = keys.verifiedToken(text)
         let token: ServerAPIToken
         do {
-            token = try ServerAPIToken(parsing: text)
+            token = try verified ?? ServerAPIToken(parsing: text)
         } catch {
             throw ServerAPIUnauthorized(reason: "\(error)")
         }
@@ -73,11 +74,11 @@ struct ServerAPIAuthMiddleware: RouterMiddleware {
         }
         guard issuer == entry.issuer else { throw ServerAPIUnauthorized(reason: "iss is not this store's issuer id") }
         guard bundleId == entry.app.bundleId else { throw ServerAPIUnauthorized(reason: "bid is not the key's app") }
-        if !keys.hasVerified(text) {
+        if verified == nil {
             guard let publicKey = entry.publicKey, token.hasValidSignature(by: publicKey) else {
                 throw ServerAPIUnauthorized(reason: "bad signature")
             }
-            keys.rememberVerified(text)
+            keys.rememberVerified(token, as: text)
         }
         let app = entry.app
         return ServerAPICaller(environment: environment, app: app, keyId: keyId)

@@ -1,16 +1,17 @@
 import Crypto
 import Foundation
 import KioskCore
+import KioskSigning
 import Synchronization
 
 /// In-App Purchase keys as the Server API's authentication last read them, each kept for a second, and the tokens
-/// whose signature already checked out.
+/// whose signature already checked out, parsed.
 ///
 /// Reading a key, its app and the store's issuer id was a database transaction on every request; with this cache it
 /// is one per key per second. A key revoked through this process is forgotten at once; one revoked through another
 /// replica stops working here within the second an entry lives: the staleness accepted for not reading the database
-/// per request. A client reuses its token for up to an hour, so its ECDSA signature is checked once; expiry, key and
-/// issuer are still checked on every request.
+/// per request. A client reuses its token for up to an hour, so its ECDSA signature is checked and its JSON parsed
+/// once; expiry, key and issuer are still checked on every request.
 public final class ServerAPIKeyCache: Sendable {
     /// What authentication needs of a key, read in one transaction.
     struct Entry: Sendable {
@@ -28,7 +29,7 @@ public final class ServerAPIKeyCache: Sendable {
     static let verifiedTokenLimit = 4_096
 
     private let entries = Mutex<[String: Entry]>([:])
-    private let verifiedTokens = Mutex<Set<String>>([])
+    private let verifiedTokens = BoundedCache<String, ServerAPIToken>(capacity: verifiedTokenLimit)
 
     public init() {}
 
@@ -45,19 +46,16 @@ public final class ServerAPIKeyCache: Sendable {
     /// Drops what is known of `keyId` and of every token: its revocation takes effect on the next request.
     func forget(keyId: String) {
         entries.withLock { _ = $0.removeValue(forKey: keyId) }
-        verifiedTokens.withLock { $0.removeAll() }
+        verifiedTokens.removeAll()
     }
 
-    /// Whether `token`'s signature was already verified.
-    func hasVerified(_ token: String) -> Bool {
-        verifiedTokens.withLock { $0.contains(token) }
+    /// `text` parsed, if its signature was already verified.
+    func verifiedToken(_ text: String) -> ServerAPIToken? {
+        verifiedTokens[text]
     }
 
-    /// Remembers that `token`'s signature verified.
-    func rememberVerified(_ token: String) {
-        verifiedTokens.withLock { tokens in
-            if tokens.count >= Self.verifiedTokenLimit { tokens.removeAll() }
-            tokens.insert(token)
-        }
+    /// Remembers that the signature of `token`, parsed from `text`, verified.
+    func rememberVerified(_ token: ServerAPIToken, as text: String) {
+        verifiedTokens.insert(token, for: text)
     }
 }
