@@ -1,7 +1,9 @@
 extension Unicode.Scalar {
     /// Whether this is a control character (Unicode category Cc: NUL, tab, line breaks, escape, DEL, C1), which no
-    /// name or identifier may hold.
-    package var isControl: Bool { properties.generalCategory == .control }
+    /// name or identifier may hold. Cc is U+0000–U+001F and U+007F–U+009F, a set Unicode's stability policy fixes for
+    /// good, so the value is compared directly: looking up each scalar's category was 8% of a merchant delivery's
+    /// samples, checking a 4 KB signed transaction.
+    package var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 
     /// The code point as four or more upper-case hex digits, as in `U+0000`.
     package var hexCode: String {
