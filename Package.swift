@@ -374,8 +374,9 @@ let package = Package(
             name: "KioskMerchantTests",
             dependencies: [
                 "KioskMerchant", "KioskKit", "KioskProtocol", "KioskTesting", "KioskTestSupport", "KioskSigning",
-                "KioskCore",
+                "KioskCore", "KioskSQL",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "X509", package: "swift-certificates"),

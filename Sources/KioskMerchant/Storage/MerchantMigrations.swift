@@ -3,7 +3,7 @@ import KioskSQL
 /// The merchant's own schema, in its own database (never the store's). Written once for SQLite and PostgreSQL:
 /// ids as TEXT, timestamps as BIGINT milliseconds since 1970, amounts as BIGINT whole units.
 enum MerchantMigrations {
-    static let all: [Migration] = [ledger, spends, stateOrder, appTransactions]
+    static let all: [Migration] = [ledger, spends, stateOrder, appTransactions, userReads]
 
     static let ledger = Migration(
         version: 1, name: "merchant_ledger",
@@ -176,5 +176,23 @@ enum MerchantMigrations {
                 CONSTRAINT customer_app_transactions_pkey PRIMARY KEY (environment, app_transaction_id, user_id)
             )
             """
+        ])
+
+    /// Version 5: what every delivery's answer reads of its user, found without reading the user's other grants. A
+    /// game's player can hold thousands of consumable grants: the entitlement read searched them all for the few
+    /// that unlock something, and the balance sums read each grant's whole row. The first index holds only the
+    /// grants that unlock an entitlement, in the order the read wants them; the second holds what the balance sums
+    /// need, so they read the index alone.
+    static let userReads = Migration(
+        version: 5, name: "merchant_user_reads",
+        statements: [
+            """
+            CREATE INDEX grants_user_entitlements ON grants (user_id, purchase_date, transaction_id)
+            WHERE entitlement IS NOT NULL
+            """,
+            """
+            CREATE INDEX grants_user_balances ON grants (user_id, balance_name, revoked_date, balance_amount)
+            WHERE balance_name IS NOT NULL
+            """,
         ])
 }
