@@ -112,10 +112,10 @@ struct SignedDataChecks: Sendable {
 
     /// The claims of a compact JWS, unverified: only to choose the verifier that then checks everything.
     private static func peek(_ jws: String, field: String) throws -> [String: Any] {
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        // Split as bytes: splitting the String walks its 4 KB as characters, 8% of a replayed delivery's samples.
+        let parts = jws.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3,
-            let bytes = try? Base64.decode(
-                string: String(parts[1]), options: [.base64UrlAlphabet, .omitPaddingCharacter]),
+            let bytes = try? Base64.decode(bytes: parts[1], options: [.base64UrlAlphabet, .omitPaddingCharacter]),
             let claims = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
         else {
             throw KioskError(
