@@ -13,8 +13,9 @@ import X509
 /// receipt signed while the leaf was valid stays verifiable after the leaf expires.
 ///
 /// The answer depends on nothing but the receipt's bytes and the roots, so a verifier remembers the receipts it
-/// accepted (the last 1,024, by the SHA-256 of their bytes): apps send the same receipt again and again, and a
-/// receipt seen before is answered without parsing its container or checking its signature again.
+/// accepted (the last 256 of at most 16 KiB, by the SHA-256 of their bytes): apps send the same receipt again and
+/// again, and a receipt seen before is answered without parsing its container or checking its signature again. The
+/// bounds keep what is remembered to a few megabytes, however many purchases a receipt lists.
 ///
 /// ```swift
 /// let verifier = AppReceiptVerifier(rootCertificates: [identity.root])
@@ -29,7 +30,9 @@ public struct AppReceiptVerifier: Sendable {
     /// Keep one verifier to validate each signing chain once.
     private let validatedChains = ValidatedChainCache<[Certificate]>()
     /// The receipts this verifier accepted, by the SHA-256 of their DER bytes.
-    private let verifiedReceipts = BoundedCache<SHA256Digest, AppReceipt>(capacity: 1_024)
+    private let verifiedReceipts = BoundedCache<SHA256Digest, AppReceipt>(capacity: 256)
+    /// The largest receipt remembered; a receipt of a few purchases is 3–5 KiB.
+    private static let rememberedBytes = 16 * 1_024
 
     /// Creates a verifier trusting exactly these roots (for Kiosk, the exported root of one environment).
     public init(rootCertificates: [Certificate]) {
@@ -48,6 +51,7 @@ public struct AppReceiptVerifier: Sendable {
     ///
     /// - Returns: `.verified` with the decoded receipt, or `.invalid` with the first reason it was refused.
     public func verify(_ receiptDER: [UInt8]) async -> ReceiptVerificationResult<AppReceipt> {
+        guard receiptDER.count <= Self.rememberedBytes else { return await verifyNow(receiptDER) }
         let digest = SHA256.hash(data: receiptDER)
         if let known = verifiedReceipts[digest] { return .verified(known) }
         let result = await verifyNow(receiptDER)
