@@ -10,6 +10,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import Synchronization
 
 /// Throughput and latency of one request kind under concurrent load.
 struct LoadResult {
@@ -22,6 +23,39 @@ struct LoadResult {
 func load(seconds: Double, concurrency: Int, _ request: @escaping @Sendable () async throws -> Void) async throws
     -> LoadResult
 {
+    try await load(seconds: seconds, concurrency: concurrency) { () async throws -> Bool in
+        try await request()
+        return true
+    }
+}
+
+/// Sends a request for each of `items` once, `concurrency` at a time, until they run out or `seconds` pass, and
+/// measures each one's latency.
+func load<Item: Sendable>(
+    each items: [Item], seconds: Double, concurrency: Int, _ request: @escaping @Sendable (Item) async throws -> Void
+) async throws -> LoadResult {
+    let next = NextIndex()
+    return try await load(seconds: seconds, concurrency: concurrency) { () async throws -> Bool in
+        let index = next.index.withLock { index in
+            defer { index += 1 }
+            return index
+        }
+        guard items.indices.contains(index) else { return false }
+        try await request(items[index])
+        return true
+    }
+}
+
+/// The index of the next item to send, shared by the workers of `load(each:…)`.
+private final class NextIndex: Sendable {
+    let index = Mutex(0)
+}
+
+/// The loop of both: each of `concurrency` workers sends requests until the deadline or until `request` answers
+/// false, which sends nothing and is not measured.
+private func load(seconds: Double, concurrency: Int, _ request: @escaping @Sendable () async throws -> Bool)
+    async throws -> LoadResult
+{
     let clock = ContinuousClock()
     let deadline = clock.now + .milliseconds(Int(seconds * 1000))
     let start = clock.now
@@ -31,7 +65,7 @@ func load(seconds: Double, concurrency: Int, _ request: @escaping @Sendable () a
                 var measured: [Duration] = []
                 while clock.now < deadline {
                     let began = clock.now
-                    try await request()
+                    guard try await request() else { break }
                     measured.append(clock.now - began)
                 }
                 return measured
@@ -125,6 +159,8 @@ struct VerificationFixture {
     var transactionInfoURL: String
     var bearer: String
     var signedTransaction: String
+    private var store: TestStore
+    private var sessionToken: String
 
     /// Buys a non-consumable as a tester of `store` and makes an In-App Purchase key for it.
     init(_ store: TestStore) async throws {
@@ -152,6 +188,25 @@ struct VerificationFixture {
             decoding: try JSONSerialization.data(withJSONObject: ["receipt-data": receiptData]), as: UTF8.self)
         transactionInfoURL = store.baseURL + "/sandbox/inApps/v1/transactions/\(transactionId)"
         self.signedTransaction = signedTransaction
+        self.store = store
+        sessionToken = token
+    }
+
+    /// `count` verifyReceipt bodies, each of a receipt fetched anew (signed at another instant, so no two are the
+    /// same bytes): what the store has never verified.
+    func freshVerifyReceiptBodies(count: Int) async throws -> [String] {
+        var bodies: [String] = []
+        bodies.reserveCapacity(count)
+        for _ in 0..<count {
+            let receipt = try await store.request(.GET, "/sandbox/storekit/v1/receipt", token: .some(sessionToken))
+            guard let receiptData = receipt.json["receipt"] as? String else {
+                fatalError("no receipt: \(receipt.text)")
+            }
+            bodies.append(
+                String(
+                    decoding: try JSONSerialization.data(withJSONObject: ["receipt-data": receiptData]), as: UTF8.self))
+        }
+        return bodies
     }
 }
 

@@ -246,6 +246,16 @@ if wanted("verify") {
                     "verifyReceipt failed: \(String(decoding: answer, as: UTF8.self))")
             }
             report("verifyReceipt (app receipt, 8 in flight)", verifyReceipt, baselineName: "bare JSON GET", bare)
+            // The row above sends one receipt, which the store verifies once and then remembers, as it does for an
+            // app that sends its receipt again; this one sends each receipt once, until they run out.
+            let fresh = try await fixture.freshVerifyReceiptBodies(count: Int(seconds * 3_000))
+            let firstSeen = try await load(each: fresh, seconds: seconds, concurrency: concurrency) { body in
+                let answer = try await post(fixture.verifyReceiptURL, json: Data(body.utf8))
+                precondition(
+                    String(decoding: answer, as: UTF8.self).contains(#""status":0"#),
+                    "verifyReceipt failed: \(String(decoding: answer, as: UTF8.self))")
+            }
+            report("verifyReceipt (receipts seen once, 8 in flight)", firstSeen, baselineName: "bare JSON GET", bare)
             let transactionInfo = try await load(seconds: seconds, concurrency: concurrency) {
                 try await get(fixture.transactionInfoURL, headers: [("Authorization", "Bearer \(fixture.bearer)")])
             }
