@@ -239,22 +239,20 @@ if wanted("verify") {
         try await withBareJSONServer(bodySize: fixture.signedTransaction.count + 28) { bareURL in
             let concurrency = 8
             let bare = try await load(seconds: seconds, concurrency: concurrency) { try await get(bareURL) }
-            let verifyReceipt = try await load(seconds: seconds, concurrency: concurrency) {
-                let answer = try await post(fixture.verifyReceiptURL, json: Data(fixture.verifyReceiptBody.utf8))
-                precondition(
-                    String(decoding: answer, as: UTF8.self).contains(#""status":0"#),
-                    "verifyReceipt failed: \(String(decoding: answer, as: UTF8.self))")
-            }
-            report("verifyReceipt (app receipt, 8 in flight)", verifyReceipt, baselineName: "bare JSON GET", bare)
-            // The row above sends one receipt, which the store verifies once and then remembers, as it does for an
-            // app that sends its receipt again; this one sends each receipt once, until they run out.
-            let fresh = try await fixture.freshVerifyReceiptBodies(count: Int(seconds * 3_000))
-            let firstSeen = try await load(each: fresh, seconds: seconds, concurrency: concurrency) { body in
+            @Sendable func verify(_ body: String) async throws {
                 let answer = try await post(fixture.verifyReceiptURL, json: Data(body.utf8))
                 precondition(
                     String(decoding: answer, as: UTF8.self).contains(#""status":0"#),
                     "verifyReceipt failed: \(String(decoding: answer, as: UTF8.self))")
             }
+            let verifyReceipt = try await load(seconds: seconds, concurrency: concurrency) {
+                try await verify(fixture.verifyReceiptBody)
+            }
+            report("verifyReceipt (app receipt, 8 in flight)", verifyReceipt, baselineName: "bare JSON GET", bare)
+            // The row above sends one receipt, which the store verifies once and then remembers, as it does for an
+            // app that sends its receipt again; this one sends each receipt once, until they run out.
+            let fresh = try await fixture.freshVerifyReceiptBodies(count: Int(seconds * 3_000))
+            let firstSeen = try await load(each: fresh, seconds: seconds, concurrency: concurrency, verify)
             report("verifyReceipt (receipts seen once, 8 in flight)", firstSeen, baselineName: "bare JSON GET", bare)
             let transactionInfo = try await load(seconds: seconds, concurrency: concurrency) {
                 try await get(fixture.transactionInfoURL, headers: [("Authorization", "Bearer \(fixture.bearer)")])
