@@ -174,8 +174,6 @@ struct VerificationFixture {
             let transactionId = transaction["transactionId"] as? String,
             let signedTransaction = transaction["signedTransaction"] as? String
         else { fatalError("purchase failed: \(bought.text)") }
-        let receipt = try await store.request(.GET, "/sandbox/storekit/v1/receipt", token: .some(token))
-        guard let receiptData = receipt.json["receipt"] as? String else { fatalError("no receipt: \(receipt.text)") }
         let key = try await store.request(.POST, AdminRoutes.keys.path("com.example.verify"), json: ["name": "bench"])
         guard let keyId = key.json["keyId"] as? String, let issuerId = key.json["issuerId"] as? String,
             let privateKey = key.json["privateKey"] as? String
@@ -184,8 +182,7 @@ struct VerificationFixture {
             keyId: keyId, issuerId: issuerId, bundleId: "com.example.verify", privateKeyPEM: privateKey,
             expiresAt: Date() + 3000)
         verifyReceiptURL = store.baseURL + "/sandbox/verifyReceipt"
-        verifyReceiptBody = String(
-            decoding: try JSONSerialization.data(withJSONObject: ["receipt-data": receiptData]), as: UTF8.self)
+        verifyReceiptBody = try await Self.verifyReceiptBody(store, token: token)
         transactionInfoURL = store.baseURL + "/sandbox/inApps/v1/transactions/\(transactionId)"
         self.signedTransaction = signedTransaction
         self.store = store
@@ -197,17 +194,24 @@ struct VerificationFixture {
     func freshVerifyReceiptBodies(count: Int) async throws -> [String] {
         var bodies: [String] = []
         bodies.reserveCapacity(count)
-        for _ in 0..<count {
-            let receipt = try await store.request(.GET, "/sandbox/storekit/v1/receipt", token: .some(sessionToken))
-            guard let receiptData = receipt.json["receipt"] as? String else {
-                fatalError("no receipt: \(receipt.text)")
-            }
-            bodies.append(
-                String(
-                    decoding: try JSONSerialization.data(withJSONObject: ["receipt-data": receiptData]), as: UTF8.self))
-        }
+        for _ in 0..<count { bodies.append(try await Self.verifyReceiptBody(store, token: sessionToken)) }
         return bodies
     }
+
+    /// `{"receipt-data": …}` of the app receipt the store signs for the session `token` now.
+    private static func verifyReceiptBody(_ store: TestStore, token: String) async throws -> String {
+        let receipt = try await store.request(.GET, "/sandbox/storekit/v1/receipt", token: .some(token))
+        guard let receiptData = receipt.json["receipt"] as? String else {
+            throw BenchSetupFailed(description: "The store answered no receipt: \(receipt.text)")
+        }
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: ["receipt-data": receiptData]), as: UTF8.self)
+    }
+}
+
+/// A step that prepares a benchmark got an answer it cannot go on with.
+struct BenchSetupFailed: Error, CustomStringConvertible {
+    var description: String
 }
 
 extension TestStore {
