@@ -106,6 +106,26 @@ import Testing
             #expect(Set(transactions.compactMap(\.webOrderLineItemId)).count == 2 * count)
             #expect(notifications.filter { $0.notificationType == .didRenew }.count == count)
             #expect(Set(notifications.compactMap(\.transactionId)).isSuperset(of: renewals.map(\.id)))
+            // A batch signs its renewals beside its statements: each stored renewal, and each DID_RENEW with the
+            // renewal and renewal info it carries, verifies and names its own transaction.
+            let root = store.built.signing.identity(.sandbox).root
+            for renewal in renewals {
+                let signed = try await verifiedPayload(
+                    renewal.signedTransaction, as: JWSTransactionDecodedPayload.self, root: root, clock: clock)
+                #expect(signed.transactionId == String(renewal.id) && signed.transactionReason == "RENEWAL")
+            }
+            for notification in notifications where notification.notificationType == .didRenew {
+                let payload = try await verifiedPayload(
+                    notification.signedPayload, as: NotificationPayload.self, root: root, clock: clock)
+                let carried = try await verifiedPayload(
+                    try #require(payload.data?.signedTransactionInfo), as: JWSTransactionDecodedPayload.self,
+                    root: root, clock: clock)
+                let renewalInfo = try await verifiedPayload(
+                    try #require(payload.data?.signedRenewalInfo), as: JWSRenewalInfoDecodedPayload.self, root: root,
+                    clock: clock)
+                #expect(carried.transactionId == notification.transactionId.map(String.init))
+                #expect(renewalInfo.originalTransactionId == carried.originalTransactionId)
+            }
             #expect(Set(queue.compactMap(\.transactionId)).isSuperset(of: renewals.map(\.id)))
             // Each renewal records what it earned, in its batch: US$0.99 less 30%.
             let earned = try await store.built.database.transaction { tx in

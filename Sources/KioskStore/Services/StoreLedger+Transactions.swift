@@ -93,7 +93,17 @@ extension StoreLedger {
     /// The one place a transaction is made, for a purchase or a renewal: its fields, an order id and its first
     /// signatures. The caller inserts it and records the sale.
     func mint(_ terms: TransactionTerms, id: Int64, webOrderLineItemId: Int64?) throws -> StoreTransaction {
-        var transaction = StoreTransaction(
+        var transaction = Self.unsignedTransaction(terms, id: id, webOrderLineItemId: webOrderLineItemId)
+        try sign(&transaction, bundleId: terms.app.bundleId, now: terms.purchaseDate)
+        return transaction
+    }
+
+    /// A new transaction's fields and order id, not yet signed (revision 0): ``mint(_:id:webOrderLineItemId:)``
+    /// signs it at once; a renewal batch signs it beside its statements (``signingPayload(for:bundleId:now:)``).
+    static func unsignedTransaction(_ terms: TransactionTerms, id: Int64, webOrderLineItemId: Int64?)
+        -> StoreTransaction
+    {
+        StoreTransaction(
             id: id, environment: terms.environment, appId: terms.app.id, accountId: terms.accountId,
             productId: terms.product.productId, productType: terms.product.type,
             originalTransactionId: terms.original?.transactionId ?? id, purchaseDate: terms.purchaseDate,
@@ -101,19 +111,32 @@ extension StoreLedger {
             priceMinorUnits: terms.priceMinorUnits, currency: terms.storefront.currency.code,
             storefront: terms.storefront.code, storefrontId: terms.storefront.appleId,
             applicationUsername: terms.applicationUsername, appAccountToken: terms.appAccountToken,
-            orderId: Self.orderId(), subscriptionGroupId: terms.product.subscription?.groupId,
+            orderId: orderId(), subscriptionGroupId: terms.product.subscription?.groupId,
             webOrderLineItemId: webOrderLineItemId, expiresDate: terms.expiresDate, transactionReason: terms.reason,
             offer: terms.offer, commitment: terms.commitment, signedTransaction: "", transactionReceipt: "")
-        try sign(&transaction, bundleId: terms.app.bundleId, now: terms.purchaseDate)
-        return transaction
     }
 
     /// Makes the transaction's JWS and iOS 6-style receipt: when the transaction is created, and again when it
     /// changes (a new app account token, a refund, an extension…). Each signing is a new revision.
     func sign(_ transaction: inout StoreTransaction, bundleId: String, now: Date) throws {
+        let payload = Self.signingPayload(for: &transaction, bundleId: bundleId, now: now)
+        transaction.signedTransaction = try context.signing.sign(payload, environment: transaction.environment)
+        // A purchase's receipt is answered with it; a renewal's is made when a device or `verifyReceipt` asks for it
+        // (``receipt(of:bundleId:signing:)``), which most never do: signing it took a sixth of a renewal's CPU, and
+        // storing it 4 KB of every renewal's row.
+        transaction.transactionReceipt =
+            transaction.transactionReason == .renewal
+            ? "" : try context.signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
+    }
+
+    /// Starts the transaction's next revision and returns the JWS payload (Apple's `JWSTransactionDecodedPayload`)
+    /// that signs it as of `now`.
+    static func signingPayload(for transaction: inout StoreTransaction, bundleId: String, now: Date)
+        -> JWSTransactionDecodedPayload
+    {
         transaction.revision += 1
         let currency = Storefront.named(transaction.storefront)?.currency
-        let payload = JWSTransactionDecodedPayload(
+        return JWSTransactionDecodedPayload(
             transactionId: String(transaction.id), originalTransactionId: String(transaction.originalTransactionId),
             webOrderLineItemId: transaction.webOrderLineItemId.map(String.init), bundleId: bundleId,
             productId: transaction.productId,
@@ -145,13 +168,6 @@ extension StoreLedger {
                     commitmentPrice: Self.milliunits($0.priceMinorUnits, exponent: currency?.minorUnitExponent ?? 2),
                     totalBillingPeriods: $0.totalBillingPeriods)
             }, kioskRevision: transaction.revision)
-        transaction.signedTransaction = try context.signing.sign(payload, environment: transaction.environment)
-        // A purchase's receipt is answered with it; a renewal's is made when a device or `verifyReceipt` asks for it
-        // (``receipt(of:bundleId:signing:)``), which most never do: signing it took a sixth of a renewal's CPU, and
-        // storing it 4 KB of every renewal's row.
-        transaction.transactionReceipt =
-            transaction.transactionReason == .renewal
-            ? "" : try context.signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
     }
 
     /// The transaction's iOS 6-style receipt: the one stored with it, or, for a renewal (stored without one), one

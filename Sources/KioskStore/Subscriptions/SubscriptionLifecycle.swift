@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskSQL
+import KioskSigning
 import KioskStorage
 import Logging
 
@@ -127,6 +128,7 @@ struct SubscriptionLifecycle: Sendable {
                 work.rowsLeft -= 1
             }
             try await work.flush(in: tx)
+            batch.effects.deliver(work.notificationsInserted)
             batch.reserve = work.reserve
             return batch
         }
@@ -278,7 +280,7 @@ struct SubscriptionLifecycle: Sendable {
             from: at, environment: subscription.environment)
         let id = try await context.work.identifier(
             subscription.environment == .production ? .productionTransactionId : .sandboxTransactionId, in: tx)
-        let renewal = try store.ledger.mint(
+        var unsigned = StoreLedger.unsignedTransaction(
             TransactionTerms(
                 environment: subscription.environment, app: context.app, accountId: subscription.accountId,
                 product: product, storefront: storefront,
@@ -290,7 +292,8 @@ struct SubscriptionLifecycle: Sendable {
                     ?? context.rules.periodEnd(duration, from: at), reason: .renewal,
                 offer: offer, commitment: commitment),
             id: id, webOrderLineItemId: try await context.work.identifier(.webOrderLineItemId, in: tx))
-        try await context.work.insert(renewal, in: tx)
+        let payload = StoreLedger.signingPayload(for: &unsigned, bundleId: context.app.bundleId, now: at)
+        let renewal = try await context.work.insert(unsigned, signedWith: payload, by: store.signing, in: tx)
         try await context.work.recordSale(of: renewal, after: context.chain, in: tx)
         try await context.work.insert(
             StoreLedger.queueRecord(
@@ -395,16 +398,17 @@ struct SubscriptionLifecycle: Sendable {
         if context.chain == nil || subscription.state == .expired || subscription.state == .revoked {
             try await context.work.flush(in: tx)
         }
-        let renewalInfo = try await subscriptions.signedRenewalInfo(
+        let renewalInfo = try await subscriptions.renewalInfo(
             for: subscription, latest: context.latest, chain: context.chain, autoRenewProduct: context.renewalProduct,
             now: at, in: tx)
-        let notification = try store.notifications.signed(
-            NotificationContent(
-                type: type, subtype: subtype, transaction: context.latest, signedRenewalInfo: renewalInfo,
-                status: subscription.state.appleStatus),
-            app: context.app, environment: subscription.environment, now: at)
-        try await context.work.insert(notification, in: tx)
-        effects.deliver([notification])
+        let content = NotificationContent(
+            type: type, subtype: subtype, transaction: context.latest, status: subscription.state.appleStatus)
+        if let notification = try await context.work.insertNotification(
+            content, renewalInfo: renewalInfo, app: context.app, environment: subscription.environment, now: at,
+            store: store, in: tx)
+        {
+            effects.deliver([notification])
+        }
     }
 
     /// What an event needs besides the row: its app, account, latest transaction, the product it renews into
@@ -455,12 +459,19 @@ struct SubscriptionLifecycle: Sendable {
     ///
     /// `deferringInserts`: the renewals' transactions, queue entries and notifications are kept until ``flush(in:)``
     /// (which a batch calls before it commits, and before any read that could see them), then inserted with one
-    /// statement per table.
+    /// statement per table. Their signatures (a renewal's transaction, and each notification with the renewal info
+    /// it carries) are made meanwhile, in tasks of their own: on another core while the batch goes on with its next
+    /// rows' statements. Made in the order of the rows, they are inserted in that order.
     final class BatchWork {
         private let defersInserts: Bool
-        private var transactionsToInsert: [StoreTransaction] = []
+        private var transactionsToInsert: [Task<StoreTransaction, any Error>] = []
+        /// The batch's renewals by transaction id, signed or being signed: a notification about one carries its signed
+        /// form.
+        private var transactionsBeingSigned: [StoreTransaction.ID: Task<StoreTransaction, any Error>] = [:]
         private var queueRecordsToInsert: [QueueRecord] = []
-        private var notificationsToInsert: [ServerNotification] = []
+        private var notificationsToInsert: [Task<ServerNotification, any Error>] = []
+        /// The notifications ``flush(in:)`` inserted, for the batch to deliver once it commits.
+        private(set) var notificationsInserted: [ServerNotification] = []
         private var moneyEventsToInsert: [MoneyEvent] = []
         /// What the batch's sales are priced under, read once.
         private var salesTerms: (taxRules: [TaxRule], agreement: PaidAppsAgreement)?
@@ -480,24 +491,56 @@ struct SubscriptionLifecycle: Sendable {
             defersInserts = deferringInserts
         }
 
-        func insert(_ transaction: StoreTransaction, in tx: any StorageTransaction) async throws {
-            if defersInserts {
-                transactionsToInsert.append(transaction)
-            } else {
-                try await tx.insertTransaction(transaction)
+        /// Inserts `transaction` signed with `payload` (``StoreLedger/signingPayload(for:bundleId:now:)``); returns it
+        /// signed, or, deferring, as it is: its signature is made beside the batch's next statements.
+        func insert(
+            _ transaction: StoreTransaction, signedWith payload: JWSTransactionDecodedPayload, by signing: StoreSigning,
+            in tx: any StorageTransaction
+        ) async throws -> StoreTransaction {
+            let sign = { @Sendable in
+                var signed = transaction
+                signed.signedTransaction = try signing.sign(payload, environment: transaction.environment)
+                return signed
             }
+            guard defersInserts else {
+                let signed = try sign()
+                try await tx.insertTransaction(signed)
+                return signed
+            }
+            let task = Task(operation: sign)
+            transactionsToInsert.append(task)
+            transactionsBeingSigned[transaction.id] = task
+            return transaction
         }
 
         func insert(_ record: QueueRecord, in tx: any StorageTransaction) async throws {
             if defersInserts { queueRecordsToInsert.append(record) } else { try await tx.insertQueueRecord(record) }
         }
 
-        func insert(_ notification: ServerNotification, in tx: any StorageTransaction) async throws {
-            if defersInserts {
-                notificationsToInsert.append(notification)
-            } else {
-                try await tx.insertNotification(notification)
+        /// Inserts a notification of `content`, carrying `renewalInfo` signed, and returns it to deliver once the
+        /// change commits; deferring, it is signed beside the batch's next statements (with its transaction's
+        /// signature, when that is still being made) and returns nil: the batch delivers
+        /// ``notificationsInserted``.
+        func insertNotification(
+            _ content: NotificationContent, renewalInfo: JWSRenewalInfoDecodedPayload, app: App,
+            environment: StoreEnvironment, now: Date, store: StoreContext, in tx: any StorageTransaction
+        ) async throws -> ServerNotification? {
+            let transactionBeingSigned = content.transaction.flatMap {
+                $0.signedTransaction.isEmpty ? transactionsBeingSigned[$0.id] : nil
             }
+            let sign = { @Sendable in
+                var content = content
+                if let transactionBeingSigned { content.transaction = try await transactionBeingSigned.value }
+                content.signedRenewalInfo = try store.signing.sign(renewalInfo, environment: environment)
+                return try store.notifications.signed(content, app: app, environment: environment, now: now)
+            }
+            guard defersInserts else {
+                let notification = try await sign()
+                try await tx.insertNotification(notification)
+                return notification
+            }
+            notificationsToInsert.append(Task(operation: sign))
+            return nil
         }
 
         /// Records what the renewal `transaction` is worth (``SalesLedger``); `chain`: the subscription's
@@ -520,12 +563,17 @@ struct SubscriptionLifecycle: Sendable {
             if defersInserts { moneyEventsToInsert.append(event) } else { try await tx.insertMoneyEvents([event]) }
         }
 
-        /// Inserts what was deferred, one statement per table.
+        /// Inserts what was deferred, one statement per table, once its signatures are made.
         func flush(in tx: any StorageTransaction) async throws {
-            try await tx.insertTransactions(transactionsToInsert)
+            var transactions: [StoreTransaction] = []
+            for task in transactionsToInsert { transactions.append(try await task.value) }
+            var notifications: [ServerNotification] = []
+            for task in notificationsToInsert { notifications.append(try await task.value) }
+            try await tx.insertTransactions(transactions)
             try await tx.insertQueueRecords(queueRecordsToInsert)
-            try await tx.insertNotifications(notificationsToInsert)
+            try await tx.insertNotifications(notifications)
             try await tx.insertMoneyEvents(moneyEventsToInsert)
+            notificationsInserted += notifications
             transactionsToInsert = []
             queueRecordsToInsert = []
             notificationsToInsert = []
