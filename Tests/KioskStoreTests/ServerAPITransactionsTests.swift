@@ -22,7 +22,10 @@ import Testing
             let info = try await store.serverAPI(.GET, "/inApps/v1/transactions/\(id)", key: key)
             #expect(info.status == 200, "\(info.text)")
             #expect(info.header("Content-Type") == "application/json")
-            let payload = try jwsPayload(try #require(info.json["signedTransactionInfo"] as? String))
+            let signed = try #require(info.json["signedTransactionInfo"] as? String)
+            // Written as bytes (a JWS needs no escaping): exactly what JSONEncoder writes, and nothing else.
+            #expect(info.text == #"{"signedTransactionInfo":""# + signed + #""}"#)
+            let payload = try jwsPayload(signed)
             #expect(payload["transactionId"] as? String == id)
             let appTransactionId = try #require(payload["appTransactionId"] as? String)
             #expect(appTransactionId.count == 18 && Int64(appTransactionId) != nil)
