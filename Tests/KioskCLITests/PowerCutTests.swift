@@ -93,7 +93,7 @@ import Testing
     }
 
     private func write(_ text: String, to file: URL, fsync: Bool, append: Bool = false) throws {
-        if !append { FileManager.default.createFile(atPath: file.path, contents: nil) }
+        if !append { try Data().write(to: file) }
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
         try handle.seekToEnd()
