@@ -29,6 +29,20 @@ import Testing
             #expect(payload["transactionId"] as? String == id)
             let appTransactionId = try #require(payload["appTransactionId"] as? String)
             #expect(appTransactionId.count == 18 && Int64(appTransactionId) != nil)
+            // A stored form that is not a compact JWS (a hand-edited row) is still answered as valid JSON, escaped.
+            let edited = #"not "a" JWS\"#
+            let transactionId = try #require(Int64(id))
+            var row = try #require(
+                try await store.built.database.transaction { tx in
+                    try await tx.transaction(id: transactionId, environment: .sandbox)
+                })
+            row.signedTransaction = edited
+            row.revision += 1
+            let editedRow = row
+            try await store.built.database.transaction { tx in try await tx.updateTransaction(editedRow) }
+            let answered = try await store.serverAPI(.GET, "/inApps/v1/transactions/\(id)", key: key)
+            #expect(answered.status == 200 && answered.json["signedTransactionInfo"] as? String == edited)
+            #expect(answered.text == #"{"signedTransactionInfo":"not \"a\" JWS\\"}"#, "\(answered.text)")
 
             try await expectAPIError(
                 store.serverAPI(.GET, "/inApps/v1/transactions/abc", key: key), 400, 4_000_006)

@@ -63,7 +63,7 @@ extension CatalogService {
     }
 
     /// Agreements decoded, by their stored text: every purchase reads the agreement twice (to sell, then to price the
-    /// sale), and decoding it took 4% of a purchase's samples at 64 connections.
+    /// sale), and decoding it took 3.4% of a purchase's samples at 64 connections.
     private static let decodedAgreements = BoundedCache<String, PaidAppsAgreement>(capacity: 8)
 
     static func save(_ agreement: PaidAppsAgreement, in tx: any StorageTransaction) async throws {

@@ -461,7 +461,8 @@ struct SubscriptionLifecycle: Sendable {
     /// (which a batch calls before it commits, and before any read that could see them), then inserted with one
     /// statement per table. Their signatures (a renewal's transaction, and each notification with the renewal info
     /// it carries) are made meanwhile, in tasks of their own: on another core while the batch goes on with its next
-    /// rows' statements. Made in the order of the rows, they are inserted in that order.
+    /// rows' statements. Made in the order of the rows, they are inserted in that order. A batch that fails before
+    /// ``flush(in:)`` leaves its tasks to finish and drops what they made: nothing signed leaves the transaction.
     final class BatchWork {
         private let defersInserts: Bool
         private var transactionsToInsert: [Task<StoreTransaction, any Error>] = []
