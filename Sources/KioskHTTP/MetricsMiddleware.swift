@@ -49,11 +49,11 @@ extension PrometheusCollectorRegistry {
     public func recordDatabasePool(size: Int, inUse: Int, waiting: Int) {
         makeGauge(
             descriptor: MetricNameDescriptor(
-                namespace: "kiosk", subsystem: "database", metricName: "pool_size", unitName: nil,
+                namespace: "kiosk", subsystem: "database", metricName: "pool_size", unitName: "",
                 helpText: "The most database transactions that run at once (connections; 1 for SQLite's writer).")
         ).set(Double(size))
         let sessions = MetricNameDescriptor(
-            namespace: "kiosk", subsystem: "database", metricName: "sessions", unitName: nil,
+            namespace: "kiosk", subsystem: "database", metricName: "sessions", unitName: "",
             helpText: "Database transactions running (in_use) and waiting for a connection (waiting).")
         makeGauge(descriptor: sessions, labels: [("state", "in_use")]).set(Double(inUse))
         makeGauge(descriptor: sessions, labels: [("state", "waiting")]).set(Double(waiting))

@@ -44,9 +44,9 @@ import X509
         let key = try P256.Signing.PrivateKey(pemRepresentation: issued.privateKeyPEM)
         #expect(Certificate.PublicKey(key.publicKey) == issued.certificate.publicKey)
         var verifier = Verifier(rootCertificates: CertificateStore([authority.root])) {
-            RFC5280Policy(validationTime: Date())
+            RFC5280Policy()
         }
-        let result = await verifier.validate(leafCertificate: issued.certificate, intermediates: CertificateStore())
+        let result = await verifier.validate(leaf: issued.certificate, intermediates: CertificateStore())
         guard case .validCertificate = result else {
             Issue.record("the server certificate does not chain to the root: \(result)")
             return

@@ -31,9 +31,10 @@ import Testing
             // URL (its own port), so it reissues the database's chains: version 2, same root.
             try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
             let key = try String(contentsOf: first.appendingPathComponent("identity.key"), encoding: .utf8)
-            FileManager.default.createFile(
-                atPath: second.appendingPathComponent("identity.key").path, contents: Data(key.utf8),
-                attributes: [.posixPermissions: 0o600])
+            #expect(
+                FileManager.default.createFile(
+                    atPath: second.appendingPathComponent("identity.key").path, contents: Data(key.utf8),
+                    attributes: [.posixPermissions: 0o600]))
             let (port, reissued) = try await withTestStore(databaseURL: url, dataDirectory: second, port: .free) {
                 store in
                 let report = store.built.report

@@ -111,7 +111,8 @@ import Testing
         for (email, _) in testers {
             let product = ["a", "b", "g"].contains(email.prefix(1)) ? monthly : yearly
             let bought = try await store.pay(product, token: try await store.signIn(email))
-            originals[String(email.prefix(1))] = try #require(bought.transactionId, "\(bought.text)")
+            let originalTransactionId = try #require(bought.transactionId, "\(bought.text)")
+            originals[String(email.prefix(1))] = originalTransactionId
         }
         let (b, d, g) = (originals["b"] ?? "", originals["d"] ?? "", originals["g"] ?? "")
         #expect(try await store.subscriptionControl(b, "fail-renewal").status == 200)

@@ -27,7 +27,7 @@ extension MerchantService {
         }
         func gauge(_ name: String, _ help: String, _ rows: [(String, String, Int)], labels: (String, String?)) {
             let descriptor = MetricNameDescriptor(
-                namespace: "kiosk", subsystem: "merchant", metricName: name, unitName: nil, helpText: help)
+                namespace: "kiosk", subsystem: "merchant", metricName: name, unitName: "", helpText: help)
             for (a, b, count) in rows {
                 var pairs = [(labels.0, a)]
                 if let second = labels.1 { pairs.append((second, b)) }

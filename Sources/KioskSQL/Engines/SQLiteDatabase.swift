@@ -85,7 +85,7 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
                     ("mmap_size", "\(mmapBytes)"),
                 ])
             let checkpointer = try SQLiteCheckpointer(path: path, logger: logger)
-            try queue.inDatabase { checkpointer.install(on: $0) }
+            queue.inDatabase { checkpointer.install(on: $0) }
             return SQLiteDatabase(
                 queue: queue, readers: readers, checkpointer: checkpointer, logger: logger,
                 constraintName: constraintName)
@@ -272,7 +272,7 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         try await lock.withLock {
             do {
                 if let checkpointer {
-                    try queue.inDatabase { checkpointer.uninstall(from: $0) }
+                    queue.inDatabase { checkpointer.uninstall(from: $0) }
                     try await checkpointer.close()
                 }
                 try queue.close()

@@ -98,7 +98,7 @@ public struct StoreMetrics: Sendable {
     }
 
     private static func descriptor(_ name: String, _ unit: String?, _ help: String) -> MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "kiosk", subsystem: nil, metricName: name, unitName: unit, helpText: help)
+        MetricNameDescriptor(namespace: "kiosk", subsystem: nil, metricName: name, unitName: unit ?? "", helpText: help)
     }
 }
 
