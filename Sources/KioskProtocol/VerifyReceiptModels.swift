@@ -7,7 +7,8 @@ import KioskCore
 // strings where Apple writes strings.
 
 /// The answer for an app receipt, or any failure (`status` other than 0, with `message`): Apple's `responseBody`.
-public struct VerifyReceiptResponse: Codable, Sendable, Hashable {
+/// ``jsonBytes()`` writes it as `JSONEncoder` would, several times faster.
+public struct VerifyReceiptResponse: Codable, Sendable, Hashable, ReceiptObject {
     public var status: Int
     public var environment: String?
     public var receipt: AppReceiptInfo?
@@ -42,10 +43,35 @@ public struct VerifyReceiptResponse: Codable, Sendable, Hashable {
         case latestReceipt = "latest_receipt"
         case isRetryable = "is-retryable"
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        var fields = ReceiptFieldContainer(encoder)
+        try writeFields(to: &fields)
+    }
+
+    func writeFields(to fields: inout some ReceiptFieldSink) throws {
+        try fields.value(CodingKeys.status.rawValue, Int64(status))
+        try fields.value(CodingKeys.environment.rawValue, environment)
+        try fields.value(CodingKeys.receipt.rawValue, receipt)
+        try fields.value(CodingKeys.latestReceiptInfo.rawValue, latestReceiptInfo)
+        try fields.value(CodingKeys.pendingRenewalInfo.rawValue, pendingRenewalInfo)
+        try fields.value(CodingKeys.latestReceipt.rawValue, latestReceipt)
+        try fields.value(CodingKeys.message.rawValue, message)
+        try fields.value(CodingKeys.isRetryable.rawValue, isRetryable)
+    }
+
+    /// The bytes `JSONEncoder` writes for this answer with `.sortedKeys` and `.withoutEscapingSlashes` (what the
+    /// store sends), written directly: the encoder's keyed containers took a tenth of `verifyReceipt`'s CPU at 64
+    /// connections.
+    public func jsonBytes() throws -> [UInt8] {
+        var writer = ReceiptJSONWriter()
+        try writeFields(to: &writer)
+        return writer.object()
+    }
 }
 
 /// The decoded app receipt (Apple's `responseBody.Receipt`).
-public struct AppReceiptInfo: Codable, Sendable, Hashable {
+public struct AppReceiptInfo: Codable, Sendable, Hashable, ReceiptObject {
     public var receiptType: String
     public var adamId: Int64
     public var appItemId: Int64
@@ -95,7 +121,11 @@ public struct AppReceiptInfo: Codable, Sendable, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var fields = ReceiptFieldWriter(encoder)
+        var fields = ReceiptFieldContainer(encoder)
+        try writeFields(to: &fields)
+    }
+
+    func writeFields(to fields: inout some ReceiptFieldSink) throws {
         try fields.value("receipt_type", receiptType)
         try fields.value("adam_id", adamId)
         try fields.value("app_item_id", appItemId)
@@ -114,7 +144,7 @@ public struct AppReceiptInfo: Codable, Sendable, Hashable {
 
 /// A transaction of `in_app` and `latest_receipt_info` (Apple's `responseBody.Latest_receipt_info`): every value
 /// a string.
-public struct ReceiptTransactionInfo: Codable, Sendable, Hashable {
+public struct ReceiptTransactionInfo: Codable, Sendable, Hashable, ReceiptObject {
     public var quantity: String
     public var productId: String
     public var transactionId: String
@@ -175,7 +205,11 @@ public struct ReceiptTransactionInfo: Codable, Sendable, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var fields = ReceiptFieldWriter(encoder)
+        var fields = ReceiptFieldContainer(encoder)
+        try writeFields(to: &fields)
+    }
+
+    func writeFields(to fields: inout some ReceiptFieldSink) throws {
         try fields.value("quantity", quantity)
         try fields.value("product_id", productId)
         try fields.value("transaction_id", transactionId)
@@ -195,7 +229,7 @@ public struct ReceiptTransactionInfo: Codable, Sendable, Hashable {
 }
 
 /// One auto-renewable subscription's renewal state (Apple's `responseBody.Pending_renewal_info`).
-public struct PendingRenewalInfo: Codable, Sendable, Hashable {
+public struct PendingRenewalInfo: Codable, Sendable, Hashable, ReceiptObject {
     public var autoRenewProductId: String
     public var productId: String
     public var originalTransactionId: String
@@ -234,7 +268,11 @@ public struct PendingRenewalInfo: Codable, Sendable, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var fields = ReceiptFieldWriter(encoder)
+        var fields = ReceiptFieldContainer(encoder)
+        try writeFields(to: &fields)
+    }
+
+    func writeFields(to fields: inout some ReceiptFieldSink) throws {
         try fields.value("auto_renew_product_id", autoRenewProductId)
         try fields.value("product_id", productId)
         try fields.value("original_transaction_id", originalTransactionId)
@@ -290,7 +328,7 @@ public struct LegacyVerifyReceiptResponse: Codable, Sendable, Hashable {
 
 /// An iOS 6-style receipt's fields: hyphens of the receipt become underscores; `expires_date` is milliseconds, with
 /// `expires_date_formatted` and `expires_date_formatted_pst` beside it.
-public struct LegacyReceiptInfo: Codable, Sendable, Hashable {
+public struct LegacyReceiptInfo: Codable, Sendable, Hashable, ReceiptObject {
     public var quantity: String
     public var productId: String
     public var transactionId: String
@@ -362,7 +400,11 @@ public struct LegacyReceiptInfo: Codable, Sendable, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var fields = ReceiptFieldWriter(encoder)
+        var fields = ReceiptFieldContainer(encoder)
+        try writeFields(to: &fields)
+    }
+
+    func writeFields(to fields: inout some ReceiptFieldSink) throws {
         try fields.value("quantity", quantity)
         try fields.value("product_id", productId)
         try fields.value("transaction_id", transactionId)
@@ -431,20 +473,44 @@ private struct ReceiptFieldReader {
     }
 }
 
-/// Writes a receipt object's fields by Apple's names, leaving out what is nil; a date as its triple.
-private struct ReceiptFieldWriter {
-    var container: KeyedEncodingContainer<ReceiptKey>
+/// A receipt object: its fields, by Apple's names, listed once in `writeFields(to:)` for both of its writers
+/// (``ReceiptFieldContainer`` for any `Encoder`, ``ReceiptJSONWriter`` for the store's JSON bytes).
+protocol ReceiptObject: Encodable {
+    func writeFields(to fields: inout some ReceiptFieldSink) throws
+}
 
-    init(_ encoder: any Encoder) { container = encoder.container(keyedBy: ReceiptKey.self) }
+/// Where a receipt object's fields are written, by Apple's names; a nil value is left out.
+protocol ReceiptFieldSink {
+    mutating func value(_ name: String, _ value: String?) throws
+    mutating func value(_ name: String, _ value: Int64?) throws
+    mutating func value(_ name: String, _ value: Bool?) throws
+    mutating func value(_ name: String, _ value: (some ReceiptObject)?) throws
+    mutating func value(_ name: String, _ value: [some ReceiptObject]?) throws
+}
 
-    mutating func value(_ name: String, _ value: (some Encodable)?) throws {
-        try container.encodeIfPresent(value, forKey: ReceiptKey(stringValue: name))
-    }
-
+extension ReceiptFieldSink {
+    /// A date as its triple: `name` (GMT wall clock), `name_ms` and `name_pst`.
     mutating func date(_ name: String, _ date: Date?) throws {
         guard let date else { return }
         try value(name, AppleDateText.gmt(date))
         try value(name + "_ms", AppleDateText.milliseconds(date))
         try value(name + "_pst", AppleDateText.pacific(date))
+    }
+}
+
+/// Writes a receipt object's fields into an `Encoder`'s keyed container.
+private struct ReceiptFieldContainer: ReceiptFieldSink {
+    var container: KeyedEncodingContainer<ReceiptKey>
+
+    init(_ encoder: any Encoder) { container = encoder.container(keyedBy: ReceiptKey.self) }
+
+    mutating func value(_ name: String, _ value: String?) throws { try encode(value, name) }
+    mutating func value(_ name: String, _ value: Int64?) throws { try encode(value, name) }
+    mutating func value(_ name: String, _ value: Bool?) throws { try encode(value, name) }
+    mutating func value(_ name: String, _ value: (some ReceiptObject)?) throws { try encode(value, name) }
+    mutating func value(_ name: String, _ value: [some ReceiptObject]?) throws { try encode(value, name) }
+
+    private mutating func encode(_ value: (some Encodable)?, _ name: String) throws {
+        try container.encodeIfPresent(value, forKey: ReceiptKey(stringValue: name))
     }
 }

@@ -234,3 +234,35 @@ extension TestStore {
         return token
     }
 }
+
+extension VerifyReceiptResponse {
+    /// A valid answer listing `purchases` purchases, the last an auto-renewable subscription with its renewal info
+    /// and a 6 KB `latest_receipt`.
+    static func benchSample(purchases: Int) -> VerifyReceiptResponse {
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let inApp = (0..<purchases).map { index in
+            let id = String(2_000_000_000_000_000 + index)
+            let subscription = index == purchases - 1
+            return ReceiptTransactionInfo(
+                quantity: "1", productId: subscription ? "com.example.monthly" : "com.example.item\(index)",
+                transactionId: id, originalTransactionId: id, isTrialPeriod: "false", inAppOwnershipType: "PURCHASED",
+                purchaseDate: now - Double(index) * 3_600, originalPurchaseDate: now - Double(index) * 3_600,
+                expiresDate: subscription ? now + 30 * 86_400 : nil, isInIntroOfferPeriod: subscription ? "false" : nil,
+                webOrderLineItemId: subscription ? id : nil,
+                subscriptionGroupIdentifier: subscription ? "21000001" : nil)
+        }
+        let receipt = AppReceiptInfo(
+            receiptType: "ProductionSandbox", adamId: 0, appItemId: 0, bundleId: "com.example.verify",
+            applicationVersion: "1.0", downloadId: 0, versionExternalIdentifier: 0, originalApplicationVersion: "1.0",
+            receiptCreationDate: now, requestDate: now, originalPurchaseDate: now - 86_400 * 365, expirationDate: nil,
+            inApp: inApp)
+        let renewal = PendingRenewalInfo(
+            autoRenewProductId: "com.example.monthly", productId: "com.example.monthly",
+            originalTransactionId: inApp[purchases - 1].originalTransactionId, autoRenewStatus: "1",
+            isInBillingRetryPeriod: nil, expirationIntent: nil, priceConsentStatus: nil, gracePeriodExpiresDate: nil)
+        return VerifyReceiptResponse(
+            status: 0, environment: "Sandbox", receipt: receipt, latestReceiptInfo: inApp,
+            pendingRenewalInfo: [renewal], latestReceipt: String(repeating: "MIIT+/ab", count: 800),
+            message: "The receipt is valid.")
+    }
+}

@@ -264,6 +264,19 @@ if wanted("verify") {
     }
 }
 
+// 5b. verifyReceipt's answer for an account of 20 purchases, one of them a subscription: written as bytes, as the
+// store sends it, against `JSONEncoder` writing the same bytes.
+if wanted("verify") {
+    let answer = VerifyReceiptResponse.benchSample(purchases: 20)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+    let (sample, expected) = (try answer.jsonBytes(), Array(try encoder.encode(answer)))
+    precondition(sample == expected, "the written answer is not the encoder's")
+    let encoded = try await rate(seconds: seconds) { _ = try encoder.encode(answer) }
+    let written = try await rate(seconds: seconds) { _ = try answer.jsonBytes() }
+    report("verifyReceipt answer written (20 purchases)", written, baselineName: "JSONEncoder", encoded)
+}
+
 // 6. Verifying a signed transaction locally as a merchant does (SignedDataVerifier: chain to the root at its
 // signing date, markers, ES256, bundle id and environment, typed decode) against a bare P-256 verify of the same bytes.
 if wanted("jws") {

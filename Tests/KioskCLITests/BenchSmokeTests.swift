@@ -11,7 +11,7 @@ import Testing
         "JWS sign (", "product aggregate insert (SQLite, FULL sync)", "POST product (validate + commit + answer)",
         "purchase over HTTP (SQLite: charge+JWS+queue)", "verifyReceipt (app receipt, 8 in flight)",
         "verifyReceipt (receipts seen once, 8 in flight)", "Get Transaction Info (JWT auth, 8 in flight)",
-        "JWS verify (SignedDataVerifier, transaction)",
+        "verifyReceipt answer written (20 purchases)", "JWS verify (SignedDataVerifier, transaction)",
         "merchant delivery, fresh transaction (SQLite)", "merchant delivery, replayed transaction (SQLite)",
         "renewals, 1 due at once (SQLite)", "renewals, 3 due at once (SQLite)", "renewals, 10 due at once (SQLite)",
     ]

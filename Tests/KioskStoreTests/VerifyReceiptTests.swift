@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskProtocol
 import KioskTesting
 import Testing
 
@@ -166,6 +167,9 @@ struct VerifyReceiptTests {
             #expect(pending.first?["original_transaction_id"] as? String == subscribedId)
             #expect(pending.first?["auto_renew_status"] as? String == "1")
             let latestReceipt = try #require(answer.json["latest_receipt"] as? String)
+            // The answer's bytes are those JSONEncoder writes for what they decode to.
+            let decoded = try JSONDecoder().decode(VerifyReceiptResponse.self, from: answer.body)
+            #expect(try ServerAPIJSON.encoder.encode(decoded) == answer.body)
             let again = try await store.verifyReceipt(
                 ["receipt-data": latestReceipt, "password": secret, "exclude-old-transactions": true])
             #expect(again.json["status"] as? Int == 0, "\(again.text)")

@@ -150,6 +150,15 @@ enum ServerAPIAnswer {
         return jsonResponse(body, status: .ok)
     }
 
+    /// verifyReceipt's answer: an app receipt's answer (and every failure) written by
+    /// ``VerifyReceiptResponse/jsonBytes()``, the same bytes as the encoder's.
+    static func json(_ value: VerifyReceiptAnswer) throws -> Response {
+        switch value {
+        case .appReceipt(let answer): jsonResponse(ByteBuffer(bytes: try answer.jsonBytes()), status: .ok)
+        case .transactionReceipt: try encoded(value, status: .ok)
+        }
+    }
+
     /// The characters of a compact JWS: base64url's alphabet and the dots between the parts.
     private static func isCompactJWSByte(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "A") < 26 || byte &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10
