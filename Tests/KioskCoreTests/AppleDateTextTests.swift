@@ -26,4 +26,35 @@ import Testing
         #expect(AppleDateText.gmt(date) == gmt)
         #expect(AppleDateText.pacific(date) == pacific)
     }
+
+    /// The wall clocks are computed by arithmetic; Foundation's ISO 8601 style, which they replaced, is the oracle:
+    /// every whole hour of 2025 (both daylight-saving changes) and 20,000 instants drawn across the whole range.
+    @Test
+    func wallClocksAgreeWithFoundation() {
+        var random = SplitMix64(seed: 37, stream: 0, salt: 0)
+        let hoursOf2025 = (0..<(365 * 24)).map { 1_735_689_600_000 + Int64($0) * 3_600_000 }
+        let drawn = (0..<20_000).map { _ in Int64.random(in: Date.kioskMilliseconds, using: &random) }
+        let losAngeles = TimeZone(identifier: "America/Los_Angeles")!
+        for milliseconds in hoursOf2025 + drawn + [Date.kioskMilliseconds.upperBound] {
+            let date = Date(millisecondsSince1970: milliseconds)
+            #expect(AppleDateText.gmt(date) == Self.foundationWallClock(date, in: .gmt) + " Etc/GMT")
+            #expect(
+                AppleDateText.pacific(date) == Self.foundationWallClock(date, in: losAngeles) + " America/Los_Angeles")
+        }
+    }
+
+    /// Outside ``Date/kioskRange`` (an unchecked value), the nearest bound is written rather than trapping.
+    @Test
+    func datesOutsideTheRangeAreWrittenAsItsBounds() {
+        #expect(AppleDateText.gmt(.distantPast) == "1970-01-01 00:00:00 Etc/GMT")
+        #expect(AppleDateText.gmt(Date(timeIntervalSince1970: 1e300)) == "9999-12-31 23:59:59 Etc/GMT")
+        #expect(AppleDateText.pacific(Date(timeIntervalSince1970: 1e300)) == "9999-12-31 15:59:59 America/Los_Angeles")
+    }
+
+    private static func foundationWallClock(_ date: Date, in timeZone: TimeZone) -> String {
+        date.formatted(
+            Date.ISO8601FormatStyle(
+                dateSeparator: .dash, dateTimeSeparator: .space, timeSeparator: .colon, timeZone: timeZone
+            ).year().month().day().time(includingFractionalSeconds: false))
+    }
 }
