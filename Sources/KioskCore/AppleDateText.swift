@@ -28,7 +28,7 @@ public enum AppleDateText {
     ///
     /// Computed from the seconds since 1970 (the Gregorian calendar's days to year, month and day, as in Howard
     /// Hinnant's `civil_from_days`), not by Foundation's format styles: a `verifyReceipt` answer writes two of these
-    /// per date, and the style's `Calendar` took a quarter of the time to write an answer. `date` is in
+    /// per date, and the style's `Calendar` took a sixth of the time to write one. `date` is in
     /// ``Foundation/Date/kioskRange``, so the year has four digits.
     private static func wallClock(_ date: Date, secondsFromGMT offset: Int, zone: StaticString) -> String {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offset)
