@@ -11,27 +11,31 @@ public enum AppleDateText {
 
     /// `2012-04-30 15:05:55 Etc/GMT`.
     public static func gmt(_ date: Date) -> String {
-        wallClock(inRange(date), secondsFromGMT: 0, zone: " Etc/GMT")
+        wallClock(date, in: nil, zone: " Etc/GMT")
     }
 
     /// `2012-04-30 08:05:55 America/Los_Angeles`: Los Angeles wall-clock time, daylight saving included.
     public static func pacific(_ date: Date) -> String {
-        let date = inRange(date)
-        return wallClock(date, secondsFromGMT: losAngeles.secondsFromGMT(for: date), zone: " America/Los_Angeles")
+        wallClock(date, in: losAngeles, zone: " America/Los_Angeles")
     }
 
     /// Foundation ships this zone on every platform, so its absence would be a broken installation.
     private static let losAngeles = TimeZone(identifier: "America/Los_Angeles")!
 
-    /// `2012-04-30 15:05:55` and `zone`: the wall clock `secondsFromGMT` ahead of GMT at `date`, the milliseconds
-    /// left out.
+    /// `2012-04-30 15:05:55` and `zone`: the wall clock of `timeZone` (GMT when nil) at `date`, the milliseconds left
+    /// out.
     ///
     /// Computed from the seconds since 1970 (the Gregorian calendar's days to year, month and day, as in Howard
     /// Hinnant's `civil_from_days`), not by Foundation's format styles: a `verifyReceipt` answer writes two of these
-    /// per date, and the style's `Calendar` took a sixth of the time to write one. `date` is in
-    /// ``Foundation/Date/kioskRange``, so the year has four digits.
-    private static func wallClock(_ date: Date, secondsFromGMT offset: Int, zone: StaticString) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offset)
+    /// per date, and the style's `Calendar` took a sixth of the time to write one. A date outside
+    /// ``Foundation/Date/kioskRange`` (which only an unchecked value could give) is written as its nearest bound, and
+    /// a NaN one as its lower bound: held there, the conversion to whole seconds cannot trap and the year has four
+    /// digits.
+    private static func wallClock(_ date: Date, in timeZone: TimeZone?, zone: StaticString) -> String {
+        let (earliest, latest) = (Date.kioskRange.lowerBound, Date.kioskRange.upperBound)
+        let date = date.timeIntervalSince1970.isNaN ? earliest : min(max(date, earliest), latest)
+        let offset = Int64(timeZone?.secondsFromGMT(for: date) ?? 0)
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down)) + offset
         let (days, secondOfDay) = (seconds.floorDivided(by: 86_400), seconds.floorModulo(86_400))
         // Days from 0000-03-01, in 400-year eras of 146,097 days, so that leap days fall at the end of a year.
         let shifted = days + 719_468
@@ -70,12 +74,6 @@ public enum AppleDateText {
             }
             return end
         }
-    }
-
-    /// `date`, or the nearest bound of ``Foundation/Date/kioskRange`` for a date outside it (which only an unchecked
-    /// value could give).
-    private static func inRange(_ date: Date) -> Date {
-        min(max(date, Date.kioskRange.lowerBound), Date.kioskRange.upperBound)
     }
 }
 

@@ -43,12 +43,16 @@ import Testing
         }
     }
 
-    /// Outside ``Date/kioskRange`` (an unchecked value), the nearest bound is written rather than trapping.
+    /// Outside ``Date/kioskRange`` (an unchecked value), the nearest bound is written rather than trapping; NaN is
+    /// written as the lower bound.
     @Test
     func datesOutsideTheRangeAreWrittenAsItsBounds() {
         #expect(AppleDateText.gmt(.distantPast) == "1970-01-01 00:00:00 Etc/GMT")
         #expect(AppleDateText.gmt(Date(timeIntervalSince1970: 1e300)) == "9999-12-31 23:59:59 Etc/GMT")
         #expect(AppleDateText.pacific(Date(timeIntervalSince1970: 1e300)) == "9999-12-31 15:59:59 America/Los_Angeles")
+        #expect(AppleDateText.gmt(Date(timeIntervalSince1970: .nan)) == "1970-01-01 00:00:00 Etc/GMT")
+        #expect(
+            AppleDateText.pacific(Date(timeIntervalSince1970: .nan)) == "1969-12-31 16:00:00 America/Los_Angeles")
     }
 
     private static func foundationWallClock(_ date: Date, in timeZone: TimeZone) -> String {
