@@ -129,12 +129,15 @@ struct ConnectRouter {
         _ method: HTTPRequest.Method, _ path: String,
         _ handle: @escaping @Sendable (ConnectCall) async throws -> ConnectAnswer
     ) {
-        let operation = ConnectContract.served.operation(method.rawValue, path)
         let group = path.hasPrefix("/v2/") ? v2 : v1
         let pattern = path.dropFirst(4).replacingOccurrences(of: "{id}", with: ":id")
         let (team, clock, scheme) = (team, clock, scheme)
         group.on(RouterPath(pattern), method: method) { request, context in
             let key = try context.requireTeamKey()
+            // The document is read at the first request that needs it, not at start: it is 0.8 MB of JSON, and
+            // holding it parsed is the largest part of an idle store's own memory. `ConnectCatalogTests` checks that
+            // every route registered here is one of its operations.
+            let operation = try ConnectContract.served.operation(method.rawValue, path)
             if method != .get, !key.changesCatalog {
                 throw ConnectAPIError.forbidden(
                     "The API key in use does not allow this request: changing the catalog takes the Admin or App "

@@ -71,12 +71,14 @@ public struct ConnectContract: Sendable {
         self.operations = operations
     }
 
-    /// The operation served as `method path`; a programming error if the document lacks it.
-    func operation(_ method: String, _ path: String) -> Operation {
+    /// The operation served as `method path`. The document lacking it is Kiosk's own mistake (a route registered
+    /// without deriving the document again), answered as Apple's 500 rather than ending the store.
+    func operation(_ method: String, _ path: String) throws -> Operation {
         guard let operation = operations["\(method) \(path)"] else {
-            fatalError(
-                "\(method) \(path) is served but not in app-store-connect-openapi.json; add it to "
-                    + "scripts/derive-connect-openapi.py and derive the document again")
+            throw ConnectAPIError(
+                status: .internalServerError, code: "UNEXPECTED_ERROR", title: "An unexpected error occurred.",
+                detail: "\(method) \(path) is served but not in Kiosk's app-store-connect-openapi.json; add it to "
+                    + "scripts/derive-connect-openapi.py and derive the document again.")
         }
         return operation
     }
