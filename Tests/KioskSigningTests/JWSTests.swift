@@ -52,6 +52,60 @@ struct JWSTests {
         }
     }
 
+    /// Apple's payload shapes, every field set, are signed as the same bytes in every process and on every signing:
+    /// `JSONEncoder`'s with sorted keys. Unsorted, the encoder writes members in a hash order seeded per process.
+    @Test func applesPayloadsAreSignedWithSortedKeys() async throws {
+        let transaction = JWSTransactionDecodedPayload(
+            transactionId: "2000000000000002", originalTransactionId: "2000000000000001", webOrderLineItemId: "7",
+            bundleId: "com.example.app", productId: "com.example.monthly", subscriptionGroupIdentifier: "21000000",
+            purchaseDate: Self.nowMilliseconds, originalPurchaseDate: Self.nowMilliseconds - 1,
+            expiresDate: Self.nowMilliseconds + 1, quantity: 1, type: "Auto-Renewable Subscription",
+            appAccountToken: UUID().uuidString.lowercased(), signedDate: Self.nowMilliseconds, revocationReason: 1,
+            revocationDate: Self.nowMilliseconds, isUpgraded: true, offerType: 2, offerIdentifier: "quote\"/\\",
+            environment: "Sandbox", storefront: "USA", storefrontId: "143441", transactionReason: "RENEWAL",
+            currency: "USD", price: 9_990, offerDiscountType: "PAY_AS_YOU_GO", offerPeriod: "P1M",
+            appTransactionId: "704", revocationType: .refundProrated, revocationPercentage: 50_000,
+            billingPlanType: "MONTHLY",
+            commitmentInfo: TransactionCommitmentInfo(
+                billingPeriodNumber: 2, commitmentExpiresDate: Self.nowMilliseconds, commitmentPrice: 119_880,
+                totalBillingPeriods: 12),
+            kioskRevision: 3)
+        let renewal = JWSRenewalInfoDecodedPayload(
+            expirationIntent: 1, originalTransactionId: "2000000000000001", autoRenewProductId: "com.example.yearly",
+            productId: "com.example.monthly", autoRenewStatus: 1, isInBillingRetryPeriod: false,
+            gracePeriodExpiresDate: Self.nowMilliseconds, signedDate: Self.nowMilliseconds, environment: "Sandbox",
+            renewalDate: Self.nowMilliseconds, currency: "USD", renewalPrice: 9_990,
+            eligibleWinBackOfferIds: ["a", "b"])
+        let notification = NotificationPayload(
+            notificationType: .didRenew, notificationUUID: UUID().uuidString.lowercased(),
+            signedDate: Self.nowMilliseconds,
+            data: NotificationData(
+                appAppleId: 1_234, bundleId: "com.example.app", environment: "Sandbox",
+                signedTransactionInfo: try signer.sign(payload: transaction),
+                signedRenewalInfo: try signer.sign(payload: renewal), status: 1))
+        for (signed, encoded) in [
+            try await signedAndEncoded(transaction), try await signedAndEncoded(renewal),
+            try await signedAndEncoded(notification),
+        ] {
+            #expect(signed == Array(encoded))
+        }
+        let transactionJSON = String(decoding: try await signedAndEncoded(transaction).signed, as: UTF8.self)
+        #expect(transactionJSON.hasPrefix(#"{"appAccountToken":"#))
+        #expect(transactionJSON.hasSuffix(#""webOrderLineItemId":"7"}"#))
+    }
+
+    /// `value`'s payload as signed (checked to be the same bytes on a second signing) and as `JSONEncoder` writes it
+    /// with sorted keys.
+    private func signedAndEncoded(_ value: some Encodable) async throws -> (signed: [UInt8], encoded: Data) {
+        let (firstJWS, againJWS) = (try signer.sign(payload: value), try signer.sign(payload: value))
+        let (verified, verifiedAgain) = (await verifier.verify(firstJWS), await verifier.verify(againJWS))
+        let first = try #require(verified.payloadJSON)
+        #expect(verifiedAgain.payloadJSON == first, "\(type(of: value)) signed twice")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return (first, try encoder.encode(value))
+    }
+
     // Proves pre-encoded JSON is signed exactly as given.
     @Test func signsRawJSON() async throws {
         let json = Array(#"{"signedDate":1767225600000,"price":10990}"#.utf8)

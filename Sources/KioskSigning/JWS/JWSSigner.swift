@@ -30,11 +30,13 @@ public struct JWSSigner: Sendable {
         encodedHeader.append(UInt8(ascii: "."))
         self.encodedHeaderAndDot = encodedHeader
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Sorted, so a payload's bytes are the same in every process: unsorted, `JSONEncoder` writes an object's
+        // members in its dictionary's hash order, which is seeded afresh in each process.
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         self.encoder = encoder
     }
 
-    /// Encodes a payload with `JSONEncoder` (slashes unescaped) and signs it.
+    /// Encodes a payload with `JSONEncoder` (keys sorted, slashes unescaped) and signs it.
     ///
     /// The payload's own types decide the JSON: give ids as `String`, dates as integer milliseconds.
     /// - Throws: when the payload cannot be encoded, or signing fails.
