@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import KioskProtocol
 import Testing
 
@@ -41,6 +42,20 @@ struct VerifyReceiptJSONTests {
         for answer in answers {
             let written = String(decoding: try answer.jsonBytes(), as: UTF8.self)
             #expect(written == String(decoding: try ServerAPIJSON.encoder.encode(answer), as: UTF8.self))
+        }
+    }
+
+    /// Text is scanned eight bytes at a time: escapes at every offset of a word, in texts of every length around a
+    /// word's, come out as the encoder writes them.
+    @Test
+    func textsOfEveryShapeAreEscapedAsTheEncoderEscapesThem() throws {
+        let pieces = ["a", "/", "\"", "\\", "\n", "\u{0}", "\u{1F}", " ", "\u{7F}", "é", "漢", "🙂", "abcdefgh", "!"]
+        var random = SplitMix64(seed: 37, stream: 0, salt: 0)
+        for _ in 0..<3_000 {
+            let text = (0..<Int(random.next() % 24)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
+                .joined()
+            let answer = VerifyReceiptResponse(status: 21_100, message: text)
+            #expect(try answer.jsonBytes() == Array(ServerAPIJSON.encoder.encode(answer)), "\(text)")
         }
     }
 }
