@@ -53,6 +53,11 @@ import Testing
         #expect(AppleDateText.gmt(Date(timeIntervalSince1970: .nan)) == "1970-01-01 00:00:00 Etc/GMT")
         #expect(
             AppleDateText.pacific(Date(timeIntervalSince1970: .nan)) == "1969-12-31 16:00:00 America/Los_Angeles")
+        // Every Double reaches the conversion to whole seconds only within the range, infinities included.
+        #expect(AppleDateText.gmt(Date(timeIntervalSince1970: .infinity)) == "9999-12-31 23:59:59 Etc/GMT")
+        #expect(AppleDateText.gmt(Date(timeIntervalSince1970: -.infinity)) == "1970-01-01 00:00:00 Etc/GMT")
+        #expect(
+            AppleDateText.pacific(Date(timeIntervalSince1970: -.infinity)) == "1969-12-31 16:00:00 America/Los_Angeles")
     }
 
     private static func foundationWallClock(_ date: Date, in timeZone: TimeZone) -> String {
