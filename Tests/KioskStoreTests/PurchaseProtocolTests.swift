@@ -125,6 +125,44 @@ import X509
         }
     }
 
+    /// A purchase is answered from the rows it wrote, without reading them back: the answer must be what the database
+    /// holds. A repeated key reads the same entry from the database, and the queue lists it; all three agree byte for
+    /// byte, for a payment with every optional field and for one approved by a parent (Ask to Buy).
+    @Test(arguments: TestDatabase.available)
+    func purchaseAnswersWhatTheDatabaseHolds(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let body: [String: Any] = [
+                "productId": TestStore.coins, "quantity": 2, "idempotencyKey": "answer-1",
+                "applicationUsername": "player \u{1F3AE} \"one\"", "appAccountToken": UUID().uuidString,
+            ]
+            let first = try await store.client(.POST, "/payments", token: token, json: body)
+            #expect(first.status == 200, "\(first.text)")
+            #expect(first.json["state"] as? String == "purchased")
+            #expect((first.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String != nil)
+            let again = try await store.client(.POST, "/payments", token: token, json: body)
+            #expect(again.text == first.text)
+            let queue = try await store.client(.GET, "/queue", token: token)
+            let listed = try #require((queue.json["entries"] as? [[String: Any]])?.first)
+            let answered = try JSONSerialization.data(withJSONObject: first.json, options: .sortedKeys)
+            #expect(try JSONSerialization.data(withJSONObject: listed, options: .sortedKeys) == answered)
+        }
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog(testerSettings: ["askToBuy": true])
+            let token = try await store.signIn()
+            let asked = try await store.pay(TestStore.coins, token: token)
+            let paymentId = try #require(asked.json["paymentId"] as? String)
+            let app = "/sandbox/test/v1/apps/\(TestStore.bundleId)"
+            let approved = try await store.request(
+                .POST, app + "/payments/\(paymentId)/approve", token: .some(store.adminToken))
+            #expect(approved.json["state"] as? String == "purchased", "\(approved.text)")
+            let twice = try await store.request(
+                .POST, app + "/payments/\(paymentId)/approve", token: .some(store.adminToken))
+            #expect(twice.text == approved.text)
+        }
+    }
+
     /// Bad payments are refused with the SKError code an app sees, and nothing is charged.
     @Test(arguments: TestDatabase.available)
     func badPaymentsNameTheirStoreKitError(database: TestDatabase) async throws {

@@ -149,8 +149,8 @@ extension PurchaseService {
                 idempotencyKey: order.idempotencyKey, productId: order.productId, quantity: order.quantity,
                 applicationUsername: order.applicationUsername, appAccountToken: order.appAccountToken,
                 state: .deferred, createdAt: now, updatedAt: now, billingPlan: order.billingPlan)
-            var caused: [ServerNotification] = []
-            let record = try await decide(&payment, order, client: client, now: now, created: &caused, in: tx)
+            var charged = Charged()
+            let record = try await decide(&payment, order, client: client, now: now, charged: &charged, in: tx)
             if case .promoted = order.origin {
                 // Nothing is paid until the app's delegate agrees: the entry offers the product.
             } else {
@@ -158,17 +158,17 @@ extension PurchaseService {
                 effects.count(payment)
             }
             try await tx.insertQueueRecord(record)
-            effects.deliver(caused)
+            effects.deliver(charged.notifications)
             effects.wake(client.feedKey)
-            return try await ledger.entry(for: record, in: tx)
+            return try await ledger.entry(for: record, written: (payment, charged.transaction), in: tx)
         }
     }
 
-    /// Decides a new payment's fate and makes the queue record that tells the client; charges when it is due and
-    /// adds the notifications the purchase caused to `created` (deliver them after commit).
+    /// Decides a new payment's fate and makes the queue record that tells the client; charges when it is due, into
+    /// `charged`.
     private func decide(
         _ payment: inout Payment, _ order: PaymentOrder, client: ClientSession, now: Date,
-        created: inout [ServerNotification], in tx: any StorageTransaction
+        charged: inout Charged, in tx: any StorageTransaction
     ) async throws -> QueueRecord {
         let account = client.account
         let fromApp: Bool
@@ -234,7 +234,7 @@ extension PurchaseService {
         case .charge:
             do {
                 return try await charge(
-                    &payment, product: product, client: client, now: now, offer: order.offer, created: &created,
+                    &payment, product: product, client: client, now: now, offer: order.offer, charged: &charged,
                     in: tx)
             } catch let refusal as PurchaseRefusal where fromApp {
                 return try await fail(&payment, refusal.error, now: now, in: tx)
@@ -245,15 +245,16 @@ extension PurchaseService {
     }
 
     /// Charges an approved payment: the purchase is made, the payment is `purchased` and its record says so, and
-    /// the notifications it caused are added to `created`. Throws ``PurchaseRefusal`` when the store refuses it
-    /// (already subscribed, an offer that does not apply), having charged nothing.
+    /// `charged` holds its transaction and the notifications it caused. Throws ``PurchaseRefusal`` when the store
+    /// refuses it (already subscribed, an offer that does not apply), having charged nothing.
     func charge(
         _ payment: inout Payment, product: Product, client: ClientSession, now: Date, offer: RequestedOffer = .none,
-        created: inout [ServerNotification], in tx: any StorageTransaction
+        charged: inout Charged, in tx: any StorageTransaction
     ) async throws -> QueueRecord {
         let purchase = try await self.purchase(
             payment, product: product, client: client, now: now, offer: offer, in: tx)
-        created += purchase.notifications
+        charged.transaction = purchase.transaction
+        charged.notifications += purchase.notifications
         payment.state = .purchased
         payment.transactionId = purchase.transaction.id
         payment.errorCode = nil
@@ -309,6 +310,13 @@ extension PurchaseService {
         return try await ledger.queueRecord(.failed, for: payment, now: now, in: tx)
     }
 
+}
+
+/// What charging a payment made besides its queue record: its transaction, which answers the request without being
+/// read back, and the notifications to deliver after commit.
+struct Charged {
+    var transaction: StoreTransaction?
+    var notifications: [ServerNotification] = []
 }
 
 extension ClientSession {

@@ -279,13 +279,20 @@ extension StoreLedger {
         return try await entry(for: record, in: tx)
     }
 
-    /// The wire form of a record, with its payment's and transaction's details.
-    func entry(for record: QueueRecord, in tx: any StorageTransaction) async throws -> QueueEntry {
-        let payment = try await record.paymentId.asyncMap { try await tx.payment(id: $0) } ?? nil
-        let transaction =
-            try await record.transactionId.asyncMap {
-                try await tx.transaction(id: $0, environment: record.environment)
-            } ?? nil
+    /// The wire form of a record, with its payment's and transaction's details. `written` are rows the caller wrote
+    /// in `tx`: those that are the record's are used as they are instead of being read back.
+    func entry(
+        for record: QueueRecord, written: (payment: Payment?, transaction: StoreTransaction?) = (nil, nil),
+        in tx: any StorageTransaction
+    ) async throws -> QueueEntry {
+        var payment = written.payment.flatMap { $0.id == record.paymentId ? $0 : nil }
+        if payment == nil, let id = record.paymentId { payment = try await tx.payment(id: id) }
+        var transaction = written.transaction.flatMap {
+            $0.id == record.transactionId && $0.environment == record.environment ? $0 : nil
+        }
+        if transaction == nil, let id = record.transactionId {
+            transaction = try await tx.transaction(id: id, environment: record.environment)
+        }
         let info = try await transaction.asyncMap { transaction in
             let receipt = try await receipt(of: transaction, in: tx)
             return record.restoreTransactionId.map {

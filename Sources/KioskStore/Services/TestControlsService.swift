@@ -99,7 +99,7 @@ public struct TestControlsService: Sendable {
             let client = try Self.client(tester: tester, app: app)
             payment.updatedAt = now
             let record: QueueRecord
-            var caused: [ServerNotification] = []
+            var charged = Charged()
             if decision == .decline {
                 payment.state = .failed
                 payment.errorCode = StoreKitErrorCode.paymentNotAllowed.rawValue
@@ -109,7 +109,7 @@ public struct TestControlsService: Sendable {
                 let product = try await purchases.sellableProduct(payment.productId, client: client, in: tx)
                 do {
                     record = try await purchases.charge(
-                        &payment, product: product, client: client, now: now, created: &caused, in: tx)
+                        &payment, product: product, client: client, now: now, charged: &charged, in: tx)
                 } catch let refusal as PurchaseRefusal {
                     // Approved, but the account subscribed meanwhile: the payment fails as a new one would.
                     record = try await purchases.fail(&payment, refusal.error, now: now, in: tx)
@@ -117,9 +117,9 @@ public struct TestControlsService: Sendable {
             }
             try await tx.updatePayment(payment)
             try await tx.insertQueueRecord(record)
-            effects.deliver(caused)
+            effects.deliver(charged.notifications)
             effects.wake(client.feedKey)
-            return try await ledger.entry(for: record, in: tx)
+            return try await ledger.entry(for: record, written: (payment, charged.transaction), in: tx)
         }
     }
 
