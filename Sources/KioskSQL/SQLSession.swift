@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import Synchronization
 
 /// One connection inside one open transaction, as the repositories (the store's and the merchant's) and the migrator
 /// see it.
@@ -11,9 +12,21 @@ public struct SQLSession: Sendable {
     public let sql: any SQLDatabase
     /// Turns an engine's error into a `StorageError`; leaves other errors alone.
     public let translate: @Sendable (any Error) -> any Error
+    /// Counts every statement run here, for the engine's ``SQLDatabaseEngine/statementsRun``.
+    let counter: StatementCounter?
+
+    public init(
+        sql: any SQLDatabase, translate: @escaping @Sendable (any Error) -> any Error,
+        counter: StatementCounter? = nil
+    ) {
+        self.sql = sql
+        self.translate = translate
+        self.counter = counter
+    }
 
     /// Runs a statement and ignores any rows.
     public func run(_ query: SQLQueryString) async throws {
+        counter?.add()
         do {
             try await sql.raw(query).run()
         } catch {
@@ -31,6 +44,7 @@ public struct SQLSession: Sendable {
 
     /// Runs a query and returns all its rows.
     public func all(_ query: SQLQueryString) async throws -> [any SQLRow] {
+        counter?.add()
         do {
             return try await sql.raw(query).all()
         } catch {
@@ -40,12 +54,26 @@ public struct SQLSession: Sendable {
 
     /// Runs a query and returns its first row, if any.
     public func first(_ query: SQLQueryString) async throws -> (any SQLRow)? {
+        counter?.add()
         do {
             return try await sql.raw(query).first()
         } catch {
             throw translate(error)
         }
     }
+}
+
+/// How many statements an engine's sessions ran: a count, so unlike a rate it does not move with the machine, and on
+/// PostgreSQL each statement is a round trip to the server.
+public final class StatementCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    public init() {}
+
+    func add() { count.add(1, ordering: .relaxed) }
+
+    /// The statements counted so far.
+    public var value: Int { count.load(ordering: .relaxed) }
 }
 
 /// An engine that can open a transaction and hand out its `SQLSession`; the common ground of both engines.

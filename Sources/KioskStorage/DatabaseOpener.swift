@@ -54,5 +54,7 @@ struct StoreDatabase: KioskDatabase {
 
     var logPagesWritten: Int? { sql.logPagesWritten }
 
+    var statementsRun: Int { sql.statementsRun }
+
     func close() async throws { try await sql.close() }
 }

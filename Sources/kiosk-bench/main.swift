@@ -58,6 +58,23 @@ func reportLogPages(per what: String, operations: Int, _ store: TestStore, since
             + String(format: "%.1f (4 KiB each, SQLite's write-ahead log)", (after - before) / Double(operations)))
 }
 
+/// `kiosk_database_statements_total` from the store's `/metrics`.
+func statementsRun(_ store: TestStore) async throws -> Double {
+    try await store.metric("kiosk_database_statements_total") ?? 0
+}
+
+/// `  statements per <what>: 16.0 (…)`: the statements each operation ran since `before` (a ``statementsRun(_:)``),
+/// the reads that scrape `/metrics` included. A count, like the log pages.
+func reportStatements(per what: String, operations: Int, _ store: TestStore, since before: Double) async throws {
+    guard operations > 0 else { return }
+    let after = try await statementsRun(store)
+    emit(
+        "  statements per \(what): "
+            + String(
+                format: "%.1f (BEGIN and COMMIT included; a round trip each on PostgreSQL)",
+                (after - before) / Double(operations)))
+}
+
 /// `  CPU per <what>: 812 µs (…)`: `used` (a difference of ``processCPUTime()``) over `operations`.
 func reportCPU(per what: String, operations: Double, used: Duration) {
     let microseconds = Double(used.components.seconds) * 1e6 + Double(used.components.attoseconds) / 1e12
@@ -215,6 +232,7 @@ where wanted("purchase") && (engine == "SQLite" || url != nil) {
         }
         var purchases = 0
         let pagesBefore = try await logPagesWritten(store)
+        let statementsBefore = try await statementsRun(store)
         let cpuStart = processCPUTime()
         let purchase = try await rate(seconds: seconds) {
             let answer = try await store.request(
@@ -227,6 +245,7 @@ where wanted("purchase") && (engine == "SQLite" || url != nil) {
         report("purchase over HTTP (\(engine): charge+JWS+queue)", purchase, baselineName: "one-row commit", commit)
         reportCPU(per: "purchase", operations: Double(purchases), used: processCPUTime() - cpuStart)
         try await reportLogPages(per: "purchase", operations: purchases, store, since: pagesBefore)
+        try await reportStatements(per: "purchase", operations: purchases, store, since: statementsBefore)
     }
 }
 

@@ -181,4 +181,19 @@ import Testing
             }
         }
     }
+
+    /// `/metrics` counts the statements the store ran on both engines, a purchase's among them: at least the dozen its
+    /// durable transaction runs (the count also holds whatever else ran meanwhile, such as the scrape's own reads).
+    @Test(arguments: TestDatabase.available)
+    func metricsCountTheStatementsAPurchaseRan(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let before = try #require(try await store.metric("kiosk_database_statements_total"))
+            let bought = try await store.pay(TestStore.coins, token: token, key: "tap-1")
+            #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+            let after = try #require(try await store.metric("kiosk_database_statements_total"))
+            #expect(after - before >= 12, "\(after - before) statements counted for a purchase")
+        }
+    }
 }

@@ -15,6 +15,7 @@ public final class PostgresDatabase: SQLDatabaseEngine {
     private let client: PostgresClient
     private let poolSize: Int
     private let sessions = SessionCounter()
+    private let statements = StatementCounter()
     private let runTask: Task<Void, Never>
     private let logger: Logger
     /// `host:port/database`, for messages about connections.
@@ -123,6 +124,8 @@ public final class PostgresDatabase: SQLDatabaseEngine {
     /// PostgreSQL's own statistics (`pg_stat_wal`) count its WAL, for every client of the server.
     public var logPagesWritten: Int? { nil }
 
+    public var statementsRun: Int { statements.value }
+
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         try await counted(begin: "BEGIN", body)
     }
@@ -151,7 +154,8 @@ public final class PostgresDatabase: SQLDatabaseEngine {
     ) async throws -> T {
         try await client.withConnection { connection in
             started()
-            let session = SQLSession(sql: connection.sql(queryLogLevel: .trace), translate: translate)
+            let session = SQLSession(
+                sql: connection.sql(queryLogLevel: .trace), translate: translate, counter: statements)
             try await session.run(begin)
             let value: T
             do {

@@ -25,6 +25,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     private let lock = AsyncSerialLock()
     private let commits = GroupCommit()
     private let sessions = SessionCounter()
+    /// The statements the writer ran (the readers count theirs).
+    private let statements = StatementCounter()
     private let logger: Logger
     /// Names a violated unique constraint the way the schema's owner does (SQLite reports its columns).
     private let constraintName: @Sendable (String) -> String
@@ -192,7 +194,7 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         // Exclusive with pragmas and `close`, which must not run inside a transaction.
         await lock.acquire()
         defer { lock.release() }
-        let session = SQLSession(sql: sql, translate: translate)
+        let session = SQLSession(sql: sql, translate: translate, counter: statements)
         func fail(_ error: any Error) async {
             await rollback(session)
             for work in batch { work.commitError = error }
@@ -261,6 +263,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     package var checkpoints: SQLiteCheckpointer.Counts { checkpointer?.counts ?? .init() }
 
     public var logPagesWritten: Int? { checkpointer?.counts.pagesLogged }
+
+    public var statementsRun: Int { statements.value + (readers?.statements.value ?? 0) }
 
     /// Returns once the checkpoints asked for so far have ended; for tests.
     package func checkpointsFinished() async { await checkpointer?.finished() }

@@ -23,6 +23,8 @@ final class SQLiteReaders: Sendable {
     }
 
     private let readers: [Reader]
+    /// The statements every reader ran.
+    let statements = StatementCounter()
     /// Which reader the next read goes to: each in turn.
     private let next = Atomic<Int>(0)
 
@@ -51,7 +53,7 @@ final class SQLiteReaders: Sendable {
         let turn = next.wrappingAdd(1, ordering: .relaxed).oldValue
         let reader = readers[turn % readers.count]
         return try await reader.batches.perform(body) { batch in
-            let session = SQLSession(sql: reader.statements, translate: translate)
+            let session = SQLSession(sql: reader.statements, translate: translate, counter: statements)
             // A deferred `BEGIN`: the snapshot is the last commit when the first statement reads.
             do {
                 try await session.run("BEGIN")
@@ -72,7 +74,7 @@ final class SQLiteReaders: Sendable {
     /// Closes every connection once the reads running on it now have ended (its next batch is this empty one).
     func close() async throws {
         for reader in readers {
-            let session = SQLSession(sql: reader.statements, translate: { $0 })
+            let session = SQLSession(sql: reader.statements, translate: { $0 }, counter: statements)
             try await reader.batches.perform({ _ in }) { batch in
                 for work in batch { _ = await work.run(session) }
             }

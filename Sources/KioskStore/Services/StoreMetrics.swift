@@ -15,6 +15,8 @@ public struct StoreMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     /// The log pages already added to their counter, so that each scrape adds what is new.
     private let logPagesCounted = CountedSoFar()
+    /// The statements already added to their counter.
+    private let statementsCounted = CountedSoFar()
 
     /// Counts payments made, by environment and outcome (`purchased`, `failed`, `deferred`…).
     func paid(_ payments: [Payment]) {
@@ -67,6 +69,12 @@ public struct StoreMetrics: Sendable {
                         + "the disk.")
             ).increment(by: Int64(logPagesCounted.add(upTo: pages)))
         }
+        registry.makeCounter(
+            descriptor: Self.descriptor(
+                "database_statements", "total",
+                "Statements this process ran on its database, BEGIN and COMMIT included: what requests cost the "
+                    + "database in calls (on PostgreSQL each is a round trip to the server).")
+        ).increment(by: Int64(statementsCounted.add(upTo: database.statementsRun)))
         for environment in StoreEnvironment.allCases {
             let now = clocks.now(environment)
             let (backlog, earliestDue) = try await database.transaction { tx in
