@@ -403,6 +403,54 @@ import X509
     }
 
     /// The test controls make the next calls of an API fail with a chosen SKError, then the API works again.
+    /// Whether a failure is armed is read through the store's cache of rows that rarely change: one armed after
+    /// calls found none must fail the next call at once, and the test controls' listing must count down as calls use
+    /// it up (each use changes the cached rows).
+    @Test(arguments: TestDatabase.available)
+    func failuresArmedAfterCallsFoundNoneFailTheNextCalls(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let failures = "/sandbox/test/v1/apps/\(TestStore.bundleId)/failures"
+            func products() async throws -> TestStore.Answer {
+                try await store.client(.POST, "/products", token: token, json: ["identifiers": [TestStore.coins]])
+            }
+            func listed() async throws -> [[String: Any]] {
+                try #require(
+                    try await store.request(.GET, failures, token: .some(store.adminToken)).json["failures"]
+                        as? [[String: Any]])
+            }
+            #expect(try await products().status == 200)
+            #expect(try await store.pay(TestStore.coins, token: token).json["state"] as? String == "purchased")
+            #expect(try await store.client(.POST, "/restore", token: token, json: [:]).status == 200)
+
+            for (api, error) in [("products", "cloudServiceNetworkConnectionFailed"), ("purchase", "paymentCancelled")]
+            {
+                let armed = try await store.request(
+                    .PUT, failures, json: ["api": api, "count": 2, "error": error], token: .some(store.adminToken))
+                #expect(armed.status == 200, "\(armed.text)")
+            }
+            #expect(try await listed().map { $0["count"] as? Int } == [2, 2])
+            #expect(try await products().skErrorCode == 7)
+            #expect(try await listed().first { $0["api"] as? String == "products" }?["count"] as? Int == 1)
+            #expect(try await products().skErrorCode == 7)
+            #expect(try await products().status == 200)
+            for _ in 0..<2 {
+                let cancelled = try await store.pay(TestStore.coins, token: token)
+                #expect((cancelled.json["error"] as? [String: Any])?["skErrorCode"] as? Int == 2, "\(cancelled.text)")
+            }
+            #expect(try await listed().isEmpty)
+            #expect(try await store.pay(TestStore.coins, token: token).json["state"] as? String == "purchased")
+
+            let restoreArmed = try await store.request(
+                .PUT, failures, json: ["api": "restore", "count": 1, "error": "cloudServiceNetworkConnectionFailed"],
+                token: .some(store.adminToken))
+            #expect(restoreArmed.status == 200, "\(restoreArmed.text)")
+            #expect(try await store.client(.POST, "/restore", token: token, json: [:]).skErrorCode == 7)
+            #expect(try await store.client(.POST, "/restore", token: token, json: [:]).status == 200)
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func armedFailuresFailTheNextCalls(database: TestDatabase) async throws {
         try await withStore(database) { store in

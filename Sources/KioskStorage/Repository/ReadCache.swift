@@ -3,7 +3,7 @@ import KioskCore
 import Synchronization
 
 /// In-process copies of the rows nearly every request reads and few requests change: apps, products, sessions,
-/// settings (the Paid Apps agreement, the sandbox clock) and tax rules.
+/// settings (the Paid Apps agreement, the sandbox clock), tax rules and the sandbox's armed failures.
 ///
 /// Validity is decided by state, not by time: every write to those tables bumps one counter row in the database,
 /// in the writing transaction (``IdentifierSequence/cachedRowsVersion``). A transaction that reads through the cache
@@ -22,6 +22,8 @@ final class ReadCache: Sendable {
         case setting(String)
         /// All of the operator's tax rules.
         case taxRules
+        /// The failures the sandbox test controls armed for an app.
+        case armedFailures(App.ID)
     }
 
     /// A kept answer; `value` is nil for a kept miss.

@@ -4,8 +4,13 @@ import KioskSQL
 import SQLKit
 
 /// Failures armed by the sandbox test controls: at most one per app and API, gone once used up.
+///
+/// Every sandbox purchase, products request, restore and receipt refresh asks whether a failure is armed, and nearly
+/// always none is: the app's armed failures are read through the ``ReadCache``, so asking costs no statement of its
+/// own, and arming or using one up changes the cached rows' version.
 extension SQLStorageTransaction {
     func setArmedFailure(_ failure: ArmedFailure) async throws {
+        try await changesCachedRows()
         guard failure.remaining > 0 else {
             try await session.run("DELETE FROM armed_failures WHERE \(Self.failureKey(failure.appId, failure.api))")
             return
@@ -21,18 +26,23 @@ extension SQLStorageTransaction {
     }
 
     func armedFailures(appId: App.ID) async throws -> [ArmedFailure] {
-        try await session.all("SELECT * FROM armed_failures WHERE app_id = \(bind: appId) ORDER BY api").map { row in
-            ArmedFailure(
-                appId: try row.decode(column: "app_id", as: Int64.self),
-                api: try row.enumeration("api", as: ArmedFailure.API.self),
-                remaining: try row.decode(column: "remaining", as: Int.self),
-                errorCode: try row.decode(column: "error_code", as: Int.self)
-            )
-        }
-        .sorted { $0.api.rawValue < $1.api.rawValue }
+        try await cached(.armedFailures(appId)) {
+            try await session.all("SELECT * FROM armed_failures WHERE app_id = \(bind: appId) ORDER BY api").map {
+                row in
+                ArmedFailure(
+                    appId: try row.decode(column: "app_id", as: Int64.self),
+                    api: try row.enumeration("api", as: ArmedFailure.API.self),
+                    remaining: try row.decode(column: "remaining", as: Int.self),
+                    errorCode: try row.decode(column: "error_code", as: Int.self)
+                )
+            }
+            .sorted { $0.api.rawValue < $1.api.rawValue }
+        } ?? []
     }
 
     func consumeArmedFailure(appId: App.ID, api: ArmedFailure.API) async throws -> Int? {
+        guard try await armedFailures(appId: appId).contains(where: { $0.api == api }) else { return nil }
+        try await changesCachedRows()
         let key = Self.failureKey(appId, api)
         // One statement checks and decrements, so two concurrent calls can never both use the last one.
         let row = try await session.first(

@@ -20,7 +20,8 @@ extension PurchaseService {
         var seen = Set<String>()
         let identifiers = request.identifiers.filter { seen.insert($0).inserted }
         try await failIfArmed(.products, client: client)
-        let (products, agreement, eligibleGroups) = try await database.transaction { tx in
+        // Only reads: beside the writer, so a products request does not wait for purchases and renewals to commit.
+        let (products, agreement, eligibleGroups) = try await database.read { tx in
             var products: [String: Product] = [:]
             var eligibleGroups: Set<SubscriptionGroup.ID> = []
             for identifier in identifiers {
@@ -142,10 +143,15 @@ extension PurchaseService {
             ?? product.localizations.first
     }
 
-    /// Throws the failure the test controls armed for `api` in this app, using up one call of it. The use is
-    /// committed on its own, so the failure it causes cannot roll it back.
+    /// Throws the failure the test controls armed for `api` in this app, using up one call of it. Whether one is
+    /// armed is read beside the writer (nearly always none is); the use is committed on its own, so the failure it
+    /// causes cannot roll it back.
     func failIfArmed(_ api: ArmedFailure.API, client: ClientSession) async throws {
-        guard client.environment == .sandbox else { return }
+        guard client.environment == .sandbox,
+            try await database.read({ tx in
+                try await tx.armedFailures(appId: client.app.id).contains { $0.api == api }
+            })
+        else { return }
         let code = try await database.transaction { tx in
             try await tx.consumeArmedFailure(appId: client.app.id, api: api)
         }
