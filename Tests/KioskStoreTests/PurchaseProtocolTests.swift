@@ -379,6 +379,29 @@ import X509
         }
     }
 
+    /// A client request reads its account through the store's cache: a tester deleted after their session was used
+    /// is refused at once, and one created again under the same email is a new account with no purchases.
+    @Test(arguments: TestDatabase.available)
+    func aDeletedTestersSessionIsRefusedAtOnce(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            #expect(try await store.pay(TestStore.coins, token: token).json["state"] as? String == "purchased")
+            #expect(try await store.client(.GET, "/queue", token: token).status == 200)
+            let deleted = try await store.request(.DELETE, "/admin/v1/testers/\(TestStore.testerEmail)")
+            #expect(deleted.status == 204, "\(deleted.text)")
+            let refused = try await store.client(.GET, "/queue", token: token)
+            #expect(refused.status == 401)
+            #expect(refused.errorCode == "session_invalid")
+            let again = try await store.request(
+                .POST, "/admin/v1/testers", json: ["email": TestStore.testerEmail, "password": TestStore.password])
+            #expect(again.status == 201, "\(again.text)")
+            let fresh = try await store.signIn()
+            let queue = try await store.client(.GET, "/queue", token: fresh)
+            #expect((queue.json["entries"] as? [[String: Any]])?.isEmpty == true, "\(queue.text)")
+        }
+    }
+
     /// Restore brings back non-consumables as new `restored` transactions whose original is the first
     /// purchase, never consumables.
     @Test(arguments: TestDatabase.available)

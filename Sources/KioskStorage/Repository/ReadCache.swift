@@ -3,7 +3,7 @@ import KioskCore
 import Synchronization
 
 /// In-process copies of the rows nearly every request reads and few requests change: apps, products, sessions,
-/// settings (the Paid Apps agreement, the sandbox clock), tax rules and the sandbox's armed failures.
+/// accounts, settings (the Paid Apps agreement, the sandbox clock), tax rules and the sandbox's armed failures.
 ///
 /// Validity is decided by state, not by time: every write to those tables bumps one counter row in the database,
 /// in the writing transaction (``IdentifierSequence/cachedRowsVersion``). A transaction that reads through the cache
@@ -19,6 +19,8 @@ final class ReadCache: Sendable {
         case product(App.ID, String)
         case products(App.ID)
         case session(tokenHash: String)
+        /// An account by id, in its environment.
+        case account(Account.ID, StoreEnvironment)
         case setting(String)
         /// All of the operator's tax rules.
         case taxRules

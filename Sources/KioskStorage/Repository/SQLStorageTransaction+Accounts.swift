@@ -5,8 +5,12 @@ import SQLKit
 
 /// Accounts of both environments: production customers and sandbox testers. Ids are stored as lower-case UUID
 /// text; an email is unique within its environment regardless of case.
+///
+/// Every client request reads its session's account, and only the admin API and the console change one, so an
+/// account read by id goes through the ``ReadCache`` and every change to accounts changes the cached rows' version.
 extension SQLStorageTransaction {
     func insertAccount(_ account: Account) async throws {
+        try await changesCachedRows()
         let sandbox = account.sandbox
         try await session.run(
             """
@@ -24,6 +28,7 @@ extension SQLStorageTransaction {
     }
 
     func updateAccount(_ account: Account) async throws {
+        try await changesCachedRows()
         let sandbox = account.sandbox
         let row = try await session.first(
             """
@@ -43,15 +48,18 @@ extension SQLStorageTransaction {
     }
 
     func deleteAccount(id: Account.ID) async throws {
+        try await changesCachedRows()
         try await session.run("DELETE FROM accounts WHERE id = \(bind: Self.text(id))")
     }
 
     func account(id: Account.ID, environment: StoreEnvironment) async throws -> Account? {
-        try await session.first(
-            """
-            SELECT * FROM accounts WHERE id = \(bind: Self.text(id)) AND environment = \(bind: environment.rawValue)
-            """
-        ).map(Self.decodeAccount)
+        try await cached(.account(id, environment)) {
+            try await session.first(
+                """
+                SELECT * FROM accounts WHERE id = \(bind: Self.text(id)) AND environment = \(bind: environment.rawValue)
+                """
+            ).map(Self.decodeAccount)
+        }
     }
 
     func accounts(ids: [Account.ID], environment: StoreEnvironment) async throws -> [Account] {
