@@ -15,7 +15,7 @@ public struct SQLSession: Sendable {
     /// Counts every statement run here, for the engine's ``SQLDatabaseEngine/statementsRun``.
     let counter: StatementCounter?
 
-    public init(
+    init(
         sql: any SQLDatabase, translate: @escaping @Sendable (any Error) -> any Error,
         counter: StatementCounter? = nil
     ) {
@@ -65,15 +65,13 @@ public struct SQLSession: Sendable {
 
 /// How many statements an engine's sessions ran: a count, so unlike a rate it does not move with the machine, and on
 /// PostgreSQL each statement is a round trip to the server.
-public final class StatementCounter: Sendable {
+final class StatementCounter: Sendable {
     private let count = Atomic<Int>(0)
-
-    public init() {}
 
     func add() { count.add(1, ordering: .relaxed) }
 
     /// The statements counted so far.
-    public var value: Int { count.load(ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }
 
 /// An engine that can open a transaction and hand out its `SQLSession`; the common ground of both engines.

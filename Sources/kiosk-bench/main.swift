@@ -58,9 +58,12 @@ func reportLogPages(per what: String, operations: Int, _ store: TestStore, since
             + String(format: "%.1f (4 KiB each, SQLite's write-ahead log)", (after - before) / Double(operations)))
 }
 
-/// `kiosk_database_statements_total` from the store's `/metrics`.
+/// `kiosk_database_statements_total` from the store's `/metrics`, which both engines report.
 func statementsRun(_ store: TestStore) async throws -> Double {
-    try await store.metric("kiosk_database_statements_total") ?? 0
+    guard let statements = try await store.metric("kiosk_database_statements_total") else {
+        preconditionFailure("the store's /metrics has no kiosk_database_statements_total")
+    }
+    return statements
 }
 
 /// `  statements per <what>: 16.0 (…)`: the statements each operation ran since `before` (a ``statementsRun(_:)``),

@@ -57,6 +57,8 @@ import Testing
         #expect(AppleDateText.gmt(Date(timeIntervalSince1970: .infinity)) == "9999-12-31 23:59:59 Etc/GMT")
         #expect(AppleDateText.gmt(Date(timeIntervalSince1970: -.infinity)) == "1970-01-01 00:00:00 Etc/GMT")
         #expect(
+            AppleDateText.pacific(Date(timeIntervalSince1970: .infinity)) == "9999-12-31 15:59:59 America/Los_Angeles")
+        #expect(
             AppleDateText.pacific(Date(timeIntervalSince1970: -.infinity)) == "1969-12-31 16:00:00 America/Los_Angeles")
     }
 
