@@ -14,18 +14,23 @@ public struct SQLSession: Sendable {
     public let translate: @Sendable (any Error) -> any Error
     /// Counts every statement run here, for the engine's ``SQLDatabaseEngine/statementsRun``.
     let counter: StatementCounter?
+    /// Refuses every statement that does not begin with `SELECT`: for reads that run outside a transaction
+    /// (PostgreSQL's), where no `READ ONLY` transaction would refuse a write the code put there by mistake.
+    let selectsOnly: Bool
 
     init(
         sql: any SQLDatabase, translate: @escaping @Sendable (any Error) -> any Error,
-        counter: StatementCounter? = nil
+        counter: StatementCounter? = nil, selectsOnly: Bool = false
     ) {
         self.sql = sql
         self.translate = translate
         self.counter = counter
+        self.selectsOnly = selectsOnly
     }
 
     /// Runs a statement and ignores any rows.
     public func run(_ query: SQLQueryString) async throws {
+        try checkSelect(query)
         counter?.add()
         do {
             try await sql.raw(query).run()
@@ -44,6 +49,7 @@ public struct SQLSession: Sendable {
 
     /// Runs a query and returns all its rows.
     public func all(_ query: SQLQueryString) async throws -> [any SQLRow] {
+        try checkSelect(query)
         counter?.add()
         do {
             return try await sql.raw(query).all()
@@ -54,11 +60,27 @@ public struct SQLSession: Sendable {
 
     /// Runs a query and returns its first row, if any.
     public func first(_ query: SQLQueryString) async throws -> (any SQLRow)? {
+        try checkSelect(query)
         counter?.add()
         do {
             return try await sql.raw(query).first()
         } catch {
             throw translate(error)
+        }
+    }
+}
+
+extension SQLSession {
+    /// Throws, running nothing, when this session runs only `SELECT` and `query` is something else.
+    fileprivate func checkSelect(_ query: SQLQueryString) throws {
+        guard selectsOnly else { return }
+        var serializer = SQLSerializer(database: sql)
+        query.serialize(to: &serializer)
+        let verb = serializer.sql.drop(while: \.isWhitespace).prefix(while: \.isLetter)
+        guard verb.uppercased() == "SELECT" else {
+            throw StorageError.engine(
+                message: "a read may run only SELECT; it was asked to run \(verb.isEmpty ? "an empty statement" : verb)"
+            )
         }
     }
 }
@@ -79,9 +101,11 @@ public protocol SQLTransactionRunner: Sendable {
     /// Runs `body` between `BEGIN` and `COMMIT`, rolling back if it throws or the commit fails.
     func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T
 
-    /// Runs `body` in a read-only transaction, which neither waits for nor holds up writers: on SQLite on one of the
-    /// reader connections beside the one writer, on PostgreSQL as a `READ ONLY` transaction. A statement that writes
-    /// fails (`StorageError.engine`) on both.
+    /// Runs `body` as a read, which neither waits for nor holds up writers: on SQLite in a transaction on one of the
+    /// reader connections beside the one writer (one snapshot for all its statements), on PostgreSQL on a pooled
+    /// connection with no transaction around its statements (each sees what was committed when it started, as at
+    /// `READ COMMITTED` inside one). A statement that writes fails (`StorageError.engine`) on both: SQLite's readers
+    /// are read-only connections, and PostgreSQL's read sessions run only `SELECT`.
     func withReadSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T
 }
 

@@ -12,9 +12,10 @@ public protocol KioskDatabase: Sendable {
     /// Runs `body` in one database transaction: commits if it returns, rolls back if it throws.
     func transaction<T: Sendable>(_ body: @Sendable (any StorageTransaction) async throws -> T) async throws -> T
 
-    /// Runs `body` in one read-only transaction, beside the writer instead of after it (SQLite's reader
-    /// connections; PostgreSQL's `READ ONLY`): for requests that only read, such as a session lookup or
-    /// `verifyReceipt`. It sees every transaction committed before it began; any write in it fails.
+    /// Runs `body` as a read, beside the writer instead of after it (SQLite's reader connections; on PostgreSQL
+    /// statements outside any transaction): for requests that only read, such as a session lookup or `verifyReceipt`.
+    /// On SQLite it sees every transaction committed before it began; on PostgreSQL each statement sees what was
+    /// committed before that statement began (``SQLTransactionRunner/withReadSession(_:)``). Any write in it fails.
     func read<T: Sendable>(_ body: @Sendable (any StorageTransaction) async throws -> T) async throws -> T
 
     /// Checks the database answers (for `/health`); throws if it does not.

@@ -50,14 +50,29 @@ struct ReadTransactionTests {
 
     @Test(arguments: TestEngine.all)
     func aWriteInAReadFailsAndChangesNothing(engine: TestEngine) async throws {
-        // Proves a read transaction refuses writes on both engines (a read-only connection on SQLite, `READ ONLY` on
-        // PostgreSQL), so code that reads through `read` cannot change state by mistake.
+        // Proves a read refuses writes on both engines (a read-only connection on SQLite; on PostgreSQL, where a read
+        // runs outside a transaction, a session that runs only SELECT), so code that reads through `read` cannot
+        // change state by mistake.
         try await engine.withDatabase { database, _ in
             await #expect(throws: StorageError.self) {
                 try await database.read { tx in try await tx.setSetting("probe", to: "written in a read") }
             }
             let value = try await database.read { try await $0.setting("probe") }
             #expect(value == nil)
+        }
+    }
+
+    @Test(arguments: TestEngine.all)
+    func aReadOfCachedRowsIsOneStatementOnPostgreSQL(engine: TestEngine) async throws {
+        // Proves what a read through the cache costs in statements: the version it checks the cached rows against,
+        // inside BEGIN and COMMIT on SQLite (one snapshot on a reader connection) and alone on PostgreSQL, where each
+        // statement is a round trip and a transaction would add two without changing what a read sees.
+        try await engine.withDatabase { database, _ in
+            try await database.transaction { tx in try await tx.setSetting("probe", to: "cached") }
+            #expect(try await database.read { try await $0.setting("probe") } == "cached")
+            let before = database.statementsRun
+            #expect(try await database.read { try await $0.setting("probe") } == "cached")
+            #expect(database.statementsRun - before == (engine == .postgresql ? 1 : 3))
         }
     }
 }
