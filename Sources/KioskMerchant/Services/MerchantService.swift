@@ -232,8 +232,8 @@ public struct MerchantService: Sendable {
             now: now)
     }
 
-    /// The user's entitlement grants, their subscriptions' renewal states and balances, read in one read-only
-    /// transaction (beside deliveries that write, not after them).
+    /// The user's entitlement grants, their subscriptions' renewal states and balances, read in one read session
+    /// (beside deliveries that write, not after them; on SQLite one snapshot).
     private func userLedger(userId: String) async throws -> ([GrantRecord], [RenewalState], [BalanceSummary]) {
         try await database.withReadSession { session in
             let ledger = GrantLedger(session: session)

@@ -192,7 +192,7 @@ struct ReceiptValidation: Sendable {
         case armed(App.ID)
     }
 
-    /// Runs `body` in a read-only transaction, beside the writer. An armed failure the read saw is used up in a
+    /// Runs `body` as a read (`KioskDatabase.read`), beside the writer. An armed failure the read saw is used up in a
     /// write of its own and answered (thrown as its status); if another request used it up first, the read runs
     /// again.
     private func look<Found: Sendable>(
