@@ -2,20 +2,22 @@ import Foundation
 import SQLKit
 import Synchronization
 
-/// One connection inside one open transaction, as the repositories (the store's and the merchant's) and the migrator
-/// see it.
+/// One connection, as the repositories (the store's and the merchant's) and the migrator see it: inside one open
+/// transaction, except a PostgreSQL read (``SQLTransactionRunner/withReadSession(_:)``), whose statements run alone.
 ///
 /// Every statement goes through here so engine errors come out as `StorageError` (unique violations named the
 /// same way on both engines) at the statement that caused them, where a caller can still catch them.
 public struct SQLSession: Sendable {
-    /// The connection, already inside `BEGIN`.
+    /// The connection, already inside `BEGIN` unless this is a PostgreSQL read.
     public let sql: any SQLDatabase
     /// Turns an engine's error into a `StorageError`; leaves other errors alone.
     public let translate: @Sendable (any Error) -> any Error
     /// Counts every statement run here, for the engine's ``SQLDatabaseEngine/statementsRun``.
     let counter: StatementCounter?
     /// Refuses every statement that does not begin with `SELECT`: for reads that run outside a transaction
-    /// (PostgreSQL's), where no `READ ONLY` transaction would refuse a write the code put there by mistake.
+    /// (PostgreSQL's), where no `READ ONLY` transaction would refuse a write the code put there by mistake. It reads
+    /// the statement's verb only: a `SELECT` of a function that writes (`nextval`, say) would pass, and no read of
+    /// Kiosk's runs one.
     let selectsOnly: Bool
 
     init(
@@ -105,7 +107,7 @@ public protocol SQLTransactionRunner: Sendable {
     /// reader connections beside the one writer (one snapshot for all its statements), on PostgreSQL on a pooled
     /// connection with no transaction around its statements (each sees what was committed when it started, as at
     /// `READ COMMITTED` inside one). A statement that writes fails (`StorageError.engine`) on both: SQLite's readers
-    /// are read-only connections, and PostgreSQL's read sessions run only `SELECT`.
+    /// are read-only connections, and PostgreSQL's read sessions refuse any statement but a `SELECT`.
     func withReadSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T
 }
 

@@ -63,7 +63,7 @@ struct ReadTransactionTests {
     }
 
     @Test(arguments: TestEngine.all)
-    func aReadOfCachedRowsIsOneStatementOnPostgreSQL(engine: TestEngine) async throws {
+    func aCachedReadRunsOneStatementOnPostgreSQLAndThreeOnSQLite(engine: TestEngine) async throws {
         // Proves what a read through the cache costs in statements: the version it checks the cached rows against,
         // inside BEGIN and COMMIT on SQLite (one snapshot on a reader connection) and alone on PostgreSQL, where each
         // statement is a round trip and a transaction would add two without changing what a read sees.

@@ -133,7 +133,8 @@ public final class PostgresDatabase: SQLDatabaseEngine {
     /// A read runs its statements on one pooled connection without `BEGIN` and `COMMIT`, two round trips fewer. At
     /// `READ COMMITTED`, PostgreSQL's default and the isolation Kiosk uses, each statement sees what was committed when
     /// it started whether or not a transaction surrounds it, so a read sees the same rows either way. The session
-    /// refuses any statement but a `SELECT`, as a `READ ONLY` transaction refused writes.
+    /// refuses any statement but a `SELECT` (``SQLSession/selectsOnly``), where a `READ ONLY` transaction refused
+    /// writes.
     public func withReadSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         try await counted { connection in
             try await body(
