@@ -23,7 +23,7 @@ import Testing
             storefront: storefront, storefrontId: 1, applicationUsername: nil, appAccountToken: nil, orderId: "O\(id)",
             expiresDate: purchased + days * day, revocationDate: revokedDay.map { start + $0 * day },
             revocationType: revokedDay == nil ? nil : .refundFull, transactionReason: reason, isUpgraded: upgraded,
-            offer: offer, refundedMinorUnits: refunded, signedTransaction: "", transactionReceipt: "")
+            offer: offer, refundedMinorUnits: refunded, signedTransaction: "")
     }
 
     static let trial = AppliedOffer(type: .introductory, paymentMode: .freeTrial, period: "P1W")

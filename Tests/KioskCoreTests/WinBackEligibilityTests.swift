@@ -45,7 +45,7 @@ struct WinBackEligibilityTests {
                 originalPurchaseDate: Self.now, quantity: 1, priceMinorUnits: price, currency: "USD",
                 storefront: "USA", storefrontId: 143_441, applicationUsername: nil, appAccountToken: nil,
                 orderId: "O\(id)", subscriptionGroupId: 7, revocationDate: revoked ? Self.now : nil, offer: offer,
-                signedTransaction: "", transactionReceipt: "")
+                signedTransaction: "")
         }
         let monthly = Product(
             appId: 1, productId: "monthly", referenceName: "Monthly", type: .autoRenewable,

@@ -147,8 +147,7 @@ enum Fixtures {
             orderId: "MK5TTTVWJH", subscriptionGroupId: minimal ? nil : 21_000_001,
             webOrderLineItemId: minimal ? nil : 2_000_000_000_000_002, expiresDate: minimal ? nil : updated,
             revocationDate: minimal ? nil : updated, revocationReason: minimal ? nil : 1,
-            signedTransaction: "eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln",
-            transactionReceipt: "ewoJInNpZ25hdHVyZSIgPSAiQUE9PSI7Cn0="
+            signedTransaction: "eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln"
         )
     }
 

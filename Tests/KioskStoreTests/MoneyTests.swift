@@ -305,7 +305,7 @@ import Testing
                 originalPurchaseDate: Self.start, quantity: 1, priceMinorUnits: price, currency: "USD",
                 storefront: "USA", storefrontId: 143_441, applicationUsername: nil, appAccountToken: nil,
                 orderId: "O\(id)", expiresDate: expires,
-                signedTransaction: "", transactionReceipt: "")
+                signedTransaction: "")
         }
         for (gap, commission) in [(45.0, 1_500), (75.0, 3_000)] {
             let first = (0..<7).map { period(Int64($0 + 1), startDay: Double($0) * 30) }

@@ -145,3 +145,28 @@ extension TestStore.Answer {
     /// `transaction.transactionId` of a queue entry.
     var transactionId: String? { (json["transaction"] as? [String: Any])?["transactionId"] as? String }
 }
+
+/// What an iOS 6-style transaction receipt says, without its signature: the store signs a receipt each time one is
+/// asked for, so two copies of one transaction's receipt differ only in the signature's bytes.
+enum ReceiptText {
+    /// The receipt's base64 `purchase-info`, the part that states the purchase; nil when `receipt` has none.
+    static func purchaseInfo(of receipt: String) -> String? {
+        guard let data = Data(base64Encoded: receipt), let text = String(data: data, encoding: .utf8),
+            let key = text.range(of: "\"purchase-info\" = \""),
+            let end = text[key.upperBound...].firstIndex(of: "\"")
+        else { return nil }
+        return String(text[key.upperBound..<end])
+    }
+
+    /// A queue entry's JSON with its transaction's receipt replaced by the receipt's `purchase-info`, as sorted-key
+    /// bytes: equal for two answers that state the same entry.
+    static func unsigned(_ entry: [String: Any]) throws -> Data {
+        var entry = entry
+        if var transaction = entry["transaction"] as? [String: Any] {
+            let receipt = try #require(transaction["transactionReceipt"] as? String)
+            transaction["transactionReceipt"] = try #require(purchaseInfo(of: receipt))
+            entry["transaction"] = transaction
+        }
+        return try JSONSerialization.data(withJSONObject: entry, options: .sortedKeys)
+    }
+}

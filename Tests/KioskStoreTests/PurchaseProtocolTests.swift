@@ -127,7 +127,8 @@ import X509
 
     /// A purchase is answered from the rows it wrote, without reading them back: the answer must be what the database
     /// holds. A repeated key reads the same entry from the database, and the queue lists it; all three agree byte for
-    /// byte, for a payment with every optional field and for one approved by a parent (Ask to Buy).
+    /// byte, for a payment with every optional field and for one approved by a parent (Ask to Buy), but for the
+    /// signature of the iOS 6-style receipt, which is signed for each answer once the payment committed.
     @Test(arguments: TestDatabase.available)
     func purchaseAnswersWhatTheDatabaseHolds(database: TestDatabase) async throws {
         try await withStore(database) { store in
@@ -142,11 +143,14 @@ import X509
             #expect(first.json["state"] as? String == "purchased")
             #expect((first.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String != nil)
             let again = try await store.client(.POST, "/payments", token: token, json: body)
-            #expect(again.text == first.text)
+            let answered = try ReceiptText.unsigned(first.json)
+            #expect(try ReceiptText.unsigned(again.json) == answered)
             let queue = try await store.client(.GET, "/queue", token: token)
             let listed = try #require((queue.json["entries"] as? [[String: Any]])?.first)
-            let answered = try JSONSerialization.data(withJSONObject: first.json, options: .sortedKeys)
-            #expect(try JSONSerialization.data(withJSONObject: listed, options: .sortedKeys) == answered)
+            #expect(try ReceiptText.unsigned(listed) == answered)
+            let receipt = try #require((first.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
+            let verified = try await store.verifyReceipt(["receipt-data": receipt])
+            #expect(verified.json["status"] as? Int == 0, "\(verified.text)")
         }
         try await withStore(database) { store in
             try await store.preparePurchaseCatalog(testerSettings: ["askToBuy": true])
@@ -159,7 +163,7 @@ import X509
             #expect(approved.json["state"] as? String == "purchased", "\(approved.text)")
             let twice = try await store.request(
                 .POST, app + "/payments/\(paymentId)/approve", token: .some(store.adminToken))
-            #expect(twice.text == approved.text)
+            #expect(try ReceiptText.unsigned(twice.json) == ReceiptText.unsigned(approved.json))
         }
     }
 
@@ -403,7 +407,7 @@ import X509
     }
 
     /// Restore brings back non-consumables as new `restored` transactions whose original is the first
-    /// purchase, never consumables.
+    /// purchase, never consumables. A restored transaction carries the original's iOS 6-style receipt.
     @Test(arguments: TestDatabase.available)
     func restoreReturnsOnlyRestorablePurchases(database: TestDatabase) async throws {
         try await withStore(database) { store in
@@ -422,6 +426,11 @@ import X509
             #expect(transaction["originalTransactionId"] as? String == unlockId)
             let restoredId = try #require(transaction["transactionId"] as? String)
             #expect(restoredId != unlockId)
+            let restoredReceipt = try #require(transaction["transactionReceipt"] as? String)
+            let unlockReceipt = try #require(
+                (unlock.json["transaction"] as? [String: Any])?["transactionReceipt"] as? String)
+            #expect(ReceiptText.purchaseInfo(of: restoredReceipt) != nil)
+            #expect(ReceiptText.purchaseInfo(of: restoredReceipt) == ReceiptText.purchaseInfo(of: unlockReceipt))
         }
     }
 

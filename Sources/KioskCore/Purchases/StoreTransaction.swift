@@ -51,11 +51,9 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
     /// reversal, an extension…). Signed as `kioskRevision`, so a receiver can order two signed states of one
     /// transaction even when the clock gave them the same `signedDate` (a frozen sandbox clock, one millisecond).
     public var revision: Int64
-    /// Compact JWS in Apple's `JWSTransactionDecodedPayload` shape.
+    /// Compact JWS in Apple's `JWSTransactionDecodedPayload` shape. (Its iOS 6-style receipt is not kept: the
+    /// store signs one when a device or `verifyReceipt` asks for it, `StoreLedger.receipt(of:bundleId:signing:)`.)
     public var signedTransaction: String
-    /// Base64 iOS 6-style transaction receipt; empty for a renewal, whose receipt is signed when a device or
-    /// `verifyReceipt` asks for it (the store's `StoreLedger.receipt(of:bundleId:signing:)`).
-    public var transactionReceipt: String
 
     public init(
         id: Int64, environment: StoreEnvironment, appId: App.ID, accountId: UUID, productId: String,
@@ -67,7 +65,7 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         transactionReason: TransactionReason = .purchase,
         isUpgraded: Bool = false, offer: AppliedOffer? = nil, commitment: TransactionCommitment? = nil,
         refundedMinorUnits: Int = 0, modifiedAt: Date? = nil,
-        revision: Int64 = 0, signedTransaction: String, transactionReceipt: String
+        revision: Int64 = 0, signedTransaction: String
     ) {
         self.id = id
         self.environment = environment
@@ -100,7 +98,6 @@ public struct StoreTransaction: Codable, Sendable, Hashable, Identifiable {
         self.modifiedAt = modifiedAt ?? purchaseDate
         self.revision = revision
         self.signedTransaction = signedTransaction
-        self.transactionReceipt = transactionReceipt
     }
 }
 

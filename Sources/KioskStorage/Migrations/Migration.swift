@@ -6,6 +6,6 @@ extension Migration {
         .catalog, .purchases, .verification, .subscriptions, .identity, .transactionRevisions, .winBackOffers,
         .accounts, .dueOrder, .money, .teamKeys, .exchangeRates, .console, .consoleUsers, .checkRuns,
         .retentionMessaging, .consent, .commitmentBilling, .performanceTestRuns, .territoryAvailability,
-        .offerCodeCampaigns, .consoleSessionEnds, .consolePasswordSetAt, .leanerIndexes,
+        .offerCodeCampaigns, .consoleSessionEnds, .consolePasswordSetAt, .leanerIndexes, .receiptsWhenAsked,
     ]
 }

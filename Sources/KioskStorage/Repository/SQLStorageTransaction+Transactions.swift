@@ -16,7 +16,7 @@ extension SQLStorageTransaction {
                     subscription_group_id, web_order_line_item_id, expires_date, revocation_date, revocation_reason,
                     revocation_type, transaction_reason, is_upgraded, offer_type, offer_identifier,
                     offer_discount_type, offer_period, refunded_minor_units, modified_at, revision,
-                    signed_transaction, transaction_receipt, commitment_period, commitment_periods,
+                    signed_transaction, commitment_period, commitment_periods,
                     commitment_expires_at, commitment_price_minor_units)
                 """
         ) { transaction -> SQLQueryString in
@@ -37,7 +37,7 @@ extension SQLStorageTransaction {
                 \(bind: transaction.offer?.identifier), \(bind: transaction.offer?.paymentMode.rawValue),
                 \(bind: transaction.offer?.period), \(bind: transaction.refundedMinorUnits),
                 \(bind: transaction.modifiedAt.millisecondsSince1970), \(bind: transaction.revision),
-                \(bind: transaction.signedTransaction), \(bind: transaction.transactionReceipt),
+                \(bind: transaction.signedTransaction),
                 \(bind: transaction.commitment?.billingPeriodNumber), \(bind: transaction.commitment?.totalBillingPeriods),
                 \(bind: transaction.commitment?.expiresDate.millisecondsSince1970),
                 \(bind: transaction.commitment?.priceMinorUnits))
@@ -76,7 +76,6 @@ extension SQLStorageTransaction {
                 modified_at = \(bind: transaction.modifiedAt.millisecondsSince1970),
                 revision = \(bind: transaction.revision),
                 signed_transaction = \(bind: transaction.signedTransaction),
-                transaction_receipt = \(bind: transaction.transactionReceipt),
                 commitment_period = \(bind: transaction.commitment?.billingPeriodNumber),
                 commitment_periods = \(bind: transaction.commitment?.totalBillingPeriods),
                 commitment_expires_at = \(bind: transaction.commitment?.expiresDate.millisecondsSince1970),
@@ -202,8 +201,7 @@ extension SQLStorageTransaction {
             refundedMinorUnits: try row.decode(column: "refunded_minor_units", as: Int.self),
             modifiedAt: try row.date("modified_at"),
             revision: try row.decode(column: "revision", as: Int64.self),
-            signedTransaction: try row.decode(column: "signed_transaction", as: String.self),
-            transactionReceipt: try row.decode(column: "transaction_receipt", as: String.self)
+            signedTransaction: try row.decode(column: "signed_transaction", as: String.self)
         )
     }
 

@@ -137,12 +137,13 @@ extension PurchaseService {
 
     private func placeOnce(_ order: PaymentOrder, client: ClientSession) async throws -> QueueEntry {
         let now = clocks.now(client.environment)
-        return try await ledger.commit(reaching: .paymentCommitted) { tx, effects in
+        // The answer's receipt is signed once the payment committed (`entry`), not while the writer waits.
+        let rows = try await ledger.commit(reaching: .paymentCommitted) { tx, effects in
             if let key = order.idempotencyKey,
                 let existing = try await tx.payment(
                     accountId: client.account.id, appId: client.app.id, idempotencyKey: key)
             {
-                return try await ledger.latestEntry(of: existing, in: tx)
+                return try await ledger.latestEntryRows(of: existing, in: tx)
             }
             var payment = Payment(
                 id: UUID.random(), environment: client.environment, accountId: client.account.id, appId: client.app.id,
@@ -160,8 +161,9 @@ extension PurchaseService {
             try await tx.insertQueueRecord(record)
             effects.deliver(charged.notifications)
             effects.wake(client.feedKey)
-            return try await ledger.entry(for: record, written: (payment, charged.transaction), in: tx)
+            return try await ledger.entryRows(for: record, written: (payment, charged.transaction), in: tx)
         }
+        return try ledger.entry(rows)
     }
 
     /// Decides a new payment's fate and makes the queue record that tells the client; charges when it is due, into

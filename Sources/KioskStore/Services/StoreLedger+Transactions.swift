@@ -8,6 +8,15 @@ import KioskStorage
 // The ledger's writes inside a change: charging (a new signed transaction), signing again after a change, and
 // queue records with their wire form. Each runs inside the caller's ``StoreLedger/commit(reaching:_:)``.
 
+/// A queue record and the rows its wire form shows, read in a database transaction; ``StoreLedger/entry(_:)`` makes
+/// the wire form.
+struct QueueEntryRows: Sendable {
+    var record: QueueRecord
+    var payment: Payment?
+    /// The record's transaction, with the bundle id of its app, which its receipt names.
+    var transaction: (row: StoreTransaction, bundleId: String)?
+}
+
 /// What a new transaction is, before it has identifiers and signatures.
 struct TransactionTerms {
     var environment: StoreEnvironment
@@ -113,20 +122,16 @@ extension StoreLedger {
             applicationUsername: terms.applicationUsername, appAccountToken: terms.appAccountToken,
             orderId: orderId(), subscriptionGroupId: terms.product.subscription?.groupId,
             webOrderLineItemId: webOrderLineItemId, expiresDate: terms.expiresDate, transactionReason: terms.reason,
-            offer: terms.offer, commitment: terms.commitment, signedTransaction: "", transactionReceipt: "")
+            offer: terms.offer, commitment: terms.commitment, signedTransaction: "")
     }
 
-    /// Makes the transaction's JWS and iOS 6-style receipt: when the transaction is created, and again when it
-    /// changes (a new app account token, a refund, an extension…). Each signing is a new revision.
+    /// Makes the transaction's JWS: when the transaction is created, and again when it changes (a new app account
+    /// token, a refund, an extension…). Each signing is a new revision. Its iOS 6-style receipt is signed only when
+    /// asked for (``receipt(of:bundleId:signing:)``), outside the database transaction where it can be: signing it
+    /// inside took a sixth of a renewal's CPU and a tenth of a purchase's time on SQLite's one writer.
     func sign(_ transaction: inout StoreTransaction, bundleId: String, now: Date) throws {
         let payload = Self.signingPayload(for: &transaction, bundleId: bundleId, now: now)
         transaction.signedTransaction = try context.signing.sign(payload, environment: transaction.environment)
-        // A purchase's receipt is answered with it; a renewal's is made when a device or `verifyReceipt` asks for it
-        // (``receipt(of:bundleId:signing:)``), which most never do: signing it took a sixth of a renewal's CPU, and
-        // storing it 4 KB of every renewal's row.
-        transaction.transactionReceipt =
-            transaction.transactionReason == .renewal
-            ? "" : try context.signing.sign(Self.transactionReceipt(of: transaction, bundleId: bundleId))
     }
 
     /// Starts the transaction's next revision and returns the JWS payload (Apple's `JWSTransactionDecodedPayload`)
@@ -170,20 +175,10 @@ extension StoreLedger {
             }, kioskRevision: transaction.revision)
     }
 
-    /// The transaction's iOS 6-style receipt: the one stored with it, or, for a renewal (stored without one), one
-    /// signed now. Its fields come from the transaction alone, so every copy says the same.
+    /// The transaction's iOS 6-style receipt, signed now. Its fields come from the transaction alone, so every copy
+    /// says the same; only the signature's bytes differ.
     static func receipt(of transaction: StoreTransaction, bundleId: String, signing: StoreSigning) throws -> String {
-        guard transaction.transactionReceipt.isEmpty else { return transaction.transactionReceipt }
-        return try signing.sign(transactionReceipt(of: transaction, bundleId: bundleId))
-    }
-
-    /// ``receipt(of:bundleId:signing:)``, reading the app's bundle id only when a receipt must be signed.
-    func receipt(of transaction: StoreTransaction, in tx: any StorageTransaction) async throws -> String {
-        guard transaction.transactionReceipt.isEmpty else { return transaction.transactionReceipt }
-        guard let app = try await tx.app(id: transaction.appId) else {
-            throw StorageError.engine(message: "transaction \(transaction.id) lost its app \(transaction.appId)")
-        }
-        return try Self.receipt(of: transaction, bundleId: app.bundleId, signing: context.signing)
+        try signing.sign(transactionReceipt(of: transaction, bundleId: bundleId))
     }
 
     /// Apple's `revocationPercentage` (milliunits of a percent) of a revoked transaction: how much of its price
@@ -271,20 +266,29 @@ extension StoreLedger {
             restoreTransactionId: restoreTransactionId, createdAt: now, finishedAt: finished ? now : nil)
     }
 
-    /// The latest queue entry of `payment`: what a repeated request with its idempotency key answers.
-    func latestEntry(of payment: Payment, in tx: any StorageTransaction) async throws -> QueueEntry {
+    /// The rows of `payment`'s latest queue entry: what a repeated request with its idempotency key answers.
+    func latestEntryRows(of payment: Payment, in tx: any StorageTransaction) async throws -> QueueEntryRows {
         guard let record = try await tx.queueRecords(paymentId: payment.id).last else {
             throw StorageError.engine(message: "payment \(payment.id) has no queue entry")
         }
-        return try await entry(for: record, in: tx)
+        return try await entryRows(for: record, in: tx)
     }
 
-    /// The wire form of a record, with its payment's and transaction's details. `written` are rows the caller wrote
-    /// in `tx`: those that are the record's are used as they are instead of being read back.
+    /// The wire form of a record, with its payment's and transaction's details (``entry(_:)`` of
+    /// ``entryRows(for:written:in:)``).
     func entry(
         for record: QueueRecord, written: (payment: Payment?, transaction: StoreTransaction?) = (nil, nil),
         in tx: any StorageTransaction
     ) async throws -> QueueEntry {
+        try entry(try await entryRows(for: record, written: written, in: tx))
+    }
+
+    /// What the wire form of `record` is made of, read in `tx`. `written` are rows the caller wrote in `tx`: those
+    /// that are the record's are used as they are instead of being read back.
+    func entryRows(
+        for record: QueueRecord, written: (payment: Payment?, transaction: StoreTransaction?) = (nil, nil),
+        in tx: any StorageTransaction
+    ) async throws -> QueueEntryRows {
         var payment = written.payment.flatMap { $0.id == record.paymentId ? $0 : nil }
         if payment == nil, let id = record.paymentId { payment = try await tx.payment(id: id) }
         var transaction = written.transaction.flatMap {
@@ -293,8 +297,24 @@ extension StoreLedger {
         if transaction == nil, let id = record.transactionId {
             transaction = try await tx.transaction(id: id, environment: record.environment)
         }
-        let info = try await transaction.asyncMap { transaction in
-            let receipt = try await receipt(of: transaction, in: tx)
+        let sold = try await transaction.asyncMap { transaction in
+            guard let app = try await tx.app(id: transaction.appId) else {
+                throw StorageError.engine(message: "transaction \(transaction.id) lost its app \(transaction.appId)")
+            }
+            return (row: transaction, bundleId: app.bundleId)
+        }
+        return QueueEntryRows(record: record, payment: payment, transaction: sold)
+    }
+
+    /// The wire form of a record whose rows were read, with its transaction's iOS 6-style receipt signed now: a
+    /// write that answers an entry calls it once it has committed, so that SQLite's one writer does not wait for the
+    /// signature.
+    func entry(_ rows: QueueEntryRows) throws -> QueueEntry {
+        let record = rows.record
+        let payment = rows.payment
+        let transaction = rows.transaction?.row
+        let info = try rows.transaction.map { transaction, bundleId in
+            let receipt = try Self.receipt(of: transaction, bundleId: bundleId, signing: context.signing)
             return record.restoreTransactionId.map {
                 Self.info(transaction, receipt: receipt, restoredAs: $0, at: record.createdAt)
             } ?? Self.info(transaction, receipt: receipt)
@@ -342,7 +362,7 @@ extension StoreLedger {
             transactionId: String(id), originalTransactionId: String(transaction.id),
             purchaseDate: date.millisecondsSince1970,
             originalPurchaseDate: transaction.purchaseDate.millisecondsSince1970,
-            signedTransaction: transaction.signedTransaction, transactionReceipt: transaction.transactionReceipt)
+            signedTransaction: transaction.signedTransaction, transactionReceipt: receipt)
     }
 
     static func failureMessage(_ reason: ErrorCode?, code: Int) -> String {

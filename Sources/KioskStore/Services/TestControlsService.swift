@@ -69,7 +69,7 @@ public struct TestControlsService: Sendable {
     /// Idempotent: the same decision again answers the same entry; a different one is a conflict.
     public func decide(bundleId: String, paymentId: UUID, _ decision: Decision) async throws -> QueueEntry {
         let now = clock.now()
-        return try await ledger.commit { tx, effects in
+        let rows = try await ledger.commit { tx, effects in
             let app = try await CatalogService.requireApp(bundleId, in: tx)
             guard var payment = try await tx.payment(id: paymentId), payment.appId == app.id,
                 payment.environment == .sandbox
@@ -81,7 +81,7 @@ public struct TestControlsService: Sendable {
             let records = try await tx.queueRecords(paymentId: payment.id)
             if Self.alreadyDecided(payment, records: records, as: decision), let latest = records.last {
                 // A retried decision (its answer was lost) answers the same and changes nothing.
-                return try await ledger.entry(for: latest, in: tx)
+                return try await ledger.entryRows(for: latest, in: tx)
             }
             let expected: PaymentState = decision == .resolve ? .interrupted : .deferred
             guard payment.state == expected else {
@@ -119,8 +119,9 @@ public struct TestControlsService: Sendable {
             try await tx.insertQueueRecord(record)
             effects.deliver(charged.notifications)
             effects.wake(client.feedKey)
-            return try await ledger.entry(for: record, written: (payment, charged.transaction), in: tx)
+            return try await ledger.entryRows(for: record, written: (payment, charged.transaction), in: tx)
         }
+        return try ledger.entry(rows)
     }
 
     /// Whether `decision` is what already happened to the payment: approved (deferred, then purchased), declined

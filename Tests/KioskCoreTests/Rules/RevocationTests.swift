@@ -13,7 +13,7 @@ import Testing
             productType: type, originalTransactionId: 2_000_000_000_000_001, purchaseDate: now - 3_600,
             originalPurchaseDate: now - 3_600, quantity: 1, priceMinorUnits: price, currency: "USD",
             storefront: "USA", storefrontId: 143_441, applicationUsername: nil, appAccountToken: nil,
-            orderId: "MK5TTTVWJH", signedTransaction: "", transactionReceipt: "")
+            orderId: "MK5TTTVWJH", signedTransaction: "")
     }
 
     static func notification(_ type: NotificationType) -> ServerNotification {
