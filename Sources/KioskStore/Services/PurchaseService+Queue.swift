@@ -3,36 +3,40 @@ import KioskCore
 import KioskProtocol
 import KioskStorage
 
+// Each answer's entries are read in a database transaction and made once it ended (`StoreLedger.entry(_:)`), so that
+// their receipts are not signed while SQLite's one writer waits.
 extension PurchaseService {
     /// Every unfinished entry of the client's account and app: what a client syncs at launch and on reconnect.
     public func unfinished(for client: ClientSession) async throws -> QueueSnapshot {
-        try await database.transaction { tx in
+        let (rows, cursor) = try await database.transaction { tx in
             // The cursor is read first: on PostgreSQL each statement sees the commits made before it, so an entry
             // committed between two reads is then either in the list or after the cursor, never lost between.
             let cursor = try await tx.latestQueueSequence()
             let records = try await tx.unfinishedQueueRecords(
                 accountId: client.account.id, appId: client.app.id, environment: client.environment)
-            var entries: [QueueEntry] = []
-            for record in records { entries.append(try await ledger.entry(for: record, in: tx)) }
-            return QueueSnapshot(entries: entries, cursor: cursor)
+            var rows: [QueueEntryRows] = []
+            for record in records { rows.append(try await ledger.entryRows(for: record, in: tx)) }
+            return (rows, cursor)
         }
+        return QueueSnapshot(entries: try rows.map(ledger.entry), cursor: cursor)
     }
 
     /// Entries after `cursor` (finished or not), for the updates stream.
     public func entries(after cursor: Int64, limit: Int, for client: ClientSession) async throws -> [QueueEntry] {
-        try await database.transaction { tx in
+        let rows = try await database.transaction { tx in
             let records = try await tx.queueRecords(
                 accountId: client.account.id, appId: client.app.id, environment: client.environment, after: cursor,
                 limit: limit)
-            var entries: [QueueEntry] = []
-            for record in records { entries.append(try await ledger.entry(for: record, in: tx)) }
-            return entries
+            var rows: [QueueEntryRows] = []
+            for record in records { rows.append(try await ledger.entryRows(for: record, in: tx)) }
+            return rows
         }
+        return try rows.map(ledger.entry)
     }
 
     /// `finishTransaction`: the entry stops coming back. Finishing twice answers the same.
     public func finish(sequence: Int64, for client: ClientSession) async throws -> QueueEntry {
-        try await database.transaction { tx in
+        let rows = try await database.transaction { tx in
             guard let record = try await tx.queueRecord(sequence: sequence), record.accountId == client.account.id,
                 record.appId == client.app.id, record.environment == client.environment,
                 let finished = try await tx.finishQueueRecord(sequence: sequence, at: clocks.now(client.environment))
@@ -42,8 +46,9 @@ extension PurchaseService {
                     field: "sequence",
                     fix: "Finish only transactions the queue handed out to this session.")
             }
-            return try await ledger.entry(for: finished, in: tx)
+            return try await ledger.entryRows(for: finished, in: tx)
         }
+        return try ledger.entry(rows)
     }
 
     /// `restoreCompletedTransactions`: one new `restored` entry per restorable purchase (non-consumables and
@@ -58,7 +63,7 @@ extension PurchaseService {
         }
         try await failIfArmed(.restore, client: client)
         let now = clocks.now(client.environment)
-        return try await ledger.commit { tx, effects in
+        let (rows, cursor) = try await ledger.commit { tx, effects in
             var latestByOriginal: [Int64: StoreTransaction] = [:]
             for transaction in try await visibleTransactions(client: client, in: tx)
             where transaction.revocationDate == nil
@@ -66,7 +71,7 @@ extension PurchaseService {
             {
                 latestByOriginal[transaction.originalTransactionId] = transaction
             }
-            var entries: [QueueEntry] = []
+            var rows: [QueueEntryRows] = []
             for transaction in latestByOriginal.values.sorted(by: { $0.id < $1.id }) {
                 // Transaction id before queue sequence, the order a charge takes them in: the same lock order on
                 // PostgreSQL's counter rows, so a restore and a purchase never deadlock.
@@ -76,11 +81,12 @@ extension PurchaseService {
                     .restored, about: transaction, sequence: try await tx.nextIdentifier(.queueEntry),
                     restoreTransactionId: restoreId, now: now)
                 try await tx.insertQueueRecord(record)
-                entries.append(try await ledger.entry(for: record, in: tx))
+                rows.append(try await ledger.entryRows(for: record, in: tx))
                 effects.wake(client.feedKey)
             }
-            return QueueSnapshot(entries: entries, cursor: try await tx.latestQueueSequence())
+            return (rows, try await tx.latestQueueSequence())
         }
+        return QueueSnapshot(entries: try rows.map(ledger.entry), cursor: cursor)
     }
 
     /// `Transaction.currentEntitlements`: the latest transaction of each non-consumable, non-renewing and

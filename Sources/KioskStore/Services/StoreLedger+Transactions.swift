@@ -274,17 +274,8 @@ extension StoreLedger {
         return try await entryRows(for: record, in: tx)
     }
 
-    /// The wire form of a record, with its payment's and transaction's details (``entry(_:)`` of
-    /// ``entryRows(for:written:in:)``).
-    func entry(
-        for record: QueueRecord, written: (payment: Payment?, transaction: StoreTransaction?) = (nil, nil),
-        in tx: any StorageTransaction
-    ) async throws -> QueueEntry {
-        try entry(try await entryRows(for: record, written: written, in: tx))
-    }
-
-    /// What the wire form of `record` is made of, read in `tx`. `written` are rows the caller wrote in `tx`: those
-    /// that are the record's are used as they are instead of being read back.
+    /// What the wire form of `record` is made of (``entry(_:)``), read in `tx`. `written` are rows the caller wrote in
+    /// `tx`: those that are the record's are used as they are instead of being read back.
     func entryRows(
         for record: QueueRecord, written: (payment: Payment?, transaction: StoreTransaction?) = (nil, nil),
         in tx: any StorageTransaction
@@ -306,9 +297,8 @@ extension StoreLedger {
         return QueueEntryRows(record: record, payment: payment, transaction: sold)
     }
 
-    /// The wire form of a record whose rows were read, with its transaction's iOS 6-style receipt signed now: a
-    /// write that answers an entry calls it once it has committed, so that SQLite's one writer does not wait for the
-    /// signature.
+    /// The wire form of a record whose rows were read, with its transaction's iOS 6-style receipt signed now. Callers
+    /// make it once their database transaction ended, so that SQLite's one writer does not wait for the signature.
     func entry(_ rows: QueueEntryRows) throws -> QueueEntry {
         let record = rows.record
         let payment = rows.payment
