@@ -247,21 +247,6 @@ final class NotificationRelay: Sendable {
     }
 }
 
-/// Reads a compact JWS's payload without verifying it.
-enum JWSPayload {
-    static func decode(_ jws: String) -> Data? {
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return nil }
-        return base64URL(parts[1])
-    }
-
-    static func base64URL(_ text: Substring) -> Data? {
-        var standard = text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : String($0) }.joined()
-        while standard.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard)
-    }
-}
-
 /// A check that could not run at all (the store or the check file), as opposed to a story that failed.
 public struct CheckError: Error, CustomStringConvertible, Sendable {
     public var description: String

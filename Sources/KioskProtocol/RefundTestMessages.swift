@@ -11,7 +11,7 @@ import KioskCore
 // - `POST /transactions/{transactionId}/revoke` → `TestRevocationResponse` (REVOKE, Family Sharing removed)
 // - `POST /transactions/{transactionId}/request-refund` `TestRefundRequestRequest` → `TestRevocationResponse`
 //   (CONSUMPTION_REQUEST)
-// - `POST /notifications/{uuid}/resend` → `TestNotificationInfo` (the same signed payload again, now)
+// - `POST /notifications/{uuid}/resend` → `TestNotificationInfo` (the same payload again, signed now)
 // - `GET /notifications?environment=sandbox|production` → `TestNotificationsResponse`
 
 /// Refunds a transaction: in full, or `percentage` (1–100) of its price. The sandbox test controls and the store

@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import Testing
 
+@testable import KioskSQL
 @testable import KioskStorage
 
 /// The storage contract for the notification outbox: claiming due notifications for delivery and ending them.
@@ -25,7 +26,7 @@ struct NotificationStorageTests {
                         ServerNotification(
                             uuid: "00000000-0000-0000-0000-00000000010\(id)", environment: environment,
                             appId: Fixtures.app().id, notificationType: .refund, subtype: nil, transactionId: nil,
-                            originalTransactionId: nil, signedPayload: "p", testToken: nil, state: state,
+                            originalTransactionId: nil, payload: "{}", testToken: nil, state: state,
                             nextAttemptAt: state == .pending ? start : nil, attemptCount: 0,
                             createdAt: start + offset))
                 }
@@ -41,6 +42,42 @@ struct NotificationStorageTests {
         }
     }
 
+    @Test
+    func notificationsStoredSignedBeforeMigration26ReadTheirPayloadOutOfTheirJWS() async throws {
+        // Proves a notification stored before migration 26 (its JWS in `signed_payload`, no `payload`) reads back with
+        // the JSON its JWS signed, which delivery and the history then sign again. SQLite only: the DDL is one text for
+        // both engines, and only SQLite can be written here the way an older store wrote it.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = "sqlite://" + directory.appendingPathComponent("kiosk.sqlite").path
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try await TestEngine.open(url)
+        try await database.transaction { try await $0.insertApp(Fixtures.app()) }
+        try await database.close()
+
+        let uuid = "00000000-0000-0000-0000-000000000026"
+        let payload = #"{"notificationType":"REFUND","notificationUUID":"\#(uuid)","signedDate":1,"version":"2.0"}"#
+        let encoded = Data(payload.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let older = try await DatabaseOpener.open(url: url, migrations: Migration.all, logger: TestEngine.logger)
+        try await older.withSession { session in
+            try await session.run(
+                """
+                INSERT INTO notifications (uuid, environment, app_id, notification_type, signed_payload, state,
+                    created_at)
+                VALUES (\(bind: uuid), 'sandbox', \(bind: Fixtures.app().id), 'REFUND',
+                    \(bind: "eyJhbGciOiJFUzI1NiJ9.\(encoded).c2ln"), 'failed', 0)
+                """
+            )
+        }
+        try await older.close()
+
+        let reopened = try await TestEngine.open(url)
+        let notification = try await reopened.transaction { try await $0.notification(uuid: uuid) }
+        try await reopened.close()
+        #expect(notification?.payload == payload)
+    }
+
     @Test(arguments: TestEngine.all)
     func claimLeasesEveryRowAndEndingReleasesThem(engine: TestEngine) async throws {
         // Proves one claim leases all it returns (a second claim before the lease ends gets none of them), the
@@ -52,7 +89,7 @@ struct NotificationStorageTests {
                 ServerNotification(
                     uuid: "00000000-0000-0000-0000-00000000000\(index)", environment: .sandbox,
                     appId: Fixtures.app().id, notificationType: .didRenew, subtype: nil, transactionId: nil,
-                    originalTransactionId: nil, signedPayload: "signed.payload.\(index)", testToken: nil,
+                    originalTransactionId: nil, payload: "{\"index\":\(index)}", testToken: nil,
                     state: .pending, nextAttemptAt: due, attemptCount: index, createdAt: due)
             }
             var later = notifications[0]

@@ -40,12 +40,16 @@ import Testing
                 clock.set(Self.start.addingTimeInterval(300 * Self.hour))
                 await notifications.deliverDue(.sandbox)
                 #expect(receiver.payloads.count == 5, "no retry after the success")
-                #expect(Set(receiver.payloads).count == 1, "every attempt sends the same signed payload")
+                // Each attempt signs the notification afresh: the payload is the same bytes every time.
+                #expect(
+                    Set(receiver.payloads.map(JWSPayload.decode)).count == 1, "every attempt sends the same payload")
+                #expect(receiver.payloads.allSatisfy { JWSPayload.decode($0) != nil })
 
                 let history = try await Self.history(store, key: key, clock: clock)
                 #expect(history.count == 1)
                 let sent = try #require(receiver.payloads.first)
-                #expect(history.first?["signedPayload"] as? String == sent)
+                let listed = try #require(history.first?["signedPayload"] as? String)
+                #expect(JWSPayload.decode(listed) == JWSPayload.decode(sent))
                 let attempts = try #require(history.first?["sendAttempts"] as? [[String: Any]])
                 #expect(
                     attempts.compactMap { ($0["attemptDate"] as? NSNumber)?.int64Value }
@@ -201,7 +205,7 @@ import Testing
                 #expect(resent.status == 200, "\(resent.text)")
                 #expect(resent.json["state"] as? String == "delivered")
                 #expect(resent.json["attempts"] as? Int == 2)
-                #expect(receiver.payloads.count == 2 && Set(receiver.payloads).count == 1)
+                #expect(receiver.payloads.count == 2 && Set(receiver.payloads.map(JWSPayload.decode)).count == 1)
                 let history = try await Self.history(store, key: key, clock: clock)
                 #expect(
                     (history.first?["sendAttempts"] as? [[String: Any]])?.compactMap {

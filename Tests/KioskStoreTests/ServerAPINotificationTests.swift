@@ -45,7 +45,12 @@ import Testing
                     #expect(payload.data?.bundleVersion == nil)
 
                     let status = try await Self.attemptsArrive(store, token: token, key: key, sandbox: true)
-                    #expect(status.json["signedPayload"] as? String == received)
+                    // The status signs the notification afresh: a JWS that verifies, with the payload that was sent.
+                    let listed = try #require(status.json["signedPayload"] as? String)
+                    #expect(JWSPayload.decode(listed) == JWSPayload.decode(received))
+                    _ = try await verifiedPayload(
+                        listed, as: NotificationPayload.self, root: store.built.signing.identity(.sandbox).root,
+                        clock: SystemClock())
                     let attempts = try #require(status.json["sendAttempts"] as? [[String: Any]])
                     #expect(attempts.count == 1)
                     #expect(attempts.first?["sendAttemptResult"] as? String == "SUCCESS")

@@ -106,8 +106,8 @@ import Testing
             #expect(Set(transactions.compactMap(\.webOrderLineItemId)).count == 2 * count)
             #expect(notifications.filter { $0.notificationType == .didRenew }.count == count)
             #expect(Set(notifications.compactMap(\.transactionId)).isSuperset(of: renewals.map(\.id)))
-            // A batch signs its renewals beside its statements: each stored renewal, and each DID_RENEW with the
-            // renewal and renewal info it carries, verifies and names its own transaction.
+            // A batch signs its renewals beside its statements: each stored renewal, and each DID_RENEW (signed as it
+            // would be sent) with the renewal and renewal info it carries, verifies and names its own transaction.
             let root = store.built.signing.identity(.sandbox).root
             for renewal in renewals {
                 let signed = try await verifiedPayload(
@@ -116,7 +116,7 @@ import Testing
             }
             for notification in notifications where notification.notificationType == .didRenew {
                 let payload = try await verifiedPayload(
-                    notification.signedPayload, as: NotificationPayload.self, root: root, clock: clock)
+                    try store.built.signing.sign(notification), as: NotificationPayload.self, root: root, clock: clock)
                 let carried = try await verifiedPayload(
                     try #require(payload.data?.signedTransactionInfo), as: JWSTransactionDecodedPayload.self,
                     root: root, clock: clock)

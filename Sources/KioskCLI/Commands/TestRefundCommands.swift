@@ -101,7 +101,7 @@ extension TestCommand {
     struct ResendNotification: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "resend-notification",
-            abstract: "Send a notification (either environment) again now, the same signed payload.")
+            abstract: "Send a notification (either environment) again now: the same payload, signed again.")
         @OptionGroup var options: AppOptions
         @Argument(help: "The notification's UUID (`kiosk test notifications`).") var uuid: String
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// An App Store Server Notification V2, signed once when the change that causes it is committed and then
-/// delivered (the same `signedPayload` and UUID on every attempt).
+/// An App Store Server Notification V2: its payload is made when the change that causes it commits, and signed each
+/// time it is sent or listed (the same payload bytes and UUID on every attempt; only the signature differs).
 public struct ServerNotification: Codable, Sendable, Hashable {
     /// Where a notification is on its way to the app's server.
     public enum State: String, Codable, Sendable, CaseIterable, Hashable {
@@ -24,7 +24,8 @@ public struct ServerNotification: Codable, Sendable, Hashable {
     /// The transaction the notification is about, if any.
     public var transactionId: Int64?
     public var originalTransactionId: Int64?
-    public var signedPayload: String
+    /// The JSON its JWS signs (Apple's `ResponseBodyV2DecodedPayload`), keys sorted.
+    public var payload: String
     /// `<uuid>_<milliseconds>` for notifications `POST /inApps/v1/notifications/test` requested.
     public var testToken: String?
     public var state: State
@@ -37,7 +38,7 @@ public struct ServerNotification: Codable, Sendable, Hashable {
     public init(
         uuid: String, environment: StoreEnvironment, appId: App.ID, notificationType: NotificationType,
         subtype: NotificationSubtype?,
-        transactionId: Int64?, originalTransactionId: Int64?, signedPayload: String, testToken: String?,
+        transactionId: Int64?, originalTransactionId: Int64?, payload: String, testToken: String?,
         state: State, nextAttemptAt: Date? = nil, attemptCount: Int = 0, createdAt: Date
     ) {
         self.uuid = uuid
@@ -47,7 +48,7 @@ public struct ServerNotification: Codable, Sendable, Hashable {
         self.subtype = subtype
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
-        self.signedPayload = signedPayload
+        self.payload = payload
         self.testToken = testToken
         self.state = state
         self.nextAttemptAt = nextAttemptAt

@@ -17,7 +17,6 @@ public struct JWSSigner: Sendable {
     public let identity: SigningIdentity
     /// The header, UTF-8 JSON then base64url without padding, followed by the `.` separator.
     private let encodedHeaderAndDot: [UInt8]
-    private let encoder: JSONEncoder
 
     /// Creates a signer for one identity.
     public init(identity: SigningIdentity) {
@@ -29,11 +28,6 @@ public struct JWSSigner: Sendable {
         var encodedHeader = Base64.encodeToBytes(bytes: Array(header.utf8), options: Self.base64URL)
         encodedHeader.append(UInt8(ascii: "."))
         self.encodedHeaderAndDot = encodedHeader
-        let encoder = JSONEncoder()
-        // Sorted, so a payload's bytes are the same in every process: unsorted, `JSONEncoder` writes an object's
-        // members in its dictionary's hash order, which is seeded afresh in each process.
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        self.encoder = encoder
     }
 
     /// Encodes a payload with `JSONEncoder` (keys sorted, slashes unescaped) and signs it.
@@ -41,8 +35,22 @@ public struct JWSSigner: Sendable {
     /// The payload's own types decide the JSON: give ids as `String`, dates as integer milliseconds.
     /// - Throws: when the payload cannot be encoded, or signing fails.
     public func sign(payload: some Encodable) throws -> String {
-        try sign(payloadJSON: Array(encoder.encode(payload)))
+        try sign(payloadJSON: Self.payloadJSON(payload))
     }
+
+    /// The JSON ``sign(payload:)`` signs: keys sorted, slashes unescaped. Sorted, so a payload's bytes are the same
+    /// in every process: unsorted, `JSONEncoder` writes an object's members in its dictionary's hash order, which is
+    /// seeded afresh in each process.
+    /// - Throws: when the payload cannot be encoded.
+    public static func payloadJSON(_ payload: some Encodable) throws -> [UInt8] {
+        Array(try payloadEncoder.encode(payload))
+    }
+
+    private static let payloadEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return encoder
+    }()
 
     /// Signs payload bytes that are already JSON.
     ///

@@ -1,7 +1,7 @@
 import KioskSQL
 
 extension Migration {
-    /// Server notification tables: every notification (signed once, same UUID on every retry), each delivery
+    /// Server notification tables: every notification (the same payload and UUID on every retry), each delivery
     /// attempt, renewal-date extension requests (single and mass) and the extensions each subscription got
     /// (at most two a year).
     static let notificationStatements: [String] = [

@@ -7,5 +7,6 @@ extension Migration {
         .accounts, .dueOrder, .money, .teamKeys, .exchangeRates, .console, .consoleUsers, .checkRuns,
         .retentionMessaging, .consent, .commitmentBilling, .performanceTestRuns, .territoryAvailability,
         .offerCodeCampaigns, .consoleSessionEnds, .consolePasswordSetAt, .leanerIndexes, .receiptsWhenAsked,
+        .notificationsSignedWhenSent,
     ]
 }

@@ -11,15 +11,15 @@ extension SQLStorageTransaction {
             notifications,
             into: """
                 notifications (uuid, environment, app_id, notification_type, subtype, transaction_id,
-                    original_transaction_id, signed_payload, test_token, state, next_attempt_at, attempt_count,
-                    created_at)
+                    original_transaction_id, signed_payload, payload, test_token, state, next_attempt_at,
+                    attempt_count, created_at)
                 """
         ) { notification -> SQLQueryString in
             """
             (\(bind: notification.uuid), \(bind: notification.environment.rawValue), \(bind: notification.appId),
                 \(bind: notification.notificationType.rawValue), \(bind: notification.subtype?.rawValue),
                 \(bind: notification.transactionId), \(bind: notification.originalTransactionId),
-                \(bind: notification.signedPayload), \(bind: notification.testToken),
+                '', \(bind: notification.payload), \(bind: notification.testToken),
                 \(bind: notification.state.rawValue), \(bind: notification.nextAttemptAt?.millisecondsSince1970),
                 \(bind: notification.attemptCount), \(bind: notification.createdAt.millisecondsSince1970))
             """
@@ -279,6 +279,15 @@ extension SQLStorageTransaction {
         return transactions
     }
 
+    /// The payload of a notification stored before migration 26, read out of the JWS it was stored as.
+    private static func legacyPayload(_ row: any SQLRow) throws -> String {
+        let signed = try row.decode(column: "signed_payload", as: String.self)
+        guard let payload = JWSPayload.decode(signed) else {
+            throw StorageError.engine(message: "a notification's stored JWS has no payload")
+        }
+        return String(decoding: payload, as: UTF8.self)
+    }
+
     private static func decodeNotification(_ row: any SQLRow) throws -> ServerNotification {
         ServerNotification(
             uuid: try row.decode(column: "uuid", as: String.self),
@@ -289,7 +298,7 @@ extension SQLStorageTransaction {
                 ? nil : row.enumeration("subtype", as: NotificationSubtype.self),
             transactionId: try row.optional("transaction_id", as: Int64.self),
             originalTransactionId: try row.optional("original_transaction_id", as: Int64.self),
-            signedPayload: try row.decode(column: "signed_payload", as: String.self),
+            payload: try row.optional("payload", as: String.self) ?? legacyPayload(row),
             testToken: try row.optional("test_token", as: String.self),
             state: try row.enumeration("state", as: ServerNotification.State.self),
             nextAttemptAt: try row.optionalDate("next_attempt_at"),

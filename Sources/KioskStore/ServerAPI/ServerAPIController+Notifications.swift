@@ -97,9 +97,9 @@ extension ServerAPIController {
         return try ServerAPIAnswer.json(
             NotificationHistoryResponse(
                 paginationToken: hasMore ? shown.last.map(Self.paginationToken(after:)) : nil, hasMore: hasMore,
-                notificationHistory: shown.map {
+                notificationHistory: try shown.map {
                     NotificationHistoryResponseItem(
-                        signedPayload: $0.signedPayload,
+                        signedPayload: try service.signing.sign($0),
                         sendAttempts: (attemptsByUUID[$0.uuid] ?? []).map(SendAttemptItem.init))
                 }))
     }

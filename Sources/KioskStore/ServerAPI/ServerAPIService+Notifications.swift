@@ -39,7 +39,7 @@ extension ServerAPIService {
         }
         guard let (notification, attempts) = found else { throw ServerAPIError.testNotificationNotFound }
         return NotificationHistoryResponseItem(
-            signedPayload: notification.signedPayload, sendAttempts: attempts.map(SendAttemptItem.init))
+            signedPayload: try signing.sign(notification), sendAttempts: attempts.map(SendAttemptItem.init))
     }
 
     /// The notifications `query` finds, only those about the subscription or purchase of `anyTransactionId` when

@@ -61,7 +61,7 @@ extension NotificationService {
         let round = rounds[notification.environment]!
         await round.acquire()
         defer { round.release() }
-        let attempts = await post(
+        let attempts = try await post(
             notification, to: urls, at: clocks.now(notification.environment), after: earlier)
         let answered = Set((earlier + attempts).filter { $0.result == .success }.map(\.url))
         let updated = try await database.transaction { [attempts] tx -> ServerNotification in

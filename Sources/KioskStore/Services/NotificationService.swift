@@ -46,10 +46,10 @@ public struct NotificationContent: Sendable {
 
 /// App Store Server Notifications V2, as an outbox.
 ///
-/// ``create(_:app:environment:testToken:now:in:)`` signs a notification and inserts it, pending and due now, in
+/// ``create(_:app:environment:testToken:now:in:)`` makes a notification and inserts it, pending and due now, in
 /// the database transaction of the change it reports, so a notification exists exactly when its change does.
-/// After that transaction commits, ``deliver(_:)`` asks for its first attempt at once. An attempt POSTs
-/// `{"signedPayload":"…"}` to each of the app's URLs for the environment that has not yet answered 200–206 within
+/// After that transaction commits, ``deliver(_:)`` asks for its first attempt at once. An attempt signs the
+/// notification's payload and POSTs `{"signedPayload":"…"}` to each of the app's URLs for the environment that has not yet answered 200–206 within
 /// five seconds; every attempt is recorded with Apple's `sendAttemptResult`. A notification that failed is retried
 /// 1, 12, 24, 48 and 72 hours after the previous attempt (`next_attempt_at`, on its environment's clock; sandbox
 /// apps can turn retries off), then stays failed. A background loop delivers what is due every second;
@@ -100,21 +100,22 @@ public struct NotificationService: Service {
         rounds = Dictionary(uniqueKeysWithValues: StoreEnvironment.allCases.map { ($0, AsyncSerialLock()) })
     }
 
-    /// Signs a notification and inserts it as pending and due now (`unconfigured`, with nothing to attempt, when the
+    /// Makes a notification and inserts it as pending and due now (`unconfigured`, with nothing to attempt, when the
     /// app has no URL for the environment), in `tx`: the database transaction of the change it reports. Pass the
-    /// result to ``deliver(_:)`` once `tx` committed.
+    /// result to ``deliver(_:)`` once `tx` committed. Its payload is fixed now and signed when it is sent or listed
+    /// (``StoreSigning/sign(_:)``), not while the change's writer waits.
     public func create(
         _ content: NotificationContent, app: App, environment: StoreEnvironment, testToken: String? = nil, now: Date,
         in tx: any StorageTransaction
     ) async throws -> ServerNotification {
-        let notification = try signed(content, app: app, environment: environment, testToken: testToken, now: now)
+        let notification = try make(content, app: app, environment: environment, testToken: testToken, now: now)
         try await tx.insertNotification(notification)
         return notification
     }
 
-    /// The notification ``create(_:app:environment:testToken:now:in:)`` inserts, signed and not yet stored: for
-    /// work that inserts many at once.
-    func signed(
+    /// The notification ``create(_:app:environment:testToken:now:in:)`` inserts, not yet stored: for work that
+    /// inserts many at once.
+    func make(
         _ content: NotificationContent, app: App, environment: StoreEnvironment, testToken: String? = nil, now: Date
     ) throws -> ServerNotification {
         let uuid = UUID.random().uuidString.lowercased()
@@ -143,7 +144,7 @@ public struct NotificationService: Service {
             uuid: uuid, environment: environment, appId: app.id, notificationType: content.type,
             subtype: content.subtype, transactionId: content.transaction?.id,
             originalTransactionId: content.transaction?.originalTransactionId,
-            signedPayload: try signing.sign(payload, environment: environment), testToken: testToken,
+            payload: String(decoding: try JWSSigner.payloadJSON(payload), as: UTF8.self), testToken: testToken,
             state: configured ? .pending : .unconfigured, nextAttemptAt: configured ? now : nil, createdAt: now)
     }
 
@@ -260,7 +261,7 @@ public struct NotificationService: Service {
                 notification.environment == .sandbox
                 ? notification.nextAttemptAt ?? clocks.sandbox.now() : clocks.base.now()
             let answered = Set(earlier.filter { $0.result == .success }.map(\.url))
-            let attempts = await post(
+            let attempts = try await post(
                 notification, to: urls.filter { !answered.contains($0) }, at: attemptedAt, after: earlier)
             if attempts.contains(where: { $0.result == .success }) { CrashPoint.notificationDelivered.reach() }
             let attemptCount = notification.attemptCount + 1
@@ -278,20 +279,22 @@ public struct NotificationService: Service {
             metrics.attempted(attempts, environment: notification.environment)
         } catch {
             logger.error(
-                "Notification delivery could not be recorded; it stays pending",
+                "Notification could not be signed, or its delivery recorded; it stays pending",
                 metadata: ["uuid": "\(uuid)", "error": "\(error)"])
         }
     }
 
-    /// POSTs a notification to each URL in turn; answers the attempts, numbered per URL after `earlier`.
+    /// Signs a notification and POSTs it to each URL in turn; answers the attempts, numbered per URL after
+    /// `earlier`.
     func post(
         _ notification: ServerNotification, to urls: [String], at date: Date, after earlier: [NotificationAttempt]
     )
-        async -> [NotificationAttempt]
+        async throws -> [NotificationAttempt]
     {
+        let signedPayload = try signing.sign(notification)
         var attempts: [NotificationAttempt] = []
         for url in urls {
-            let (result, status) = await post(notification.signedPayload, to: url)
+            let (result, status) = await post(signedPayload, to: url)
             attempts.append(
                 NotificationAttempt(
                     notificationUUID: notification.uuid, attempt: earlier.filter { $0.url == url }.count + 1, url: url,

@@ -51,6 +51,18 @@ public struct StoreSigning: Sendable {
         return try signer.sign(payload: payload)
     }
 
+    /// Signs payload bytes that are already JSON (``JWSSigner/payloadJSON(_:)``) as a compact JWS with the
+    /// environment's leaf key and `x5c` chain.
+    public func sign(payloadJSON: [UInt8], environment: StoreEnvironment) throws -> String {
+        guard let signer = signers[environment] else { preconditionFailure("no signer for \(environment)") }
+        return try signer.sign(payloadJSON: payloadJSON)
+    }
+
+    /// Signs a notification's payload: the `signedPayload` it is sent and listed with.
+    public func sign(_ notification: ServerNotification) throws -> String {
+        try sign(payloadJSON: Array(notification.payload.utf8), environment: notification.environment)
+    }
+
     /// Signs an iOS 6-style transaction receipt; returns its base64 text.
     public func sign(_ receipt: TransactionReceipt) throws -> String {
         guard let signer = transactionReceiptSigners[receipt.environment] else {

@@ -533,7 +533,7 @@ struct SubscriptionLifecycle: Sendable {
                 var content = content
                 if let transactionBeingSigned { content.transaction = try await transactionBeingSigned.value }
                 content.signedRenewalInfo = try store.signing.sign(renewalInfo, environment: environment)
-                return try store.notifications.signed(content, app: app, environment: environment, now: now)
+                return try store.notifications.make(content, app: app, environment: environment, now: now)
             }
             guard defersInserts else {
                 let notification = try await sign()

@@ -19,7 +19,7 @@ import Testing
     static func notification(_ type: NotificationType) -> ServerNotification {
         ServerNotification(
             uuid: UUID().uuidString.lowercased(), environment: .sandbox, appId: 1, notificationType: type,
-            subtype: nil, transactionId: 2_000_000_000_000_001, originalTransactionId: nil, signedPayload: "",
+            subtype: nil, transactionId: 2_000_000_000_000_001, originalTransactionId: nil, payload: "{}",
             testToken: nil, state: .delivered, nextAttemptAt: nil, attemptCount: 1, createdAt: now)
     }
 
