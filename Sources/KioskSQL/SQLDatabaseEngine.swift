@@ -14,6 +14,9 @@ public protocol SQLDatabaseEngine: SQLTransactionRunner {
     /// SQLite: pages this process's writer has appended to the write-ahead log since the database opened, a measure
     /// of what commits cost the disk; nil on PostgreSQL and for an in-memory database.
     var logPagesWritten: Int? { get }
+    /// SQLite: how long this process's one writer has spent in transactions, their commits included, in microseconds
+    /// since the database opened: the part of each write that nothing runs beside. Nil on PostgreSQL.
+    var writerBusyMicroseconds: Int? { get }
     /// Statements this process's sessions ran since the database opened, `BEGIN` and `COMMIT` included: what a
     /// request costs the database in calls (on PostgreSQL each one a round trip).
     var statementsRun: Int { get }

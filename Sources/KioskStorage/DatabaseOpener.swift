@@ -54,6 +54,8 @@ struct StoreDatabase: KioskDatabase {
 
     var logPagesWritten: Int? { sql.logPagesWritten }
 
+    var writerBusyMicroseconds: Int? { sql.writerBusyMicroseconds }
+
     var statementsRun: Int { sql.statementsRun }
 
     func close() async throws { try await sql.close() }

@@ -27,6 +27,10 @@ public protocol KioskDatabase: Sendable {
     /// SQLite: pages written to the write-ahead log since the database opened (for `/metrics`); nil on PostgreSQL.
     var logPagesWritten: Int? { get }
 
+    /// SQLite: microseconds its one writer spent in transactions and their commits (for `/metrics`); nil on
+    /// PostgreSQL.
+    var writerBusyMicroseconds: Int? { get }
+
     /// Statements this process ran since the database opened, `BEGIN` and `COMMIT` included (for `/metrics`); on
     /// PostgreSQL each one is a round trip.
     var statementsRun: Int { get }

@@ -143,7 +143,7 @@ private func timed(_ store: TestStore, _ path: String, headers: [String: String]
 
 private func milliseconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    return elapsed.inSeconds * 1000
 }
 
 private func median(_ values: [Double]) -> Double {

@@ -80,9 +80,7 @@ extension LoadResult {
     /// The rate and percentiles of requests that took `latencies`, all within `elapsed`.
     init(latencies unsorted: [Duration], elapsed: Duration) {
         let latencies = unsorted.sorted()
-        func milliseconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        }
+        func milliseconds(_ duration: Duration) -> Double { duration.inSeconds * 1000 }
         func percentile(_ fraction: Double) -> Double {
             latencies.isEmpty
                 ? 0 : milliseconds(latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))])

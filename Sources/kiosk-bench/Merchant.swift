@@ -45,7 +45,7 @@ func benchmarkMerchantDeliveries(seconds: Double, storeDatabaseURL: String?, mer
             }
             let elapsed = clock.now - start
             let delivery =
-                Double(delivered) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                Double(delivered) / elapsed.inSeconds
             let replayed = bodies[0]
             let replay = try await rate(seconds: seconds) {
                 _ = try await merchant.request(.POST, "/merchant/v1/transactions", body: replayed, token: user)

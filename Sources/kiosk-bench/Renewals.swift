@@ -54,7 +54,7 @@ func benchmarkRenewals(databaseURL: String?, count: Int) async throws -> (
         let readsDuring = LoadResult(latencies: try await reads.value, elapsed: elapsed)
         let renewed = answer["renewed"] as? Int ?? -1
         precondition(renewed == count, "expected \(count) renewals, the store reports: \(answer)")
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         let pagesAfter = try await logPagesWritten(store)
         let logPages = pagesBefore.flatMap { before in pagesAfter.map { ($0 - before) / Double(count) } }
         return (Double(count) / seconds, commits, readsDuring, logPages)

@@ -29,7 +29,12 @@ func rate(seconds: Double, _ body: () async throws -> Void) async throws -> Doub
         count += 10
     }
     let elapsed = clock.now - start
-    return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    return Double(count) / elapsed.inSeconds
+}
+
+extension Duration {
+    /// The duration in seconds, with its fraction.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 /// CPU time this process has used so far (user and system, every thread): the server and the bench's own client.
@@ -58,6 +63,25 @@ func reportLogPages(per what: String, operations: Int, _ store: TestStore, since
             + String(format: "%.1f (4 KiB each, SQLite's write-ahead log)", (after - before) / Double(operations)))
 }
 
+/// `kiosk_database_writer_busy_seconds_total` from the store's `/metrics`: nil on PostgreSQL, which has no one writer.
+func writerBusySeconds(_ store: TestStore) async throws -> Double? {
+    try await store.metric("kiosk_database_writer_busy_seconds_total")
+}
+
+/// `  writer time per <what>: 402 µs (…)`: how long SQLite's one writer spent on each operation since `before` (a
+/// ``writerBusySeconds(_:)``), the part of it nothing runs beside, and the share of `elapsed` it was busy; nothing on
+/// PostgreSQL. At a writer busy nearly all the time, the writer is what limits the rate.
+func reportWriterTime(
+    per what: String, operations: Double, elapsed: Double, _ store: TestStore, since before: Double?
+) async throws {
+    guard let before, let after = try await writerBusySeconds(store), operations > 0, elapsed > 0 else { return }
+    emit(
+        "  writer time per \(what): "
+            + String(
+                format: "%.0f µs (SQLite's one writer, commit included), busy %.0f%% of the run",
+                (after - before) * 1e6 / operations, (after - before) / elapsed * 100))
+}
+
 /// `kiosk_database_statements_total` from the store's `/metrics`, which both engines report.
 func statementsRun(_ store: TestStore) async throws -> Double {
     guard let statements = try await store.metric("kiosk_database_statements_total") else {
@@ -80,7 +104,7 @@ func reportStatements(per what: String, operations: Int, _ store: TestStore, sin
 
 /// `  CPU per <what>: 812 µs (…)`: `used` (a difference of ``processCPUTime()``) over `operations`.
 func reportCPU(per what: String, operations: Double, used: Duration) {
-    let microseconds = Double(used.components.seconds) * 1e6 + Double(used.components.attoseconds) / 1e12
+    let microseconds = used.inSeconds * 1e6
     emit(
         "  CPU per \(what): "
             + String(format: "%.0f µs (server and client, this process)", microseconds / max(operations, 1)))
@@ -236,7 +260,9 @@ where wanted("purchase") && (engine == "SQLite" || url != nil) {
         var purchases = 0
         let pagesBefore = try await logPagesWritten(store)
         let statementsBefore = try await statementsRun(store)
+        let writerBefore = try await writerBusySeconds(store)
         let cpuStart = processCPUTime()
+        let started = ContinuousClock.now
         let purchase = try await rate(seconds: seconds) {
             let answer = try await store.request(
                 .POST, "/sandbox/storekit/v1/payments",
@@ -245,8 +271,11 @@ where wanted("purchase") && (engine == "SQLite" || url != nil) {
             precondition(answer.json["state"] as? String == "purchased", "purchase failed: \(answer.text)")
             purchases += 1
         }
+        let elapsed = ContinuousClock.now - started
         report("purchase over HTTP (\(engine): charge+JWS+queue)", purchase, baselineName: "one-row commit", commit)
         reportCPU(per: "purchase", operations: Double(purchases), used: processCPUTime() - cpuStart)
+        try await reportWriterTime(
+            per: "purchase", operations: Double(purchases), elapsed: elapsed.inSeconds, store, since: writerBefore)
         try await reportLogPages(per: "purchase", operations: purchases, store, since: pagesBefore)
         try await reportStatements(per: "purchase", operations: purchases, store, since: statementsBefore)
     }
@@ -357,11 +386,17 @@ if wanted("load") {
                             bare.load.p50Milliseconds, bare.load.p99Milliseconds))
                 let health = try await wrk(store.baseURL + "/health", seconds: seconds)
                 report("GET /health (64 connections)", health, baselineName: "bare JSON GET", bare)
+                let writerBefore = try await writerBusySeconds(store)
+                let started = ContinuousClock.now
                 let purchase = try await wrk(
                     store.baseURL + "/sandbox/storekit/v1/payments", seconds: seconds,
                     headers: ["Authorization: Bearer \(token)"],
                     jsonBody: #"{"productId":"com.example.load.coins","quantity":1,"idempotencyKey":"{n}"}"#)
+                let elapsed = (ContinuousClock.now - started).inSeconds
                 report("purchase, fresh keys (SQLite, 64 connections)", purchase, baselineName: "bare JSON GET", bare)
+                try await reportWriterTime(
+                    per: "purchase", operations: purchase.load.requestsPerSecond * elapsed, elapsed: elapsed, store,
+                    since: writerBefore)
                 let verifyReceipt = try await wrk(
                     fixture.verifyReceiptURL, seconds: seconds, jsonBody: fixture.verifyReceiptBody)
                 report("verifyReceipt (64 connections)", verifyReceipt, baselineName: "bare JSON GET", bare)

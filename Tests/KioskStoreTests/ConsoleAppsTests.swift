@@ -182,6 +182,24 @@ import Testing
         }
     }
 
+    /// On SQLite `/metrics` adds up the time the one writer spent in transactions, and a purchase adds to it; on
+    /// PostgreSQL, which has no one writer, the series is absent.
+    @Test(arguments: TestDatabase.available)
+    func metricsAddUpTheWritersBusyTime(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let before = try await store.metric("kiosk_database_writer_busy_seconds_total")
+            let bought = try await store.pay(TestStore.coins, token: token, key: "tap-1")
+            #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+            let after = try await store.metric("kiosk_database_writer_busy_seconds_total")
+            switch database {
+            case .sqlite: #expect(try #require(after) > #require(before))
+            case .postgres: #expect(before == nil && after == nil)
+            }
+        }
+    }
+
     /// `/metrics` counts the statements the store ran on both engines, a purchase's among them: at least the dozen its
     /// durable transaction runs (the count also holds whatever else ran meanwhile, such as the scrape's own reads).
     @Test(arguments: TestDatabase.available)

@@ -164,7 +164,8 @@ enum ReceiptText {
         var entry = entry
         if var transaction = entry["transaction"] as? [String: Any] {
             let receipt = try #require(transaction["transactionReceipt"] as? String)
-            transaction["transactionReceipt"] = try #require(purchaseInfo(of: receipt))
+            let stated: String = try #require(Self.purchaseInfo(of: receipt))
+            transaction["transactionReceipt"] = stated
             entry["transaction"] = transaction
         }
         return try JSONSerialization.data(withJSONObject: entry, options: .sortedKeys)

@@ -3,6 +3,7 @@ import GRDB
 import KioskCore
 import Logging
 import SQLKit
+import Synchronization
 
 /// The embedded engine: one SQLite file in WAL mode, with foreign keys enforced and `synchronous=FULL` so a
 /// committed transaction survives a power cut.
@@ -27,6 +28,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     private let sessions = SessionCounter()
     /// The statements the writer ran (the readers count theirs).
     private let statements = StatementCounter()
+    /// Microseconds the writer spent in batches, from `BEGIN` to the end of `COMMIT`.
+    private let writerBusy = Atomic<Int>(0)
     private let logger: Logger
     /// Names a violated unique constraint the way the schema's owner does (SQLite reports its columns).
     private let constraintName: @Sendable (String) -> String
@@ -193,7 +196,13 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     private func runBatch(_ batch: [GroupCommit.Work]) async {
         // Exclusive with pragmas and `close`, which must not run inside a transaction.
         await lock.acquire()
-        defer { lock.release() }
+        let started = ContinuousClock.now
+        defer {
+            let busy = (ContinuousClock.now - started).components
+            writerBusy.add(
+                Int(busy.seconds) * 1_000_000 + Int(busy.attoseconds / 1_000_000_000_000), ordering: .relaxed)
+            lock.release()
+        }
         let session = SQLSession(sql: sql, translate: translate, counter: statements)
         func fail(_ error: any Error) async {
             await rollback(session)
@@ -263,6 +272,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     package var checkpoints: SQLiteCheckpointer.Counts { checkpointer?.counts ?? .init() }
 
     public var logPagesWritten: Int? { checkpointer?.counts.pagesLogged }
+
+    public var writerBusyMicroseconds: Int? { writerBusy.load(ordering: .relaxed) }
 
     public var statementsRun: Int { statements.value + (readers?.statements.value ?? 0) }
 

@@ -17,6 +17,8 @@ public struct StoreMetrics: Sendable {
     private let logPagesCounted = CountedSoFar()
     /// The statements already added to their counter.
     private let statementsCounted = CountedSoFar()
+    /// The writer's busy microseconds already added to their counter.
+    private let writerBusyCounted = CountedSoFar()
 
     /// Counts payments made, by environment and outcome (`purchased`, `failed`, `deferred`…).
     func paid(_ payments: [Payment]) {
@@ -68,6 +70,14 @@ public struct StoreMetrics: Sendable {
                     "SQLite: pages this process's commits wrote to the write-ahead log (4 KiB each), what they cost "
                         + "the disk.")
             ).increment(by: Int64(logPagesCounted.add(upTo: pages)))
+        }
+        if let busy = database.writerBusyMicroseconds {
+            registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "database_writer_busy", "seconds_total",
+                    "SQLite: time its one writer spent in transactions, commits included. Its rate is the share of "
+                        + "time the writer was busy: near 1, writes queue behind it.")
+            ).increment(by: Double(writerBusyCounted.add(upTo: busy)) / 1_000_000)
         }
         registry.makeCounter(
             descriptor: Self.descriptor(
