@@ -108,7 +108,9 @@ final class GroupCommit: Sendable {
             }
             return state.waiting.removeFirst()
         }
-        for follower in followers { follower.turn?.resume(returning: .done) }
+        // The next leader first: each follower resumed goes on to answer its request (and sign a receipt), and a
+        // leader queued behind them all left the writer idle a fifth of the time at 64 connections.
         next?.turn?.resume(returning: .lead)
+        for follower in followers { follower.turn?.resume(returning: .done) }
     }
 }
