@@ -49,11 +49,11 @@ public struct NotificationContent: Sendable {
 /// ``create(_:app:environment:testToken:now:in:)`` makes a notification and inserts it, pending and due now, in
 /// the database transaction of the change it reports, so a notification exists exactly when its change does.
 /// After that transaction commits, ``deliver(_:)`` asks for its first attempt at once. An attempt signs the
-/// notification's payload and POSTs `{"signedPayload":"…"}` to each of the app's URLs for the environment that has not yet answered 200–206 within
-/// five seconds; every attempt is recorded with Apple's `sendAttemptResult`. A notification that failed is retried
-/// 1, 12, 24, 48 and 72 hours after the previous attempt (`next_attempt_at`, on its environment's clock; sandbox
-/// apps can turn retries off), then stays failed. A background loop delivers what is due every second;
-/// ``deliverDue(_:)`` does so on demand.
+/// notification's payload and POSTs `{"signedPayload":"…"}` to each of the app's URLs for the environment that has
+/// not yet answered 200–206 within five seconds; every attempt is recorded with Apple's `sendAttemptResult`. A
+/// notification that failed is retried 1, 12, 24, 48 and 72 hours after the previous attempt (`next_attempt_at`, on
+/// its environment's clock; sandbox apps can turn retries off), then stays failed. A background loop delivers what is
+/// due every second; ``deliverDue(_:)`` does so on demand.
 public struct NotificationService: Service {
     let database: any KioskDatabase
     /// Each notification's attempts are timed by its environment's clock.
