@@ -4,11 +4,11 @@ import KioskProtocol
 import KioskStorage
 
 // Each answer's entries are read in a database transaction and made once it ended (`StoreLedger.entry(_:)`), so that
-// their receipts are not signed while SQLite's one writer waits.
+// their receipts are not signed while SQLite's one writer waits. Listings only read: they run beside the writer.
 extension PurchaseService {
     /// Every unfinished entry of the client's account and app: what a client syncs at launch and on reconnect.
     public func unfinished(for client: ClientSession) async throws -> QueueSnapshot {
-        let (rows, cursor) = try await database.transaction { tx in
+        let (rows, cursor) = try await database.read { tx in
             // The cursor is read first: on PostgreSQL each statement sees the commits made before it, so an entry
             // committed between two reads is then either in the list or after the cursor, never lost between.
             let cursor = try await tx.latestQueueSequence()
@@ -23,7 +23,7 @@ extension PurchaseService {
 
     /// Entries after `cursor` (finished or not), for the updates stream.
     public func entries(after cursor: Int64, limit: Int, for client: ClientSession) async throws -> [QueueEntry] {
-        let rows = try await database.transaction { tx in
+        let rows = try await database.read { tx in
             let records = try await tx.queueRecords(
                 accountId: client.account.id, appId: client.app.id, environment: client.environment, after: cursor,
                 limit: limit)
