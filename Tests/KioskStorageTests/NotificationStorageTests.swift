@@ -47,9 +47,7 @@ struct NotificationStorageTests {
         // Proves a notification stored before migration 26 (its JWS in `signed_payload`, no `payload`) reads back with
         // the JSON its JWS signed, which delivery and the history then sign again. SQLite only: the DDL is one text for
         // both engines, and only SQLite can be written here the way an older store wrote it.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = "sqlite://" + directory.appendingPathComponent("kiosk.sqlite").path
+        let (url, directory) = try TestEngine.newSQLiteFile()
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = try await TestEngine.open(url)
         try await database.transaction { try await $0.insertApp(Fixtures.app()) }

@@ -115,10 +115,7 @@ struct PurchaseStorageTests {
     func testersFromBeforeMigration2Approve() async throws {
         // Proves a tester stored before migration 2 reads back with the `approve` outcome (SQLite only: the DDL is
         // one text for both engines, and only SQLite can be opened here without the migrations).
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("kiosk.sqlite").path
-        let url = "sqlite://" + path
+        let (url, directory) = try TestEngine.newSQLiteFile()
         defer { try? FileManager.default.removeItem(at: directory) }
         let old = try await DatabaseOpener.open(url: url, migrations: [.catalog], logger: TestEngine.logger)
         let id = UUID()
@@ -144,9 +141,7 @@ struct PurchaseStorageTests {
     func testersAndCustomersFromBeforeMigration8BecomeAccounts() async throws {
         // Proves migration 8 moves a tester and a customer who share an email into `accounts`, each in its own
         // environment with its own settings (SQLite only, for the reason above).
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = "sqlite://" + directory.appendingPathComponent("kiosk.sqlite").path
+        let (url, directory) = try TestEngine.newSQLiteFile()
         defer { try? FileManager.default.removeItem(at: directory) }
         let old = try await DatabaseOpener.open(
             url: url, migrations: Array(Migration.all.prefix(7)), logger: TestEngine.logger)

@@ -31,6 +31,14 @@ enum TestEngine: String, CustomTestStringConvertible, Sendable {
     }()
 
     /// A fresh, empty place for one test: an SQLite file in a new temporary directory, or a new PostgreSQL schema.
+    /// A new SQLite file's URL, in a directory of its own that the caller removes: for tests that write a store the way
+    /// an older version did (only SQLite can be opened here without the migrations).
+    static func newSQLiteFile() throws -> (url: String, directory: URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return ("sqlite://" + directory.appendingPathComponent("kiosk.sqlite").path, directory)
+    }
+
     func makeURL() throws -> String {
         let name = "kiosk_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
         switch self {

@@ -165,37 +165,25 @@ import Testing
         }
     }
 
-    /// On SQLite `/metrics` counts the pages commits wrote to the write-ahead log, and a purchase adds to them; on
-    /// PostgreSQL, whose server counts its own WAL for every client, the series is absent.
+    /// On SQLite `/metrics` counts the pages commits wrote to the write-ahead log and adds up the time the one writer
+    /// spent in transactions, and a purchase adds to both; on PostgreSQL, whose server counts its own WAL for every
+    /// client and which has no one writer, both series are absent.
     @Test(arguments: TestDatabase.available)
-    func metricsCountTheLogPagesCommitsWrote(database: TestDatabase) async throws {
+    func metricsCountWhatSQLitesWriterDid(database: TestDatabase) async throws {
         try await withStore(database) { store in
             try await store.preparePurchaseCatalog()
             let token = try await store.signIn()
-            let before = try await store.metric("kiosk_database_log_pages_total")
-            _ = try await store.pay(TestStore.coins, token: token, key: "tap-1")
-            let after = try await store.metric("kiosk_database_log_pages_total")
-            switch database {
-            case .sqlite: #expect(try #require(after) > #require(before))
-            case .postgres: #expect(before == nil && after == nil)
-            }
-        }
-    }
-
-    /// On SQLite `/metrics` adds up the time the one writer spent in transactions, and a purchase adds to it; on
-    /// PostgreSQL, which has no one writer, the series is absent.
-    @Test(arguments: TestDatabase.available)
-    func metricsAddUpTheWritersBusyTime(database: TestDatabase) async throws {
-        try await withStore(database) { store in
-            try await store.preparePurchaseCatalog()
-            let token = try await store.signIn()
-            let before = try await store.metric("kiosk_database_writer_busy_seconds_total")
+            let series = ["kiosk_database_log_pages_total", "kiosk_database_writer_busy_seconds_total"]
+            var before: [Double?] = []
+            for name in series { before.append(try await store.metric(name)) }
             let bought = try await store.pay(TestStore.coins, token: token, key: "tap-1")
             #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
-            let after = try await store.metric("kiosk_database_writer_busy_seconds_total")
-            switch database {
-            case .sqlite: #expect(try #require(after) > #require(before))
-            case .postgres: #expect(before == nil && after == nil)
+            for (name, earlier) in zip(series, before) {
+                let later = try await store.metric(name)
+                switch database {
+                case .sqlite: #expect(try #require(later) > #require(earlier), "\(name)")
+                case .postgres: #expect(earlier == nil && later == nil, "\(name)")
+                }
             }
         }
     }
