@@ -73,6 +73,7 @@ let package = Package(
                 "KioskCore",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -173,6 +173,37 @@ struct SQLiteEngineTests {
     }
 
     @Test
+    func aCachedStatementBindsOnlyItsOwnValuesAndEveryParameterMustHaveOne() async throws {
+        // Proves the engine's binding, which writes each value straight to SQLite: the same statement run again from
+        // the statement cache with a nil stores NULL, not the value the previous run left bound; and a statement whose
+        // `?`s outnumber its values is refused, naming both counts, instead of running with NULLs in their place.
+        try await TestEngine.sqlite.withDatabase { database, _ in
+            let sqlite = try #require((database as? StoreDatabase)?.sql as? SQLiteDatabase)
+            try await sqlite.withSession { session in
+                try await session.run("CREATE TABLE names (position INTEGER, name TEXT)")
+                for (position, name) in [(1, "first"), (2, nil), (3, "third")] {
+                    try await session.run("INSERT INTO names VALUES (\(bind: position), \(bind: name))")
+                }
+            }
+            let names = try await sqlite.withReadSession { session in
+                try await session.all("SELECT name FROM names ORDER BY position").map {
+                    try $0.decode(column: "name", as: String?.self)
+                }
+            }
+            #expect(names == ["first", nil, "third"])
+            var refusal = ""
+            do {
+                try await sqlite.withSession { session in
+                    try await session.run("INSERT INTO names VALUES (\(bind: 4), \(unsafeRaw: "?"))")
+                }
+            } catch {
+                refusal = "\(error)"
+            }
+            #expect(refusal.contains("Kiosk bound 1 values to a statement with 2 parameters"))
+        }
+    }
+
+    @Test
     func aRenewalBatchsReadsFindTheirRowsByKey() async throws {
         // Proves the reads a renewal batch and a notification round make search an index by more than the environment:
         // every row of a store is in one of two environments, so a search by `environment` alone reads half the table
