@@ -175,8 +175,9 @@ struct SQLiteEngineTests {
     @Test
     func aCachedStatementBindsOnlyItsOwnValuesAndEveryParameterMustHaveOne() async throws {
         // Proves the engine's binding, which writes each value straight to SQLite: the same statement run again from
-        // the statement cache with a nil stores NULL, not the value the previous run left bound; and a statement whose
-        // `?`s outnumber its values is refused, naming both counts, instead of running with NULLs in their place.
+        // the statement cache with a nil stores NULL, not the value the previous run left bound; optionals holding a
+        // value bind it, and a nil of any optional type binds NULL; and a statement whose `?`s outnumber its values is
+        // refused, naming both counts, instead of running with NULLs in their place.
         try await TestEngine.sqlite.withDatabase { database, _ in
             let sqlite = try #require((database as? StoreDatabase)?.sql as? SQLiteDatabase)
             try await sqlite.withSession { session in
@@ -191,6 +192,22 @@ struct SQLiteEngineTests {
                 }
             }
             #expect(names == ["first", nil, "third"])
+            // Optionals of each type bound, and a nil of a type Kiosk never binds otherwise, which is NULL.
+            try await sqlite.withSession { session in
+                try await session.run("CREATE TABLE optionals (small INTEGER, flag INTEGER, big INTEGER, gap REAL)")
+                try await session.run(
+                    """
+                    INSERT INTO optionals
+                    VALUES (\(bind: Int?.some(-5)), \(bind: Bool?.some(false)), \(bind: Int64?.some(9)),
+                        \(bind: Double?.none))
+                    """)
+            }
+            let optionals = try await sqlite.withReadSession { session in
+                try await session.first(
+                    "SELECT small || ' ' || flag || ' ' || big || ' ' || typeof(gap) AS text FROM optionals")?
+                    .decode(column: "text", as: String.self)
+            }
+            #expect(optionals == "-5 0 9 null")
             var refusal = ""
             do {
                 try await sqlite.withSession { session in

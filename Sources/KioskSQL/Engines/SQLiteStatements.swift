@@ -98,38 +98,33 @@ struct SQLiteStatements: SQLDatabase {
         }
     }
 
-    /// Binds one value; returns SQLite's result code. A value of one of the types Kiosk binds most is cast to its own
-    /// type, which the runtime does by copying: a cast that fails looks up conformances, and one to another optional
-    /// type checks for a nil of any type; with GRDB's unspecialized binding of an optional, they were most of the
-    /// binding's time. A nil stays the NULL the statement was reset to. Other values take the casts.
+    /// Binds one value; returns SQLite's result code. The value is cast to its own exact type, found by its
+    /// `ObjectIdentifier`, which the runtime does by copying: casting each value to `Int64?`, `String?`… in turn (a
+    /// failing cast looks up conformances, one to an optional type checks for a nil of any type), with GRDB's
+    /// unspecialized binding of an optional, took most of the binding's time. A nil stays the NULL the statement was
+    /// reset to.
     private static func bind(_ bind: any Encodable & Sendable, to statement: SQLiteStatement, at index: CInt) throws
         -> CInt
     {
+        let integer: Int64?
         switch ObjectIdentifier(type(of: bind)) {
-        case ObjectIdentifier(String.self):
-            if let text = bind as? String { return text.bind(to: statement, at: index) }
+        case ObjectIdentifier(String.self): return (bind as? String)?.bind(to: statement, at: index) ?? SQLITE_OK
         case ObjectIdentifier(String?.self):
-            if let text = bind as? String? { return text?.bind(to: statement, at: index) ?? SQLITE_OK }
-        case ObjectIdentifier(Int64.self):
-            if let number = bind as? Int64 { return number.bind(to: statement, at: index) }
-        case ObjectIdentifier(Int64?.self):
-            if let number = bind as? Int64? { return number?.bind(to: statement, at: index) ?? SQLITE_OK }
-        case ObjectIdentifier(Int.self):
-            if let number = bind as? Int { return Int64(number).bind(to: statement, at: index) }
-        case ObjectIdentifier(Int?.self):
-            if let number = bind as? Int? {
-                return number.map { Int64($0).bind(to: statement, at: index) } ?? SQLITE_OK
-            }
-        default: break
-        }
-        return switch bind {
-        case let value as Int64?: value.bind(to: statement, at: index)
-        case let value as String?: value.bind(to: statement, at: index)
-        case let value as Int?: value.map { Int64($0) }.bind(to: statement, at: index)
-        case let value as Bool?: value.map { Int64($0 ? 1 : 0) }.bind(to: statement, at: index)
+            return ((bind as? String?) ?? nil)?.bind(to: statement, at: index) ?? SQLITE_OK
+        case ObjectIdentifier(Int64.self): integer = bind as? Int64
+        case ObjectIdentifier(Int64?.self): integer = (bind as? Int64?) ?? nil
+        case ObjectIdentifier(Int.self): integer = (bind as? Int).map { Int64($0) }
+        case ObjectIdentifier(Int?.self): integer = (bind as? Int?)?.map { Int64($0) }
+        case ObjectIdentifier(Bool.self): integer = (bind as? Bool).map { $0 ? 1 : 0 }
+        case ObjectIdentifier(Bool?.self): integer = (bind as? Bool?)?.map { $0 ? 1 : 0 }
         default:
-            throw StorageError.engine(message: "Kiosk cannot bind a value of type \(type(of: bind)) on SQLite")
+            // A nil of any other optional type casts to `Int64?` as nil, and is NULL.
+            guard case .some(.none) = bind as? Int64? else {
+                throw StorageError.engine(message: "Kiosk cannot bind a value of type \(type(of: bind)) on SQLite")
+            }
+            return SQLITE_OK
         }
+        return integer?.bind(to: statement, at: index) ?? SQLITE_OK
     }
 }
 
