@@ -240,8 +240,9 @@ if wanted("console") {
 }
 
 // 4. Purchases: a payment over HTTP until its signed transaction and queue entry are durable, against a one-row
-// commit on the same store's database (SQLite always; PostgreSQL too when KIOSK_TEST_POSTGRES_URL is set).
-let postgresURL = ProcessInfo.processInfo.environment["KIOSK_TEST_POSTGRES_URL"]
+// commit on the same store's database (SQLite always; PostgreSQL too when KIOSK_TEST_POSTGRES_URL is set and not
+// empty, as the tests read it).
+let postgresURL = TestEnvironment.value(.postgreSQL)
 for (engine, url) in [("SQLite", nil), ("PostgreSQL", postgresURL)]
 where wanted("purchase") && (engine == "SQLite" || url != nil) {
     let schemaURL = url.map {
