@@ -216,7 +216,7 @@ struct SQLiteEngineTests {
             } catch {
                 refusal = "\(error)"
             }
-            #expect(refusal.contains("Kiosk bound 1 values to a statement with 2 parameters"))
+            #expect(refusal.contains("Kiosk bound a statement's parameters to 1 value(s) where it has 2"), "\(refusal)")
         }
     }
 

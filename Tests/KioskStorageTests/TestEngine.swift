@@ -30,7 +30,6 @@ enum TestEngine: String, CustomTestStringConvertible, Sendable {
         return logger
     }()
 
-    /// A fresh, empty place for one test: an SQLite file in a new temporary directory, or a new PostgreSQL schema.
     /// A new SQLite file's URL, in a directory of its own that the caller removes: for tests that write a store the way
     /// an older version did (only SQLite can be opened here without the migrations).
     static func newSQLiteFile() throws -> (url: String, directory: URL) {
@@ -39,6 +38,7 @@ enum TestEngine: String, CustomTestStringConvertible, Sendable {
         return ("sqlite://" + directory.appendingPathComponent("kiosk.sqlite").path, directory)
     }
 
+    /// A fresh, empty place for one test: an SQLite file in a new temporary directory, or a new PostgreSQL schema.
     func makeURL() throws -> String {
         let name = "kiosk_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
         switch self {

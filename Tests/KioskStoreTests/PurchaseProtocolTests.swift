@@ -125,6 +125,44 @@ import X509
         }
     }
 
+    /// The queue a device syncs at launch answers while a write transaction holds the store's writer (a purchase, a
+    /// renewal batch): listing only reads, so on SQLite it runs beside the one writer instead of after it. A minute's
+    /// guard fails the test instead of leaving it hanging.
+    @Test(arguments: TestDatabase.available)
+    func theQueueAnswersWhileAWriteTransactionIsOpen(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.preparePurchaseCatalog()
+            let token = try await store.signIn()
+            let bought = try await store.pay(TestStore.coins, token: token, key: "listed-1")
+            #expect(bought.json["state"] as? String == "purchased", "\(bought.text)")
+            let (held, heldSignal) = AsyncStream.makeStream(of: Void.self)
+            let (release, releaseSignal) = AsyncStream.makeStream(of: Void.self)
+            async let writer: Void = store.built.database.transaction { tx in
+                try await tx.setSetting("probe", to: "held")
+                heldSignal.yield()
+                for await _ in release { break }
+            }
+            for await _ in held { break }
+            let listed = try await withThrowingTaskGroup(of: Int?.self) { group in
+                group.addTask {
+                    let queue = try await store.client(.GET, "/queue", token: token)
+                    return (queue.json["entries"] as? [[String: Any]])?.count
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(60))
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                // Let the write commit either way, so a listing stuck behind it ends and the group can finish.
+                releaseSignal.yield()
+                group.cancelAll()
+                return first
+            }
+            try await writer
+            #expect(listed == 1, "the queue waited a minute for a write transaction held open, or listed another count")
+        }
+    }
+
     /// A purchase is answered from the rows it wrote, without reading them back: the answer must be what the database
     /// holds. A repeated key reads the same entry from the database, and the queue lists it; all three agree byte for
     /// byte, for a payment with every optional field and for one approved by a parent (Ask to Buy), but for the

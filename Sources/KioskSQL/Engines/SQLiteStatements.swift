@@ -73,9 +73,9 @@ struct SQLiteStatements: SQLDatabase {
     }
 
     /// Binds `binds` to the statement's `?`s in order, as SQLite stores them: integers, text, and booleans as the
-    /// integers 0 and 1 (the values SQLiteKit, this engine's former driver, stored); a nil of any optional type
-    /// casts to each case, and is NULL. Kiosk's statements bind nothing else, so any other type is a mistake in
-    /// Kiosk, reported rather than stored in an encoding of its own.
+    /// integers 0 and 1 (the values SQLiteKit, this engine's former driver, stored); a nil of any optional type is
+    /// NULL. Kiosk's statements bind nothing else, so any other type is a mistake in Kiosk, reported rather than
+    /// stored in an encoding of its own, and so is a count of values other than the statement's count of `?`s.
     ///
     /// Each value goes straight to `sqlite3_bind_*`. Through GRDB's `StatementArguments` they were mapped by a key
     /// path the runtime made anew for every statement, then by an unspecialized generic `map`: 4% of a purchase's CPU
@@ -86,8 +86,8 @@ struct SQLiteStatements: SQLDatabase {
         let sqliteStatement = statement.sqliteStatement
         guard binds.count == Int(sqlite3_bind_parameter_count(sqliteStatement)) else {
             throw StorageError.engine(
-                message: "Kiosk bound \(binds.count) values to a statement with "
-                    + "\(sqlite3_bind_parameter_count(sqliteStatement)) parameters: \(statement.sql)")
+                message: "Kiosk bound a statement's parameters to \(binds.count) value(s) where it has "
+                    + "\(sqlite3_bind_parameter_count(sqliteStatement)): \(statement.sql)")
         }
         for (offset, bind) in binds.enumerated() {
             let code = try Self.bind(bind, to: sqliteStatement, at: CInt(offset + 1))
