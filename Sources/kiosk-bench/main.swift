@@ -388,6 +388,7 @@ if wanted("load") {
                 let health = try await wrk(store.baseURL + "/health", seconds: seconds)
                 report("GET /health (64 connections)", health, baselineName: "bare JSON GET", bare)
                 let writerBefore = try await writerBusySeconds(store)
+                let pagesBefore = try await logPagesWritten(store)
                 let started = ContinuousClock.now
                 let purchase = try await wrk(
                     store.baseURL + "/sandbox/storekit/v1/payments", seconds: seconds,
@@ -398,6 +399,9 @@ if wanted("load") {
                 try await reportWriterTime(
                     per: "purchase", operations: purchase.load.requestsPerSecond * elapsed, elapsed: elapsed, store,
                     since: writerBefore)
+                try await reportLogPages(
+                    per: "purchase", operations: Int(purchase.load.requestsPerSecond * elapsed), store,
+                    since: pagesBefore)
                 let verifyReceipt = try await wrk(
                     fixture.verifyReceiptURL, seconds: seconds, jsonBody: fixture.verifyReceiptBody)
                 report("verifyReceipt (64 connections)", verifyReceipt, baselineName: "bare JSON GET", bare)

@@ -118,7 +118,7 @@ public struct NotificationService: Service {
     func make(
         _ content: NotificationContent, app: App, environment: StoreEnvironment, testToken: String? = nil, now: Date
     ) throws -> ServerNotification {
-        let uuid = UUID.random().uuidString.lowercased()
+        let uuid = UUID.timeOrdered(at: now).uuidString.lowercased()
         // With nowhere to send it, it is born `unconfigured`: a delivery round would only write that state later,
         // in a durable commit of its own (a second fsync per purchase when one client buys).
         let configured = !app.notificationURLs(for: environment).isEmpty

@@ -146,7 +146,8 @@ extension PurchaseService {
                 return try await ledger.latestEntryRows(of: existing, in: tx)
             }
             var payment = Payment(
-                id: UUID.random(), environment: client.environment, accountId: client.account.id, appId: client.app.id,
+                id: UUID.timeOrdered(at: now), environment: client.environment, accountId: client.account.id,
+                appId: client.app.id,
                 idempotencyKey: order.idempotencyKey, productId: order.productId, quantity: order.quantity,
                 applicationUsername: order.applicationUsername, appAccountToken: order.appAccountToken,
                 state: .deferred, createdAt: now, updatedAt: now, billingPlan: order.billingPlan)
