@@ -18,7 +18,7 @@ enum ServerAPIConsumptionRequest {
 
     /// - Throws: ``ServerAPIError``: `4000000` when the body is not a JSON object, else the first bad field's code.
     static func validate(_ body: Data, version: Int) throws {
-        guard let fields = try? JSONDecoder().decode([String: JSONValue].self, from: body) else {
+        guard let fields = try? JSONDecoder().decode([String: JSONScalar].self, from: body) else {
             throw ServerAPIError(4_000_000, "Invalid request. The request body is not a JSON object.")
         }
         // Apple's clients leave out unset fields; a null is the same.
@@ -54,32 +54,7 @@ enum ServerAPIConsumptionRequest {
         }
     }
 
-    private static func integer(_ value: JSONValue?, in range: ClosedRange<Int64>, else error: ServerAPIError) throws {
+    private static func integer(_ value: JSONScalar?, in range: ClosedRange<Int64>, else error: ServerAPIError) throws {
         guard case .integer(let number) = value, range.contains(number) else { throw error }
-    }
-
-    /// A JSON value as sent: booleans, integers and strings kept apart.
-    enum JSONValue: Decodable, Equatable {
-        case bool(Bool)
-        case integer(Int64)
-        case string(String)
-        case null
-        /// A fraction, an array or an object: never a valid consumption field.
-        case other
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? container.decode(Int64.self) {
-                self = .integer(value)
-            } else if let value = try? container.decode(String.self) {
-                self = .string(value)
-            } else {
-                self = .other
-            }
-        }
     }
 }

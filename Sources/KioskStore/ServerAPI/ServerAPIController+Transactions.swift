@@ -49,7 +49,7 @@ extension ServerAPIController {
             }
             let body = try await request.collectBody(context: context)
             guard
-                let fields = try? JSONDecoder().decode([String: ServerAPIConsumptionRequest.JSONValue].self, from: body)
+                let fields = try? JSONDecoder().decode([String: JSONScalar].self, from: body)
             else { throw ServerAPIError(4_000_000, "Invalid request. The request body is not a JSON object.") }
             guard case .string(let text) = fields["appAccountToken"], let token = UUID(uuidString: text) else {
                 throw ServerAPIError.invalidAppAccountTokenUUID

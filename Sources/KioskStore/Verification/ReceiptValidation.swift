@@ -331,23 +331,23 @@ struct VerifyReceiptRequest: Sendable {
     var excludeOldTransactions: Bool
 
     static func parse(_ body: Data) -> Result<VerifyReceiptRequest, ReceiptValidation.Failure> {
-        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: body) else {
+        guard let object = try? JSONDecoder().decode(Fields.self, from: body) else {
             return .failure(.init(.notPostOfJSON, "The body is not a JSON object."))
         }
-        guard case .string(let text)? = object["receipt-data"] else {
+        guard case .string(let text)? = object.receiptData else {
             return .failure(.init(.malformedReceiptData, "The body has no string `receipt-data`."))
         }
         guard let bytes = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !bytes.isEmpty else {
             return .failure(.init(.malformedReceiptData, "`receipt-data` is not base64."))
         }
         var password: String?
-        switch object["password"] {
+        switch object.password {
         case nil, .null: password = nil
         case .string(let text): password = text.isEmpty ? nil : text
         default: return .failure(.init(.malformedReceiptData, "`password` must be a string."))
         }
         let excludeOld: Bool
-        switch object["exclude-old-transactions"] {
+        switch object.excludeOldTransactions {
         case nil, .null: excludeOld = false
         case .bool(let flag): excludeOld = flag
         case .string(let text) where ["true", "false"].contains(text.lowercased()):
@@ -356,5 +356,18 @@ struct VerifyReceiptRequest: Sendable {
         }
         return .success(
             VerifyReceiptRequest(receiptBytes: Array(bytes), password: password, excludeOldTransactions: excludeOld))
+    }
+
+    /// The three fields as sent; other fields are not read.
+    private struct Fields: Decodable {
+        var receiptData: JSONScalar?
+        var password: JSONScalar?
+        var excludeOldTransactions: JSONScalar?
+
+        enum CodingKeys: String, CodingKey {
+            case receiptData = "receipt-data"
+            case password
+            case excludeOldTransactions = "exclude-old-transactions"
+        }
     }
 }
