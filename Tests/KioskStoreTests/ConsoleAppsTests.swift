@@ -124,13 +124,22 @@ import Testing
             #expect(health.json["status"] as? String == "ok")
             let engine = (health.json["database"] as? [String: Any])?["engine"] as? String
             #expect(engine == (database == .sqlite ? "sqlite" : "postgresql"))
-            _ = try await store.request(.GET, "/admin/v1/apps")
+            for _ in 0..<3 { _ = try await store.request(.GET, "/admin/v1/apps") }
             let metrics = try await store.request(.GET, "/metrics")
             #expect(metrics.status == 200)
-            #expect(metrics.text.contains("kiosk_http_requests_total"))
-            #expect(metrics.text.contains("kiosk_http_request_duration_seconds_bucket"))
             #expect(metrics.text.contains("# HELP kiosk_http_requests_total"))
-            #expect(metrics.text.contains(#"route="/admin/v1/apps""#))
+            // Each series is counted across requests (the middleware keeps the registry's metrics it was given).
+            let lines = metrics.text.split(separator: "\n")
+            let counted = lines.filter {
+                $0.hasPrefix("kiosk_http_requests_total{") && $0.contains(#"route="/admin/v1/apps""#)
+                    && $0.contains(#"status="200""#)
+            }
+            #expect(counted.map { $0.split(separator: " ").last } == ["3"], "\(metrics.text)")
+            let timed = lines.filter {
+                $0.hasPrefix("kiosk_http_request_duration_seconds_count{") && $0.contains(#"route="/admin/v1/apps""#)
+            }
+            #expect(timed.map { $0.split(separator: " ").last } == ["3"], "\(metrics.text)")
+            #expect(metrics.text.contains("kiosk_http_request_duration_seconds_bucket"))
             for gauge in [
                 "notifications_undelivered", "oldest_undelivered_notification_age_seconds", "scheduler_lag_seconds",
             ] {
