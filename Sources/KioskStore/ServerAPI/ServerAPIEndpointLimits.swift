@@ -70,12 +70,22 @@ final class ServerAPIEndpointLimits: Sendable {
         }
     }
 
+    private static let inApps = Array("inApps/".utf8)
+
     /// `GET v1/transactions/{transactionId}` for a request the router matched to `endpointPath`
     /// (`/sandbox/inApps/v1/transactions/{transactionId}`).
     static func endpoint(method: String, endpointPath: String) -> String? {
-        // Searched in the UTF-8 bytes: Foundation's `range(of:)` took 0.9% of Get Transaction Info's time.
-        guard let range = endpointPath.utf8.firstRange(of: "inApps/".utf8) else { return nil }
-        return "\(method) \(endpointPath[range.upperBound...])"
+        // Searched in the UTF-8 bytes: Foundation's `range(of:)` took 0.9% of Get Transaction Info's time at 64
+        // connections, the standard library's generic `firstRange(of:)` three times that.
+        var path = endpointPath
+        return path.withUTF8 { bytes -> String? in
+            guard let start = bytes.baseAddress, bytes.count >= inApps.count else { return nil }
+            for offset in 0...(bytes.count - inApps.count) where memcmp(start + offset, inApps, inApps.count) == 0 {
+                let rest = UnsafeBufferPointer(rebasing: bytes[(offset + inApps.count)...])
+                return method + " " + String(decoding: rest, as: UTF8.self)
+            }
+            return nil
+        }
     }
 }
 
