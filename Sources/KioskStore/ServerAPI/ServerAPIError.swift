@@ -138,10 +138,10 @@ enum ServerAPIAnswer {
     /// Get Transaction Info's answer, the Server API's most frequent: `{"signedTransactionInfo":"…"}`, the bytes
     /// `JSONEncoder` writes, written directly. A compact JWS is base64url parts and dots, which JSON carries as they
     /// are, and scanning its 4 KB for characters to escape took a tenth of the call's CPU at 64 connections. Text
-    /// with any other character goes through the encoder.
+    /// that would need escaping goes through the encoder.
     static func json(_ value: TransactionInfoResponse) throws -> Response {
         var jws = value.signedTransactionInfo
-        guard jws.withUTF8({ $0.allSatisfy(isCompactJWSByte) }) else { return try encoded(value, status: .ok) }
+        guard jws.withUTF8(carriedAsItIs) else { return try encoded(value, status: .ok) }
         var body = ByteBuffer()
         body.reserveCapacity(jws.utf8.count + 28)
         body.writeStaticString(#"{"signedTransactionInfo":""#)
@@ -159,10 +159,17 @@ enum ServerAPIAnswer {
         }
     }
 
-    /// The characters of a compact JWS: base64url's alphabet and the dots between the parts.
-    private static func isCompactJWSByte(_ byte: UInt8) -> Bool {
-        byte &- UInt8(ascii: "A") < 26 || byte &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+    /// Whether a JSON string holds these bytes as they are, as `JSONEncoder` writes them with unescaped slashes: no
+    /// `"`, `\` or control character. One pass with no early exit, which the compiler makes vector instructions of:
+    /// testing each byte of a 4 KB JWS against base64url's alphabet in turn was 3% of Get Transaction Info's samples
+    /// at 64 connections.
+    private static func carriedAsItIs(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var escaped: UInt8 = 0
+        for byte in bytes {
+            escaped |=
+                (byte < 0x20 ? 1 : 0) | (byte == UInt8(ascii: "\"") ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0)
+        }
+        return escaped == 0
     }
 
     private static func encoded(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
