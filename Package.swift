@@ -261,7 +261,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: [
-                "KioskHTTPClient",
+                "KioskHTTP", "KioskHTTPClient",
                 "KioskCore", "KioskMerchant", "KioskProtocol", "KioskSigning", "KioskSQL", "KioskStorage",
                 "KioskTestSupport", "KioskTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

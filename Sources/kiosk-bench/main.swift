@@ -11,12 +11,16 @@
 import Crypto
 import Foundation
 import KioskCore
+import KioskHTTP
 import KioskProtocol
 import KioskSQL
 import KioskSigning
 import KioskTestSupport
 import KioskTesting
 import Logging
+
+// The log handler `kiosk serve` installs, so the stores measured here log (and pay for logging) as it does.
+KioskLogging.bootstrap(format: .text, level: .warning)
 
 /// Runs `body` repeatedly for about `seconds` and returns operations per second.
 func rate(seconds: Double, _ body: () async throws -> Void) async throws -> Double {

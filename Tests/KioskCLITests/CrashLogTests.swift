@@ -44,6 +44,9 @@ import Testing
         #expect(payment.count == 1, "one line for the payment it was serving:\n\(lines.joined(separator: "\n"))")
         #expect(payment.first?.contains("method=POST") == true, "\(payment)")
         #expect(payment.first?.contains("hb.request.id=") == true, "\(payment)")
+        // swift-log's text line: time, level, label, the metadata as sorted key=value pairs, the module, the message.
+        let line = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} \w+ \S+:.* hb\.request\.id=\S+.* \[\w+\] \S/
+        #expect(payment.first?.contains(line) == true, "\(payment)")
     }
 
     /// POSTs `json` and returns the answer's JSON object; throws when no answer comes.
