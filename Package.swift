@@ -337,7 +337,7 @@ let package = Package(
             name: "KioskStorageTests",
             dependencies: [
                 "KioskStorage", "KioskSQL", "KioskCore", "KioskTestSupport",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -165,18 +165,23 @@ class LazyFS(fuse.Operations):
                 os.close(fd)
 
     def fsync(self, path, datasync, fh):
-        """Persists the file's pending pages and size, and fsyncs the backing file."""
+        """Persists the file's pending pages and size, and fsyncs the backing file. Through any descriptor, as on a
+        real disk: a read-only one persists the pages too (through a read-write descriptor of the same file)."""
         with self.mutex:
             self.fsyncs += 1
             pending = self.pending.pop(os.fstat(fh).st_ino, None)
-            if pending is not None:
-                os.ftruncate(fh, pending.floor)
-                for index, page in pending.pages.items():
-                    start = index * PAGE
-                    if start < pending.size:
-                        os.pwrite(fh, bytes(page[: pending.size - start]), start)
-                os.ftruncate(fh, pending.size)
-            os.fsync(fh)
+            writable = os.open(f"/proc/self/fd/{fh}", os.O_RDWR)
+            try:
+                if pending is not None:
+                    os.ftruncate(writable, pending.floor)
+                    for index, page in pending.pages.items():
+                        start = index * PAGE
+                        if start < pending.size:
+                            os.pwrite(writable, bytes(page[: pending.size - start]), start)
+                    os.ftruncate(writable, pending.size)
+                os.fsync(writable)
+            finally:
+                os.close(writable)
 
     def getattr(self, path, fh=None):
         with self.mutex:

@@ -2,7 +2,7 @@ import Foundation
 import KioskCore
 
 /// A database on either engine (SQLite or PostgreSQL) whose schema belongs to its user: transactions over raw SQL
-/// statements (`withSession`), durable (WAL and `synchronous=FULL` on SQLite). The store's schema and the merchant's
+/// statements (`withSession`), durable (on SQLite, WAL and the log synced before anyone is answered). The store's schema and the merchant's
 /// ledger each sit on one.
 public protocol SQLDatabaseEngine: SQLTransactionRunner {
     /// `sqlite` or `postgresql`.
@@ -14,9 +14,13 @@ public protocol SQLDatabaseEngine: SQLTransactionRunner {
     /// SQLite: pages this process's writer has appended to the write-ahead log since the database opened, a measure
     /// of what commits cost the disk; nil on PostgreSQL and for an in-memory database.
     var logPagesWritten: Int? { get }
-    /// SQLite: how long this process's one writer has spent in transactions, their commits included, in microseconds
-    /// since the database opened: the part of each write that nothing runs beside. Nil on PostgreSQL.
+    /// SQLite: how long this process's one writer has spent in transactions, their commits included (not the log's
+    /// sync, made beside it), in microseconds since the database opened: the part of each write that nothing runs
+    /// beside. Nil on PostgreSQL.
     var writerBusyMicroseconds: Int? { get }
+    /// SQLite: how many times the write-ahead log was synced since the database opened; each makes every commit
+    /// written before it durable. Nil on PostgreSQL and for an in-memory database.
+    var logSyncs: Int? { get }
     /// Statements this process's sessions ran since the database opened, `BEGIN` and `COMMIT` included: what a
     /// request costs the database in calls (on PostgreSQL each one a round trip).
     var statementsRun: Int { get }

@@ -56,6 +56,8 @@ struct StoreDatabase: KioskDatabase {
 
     var writerBusyMicroseconds: Int? { sql.writerBusyMicroseconds }
 
+    var logSyncs: Int? { sql.logSyncs }
+
     var statementsRun: Int { sql.statementsRun }
 
     func close() async throws { try await sql.close() }

@@ -31,6 +31,10 @@ public protocol KioskDatabase: Sendable {
     /// PostgreSQL.
     var writerBusyMicroseconds: Int? { get }
 
+    /// SQLite: how many times the write-ahead log was synced, each sync making every commit before it durable (for
+    /// `/metrics`); nil on PostgreSQL.
+    var logSyncs: Int? { get }
+
     /// Statements this process ran since the database opened, `BEGIN` and `COMMIT` included (for `/metrics`); on
     /// PostgreSQL each one is a round trip.
     var statementsRun: Int { get }

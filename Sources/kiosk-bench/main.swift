@@ -82,8 +82,20 @@ func reportWriterTime(
     emit(
         "  writer time per \(what): "
             + String(
-                format: "%.0f µs (SQLite's one writer, commit included), busy %.0f%% of the run",
+                format: "%.0f µs (SQLite's one writer, commit included, not the log's sync), busy %.0f%% of the run",
                 (after - before) * 1e6 / operations, (after - before) / elapsed * 100))
+}
+
+/// `  log syncs per <what>: 0.05 (…)`: how many times SQLite's write-ahead log was synced for each operation since
+/// `before` (`kiosk_database_log_syncs_total`); nothing on PostgreSQL. A sync makes every commit before it durable, so
+/// under load one serves many operations.
+func reportLogSyncs(per what: String, operations: Int, _ store: TestStore, since before: Double?) async throws {
+    guard let before, let after = try await store.metric("kiosk_database_log_syncs_total"), operations > 0 else {
+        return
+    }
+    emit(
+        "  log syncs per \(what): "
+            + String(format: "%.3f (each makes every commit before it durable)", (after - before) / Double(operations)))
 }
 
 /// `kiosk_database_statements_total` from the store's `/metrics`, which both engines report.
@@ -393,6 +405,7 @@ if wanted("load") {
                 report("GET /health (64 connections)", health, baselineName: "bare JSON GET", bare)
                 let writerBefore = try await writerBusySeconds(store)
                 let pagesBefore = try await logPagesWritten(store)
+                let syncsBefore = try await store.metric("kiosk_database_log_syncs_total")
                 let started = ContinuousClock.now
                 let purchase = try await wrk(
                     store.baseURL + "/sandbox/storekit/v1/payments", seconds: seconds,
@@ -406,6 +419,9 @@ if wanted("load") {
                 try await reportLogPages(
                     per: "purchase", operations: Int(purchase.load.requestsPerSecond * elapsed), store,
                     since: pagesBefore)
+                try await reportLogSyncs(
+                    per: "purchase", operations: Int(purchase.load.requestsPerSecond * elapsed), store,
+                    since: syncsBefore)
                 let verifyReceipt = try await wrk(
                     fixture.verifyReceiptURL, seconds: seconds, jsonBody: fixture.verifyReceiptBody)
                 report("verifyReceipt (64 connections)", verifyReceipt, baselineName: "bare JSON GET", bare)

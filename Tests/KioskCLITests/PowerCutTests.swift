@@ -44,6 +44,11 @@ import Testing
         try write("fsynced", to: mount.appendingPathComponent("kept"), fsync: true)
         try write("fsynced", to: mount.appendingPathComponent("appended"), fsync: true)
         try write(", then more", to: mount.appendingPathComponent("appended"), fsync: false, append: true)
+        // SQLite's log is synced through a descriptor opened only for that, read-only (`SQLiteLogSync`).
+        try write("fsynced read-only", to: mount.appendingPathComponent("synced elsewhere"), fsync: false)
+        let readOnly = try FileHandle(forReadingFrom: mount.appendingPathComponent("synced elsewhere"))
+        try readOnly.synchronize()
+        try readOnly.close()
         #expect(try read(mount.appendingPathComponent("lost")) == "never fsynced", "written, readable before the cut")
         #expect(try read(mount.appendingPathComponent("appended")) == "fsynced, then more")
 
@@ -51,11 +56,12 @@ import Testing
             [Self.lazyFS.path, "cut", "--control", control.path], executable: URL(fileURLWithPath: python))
         #expect(cut.status == 0, "\(cut.stderr)")
         #expect(
-            cut.stdout == "discarded 2 unsynced page(s) of 2 file(s); 2 fsync(s) since the last cut\n", "\(cut.stdout)")
+            cut.stdout == "discarded 2 unsynced page(s) of 2 file(s); 3 fsync(s) since the last cut\n", "\(cut.stdout)")
         // Creating a file is durable at once (the optimistic side); its unsynced data is not.
         #expect(try read(mount.appendingPathComponent("lost")) == "")
         #expect(try read(mount.appendingPathComponent("kept")) == "fsynced")
         #expect(try read(mount.appendingPathComponent("appended")) == "fsynced")
+        #expect(try read(mount.appendingPathComponent("synced elsewhere")) == "fsynced read-only")
         #expect(try await daemon.terminate() == 0)
     }
 

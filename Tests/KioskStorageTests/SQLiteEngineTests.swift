@@ -1,5 +1,7 @@
 import Foundation
+import GRDB
 import KioskCore
+import Synchronization
 import Testing
 
 @testable import KioskSQL
@@ -10,13 +12,13 @@ import Testing
 struct SQLiteEngineTests {
     @Test
     func pragmasAreDurable() async throws {
-        // Proves a file database runs in WAL mode with foreign keys on, synchronous=FULL (2), a 64 MiB page cache and
-        // a 1 GiB memory map, read back.
+        // Proves a file database runs in WAL mode with foreign keys on, synchronous=NORMAL (1: the log is synced beside
+        // the writer, see the two tests below), a 64 MiB page cache and a 1 GiB memory map, read back.
         try await TestEngine.sqlite.withDatabase { database, _ in
             let sqlite = try #require((database as? StoreDatabase)?.sql as? SQLiteDatabase)
             #expect(try await sqlite.pragma("journal_mode") == "wal")
             #expect(try await sqlite.pragma("foreign_keys") == "1")
-            #expect(try await sqlite.pragma("synchronous") == "2")
+            #expect(try await sqlite.pragma("synchronous") == "1")
             #expect(try await sqlite.pragma("busy_timeout") == "\(SQLiteDatabase.busyTimeoutMilliseconds)")
             #expect(try await sqlite.pragma("cache_size") == "\(SQLiteDatabase.cacheSizeKiB)")
             #expect(try await sqlite.pragma("mmap_size") == "\(SQLiteDatabase.mmapBytes)")
@@ -61,6 +63,80 @@ struct SQLiteEngineTests {
             }
             #expect(rows == 20_000)
         }
+    }
+
+    @Test
+    func aTransactionAndAReadOfItAreAnsweredOnlyOnceTheLogIsSynced() async throws {
+        // Proves the writer's callers, and a reader that saw their commit, wait for the log's sync beside the writer:
+        // with the sync held, the row is committed (another connection reads it), and neither call returns until the
+        // sync is released.
+        let sync = HeldSync()
+        try await withSQLiteFile(syncLog: sync.sync) { database, path in
+            try await database.withSession { try await $0.run("CREATE TABLE sales (id INTEGER PRIMARY KEY)") }
+            let syncsBefore = try #require(database.logSyncs)
+            sync.hold()
+            let write = Task {
+                try await database.withSession { try await $0.run("INSERT INTO sales (id) VALUES (1)") }
+                return sync.isReleased
+            }
+            // The commit is in the log, and its sync held.
+            let other = try DatabaseQueue(path: path)
+            while try await other.read({ try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sales") }) != 1 {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            try other.close()
+            let read = Task {
+                let count = try await database.withReadSession { session in
+                    try await session.first("SELECT COUNT(*) AS n FROM sales")?.decode(column: "n", as: Int.self)
+                }
+                return (count, sync.isReleased)
+            }
+            sync.release()
+            #expect(try await write.value, "the write was answered before its commit was synced")
+            let (count, readAfterSync) = try await read.value
+            #expect(count == 1)
+            #expect(readAfterSync, "a read of an unsynced commit was answered before the sync")
+            #expect(try #require(database.logSyncs) > syncsBefore)
+        }
+    }
+
+    @Test
+    func aCommitWhoseLogCannotBeSyncedIsReportedToItsCaller() async throws {
+        // Proves a failed sync reaches the caller as an error saying the commit may not be durable (the commit itself
+        // stays: SQLite wrote it), and the next transaction, synced, succeeds.
+        let sync = HeldSync()
+        try await withSQLiteFile(syncLog: sync.sync) { database, _ in
+            try await database.withSession { try await $0.run("CREATE TABLE sales (id INTEGER PRIMARY KEY)") }
+            sync.failNext()
+            await #expect {
+                try await database.withSession { try await $0.run("INSERT INTO sales (id) VALUES (1)") }
+            } throws: { error in
+                "\(error)".contains("could not be synced, so the last commits may not be durable")
+            }
+            try await database.withSession { try await $0.run("INSERT INTO sales (id) VALUES (2)") }
+            let count = try await database.withReadSession { session in
+                try await session.first("SELECT COUNT(*) AS n FROM sales")?.decode(column: "n", as: Int.self)
+            }
+            #expect(count == 2)
+        }
+    }
+
+    /// Opens an SQLite database in a new file whose log `syncLog` syncs, runs `body`, closes it and removes the file.
+    private func withSQLiteFile(
+        syncLog: @escaping SQLiteLogSync.Sync, _ body: (SQLiteDatabase, String) async throws -> Void
+    ) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("log-sync-\(UUID().uuidString)")
+        let path = folder.appendingPathComponent("kiosk.sqlite").path
+        let database = try await SQLiteDatabase.open(path: path, logger: TestEngine.logger, syncLog: syncLog)
+        do {
+            try await body(database, path)
+        } catch {
+            try? await database.close()
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+        try await database.close()
+        try? FileManager.default.removeItem(at: folder)
     }
 
     @Test(arguments: ["sqlite:///", "", "/"])
@@ -250,6 +326,42 @@ struct SQLiteEngineTests {
                     #expect(!scans && !step.hasSuffix("(environment=?)"), "\(step) for \(sql)")
                 }
             }
+        }
+    }
+}
+
+/// A log sync a test can hold (the sync thread waits in it until released) or make fail once; it syncs for real.
+private final class HeldSync: Sendable {
+    private struct State {
+        var held = false
+        var failNext = false
+    }
+    private let state = Mutex(State())
+    private let gate = DispatchSemaphore(value: 0)
+
+    var isReleased: Bool { state.withLock { !$0.held } }
+
+    func hold() { state.withLock { $0.held = true } }
+
+    func release() {
+        state.withLock { $0.held = false }
+        gate.signal()
+    }
+
+    func failNext() { state.withLock { $0.failNext = true } }
+
+    var sync: SQLiteLogSync.Sync {
+        { path in
+            let (held, fails) = self.state.withLock { state -> (Bool, Bool) in
+                defer { state.failNext = false }
+                return (state.held, state.failNext)
+            }
+            if held { self.gate.wait() }
+            if fails {
+                throw StorageError.engine(
+                    message: "the write-ahead log \(path) could not be synced, so the last commits may not be durable")
+            }
+            try SQLiteLogSync.fdatasync(path)
         }
     }
 }

@@ -174,15 +174,18 @@ import Testing
         }
     }
 
-    /// On SQLite `/metrics` counts the pages commits wrote to the write-ahead log and adds up the time the one writer
-    /// spent in transactions, and a purchase adds to both; on PostgreSQL, whose server counts its own WAL for every
-    /// client and which has no one writer, both series are absent.
+    /// On SQLite `/metrics` counts the pages commits wrote to the write-ahead log, adds up the time the one writer
+    /// spent in transactions and counts the log's syncs, and a purchase adds to each; on PostgreSQL, whose server
+    /// counts its own WAL for every client and which has no one writer, the series are absent.
     @Test(arguments: TestDatabase.available)
     func metricsCountWhatSQLitesWriterDid(database: TestDatabase) async throws {
         try await withStore(database) { store in
             try await store.preparePurchaseCatalog()
             let token = try await store.signIn()
-            let series = ["kiosk_database_log_pages_total", "kiosk_database_writer_busy_seconds_total"]
+            let series = [
+                "kiosk_database_log_pages_total", "kiosk_database_writer_busy_seconds_total",
+                "kiosk_database_log_syncs_total",
+            ]
             var before: [Double?] = []
             for name in series { before.append(try await store.metric(name)) }
             let bought = try await store.pay(TestStore.coins, token: token, key: "tap-1")

@@ -53,11 +53,15 @@ final class GroupCommit: Sendable {
 
     private let state = Mutex(State())
 
+    /// What a batch leaves for after the next batch has begun and before its callers are answered: waiting for its
+    /// commit to be durable (``SQLiteLogSync``), setting `commitError` if it could not be.
+    typealias Settle = () async -> Void
+
     /// Runs `body` in a batch run by `batch` (see ``run(_:batch:)``) and returns its value: the body's error if it
     /// threw, else the batch's if the batch failed. `started` runs when the body's turn comes.
     func perform<T: Sendable>(
         started: @escaping @Sendable () -> Void = {}, _ body: @Sendable (SQLSession) async throws -> T,
-        batch: ([Work]) async -> Void
+        batch: ([Work]) async -> Settle?
     ) async throws -> T {
         try await withoutActuallyEscaping(body) { body in
             let outcome = Outcome<T>()
@@ -78,8 +82,9 @@ final class GroupCommit: Sendable {
     }
 
     /// Runs `work` in a batch: at once, leading a batch of whatever waits, when no batch is running; otherwise
-    /// after waiting to be taken along, or to lead the next batch. Returns once `work`'s batch has finished.
-    func run(_ work: Work, batch: ([Work]) async -> Void) async {
+    /// after waiting to be taken along, or to lead the next batch. Returns once `work`'s batch has finished and
+    /// settled: the next batch runs while this one's leader settles it, and only then are its callers resumed.
+    func run(_ work: Work, batch: ([Work]) async -> Settle?) async {
         let turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
             work.turn = continuation
             let leads = state.withLock { state -> Bool in
@@ -98,7 +103,7 @@ final class GroupCommit: Sendable {
             state.waiting.removeFirst(taken.count)
             return taken
         }
-        await batch([work] + followers)
+        let settle = await batch([work] + followers)
         work.finish()
         for follower in followers { follower.finish() }
         let next = state.withLock { state -> Work? in
@@ -111,6 +116,7 @@ final class GroupCommit: Sendable {
         // The next leader first: each follower resumed goes on to answer its request (and sign a receipt), and a
         // leader queued behind them all left the writer idle a fifth of the time at 64 connections.
         next?.turn?.resume(returning: .lead)
+        await settle?()
         for follower in followers { follower.turn?.resume(returning: .done) }
     }
 }

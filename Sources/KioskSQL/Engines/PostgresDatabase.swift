@@ -124,6 +124,8 @@ public final class PostgresDatabase: SQLDatabaseEngine {
     /// PostgreSQL's own statistics (`pg_stat_wal`) count its WAL, for every client of the server.
     public var logPagesWritten: Int? { nil }
 
+    public var logSyncs: Int? { nil }
+
     public var writerBusyMicroseconds: Int? { nil }
 
     public var statementsRun: Int { statements.value }

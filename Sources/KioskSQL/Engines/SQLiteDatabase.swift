@@ -5,8 +5,8 @@ import Logging
 import SQLKit
 import Synchronization
 
-/// The embedded engine: one SQLite file in WAL mode, with foreign keys enforced and `synchronous=FULL` so a
-/// committed transaction survives a power cut.
+/// The embedded engine: one SQLite file in WAL mode, with foreign keys enforced, and every transaction answered only
+/// once its commit is synced to the log (``SQLiteLogSync``, beside the writer), so it survives a power cut.
 ///
 /// All transactions share one connection and queue on an `AsyncSerialLock`, each starting with
 /// `BEGIN IMMEDIATE`: callers in this process wait their turn instead of failing with `SQLITE_BUSY`, and the busy
@@ -23,6 +23,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     private let readers: SQLiteReaders?
     /// Copies the log back into the file beside the writer; nil for an in-memory database, which has no log.
     private let checkpointer: SQLiteCheckpointer?
+    /// Syncs the log beside the writer; nil for an in-memory database.
+    private let logSync: SQLiteLogSync?
     private let lock = AsyncSerialLock()
     private let commits = GroupCommit()
     private let sessions = SessionCounter()
@@ -39,21 +41,23 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     package static let busyTimeoutMilliseconds = 30_000
 
     private init(
-        queue: DatabaseQueue, readers: SQLiteReaders?, checkpointer: SQLiteCheckpointer?, logger: Logger,
-        constraintName: @escaping @Sendable (String) -> String
+        queue: DatabaseQueue, readers: SQLiteReaders?, checkpointer: SQLiteCheckpointer?, logSync: SQLiteLogSync?,
+        logger: Logger, constraintName: @escaping @Sendable (String) -> String
     ) {
         self.queue = queue
         self.readers = readers
         self.checkpointer = checkpointer
+        self.logSync = logSync
         self.sql = SQLiteStatements(queue: queue, logger: logger)
         self.logger = logger
         self.constraintName = constraintName
     }
 
     /// Opens (creating if needed) the database file at `path`, or a new in-memory database when `path` is nil; sets
-    /// and verifies its pragmas.
+    /// and verifies its pragmas. `syncLog` makes the log durable (tests hold or fail it).
     static func open(
-        path: String?, logger: Logger, constraintName: @escaping @Sendable (String) -> String = { $0 }
+        path: String?, logger: Logger, constraintName: @escaping @Sendable (String) -> String = { $0 },
+        syncLog: @escaping SQLiteLogSync.Sync = SQLiteLogSync.fdatasync
     ) async throws -> SQLiteDatabase {
         var configuration = GRDB.Configuration()
         // Transactions span many calls into the connection (one per statement); `withSession` opens and closes them.
@@ -71,7 +75,7 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
             throw Self.translate(error, constraintName: constraintName)
         }
         let writer = SQLiteDatabase(
-            queue: queue, readers: nil, checkpointer: nil, logger: logger, constraintName: constraintName)
+            queue: queue, readers: nil, checkpointer: nil, logSync: nil, logger: logger, constraintName: constraintName)
         do {
             try await writer.configure(inMemory: path == nil)
         } catch {
@@ -92,7 +96,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
             let checkpointer = try SQLiteCheckpointer(path: path, logger: logger)
             queue.inDatabase { checkpointer.install(on: $0) }
             return SQLiteDatabase(
-                queue: queue, readers: readers, checkpointer: checkpointer, logger: logger,
+                queue: queue, readers: readers, checkpointer: checkpointer,
+                logSync: SQLiteLogSync(databasePath: path, sync: syncLog), logger: logger,
                 constraintName: constraintName)
         } catch {
             try? await readers?.close()
@@ -108,7 +113,9 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         // An in-memory database has no file to log ahead of; it reports journal mode `memory`.
         try await setPragma("journal_mode", to: "WAL", expect: inMemory ? "memory" : "wal")
         try await setPragma("foreign_keys", to: "ON", expect: "1")
-        try await setPragma("synchronous", to: "FULL", expect: "2")
+        // `COMMIT` writes the log without an `fsync`; ``SQLiteLogSync`` syncs it beside the writer before anyone is
+        // answered. SQLite still syncs the log before each checkpoint copies it into the file.
+        try await setPragma("synchronous", to: "NORMAL", expect: "1")
         // SQLite's default page cache (2 MiB) made a renewal run read pages from the file on every statement once the
         // tables outgrew it (a sixth of the time in pread); 64 MiB keeps a large store's hot pages in memory.
         try await setPragma("cache_size", to: "\(Self.cacheSizeKiB)", expect: "\(Self.cacheSizeKiB)")
@@ -183,7 +190,7 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
 
     /// Runs `body` in a transaction. Transactions that arrive while others run share one commit
     /// (``GroupCommit``): each body in its own savepoint, so one that throws undoes only its own writes, and each
-    /// caller answered only once the shared `COMMIT` is durable.
+    /// caller answered only once the shared `COMMIT` is durable, which the next batch does not wait for.
     public func withSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         // A task cancelled before its turn gives it back before starting anything.
         try Task.checkCancellation()
@@ -193,7 +200,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     }
 
     /// One database transaction for `batch`: a savepoint per body when there are several, one `COMMIT` for all.
-    private func runBatch(_ batch: [GroupCommit.Work]) async {
+    /// Returns, once it committed, the wait for that commit to be durable, run after the writer is handed on.
+    private func runBatch(_ batch: [GroupCommit.Work]) async -> GroupCommit.Settle? {
         // Exclusive with pragmas and `close`, which must not run inside a transaction.
         await lock.acquire()
         let started = ContinuousClock.now
@@ -212,12 +220,12 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
             try await session.run("BEGIN IMMEDIATE")
         } catch {
             for work in batch { work.commitError = error }
-            return
+            return nil
         }
         if let work = batch.first, batch.count == 1 {
             guard await work.run(session) else {
                 await rollback(session)
-                return
+                return nil
             }
         } else {
             for work in batch {
@@ -228,7 +236,7 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
                 } catch {
                     // A body's writes could not be kept apart from the others': none of the batch commits.
                     await fail(error)
-                    return
+                    return nil
                 }
             }
         }
@@ -239,6 +247,16 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
             try await session.run("COMMIT")
         } catch {
             await fail(error)
+            return nil
+        }
+        guard let logSync else { return nil }
+        let commit = logSync.written()
+        return {
+            do {
+                try await logSync.durable(through: commit)
+            } catch {
+                for work in batch { work.commitError = error }
+            }
         }
     }
 
@@ -252,10 +270,14 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         }
     }
 
+    /// A read waits, before it returns, for every commit it could have seen to be durable: a reader sees a commit as
+    /// soon as it is in the log, before ``SQLiteLogSync`` has synced it.
     public func withReadSession<T: Sendable>(_ body: @Sendable (SQLSession) async throws -> T) async throws -> T {
         guard let readers else { return try await withSession(body) }
         try Task.checkCancellation()
-        return try await readers.read(translate: translate, body)
+        let value = try await readers.read(translate: translate, body)
+        if let logSync { try await logSync.durable(through: logSync.lastWritten) }
+        return value
     }
 
     /// Reads `user_version` without waiting for the running transaction: a read between its statements on the same
@@ -274,6 +296,8 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
     public var logPagesWritten: Int? { checkpointer?.counts.pagesLogged }
 
     public var writerBusyMicroseconds: Int? { writerBusy.load(ordering: .relaxed) }
+
+    public var logSyncs: Int? { logSync?.syncs }
 
     public var statementsRun: Int { statements.value + (readers?.statements.value ?? 0) }
 

@@ -59,7 +59,7 @@ final class SQLiteReaders: Sendable {
                 try await session.run("BEGIN")
             } catch {
                 for work in batch { work.commitError = error }
-                return
+                return nil
             }
             for work in batch { _ = await work.run(session) }
             // Nothing was written, so `COMMIT` only ends the snapshot; when even that fails, the reads still hold.
@@ -68,6 +68,7 @@ final class SQLiteReaders: Sendable {
             } catch {
                 try? await session.run("ROLLBACK")
             }
+            return nil
         }
     }
 
@@ -77,6 +78,7 @@ final class SQLiteReaders: Sendable {
             let session = SQLSession(sql: reader.statements, translate: { $0 }, counter: statements)
             try await reader.batches.perform({ _ in }) { batch in
                 for work in batch { _ = await work.run(session) }
+                return nil
             }
             try reader.queue.close()
         }

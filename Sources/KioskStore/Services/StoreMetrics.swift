@@ -19,6 +19,8 @@ public struct StoreMetrics: Sendable {
     private let statementsCounted = CountedSoFar()
     /// The writer's busy microseconds already added to their counter.
     private let writerBusyCounted = CountedSoFar()
+    /// The log's syncs already added to their counter.
+    private let logSyncsCounted = CountedSoFar()
 
     /// Counts payments made, by environment and outcome (`purchased`, `failed`, `deferred`…).
     func paid(_ payments: [Payment]) {
@@ -78,6 +80,14 @@ public struct StoreMetrics: Sendable {
                     "SQLite: time its one writer spent in transactions, commits included. Its rate is the share of "
                         + "time the writer was busy: near 1, writes queue behind it.")
             ).increment(by: Double(writerBusyCounted.add(upTo: busy)) / 1_000_000)
+        }
+        if let syncs = database.logSyncs {
+            registry.makeCounter(
+                descriptor: Self.descriptor(
+                    "database_log_syncs", "total",
+                    "SQLite: times the write-ahead log was synced beside the writer; each makes every commit written "
+                        + "before it durable, so commits per sync is how many a sync shares.")
+            ).increment(by: Int64(logSyncsCounted.add(upTo: syncs)))
         }
         registry.makeCounter(
             descriptor: Self.descriptor(
