@@ -54,8 +54,9 @@ final class GroupCommit: Sendable {
     private let state = Mutex(State())
 
     /// What a batch leaves for after the next batch has begun and before its callers are answered: waiting for its
-    /// commit to be durable (``SQLiteLogSync``), setting `commitError` if it could not be.
-    typealias Settle = () async -> Void
+    /// commit to be durable (``SQLiteLogSync``), setting `commitError` if it could not be. Its argument says whether
+    /// no other batch waited to run (the writer is idle).
+    typealias Settle = (_ writerIdle: Bool) async -> Void
 
     /// Runs `body` in a batch run by `batch` (see ``run(_:batch:)``) and returns its value: the body's error if it
     /// threw, else the batch's if the batch failed. `started` runs when the body's turn comes.
@@ -116,7 +117,7 @@ final class GroupCommit: Sendable {
         // The next leader first: each follower resumed goes on to answer its request (and sign a receipt), and a
         // leader queued behind them all left the writer idle a fifth of the time at 64 connections.
         next?.turn?.resume(returning: .lead)
-        await settle?()
+        await settle?(next == nil)
         for follower in followers { follower.turn?.resume(returning: .done) }
     }
 }

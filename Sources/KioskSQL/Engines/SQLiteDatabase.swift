@@ -251,9 +251,9 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
         }
         guard let logSync else { return nil }
         let commit = logSync.written()
-        return {
+        return { writerIdle in
             do {
-                try await logSync.durable(through: commit)
+                try await logSync.durable(through: commit, here: writerIdle)
             } catch {
                 for work in batch { work.commitError = error }
             }
