@@ -101,6 +101,23 @@ struct SQLiteEngineTests {
     }
 
     @Test
+    func onlyATransactionThatWroteSyncsTheLog() async throws {
+        // Proves a write transaction that changed nothing (a replayed delivery's) answers without a sync of the log,
+        // and one that wrote syncs it once.
+        try await withSQLiteFile(syncLog: SQLiteLogSync.fdatasync) { database, _ in
+            try await database.withSession { try await $0.run("CREATE TABLE sales (id INTEGER PRIMARY KEY)") }
+            let before = try #require(database.logSyncs)
+            let count = try await database.withSession { session in
+                try await session.first("SELECT COUNT(*) AS n FROM sales")?.decode(column: "n", as: Int.self)
+            }
+            #expect(count == 0)
+            #expect(database.logSyncs == before)
+            try await database.withSession { try await $0.run("INSERT INTO sales (id) VALUES (1)") }
+            #expect(database.logSyncs == before + 1)
+        }
+    }
+
+    @Test
     func aCommitWhoseLogCannotBeSyncedIsReportedToItsCaller() async throws {
         // Proves a failed sync reaches the caller as an error saying the commit may not be durable (the commit itself
         // stays: SQLite wrote it), and the next transaction, synced, succeeds.

@@ -64,7 +64,7 @@ package final class SQLiteCheckpointer: Sendable {
 
     /// SQLite's count of the pages `connection` wrote (in WAL mode, to the log), on the connection's thread: a 32-bit
     /// counter, so only its differences are added up.
-    private static func pagesWritten(by connection: OpaquePointer?) -> Int32 {
+    static func pagesWritten(by connection: OpaquePointer?) -> Int32 {
         var pages: Int32 = 0
         var highest: Int32 = 0
         sqlite3_db_status(connection, SQLITE_DBSTATUS_CACHE_WRITE, &pages, &highest, 0)

@@ -212,6 +212,7 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
             lock.release()
         }
         let session = SQLSession(sql: sql, translate: translate, counter: statements)
+        let pagesBefore = logSync.map { _ in pagesWritten() }
         func fail(_ error: any Error) async {
             await rollback(session)
             for work in batch { work.commitError = error }
@@ -250,7 +251,9 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
             return nil
         }
         guard let logSync else { return nil }
-        let commit = logSync.written()
+        // A transaction that wrote nothing has nothing to sync, but may have read what an unsynced commit wrote: it
+        // waits for that one, as a read does. (A replayed merchant delivery synced the log for nothing: 12% slower.)
+        let commit = pagesWritten() == pagesBefore ? logSync.lastWritten : logSync.written()
         return { writerIdle in
             do {
                 try await logSync.durable(through: commit, here: writerIdle)
@@ -258,6 +261,11 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
                 for work in batch { work.commitError = error }
             }
         }
+    }
+
+    /// SQLite's count of the pages the writer has written (to the log), for telling whether a transaction wrote any.
+    private func pagesWritten() -> Int32 {
+        queue.inDatabase { SQLiteCheckpointer.pagesWritten(by: $0.sqliteConnection) }
     }
 
     /// Rolls back after a failure, so the transaction is closed before the connection is handed on.
