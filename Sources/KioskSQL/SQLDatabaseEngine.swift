@@ -2,8 +2,8 @@ import Foundation
 import KioskCore
 
 /// A database on either engine (SQLite or PostgreSQL) whose schema belongs to its user: transactions over raw SQL
-/// statements (`withSession`), durable (on SQLite, WAL and the log synced before anyone is answered). The store's schema and the merchant's
-/// ledger each sit on one.
+/// statements (`withSession`), durable (on SQLite, WAL and the log synced before anyone is answered). The store's
+/// schema and the merchant's ledger each sit on one.
 public protocol SQLDatabaseEngine: SQLTransactionRunner {
     /// `sqlite` or `postgresql`.
     var engine: String { get }

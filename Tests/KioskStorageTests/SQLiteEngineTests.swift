@@ -68,8 +68,8 @@ struct SQLiteEngineTests {
     @Test
     func aTransactionAndAReadOfItAreAnsweredOnlyOnceTheLogIsSynced() async throws {
         // Proves the writer's callers, and a reader that saw their commit, wait for the log's sync beside the writer:
-        // with the sync held, the row is committed (another connection reads it), and neither call returns until the
-        // sync is released.
+        // with the sync held, the row is committed (another connection reads it), the read has read it and waits (or,
+        // were it not to wait, has returned), and neither call has returned before the sync is released.
         let sync = HeldSync()
         try await withSQLiteFile(syncLog: sync.sync) { database, path in
             try await database.withSession { try await $0.run("CREATE TABLE sales (id INTEGER PRIMARY KEY)") }
@@ -85,11 +85,18 @@ struct SQLiteEngineTests {
                 try await Task.sleep(for: .milliseconds(1))
             }
             try other.close()
+            let waitingBefore = database.waitingForLogSync
+            let readReturned = Mutex(false)
             let read = Task {
                 let count = try await database.withReadSession { session in
                     try await session.first("SELECT COUNT(*) AS n FROM sales")?.decode(column: "n", as: Int.self)
                 }
-                return (count, sync.isReleased)
+                let afterSync = sync.isReleased
+                readReturned.withLock { $0 = true }
+                return (count, afterSync)
+            }
+            while database.waitingForLogSync == waitingBefore && !readReturned.withLock({ $0 }) {
+                try await Task.sleep(for: .milliseconds(1))
             }
             sync.release()
             #expect(try await write.value, "the write was answered before its commit was synced")
@@ -119,8 +126,8 @@ struct SQLiteEngineTests {
 
     @Test
     func aCommitWhoseLogCannotBeSyncedIsReportedToItsCaller() async throws {
-        // Proves a failed sync reaches the caller as an error saying the commit may not be durable (the commit itself
-        // stays: SQLite wrote it), and the next transaction, synced, succeeds.
+        // Proves a failed sync reaches the transaction's caller as the sync's own error (the commit itself stays: SQLite
+        // wrote it), and the next transaction, synced, succeeds.
         let sync = HeldSync()
         try await withSQLiteFile(syncLog: sync.sync) { database, _ in
             try await database.withSession { try await $0.run("CREATE TABLE sales (id INTEGER PRIMARY KEY)") }
@@ -128,7 +135,7 @@ struct SQLiteEngineTests {
             await #expect {
                 try await database.withSession { try await $0.run("INSERT INTO sales (id) VALUES (1)") }
             } throws: { error in
-                "\(error)".contains("could not be synced, so the last commits may not be durable")
+                error as? StorageError == HeldSync.failure
             }
             try await database.withSession { try await $0.run("INSERT INTO sales (id) VALUES (2)") }
             let count = try await database.withReadSession { session in
@@ -356,6 +363,9 @@ private final class HeldSync: Sendable {
     private let state = Mutex(State())
     private let gate = DispatchSemaphore(value: 0)
 
+    /// What a sync made to fail throws.
+    static let failure = StorageError.engine(message: "the disk refused the sync (a test's failure)")
+
     var isReleased: Bool { state.withLock { !$0.held } }
 
     func hold() { state.withLock { $0.held = true } }
@@ -374,10 +384,7 @@ private final class HeldSync: Sendable {
                 return (state.held, state.failNext)
             }
             if held { self.gate.wait() }
-            if fails {
-                throw StorageError.engine(
-                    message: "the write-ahead log \(path) could not be synced, so the last commits may not be durable")
-            }
+            if fails { throw Self.failure }
             try SQLiteLogSync.fdatasync(path)
         }
     }

@@ -307,6 +307,9 @@ public final class SQLiteDatabase: SQLDatabaseEngine {
 
     public var logSyncs: Int? { logSync?.syncs }
 
+    /// Transactions and reads waiting for the log's sync on its thread; for tests.
+    package var waitingForLogSync: Int { logSync?.waiting ?? 0 }
+
     public var statementsRun: Int { statements.value + (readers?.statements.value ?? 0) }
 
     /// Returns once the checkpoints asked for so far have ended; for tests.
